@@ -1,0 +1,256 @@
+"""The memory model: typed facts, session summaries and the scope every store call needs.
+
+A fact is one statement about a dispute: who (subject) has what (attribute) with which value,
+who said it (asserted_by), where it came from (sources with quotes), how sure we are (confidence)
+and where it stands (status). Facts are versioned: an update keeps the old value in ``history``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+__all__ = [
+    "EMBED_TEXT_LIMIT",
+    "NAMESPACE",
+    "Confidence",
+    "Fact",
+    "FactStatus",
+    "HistoryEntry",
+    "Kind",
+    "Lang",
+    "Scope",
+    "Source",
+    "Summary",
+    "embed_text",
+    "fact_id",
+    "summary_id",
+    "utcnow",
+]
+
+#: Embedded text is cut to this many characters; longer values are recorded as truncated.
+EMBED_TEXT_LIMIT = 4000
+
+#: Namespace for deterministic point ids (uuid5), so replaying an extraction writes the same ids.
+NAMESPACE = uuid.UUID("6f1c0f1e-4e0b-5d0a-9a57-686579616e00")
+
+Lang = Literal["zh", "en"]
+
+
+def utcnow() -> datetime:
+    """The current time, timezone-aware, in UTC."""
+    return datetime.now(UTC)
+
+
+class Kind(StrEnum):
+    """The six kinds of fact the mediator keeps."""
+
+    PERSON = "person"
+    EVENT = "event"
+    DEMAND = "demand"
+    EMOTION = "emotion"
+    COMMITMENT = "commitment"
+    CONSENSUS = "consensus"
+
+
+class FactStatus(StrEnum):
+    """Where a fact stands. Only ``active``, ``disputed`` and ``unverified`` facts are recalled by default."""
+
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    DISPUTED = "disputed"
+    UNVERIFIED = "unverified"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+#: Statuses a default recall returns; the rest are history.
+RECALLABLE = frozenset({FactStatus.ACTIVE, FactStatus.DISPUTED, FactStatus.UNVERIFIED, FactStatus.DONE})
+
+
+class Confidence(StrEnum):
+    HIGH = "high"
+    LOW = "low"
+
+
+NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+class Scope(BaseModel):
+    """Who a memory operation is about. ``tenant`` is required; ``session`` and ``user`` narrow it.
+
+    tenant is ``discord:<guild>``, ``slack:<team>`` or ``console:<name>``; session is a thread or
+    channel; user is a platform user id.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    tenant: str
+    session: str | None = None
+    user: str | None = None
+
+    @field_validator("tenant")
+    @classmethod
+    def _tenant_required(cls, value: str) -> str:
+        if not value or not value.strip():
+            raise ValueError("a Scope needs a tenant (e.g. 'discord:<guild id>'); got an empty one")
+        return value
+
+    def narrow(self, *, session: str | None = None, user: str | None = None) -> Scope:
+        """The same tenant, with a session and/or user added."""
+        return Scope(tenant=self.tenant, session=session or self.session, user=user or self.user)
+
+    def __str__(self) -> str:
+        parts = [self.tenant]
+        if self.session:
+            parts.append(f"session={self.session}")
+        if self.user:
+            parts.append(f"user={self.user}")
+        return " ".join(parts)
+
+
+class Source(BaseModel):
+    """The message a fact came from, with the words that carry it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    message_id: str
+    author_id: str
+    author_name: str = ""
+    ts: datetime
+    quote: str
+
+
+class HistoryEntry(BaseModel):
+    """An earlier value of a fact, valid from ``valid_from`` until ``valid_to``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    version: int
+    value: str
+    asserted_by: str
+    status: FactStatus
+    valid_from: datetime
+    valid_to: datetime
+    sources: tuple[Source, ...] = ()
+
+
+class Fact(BaseModel):
+    """One typed fact in a tenant's memory.
+
+    ``subject`` is a user id where known, else an entity name. ``asserted_by`` is the user id of who
+    said it: a claim about someone else keeps the speaker here and is never the other person's own
+    statement. ``attribute`` names the slot ("deliver draft", "wants", "feels"), ``value`` fills it.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = ""
+    tenant: NonEmpty
+    session: str | None = None
+    kind: Kind
+    subject: NonEmpty
+    subject_name: str = ""
+    attribute: NonEmpty
+    value: NonEmpty
+    sources: tuple[Source, ...] = ()
+    asserted_by: str
+    confidence: Confidence = Confidence.HIGH
+    status: FactStatus = FactStatus.ACTIVE
+    valid_from: datetime = Field(default_factory=utcnow)
+    valid_to: datetime | None = None
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    version: int = 1
+    history: tuple[HistoryEntry, ...] = ()
+    due_at: datetime | None = None
+    expires_at: datetime | None = None
+    lang: Lang = "en"
+    truncated: bool = False
+    #: Every user id this fact is about or comes from: subject (when a user), asserter, source authors.
+    users: tuple[str, ...] = ()
+    #: Reminders sent for a commitment, so each reminder fires once.
+    reminders_sent: tuple[datetime, ...] = ()
+    #: Competing values from other speakers, held for moderator review while the fact is ``disputed``.
+    contested: tuple[HistoryEntry, ...] = ()
+
+    @field_validator("value", "attribute", "subject")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty or whitespace")
+        return value.strip()
+
+    def with_id(self) -> Fact:
+        """This fact with its deterministic id filled in."""
+        return self if self.id else self.model_copy(update={"id": fact_id(self)})
+
+    @property
+    def scope(self) -> Scope:
+        return Scope(tenant=self.tenant, session=self.session)
+
+    @property
+    def key(self) -> tuple[str, str | None, str, str, str]:
+        """The consolidation key: one record per (tenant, session, subject, kind, attribute)."""
+        return (self.tenant, self.session, self.subject, self.kind.value, _norm(self.attribute))
+
+    def embed_text(self) -> str:
+        """The text embedded for this fact (the seed template, in the fact's language)."""
+        return embed_text(self.kind, self.subject_name or self.subject, self.attribute, self.value, self.lang)
+
+
+class Summary(BaseModel):
+    """A session summary: issues, agreements, open differences and next steps. Versioned."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = ""
+    tenant: NonEmpty
+    session: NonEmpty
+    text: NonEmpty
+    lang: Lang = "en"
+    version: int = 1
+    turns: int = 0
+    history: tuple[str, ...] = ()
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+    users: tuple[str, ...] = ()
+    truncated: bool = False
+
+    def with_id(self) -> Summary:
+        return self if self.id else self.model_copy(update={"id": summary_id(self.tenant, self.session)})
+
+
+_KIND_ZH = {
+    Kind.PERSON: "人物",
+    Kind.EVENT: "事件",
+    Kind.DEMAND: "诉求",
+    Kind.EMOTION: "情绪",
+    Kind.COMMITMENT: "承诺",
+    Kind.CONSENSUS: "共识",
+}
+
+
+def embed_text(kind: Kind, subject: str, attribute: str, value: str, lang: Lang) -> str:
+    """The seed template: "关于<类型><名>的事实：<属性>是<值>" / "About <kind> <subject>: <attribute> is <value>"."""
+    if lang == "zh":
+        return f"关于{_KIND_ZH[kind]}{subject}的事实：{attribute}是{value}"
+    return f"About {kind.value} {subject}: {attribute} is {value}"
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def fact_id(fact: Fact) -> str:
+    """Deterministic point id from the consolidation key: the same fact slot always has the same id."""
+    return str(uuid.uuid5(NAMESPACE, "fact\x1f" + "\x1f".join(str(p) for p in fact.key)))
+
+
+def summary_id(tenant: str, session: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"summary\x1f{tenant}\x1f{session}"))
