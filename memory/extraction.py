@@ -8,14 +8,15 @@ someone else is only ever the speaker's claim.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
-from memory.models import Confidence, Kind, Lang
+from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source
 
-__all__ = ["CandidateFact", "ExtractionRequest", "FactExtractor", "Utterance"]
+__all__ = ["DEFAULT_TTL", "CandidateFact", "ExtractionRequest", "FactExtractor", "Utterance", "to_facts"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,3 +69,100 @@ class FactExtractor(Protocol):
     """Turns a batch of messages into candidate facts."""
 
     async def extract(self, request: ExtractionRequest) -> list[CandidateFact]: ...
+
+
+# --- candidates to facts: the rules that hold whatever the extractor said ---------------------------
+
+#: How long each kind is kept before the purge removes it (None: until erased). Emotions fade fast;
+#: agreements and who people are matter for as long as the community keeps the bot.
+DEFAULT_TTL: dict[Kind, timedelta | None] = {
+    Kind.PERSON: None,
+    Kind.EVENT: timedelta(days=365),
+    Kind.DEMAND: timedelta(days=180),
+    Kind.EMOTION: timedelta(days=30),
+    Kind.COMMITMENT: timedelta(days=365),
+    Kind.CONSENSUS: None,
+}
+
+#: Kinds that bind the subject: only the subject can state them. Said by someone else, they are claims.
+_FIRST_PERSON_KINDS = frozenset({Kind.COMMITMENT, Kind.DEMAND, Kind.EMOTION, Kind.CONSENSUS})
+
+log = logging.getLogger(__name__)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def to_facts(
+    request: ExtractionRequest,
+    candidates: Sequence[CandidateFact],
+    *,
+    now: datetime,
+    lang: Lang | None = None,
+    ttl: dict[Kind, timedelta | None] | None = None,
+) -> list[Fact]:
+    """Turn candidates into facts, enforcing what no extractor may decide.
+
+    * the source message must be one of ``request.turns`` and the quote must occur in it;
+    * ``asserted_by`` is always the author of the source message;
+    * a commitment, demand, emotion or agreement whose subject is not the speaker — "he said he'd
+      refund me", or an instruction to record that someone else agreed — becomes the speaker's claim
+      (kind ``event``, attribute ``claims``, status ``unverified``), never the other person's fact.
+    """
+    ttl = DEFAULT_TTL if ttl is None else ttl
+    by_id = {u.message_id: u for u in request.turns}
+    facts: list[Fact] = []
+    for cand in candidates:
+        turn = by_id.get(cand.message_id)
+        if turn is None:
+            log.warning("dropped candidate %r: message %s is not in the batch", cand.attribute, cand.message_id)
+            continue
+        quote = cand.quote.strip()
+        if not quote or _squash(quote) not in _squash(turn.text):
+            log.warning("dropped candidate %r: quote not found in message %s", cand.attribute, cand.message_id)
+            continue
+        speaker = turn.author_id
+        kind, subject, subject_name = cand.kind, cand.subject, cand.subject_name
+        attribute, value, status = cand.attribute, cand.value, FactStatus.ACTIVE
+        about_other = subject not in (speaker, turn.author_name)
+        if cand.reported or (about_other and kind in _FIRST_PERSON_KINDS):
+            other = subject_name or subject
+            value = value if not about_other else f"{other}: {attribute} {value}"
+            kind, subject, subject_name, attribute = Kind.EVENT, speaker, turn.author_name, "claims"
+            status = FactStatus.UNVERIFIED
+        elif about_other:
+            status = FactStatus.UNVERIFIED
+        elif subject == turn.author_name:
+            subject = speaker
+        source = Source(
+            message_id=turn.message_id, author_id=speaker, author_name=turn.author_name, ts=turn.ts, quote=quote
+        )
+        life = ttl.get(kind)
+        users = tuple(dict.fromkeys(u for u in (speaker, subject) if u in _participants(request)))
+        fact = Fact(
+            tenant=request.tenant,
+            session=request.session,
+            kind=kind,
+            subject=subject,
+            subject_name=subject_name or (turn.author_name if subject == speaker else subject),
+            attribute=attribute,
+            value=value,
+            sources=(source,),
+            asserted_by=speaker,
+            confidence=cand.confidence,
+            status=status,
+            valid_from=turn.ts,
+            created_at=now,
+            updated_at=now,
+            due_at=cand.due_at if kind is Kind.COMMITMENT else None,
+            expires_at=(turn.ts + life) if life else None,
+            lang=lang or request.lang,
+            users=users,
+        )
+        facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
+    return facts
+
+
+def _participants(request: ExtractionRequest) -> set[str]:
+    return {u.author_id for u in (*request.context, *request.turns)}

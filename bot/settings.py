@@ -1,0 +1,236 @@
+"""Settings: one typed object, read from ``HEYAN_*`` environment variables and a ``.env`` file.
+
+Each section reads its own prefix (``HEYAN_LLM_*``, ``HEYAN_QDRANT_*``, ...), so every variable has
+one obvious name. ``load_settings()`` turns validation errors into ``SettingsError`` naming the
+variable and the accepted values, so a bad setting stops Heyan at start, not mid-conversation.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = [
+    "DiscordSettings",
+    "EmbeddingSettings",
+    "JobSettings",
+    "LLMSettings",
+    "PrivacySettings",
+    "QdrantSettings",
+    "RedisSettings",
+    "Settings",
+    "SettingsError",
+    "SlackSettings",
+    "load_settings",
+]
+
+
+class SettingsError(ValueError):
+    """A setting is invalid; the message names the variable and what it accepts."""
+
+
+def _section(prefix: str) -> SettingsConfigDict:
+    return SettingsConfigDict(env_prefix=prefix, env_file=".env", extra="ignore", validate_default=True)
+
+
+class LLMSettings(BaseSettings):
+    """An OpenAI-compatible chat endpoint. Unset ``base_url`` and ``api_key``: the offline mediator."""
+
+    model_config = _section("HEYAN_LLM_")
+
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    model: str = "gpt-4o-mini"
+    fast_model: str | None = None
+    timeout: float = Field(20.0, gt=0, description="seconds per request; below the job timeout")
+    max_attempts: int = Field(3, ge=1, le=10)
+    structured: Literal["json_schema", "json_object"] = "json_schema"
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.base_url or self.api_key)
+
+
+class EmbeddingSettings(BaseSettings):
+    """The dense embedder: ``local`` (offline USE multilingual) or ``openai`` (any /v1/embeddings)."""
+
+    model_config = _section("HEYAN_EMBEDDING_")
+
+    provider: Literal["local", "openai"] = Field(
+        "local", validation_alias=AliasChoices("HEYAN_EMBEDDER", "HEYAN_EMBEDDING_PROVIDER")
+    )
+    model: str = "text-embedding-3-small"
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    dim: int | None = Field(None, gt=0)
+    threads: int = Field(1, ge=1, le=64, description="BLAS threads for the local embedder")
+
+
+class QdrantSettings(BaseSettings):
+    """Unset ``url``: the embedded Qdrant Edge under the data dir. Set: a Qdrant server or cluster."""
+
+    model_config = _section("HEYAN_QDRANT_")
+
+    url: str | None = None
+    api_key: SecretStr | None = None
+    prefix: str = "heyan"
+
+
+class RedisSettings(BaseSettings):
+    """Unset ``url``: an embedded Valkey under the data dir, with the arq worker in-process."""
+
+    model_config = _section("HEYAN_REDIS_")
+
+    url: str | None = None
+
+
+class DiscordSettings(BaseSettings):
+    model_config = _section("HEYAN_DISCORD_")
+
+    token: SecretStr | None = None
+
+
+class SlackSettings(BaseSettings):
+    model_config = _section("HEYAN_SLACK_")
+
+    bot_token: SecretStr | None = None
+    app_token: SecretStr | None = None
+    signing_secret: SecretStr | None = None
+
+
+class PrivacySettings(BaseSettings):
+    model_config = _section("HEYAN_PRIVACY_")
+
+    redact_pii: bool = True
+    export_dir: Path | None = None
+
+
+class JobSettings(BaseSettings):
+    """Background jobs: extraction batching, summaries and commitment follow-ups."""
+
+    model_config = _section("HEYAN_JOBS_")
+
+    batch_turns: int = Field(5, ge=1, description="extract non-fact-bearing turns every N turns")
+    idle_seconds: int = Field(120, ge=1, description="extract and summarise after a quiet session")
+    summary_turns: int = Field(20, ge=1, description="re-summarise every M turns")
+    reminder_lead_seconds: int = Field(0, ge=0, description="remind this long before the due time")
+    no_due_followup_seconds: int = Field(3 * 24 * 3600, ge=1, description="follow up undated promises")
+    reconcile_minutes: int = Field(5, ge=1, le=60)
+    job_timeout: int = Field(120, ge=5)
+    max_tries: int = Field(5, ge=1)
+
+
+class Settings(BaseSettings):
+    """Everything Heyan reads at start. ``heyan config`` prints it with secrets masked."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="HEYAN_", env_file=".env", extra="ignore", validate_default=True
+    )
+
+    data_dir: Path = Path("data")
+    timezone: str = "UTC"
+    store: Literal["auto", "edge", "server"] = "auto"
+    context_tokens: int = Field(3000, ge=500)
+    window_size: int = Field(20, ge=2, le=500)
+    window_ttl_seconds: int = Field(14 * 24 * 3600, ge=60)
+    recall_k: int = Field(5, ge=1, le=50)
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+
+    llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
+    embeddings: EmbeddingSettings = Field(default_factory=lambda: EmbeddingSettings())
+    qdrant: QdrantSettings = Field(default_factory=lambda: QdrantSettings())
+    redis: RedisSettings = Field(default_factory=lambda: RedisSettings())
+    discord: DiscordSettings = Field(default_factory=lambda: DiscordSettings())
+    slack: SlackSettings = Field(default_factory=lambda: SlackSettings())
+    privacy: PrivacySettings = Field(default_factory=lambda: PrivacySettings())
+    jobs: JobSettings = Field(default_factory=lambda: JobSettings())
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str) -> str:
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown IANA timezone {value!r} (e.g. 'Asia/Shanghai', 'UTC')") from exc
+        return value
+
+    @property
+    def use_server_store(self) -> bool:
+        return self.store == "server" or (self.store == "auto" and self.qdrant.url is not None)
+
+    def masked(self) -> dict[str, Any]:
+        """The resolved settings as plain data, secrets shown as ``***``."""
+        return _mask(json.loads(self.model_dump_json()), self)
+
+
+def _mask(data: dict[str, Any], model: BaseModel) -> dict[str, Any]:
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, SecretStr):
+            data[name] = "***"
+        elif isinstance(value, BaseModel):
+            data[name] = _mask(data[name], value)
+    return data
+
+
+_PREFIX = {
+    "llm": "HEYAN_LLM_",
+    "embeddings": "HEYAN_EMBEDDING_",
+    "qdrant": "HEYAN_QDRANT_",
+    "redis": "HEYAN_REDIS_",
+    "discord": "HEYAN_DISCORD_",
+    "slack": "HEYAN_SLACK_",
+    "privacy": "HEYAN_PRIVACY_",
+    "jobs": "HEYAN_JOBS_",
+}
+
+
+def _variable(section: type[BaseSettings], loc: tuple[int | str, ...]) -> str:
+    if section is EmbeddingSettings and loc and loc[0] in ("provider", "HEYAN_EMBEDDER"):
+        return "HEYAN_EMBEDDER"
+    prefix = section.model_config.get("env_prefix", "HEYAN_")
+    return prefix + "_".join(str(p) for p in loc).upper().removeprefix(prefix)
+
+
+def _describe(section: type[BaseSettings], exc: ValidationError) -> str:
+    lines = []
+    for err in exc.errors():
+        name = _variable(section, err["loc"])
+        got = err.get("input")
+        lines.append(f"{name}: {err['msg']} (got {got!r})")
+    return "\n  ".join(lines)
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read settings from the environment and ``.env``; raise SettingsError naming bad variables."""
+    sections: dict[str, Any] = {}
+    section_types: dict[str, type[BaseSettings]] = {
+        "llm": LLMSettings,
+        "embeddings": EmbeddingSettings,
+        "qdrant": QdrantSettings,
+        "redis": RedisSettings,
+        "discord": DiscordSettings,
+        "slack": SlackSettings,
+        "privacy": PrivacySettings,
+        "jobs": JobSettings,
+    }
+    problems: list[str] = []
+    for key, cls in section_types.items():
+        if key in overrides:
+            continue
+        try:
+            sections[key] = cls()
+        except ValidationError as exc:
+            problems.append(_describe(cls, exc))
+    try:
+        settings = Settings(**sections, **overrides) if not problems else None
+    except ValidationError as exc:
+        problems.append(_describe(Settings, exc))
+    if problems or settings is None:
+        raise SettingsError("invalid settings:\n  " + "\n  ".join(problems))
+    return settings
