@@ -1,0 +1,124 @@
+"""What both vector stores share and no vendor SDK needs: scope checks, the filter plan, embedder metadata.
+
+The two stores (``memory.store_edge`` on Qdrant Edge, ``memory.store_server`` on qdrant-client) speak
+different SDK types for the same filter. The decision *which* conditions a scope and a ``RecordFilter``
+become is made once here, as a small vendor-neutral plan; each store only translates the plan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory.errors import EmbedderMismatchError, ScopeError
+from memory.models import Scope
+from memory.ports import RecordFilter, StoredPoint
+
+__all__ = [
+    "LAYERS",
+    "META_FILE",
+    "Condition",
+    "check_dense",
+    "check_embedder",
+    "check_payload_in_scope",
+    "check_points_in_scope",
+    "check_scope",
+    "plan_filter",
+    "tenant_condition",
+]
+
+#: The two collections every store holds, in a fixed order.
+LAYERS: tuple[str, ...] = ("facts", "summaries")
+
+#: Name of the embedded store's metadata file (embedder name and dimension), next to the shards.
+META_FILE = "meta.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """One ``must`` condition of a store filter.
+
+    ``op`` is ``"eq"`` (payload ``key`` equals ``value``, or contains it for an array field),
+    ``"any"`` (payload ``key`` is one of ``values``), ``"ids"`` (point id is one of ``values``) or
+    ``"lt"`` (payload ``key`` < ``bound``).
+    """
+
+    op: str
+    key: str = ""
+    value: str = ""
+    values: tuple[str, ...] = ()
+    bound: float = 0.0
+
+
+def check_scope(scope: object) -> Scope:
+    """The scope, if it is a real ``Scope`` with a tenant; else ``ScopeError``."""
+    if not isinstance(scope, Scope):
+        raise ScopeError(f"store calls need a memory.models.Scope with a tenant; got {scope!r}")
+    if not scope.tenant or not scope.tenant.strip():
+        raise ScopeError("store calls need a Scope with a non-empty tenant")
+    return scope
+
+
+def check_payload_in_scope(scope: Scope, payload: Mapping[str, Any], what: str) -> None:
+    """``ScopeError`` unless the payload's tenant (and session, if the scope has one) match the scope."""
+    if "tenant" in payload and payload["tenant"] != scope.tenant:
+        raise ScopeError(f"{what} has tenant {payload['tenant']!r} but the call's scope is {scope.tenant!r}")
+    if scope.session and "session" in payload and payload["session"] != scope.session:
+        raise ScopeError(
+            f"{what} has session {payload['session']!r} but the call's scope is session {scope.session!r}"
+        )
+
+
+def check_points_in_scope(scope: Scope, points: Sequence[StoredPoint]) -> None:
+    """Every point must carry the scope's tenant (and session, when the scope has one)."""
+    for point in points:
+        if point.payload.get("tenant") != scope.tenant:
+            raise ScopeError(
+                f"point {point.id} has tenant {point.payload.get('tenant')!r} "
+                f"but the call's scope is {scope.tenant!r}"
+            )
+        check_payload_in_scope(scope, point.payload, f"point {point.id}")
+
+
+def tenant_condition(scope: Scope) -> Condition:
+    return Condition("eq", "tenant", value=scope.tenant)
+
+
+def plan_filter(scope: Scope, flt: RecordFilter | None = None) -> list[Condition]:
+    """The ``must`` conditions for a call: the scope first (tenant, session, user), then the filter."""
+    plan = [tenant_condition(scope)]
+    if scope.session:
+        plan.append(Condition("eq", "session", value=scope.session))
+    if scope.user:
+        plan.append(Condition("eq", "users", value=scope.user))
+    if flt is None:
+        return plan
+    for key, wanted in (("kind", flt.kinds), ("status", flt.statuses), ("subject", flt.subjects)):
+        if wanted:
+            plan.append(Condition("any", key, values=tuple(sorted(wanted))))
+    if flt.ids:
+        plan.append(Condition("ids", values=tuple(sorted(flt.ids))))
+    if flt.due_before is not None:
+        plan.append(Condition("lt", "due_ts", bound=flt.due_before.timestamp()))
+    if flt.expires_before is not None:
+        plan.append(Condition("lt", "expires_ts", bound=flt.expires_before.timestamp()))
+    return plan
+
+
+def check_dense(vector: Sequence[float], dim: int, what: str) -> None:
+    """``ValueError`` when a dense vector has the wrong length (a misconfigured embedder or a bug)."""
+    if len(vector) != dim:
+        raise ValueError(f"{what} has {len(vector)} dimensions; this store holds {dim}-dimensional vectors")
+
+
+def check_embedder(where: str, stored_name: object, stored_dim: object, name: str, dim: int) -> None:
+    """``EmbedderMismatchError`` when ``where`` was built with another embedder than the configured one."""
+    if stored_name == name and stored_dim == dim:
+        return
+    raise EmbedderMismatchError(
+        f"{where} was built with embedder {stored_name!r} (dim {stored_dim}), but the configured embedder "
+        f"is {name!r} (dim {dim}). Vectors from different embedders cannot be compared. Run "
+        f"`heyan memory reindex` to re-embed every memory with the configured embedder, or set "
+        f"HEYAN_EMBEDDER back to {stored_name!r}."
+    )
