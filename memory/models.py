@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 __all__ = [
     "EMBED_TEXT_LIMIT",
     "NAMESPACE",
+    "OPEN_COMMITMENT",
+    "RECALLABLE",
     "Confidence",
     "Fact",
     "FactStatus",
@@ -67,10 +69,17 @@ class FactStatus(StrEnum):
     DONE = "done"
     CANCELLED = "cancelled"
     EXPIRED = "expired"
+    #: A commitment past its due time and not done (set by the reconciliation job).
+    OVERDUE = "overdue"
 
 
 #: Statuses a default recall returns; the rest are history.
-RECALLABLE = frozenset({FactStatus.ACTIVE, FactStatus.DISPUTED, FactStatus.UNVERIFIED, FactStatus.DONE})
+RECALLABLE = frozenset(
+    {FactStatus.ACTIVE, FactStatus.DISPUTED, FactStatus.UNVERIFIED, FactStatus.DONE, FactStatus.OVERDUE}
+)
+
+#: A commitment in one of these statuses is still open: reminders and follow-ups apply.
+OPEN_COMMITMENT = frozenset({FactStatus.ACTIVE, FactStatus.DISPUTED, FactStatus.OVERDUE})
 
 
 class Confidence(StrEnum):

@@ -1,0 +1,174 @@
+"""The memory service: the one entry point the bot and the jobs use to write and read memory.
+
+It consolidates new facts against what is stored (``memory.consolidation``), indexes what changed
+in one embedding batch, and reads back through the store and the retriever. Every method takes a
+``Scope`` with a tenant.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from memory.codec import fact_from_payload, summary_from_payload
+from memory.consolidation import Action, Outcome, consolidate
+from memory.errors import ScopeError
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
+from memory.ports import Embedder, MemoryStore, RecordFilter, SparseEncoder
+from memory.retrieval import Recall, Retriever, index_facts, index_summaries
+
+__all__ = ["MemoryService", "RememberResult"]
+
+log = logging.getLogger(__name__)
+
+#: Page size when listing a scope; a page is one store round trip.
+_PAGE = 256
+
+
+@dataclass(frozen=True, slots=True)
+class RememberResult:
+    """What one ``remember`` call did, per action."""
+
+    outcomes: tuple[Outcome, ...]
+
+    def count(self, action: Action) -> int:
+        return sum(1 for o in self.outcomes if o.action is action)
+
+    @property
+    def written(self) -> list[Fact]:
+        return [o.fact for o in self.outcomes if o.action is not Action.NOOP]
+
+
+class MemoryService:
+    """Facts and summaries for every tenant, on one store with one embedder."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        embedder: Embedder,
+        sparse: SparseEncoder,
+        retriever: Retriever,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.sparse = sparse
+        self.retriever = retriever
+        self.clock = clock
+
+    # --- facts ---------------------------------------------------------------------------------
+
+    async def remember(self, facts: Sequence[Fact]) -> RememberResult:
+        """Consolidate ``facts`` into the store: insert, update, mark disputed, or leave as is."""
+        if not facts:
+            return RememberResult(())
+        facts = [f.with_id() for f in facts]
+        tenants = {f.tenant for f in facts}
+        if len(tenants) != 1:
+            raise ScopeError(f"one remember() call writes one tenant; got {sorted(tenants)}")
+        scope = Scope(tenant=facts[0].tenant)
+        current = {f.id: f for f in await self.get_many(scope, [f.id for f in facts])}
+        now = self.clock()
+        outcomes: list[Outcome] = []
+        for fact in facts:  # in order: two facts for one slot in a batch consolidate one after the other
+            outcome = consolidate(current.get(fact.id), fact, now)
+            current[fact.id] = outcome.fact
+            outcomes.append(outcome)
+        changed = {o.fact.id: o.fact for o in outcomes if o.action is not Action.NOOP}
+        if changed:
+            await index_facts(self.store, self.embedder, self.sparse, list(changed.values()))
+        result = RememberResult(tuple(outcomes))
+        log.info(
+            "remember %s: %d inserted, %d updated, %d disputed, %d unchanged",
+            scope,
+            result.count(Action.INSERT),
+            result.count(Action.UPDATE),
+            result.count(Action.DISPUTE),
+            result.count(Action.NOOP),
+        )
+        return result
+
+    async def get(self, scope: Scope, fact_id: str) -> Fact | None:
+        found = await self.get_many(scope, [fact_id])
+        return found[0] if found else None
+
+    async def get_many(self, scope: Scope, ids: Sequence[str]) -> list[Fact]:
+        hits = await self.store.retrieve("facts", scope, list(ids))
+        return [fact_from_payload(h.payload) for h in hits]
+
+    async def iter_facts(self, scope: Scope, flt: RecordFilter | None = None) -> AsyncIterator[Fact]:
+        """Every fact in scope matching ``flt``, page by page."""
+        offset: str | None = None
+        while True:
+            hits, offset = await self.store.scroll("facts", scope, flt or RecordFilter(), _PAGE, offset)
+            for hit in hits:
+                yield fact_from_payload(hit.payload)
+            if offset is None:
+                return
+
+    async def list_facts(self, scope: Scope, flt: RecordFilter | None = None) -> list[Fact]:
+        facts = [f async for f in self.iter_facts(scope, flt)]
+        return sorted(facts, key=lambda f: (f.created_at, f.id))
+
+    async def update(self, fact: Fact) -> Fact:
+        """Write a changed record as is (status changes, reminders sent); re-embeds only if text changed."""
+        fact = fact.model_copy(update={"updated_at": self.clock()})
+        await index_facts(self.store, self.embedder, self.sparse, [fact])
+        return fact
+
+    async def set_status(self, scope: Scope, fact_id: str, status: FactStatus) -> Fact:
+        fact = await self.get(scope, fact_id)
+        if fact is None:
+            raise KeyError(f"no memory {fact_id} in {scope}")
+        if fact.status is status:
+            return fact
+        return await self.update(fact.model_copy(update={"status": status}))
+
+    async def open_commitments(self, scope: Scope, users: Sequence[str] = ()) -> list[Fact]:
+        """Commitments still open in scope, of these owners when given; soonest due first."""
+        flt = RecordFilter(
+            kinds=frozenset({Kind.COMMITMENT.value}),
+            statuses=frozenset(s.value for s in OPEN_COMMITMENT),
+            subjects=frozenset(users),
+        )
+        facts = await self.list_facts(scope, flt)
+        far = datetime.max.replace(tzinfo=utcnow().tzinfo)
+        return sorted(facts, key=lambda f: f.due_at or far)
+
+    async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
+        return await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
+
+    # --- summaries -----------------------------------------------------------------------------
+
+    async def summary(self, scope: Scope) -> Summary | None:
+        if not scope.session:
+            return None
+        hits = await self.store.retrieve("summaries", scope, [summary_id(scope.tenant, scope.session)])
+        return summary_from_payload(hits[0].payload) if hits else None
+
+    async def save_summary(self, summary: Summary) -> Summary:
+        """Store a new version of the session summary, keeping earlier texts in its history."""
+        summary = summary.with_id()
+        old = await self.summary(Scope(tenant=summary.tenant, session=summary.session))
+        if old is not None:
+            if old.text == summary.text:
+                return old
+            summary = summary.model_copy(
+                update={
+                    "version": old.version + 1,
+                    "history": (*old.history, old.text),
+                    "created_at": old.created_at,
+                    "updated_at": self.clock(),
+                }
+            )
+        await index_summaries(self.store, self.embedder, self.sparse, [summary])
+        return summary
+
+    # --- reading -------------------------------------------------------------------------------
+
+    async def recall(self, scope: Scope, queries: Sequence[str], k: int | None = None) -> Recall:
+        """Summary first, then the top facts for the queries."""
+        return await self.retriever.recall(scope, queries, k=k)
