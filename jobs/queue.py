@@ -1,0 +1,87 @@
+"""Typed enqueue helpers with deterministic job ids, so a duplicate enqueue is a no-op.
+
+arq keeps a job's id blocked while its result is kept, so jobs that may legitimately be created again
+(a reminder after its due time changed, a summary at a later turn) carry a revision in their id.
+Job arguments carry ids, never message text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from arq.connections import ArqRedis
+
+from memory.models import Scope
+
+__all__ = ["QUEUE", "JobQueue"]
+
+#: One queue for every Heyan job (arq's default name, kept explicit for `heyan jobs status`).
+QUEUE = "arq:queue"
+
+
+def _digest(parts: Sequence[str]) -> str:
+    return hashlib.blake2b("\x1f".join(parts).encode(), digest_size=8).hexdigest()
+
+
+class JobQueue:
+    def __init__(self, pool: ArqRedis) -> None:
+        self.pool = pool
+
+    async def extract(self, scope: Scope, message_ids: Sequence[str]) -> bool:
+        """Extract facts from these messages now. The id is a digest of the ids: replays are no-ops."""
+        assert scope.session is not None
+        ids = sorted(message_ids)
+        if not ids:
+            return False
+        job_id = f"extract:{scope.tenant}:{scope.session}:{_digest(ids)}"
+        job = await self.pool.enqueue_job(
+            "extract_memories", scope.tenant, scope.session, ids, _job_id=job_id, _queue_name=QUEUE
+        )
+        return job is not None
+
+    async def extract_when_idle(self, scope: Scope, turn: int, idle_seconds: int) -> bool:
+        """Extract the batch waiting in this session if no turn follows ``turn`` for ``idle_seconds``."""
+        assert scope.session is not None
+        job = await self.pool.enqueue_job(
+            "extract_idle",
+            scope.tenant,
+            scope.session,
+            turn,
+            _job_id=f"idle:{scope.tenant}:{scope.session}:{turn}",
+            _defer_by=timedelta(seconds=idle_seconds),
+            _queue_name=QUEUE,
+        )
+        return job is not None
+
+    async def summarize(self, scope: Scope, turn: int) -> bool:
+        assert scope.session is not None
+        job = await self.pool.enqueue_job(
+            "summarize_session",
+            scope.tenant,
+            scope.session,
+            turn,
+            _job_id=f"summary:{scope.tenant}:{scope.session}:{turn}",
+            _queue_name=QUEUE,
+        )
+        return job is not None
+
+    async def remind(self, tenant: str, fact_id: str, revision: int, when: datetime) -> bool:
+        """Schedule the follow-up for one version of a commitment (a new due time is a new revision)."""
+        job = await self.pool.enqueue_job(
+            "send_reminder",
+            tenant,
+            fact_id,
+            revision,
+            _job_id=f"remind:{fact_id}:{revision}",
+            _defer_until=when,
+            _queue_name=QUEUE,
+        )
+        return job is not None
+
+    async def forget_user(self, tenant: str, user: str, request_id: str) -> bool:
+        job = await self.pool.enqueue_job(
+            "forget_user", tenant, user, _job_id=f"forget:{tenant}:{user}:{request_id}", _queue_name=QUEUE
+        )
+        return job is not None
