@@ -1,0 +1,384 @@
+"""Due times in Chinese and English: find "周五前" / "by Friday" in a message and resolve it.
+
+``resolve_due(text, now, tz)`` resolves against the message time ``now`` in the tenant's IANA
+timezone and returns an aware datetime in that zone, or None when the text names no due time.
+
+Conventions (one rule each, so reminders are predictable):
+
+* A day without a time of day is due at the end of that day, 23:59 local ("周五前", "tomorrow",
+  "12月3日", "月底前", "三天内").
+* A part of day without an hour is due at its end: morning/上午/早上 12:00, 中午 12:00,
+  afternoon/下午 18:00, 傍晚 19:00, evening/night/晚上/"今晚"/"tonight" 21:00 (23:59 when said after 21:00).
+* An hour with no am/pm and no part of day follows working hours: 1–7 means 13:00–19:00, 8–12 as said.
+* A time of day with no day ("by 5pm", "下午三点前") is today, or tomorrow when it has already passed.
+* A bare weekday ("周五前", "by Friday", "这周五") is its next occurrence, today included: said on
+  Wednesday it is this Friday, on Friday it is today, on Saturday it is next Friday.
+* "下周一" / "next Monday" is the Monday of the next calendar week (weeks start on Monday), so
+  "下周一" said on Sunday is tomorrow and "next Friday" said on Wednesday is nine days later.
+* "end of week" / "本周内" is Sunday 23:59 of this week; "月底" the month's last day; "年底" 31 Dec.
+* A date without a year ("on 3 Dec", "12月3日") is this year's, or next year's when already past; a
+  bare day of month ("5号") likewise rolls to next month.
+* Hours and minutes ("两小时内", "in 10 minutes") are elapsed time, added in UTC, so "in 2 hours"
+  across a DST fall-back is exactly two hours later. Days and weeks ("三天内", "in 2 days") are
+  calendar days, due at the end of the last day.
+* Wall-clock times are built in the tenant's zone with zoneinfo: a time that a spring-forward skips
+  moves forward by the gap, an ambiguous fall-back time takes its first occurrence.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+__all__ = ["find_due_span", "parse_number", "resolve_due"]
+
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}  # fmt: skip
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "forty": 40, "forty-five": 45, "sixty": 60, "a couple of": 2, "couple of": 2,
+    "a few": 3, "few": 3,
+}  # fmt: skip
+
+NUM_ZH = r"[0-9０-９零〇一二两三四五六七八九十百]+"
+NUM_EN = r"a\s+couple\s+of|couple\s+of|a\s+few|forty-five|\d+|" + "|".join(
+    sorted((k for k in _EN_NUMBERS if " " not in k and "-" not in k), key=len, reverse=True)
+)
+_MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}  # fmt: skip
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAYS_EN = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+# Deadlines for a part of day said without an hour: the end of that part (see module docstring).
+_PART_END = {"morning": 12, "noon": 12, "afternoon": 18, "dusk": 19, "evening": 21, "night": 21, "early": 6}
+_PARTS = {
+    "凌晨": "early", "早上": "morning", "早晨": "morning", "上午": "morning", "中午": "noon",
+    "下午": "afternoon", "傍晚": "dusk", "晚上": "evening", "夜里": "night", "morning": "morning",
+    "afternoon": "afternoon", "evening": "evening", "night": "night", "noon": "noon", "midday": "noon",
+}  # fmt: skip
+_PM_PARTS = frozenset({"afternoon", "dusk", "evening", "night"})
+_EOD = (23, 59)
+
+
+def parse_number(text: str) -> int | None:
+    """An integer from digits, Chinese numerals (一…十, 十二, 二十三, 两) or English words; else None."""
+    s = text.strip().lower()
+    if not s:
+        return None
+    if s.isdigit():
+        return int(s)  # int() also reads full-width digits
+    key = " ".join(s.split())
+    if key in _EN_NUMBERS:
+        return _EN_NUMBERS[key]
+    total = current = 0
+    for ch in s:
+        if ch in _ZH_DIGITS:
+            current = _ZH_DIGITS[ch]
+        elif ch == "十":
+            total += (current or 1) * 10
+            current = 0
+        elif ch == "百":
+            total += (current or 1) * 100
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+# --- the patterns -------------------------------------------------------------------------------
+# Three families: durations (absolute), days (a date, maybe with a part of day) and times of day.
+# A day and a time next to each other ("明天下午三点", "tomorrow at 3pm", "5pm on Friday") combine.
+
+_I = re.IGNORECASE
+_DURATIONS = [
+    re.compile(
+        rf"(?:(?P<n>{NUM_ZH})\s*个?)?(?P<half>半)?个?(?P<unit>小时|钟头|分钟|天|周|星期|礼拜)(?:之内|以内|内|之后|以后|后)"
+    ),
+    re.compile(
+        rf"\b(?:in|within)\s+(?:the\s+next\s+)?(?:(?P<n>{NUM_EN})\s*)?(?P<half>half\s+(?:an?\s+)?)?"
+        rf"(?P<unit>hours?|hrs?|minutes?|mins?|days?|weeks?)\b",
+        _I,
+    ),
+]
+_DAYS = [
+    re.compile(r"(?P<rel>大后天|后天|明天|明日|明早|明晚|今天|今日|今早|今晚|当天)"),
+    re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|today|tonight)\b", _I),
+    re.compile(r"(?P<mod>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
+    re.compile(
+        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{'|'.join(_WEEKDAYS_EN)})\b", _I
+    ),
+    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内)"),
+    re.compile(
+        r"\b(?:the\s+)?(?P<period>end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|year)|eod|eow|eom|cob"
+        r"|close\s+of\s+business)\b",
+        _I,
+    ),
+    re.compile(rf"(?:(?P<y>\d{{4}})年)?(?P<m>{NUM_ZH})月(?P<d>{NUM_ZH})[日号]"),
+    re.compile(rf"(?<![月\d])(?P<d>{NUM_ZH})号(?![楼线房床])"),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?", _I),
+    re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b", _I),
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+]
+_TIMES = [
+    re.compile(
+        rf"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)"
+        rf"(?:(?P<half>半)|(?P<quarter>一刻|三刻)|(?P<mi>{NUM_ZH})分?)?"
+    ),
+    re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap])\.?m\b\.?)?", _I),
+    re.compile(r"\b(?P<h>\d{1,2})\s*(?P<ampm>[ap])\.?m\b\.?", _I),
+    re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
+    re.compile(r"\b(?P<kw>noon|midday|midnight)\b", _I),
+    re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
+    re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening)\b", _I),
+]
+# A day and a time combine when only these words stand between them.
+_JOIN = re.compile(r"[\s,，]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
+# Words around a due expression that belong to it: "在周五前", "by Friday", "两小时之内为止".
+_PREFIX = re.compile(
+    r"(?:最晚|最迟|不晚于|在|于|到|\bby|\bbefore|\buntil|\btill|\bno\s+later\s+than|\bon|\bat)\s*$", _I
+)
+_SUFFIX = re.compile(r"^\s*(?:之前|以前|前|为止|之内|以内)")
+# "一点" is also "a little" (快一点, 早一点): only a clock time when something says so.
+_LITTLE = re.compile(r"[有快早晚多少慢好点]$")
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    start: int
+    end: int
+    family: str  # "dur" | "day" | "time"
+    m: re.Match[str]
+
+
+def _hits(text: str) -> list[_Hit]:
+    found: list[_Hit] = []
+    for family, patterns in (("dur", _DURATIONS), ("day", _DAYS), ("time", _TIMES)):
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                if _valid(family, m, text):
+                    found.append(_Hit(m.start(), m.end(), family, m))
+    # earliest first; at the same start the longest ("下午三点" over "下午"), durations before days
+    found.sort(key=lambda h: (h.start, -(h.end - h.start)))
+    return found
+
+
+def _valid(family: str, m: re.Match[str], text: str) -> bool:
+    groups = m.groupdict()
+    if family == "dur":
+        return bool(groups.get("n") or groups.get("half"))
+    if family == "day":
+        if (groups.get("mod") or "").startswith("上"):
+            return False  # last week's Friday is not a due time
+        mon = groups.get("mon")
+        # "may" is usually the verb; the month is written "May"
+        return not (mon and mon.lower() == "may" and not mon.startswith("M"))
+    if groups.get("h") in ("一", "1") and not groups.get("part") and "点" in m.group(0):
+        if groups.get("mi") or groups.get("half") or groups.get("quarter"):
+            return True
+        if _LITTLE.search(text[: m.start()]):
+            return False
+        return text[m.end() : m.end() + 1] in ("前", "之", "以")
+    return True
+
+
+def find_due_span(text: str) -> tuple[int, int] | None:
+    """The (start, end) of the first due-time phrase in ``text``, with its "在…前"/"by" words; or None."""
+    found = _pick(text)
+    if found is None:
+        return None
+    start, end = found[0].start, found[-1].end
+    prefix = _PREFIX.search(text[:start])
+    if prefix:
+        start = prefix.start()
+    suffix = _SUFFIX.match(text[end:])
+    if suffix:
+        end += suffix.end()
+    return start, end
+
+
+def _pick(text: str) -> list[_Hit] | None:
+    """The first due expression: one hit, or a day and a time that belong together."""
+    hits = _hits(text)
+    if not hits:
+        return None
+    first = hits[0]
+    if first.family == "dur":
+        return [first]
+    other = "time" if first.family == "day" else "day"
+    for hit in hits[1:]:
+        if hit.family == other and hit.start >= first.end and _JOIN.fullmatch(text[first.end : hit.start]):
+            return [first, hit]
+    return [first]
+
+
+def resolve_due(text: str, now: datetime, tz: str) -> datetime | None:
+    """The due time ``text`` names, resolved against ``now`` (aware) in IANA zone ``tz``; or None."""
+    if now.tzinfo is None:
+        raise ValueError("resolve_due needs an aware 'now' (the message timestamp)")
+    picked = _pick(text)
+    if picked is None:
+        return None
+    zone = ZoneInfo(tz)
+    local_now = now.astimezone(zone)
+    if picked[0].family == "dur":
+        return _duration(picked[0].m, now, local_now, zone)
+    day = next((h.m for h in picked if h.family == "day"), None)
+    clock = next((h.m for h in picked if h.family == "time"), None)
+    target, day_part = _day(day, local_now) if day is not None else (None, None)
+    if day is not None and target is None:
+        return None  # an impossible date ("2月30日")
+    hour_minute = _clock(clock, day_part) if clock is not None else None
+    if hour_minute is None and day_part is not None:
+        hour_minute = (_PART_END[day_part], 0)
+    if target is None:
+        if hour_minute is None:
+            return None
+        result = _local(local_now.date(), hour_minute, zone)
+        return (
+            result if result > local_now else _local(local_now.date() + timedelta(days=1), hour_minute, zone)
+        )
+    result = _local(target, hour_minute or _EOD, zone)
+    if clock is None and day_part is not None and target == local_now.date() and result <= local_now:
+        return _local(target, _EOD, zone)  # "今晚" said at 22:30: the rest of today
+    return result
+
+
+def _local(day: date, hour_minute: tuple[int, int], zone: ZoneInfo) -> datetime:
+    """A wall-clock time in ``zone``; the UTC round trip moves times a DST gap skips past the gap."""
+    hour, minute = hour_minute
+    naive = (
+        datetime(day.year, day.month, day.day, 23, 59)
+        if hour >= 24
+        else datetime(day.year, day.month, day.day, hour, minute)
+    )
+    return naive.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
+
+
+def _duration(m: re.Match[str], now: datetime, local_now: datetime, zone: ZoneInfo) -> datetime:
+    n = parse_number(m.group("n")) if m.group("n") else 0
+    amount = (n or 0) + (0.5 if m.group("half") else 0.0)
+    unit = m.group("unit").lower()
+    if unit.startswith(("小时", "钟头", "h")):
+        return (now.astimezone(UTC) + timedelta(hours=amount)).astimezone(zone)
+    if unit.startswith(("分", "m")):
+        return (now.astimezone(UTC) + timedelta(minutes=amount)).astimezone(zone)
+    days = amount * (7 if unit in ("周", "星期", "礼拜") or unit.startswith("w") else 1)
+    if days != int(days):  # "半天": half a day is elapsed time, like hours
+        return (now.astimezone(UTC) + timedelta(days=days)).astimezone(zone)
+    return _local(local_now.date() + timedelta(days=int(days)), _EOD, zone)
+
+
+_REL_DAYS: dict[str, tuple[int, str | None]] = {
+    "今天": (0, None), "今日": (0, None), "当天": (0, None), "今早": (0, "morning"), "今晚": (0, "evening"),
+    "明天": (1, None), "明日": (1, None), "明早": (1, "morning"), "明晚": (1, "evening"), "后天": (2, None),
+    "大后天": (3, None), "today": (0, None), "tonight": (0, "evening"), "tomorrow": (1, None),
+    "tmrw": (1, None), "the day after tomorrow": (2, None),
+}  # fmt: skip
+
+
+def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None]:
+    """The date a day expression names, and the part of day it implies ("今晚" → evening)."""
+    g = m.groupdict()
+    today = local_now.date()
+    if g.get("rel"):
+        offset, part = _REL_DAYS[" ".join(g["rel"].lower().split())]
+        return today + timedelta(days=offset), part
+    if g.get("wd") or g.get("wdn"):
+        wd = _WEEKDAY_ZH[g["wd"]] if g.get("wd") else _WEEKDAYS_EN.index(g["wdn"].lower())
+        mod = (g.get("mod") or "").lower()
+        if mod.startswith(("下", "next", "the")):
+            weeks = 2 if mod.startswith("下下") else 1
+            return today - timedelta(days=today.weekday()) + timedelta(days=7 * weeks + wd), None
+        return today + timedelta(days=(wd - today.weekday()) % 7), None
+    if g.get("period"):
+        return _period(" ".join(g["period"].lower().split()), today), None
+    return _calendar_date(g, today), None
+
+
+def _period(p: str, today: date) -> date:
+    nxt = p.startswith("下") or "next" in p
+    if "月" in p or p.endswith("month") or p == "eom":
+        year, month = (
+            (today.year + (today.month == 12), today.month % 12 + 1) if nxt else (today.year, today.month)
+        )
+        return date(year, month, calendar.monthrange(year, month)[1])
+    if "年" in p or p.endswith("year"):
+        return date(today.year, 12, 31)
+    if "周" in p or "星期" in p or p.endswith("week") or p == "eow":
+        return today + timedelta(days=6 - today.weekday() + (7 if nxt else 0))
+    return today  # end of day, EOD, close of business
+
+
+def _calendar_date(g: dict[str, str | None], today: date) -> date | None:
+    day = parse_number(g["d"] or "")
+    if g.get("mon"):
+        month: int | None = _MONTHS[(g["mon"] or "").lower()]
+    elif g.get("m"):
+        month = parse_number(g["m"] or "")
+    else:
+        month = None
+    if day is None:
+        return None
+    try:
+        if month is None:  # "5号": this month, or next month when it has passed
+            found = date(today.year, today.month, day)
+            if found < today:
+                y, mo = today.year + (today.month == 12), today.month % 12 + 1
+                found = date(y, mo, day)
+            return found
+        if g.get("y"):
+            return date(int(g["y"] or 0), month, day)
+        found = date(today.year, month, day)
+        return found if found >= today else date(today.year + 1, month, day)
+    except ValueError:
+        return None
+
+
+def _clock(m: re.Match[str], day_part: str | None) -> tuple[int, int] | None:
+    """(hour, minute) of a time-of-day expression; a part of day without an hour gives its end."""
+    g = m.groupdict()
+    if g.get("kw"):
+        return (12, 0) if g["kw"].lower() in ("noon", "midday") else (24, 0)
+    part = _PARTS.get((g.get("part") or "").lower()) or day_part
+    if not g.get("h"):
+        return (_PART_END[part], 0) if part else None
+    hour = parse_number(g["h"] or "")
+    if hour is None or hour > 24:
+        return None
+    minute = 30 if g.get("half") else 0
+    if g.get("quarter"):
+        minute = 15 if g["quarter"] == "一刻" else 45
+    elif g.get("mi"):
+        minute = parse_number(g["mi"] or "") or 0
+    ampm = (g.get("ampm") or "").lower()
+    hour = _adjust_hour(hour, ampm, part)
+    return (hour, minute) if minute < 60 else None
+
+
+_HOUR_RULES: dict[str, Callable[[int], int]] = {
+    "p": lambda h: h + 12 if h < 12 else h,
+    "a": lambda h: 0 if h == 12 else h,
+    "noon": lambda h: h + 12 if h < 6 else h,
+    "pm-part": lambda h: 24 if h == 12 else (h + 12 if h < 12 else h),
+    "bare": lambda h: h + 12 if 1 <= h <= 7 else h,  # working hours: "3点" at work means 15:00
+}
+
+
+def _adjust_hour(hour: int, ampm: str, part: str | None) -> int:
+    if ampm:
+        return _HOUR_RULES[ampm](hour)
+    if part in _PM_PARTS:
+        return _HOUR_RULES["pm-part"](hour)
+    if part == "noon":
+        return _HOUR_RULES["noon"](hour)
+    if part is not None:
+        return hour
+    return _HOUR_RULES["bare"](hour)

@@ -1,0 +1,193 @@
+"""Due-time resolution: a table of Chinese and English phrases against fixed message times."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.duetime import find_due_span, parse_number, resolve_due
+
+SH = "Asia/Shanghai"
+NY = "America/New_York"
+# Wednesday 2026-11-04 10:00 in Shanghai
+WED = datetime(2026, 11, 4, 10, 0, tzinfo=ZoneInfo(SH))
+SAT = datetime(2026, 11, 7, 10, 0, tzinfo=ZoneInfo(SH))
+SUN = datetime(2026, 11, 8, 10, 0, tzinfo=ZoneInfo(SH))
+FRI = datetime(2026, 11, 6, 10, 0, tzinfo=ZoneInfo(SH))
+LATE = datetime(2026, 11, 4, 22, 30, tzinfo=ZoneInfo(SH))
+
+
+def sh(day: int, hour: int, minute: int = 0, month: int = 11, year: int = 2026) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=ZoneInfo(SH))
+
+
+TABLE: list[tuple[str, datetime, datetime]] = [
+    # Chinese: day and time of day
+    ("我明天下午三点前把草稿发给你", WED, sh(5, 15)),
+    ("明天下午3点", WED, sh(5, 15)),
+    ("明天3点", WED, sh(5, 15)),  # bare 1–7 o'clock is afternoon
+    ("明早", WED, sh(5, 12)),
+    ("今天晚上八点", WED, sh(4, 20)),
+    ("下午三点前", WED, sh(4, 15)),
+    ("八点前", WED, sh(5, 8)),  # already past today: tomorrow
+    ("三点半", WED, sh(4, 15, 30)),
+    ("15:30前", WED, sh(4, 15, 30)),
+    ("今晚", WED, sh(4, 21)),
+    ("今晚", LATE, sh(4, 23, 59)),
+    # Chinese: weekdays and periods
+    ("周五前", WED, sh(6, 23, 59)),
+    ("星期五之前", WED, sh(6, 23, 59)),
+    ("礼拜五", WED, sh(6, 23, 59)),
+    ("周五前", FRI, sh(6, 23, 59)),  # said on Friday: today
+    ("周五前", SAT, sh(13, 23, 59)),  # said on Saturday: next Friday
+    ("下周一", WED, sh(9, 23, 59)),
+    ("下周一", SUN, sh(9, 23, 59)),  # said on Sunday: tomorrow, Monday of next week
+    ("下下周三", WED, sh(18, 23, 59)),
+    ("周五下午五点前", WED, sh(6, 17)),
+    ("后天", WED, sh(6, 23, 59)),
+    ("大后天", WED, sh(7, 23, 59)),
+    ("月底前", WED, sh(30, 23, 59)),
+    ("下个月底", WED, sh(31, 23, 59, month=12)),
+    ("本周内", WED, sh(8, 23, 59)),
+    ("12月3日", WED, sh(3, 23, 59, month=12)),
+    ("十二月三号", WED, sh(3, 23, 59, month=12)),
+    ("3月1日", WED, sh(1, 23, 59, month=3, year=2027)),  # already past this year
+    ("5号前", WED, sh(5, 23, 59)),
+    # Chinese: durations (hours and minutes elapsed, days calendar)
+    ("两小时内", WED, sh(4, 12)),
+    ("2小时内", WED, sh(4, 12)),
+    ("两个小时之内", WED, sh(4, 12)),
+    ("两分钟内", WED, sh(4, 10, 2)),
+    ("十分钟内", WED, sh(4, 10, 10)),
+    ("半小时内", WED, sh(4, 10, 30)),
+    ("一个半小时内", WED, sh(4, 11, 30)),
+    ("三天内", WED, sh(7, 23, 59)),
+    ("十一分钟后", WED, sh(4, 10, 11)),
+    # English
+    ("I'll send it by Friday", WED, sh(6, 23, 59)),
+    ("by Friday", SAT, sh(13, 23, 59)),
+    ("by Friday", FRI, sh(6, 23, 59)),
+    ("tonight", WED, sh(4, 21)),
+    ("in 2 hours", WED, sh(4, 12)),
+    ("in 10 minutes", WED, sh(4, 10, 10)),
+    ("within two minutes", WED, sh(4, 10, 2)),
+    ("in half an hour", WED, sh(4, 10, 30)),
+    ("in an hour", WED, sh(4, 11)),
+    ("tomorrow at 3pm", WED, sh(5, 15)),
+    ("3 p.m. tomorrow", WED, sh(5, 15)),
+    ("tomorrow", WED, sh(5, 23, 59)),
+    ("tomorrow morning", WED, sh(5, 12)),
+    ("next Monday", WED, sh(9, 23, 59)),
+    ("next Friday", WED, sh(13, 23, 59)),
+    ("this Friday", WED, sh(6, 23, 59)),
+    ("by end of day", WED, sh(4, 23, 59)),
+    ("by the end of the week", WED, sh(8, 23, 59)),
+    ("by the end of the month", WED, sh(30, 23, 59)),
+    ("by 5pm", WED, sh(4, 17)),
+    ("by 9am", WED, sh(5, 9)),
+    ("by noon tomorrow", WED, sh(5, 12)),
+    ("on 3 Dec", WED, sh(3, 23, 59, month=12)),
+    ("on December 3rd at 10:30am", WED, sh(3, 10, 30, month=12)),
+    ("Friday at 5pm", WED, sh(6, 17)),
+    ("in 2 days", WED, sh(6, 23, 59)),
+    ("the day after tomorrow", WED, sh(6, 23, 59)),
+]
+
+
+@pytest.mark.parametrize(("text", "now", "expected"), TABLE)
+def test_resolves(text: str, now: datetime, expected: datetime) -> None:
+    got = resolve_due(text, now, SH)
+    assert got == expected, f"{text!r}: {got} != {expected}"
+    assert got is not None and got.utcoffset() == timedelta(hours=8)  # returned in the tenant's zone
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "没有时间的句子",
+        "I sent it yesterday",
+        "我有一点生气",
+        "快一点好吗",
+        "I may 3 things",
+        "两小时",
+        "",
+        "over 2 hours",
+    ],
+)
+def test_no_due_phrase(text: str) -> None:
+    assert resolve_due(text, WED, SH) is None
+    assert find_due_span(text) is None
+
+
+def test_dst_fall_back_wall_clock() -> None:
+    # Saturday 2026-10-31 12:00 EDT; New York falls back at 02:00 on Sunday 2026-11-01.
+    now = datetime(2026, 10, 31, 12, 0, tzinfo=ZoneInfo(NY))
+    got = resolve_due("tomorrow at 3pm", now, NY)
+    assert got is not None
+    assert (got.hour, got.minute, got.day) == (15, 0, 1)
+    assert got.astimezone(UTC) == datetime(2026, 11, 1, 20, 0, tzinfo=UTC)  # 15:00 EST
+
+
+def test_dst_fall_back_elapsed_hours() -> None:
+    # 01:30 EDT (05:30 UTC), before the repeated hour: two elapsed hours are 07:30 UTC = 02:30 EST.
+    now = datetime(2026, 11, 1, 5, 30, tzinfo=UTC)
+    got = resolve_due("in 2 hours", now, NY)
+    assert got is not None
+    assert got - now == timedelta(hours=2)
+    assert (got.hour, got.minute) == (2, 30)
+    assert got.utcoffset() == timedelta(hours=-5)
+    zh = resolve_due("两小时内", now, NY)
+    assert zh == got
+
+
+def test_dst_spring_forward_gap_moves_forward() -> None:
+    # 2026-03-08 02:30 does not exist in New York; it resolves past the gap, never before now.
+    now = datetime(2026, 3, 7, 12, 0, tzinfo=ZoneInfo(NY))
+    got = resolve_due("tomorrow at 2:30am", now, NY)
+    assert got is not None
+    assert got.astimezone(UTC) == datetime(2026, 3, 8, 7, 30, tzinfo=UTC)  # 03:30 EDT
+
+
+def test_result_is_in_tenant_zone_for_utc_message_time() -> None:
+    now = datetime(2026, 11, 4, 2, 0, tzinfo=UTC)  # 10:00 in Shanghai
+    assert resolve_due("周五前", now, SH) == sh(6, 23, 59)
+
+
+def test_naive_now_is_rejected() -> None:
+    with pytest.raises(ValueError, match="aware"):
+        resolve_due("tomorrow", datetime(2026, 11, 4, 10, 0), SH)
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase"),
+    [
+        ("我会在周五前交草稿", "在周五前"),
+        ("我明天下午三点前把草稿发给你", "明天下午三点前"),
+        ("I'll send the draft by Friday.", "by Friday"),
+        ("I will pay you tomorrow at 3pm, promise", "tomorrow at 3pm"),
+        ("两小时内回复", "两小时内"),
+    ],
+)
+def test_find_due_span(text: str, phrase: str) -> None:
+    span = find_due_span(text)
+    assert span is not None
+    assert text[span[0] : span[1]] == phrase
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("十", 10),
+        ("十一", 11),
+        ("十二", 12),
+        ("二十三", 23),
+        ("两", 2),
+        ("12", 12),
+        ("two", 2),
+        ("一百", 100),
+    ],
+)
+def test_parse_number(text: str, value: int) -> None:
+    assert parse_number(text) == value
