@@ -6,10 +6,11 @@ The same keys hold the per-session counters the engine's extraction triggers nee
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from redis.asyncio import Redis
 
@@ -19,6 +20,13 @@ from memory.models import Scope
 __all__ = ["ConversationWindow"]
 
 _PREFIX = "heyan"
+
+T = TypeVar("T")
+
+
+async def _aw(value: Awaitable[T] | T) -> T:
+    """redis-py types its asyncio commands as ``Awaitable[T] | T``; this awaits either."""
+    return await value if inspect.isawaitable(value) else value
 
 
 def _encode(msg: Message) -> str:
@@ -91,7 +99,7 @@ class ConversationWindow:
     async def recent(self, scope: Scope, n: int | None = None) -> list[Message]:
         """The last ``n`` (default: all kept) messages of the session, oldest first."""
         assert scope.session is not None, "a window is per session"
-        ids = await self.redis.lrange(self._key("win", scope.tenant, scope.session), -(n or self.size), -1)
+        ids = await _aw(self.redis.lrange(self._key("win", scope.tenant, scope.session), -(n or self.size), -1))
         return await self.get_many(scope, [i.decode() if isinstance(i, bytes) else i for i in ids])
 
     async def get_many(self, scope: Scope, ids: Sequence[str]) -> list[Message]:
@@ -129,7 +137,7 @@ class ConversationWindow:
         assert scope.session is not None
         key = self._key("extracted", scope.tenant, scope.session)
         if ids:
-            await self.redis.sadd(key, *ids)
+            await _aw(self.redis.sadd(key, *ids))
             await self.redis.expire(key, self.ttl)
 
     async def not_extracted(self, scope: Scope, ids: Sequence[str]) -> list[str]:
@@ -138,7 +146,7 @@ class ConversationWindow:
         if not ids:
             return []
         key = self._key("extracted", scope.tenant, scope.session)
-        flags = await self.redis.smismember(key, list(ids))
+        flags = await _aw(self.redis.smismember(key, list(ids)))
         return [i for i, done in zip(ids, flags, strict=True) if not done]
 
     async def stage(self, scope: Scope) -> str | None:

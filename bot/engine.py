@@ -1,0 +1,128 @@
+"""The engine: ``observe`` every message, ``respond`` when the bot is addressed.
+
+observe: drop redelivered messages, append to the session window, and decide when to extract —
+fact-bearing messages (promises, agreements, refusals, demands) at once, the rest in batches every N
+turns or when the session goes quiet. Extraction always runs as a job, never on the reply path.
+
+respond: rewrite the turn into queries → hybrid recall (summary first, then facts) → open commitments
+of the people in the thread → classify and move the mediation stage → fit everything in the token
+budget → reply, falling back to the offline provider if the LLM fails.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from bot.lang import session_lang
+from bot.llm.base import Classification, ReplyRequest
+from bot.models import Message, Reply, Stage
+from bot.stages import next_stage
+from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
+from bot.triggers import fact_bearing
+from memory.models import Fact, Scope
+
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+__all__ = ["Engine"]
+
+log = logging.getLogger(__name__)
+
+#: Tokens kept aside for the system prompt, stage instructions and the reply itself.
+_RESERVED_TOKENS = 900
+
+
+def _fact_line(fact: Fact) -> str:
+    said = fact.sources[0] if fact.sources else None
+    when = said.ts.date().isoformat() if said else ""
+    return f"{when} {fact.subject_name or fact.subject} {fact.attribute}: {fact.value}"
+
+
+class Engine:
+    def __init__(self, rt: Runtime) -> None:
+        self.rt = rt
+
+    async def observe(self, msg: Message) -> bool:
+        """Record a message; returns False when it was a redelivery and was dropped."""
+        rt = self.rt
+        if not await rt.window.first_sighting(msg):
+            log.info("dropped duplicate message %s", msg.id)
+            return False
+        turn = await rt.window.append(msg)
+        scope = Scope(tenant=msg.scope.tenant, session=msg.session)
+        jobs = rt.settings.jobs
+        if fact_bearing(msg.text):
+            waiting = await rt.window.take_pending(scope)
+            await rt.queue.extract(scope, [*waiting, msg.id])
+        elif await rt.window.add_pending(scope, msg.id) >= jobs.batch_turns:
+            await rt.queue.extract(scope, await rt.window.take_pending(scope))
+        await rt.queue.extract_when_idle(scope, turn, jobs.idle_seconds)
+        if turn % jobs.summary_turns == 0:
+            await rt.queue.summarize(scope, turn)
+        return True
+
+    async def flush(self, scope: Scope) -> None:
+        """Extract whatever waits in this session now (end of a script, session closed)."""
+        ids = await self.rt.window.take_pending(scope)
+        if ids:
+            await self.rt.queue.extract(scope, ids)
+        await self.rt.queue.summarize(scope, await self.rt.window.turns(scope))
+
+    async def handle(self, msg: Message) -> Reply | None:
+        """Observe a message and, when it addresses the bot, reply to it."""
+        if not await self.observe(msg):
+            return None
+        return await self.respond(msg) if msg.mention else None
+
+    async def respond(self, msg: Message) -> Reply:
+        rt = self.rt
+        session = Scope(tenant=msg.scope.tenant, session=msg.session)
+        window = await rt.window.recent(session)
+        turns = [m.utterance() for m in window if m.id != msg.id]
+        turn = msg.utterance()
+        lang = session_lang([m.text for m in window] + [msg.text])
+        participants = {m.author_id: m.author_name for m in (*window, msg)}
+
+        queries: list[str] = await rt.provider_call("rewrite", turn, turns, lang)
+        recall = await rt.memory.recall(Scope(tenant=session.tenant, session=session.session), queries)
+        commitments = await rt.memory.open_commitments(Scope(tenant=session.tenant), list(participants))
+
+        classification: Classification = await rt.provider_call("classify", turn, turns, lang)
+        current = Stage(await rt.window.stage(session) or Stage.GATHERING)
+        stage = next_stage(current, classification)
+        if stage is not current:
+            await rt.window.set_stage(session, stage.value)
+
+        facts = [s.fact for s in recall.facts if s.fact.id not in {c.id for c in commitments}]
+        budget = rt.settings.context_tokens - _RESERVED_TOKENS - estimate_tokens(msg.text)
+        fitted = fit_to_budget(
+            [
+                Section("summary", [Item(recall.summary.text, 1.0, recall.summary.id)] if recall.summary else [],
+                        drop_rank=3),
+                Section("commitments", [Item(_fact_line(c), -i, c.id) for i, c in enumerate(commitments)],
+                        drop_rank=2),
+                Section("facts", [Item(_fact_line(s.fact), s.score, s.fact.id) for s in recall.facts
+                                  if s.fact in facts], drop_rank=1),
+                Section("window", [Item(f"{u.author_name}: {u.text}", i, u.message_id)
+                                   for i, u in enumerate(turns)], drop_rank=0),
+            ],
+            max(budget, 200),
+        )
+        kept = {name: {i.payload for i in fitted.section(name).items} for name in
+                ("summary", "commitments", "facts", "window")}
+        request = ReplyRequest(
+            lang=lang,
+            stage=stage,
+            turn=turn,
+            window=[u for u in turns if u.message_id in kept["window"]],
+            summary=recall.summary if recall.summary and recall.summary.id in kept["summary"] else None,
+            facts=[f for f in facts if f.id in kept["facts"]],
+            open_commitments=[c for c in commitments if c.id in kept["commitments"]],
+            participants=participants,
+            timezone=rt.settings.timezone,
+        )
+        text: str = await rt.provider_call("reply", request)
+        used = [*([request.summary.id] if request.summary else []),
+                *(f.id for f in request.facts), *(c.id for c in request.open_commitments)]
+        return Reply(session=msg.session, text=text, lang=lang, stage=stage, memory_ids=tuple(used))
