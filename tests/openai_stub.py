@@ -1,0 +1,287 @@
+"""A scripted OpenAI-compatible HTTP server on loopback, for tests of the real ``openai`` client.
+
+Routes: ``POST /v1/chat/completions``, ``POST /v1/embeddings`` (deterministic vectors of
+``embedding_dim`` from a hash of each input text, float or base64 encoding) and ``GET /v1/models``.
+
+Script it per test::
+
+    from tests.openai_stub import openai_stub  # noqa: F401  (the fixture)
+
+    async def test_x(openai_stub):
+        openai_stub.push_chat('{"queries": []}', request_id="req-1")
+        openai_stub.push(StubResponse(status=429, headers={"retry-after": "0.01"}))
+        openai_stub.push(StubResponse(status=200, body={...}, delay=2.0))
+        ... client(base_url=openai_stub.base_url) ...
+        assert openai_stub.chat_requests[0]["response_format"]["type"] == "json_schema"
+
+Queued responses are served in order per route; when a route's queue is empty its default handler
+answers (``default_chat``: a completion echoing "ok"; embeddings: hashed vectors). Every request
+is recorded (``requests``), including those answered by the ``no_json_schema`` mode, which
+rejects ``response_format.type == "json_schema"`` with a 400 the way vLLM and older servers do.
+The server runs in a thread, so it serves the asyncio client of the test's own event loop.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import json
+import struct
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+import pytest
+
+__all__ = ["OpenAIStub", "RecordedRequest", "StubResponse", "chat_body", "embed_vector", "openai_stub"]
+
+CHAT = "/v1/chat/completions"
+EMBEDDINGS = "/v1/embeddings"
+
+
+@dataclass
+class StubResponse:
+    """One scripted answer. ``body`` may be a dict (sent as JSON), str or bytes (sent raw)."""
+
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+def chat_body(
+    content: str | None,
+    *,
+    model: str = "stub-model",
+    prompt_tokens: int = 11,
+    completion_tokens: int = 7,
+    finish_reason: str = "stop",
+) -> dict[str, Any]:
+    """A chat.completion JSON body with one choice."""
+    return {
+        "id": "chatcmpl-stub",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": finish_reason,
+                "logprobs": None,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
+    }
+
+
+def embed_vector(text: str, dim: int) -> list[float]:
+    """A deterministic unit vector of ``dim`` floats derived from a SHA-256 of ``text``."""
+    values: list[float] = []
+    counter = 0
+    while len(values) < dim:
+        digest = hashlib.sha256(f"{counter}\x1f{text}".encode()).digest()
+        values.extend((b - 127.5) / 127.5 for b in digest)
+        counter += 1
+    vec = values[:dim]
+    norm = sum(v * v for v in vec) ** 0.5 or 1.0
+    return [v / norm for v in vec]
+
+
+class OpenAIStub:
+    """The scripted server's state; tests use its methods and attributes, the handler serves them."""
+
+    def __init__(self) -> None:
+        self.base_url = ""
+        self.requests: list[RecordedRequest] = []
+        self.mode: Literal["normal", "no_json_schema"] = "normal"
+        self.embedding_dim = 64
+        self.default_chat: Callable[[dict[str, Any]], StubResponse] = lambda body: StubResponse(
+            body=chat_body("ok", model=str(body.get("model", "stub-model")))
+        )
+        self._queues: dict[str, deque[StubResponse]] = {CHAT: deque(), EMBEDDINGS: deque()}
+        self._lock = threading.Lock()
+        self._counter = 0
+
+    # --- scripting --------------------------------------------------------------------------
+    def push(self, *responses: StubResponse, route: str = CHAT) -> None:
+        """Queue responses for ``route`` (default: chat completions), served in order."""
+        with self._lock:
+            self._queues.setdefault(route, deque()).extend(responses)
+
+    def push_chat(
+        self, content: str | None, *, request_id: str | None = None, delay: float = 0.0, **kw: Any
+    ) -> None:
+        """Queue a successful chat completion whose message content is ``content``."""
+        headers = {"x-request-id": request_id} if request_id else {}
+        self.push(StubResponse(body=chat_body(content, **kw), headers=headers, delay=delay))
+
+    def push_error(
+        self,
+        status: int,
+        message: str = "error",
+        *,
+        headers: dict[str, str] | None = None,
+        delay: float = 0.0,
+    ) -> None:
+        """Queue an OpenAI-style error body with ``status``."""
+        body = {"error": {"message": message, "type": "stub_error", "param": None, "code": None}}
+        self.push(StubResponse(status=status, body=body, headers=headers or {}, delay=delay))
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        """Bodies of every chat completion request received, in order."""
+        return [r.body for r in self.requests if r.path == CHAT]
+
+    @property
+    def embedding_requests(self) -> list[dict[str, Any]]:
+        return [r.body for r in self.requests if r.path == EMBEDDINGS]
+
+    # --- serving ----------------------------------------------------------------------------
+    def _next_id(self) -> str:
+        with self._lock:
+            self._counter += 1
+            return f"stub-req-{self._counter}"
+
+    def answer(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> StubResponse:
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except ValueError:
+            body = raw.decode("utf-8", "replace")
+        with self._lock:
+            self.requests.append(RecordedRequest(method, path, headers, body))
+        if method == "GET" and path == "/v1/models":
+            return StubResponse(
+                body={
+                    "object": "list",
+                    "data": [{"id": "stub-model", "object": "model", "created": 0, "owned_by": "stub"}],
+                }
+            )
+        if method != "POST" or path not in (CHAT, EMBEDDINGS):
+            return StubResponse(status=404, body={"error": {"message": f"no route {method} {path}"}})
+        if path == CHAT and self.mode == "no_json_schema" and isinstance(body, dict):
+            rf = body.get("response_format") or {}
+            if isinstance(rf, dict) and rf.get("type") == "json_schema":
+                return StubResponse(
+                    status=400,
+                    body={
+                        "object": "error",
+                        "type": "BadRequestError",
+                        "code": 400,
+                        "param": None,
+                        "message": "response_format json_schema is not supported by this server",
+                    },
+                )
+        with self._lock:
+            queue = self._queues.setdefault(path, deque())
+            scripted = queue.popleft() if queue else None
+        if scripted is not None:
+            return scripted
+        if path == CHAT:
+            return self.default_chat(body if isinstance(body, dict) else {})
+        return self._embeddings(body if isinstance(body, dict) else {})
+
+    def _embeddings(self, body: dict[str, Any]) -> StubResponse:
+        inputs = body.get("input", [])
+        texts = [inputs] if isinstance(inputs, str) else [str(t) for t in inputs]
+        dim = int(body.get("dimensions") or self.embedding_dim)
+        data = []
+        for index, text in enumerate(texts):
+            vec = embed_vector(text, dim)
+            embedding: Any = vec
+            if body.get("encoding_format") == "base64":
+                embedding = base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode()
+            data.append({"object": "embedding", "index": index, "embedding": embedding})
+        tokens = sum(len(t.split()) or 1 for t in texts)
+        return StubResponse(
+            body={
+                "object": "list",
+                "data": data,
+                "model": str(body.get("model", "stub-embed")),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
+
+
+def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+            pass
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            response = stub.answer(self.command, self.path, headers, raw)
+            if response.delay:
+                time.sleep(response.delay)
+            if isinstance(response.body, bytes):
+                payload = response.body
+            elif isinstance(response.body, str):
+                payload = response.body.encode()
+            else:
+                payload = json.dumps(response.body if response.body is not None else {}).encode()
+            out_headers = {"content-type": "application/json", **response.headers}
+            out_headers.setdefault("x-request-id", stub._next_id())
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.send_response(response.status)
+                for key, value in out_headers.items():
+                    self.send_header(key, value)
+                self.send_header("content-length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        do_POST = _serve
+        do_GET = _serve
+
+    return Handler
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that timed out and hung up is expected in tests
+
+
+@contextlib.contextmanager
+def serve_stub() -> Iterator[OpenAIStub]:
+    """Run an ``OpenAIStub`` on a free loopback port for the duration of the block."""
+    stub = OpenAIStub()
+    server = _Server(("127.0.0.1", 0), _handler(stub))
+    stub.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        yield stub
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def openai_stub() -> Iterator[OpenAIStub]:
+    """A fresh scripted OpenAI-compatible server on loopback; ``.base_url`` ends in ``/v1``."""
+    with serve_stub() as stub:
+        yield stub
