@@ -14,11 +14,12 @@ from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
+from rich.table import Table
 
 from bot.models import Message, Reply
-from memory.models import Scope
+from memory.models import Fact, Scope
 
-__all__ = ["ConsoleNotifier", "ScriptError", "parse_script", "render_reply"]
+__all__ = ["ConsoleNotifier", "ScriptError", "memory_table", "parse_script", "render_reply"]
 
 _REQUIRED = ("tenant", "session", "user_id", "user_name", "text", "ts")
 
@@ -100,3 +101,17 @@ class ConsoleNotifier:
             print(json.dumps(line, ensure_ascii=False), flush=True)
         else:
             self.console.print(f"[bold yellow]和言 follow-up[/] [dim]({scope.session})[/] {text}")
+
+
+def memory_table(facts: list[Fact], title: str) -> Table:
+    """A rich table of facts: who, what, status, and who said it when."""
+    table = Table(title=title, show_lines=False)
+    for col in ("id", "kind", "who", "attribute", "value", "status", "conf", "said"):
+        table.add_column(col, overflow="fold")
+    for f in facts:
+        said = f.sources[0] if f.sources else None
+        table.add_row(
+            f.id[:8], f.kind.value, f.subject_name or f.subject, f.attribute, f.value, f.status.value,
+            f.confidence.value, f"{said.author_name or said.author_id} {said.ts:%m-%d %H:%M}" if said else "",
+        )
+    return table

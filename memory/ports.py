@@ -139,6 +139,10 @@ class MemoryStore(Protocol):
         """Delete the points in scope that match the filter; returns how many were deleted."""
         ...
 
+    async def tenants(self, layer: Layer) -> list[str]:
+        """Every tenant holding points in ``layer`` (admin and cron use: purge, reconcile, listing)."""
+        ...
+
     async def flush(self) -> None:
         """Make every write durable."""
         ...

@@ -30,6 +30,7 @@ from qdrant_edge import (
     EdgeShard,
     EdgeSparseVectorParams,
     EdgeVectorParams,
+    FacetRequest,
     FieldCondition,
     Filter,
     HasIdCondition,
@@ -61,6 +62,7 @@ from memory.store_common import (
     Condition,
     check_dense,
     check_embedder,
+    check_ids,
     check_payload_in_scope,
     check_points_in_scope,
     check_scope,
@@ -299,7 +301,7 @@ class EdgeStore:
     ) -> None:
         scope = check_scope(scope)
         check_payload_in_scope(scope, payload, f"the new payload of point {point_id}")
-        conditions = [*plan_filter(scope), Condition("ids", values=(point_id,))]
+        conditions = [*plan_filter(scope), Condition("ids", values=check_ids([point_id]))]
         async with self._write_lock:
             if self._count(layer, conditions) == 0:
                 raise StoreError(
@@ -388,6 +390,12 @@ class EdgeStore:
                     f"delete {n} points", layer, UpdateOperation.delete_points_by_filter(_filter(conditions))
                 )
         return n
+
+    async def tenants(self, layer: Layer) -> list[str]:
+        # A facet on the tenant index: reads the index, not the points.
+        request = FacetRequest(key="tenant", limit=1_000_000, exact=True)
+        response = self._call("list tenants", layer, self._shard(layer).facet, request)
+        return sorted(str(hit.value) for hit in response.hits)
 
     async def flush(self) -> None:
         if self._shards is None:

@@ -24,6 +24,7 @@ from memory.store_common import (
     Condition,
     check_dense,
     check_embedder,
+    check_ids,
     check_payload_in_scope,
     check_points_in_scope,
     check_scope,
@@ -226,7 +227,7 @@ class ServerStore:
         scope = check_scope(scope)
         check_payload_in_scope(scope, payload, f"the new payload of point {point_id}")
         collection = self._collection(layer)
-        conditions = [*plan_filter(scope), Condition("ids", values=(point_id,))]
+        conditions = [*plan_filter(scope), Condition("ids", values=check_ids([point_id]))]
         if await self._count(collection, conditions) == 0:
             raise StoreError(f"cannot set the payload of point {point_id}: it is not in {layer} for {scope}")
         call = self._client.set_payload(collection, dict(payload), points=_filter(conditions), wait=True)
@@ -310,6 +311,13 @@ class ServerStore:
     async def count(self, layer: Layer, scope: Scope, flt: RecordFilter | None = None) -> int:
         scope = check_scope(scope)
         return await self._count(self._collection(layer), plan_filter(scope, flt))
+
+    async def tenants(self, layer: Layer) -> list[str]:
+        collection = self._collection(layer)
+        response = await self._call(
+            "list tenants", collection, self._client.facet(collection, key="tenant", limit=1_000_000, exact=True)
+        )
+        return sorted(str(hit.value) for hit in response.hits)
 
     async def delete(self, layer: Layer, scope: Scope, flt: RecordFilter | None = None) -> int:
         scope = check_scope(scope)

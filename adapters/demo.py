@@ -1,0 +1,109 @@
+"""`heyan demo`: the main job on embedded defaults, offline.
+
+Session 1: a design-review dispute in Chinese and English; memories form in the background.
+The runtime then stops, and a fresh one starts from the data on disk. Session 2, days later: the bot
+recalls what was promised in session 1, with who said it and when.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from rich.console import Console
+from rich.rule import Rule
+
+from adapters.console import ConsoleNotifier, memory_table, render_reply
+from bot.commands import MemoryQuery, list_memories
+from bot.models import Message
+from bot.runtime import Runtime
+from bot.settings import Settings
+from memory.models import Scope
+
+__all__ = ["DEMO_TENANT", "run_demo"]
+
+DEMO_TENANT = "console:demo"
+DEMO_ZONE = "Asia/Shanghai"
+
+# (session, user id, name, text, mention)
+SESSION_1 = [
+    ("design-review", "u-zhang", "张伟", "李娜，你上周又没把设计稿发给我，我已经等了三天了，我很生气。", False),
+    ("design-review", "u-li", "李娜", "这周项目太多了，不是故意的。我保证明天下午三点前把草稿发给你。", False),
+    ("design-review", "u-zhang", "张伟", "我希望以后延期能提前在群里说一声。", False),
+    ("design-review", "u-li", "李娜", "好的，我同意以后有延期先在群里说。", False),
+    ("design-review", "u-mike", "Mike", "I want the final logo files before the launch. I'm worried we'll miss it.", False),
+    ("design-review", "u-li", "Lina", "I'll send Mike the logo files by next Monday.", False),
+    ("design-review", "u-zhang", "张伟", "和言，帮我们理一下现在的情况。", True),
+]
+SESSION_2 = [
+    ("design-review-2", "u-li", "李娜", "草稿我还在改，今天会再看一遍。", False),
+    ("design-review-2", "u-zhang", "张伟", "和言，上次李娜答应了什么？", True),
+    ("design-review-2", "u-mike", "Mike", "Heyan, what did Lina promise me last time?", True),
+]
+
+
+def _messages(lines: list[tuple[str, str, str, str, bool]], start: datetime, run: str) -> list[Message]:
+    return [
+        Message(
+            id=f"{run}-{session}-{i}",
+            scope=Scope(tenant=DEMO_TENANT, session=session, user=user),
+            author_name=name,
+            text=text,
+            ts=start + timedelta(minutes=2 * i),
+            mention=mention,
+        )
+        for i, (session, user, name, text, mention) in enumerate(lines)
+    ]
+
+
+async def _reset(rt: Runtime) -> None:
+    """Forget an earlier demo run, so the demo always tells the same story."""
+    scope = Scope(tenant=DEMO_TENANT)
+    await rt.store.delete("facts", scope)
+    await rt.store.delete("summaries", scope)
+    keys = [k async for k in rt.redis.scan_iter(match=f"heyan:*:{DEMO_TENANT}:*")]
+    if keys:
+        await rt.redis.delete(*keys)
+
+
+async def _play(rt: Runtime, console: Console, messages: list[Message]) -> None:
+    for msg in messages:
+        console.print(f"[dim]{msg.ts:%m-%d %H:%M}[/] [bold]{msg.author_name}[/]: {msg.text}")
+        await rt.engine.observe(msg)
+        if msg.mention:
+            await rt.engine.flush(Scope(tenant=DEMO_TENANT, session=msg.session))
+            await rt.drain()
+            render_reply(console, await rt.engine.respond(msg))
+    await rt.engine.flush(Scope(tenant=DEMO_TENANT, session=messages[-1].session))
+    await rt.drain()
+
+
+async def run_demo(settings: Settings, *, console: Console) -> None:
+    settings = settings.model_copy(update={"timezone": DEMO_ZONE})
+    zone = ZoneInfo(DEMO_ZONE)
+    now = datetime.now(zone).replace(second=0, microsecond=0)
+    run = now.strftime("%Y%m%d%H%M%S")
+    notifier = ConsoleNotifier(console)
+
+    console.print(Rule("Session 1 — a dispute about a late design draft"))
+    rt = await Runtime.start(settings, notifier=notifier)
+    try:
+        await _reset(rt)
+        await _play(rt, console, _messages(SESSION_1, now - timedelta(days=2, hours=3), run))
+        facts = await list_memories(rt.memory, MemoryQuery(DEMO_TENANT))
+        console.print(memory_table(facts, f"What Heyan remembers after session 1 ({len(facts)} memories)"))
+    finally:
+        await rt.stop()
+
+    console.print(Rule("The bot stops. A fresh runtime starts from the data on disk."))
+    rt = await Runtime.start(settings, notifier=notifier)
+    try:
+        console.print(Rule("Session 2 — two days later, in a new thread"))
+        await _play(rt, console, _messages(SESSION_2, now, run))
+    finally:
+        await rt.stop()
+    console.print(Rule("Done"))
+    console.print(
+        "Try: [bold]heyan memory list --tenant console:demo[/], [bold]heyan commitments list[/], "
+        "[bold]heyan chat[/]."
+    )

@@ -1,0 +1,52 @@
+"""`heyan chat --script`: replay a checked script through the engine and print the replies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from rich.console import Console
+
+from adapters.console import ConsoleNotifier, render_reply
+from bot.models import Message, Reply
+from bot.runtime import Runtime
+from bot.settings import Settings
+from memory.models import Scope
+
+__all__ = ["replay"]
+
+
+def _emit(console: Console, reply: Reply, as_json: bool) -> None:
+    if as_json:
+        line = {"session": reply.session, "text": reply.text, "stage": reply.stage.value,
+                "memory_ids": list(reply.memory_ids)}
+        print(json.dumps(line, ensure_ascii=False), flush=True)
+    else:
+        render_reply(console, reply)
+
+
+async def replay(settings: Settings, messages: Sequence[Message], *, console: Console, as_json: bool) -> int:
+    """Feed each message to the engine. Before a reply, the jobs earlier lines caused are finished,
+    as they would be in a live thread; at the end every waiting extraction runs before exit."""
+    rt = await Runtime.start(settings, notifier=ConsoleNotifier(console, as_json=as_json))
+    replies = 0
+    try:
+        sessions: dict[tuple[str, str], Scope] = {}
+        for msg in messages:
+            scope = Scope(tenant=msg.scope.tenant, session=msg.session)
+            sessions[(scope.tenant, msg.session)] = scope
+            if not as_json:
+                console.print(f"[dim]{msg.ts:%m-%d %H:%M}[/] [bold]{msg.author_name}[/]: {msg.text}")
+            if not await rt.engine.observe(msg):
+                continue
+            if msg.mention:
+                await rt.engine.flush(scope)
+                await rt.drain()
+                _emit(console, await rt.engine.respond(msg), as_json)
+                replies += 1
+        for scope in sessions.values():
+            await rt.engine.flush(scope)
+        await rt.drain()
+    finally:
+        await rt.stop()
+    return replies
