@@ -1,0 +1,10 @@
+"""The deterministic offline mediator: rules for extraction, lexicons for classification, templates for replies.
+
+Used when no LLM is configured and as the fallback when the LLM fails; it never touches the network.
+"""
+
+from __future__ import annotations
+
+from bot.offline.rules import extract_rules, split_clauses
+
+__all__ = ["extract_rules", "split_clauses"]
