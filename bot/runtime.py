@@ -33,7 +33,7 @@ from memory.retrieval import Retriever
 from memory.service import MemoryService
 from memory.sparse import Bm25Encoder
 
-__all__ = ["Runtime", "StartupError"]
+__all__ = ["Runtime", "StartupError", "build_embedder", "open_store"]
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,8 @@ def _check_data_dir(settings: Settings) -> None:
         raise StartupError(f"the data dir {path} is not writable: set HEYAN_DATA_DIR to a writable folder")
 
 
-def _embedder(settings: Settings) -> Embedder:
+def build_embedder(settings: Settings) -> Embedder:
+    """The configured dense embedder."""
     e = settings.embeddings
     if e.provider == "local":
         return make_embedder("local", threads=e.threads)
@@ -65,7 +66,8 @@ def _embedder(settings: Settings) -> Embedder:
     )
 
 
-async def _store(settings: Settings, embedder: Embedder) -> MemoryStore:
+async def open_store(settings: Settings, embedder: Embedder) -> MemoryStore:
+    """The configured vector store: Qdrant Edge under the data dir, or a Qdrant server."""
     if settings.use_server_store:
         from memory.store_server import ServerStore
 
@@ -146,9 +148,9 @@ class Runtime:
         s = self.settings
         if not s.use_server_store or s.redis.url is None:
             _check_data_dir(s)
-        self.embedder = _embedder(s)
+        self.embedder = build_embedder(s)
         sparse = Bm25Encoder()
-        self.store = await _store(s, self.embedder)
+        self.store = await open_store(s, self.embedder)
         retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k)
         self.memory = MemoryService(self.store, self.embedder, sparse, retriever)
         url = s.redis.url
