@@ -77,6 +77,10 @@ _ZH_VERBS = {"发": "发送", "交": "提交", "还": "归还", "退": "退还",
 _EN_OBJECT_PRONOUN = re.compile(
     r"\b(?:you|him|her|them|us)\s+(?=(?:the|a|an|my|your|his|her|our|their|back)\b)"
 )
+_PROPOSAL_CUE = re.compile(
+    r"^(?:要不然?|不如|我建议|我提议|how about|what if|why don'?t we|i suggest(?: that)?|i propose(?: that)?)[\s,，]*",
+    re.IGNORECASE,
+)
 _EDGE_JUNK = " \t,，、.。!！?？;；:：~～的了啦哈吧呢啊"
 
 
@@ -299,7 +303,7 @@ def _proposal(utterance: Utterance) -> str:
     for pattern in (lx.PROPOSAL, lx.DEMAND, lx.COMMIT):
         for clause in reversed(clauses):
             if pattern.search(_core(clause.text)):
-                return clause.text
+                return _PROPOSAL_CUE.sub("", clause.text) or clause.text
     return clauses[-1].text
 
 

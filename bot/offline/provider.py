@@ -1,0 +1,147 @@
+"""``OfflineProvider``: the mediator provider that needs no model and no network.
+
+It is the default when no LLM is configured and the engine's fallback when the LLM provider raises
+``ProviderError``. Everything is deterministic, so the same conversation always yields the same facts,
+queries, classification, reply and summary — which also makes it the reference in tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from bot.lang import detect_lang
+from bot.llm.base import Classification, ReplyRequest
+from bot.offline import lexicon as lx
+from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
+from bot.offline.templates import parse_summary, render_reply, render_summary
+from memory.extraction import CandidateFact, ExtractionRequest, Utterance
+from memory.models import Kind, Lang, Summary
+
+__all__ = ["OfflineProvider"]
+
+#: Queries beyond the turn itself that ``rewrite`` may add (the port allows three).
+MAX_EXTRA_QUERIES = 3
+#: Items kept per summary section: the latest ones, so a long dispute still fits a prompt.
+MAX_SECTION_ITEMS = 6
+#: Classification order when a turn shows several emotions: the strongest one drives the stage.
+_EMOTION_RANK = ("angry", "hurt", "anxious", "upset")
+
+# Chinese function characters dropped from keyword queries (jieba would be better, but costs ~1 s to load).
+_ZH_FUNCTION = re.compile(r"[我你他她它们的了吗呢吧啊呀是在和就都也很会要把给被这那个么还没不有说]+")
+_CJK_RUN = re.compile(r"[\u3400-\u9fff]{2,}")
+_WORD = re.compile(r"[A-Za-z][A-Za-z-]+(?!['’])|\d+")
+_SHOUT = re.compile(r"[!！]{2,}|\b[A-Z]{4,}\b")
+_COMMITMENT_HINT = re.compile(r"承诺|答应|保证|会|deadline|promise|promised|will|by\b|due", re.IGNORECASE)
+
+
+class OfflineProvider:
+    """Rules, lexicons and templates behind the ``MediatorProvider`` port."""
+
+    name = "offline"
+
+    async def extract(self, request: ExtractionRequest) -> list[CandidateFact]:
+        """Candidate facts from the rules in ``bot.offline.rules``."""
+        return extract_rules(request)
+
+    async def rewrite(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> list[str]:
+        """The turn itself plus up to three keyword-only variants for retrieval."""
+        queries = [turn.text]
+        keywords = _keywords(turn.text)
+        extras: list[str] = []
+        if keywords:
+            extras.append(" ".join(keywords))
+        # A short turn ("那草稿呢？") leans on the last thing someone else said.
+        previous = next(
+            (
+                u
+                for u in reversed(window)
+                if u.author_id != turn.author_id and u.message_id != turn.message_id
+            ),
+            None,
+        )
+        if previous is not None and len(keywords) <= 3:
+            merged = list(dict.fromkeys([*keywords, *_keywords(previous.text)]))
+            extras.append(" ".join(merged[:8]))
+        if keywords and _COMMITMENT_HINT.search(turn.text):
+            extras.append(("承诺 " if lang == "zh" else "commitment ") + " ".join(keywords))
+        for extra in extras:
+            if extra and extra not in queries and len(queries) <= MAX_EXTRA_QUERIES:
+                queries.append(extra)
+        return queries
+
+    async def classify(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> Classification:
+        """Emotion from the lexicon (negations ignored) and intent from cue phrases."""
+        text = turn.text.strip()
+        found = lx.find_emotions(text)
+        classes = {emotion.klass for emotion, _ in found}
+        emotion = next((k for k in _EMOTION_RANK if k in classes), "calm")
+        intensity = 0.0
+        if emotion != "calm":
+            intensity = min(1.0, 0.5 + 0.15 * (len(found) - 1) + (0.2 if _SHOUT.search(text) else 0.0))
+        return Classification(emotion=emotion, intent=_intent(text, emotion), intensity=round(intensity, 2))
+
+    async def reply(self, request: ReplyRequest) -> str:
+        """A template reply in the request's language (see ``bot.offline.templates``)."""
+        return render_reply(request)
+
+    async def summarize(self, turns: Sequence[Utterance], previous: Summary | None, lang: Lang) -> str:
+        """Issues (demands), agreements, open differences (refusals) and next steps (commitments).
+
+        Items from ``previous`` are carried over when it is in this layout; new ones are appended and
+        each section keeps its latest items.
+        """
+        sections = parse_summary(previous.text) if previous is not None else parse_summary("")
+        request = ExtractionRequest(tenant="offline", session="summary", turns=list(turns), lang=lang)
+        attr = ATTRIBUTES[lang]
+        for fact in extract_rules(request):
+            key, item = _summary_item(fact, attr, lang)
+            if key and item not in sections[key]:
+                sections[key].append(item)
+        return render_summary({k: v[-MAX_SECTION_ITEMS:] for k, v in sections.items()}, lang)
+
+
+def _summary_item(fact: CandidateFact, attr: dict[str, str], lang: Lang) -> tuple[str | None, str]:
+    name = fact.subject_name or fact.subject
+    zh = lang == "zh"
+    if fact.reported:
+        return None, ""  # claims about others are not positions; they stay in the facts for review
+    if fact.kind is Kind.DEMAND:
+        return "issues", f"{name}希望：{fact.value}" if zh else f"{name} wants {fact.value}"
+    if fact.kind is Kind.CONSENSUS and fact.attribute == attr["agrees"]:
+        return "agreed", f"{name}同意：{fact.value}" if zh else f"{name} agreed to: {fact.value}"
+    if fact.kind is Kind.CONSENSUS and fact.attribute == attr["refuses"]:
+        return "differences", f"{name}不接受：{fact.value}" if zh else f"{name} does not accept: {fact.value}"
+    if fact.kind is Kind.COMMITMENT:
+        return "next", f"{name}：{fact.value}" if zh else f"{name}: {fact.value}"
+    return None, ""
+
+
+def _keywords(text: str) -> list[str]:
+    """Content words of ``text``: CJK runs without function characters, English words without stopwords."""
+    words: list[str] = []
+    if detect_lang(text) == "zh" or _CJK_RUN.search(text):
+        for run in _CJK_RUN.findall(text):
+            words.extend(w for w in _ZH_FUNCTION.split(run) if len(w) >= 2)
+    words.extend(w.lower() for w in _WORD.findall(text) if w.lower() not in lx.STOPWORDS_EN and len(w) > 2)
+    return list(dict.fromkeys(words))
+
+
+def _intent(text: str, emotion: str) -> str:
+    """statement | complaint | demand | proposal | agreement | refusal | question | closing."""
+    clauses = [c.text for c in split_clauses(text)] or [text]
+    if any(lx.REFUSE.search(c) for c in clauses):
+        return "refusal"
+    if any(lx.AGREE.search(c) for c in clauses) or (len(clauses) == 1 and lx.ACK.match(clauses[0])):
+        return "agreement"
+    if lx.CLOSING.search(text):
+        return "closing"
+    if any(lx.PROPOSAL.search(c) for c in clauses):
+        return "proposal"
+    if any(lx.DEMAND.search(c) for c in clauses):
+        return "demand"
+    if any(lx.QUESTION.search(c) for c in clauses) or text.endswith(("?", "？")):
+        return "question"
+    if emotion != "calm" or lx.COMPLAINT.search(text):
+        return "complaint"
+    return "statement"
