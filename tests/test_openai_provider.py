@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta, timezone
 
@@ -142,7 +143,7 @@ async def test_dropped_fact_is_logged(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     openai_stub.push_chat(json.dumps({"facts": [fact_json(quote="下周一")]}))
-    with caplog.at_level(logging.WARNING, logger="bot.llm.openai_provider"):
+    with caplog.at_level(logging.WARNING, logger="bot.llm"):
         assert await provider.extract(request()) == []
     assert "quote" in caplog.text and "m1" in caplog.text
 
@@ -313,7 +314,12 @@ async def test_timeout_then_success(openai_stub: OpenAIStub, sleeps: Sleeps) -> 
 
 
 async def test_connection_refused_gives_up(sleeps: Sleeps) -> None:
-    p = OpenAIProvider("http://127.0.0.1:9/v1", "k", "m", "f", timeout=0.5, backoff_base=0.01, sleep=sleeps)
+    with socket.socket() as s:  # a loopback port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    p = OpenAIProvider(
+        f"http://127.0.0.1:{port}/v1", "k", "m", "f", timeout=0.5, backoff_base=0.01, sleep=sleeps
+    )
     try:
         with pytest.raises(ProviderError, match="connection"):
             await p.classify(ZW, [], "zh")

@@ -31,8 +31,6 @@ import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from datetime import time as dtime
 from typing import Literal, TypeVar
 
 import openai
@@ -52,7 +50,7 @@ from bot.llm.schemas import (
     strict_schema,
 )
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
-from memory.models import Confidence, Fact, Kind, Lang, Summary
+from memory.models import Fact, Lang, Summary
 
 __all__ = ["OpenAIProvider", "TaskUsage"]
 
@@ -156,7 +154,7 @@ class OpenAIProvider:
             messages=prompts.data_block("messages", [_line(u, tz) for u in request.turns], request.lang),
         )
         out = await self._structured("extract", ExtractionOut, user, request.lang)
-        return _candidates(out, request, people)
+        return out.candidates(request)
 
     async def rewrite(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> list[str]:
         """The turn itself plus up to three retrieval queries."""
@@ -445,77 +443,3 @@ def _fact_line(fact: Fact, tz: str, people: dict[str, str]) -> str:
     if fact.due_at:
         parts.append(f", due {prompts.format_time(fact.due_at, tz)}")
     return " ".join(parts) + ")"
-
-
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
-def _candidates(
-    out: ExtractionOut, request: ExtractionRequest, people: dict[str, str]
-) -> list[CandidateFact]:
-    by_id = {u.message_id: u for u in request.turns}
-    by_name = {name.casefold(): uid for uid, name in people.items() if name}
-    facts: list[CandidateFact] = []
-    for item in out.facts:
-        turn = by_id.get(item.message_id)
-        if turn is None:
-            log.warning(
-                "extract: dropped %s %r: message %r is not in the batch",
-                item.kind,
-                item.attribute,
-                item.message_id,
-            )
-            continue
-        quote = item.quote.strip()
-        if not quote or _squash(quote) not in _squash(turn.text):
-            log.warning(
-                "extract: dropped %s %r: quote %r is not in message %s",
-                item.kind,
-                item.attribute,
-                quote[:80],
-                turn.message_id,
-            )
-            continue
-        subject, attribute, value = item.subject.strip(), item.attribute.strip(), item.value.strip()
-        if not (subject and attribute and value):
-            log.warning(
-                "extract: dropped an item with an empty subject/attribute/value from %s", turn.message_id
-            )
-            continue
-        subject_name = people.get(subject, "")
-        if not subject_name and subject.casefold() in by_name:  # the model wrote a name, not the id
-            subject_name, subject = subject, by_name[subject.casefold()]
-        facts.append(
-            CandidateFact(
-                kind=Kind(item.kind),
-                subject=subject,
-                attribute=attribute,
-                value=value,
-                message_id=turn.message_id,
-                quote=quote,
-                asserted_by=turn.author_id,
-                subject_name=subject_name,
-                confidence=Confidence(item.confidence),
-                due_at=_due(item.due_at, request.timezone),
-                reported=item.reported,
-            )
-        )
-    return facts
-
-
-def _due(raw: str | None, tz: str) -> datetime | None:
-    """An aware due time. A bare date means the end of that day in ``tz``; naive times are in ``tz``."""
-    if not raw or not raw.strip():
-        return None
-    text = raw.strip()
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        log.warning("extract: ignored unparseable due_at %r", raw)
-        return None
-    if len(text) <= 10:  # YYYY-MM-DD
-        when = datetime.combine(when.date(), dtime(23, 59))
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=prompts.zone(tz))
-    return when

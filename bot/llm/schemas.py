@@ -4,18 +4,27 @@ Each model doubles as the JSON schema sent in ``response_format`` (``strict_sche
 validator of what comes back. Strict structured outputs need every property listed in ``required``
 and ``additionalProperties: false`` everywhere, so no field here has a default: optional values are
 ``X | None`` and the model must write ``null``.
+
+``ExtractionOut.candidates`` turns the model's facts into ``CandidateFact``s and drops (and logs)
+those whose source message or quote does not check out, whatever the model claimed.
 """
 
 from __future__ import annotations
 
 import copy
+import logging
+from datetime import datetime
+from datetime import time as dtime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from memory.models import Lang
+import prompts
+from memory.extraction import CandidateFact, ExtractionRequest
+from memory.models import Confidence, Kind, Lang
 
 __all__ = [
+    "MAX_QUERIES",
     "ClassificationOut",
     "ContradictionOut",
     "Emotion",
@@ -32,6 +41,8 @@ Intent = Literal[
     "statement", "complaint", "demand", "proposal", "agreement", "refusal", "question", "closing"
 ]
 KindOut = Literal["person", "event", "demand", "emotion", "commitment", "consensus"]
+
+log = logging.getLogger(__name__)
 
 #: Retrieval expansions beyond the turn itself; more rarely helps and costs embedding calls.
 MAX_QUERIES = 3
@@ -57,6 +68,16 @@ class FactOut(_Out):
 
 class ExtractionOut(_Out):
     facts: list[FactOut]
+
+    def candidates(self, request: ExtractionRequest) -> list[CandidateFact]:
+        """The facts as ``CandidateFact``s, checked against the request.
+
+        Dropped (and logged): items citing a message that is not one of ``request.turns``, items
+        whose quote does not occur in that message (whitespace-insensitive, as ``to_facts``
+        checks), items with an empty subject, attribute or value. A subject written as a
+        participant's name becomes their user id; ``due_at`` becomes an aware datetime.
+        """
+        return _candidates(self, request)
 
 
 class RewriteOut(_Out):
@@ -134,3 +155,76 @@ def _strictify(node: Any) -> None:
     elif isinstance(node, list):
         for item in node:
             _strictify(item)
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[CandidateFact]:
+    people = {u.author_id: u.author_name for u in (*request.context, *request.turns)}
+    by_id = {u.message_id: u for u in request.turns}
+    by_name = {name.casefold(): uid for uid, name in people.items() if name}
+    facts: list[CandidateFact] = []
+    for item in out.facts:
+        turn = by_id.get(item.message_id)
+        if turn is None:
+            log.warning(
+                "extract: dropped %s %r: message %r is not in the batch",
+                item.kind,
+                item.attribute,
+                item.message_id,
+            )
+            continue
+        quote = item.quote.strip()
+        if not quote or _squash(quote) not in _squash(turn.text):
+            log.warning(
+                "extract: dropped %s %r: quote %r is not in message %s",
+                item.kind,
+                item.attribute,
+                quote[:80],
+                turn.message_id,
+            )
+            continue
+        subject, attribute, value = item.subject.strip(), item.attribute.strip(), item.value.strip()
+        if not (subject and attribute and value):
+            log.warning(
+                "extract: dropped an item with an empty subject/attribute/value from %s", turn.message_id
+            )
+            continue
+        subject_name = people.get(subject, "")
+        if not subject_name and subject.casefold() in by_name:  # the model wrote a name, not the id
+            subject_name, subject = subject, by_name[subject.casefold()]
+        facts.append(
+            CandidateFact(
+                kind=Kind(item.kind),
+                subject=subject,
+                attribute=attribute,
+                value=value,
+                message_id=turn.message_id,
+                quote=quote,
+                asserted_by=turn.author_id,
+                subject_name=subject_name,
+                confidence=Confidence(item.confidence),
+                due_at=_due(item.due_at, request.timezone),
+                reported=item.reported,
+            )
+        )
+    return facts
+
+
+def _due(raw: str | None, tz: str) -> datetime | None:
+    """An aware due time. A bare date means the end of that day in ``tz``; naive times are in ``tz``."""
+    if not raw or not raw.strip():
+        return None
+    text = raw.strip()
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        log.warning("extract: ignored unparseable due_at %r", raw)
+        return None
+    if len(text) <= 10:  # YYYY-MM-DD
+        when = datetime.combine(when.date(), dtime(23, 59))
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=prompts.zone(tz))
+    return when
