@@ -251,6 +251,9 @@ def worker() -> None:
     run_worker(WorkerSettings, redis_settings=RedisSettings.from_dsn(settings.redis.url))  # type: ignore[arg-type]
 
 
+import adapters.jobs_cli  # noqa: E402,F401  (registers the `heyan jobs` commands)
+
+
 def main() -> None:
     app()
 

@@ -1,13 +1,105 @@
-"""Periodic jobs: reconciliation of reminders from the store, and the purge of expired memories."""
+"""Periodic jobs: reconciliation of reminders from the store, and the purge of expired memories.
+
+The store is the source of truth and Redis may be lost (a flushed or replaced server, an embedded
+Valkey whose append-only file was removed). ``reconcile`` therefore rebuilds every reminder job from
+the open commitments in the store; deterministic job ids make that a no-op when the job is still
+queued, and ``reminders_sent`` on the fact keeps a reminder that already fired from firing again.
+It also marks active commitments past their due time ``overdue``. ``purge`` deletes facts whose
+``expires_at`` has passed. Both are plain ``async def f(ctx)`` so tests and ``heyan jobs reconcile``
+can call them directly.
+"""
 
 from __future__ import annotations
 
-from arq.cron import CronJob
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from arq.cron import CronJob, cron
 
 from bot.settings import Settings
+from jobs.tasks import schedule_reminder
+from memory.models import FactStatus, Scope, utcnow
+from memory.ports import RecordFilter
 
-__all__ = ["cron_jobs"]
+if TYPE_CHECKING:
+    from bot.runtime import Runtime
+
+__all__ = ["PURGE_MINUTE", "ReconcileReport", "cron_jobs", "purge", "reconcile"]
+
+log = logging.getLogger(__name__)
+
+#: The minute of each hour the purge runs: off the hour, away from everyone else's cron.
+PURGE_MINUTE = 17
+
+
+@dataclass(frozen=True, slots=True)
+class ReconcileReport:
+    """What one reconciliation did, summed over tenants."""
+
+    tenants: int = 0
+    open_commitments: int = 0
+    scheduled: int = 0  # reminder jobs that were missing from Redis and were enqueued again
+    overdue: int = 0  # active commitments newly marked overdue
+
+    def as_dict(self) -> dict[str, int]:
+        return {"tenants": self.tenants, "open_commitments": self.open_commitments,
+                "scheduled": self.scheduled, "overdue": self.overdue}
+
+
+def _rt(ctx: dict[str, Any]) -> Runtime:
+    return ctx["heyan"]  # type: ignore[no-any-return]
+
+
+async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
+    """Re-enqueue the reminder of every open commitment and mark past-due active ones overdue.
+
+    Idempotent: a reminder already queued (same fact id and version) is not enqueued twice, and one
+    already sent (``reminders_sent``) is never scheduled again. Marking overdue keeps the version, so
+    the queued reminder still matches the fact.
+    """
+    rt = _rt(ctx)
+    now = utcnow()
+    tenants = await rt.store.tenants("facts")
+    seen = scheduled = overdue = 0
+    for tenant in tenants:
+        scope = Scope(tenant=tenant)
+        for fact in await rt.memory.open_commitments(scope):
+            seen += 1
+            if fact.due_at is not None and fact.due_at <= now and fact.status is FactStatus.ACTIVE:
+                # set_status re-reads the fact, so a reminder recorded meanwhile is not overwritten
+                fact = await rt.memory.set_status(scope, fact.id, FactStatus.OVERDUE)
+                overdue += 1
+            if await schedule_reminder(rt, fact):
+                scheduled += 1
+    report = ReconcileReport(len(tenants), seen, scheduled, overdue)
+    log.info("reconcile: %d tenants, %d open commitments, %d reminders re-enqueued, %d newly overdue",
+             report.tenants, report.open_commitments, report.scheduled, report.overdue)
+    return report
+
+
+async def purge(ctx: dict[str, Any]) -> dict[str, int]:
+    """Delete every fact whose ``expires_at`` has passed, in every tenant; returns counts per tenant
+    (tenants with nothing expired are left out)."""
+    rt = _rt(ctx)
+    flt = RecordFilter(expires_before=utcnow())
+    deleted: dict[str, int] = {}
+    for tenant in await rt.store.tenants("facts"):
+        n = await rt.store.delete("facts", Scope(tenant=tenant), flt)
+        if n:
+            deleted[tenant] = n
+            log.info("purge: %d expired facts deleted in %s", n, tenant)
+    log.info("purge: %d expired facts deleted in %d tenants", sum(deleted.values()), len(deleted))
+    return deleted
 
 
 def cron_jobs(settings: Settings) -> list[CronJob]:
-    return []
+    """``reconcile`` every ``jobs.reconcile_minutes`` (and at worker start), ``purge`` hourly.
+
+    ``unique`` cron ids keep several workers from running the same slot twice.
+    """
+    every = settings.jobs.reconcile_minutes
+    return [
+        cron(reconcile, name="reconcile", minute=set(range(0, 60, every)), run_at_startup=True, unique=True),
+        cron(purge, name="purge", minute=PURGE_MINUTE, unique=True),
+    ]
