@@ -84,6 +84,8 @@ HEDGE = re.compile(
 #: First-person promise cues. The clause must also start with the speaker as subject (see rules).
 COMMIT = re.compile(
     r"^(?:我们?)(?:[^，,。你他她]{0,10}?)(?:保证|答应|承诺|一定会?|肯定会|会|将会?|负责|马上|这就|今天就|明天就)"
+    # "我明天把收据发给你": a first-person 把 sentence about handing something over is a promise too
+    r"|^(?:我们?)(?:[^，,。你他她]{0,10}?)(?:把|(?:发|交|还|付|寄|送|退)给)"
     r"|^i(?:'ll|’ll| will| shall| promise| am going to|'m going to|’m going to| commit to| guarantee)\b"
     r"|^we(?:'ll|’ll| will| promise| are going to|'re going to)\b",
     _I,
