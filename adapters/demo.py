@@ -7,6 +7,7 @@ recalls what was promised in session 1, with who said it and when.
 
 from __future__ import annotations
 
+import uuid
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -61,9 +62,11 @@ async def _reset(rt: Runtime) -> None:
     scope = Scope(tenant=DEMO_TENANT)
     await rt.store.delete("facts", scope)
     await rt.store.delete("summaries", scope)
-    keys = [k async for k in rt.redis.scan_iter(match=f"heyan:*:{DEMO_TENANT}:*")]
-    if keys:
-        await rt.redis.delete(*keys)
+    # Windows and counters, and arq's records of the last run's jobs (their ids would block this run's).
+    for pattern in (f"heyan:*:{DEMO_TENANT}:*", f"arq:*:*{DEMO_TENANT}:*"):
+        keys = [k async for k in rt.redis.scan_iter(match=pattern)]
+        if keys:
+            await rt.redis.delete(*keys)
 
 
 async def _play(rt: Runtime, console: Console, messages: list[Message]) -> None:
@@ -82,7 +85,7 @@ async def run_demo(settings: Settings, *, console: Console) -> None:
     settings = settings.model_copy(update={"timezone": DEMO_ZONE})
     zone = ZoneInfo(DEMO_ZONE)
     now = datetime.now(zone).replace(second=0, microsecond=0)
-    run = now.strftime("%Y%m%d%H%M%S")
+    run = uuid.uuid4().hex[:8]
     notifier = ConsoleNotifier(console)
 
     console.print(Rule("Session 1 — a dispute about a late design draft"))

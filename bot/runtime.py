@@ -87,7 +87,7 @@ async def open_store(settings: Settings, embedder: Embedder) -> MemoryStore:
 def _provider(settings: Settings) -> MediatorProvider:
     llm = settings.llm
     if not llm.enabled:
-        return OfflineProvider(timezone=settings.timezone)
+        return OfflineProvider()
     from bot.llm.openai_provider import OpenAIProvider
 
     return OpenAIProvider(
@@ -168,7 +168,7 @@ class Runtime:
             ) from exc
         self.window = ConversationWindow(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds)
         self.queue = JobQueue(self.redis)
-        self.fallback = OfflineProvider(timezone=s.timezone)
+        self.fallback = OfflineProvider()
         self.provider = provider or _provider(s)
         self.engine = Engine(self)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from arq.connections import ArqRedis
 
@@ -68,7 +68,12 @@ class JobQueue:
         return job is not None
 
     async def remind(self, tenant: str, fact_id: str, revision: int, when: datetime) -> bool:
-        """Schedule the follow-up for one version of a commitment (a new due time is a new revision)."""
+        """Schedule the follow-up for one version of a commitment (a new due time is a new revision).
+
+        A time already past runs now: arq sizes a job's key TTL from its deferral, so a deferral into
+        the past would expire the job before it runs ("job expired").
+        """
+        when = max(when, datetime.now(UTC))
         job = await self.pool.enqueue_job(
             "send_reminder",
             tenant,
