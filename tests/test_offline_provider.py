@@ -189,3 +189,11 @@ def test_lang_detection() -> None:
     assert detect_lang("张伟 said he'd refund me") == "en"
     assert detect_lang("👍") == "en" and detect_lang("👍", default="zh") == "zh"
     assert session_lang(["我们周五前交草稿吧，大家同意吗", "ok", "thx"]) == "zh"
+
+
+async def test_summarize_keeps_gist_of_a_foreign_layout(provider: OfflineProvider) -> None:
+    previous = Summary(
+        tenant="t", session="s", text="They argued about the draft.\nBob wants money.", lang="en"
+    )
+    text = await provider.summarize([], previous, "en")
+    assert "- Earlier: They argued about the draft. Bob wants money." in text

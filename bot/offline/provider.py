@@ -92,6 +92,10 @@ class OfflineProvider:
         each section keeps its latest items.
         """
         sections = parse_summary(previous.text) if previous is not None else parse_summary("")
+        if previous is not None and not any(sections.values()):
+            # A summary the LLM wrote has its own layout: keep its gist rather than drop it.
+            gist = " ".join(previous.text.split())[:200]
+            sections["issues"].append(("此前：" if lang == "zh" else "Earlier: ") + gist)
         request = ExtractionRequest(tenant="offline", session="summary", turns=list(turns), lang=lang)
         attr = ATTRIBUTES[lang]
         for fact in extract_rules(request):
