@@ -110,6 +110,16 @@ class OpenAIProvider:
         retry_after_max: float = 20.0,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
+        """Connect to ``base_url`` (ending in ``/v1``; None: api.openai.com).
+
+        ``model`` writes replies, ``fast_model`` (default: ``model``) does everything else.
+        ``timeout`` bounds one HTTP request; ``total_timeout`` one provider call with its retries,
+        backoff and repair round, and must stay below the job timeout. ``max_attempts`` counts
+        requests per round (3: one try, two retries). Backoff before retry n is drawn from
+        ``[c/2, c]`` with ``c = min(backoff_max, backoff_base * 2**(n-1))``; a ``Retry-After`` from
+        the server replaces it, capped at ``retry_after_max``. ``structured="json_object"`` skips
+        json_schema for servers known not to support it. ``sleep`` is a test seam.
+        """
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.model = model
