@@ -79,7 +79,7 @@ class JobQueue:
             tenant,
             fact_id,
             revision,
-            _job_id=f"remind:{fact_id}:{revision}",
+            _job_id=f"remind:{tenant}:{fact_id}:{revision}",
             _defer_until=when,
             _queue_name=QUEUE,
         )

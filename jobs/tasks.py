@@ -119,7 +119,7 @@ async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision
     if fact.reminders_sent:
         return "already sent"
     # Claim the send in Redis first so two workers running the same job cannot both post.
-    claim = f"heyan:reminded:{fact_id}:{revision}"
+    claim = f"heyan:reminded:{tenant}:{fact_id}:{revision}"
     if not await rt.redis.set(claim, b"1", nx=True, ex=7 * 24 * 3600):
         return "already sent"
     text = rt.render_reminder(fact)
