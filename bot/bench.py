@@ -1,0 +1,316 @@
+"""``heyan bench``: measurements that are too slow or too noisy for the test suite.
+
+``heyan bench retrieval --dataset FILE.jsonl`` ingests each conversation of a retrieval dataset (the
+format of shared/data/README.md) as one tenant and one session through the production path — the
+configured-by-default local embedder, the BM25 encoder, ``memory.retrieval.index_facts`` and an
+``EdgeStore`` in a temporary directory — then runs every query through ``Retriever.search`` and
+reports recall@k, MRR and query latency per method.
+
+Each memory becomes a fact of kind ``event`` with ``subject`` = the memory's subject, attribute
+"observation" and ``value`` = its text, so the embedded text is the production template ("About
+event Caroline: observation is Caroline attended ..."). Measured on locomo-dev, the template does
+not hurt: dense R@5 0.588 on the raw text, 0.616 templated; BM25 0.641 raw, 0.634 templated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, cast
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from memory.embedders import LocalEmbedder
+from memory.models import NAMESPACE, Fact, Kind, Scope
+from memory.retrieval import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_DENSE_WEIGHT,
+    DEFAULT_FUSION,
+    DEFAULT_THRESHOLD,
+    Fusion,
+    Method,
+    Retriever,
+    index_facts,
+)
+from memory.sparse import Bm25Encoder
+from memory.store_edge import EdgeStore
+
+__all__ = ["Conversation", "DatasetError", "Query", "bench_app", "load_dataset"]
+
+bench_app = typer.Typer(help="Measure retrieval quality and speed on a dataset.", no_args_is_help=True)
+
+METHODS: tuple[Method, ...] = ("dense", "sparse", "hybrid")
+
+
+@bench_app.callback()
+def _bench() -> None:
+    """Measure retrieval quality and speed on a dataset."""
+    # A callback keeps ``retrieval`` a sub-command even while it is the only one.
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    id: str
+    subject: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    id: str
+    text: str
+    relevant: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    name: str
+    memories: tuple[Memory, ...]
+    queries: tuple[Query, ...]
+
+
+class DatasetError(ValueError):
+    """A dataset file has malformed lines; ``problems`` holds one ``FILE:LINE: reason`` each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+def _text(obj: dict[str, Any], key: str, where: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{where} needs a non-empty string {key!r}")
+    return value
+
+
+def _parse_line(raw: str) -> Conversation:
+    try:
+        row = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not valid JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(row, dict):
+        raise ValueError("expected one JSON object per line")
+    name = _text(row, "conversation", "the line")
+    memories_raw, queries_raw = row.get("memories"), row.get("queries")
+    if not isinstance(memories_raw, list) or not memories_raw:
+        raise ValueError("'memories' must be a non-empty list")
+    if not isinstance(queries_raw, list):
+        raise ValueError("'queries' must be a list")
+    memories: list[Memory] = []
+    for i, m in enumerate(memories_raw):
+        if not isinstance(m, dict):
+            raise ValueError(f"memories[{i}] is not an object")
+        where = f"memories[{i}]"
+        memories.append(Memory(_text(m, "id", where), _text(m, "subject", where), _text(m, "text", where)))
+    ids = {m.id for m in memories}
+    if len(ids) != len(memories):
+        raise ValueError("memory ids are not unique")
+    queries: list[Query] = []
+    for i, q in enumerate(queries_raw):
+        if not isinstance(q, dict):
+            raise ValueError(f"queries[{i}] is not an object")
+        where = f"queries[{i}]"
+        relevant = q.get("relevant")
+        if not isinstance(relevant, list) or not relevant or not all(isinstance(r, str) for r in relevant):
+            raise ValueError(f"{where} needs 'relevant': a non-empty list of memory ids")
+        unknown = sorted(set(relevant) - ids)
+        if unknown:
+            raise ValueError(f"{where} names unknown memory ids {unknown[:3]}")
+        queries.append(Query(_text(q, "id", where), _text(q, "text", where), frozenset(relevant)))
+    return Conversation(name, tuple(memories), tuple(queries))
+
+
+def load_dataset(path: Path) -> list[Conversation]:
+    """Parse every line; raises DatasetError listing every malformed line before anything is used."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise DatasetError([f"{path}: cannot read: {exc.strerror}"]) from exc
+    except UnicodeDecodeError as exc:
+        raise DatasetError([f"{path}: not UTF-8 text ({exc.reason})"]) from exc
+    problems: list[str] = []
+    conversations: list[Conversation] = []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            conversations.append(_parse_line(raw))
+        except ValueError as exc:
+            problems.append(f"{path}:{number}: {exc}")
+    if not problems and not conversations:
+        problems.append(f"{path}:1: the file holds no conversations")
+    if len({c.name for c in conversations}) != len(conversations):
+        problems.append(f"{path}: conversation names are not unique")
+    if problems:
+        raise DatasetError(problems)
+    return conversations
+
+
+def _point_id(memory_id: str) -> str:
+    return str(uuid.uuid5(NAMESPACE, f"bench\x1f{memory_id}"))
+
+
+def _facts(conv: Conversation, scope: Scope) -> list[Fact]:
+    return [
+        Fact(
+            id=_point_id(m.id),
+            tenant=scope.tenant,
+            session=scope.session,
+            kind=Kind.EVENT,
+            subject=m.subject,
+            attribute="observation",
+            value=m.text,
+            asserted_by=m.subject,
+        )
+        for m in conv.memories
+    ]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+async def run_retrieval(
+    conversations: list[Conversation],
+    methods: tuple[Method, ...],
+    ks: tuple[int, ...],
+    *,
+    fusion: Fusion = DEFAULT_FUSION,
+    dense_weight: float = DEFAULT_DENSE_WEIGHT,
+    threshold: float | None = DEFAULT_THRESHOLD,
+    candidates: int = DEFAULT_CANDIDATES,
+    embedder: LocalEmbedder | None = None,
+) -> dict[str, dict[str, float]]:
+    """Ingest, query and score; returns metrics per method."""
+    embedder = embedder or LocalEmbedder()
+    sparse = Bm25Encoder()
+    kmax = max(ks)
+    with tempfile.TemporaryDirectory(prefix="heyan-bench-") as tmp:
+        store = await EdgeStore.open(Path(tmp), embedder_name=embedder.name, dim=embedder.dim)
+        try:
+            scopes: dict[str, Scope] = {}
+            back: dict[str, str] = {}
+            for conv in conversations:
+                scope = Scope(tenant=f"bench:{conv.name}", session=conv.name)
+                scopes[conv.name] = scope
+                back.update({_point_id(m.id): m.id for m in conv.memories})
+                await index_facts(store, embedder, sparse, _facts(conv, scope))
+            retriever = Retriever(
+                store,
+                embedder,
+                sparse,
+                k=kmax,
+                fusion=fusion,
+                dense_weight=dense_weight,
+                threshold=threshold,
+                candidates=candidates,
+            )
+            # Warm up: the first query pays for lazy initialisation that no user query would.
+            first = conversations[0]
+            await retriever.search(scopes[first.name], ["warm up"], k=1)
+            results: dict[str, dict[str, float]] = {}
+            for method in methods:
+                recall = dict.fromkeys(ks, 0.0)
+                mrr = 0.0
+                latencies: list[float] = []
+                n = 0
+                for conv in conversations:
+                    for query in conv.queries:
+                        started = time.perf_counter()
+                        hits = await retriever.search(scopes[conv.name], [query.text], k=kmax, method=method)
+                        latencies.append((time.perf_counter() - started) * 1000)
+                        got = [back[h.fact.id] for h in hits]
+                        for k in ks:
+                            recall[k] += len(query.relevant & set(got[:k])) / len(query.relevant)
+                        rank = next((i for i, mid in enumerate(got) if mid in query.relevant), None)
+                        mrr += 0.0 if rank is None else 1.0 / (rank + 1)
+                        n += 1
+                n = max(n, 1)
+                row = {f"recall@{k}": round(recall[k] / n, 3) for k in ks}
+                row["mrr"] = round(mrr / n, 3)
+                row["p50_ms"] = round(statistics.median(latencies), 2) if latencies else 0.0
+                row["p95_ms"] = round(_percentile(latencies, 0.95), 2)
+                results[method] = row
+            return results
+        finally:
+            await store.close()
+
+
+def _parse_ks(value: str) -> tuple[int, ...]:
+    try:
+        ks = tuple(sorted({int(part) for part in value.split(",") if part.strip()}))
+    except ValueError:
+        raise typer.BadParameter(f"--k takes comma-separated positive integers, got {value!r}") from None
+    if not ks or ks[0] < 1:
+        raise typer.BadParameter(f"--k takes comma-separated positive integers, got {value!r}")
+    return ks
+
+
+@bench_app.command("retrieval")
+def retrieval(
+    dataset: Annotated[Path, typer.Option("--dataset", help="JSONL file, one conversation per line")],
+    k: Annotated[str, typer.Option("--k", help="cut-offs for recall@k, comma-separated")] = "1,5,10",
+    method: Annotated[str, typer.Option("--method", help="dense, sparse, hybrid or all")] = "all",
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object instead of a table")] = False,
+    fusion: Annotated[str, typer.Option("--fusion", help="hybrid fusion: weighted or rrf")] = DEFAULT_FUSION,
+    dense_weight: Annotated[float, typer.Option("--dense-weight", min=0.0, max=1.0)] = DEFAULT_DENSE_WEIGHT,
+    threshold: Annotated[
+        float, typer.Option("--threshold", help="minimum dense cosine; negative for none")
+    ] = DEFAULT_THRESHOLD,
+    candidates: Annotated[int, typer.Option("--candidates", min=1)] = DEFAULT_CANDIDATES,
+) -> None:
+    """Recall@k, MRR and p50/p95 query latency of dense, BM25 and hybrid retrieval on a dataset."""
+    ks = _parse_ks(k)
+    if method not in (*METHODS, "all"):
+        raise typer.BadParameter(f"--method must be dense, sparse, hybrid or all; got {method!r}")
+    if fusion not in ("weighted", "rrf"):
+        raise typer.BadParameter(f"--fusion must be weighted or rrf; got {fusion!r}")
+    methods = METHODS if method == "all" else (cast(Method, method),)
+    try:
+        conversations = load_dataset(dataset)
+    except DatasetError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        raise typer.Exit(2) from None
+    results = asyncio.run(
+        run_retrieval(
+            conversations,
+            methods,
+            ks,
+            fusion=cast(Fusion, fusion),
+            dense_weight=dense_weight,
+            threshold=threshold if threshold >= 0 else None,
+            candidates=candidates,
+        )
+    )
+    n_queries = sum(len(c.queries) for c in conversations)
+    if as_json:
+        print(json.dumps({"dataset": str(dataset), "queries": n_queries, "methods": results}))
+        return
+    table = Table(
+        title=f"retrieval on {dataset.name}: {n_queries} queries, {len(conversations)} conversations"
+    )
+    table.add_column("method")
+    columns = [f"recall@{x}" for x in ks] + ["mrr", "p50_ms", "p95_ms"]
+    for column in columns:
+        table.add_column(column, justify="right")
+    for name, row in results.items():
+        table.add_row(name, *(f"{row[c]:.3f}" if not c.endswith("_ms") else f"{row[c]:.2f}" for c in columns))
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    bench_app()
