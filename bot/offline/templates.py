@@ -188,8 +188,11 @@ def render_reply(request: ReplyRequest) -> str:
             f"{name}，我听到了，这件事让你很不好受。" if zh else f"I hear you, {name} — this has been hard."
         )
     if request.summary is not None:
-        first = request.summary.text.strip().splitlines()[0][:120]
-        parts.append(("上次谈到：" if zh else "Last time: ") + first)
+        # The summary's issues and agreements, not its first line (a section title).
+        sections = parse_summary(request.summary.text)
+        items = [*sections["issues"][:2], *sections["agreed"][:2]]
+        gist = ("；" if zh else "; ").join(items) if items else request.summary.text.strip().splitlines()[0]
+        parts.append(("上次谈到：" if zh else "Last time: ") + gist[:160])
     open_ids = {f.id for f in request.open_commitments if f.id}
     cited = [
         cite_fact(f, people, tz, lang)
