@@ -7,7 +7,8 @@ become is made once here, as a small vendor-neutral plan; each store only transl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import uuid
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "Condition",
     "check_dense",
     "check_embedder",
+    "check_ids",
     "check_payload_in_scope",
     "check_points_in_scope",
     "check_scope",
@@ -81,6 +83,23 @@ def check_points_in_scope(scope: Scope, points: Sequence[StoredPoint]) -> None:
         check_payload_in_scope(scope, point.payload, f"point {point.id}")
 
 
+def check_ids(ids: Iterable[str]) -> tuple[str, ...]:
+    """Point ids in canonical uuid form, deduplicated; ``ValueError`` for anything that is not a uuid.
+
+    Refusing (rather than dropping) a bad id matters: a filter whose only ids were dropped would
+    match every point in scope, and ``delete`` would then erase them all.
+    """
+    canonical: set[str] = set()
+    for point_id in ids:
+        try:
+            canonical.add(str(uuid.UUID(str(point_id))))
+        except ValueError:
+            raise ValueError(
+                f"point ids are uuid strings (see memory.models.fact_id); got {point_id!r}"
+            ) from None
+    return tuple(sorted(canonical))
+
+
 def tenant_condition(scope: Scope) -> Condition:
     return Condition("eq", "tenant", value=scope.tenant)
 
@@ -98,7 +117,7 @@ def plan_filter(scope: Scope, flt: RecordFilter | None = None) -> list[Condition
         if wanted:
             plan.append(Condition("any", key, values=tuple(sorted(wanted))))
     if flt.ids:
-        plan.append(Condition("ids", values=tuple(sorted(flt.ids))))
+        plan.append(Condition("ids", values=check_ids(flt.ids)))
     if flt.due_before is not None:
         plan.append(Condition("lt", "due_ts", bound=flt.due_before.timestamp()))
     if flt.expires_before is not None:

@@ -312,12 +312,13 @@ class EdgeStore:
 
     async def retrieve(self, layer: Layer, scope: Scope, ids: Sequence[str]) -> list[Hit]:
         scope = check_scope(scope)
-        if not ids:
+        wanted = check_ids(ids)
+        if not wanted:
             return []
         # A scoped scroll rather than retrieve-by-id, so the engine enforces the scope.
-        conditions = [*plan_filter(scope), Condition("ids", values=tuple(set(ids)))]
+        conditions = [*plan_filter(scope), Condition("ids", values=wanted)]
         request = ScrollRequest(
-            limit=len(set(ids)), filter=_filter(conditions), with_payload=True, with_vector=False
+            limit=len(wanted), filter=_filter(conditions), with_payload=True, with_vector=False
         )
         records, _ = self._call("retrieve points", layer, self._shard(layer).scroll, request)
         return [_hit(r) for r in records]

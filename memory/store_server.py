@@ -236,7 +236,7 @@ class ServerStore:
     async def retrieve(self, layer: Layer, scope: Scope, ids: Sequence[str]) -> list[Hit]:
         scope = check_scope(scope)
         collection = self._collection(layer)
-        wanted = tuple(set(ids))
+        wanted = check_ids(ids)
         if not wanted:
             return []
         # A scoped scroll rather than retrieve-by-id, so the server enforces the scope.
@@ -315,7 +315,9 @@ class ServerStore:
     async def tenants(self, layer: Layer) -> list[str]:
         collection = self._collection(layer)
         response = await self._call(
-            "list tenants", collection, self._client.facet(collection, key="tenant", limit=1_000_000, exact=True)
+            "list tenants",
+            collection,
+            self._client.facet(collection, key="tenant", limit=1_000_000, exact=True),
         )
         return sorted(str(hit.value) for hit in response.hits)
 

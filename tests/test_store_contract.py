@@ -293,3 +293,14 @@ async def test_closed_store_refuses_calls(store: MemoryStore) -> None:
 async def test_unreachable_server_names_the_url() -> None:
     with pytest.raises(StoreError, match=r"127\.0\.0\.1:9.*HEYAN_QDRANT_URL"):
         await ServerStore.open(url="http://127.0.0.1:9", embedder_name="x", dim=4)
+
+
+async def test_non_uuid_ids_are_refused(store: MemoryStore) -> None:
+    await store.upsert("facts", T1, [point(pid(), payload(), "x")])
+    with pytest.raises(ValueError, match="uuid"):
+        await store.retrieve("facts", T1, ["fact-1"])
+    with pytest.raises(ValueError, match="uuid"):
+        await store.delete("facts", T1, RecordFilter(ids=frozenset({"fact-1"})))
+    assert await store.count("facts", T1) == 1  # never "no valid ids, so no id condition"
+    [hit] = (await store.scroll("facts", T1, ANY))[0]
+    assert [h.id for h in await store.retrieve("facts", T1, [hit.id.upper()])] == [hit.id]
