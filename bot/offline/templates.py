@@ -191,8 +191,10 @@ def render_reply(request: ReplyRequest) -> str:
         # The summary's issues and agreements, not its first line (a section title).
         sections = parse_summary(request.summary.text)
         items = [*sections["issues"][:2], *sections["agreed"][:2]]
-        gist = ("；" if zh else "; ").join(items) if items else request.summary.text.strip().splitlines()[0]
-        parts.append(("上次谈到：" if zh else "Last time: ") + gist[:160])
+        structured = any(t in request.summary.text for titles in SECTIONS.values() for t in titles.values())
+        gist = ("；" if zh else "; ").join(items) if items else "" if structured else request.summary.text.strip()
+        if gist:  # a summary with nothing in it yet says nothing
+            parts.append(("上次谈到：" if zh else "Last time: ") + gist[:160])
     open_ids = {f.id for f in request.open_commitments if f.id}
     cited = [
         cite_fact(f, people, tz, lang)
