@@ -65,9 +65,17 @@ async def status(redis: ArqRedis) -> QueueStatus:
     now_ms = int(time.time() * 1000)
     ready = await redis.zcount(QUEUE, "-inf", now_ms)
     deferred = await redis.zcount(QUEUE, f"({now_ms}", "+inf")
+    # arq keeps a finished cron job's in-progress key for a while (one run per slot): a job is
+    # running only while it also is still in the queue.
+    ids = [_text(k).removeprefix(in_progress_key_prefix)
+           async for k in redis.scan_iter(match=f"{in_progress_key_prefix}*", count=500)]
     in_progress = 0
-    async for _ in redis.scan_iter(match=f"{in_progress_key_prefix}*", count=500):
-        in_progress += 1
+    if ids:
+        async with redis.pipeline(transaction=False) as pipe:
+            for job_id in ids:
+                pipe.zscore(QUEUE, job_id)
+            scores = await pipe.execute()
+        in_progress = sum(1 for score in scores if score is not None)
     dead = await redis.llen(DEAD_LETTER)  # type: ignore[misc]
     return QueueStatus(ready=int(ready), deferred=int(deferred), in_progress=in_progress, dead=int(dead))
 

@@ -4,15 +4,16 @@ The store is the source of truth and Redis may be lost (a flushed or replaced se
 Valkey whose append-only file was removed). ``reconcile`` therefore rebuilds every reminder job from
 the open commitments in the store; deterministic job ids make that a no-op when the job is still
 queued, and ``reminders_sent`` on the fact keeps a reminder that already fired from firing again.
-It also marks active commitments past their due time ``overdue``. ``purge`` deletes facts whose
-``expires_at`` has passed. Both are plain ``async def f(ctx)`` so tests and ``heyan jobs reconcile``
-can call them directly.
+It also marks active commitments past their due time (by more than ``OVERDUE_GRACE``) ``overdue``.
+``purge`` deletes facts whose ``expires_at`` has passed. Both are plain ``async def f(ctx)``, so
+tests and ``heyan jobs reconcile`` call them directly.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from arq.cron import CronJob, cron
@@ -25,12 +26,15 @@ from memory.ports import RecordFilter
 if TYPE_CHECKING:
     from bot.runtime import Runtime
 
-__all__ = ["PURGE_MINUTE", "ReconcileReport", "cron_jobs", "purge", "reconcile"]
+__all__ = ["OVERDUE_GRACE", "PURGE_MINUTE", "ReconcileReport", "cron_jobs", "purge", "reconcile"]
 
 log = logging.getLogger(__name__)
 
 #: The minute of each hour the purge runs: off the hour, away from everyone else's cron.
 PURGE_MINUTE = 17
+#: How long past its due time a commitment is left ``active`` before it is marked overdue: the
+#: reminder due at that moment gets to record itself first (both write the same record).
+OVERDUE_GRACE = timedelta(seconds=60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +70,7 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
         scope = Scope(tenant=tenant)
         for fact in await rt.memory.open_commitments(scope):
             seen += 1
-            if fact.due_at is not None and fact.due_at <= now and fact.status is FactStatus.ACTIVE:
+            if fact.status is FactStatus.ACTIVE and fact.due_at is not None and fact.due_at <= now - OVERDUE_GRACE:
                 # set_status re-reads the fact, so a reminder recorded meanwhile is not overwritten
                 fact = await rt.memory.set_status(scope, fact.id, FactStatus.OVERDUE)
                 overdue += 1

@@ -1,0 +1,182 @@
+"""Helpers for tests/test_jobs.py: a dedicated Redis database, settings with short job timings, a
+scripted provider, a cheap deterministic embedder, and a worker process to kill.
+
+Run as ``python -m tests.jobs_helpers worker DATA_DIR REDIS_URL MARKER`` it is a Heyan process with
+an in-process worker whose extraction writes MARKER and then hangs — the test kills it with SIGKILL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+import sys
+import time
+from collections.abc import Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from bot.llm.base import ProviderError
+from bot.models import Message
+from bot.offline.provider import OfflineProvider
+from bot.runtime import Runtime
+from bot.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from memory.extraction import CandidateFact, ExtractionRequest
+from memory.models import Kind, Scope, utcnow
+
+#: Redis databases these tests may claim (one per test); 0 is left to everyone else.
+TEST_DBS = range(8, 16)
+CLAIM = "heyan-test:claim"
+
+
+def claim_db(host: str = "127.0.0.1", port: int = 6379) -> int | None:
+    """An empty database on the local Redis, claimed for this test; None if Redis is unreachable."""
+    try:
+        for db in TEST_DBS:
+            r = redis.Redis(host=host, port=port, db=db, socket_connect_timeout=0.5)
+            try:
+                if r.dbsize() == 0 and r.set(CLAIM, b"1", nx=True, ex=300):
+                    return db
+            finally:
+                r.close()
+    except redis.ConnectionError:
+        return None
+    raise RuntimeError(f"no free Redis database among {list(TEST_DBS)} on {host}:{port}")
+
+
+def flush_db(url: str, *, keep_claim: bool = True) -> None:
+    """FLUSHDB on the test database (the claim is set again unless the test is over)."""
+    r = redis.Redis.from_url(url)
+    try:
+        r.flushdb()
+        if keep_claim:
+            r.set(CLAIM, b"1", ex=300)
+    finally:
+        r.close()
+
+
+class HashEmbedder:
+    """A deterministic 32-d embedder (token hashes): these tests are about jobs, not retrieval,
+    and the local model costs ~4 s to load per runtime."""
+
+    name = "test-hash"
+    dim = 32
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            v = [0.0] * self.dim
+            for tok in text.lower().split() or [text]:
+                h = hashlib.blake2b(tok.encode(), digest_size=4).digest()
+                v[int.from_bytes(h, "big") % self.dim] += 1.0
+            n = math.sqrt(sum(x * x for x in v)) or 1.0
+            out.append([x / n for x in v])
+        return out
+
+
+def settings(data_dir: Path, redis_url: str, **jobs: Any) -> Settings:
+    """Settings for one test: its own data dir, the test Redis, no LLM, short job timings."""
+    defaults: dict[str, Any] = {"reminder_lead_seconds": 0, "job_timeout": 5, "max_tries": 3}
+    return Settings(
+        data_dir=data_dir,
+        timezone="UTC",
+        store="edge",
+        redis=RedisSettings(url=redis_url),
+        qdrant=QdrantSettings(url=None),
+        llm=LLMSettings(base_url=None, api_key=None),
+        jobs=JobSettings(**{**defaults, **jobs}),
+    )
+
+
+def use_hash_embedder() -> None:
+    """Make every Runtime in this process use ``HashEmbedder``."""
+    import bot.runtime
+
+    bot.runtime.build_embedder = lambda _settings: HashEmbedder()  # type: ignore[assignment]
+
+
+class ScriptedProvider(OfflineProvider):
+    """The offline provider, except that ``extract`` returns the candidates scripted per message id.
+
+    ``fail`` makes extraction raise ``ProviderError`` (a poison job) for the sessions listed, ``delay``
+    makes it sleep, and ``started`` (a path) is written when an extraction begins.
+    """
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.script: dict[str, list[CandidateFact]] = {}
+        self.fail: set[str] = set()
+        self.delay = 0.0
+        self.started: Path | None = None
+        self.calls = 0
+
+    async def extract(self, request: ExtractionRequest) -> list[CandidateFact]:
+        self.calls += 1
+        if self.started is not None:
+            self.started.write_text(str(time.time()))
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if request.session in self.fail:
+            raise ProviderError(f"scripted failure in {request.session}")
+        return [c for t in request.turns for c in self.script.get(t.message_id, [])]
+
+
+class TimedNotifier:
+    """RecordingNotifier that also records when each post happened."""
+
+    def __init__(self) -> None:
+        self.posts: list[tuple[Scope, str, str | None]] = []
+        self.times: list[datetime] = []
+
+    async def post(self, scope: Scope, text: str, *, mention: str | None = None) -> None:
+        self.posts.append((scope, text, mention))
+        self.times.append(utcnow())
+
+
+def promise(
+    tenant: str, session: str, msg_id: str, user: str, name: str, task: str, due: datetime | None
+) -> tuple[Message, CandidateFact]:
+    """A message in which ``user`` promises ``task``, and the commitment an extractor would find."""
+    text = f"I will {task} by then, promise."
+    msg = Message(
+        id=msg_id,
+        scope=Scope(tenant=tenant, session=session, user=user),
+        author_name=name,
+        text=text,
+        ts=utcnow(),
+    )
+    cand = CandidateFact(
+        kind=Kind.COMMITMENT,
+        subject=user,
+        subject_name=name,
+        attribute=task,
+        value=task,
+        message_id=msg_id,
+        quote=f"I will {task}",
+        asserted_by=user,
+        due_at=due,
+    )
+    return msg, cand
+
+
+async def _worker_process(data_dir: str, redis_url: str, marker: str) -> None:
+    use_hash_embedder()
+    provider = ScriptedProvider()
+    provider.delay = 3600.0
+    provider.started = Path(marker)
+    rt = await Runtime.start(settings(Path(data_dir), redis_url), provider=provider, worker=True)
+    try:
+        await asyncio.Event().wait()  # until SIGKILL
+    finally:
+        await rt.stop()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "worker":
+        asyncio.run(_worker_process(*sys.argv[2:]))
+    else:
+        sys.exit("usage: python -m tests.jobs_helpers worker DATA_DIR REDIS_URL MARKER")

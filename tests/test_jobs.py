@@ -1,0 +1,393 @@
+"""Background jobs that fire once, on time, across restarts — against a real Runtime and Redis.
+
+Each test gets its own data dir (Qdrant Edge) and its own Redis database on 127.0.0.1:6379 (or, when
+no Redis runs there, an embedded Valkey server used through its URL). Job timings are shortened
+through settings: reminders a couple of seconds ahead, a 5 s job timeout, few tries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from arq.constants import in_progress_key_prefix, job_key_prefix
+from arq.jobs import Job
+from typer.testing import CliRunner
+
+from bot.notify import Notifier
+from bot.runtime import Runtime
+from bot.settings import Settings
+from bot.valkey import EmbeddedValkey
+from jobs import admin
+from jobs.cron import cron_jobs, purge, reconcile
+from jobs.queue import QUEUE
+from jobs.tasks import send_reminder
+from jobs.worker import DEAD_LETTER
+from memory.models import Fact, FactStatus, Kind, Scope, utcnow
+from tests.jobs_helpers import (
+    HashEmbedder,
+    ScriptedProvider,
+    TimedNotifier,
+    claim_db,
+    flush_db,
+    promise,
+    settings,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+Start = Callable[..., Awaitable[Runtime]]
+
+
+@pytest.fixture
+async def redis_url(tmp_path: Path) -> AsyncIterator[str]:
+    db = await asyncio.to_thread(claim_db)
+    if db is not None:
+        url = f"redis://127.0.0.1:6379/{db}"
+        try:
+            yield url
+        finally:
+            await asyncio.to_thread(flush_db, url, keep_claim=False)
+        return
+    server = EmbeddedValkey(tmp_path / "redis-server")
+    try:
+        yield await server.start()
+    finally:
+        await server.stop()
+
+
+@pytest.fixture(autouse=True)
+def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("bot.runtime.build_embedder", lambda _settings: HashEmbedder())
+
+
+@pytest.fixture
+async def start() -> AsyncIterator[Start]:
+    """Start runtimes; every one still running is stopped at the end of the test."""
+    started: list[Runtime] = []
+
+    async def _start(s: Settings, *, provider: Any, notifier: Notifier | None = None,
+                     worker: bool = True) -> Runtime:
+        rt = await Runtime.start(s, provider=provider, notifier=notifier, worker=worker)
+        started.append(rt)
+        return rt
+
+    yield _start
+    for rt in reversed(started):
+        await rt.stop()
+
+
+def ctx(rt: Runtime) -> dict[str, Any]:
+    return {"heyan": rt, "redis": rt.redis, "max_tries": rt.settings.jobs.max_tries}
+
+
+async def feed(rt: Runtime, provider: ScriptedProvider, *items: tuple[Any, Any]) -> None:
+    """Append the messages to their windows and enqueue one extraction per message."""
+    for msg, cand in items:
+        provider.script[msg.id] = [cand]
+        await rt.window.append(msg)
+        await rt.queue.extract(Scope(tenant=msg.scope.tenant, session=msg.session), [msg.id])
+
+
+async def result(rt: Runtime, job_id: str, timeout: float) -> Any:
+    return await Job(job_id, rt.redis, _queue_name=QUEUE).result(timeout=timeout, poll_delay=0.1)
+
+
+def remind_id(fact: Fact) -> str:
+    return f"remind:{fact.tenant}:{fact.id}:{fact.version}"
+
+
+async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.1)
+
+
+# --- reminders ---------------------------------------------------------------------------------
+
+
+async def test_reminder_fires_once_at_its_time(tmp_path: Path, redis_url: str, start: Start) -> None:
+    provider, notifier = ScriptedProvider(), TimedNotifier()
+    rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
+    tenant = "console:once"
+    due = utcnow() + timedelta(seconds=2)
+    await feed(rt, provider, promise(tenant, "thread-1", "m1", "u-zhang", "张伟", "send the draft", due))
+    await rt.drain(10)
+
+    [fact] = await rt.memory.open_commitments(Scope(tenant=tenant))
+    assert fact.due_at is not None and abs((fact.due_at - due).total_seconds()) < 0.01
+    assert notifier.posts == []  # not before its time
+    assert await result(rt, remind_id(fact), timeout=10) == "sent"
+
+    [(scope, text, mention)] = notifier.posts
+    assert scope == Scope(tenant=tenant, session="thread-1")
+    assert mention == "u-zhang"
+    assert "send the draft" in text
+    assert notifier.times[0] >= due - timedelta(milliseconds=5)  # arq scores in whole ms
+    stored = await rt.memory.get(Scope(tenant=tenant), fact.id)
+    assert stored is not None and len(stored.reminders_sent) == 1 and stored.version == fact.version
+
+    # Running the job again posts nothing — with the Redis claim, and without it (the store remembers).
+    assert await send_reminder(ctx(rt), tenant, fact.id, fact.version) == "already sent"
+    await rt.redis.delete(f"heyan:reminded:{tenant}:{fact.id}:{fact.version}")
+    assert await send_reminder(ctx(rt), tenant, fact.id, fact.version) == "already sent"
+    assert (await reconcile(ctx(rt))).scheduled == 0
+    await asyncio.sleep(0.5)
+    assert len(notifier.posts) == 1
+
+
+async def test_commitment_done_before_its_time_sends_nothing(
+    tmp_path: Path, redis_url: str, start: Start
+) -> None:
+    provider, notifier = ScriptedProvider(), TimedNotifier()
+    rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
+    tenant = "console:done"
+    due = utcnow() + timedelta(seconds=1.5)
+    await feed(rt, provider, promise(tenant, "t", "m1", "u-li", "李娜", "refund the deposit", due))
+    await rt.drain(10)
+    [fact] = await rt.memory.open_commitments(Scope(tenant=tenant))
+    await rt.memory.set_status(Scope(tenant=tenant), fact.id, FactStatus.DONE)
+
+    assert await result(rt, remind_id(fact), timeout=10) == "skipped: done"
+    assert notifier.posts == []
+    assert (await reconcile(ctx(rt))).scheduled == 0
+
+
+# --- a worker killed mid-job -------------------------------------------------------------------
+
+
+async def test_job_of_a_killed_worker_completes_later_without_duplicates(
+    tmp_path: Path, redis_url: str, start: Start
+) -> None:
+    s = settings(tmp_path, redis_url)
+    marker = tmp_path / "extraction-started"
+    tenant, session = "console:kill", "t"
+    msg, cand = promise(tenant, session, "m1", "u-wang", "王芳", "share the budget", utcnow() + timedelta(days=2))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "tests.jobs_helpers", "worker", str(tmp_path), redis_url, str(marker)],
+        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        # The job is enqueued from here (Redis only: the store belongs to the worker process).
+        from arq.connections import RedisSettings, create_pool
+
+        from bot.window import ConversationWindow
+        from jobs.queue import JobQueue
+
+        pool = await create_pool(RedisSettings.from_dsn(redis_url), default_queue_name=QUEUE)
+        try:
+            await ConversationWindow(pool).append(msg)
+            assert await JobQueue(pool).extract(Scope(tenant=tenant, session=session), [msg.id])
+            deadline = time.monotonic() + 30
+            while not marker.exists():
+                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "worker died"
+                assert time.monotonic() < deadline, "the worker never started the extraction"
+                await asyncio.sleep(0.05)
+            in_progress = [k async for k in pool.scan_iter(match=f"{in_progress_key_prefix}extract:*")]
+            assert len(in_progress) == 1
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(10)
+            killed_at = time.monotonic()
+            job_id = in_progress[0].decode().removeprefix(in_progress_key_prefix)
+        finally:
+            await pool.aclose()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        if proc.stderr:
+            proc.stderr.close()
+
+    # A new process on the same data dir and Redis finishes the job once arq's in-progress key expires.
+    provider = ScriptedProvider()
+    provider.script[msg.id] = [cand]
+    rt = await start(s, provider=provider, notifier=TimedNotifier())
+    assert await result(rt, job_id, timeout=30) == 1
+    waited = time.monotonic() - killed_at
+    assert provider.calls == 1
+    facts = await rt.memory.list_facts(Scope(tenant=tenant))
+    assert [(f.kind, f.subject, f.attribute) for f in facts] == [(Kind.COMMITMENT, "u-wang", "share the budget")]
+    assert await rt.redis.exists(job_key_prefix + remind_id(facts[0]))  # its reminder is queued
+
+    # The same job run again (arq may run a job twice) changes nothing.
+    assert await result_of_rerun(rt, tenant, session, msg.id) == 0
+    assert await rt.memory.store.count("facts", Scope(tenant=tenant)) == 1
+    assert waited < 30
+
+
+async def result_of_rerun(rt: Runtime, tenant: str, session: str, message_id: str) -> int:
+    from jobs.tasks import extract_memories
+
+    return await extract_memories(ctx(rt), tenant, session, [message_id])
+
+
+# --- Redis lost --------------------------------------------------------------------------------
+
+
+async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_url: str, start: Start) -> None:
+    provider, notifier = ScriptedProvider(), TimedNotifier()
+    s = settings(tmp_path, redis_url)
+    rt = await start(s, provider=provider, notifier=notifier, worker=False)
+    tenant = "console:flush"
+    soon = utcnow() + timedelta(seconds=2)
+    past = utcnow() - timedelta(hours=1)
+    later = utcnow() + timedelta(days=3)
+    await feed(
+        rt,
+        provider,
+        promise(tenant, "a", "m1", "u-zhang", "张伟", "send the draft", soon),
+        promise(tenant, "b", "m2", "u-li", "李娜", "call the landlord", past),
+        promise(tenant, "a", "m3", "u-wang", "王芳", "book the room", later),
+    )
+    from jobs.tasks import extract_memories
+
+    for sess, mid in (("a", "m1"), ("b", "m2"), ("a", "m3")):
+        await extract_memories(ctx(rt), tenant, sess, [mid])
+    facts = await rt.memory.open_commitments(Scope(tenant=tenant))
+    assert len(facts) == 3
+    keys = [job_key_prefix + remind_id(f) for f in facts]
+    assert await rt.redis.exists(*keys) == 3
+
+    await asyncio.to_thread(flush_db, redis_url)  # Redis loses everything
+    assert await rt.redis.exists(*keys) == 0
+    assert (await admin.status(rt.redis)).deferred == 0
+
+    before = time.time()
+    report = await reconcile(ctx(rt))
+    assert (report.open_commitments, report.scheduled, report.overdue) == (3, 3, 1)
+    assert await rt.redis.exists(*keys) == 3
+    for f in facts:  # each deferred to its due time (one already past: to now)
+        score = await rt.redis.zscore(QUEUE, remind_id(f))
+        assert f.due_at is not None and score is not None
+        assert abs(score / 1000 - max(f.due_at.timestamp(), before)) < 1
+    overdue = await rt.memory.get(Scope(tenant=tenant), facts[0].id)  # soonest due first: the past one
+    assert overdue is not None and overdue.status is FactStatus.OVERDUE and overdue.version == 1
+    assert (await reconcile(ctx(rt))).scheduled == 0  # queued already: a no-op
+
+    # The worker (with its own reconcile at startup) sends the due ones, each once.
+    rt.start_worker()
+    for f in facts[:2]:
+        assert await result(rt, remind_id(f), timeout=10) == "sent"
+    assert sorted(m for _, _, m in notifier.posts) == ["u-li", "u-zhang"]
+
+    # Lose Redis again: nothing already sent is rebuilt; the later one is.
+    await asyncio.to_thread(flush_db, redis_url)
+    report = await reconcile(ctx(rt))
+    assert report.scheduled == 1
+    assert await rt.redis.exists(job_key_prefix + remind_id(facts[2])) == 1
+    await asyncio.sleep(0.5)
+    assert len(notifier.posts) == 2
+
+
+# --- poison jobs -------------------------------------------------------------------------------
+
+
+async def test_poison_job_is_dead_lettered_and_can_be_retried(
+    tmp_path: Path, redis_url: str, start: Start
+) -> None:
+    provider = ScriptedProvider()
+    provider.fail.add("poison")
+    rt = await start(settings(tmp_path, redis_url, max_tries=2), provider=provider, notifier=TimedNotifier())
+    tenant = "console:poison"
+    later = utcnow() + timedelta(days=1)
+    bad = promise(tenant, "poison", "m1", "u-zhang", "张伟", "send the draft", later)
+    good = promise(tenant, "fine", "m2", "u-li", "李娜", "call the landlord", later)
+    await feed(rt, provider, bad, good)
+
+    async def dead() -> bool:
+        return bool(await rt.redis.llen(DEAD_LETTER))
+
+    await wait_for(dead, 15, "the dead letter")
+    [entry] = await admin.dead_letters(rt.redis)
+    assert entry.function == "extract_memories" and entry.tries == 2
+    assert entry.job_id.startswith(f"extract:{tenant}:poison:")
+    assert "scripted failure" in entry.error
+    assert list(entry.args) == [tenant, "poison", ["m1"]]
+    # the other job went through meanwhile
+    assert [f.subject for f in await rt.memory.list_facts(Scope(tenant=tenant))] == ["u-li"]
+    st = await admin.status(rt.redis)
+    assert st.dead == 1 and st.in_progress == 0
+
+    provider.fail.clear()  # the provider is fixed; retry the dead job under a new id
+    assert await admin.retry_dead(rt.redis, "no-such-job") == 0
+    assert await admin.retry_dead(rt.redis, entry.job_id) == 1
+    assert await admin.dead_letters(rt.redis) == []
+    assert await result(rt, f"{entry.job_id}:retry1", timeout=10) == 1
+    assert sorted(f.subject for f in await rt.memory.list_facts(Scope(tenant=tenant))) == ["u-li", "u-zhang"]
+
+
+# --- purge -------------------------------------------------------------------------------------
+
+
+async def test_purge_removes_expired_facts_only(tmp_path: Path, redis_url: str, start: Start) -> None:
+    rt = await start(settings(tmp_path, redis_url), provider=ScriptedProvider(), worker=False)
+    now = utcnow()
+
+    def fact(tenant: str, attribute: str, expires: timedelta | None) -> Fact:
+        return Fact(tenant=tenant, session="t", kind=Kind.EMOTION, subject="u-1", attribute=attribute,
+                    value="upset", asserted_by="u-1", expires_at=now + expires if expires else None)
+
+    await rt.memory.remember([fact("console:p1", "feels", -timedelta(minutes=1)),
+                              fact("console:p1", "feels about rent", timedelta(days=1))])
+    await rt.memory.remember([fact("console:p2", "feels", -timedelta(seconds=1)),
+                              fact("console:p2", "feels about noise", None)])
+
+    assert await purge(ctx(rt)) == {"console:p1": 1, "console:p2": 1}
+    left = {t: [f.attribute for f in await rt.memory.list_facts(Scope(tenant=t))]
+            for t in ("console:p1", "console:p2")}
+    assert left == {"console:p1": ["feels about rent"], "console:p2": ["feels about noise"]}
+    assert await purge(ctx(rt)) == {}
+
+
+# --- wiring ------------------------------------------------------------------------------------
+
+
+def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
+    jobs = {j.name: j for j in cron_jobs(settings(tmp_path, "redis://unused", reconcile_minutes=15))}
+    assert set(jobs) == {"reconcile", "purge"}
+    assert jobs["reconcile"].minute == {0, 15, 30, 45} and jobs["reconcile"].run_at_startup
+    assert jobs["reconcile"].unique and jobs["purge"].unique
+    assert isinstance(jobs["purge"].minute, int)
+
+
+def test_cli_status_and_dead_letter(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    import redis as sync_redis
+
+    from adapters.cli import app
+
+    r = sync_redis.Redis.from_url(redis_url)
+    try:
+        r.rpush(DEAD_LETTER, json.dumps({"job_id": "extract:x:y:1", "function": "forget_user",
+                                         "args": ["console:cli", "nobody"], "error": "Boom", "tries": 2,
+                                         "at": "2025-01-01T00:00:00+00:00"}))
+        r.zadd(QUEUE, {"deferred-job": int(time.time() * 1000) + 3_600_000})
+        monkeypatch.setenv("HEYAN_REDIS_URL", redis_url)
+        runner = CliRunner()
+        out = runner.invoke(app, ["jobs", "status", "--json"])
+        assert out.exit_code == 0, out.output
+        assert json.loads(out.output) == {"ready": 0, "deferred": 1, "in_progress": 0, "dead": 1}
+        out = runner.invoke(app, ["jobs", "dead-letter", "--json"])
+        assert out.exit_code == 0, out.output
+        [dead] = json.loads(out.output)
+        assert dead["job_id"] == "extract:x:y:1" and dead["error"] == "Boom"
+        out = runner.invoke(app, ["jobs", "dead-letter", "--all", "--json"])
+        assert out.exit_code == 0, out.output
+        assert json.loads(out.output) == {"retried": 1}
+        assert r.llen(DEAD_LETTER) == 0
+        assert r.exists(job_key_prefix + "extract:x:y:1:retry1")
+        out = runner.invoke(app, ["jobs", "dead-letter", "--retry", "gone"])
+        assert out.exit_code == 2
+    finally:
+        r.close()
