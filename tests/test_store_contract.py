@@ -18,6 +18,10 @@ from memory.ports import DENSE, SPARSE, MemoryStore, RecordFilter, SparseVector,
 from memory.store_server import ServerStore
 from tests.store_fakes import STORE_KINDS, dense, fact, fact_point, open_store, point, sparse
 
+# qdrant-client checks the server version in a background thread; for the unreachable-server test
+# its warning lands in whichever test runs next.
+pytestmark = pytest.mark.filterwarnings("ignore:Failed to obtain server version:UserWarning")
+
 T1 = Scope(tenant="discord:1")
 ANY = RecordFilter()
 
@@ -304,3 +308,7 @@ async def test_non_uuid_ids_are_refused(store: MemoryStore) -> None:
     assert await store.count("facts", T1) == 1  # never "no valid ids, so no id condition"
     [hit] = (await store.scroll("facts", T1, ANY))[0]
     assert [h.id for h in await store.retrieve("facts", T1, [hit.id.upper()])] == [hit.id]
+
+
+async def test_is_a_memory_store(store: MemoryStore) -> None:
+    assert isinstance(store, MemoryStore) and store.name in {"edge", "server"}

@@ -163,3 +163,24 @@ async def test_library_errors_are_wrapped(tmp_path: Path) -> None:
         await store.close()  # reports the failure...
     again = await open_edge(tmp_path)  # ...and still releases the lock
     await again.close()
+
+
+async def test_shards_have_the_payload_indexes(tmp_path: Path) -> None:
+    store = await open_edge(tmp_path)
+    try:
+        for layer in ("facts", "summaries"):
+            schema = store._shards[layer].info().payload_schema  # type: ignore[index]
+            assert set(schema) == {
+                "tenant",
+                "session",
+                "subject",
+                "kind",
+                "status",
+                "users",
+                "due_ts",
+                "expires_ts",
+            }
+            assert schema["tenant"].params.is_tenant  # type: ignore[union-attr]
+        assert (tmp_path / "facts").is_dir() and (tmp_path / "summaries").is_dir()
+    finally:
+        await store.close()
