@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -46,7 +45,7 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def run(main: Callable[[Settings], Awaitable[T]]) -> T:
+def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
     """Load settings and run an async command; known failures become one clear line and exit 2."""
     try:
         settings = load_settings()
@@ -259,4 +258,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

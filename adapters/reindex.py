@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from typing import Any
 
 from rich.console import Console
 from rich.progress import Progress
@@ -18,7 +19,7 @@ from bot.runtime import build_embedder, open_store
 from bot.settings import Settings
 from memory.codec import fact_from_payload, summary_from_payload
 from memory.models import Fact, Scope, Summary
-from memory.ports import MemoryStore, RecordFilter
+from memory.ports import Layer, MemoryStore, RecordFilter
 from memory.retrieval import index_facts, index_summaries
 from memory.sparse import Bm25Encoder
 from memory.store_edge import EdgeStore
@@ -31,11 +32,12 @@ _BATCH = 64
 async def _read_all(store: MemoryStore) -> tuple[list[Fact], list[Summary]]:
     facts: list[Fact] = []
     summaries: list[Summary] = []
-    for layer in ("facts", "summaries"):
-        for tenant in await store.tenants(layer):  # type: ignore[arg-type]
+    layers: tuple[Layer, ...] = ("facts", "summaries")
+    for layer in layers:
+        for tenant in await store.tenants(layer):
             offset: str | None = None
             while True:
-                hits, offset = await store.scroll(layer, Scope(tenant=tenant), RecordFilter(), 256, offset)  # type: ignore[arg-type]
+                hits, offset = await store.scroll(layer, Scope(tenant=tenant), RecordFilter(), 256, offset)
                 for h in hits:
                     if layer == "facts":
                         facts.append(fact_from_payload(h.payload))
@@ -55,9 +57,9 @@ async def reindex(settings: Settings, *, console: Console) -> int:
     else:
         path = settings.data_dir / "qdrant"
         meta_file = path / "meta.json"
-        meta = json.loads(meta_file.read_text()) if meta_file.exists() else {"embedder": embedder.name,
+        meta: dict[str, Any] = json.loads(meta_file.read_text()) if meta_file.exists() else {"embedder": embedder.name,
                                                                              "dim": embedder.dim}
-        source = await EdgeStore.open(path, embedder_name=meta["embedder"], dim=meta["dim"])
+        source = await EdgeStore.open(path, embedder_name=str(meta["embedder"]), dim=int(meta["dim"]))
         try:
             facts, summaries = await _read_all(source)
         finally:
