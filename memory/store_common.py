@@ -80,7 +80,11 @@ def check_points_in_scope(scope: Scope, points: Sequence[StoredPoint]) -> None:
                 f"point {point.id} has tenant {point.payload.get('tenant')!r} "
                 f"but the call's scope is {scope.tenant!r}"
             )
-        check_payload_in_scope(scope, point.payload, f"point {point.id}")
+        if scope.session and point.payload.get("session") != scope.session:
+            raise ScopeError(
+                f"point {point.id} has session {point.payload.get('session')!r} "
+                f"but the call's scope is session {scope.session!r}"
+            )
 
 
 def check_ids(ids: Iterable[str]) -> tuple[str, ...]:

@@ -262,6 +262,13 @@ async def test_upsert_outside_scope_raises(store: MemoryStore) -> None:
         await store.upsert("facts", T1, [point(pid(), {"session": "thread-1"}, "no tenant")])
     with pytest.raises(ScopeError, match="session"):
         await store.upsert("facts", T1.narrow(session="thread-9"), [ok])
+    with pytest.raises(ScopeError, match="session"):
+        await store.upsert(
+            "facts", T1.narrow(session="thread-1"), [point(pid(), {"tenant": "discord:1"}, "no session")]
+        )
+    await store.upsert("facts", T1.narrow(session="thread-1"), [ok])
+    assert await store.count("facts", T1) == 1
+    await store.delete("facts", T1)
     assert await store.count("facts", T1) == 0  # nothing of a refused batch is written
 
 
