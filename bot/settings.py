@@ -35,7 +35,7 @@ class SettingsError(ValueError):
 
 
 def _section(prefix: str) -> SettingsConfigDict:
-    return SettingsConfigDict(env_prefix=prefix, env_file=".env", extra="ignore", validate_default=True)
+    return SettingsConfigDict(env_prefix=prefix, env_file=".env", extra="ignore", validate_default=True, env_ignore_empty=True)
 
 
 class LLMSettings(BaseSettings):
@@ -129,7 +129,8 @@ class Settings(BaseSettings):
     """Everything Heyan reads at start. ``heyan config`` prints it with secrets masked."""
 
     model_config = SettingsConfigDict(
-        env_prefix="HEYAN_", env_file=".env", extra="ignore", validate_default=True
+        env_prefix="HEYAN_", env_file=".env", extra="ignore", validate_default=True,
+        env_ignore_empty=True,
     )
 
     data_dir: Path = Path("data")
