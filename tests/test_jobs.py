@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -175,9 +174,10 @@ async def test_job_of_a_killed_worker_completes_later_without_duplicates(
     tenant, session = "console:kill", "t"
     msg, cand = promise(tenant, session, "m1", "u-wang", "王芳", "share the budget", utcnow() + timedelta(days=2))
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "tests.jobs_helpers", "worker", str(tmp_path), redis_url, str(marker)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    # its stderr is inherited: pytest shows it if the worker dies
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.jobs_helpers", "worker", str(tmp_path), redis_url, str(marker),
+        cwd=ROOT, env=env, stdout=asyncio.subprocess.DEVNULL,
     )
     try:
         # The job is enqueued from here (Redis only: the store belongs to the worker process).
@@ -192,23 +192,22 @@ async def test_job_of_a_killed_worker_completes_later_without_duplicates(
             assert await JobQueue(pool).extract(Scope(tenant=tenant, session=session), [msg.id])
             deadline = time.monotonic() + 30
             while not marker.exists():
-                assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else "worker died"
+                assert proc.returncode is None, "the worker process died"
                 assert time.monotonic() < deadline, "the worker never started the extraction"
                 await asyncio.sleep(0.05)
             in_progress = [k async for k in pool.scan_iter(match=f"{in_progress_key_prefix}extract:*")]
             assert len(in_progress) == 1
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(10)
+            proc.send_signal(signal.SIGKILL)  # mid-job: the provider call is still sleeping
+            assert await asyncio.wait_for(proc.wait(), 10) == -signal.SIGKILL
             killed_at = time.monotonic()
             job_id = in_progress[0].decode().removeprefix(in_progress_key_prefix)
+            assert await pool.zscore(QUEUE, job_id) is not None  # still queued, owned by nobody
         finally:
             await pool.aclose()
     finally:
-        if proc.poll() is None:
+        if proc.returncode is None:
             proc.kill()
-            proc.wait(10)
-        if proc.stderr:
-            proc.stderr.close()
+            await proc.wait()
 
     # A new process on the same data dir and Redis finishes the job once arq's in-progress key expires.
     provider = ScriptedProvider()
