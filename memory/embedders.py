@@ -177,7 +177,7 @@ class OpenAIEmbedder:
         client: AsyncOpenAI | None = None,
     ) -> None:
         if not model:
-            raise ConfigError("the openai embedder needs a model name (HEYAN_EMBED_MODEL)")
+            raise ConfigError("the openai embedder needs a model name (HEYAN_EMBEDDING_MODEL)")
         if batch_size < 1:
             raise ConfigError(f"batch_size must be >= 1, got {batch_size}")
         self.name = f"openai:{model}"
@@ -226,10 +226,10 @@ class OpenAIEmbedder:
                 model=self.model, input=texts, encoding_format="float"
             )
         except openai.AuthenticationError as exc:
-            raise EmbedderError(f"{where} refused the API key: check HEYAN_EMBED_API_KEY") from exc
+            raise EmbedderError(f"{where} refused the API key: check HEYAN_EMBEDDING_API_KEY") from exc
         except openai.NotFoundError as exc:
             raise EmbedderError(
-                f"{where} answered 404: check HEYAN_EMBED_BASE_URL (it usually ends in /v1) "
+                f"{where} answered 404: check HEYAN_EMBEDDING_BASE_URL (it usually ends in /v1) "
                 "and that the model is served there"
             ) from exc
         except openai.APITimeoutError as exc:
@@ -239,7 +239,7 @@ class OpenAIEmbedder:
             ) from exc
         except openai.APIConnectionError as exc:
             raise EmbedderError(
-                f"cannot reach {where} after {self.max_retries} retries: check HEYAN_EMBED_BASE_URL "
+                f"cannot reach {where} after {self.max_retries} retries: check HEYAN_EMBEDDING_BASE_URL "
                 f"and that the server is running ({exc})"
             ) from exc
         except openai.APIStatusError as exc:
@@ -258,7 +258,7 @@ class OpenAIEmbedder:
             if self.dim and len(vector) != self.dim:
                 raise EmbedderError(
                     f"{where} returned {len(vector)}-dim vectors but {self.dim} are configured: "
-                    "check HEYAN_EMBED_DIM matches the model"
+                    "check HEYAN_EMBEDDING_DIM matches the model"
                 )
         return vectors
 
