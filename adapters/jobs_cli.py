@@ -78,7 +78,7 @@ def jobs_dead_letter(
     retry_all: Annotated[bool, typer.Option("--all", help="re-enqueue every dead job")] = False,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
-    """List jobs that failed their last try; ``--retry ID`` or ``--all`` enqueues them again."""
+    """List jobs that failed their last try; --retry ID or --all enqueues them again."""
     if retry is not None and retry_all:
         raise _fail("use either --retry ID or --all, not both")
     if retry is not None or retry_all:

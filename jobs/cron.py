@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from arq.cron import CronJob, cron
 
-from bot.settings import Settings
+from bot.settings import JobSettings, Settings
 from jobs.tasks import schedule_reminder
 from memory.models import FactStatus, Scope, utcnow
 from memory.ports import RecordFilter
@@ -97,12 +97,17 @@ async def purge(ctx: dict[str, Any]) -> dict[str, int]:
     return deleted
 
 
-def cron_jobs(settings: Settings) -> list[CronJob]:
+def cron_jobs(settings: Settings | None = None) -> list[CronJob]:
     """``reconcile`` every ``jobs.reconcile_minutes`` (and at worker start), ``purge`` hourly.
 
-    ``unique`` cron ids keep several workers from running the same slot twice.
+    Without settings, the declared default interval (for ``WorkerSettings``, built at import time,
+    before the environment is read). ``unique`` cron ids keep several workers from running the same
+    slot twice.
     """
-    every = settings.jobs.reconcile_minutes
+    every: int = (
+        settings.jobs.reconcile_minutes if settings is not None
+        else JobSettings.model_fields["reconcile_minutes"].default
+    )
     return [
         cron(reconcile, name="reconcile", minute=set(range(0, 60, every)), run_at_startup=True, unique=True),
         cron(purge, name="purge", minute=PURGE_MINUTE, unique=True),

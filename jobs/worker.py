@@ -17,6 +17,7 @@ from arq import Retry
 from arq.worker import Function, Worker, func
 
 from jobs import tasks
+from jobs.cron import cron_jobs as default_cron_jobs
 from jobs.queue import QUEUE
 from memory.models import utcnow
 
@@ -124,6 +125,7 @@ class WorkerSettings:
     """``heyan worker``: a standalone worker for the distributed shape (needs HEYAN_REDIS_URL)."""
 
     functions = task_functions(5, 120)
+    cron_jobs = default_cron_jobs()
     queue_name = QUEUE
     on_startup = _startup
     on_shutdown = _shutdown

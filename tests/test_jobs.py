@@ -359,6 +359,10 @@ def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
     assert jobs["reconcile"].minute == {0, 15, 30, 45} and jobs["reconcile"].run_at_startup
     assert jobs["reconcile"].unique and jobs["purge"].unique
     assert isinstance(jobs["purge"].minute, int)
+    # the standalone worker (`heyan worker`) runs them too
+    from jobs.worker import WorkerSettings
+
+    assert {j.name for j in WorkerSettings.cron_jobs} == {"reconcile", "purge"}
 
 
 def test_cli_status_and_dead_letter(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
