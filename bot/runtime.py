@@ -149,6 +149,9 @@ class Runtime:
         if not s.use_server_store or s.redis.url is None:
             _check_data_dir(s)
         self.embedder = build_embedder(s)
+        start = getattr(self.embedder, "start", None)
+        if start is not None:  # the OpenAI embedder learns its dimension with one probe call
+            await start()
         sparse = Bm25Encoder()
         self.store = await open_store(s, self.embedder)
         retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k)
