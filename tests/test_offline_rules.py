@@ -190,3 +190,19 @@ def test_unknown_timezone_falls_back_to_utc() -> None:
     request = ExtractionRequest("t", "s", [EN[0]], lang="en", timezone="Mars/Base")
     [c] = [c for c in extract_rules(request) if c.kind is Kind.COMMITMENT]
     assert c.due_at is not None and c.due_at.utcoffset() == timedelta(0)
+
+
+def test_questions_assert_nothing() -> None:
+    from datetime import UTC, datetime
+
+    from bot.offline.rules import extract_rules
+    from memory.extraction import ExtractionRequest, Utterance
+
+    ts = datetime(2026, 11, 4, 10, 0, tzinfo=UTC)
+    asked = Utterance("q1", "u-li", "李娜", "和言，我答应了什么？我会在周五前交草稿。", ts)
+    en = Utterance("q2", "u-bob", "Bob", "Will I pay you back by Friday? I'll call you tonight.", ts)
+    zh = extract_rules(ExtractionRequest(tenant="t", session="s", turns=[asked], lang="zh"))
+    assert [c.quote for c in zh if c.kind.value == "commitment"] == ["我会在周五前交草稿"]
+    out = extract_rules(ExtractionRequest(tenant="t", session="s", turns=[en], lang="en"))
+    assert all("pay" not in c.quote for c in out)
+    assert any(c.kind.value == "commitment" and "call you tonight" in c.quote for c in out)

@@ -20,6 +20,7 @@ Rules chosen here (documented in the report and docs):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -114,9 +115,15 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
     history: list[Utterance] = list(request.context)
     out: list[CandidateFact] = []
     for turn in request.turns:
-        out.extend(_Turn(turn, request, history, names).extract())
+        # Questions assert nothing ("我答应了什么？", "will you pay?"): blank them out before the rules.
+        # Quotes stay substrings of the message because the other sentences are left as they were.
+        asked = dataclasses.replace(turn, text=_QUESTION.sub("\n", turn.text))
+        out.extend(_Turn(asked, request, history, names).extract())
         history.append(turn)
     return out
+
+
+_QUESTION = re.compile(r"[^。！？；!?;\n]*[？?]")
 
 
 def _core(text: str) -> str:
