@@ -25,9 +25,9 @@ retrieval``; the numbers are in the bench notes (docs/BENCHMARKS.md):
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload, summary_to_payload
 from memory.embedders import bounded
@@ -35,6 +35,7 @@ from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id
 from memory.ports import (
     Embedder,
     Hit,
+    Layer,
     MemoryStore,
     RecordFilter,
     SparseEncoder,
@@ -263,52 +264,51 @@ def _min(a: int | None, b: int | None) -> int | None:
     return b if a is None else a if b is None else min(a, b)
 
 
+R = TypeVar("R", Fact, Summary)
+
+
+async def _index(
+    store: MemoryStore,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    layer: Layer,
+    records: Sequence[R],
+    text_of: Callable[[R], str],
+    payload_of: Callable[[R], dict[str, Any]],
+) -> list[R]:
+    """The one write path: embed the records' texts in one batch (bounded, ``truncated`` set when cut)
+    and upsert them per tenant. Returns the records as written."""
+    written: list[R] = []
+    texts: list[str] = []
+    for record in records:
+        record = record.with_id()
+        text, cut = bounded(text_of(record))
+        if cut and not record.truncated:
+            record = record.model_copy(update={"truncated": True})
+        written.append(record)
+        texts.append(text)
+    if not written:
+        return []
+    vectors = await embedder.embed(texts)
+    by_tenant: dict[str, list[StoredPoint]] = {}
+    for record, text, vector in zip(written, texts, vectors, strict=True):
+        point = StoredPoint(record.id, payload_of(record), vector, sparse.encode_document(text))
+        by_tenant.setdefault(record.tenant, []).append(point)
+    for tenant, points in by_tenant.items():
+        await store.upsert(layer, Scope(tenant=tenant), points)
+    return written
+
+
 async def index_facts(
     store: MemoryStore, embedder: Embedder, sparse: SparseEncoder, facts: Sequence[Fact]
 ) -> list[Fact]:
     """Embed ``facts`` in one batch and upsert them (ids filled in, ``truncated`` set when the embed
     text was cut). Returns the facts as written. Facts of several tenants are written per tenant."""
-    if not facts:
-        return []
-    written: list[Fact] = []
-    texts: list[str] = []
-    for fact in facts:
-        fact = fact.with_id()
-        text, cut = bounded(fact.embed_text())
-        if cut and not fact.truncated:
-            fact = fact.model_copy(update={"truncated": True})
-        written.append(fact)
-        texts.append(text)
-    vectors = await embedder.embed(texts)
-    by_tenant: dict[str, list[StoredPoint]] = {}
-    for fact, text, vector in zip(written, texts, vectors, strict=True):
-        point = StoredPoint(fact.id, fact_to_payload(fact), vector, sparse.encode_document(text))
-        by_tenant.setdefault(fact.tenant, []).append(point)
-    for tenant, points in by_tenant.items():
-        await store.upsert("facts", Scope(tenant=tenant), points)
-    return written
+    return await _index(store, embedder, sparse, "facts", facts, Fact.embed_text, fact_to_payload)
 
 
 async def index_summaries(
     store: MemoryStore, embedder: Embedder, sparse: SparseEncoder, summaries: Sequence[Summary]
 ) -> list[Summary]:
     """Embed and upsert session summaries (id = ``summary_id(tenant, session)``); returns them as written."""
-    if not summaries:
-        return []
-    written: list[Summary] = []
-    texts: list[str] = []
-    for summary in summaries:
-        summary = summary.with_id()
-        text, cut = bounded(summary.text)
-        if cut and not summary.truncated:
-            summary = summary.model_copy(update={"truncated": True})
-        written.append(summary)
-        texts.append(text)
-    vectors = await embedder.embed(texts)
-    by_tenant: dict[str, list[StoredPoint]] = {}
-    for summary, text, vector in zip(written, texts, vectors, strict=True):
-        point = StoredPoint(summary.id, summary_to_payload(summary), vector, sparse.encode_document(text))
-        by_tenant.setdefault(summary.tenant, []).append(point)
-    for tenant, points in by_tenant.items():
-        await store.upsert("summaries", Scope(tenant=tenant), points)
-    return written
+    return await _index(store, embedder, sparse, "summaries", summaries, lambda s: s.text, summary_to_payload)
