@@ -52,7 +52,7 @@ class Engine:
         turn = await rt.window.append(msg)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         jobs = rt.settings.jobs
-        if fact_bearing(msg.text):
+        if fact_bearing(msg):
             waiting = await rt.window.take_pending(scope)
             await rt.queue.extract(scope, [*waiting, msg.id])
         elif await rt.window.add_pending(scope, msg.id) >= jobs.batch_turns:
@@ -94,7 +94,8 @@ class Engine:
         if stage is not current:
             await rt.window.set_stage(session, stage.value)
 
-        facts = [s.fact for s in recall.facts if s.fact.id not in {c.id for c in commitments}]
+        open_ids = {c.id for c in commitments}
+        recalled = [s for s in recall.facts if s.fact.id not in open_ids]  # commitments are listed apart
         budget = rt.settings.context_tokens - _RESERVED_TOKENS - estimate_tokens(msg.text)
         fitted = fit_to_budget(
             [
@@ -102,8 +103,7 @@ class Engine:
                         drop_rank=3),
                 Section("commitments", [Item(_fact_line(c), -i, c.id) for i, c in enumerate(commitments)],
                         drop_rank=2),
-                Section("facts", [Item(_fact_line(s.fact), s.score, s.fact.id) for s in recall.facts
-                                  if s.fact in facts], drop_rank=1),
+                Section("facts", [Item(_fact_line(s.fact), s.score, s.fact.id) for s in recalled], drop_rank=1),
                 Section("window", [Item(f"{u.author_name}: {u.text}", i, u.message_id)
                                    for i, u in enumerate(turns)], drop_rank=0),
             ],
@@ -117,7 +117,7 @@ class Engine:
             turn=turn,
             window=[u for u in turns if u.message_id in kept["window"]],
             summary=recall.summary if recall.summary and recall.summary.id in kept["summary"] else None,
-            facts=[f for f in facts if f.id in kept["facts"]],
+            facts=[s.fact for s in recalled if s.fact.id in kept["facts"]],
             open_commitments=[c for c in commitments if c.id in kept["commitments"]],
             participants=participants,
             timezone=rt.settings.timezone,

@@ -24,7 +24,7 @@ from memory.models import utcnow
 if TYPE_CHECKING:
     from bot.runtime import Runtime
 
-__all__ = ["DEAD_LETTER", "TASKS", "WorkerSettings", "build_worker"]
+__all__ = ["DEAD_LETTER", "WorkerSettings", "build_worker", "task_functions"]
 
 log = logging.getLogger(__name__)
 
@@ -82,9 +82,6 @@ def task_functions(max_tries: int, timeout: int) -> list[Function]:
         func(resilient(t), name=t.__name__, max_tries=max_tries + 1, timeout=timeout)  # type: ignore[arg-type]
         for t in plain
     ]
-
-
-TASKS = task_functions
 
 
 def build_worker(rt: Runtime, *, burst: bool = False) -> Worker:
