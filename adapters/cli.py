@@ -120,6 +120,22 @@ async def _tenants(rt: Runtime, tenant: str | None) -> list[str]:
     return [tenant] if tenant else await rt.store.tenants("facts")
 
 
+async def _find(rt: Runtime, fact_id: str, tenant: str | None, kind: Kind | None = None) -> Fact | None:
+    """A fact by full id (one lookup per tenant) or by a unique id prefix (a scan, for humans typing)."""
+    found: list[Fact] = []
+    for t in await _tenants(rt, tenant):
+        if len(fact_id) == 36:
+            exact = await rt.memory.get(Scope(tenant=t), fact_id)
+            found += [exact] if exact is not None else []
+        else:
+            found += [f for f in await list_memories(rt.memory, MemoryQuery(t, kind=kind))
+                      if f.id.startswith(fact_id)]
+    found = [f for f in found if kind is None or f.kind is kind]
+    if len(found) > 1:
+        raise _fail(f"the id prefix {fact_id} matches {len(found)} memories; give more characters")
+    return found[0] if found else None
+
+
 @memory_app.command("list")
 def memory_list(
     tenant: Annotated[str | None, typer.Option(help="only this tenant (default: all)")] = None,
@@ -153,11 +169,7 @@ def memory_show(
     """Show one memory with its sources and history."""
 
     async def body(rt: Runtime) -> Fact | None:
-        for t in await _tenants(rt, tenant):
-            for f in await rt.memory.list_facts(Scope(tenant=t)):
-                if f.id == fact_id or f.id.startswith(fact_id):
-                    return f
-        return None
+        return await _find(rt, fact_id, tenant)
 
     fact = run(lambda s: _with_runtime(s, body, worker=False))
     if fact is None:
@@ -217,11 +229,10 @@ def commitments_done(
     """Mark a commitment done: its reminder will not fire."""
 
     async def body(rt: Runtime) -> Fact | None:
-        for t in await _tenants(rt, tenant):
-            for f in await list_memories(rt.memory, MemoryQuery(t, kind=Kind.COMMITMENT)):
-                if f.id == fact_id or f.id.startswith(fact_id):
-                    return await rt.memory.set_status(Scope(tenant=t), f.id, FactStatus.DONE)
-        return None
+        fact = await _find(rt, fact_id, tenant, kind=Kind.COMMITMENT)
+        if fact is None:
+            return None
+        return await rt.memory.set_status(Scope(tenant=fact.tenant), fact.id, FactStatus.DONE)
 
     fact = run(lambda s: _with_runtime(s, body, worker=False))
     if fact is None:

@@ -83,3 +83,16 @@ def test_malformed_script_names_file_and_line(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert f"{bad}:2" in result.output
     assert not (tmp_path / "d").exists()  # nothing started, nothing written
+
+
+def test_show_and_done_by_id_prefix(replayed: tuple[dict[str, str], list[dict[str, object]]]) -> None:
+    env, _ = replayed
+    runner = CliRunner()
+    bob = next(c for c in _commitments(env) if c["owner"] == "u-bob")
+    full = str(bob["id"])
+    shown = runner.invoke(app, ["memory", "show", full, "--json"], env=env)
+    assert shown.exit_code == 0 and json.loads(shown.stdout)["id"] == full
+    assert runner.invoke(app, ["memory", "show", "not-an-id"], env=env).exit_code == 2
+    done = runner.invoke(app, ["commitments", "done", full[:8]], env=env)
+    assert done.exit_code == 0, done.output
+    assert next(c for c in _commitments(env) if c["id"] == full)["status"] == "done"
