@@ -18,7 +18,7 @@ Conventions (one rule each, so reminders are predictable):
 * "end of week" / "本周内" is Sunday 23:59 of this week; "月底" the month's last day; "年底" 31 Dec.
 * A date without a year ("on 3 Dec", "12月3日") is this year's, or next year's when already past; a
   bare day of month ("5号") likewise rolls to next month.
-* Hours and minutes ("两小时内", "in 10 minutes") are elapsed time, added in UTC, so "in 2 hours"
+* Hours, minutes and seconds ("两小时内", "in 10 minutes", "三十秒内") are elapsed time, added in UTC, so "in 2 hours"
   across a DST fall-back is exactly two hours later. Days and weeks ("三天内", "in 2 days") are
   calendar days, due at the end of the last day.
 * Wall-clock times are built in the tenant's zone with zoneinfo: a time that a spring-forward skips
@@ -100,11 +100,11 @@ def parse_number(text: str) -> int | None:
 _I = re.IGNORECASE
 _DURATIONS = [
     re.compile(
-        rf"(?:(?P<n>{NUM_ZH})\s*个?)?(?P<half>半)?个?(?P<unit>小时|钟头|分钟|天|周|星期|礼拜)(?:之内|以内|内|之后|以后|后)"
+        rf"(?:(?P<n>{NUM_ZH})\s*个?)?(?P<half>半)?个?(?P<unit>小时|钟头|分钟|秒钟|秒|天|周|星期|礼拜)(?:之内|以内|内|之后|以后|后)"
     ),
     re.compile(
         rf"\b(?:in|within)\s+(?:the\s+next\s+)?(?:(?P<n>{NUM_EN})\s*)?(?P<half>half\s+(?:an?\s+)?)?"
-        rf"(?P<unit>hours?|hrs?|minutes?|mins?|days?|weeks?)\b",
+        rf"(?P<unit>hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?)\b",
         _I,
     ),
 ]
@@ -173,6 +173,8 @@ def _hits(text: str) -> list[_Hit]:
 def _valid(family: str, m: re.Match[str], text: str) -> bool:
     groups = m.groupdict()
     if family == "dur":
+        if (groups.get("unit") or "").lower().startswith("sec") and (groups.get("n") or "").lower() in ("a", "an"):
+            return False  # "in a second" means soon, not a due time
         return bool(groups.get("n") or groups.get("half"))
     if family == "day":
         if (groups.get("mod") or "").startswith("上"):
@@ -270,6 +272,8 @@ def _duration(m: re.Match[str], now: datetime, local_now: datetime, zone: ZoneIn
         return (now.astimezone(UTC) + timedelta(hours=amount)).astimezone(zone)
     if unit.startswith(("分", "m")):
         return (now.astimezone(UTC) + timedelta(minutes=amount)).astimezone(zone)
+    if unit.startswith(("秒", "s")):
+        return (now.astimezone(UTC) + timedelta(seconds=amount)).astimezone(zone)
     days = amount * (7 if unit in ("周", "星期", "礼拜") or unit.startswith("w") else 1)
     if days != int(days):  # "半天": half a day is elapsed time, like hours
         return (now.astimezone(UTC) + timedelta(days=days)).astimezone(zone)

@@ -65,6 +65,9 @@ TABLE: list[tuple[str, datetime, datetime]] = [
     ("一个半小时内", WED, sh(4, 11, 30)),
     ("三天内", WED, sh(7, 23, 59)),
     ("十一分钟后", WED, sh(4, 10, 11)),
+    ("我会在十秒内把材料发过来", WED, WED + timedelta(seconds=10)),
+    ("三十秒钟之内", WED, WED + timedelta(seconds=30)),
+    ("90秒内", WED, WED + timedelta(seconds=90)),
     # English
     ("I'll send it by Friday", WED, sh(6, 23, 59)),
     ("by Friday", SAT, sh(13, 23, 59)),
@@ -73,6 +76,8 @@ TABLE: list[tuple[str, datetime, datetime]] = [
     ("in 2 hours", WED, sh(4, 12)),
     ("in 10 minutes", WED, sh(4, 10, 10)),
     ("within two minutes", WED, sh(4, 10, 2)),
+    ("in 30 seconds", WED, WED + timedelta(seconds=30)),
+    ("within ten secs", WED, WED + timedelta(seconds=10)),
     ("in half an hour", WED, sh(4, 10, 30)),
     ("in an hour", WED, sh(4, 11)),
     ("tomorrow at 3pm", WED, sh(5, 15)),
@@ -114,6 +119,7 @@ def test_resolves(text: str, now: datetime, expected: datetime) -> None:
         "两小时",
         "",
         "over 2 hours",
+        "I'll be back in a second",
     ],
 )
 def test_no_due_phrase(text: str) -> None:
