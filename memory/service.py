@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory.codec import fact_from_payload, summary_from_payload
+from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
@@ -114,9 +114,14 @@ class MemoryService:
         return sorted(facts, key=lambda f: (f.created_at, f.id))
 
     async def update(self, fact: Fact) -> Fact:
-        """Write a changed record as is (status changes, reminders sent); re-embeds only if text changed."""
+        """Write a changed record as is (status changes, reminders sent); re-embeds only if its text changed."""
         fact = fact.model_copy(update={"updated_at": self.clock()})
-        await index_facts(self.store, self.embedder, self.sparse, [fact])
+        scope = Scope(tenant=fact.tenant)
+        stored = await self.get(scope, fact.id)
+        if stored is not None and stored.embed_text() == fact.embed_text():
+            await self.store.set_payload("facts", scope, fact.id, fact_to_payload(fact))
+        else:
+            await index_facts(self.store, self.embedder, self.sparse, [fact])
         return fact
 
     async def set_status(self, scope: Scope, fact_id: str, status: FactStatus) -> Fact:
