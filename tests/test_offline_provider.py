@@ -197,3 +197,20 @@ async def test_summarize_keeps_gist_of_a_foreign_layout(provider: OfflineProvide
     )
     text = await provider.summarize([], previous, "en")
     assert "- Earlier: They argued about the draft. Bob wants money." in text
+
+
+async def test_empty_structured_summary_is_carried_not_nested() -> None:
+    from datetime import UTC, datetime
+
+    from bot.offline.provider import OfflineProvider
+    from bot.offline.templates import is_structured, parse_summary
+    from memory.extraction import Utterance
+    from memory.models import Summary
+
+    provider = OfflineProvider()
+    chat = [Utterance("m1", "u-li", "李娜", "草稿我还在改。", datetime(2026, 11, 4, 10, tzinfo=UTC))]
+    empty = await provider.summarize(chat, None, "zh")
+    assert is_structured(empty) and not any(parse_summary(empty).values())
+    again = await provider.summarize(chat, Summary(tenant="t", session="s", text=empty, lang="zh"), "en")
+    assert not any(parse_summary(again).values())  # no "此前：争议要点：…" item nested inside
+    assert not is_structured("We talked about the refund.")

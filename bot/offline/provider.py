@@ -14,7 +14,7 @@ from bot.lang import detect_lang
 from bot.llm.base import Classification, ReplyRequest
 from bot.offline import lexicon as lx
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
-from bot.offline.templates import parse_summary, render_reply, render_summary
+from bot.offline.templates import is_structured, parse_summary, render_reply, render_summary
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind, Lang, Summary
 
@@ -92,7 +92,7 @@ class OfflineProvider:
         each section keeps its latest items.
         """
         sections = parse_summary(previous.text) if previous is not None else parse_summary("")
-        if previous is not None and not any(sections.values()):
+        if previous is not None and not is_structured(previous.text):
             # A summary the LLM wrote has its own layout: keep its gist rather than drop it.
             gist = " ".join(previous.text.split())[:200]
             sections["issues"].append(("此前：" if lang == "zh" else "Earlier: ") + gist)

@@ -191,8 +191,9 @@ def render_reply(request: ReplyRequest) -> str:
         # The summary's issues and agreements, not its first line (a section title).
         sections = parse_summary(request.summary.text)
         items = [*sections["issues"][:2], *sections["agreed"][:2]]
-        structured = any(t in request.summary.text for titles in SECTIONS.values() for t in titles.values())
-        gist = ("；" if zh else "; ").join(items) if items else "" if structured else request.summary.text.strip()
+        gist = ("；" if zh else "; ").join(items) if items else ""
+        if not gist and not is_structured(request.summary.text):
+            gist = request.summary.text.strip()  # a free-text summary (the LLM's): cite its start
         if gist:  # a summary with nothing in it yet says nothing
             parts.append(("上次谈到：" if zh else "Last time: ") + gist[:160])
     open_ids = {f.id for f in request.open_commitments if f.id}
@@ -230,6 +231,12 @@ def render_summary(sections: Mapping[str, Sequence[str]], lang: Lang) -> str:
         colon = "：" if lang == "zh" else ":"
         blocks.append(titles[lang] + colon + "\n" + "\n".join(f"- {i}" for i in (items or [_NONE[lang]])))
     return "\n".join(blocks)
+
+
+def is_structured(text: str) -> bool:
+    """True when ``text`` is in the four-section layout of ``render_summary`` (even with empty sections)."""
+    lines = {line.strip().rstrip(":：") for line in text.splitlines()}
+    return any(title in lines for titles in SECTIONS.values() for title in titles.values())
 
 
 def parse_summary(text: str) -> dict[str, list[str]]:
