@@ -57,7 +57,9 @@ class Engine:
             await rt.queue.extract(scope, [*waiting, msg.id])
         elif await rt.window.add_pending(scope, msg.id) >= jobs.batch_turns:
             await rt.queue.extract(scope, await rt.window.take_pending(scope))
-        await rt.queue.extract_when_idle(scope, turn, jobs.idle_seconds)
+        # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
+        if await rt.window.claim_idle_watch(scope, jobs.idle_seconds):
+            await rt.queue.extract_when_idle(scope, turn, jobs.idle_seconds)
         if turn % jobs.summary_turns == 0:
             await rt.queue.summarize(scope, turn)
         return True
@@ -120,7 +122,7 @@ class Engine:
             facts=[s.fact for s in recalled if s.fact.id in kept["facts"]],
             open_commitments=[c for c in commitments if c.id in kept["commitments"]],
             participants=participants,
-            timezone=rt.settings.timezone,
+            timezone=(await rt.tenant(session.tenant)).timezone,
         )
         text: str = await rt.provider_call("reply", request)
         used = [*([request.summary.id] if request.summary else []),

@@ -149,6 +149,26 @@ class ConversationWindow:
         flags = await _aw(self.redis.smismember(key, list(ids)))
         return [i for i, done in zip(ids, flags, strict=True) if not done]
 
+    # --- the idle watch: one deferred job per quiet session, not one per message ----------------
+
+    async def claim_idle_watch(self, scope: Scope, idle_seconds: int) -> bool:
+        """True if no idle job watches this session yet; the caller then schedules one.
+
+        The claim outlives the job's own firing time, so a lost job (Redis restored without it) frees
+        the session again in ``2 * idle + 60`` seconds.
+        """
+        assert scope.session is not None
+        key = self._key("idlewatch", scope.tenant, scope.session)
+        return bool(await self.redis.set(key, b"1", nx=True, ex=2 * idle_seconds + 60))
+
+    async def hold_idle_watch(self, scope: Scope, idle_seconds: int) -> None:
+        assert scope.session is not None
+        await self.redis.expire(self._key("idlewatch", scope.tenant, scope.session), 2 * idle_seconds + 60)
+
+    async def release_idle_watch(self, scope: Scope) -> None:
+        assert scope.session is not None
+        await self.redis.delete(self._key("idlewatch", scope.tenant, scope.session))
+
     async def stage(self, scope: Scope) -> str | None:
         assert scope.session is not None
         raw = await self.redis.get(self._key("stage", scope.tenant, scope.session))

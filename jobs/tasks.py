@@ -40,13 +40,14 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     first = turns[0].ts
     context = [m.utterance() for m in window if m.ts < first and m.id not in todo][-6:]
     lang = session_lang([m.text for m in (*window, *turns)])
+    zone = (await rt.tenant(tenant)).timezone
     request = ExtractionRequest(
         tenant=tenant,
         session=session,
         turns=[m.utterance() for m in turns],
         context=context,
         lang=lang,
-        timezone=rt.settings.timezone,
+        timezone=zone,
     )
     candidates = await rt.provider_call("extract", request)
     facts = to_facts(request, candidates, now=utcnow(), lang=lang)
@@ -59,11 +60,17 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
 
 
 async def extract_idle(ctx: dict[str, Any], tenant: str, session: str, turn: int) -> int:
-    """The session went quiet after ``turn``: extract the waiting batch (a later turn has its own job)."""
+    """The session's idle watch fired. If turns came after ``turn``, watch again from the latest one;
+    otherwise the session went quiet: extract the waiting batch and summarise."""
     rt = _rt(ctx)
     scope = Scope(tenant=tenant, session=session)
-    if await rt.window.turns(scope) != turn:
+    idle = rt.settings.jobs.idle_seconds
+    latest = await rt.window.turns(scope)
+    if latest != turn:
+        await rt.window.hold_idle_watch(scope, idle)
+        await rt.queue.extract_when_idle(scope, latest, idle)
         return 0
+    await rt.window.release_idle_watch(scope)
     ids = await rt.window.take_pending(scope)
     changed = 0
     if ids:
@@ -122,7 +129,7 @@ async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision
     claim = f"heyan:reminded:{tenant}:{fact_id}:{revision}"
     if not await rt.redis.set(claim, b"1", nx=True, ex=7 * 24 * 3600):
         return "already sent"
-    text = rt.render_reminder(fact)
+    text = await rt.render_reminder(fact)
     await rt.notifier.post(Scope(tenant=tenant, session=fact.session), text, mention=fact.subject)
     await rt.memory.update(fact.model_copy(update={"reminders_sent": (*fact.reminders_sent, utcnow())}))
     return "sent"

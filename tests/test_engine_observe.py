@@ -1,0 +1,58 @@
+"""Engine.observe on a real runtime: extraction triggers, batches and the one idle watch per session."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bot.models import Message
+from memory.models import Scope
+from tests.jobs_helpers import settings
+from tests.test_jobs import Start, hash_embedder, redis_url, start  # noqa: F401  (fixtures)
+
+SCOPE = Scope(tenant="t", session="s")
+
+
+def msg(i: int, text: str) -> Message:
+    return Message(id=f"m{i}", scope=SCOPE.narrow(user="u-ann"), author_name="Ann", text=text,
+                   ts=datetime(2026, 11, 4, 10, i, tzinfo=UTC))
+
+
+async def queued(rt: object, prefix: str) -> list[str]:
+    jobs = await rt.redis.zrange("arq:queue", 0, -1)  # type: ignore[attr-defined]
+    return [j.decode() for j in jobs if j.decode().startswith(prefix)]
+
+
+async def test_small_talk_waits_for_one_idle_watch_then_is_extracted(
+    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+) -> None:
+    from bot.offline.provider import OfflineProvider
+
+    rt = await start(settings(tmp_path, redis_url, idle_seconds=1, batch_turns=50), provider=OfflineProvider(),
+                     worker=False)
+    for i in range(5):
+        assert await rt.engine.observe(msg(i, f"just chatting about the weather, part {i}"))
+    assert not await rt.engine.observe(msg(4, "a redelivered message"))  # same id: dropped
+    assert len(await queued(rt, "idle:")) == 1  # one watcher, not one job per message
+    assert await queued(rt, "extract:") == []
+    rt.start_worker()
+    for _ in range(100):
+        if not await rt.window.not_extracted(SCOPE, [f"m{i}" for i in range(5)]):
+            break
+        await asyncio.sleep(0.1)
+    assert await rt.window.not_extracted(SCOPE, [f"m{i}" for i in range(5)]) == []
+    assert await rt.window.claim_idle_watch(SCOPE, 1)  # the watch was released when the session went quiet
+
+
+async def test_fact_bearing_message_is_extracted_at_once_with_the_waiting_batch(
+    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+) -> None:
+    from bot.offline.provider import OfflineProvider
+
+    rt = await start(settings(tmp_path, redis_url, idle_seconds=60, batch_turns=50), provider=OfflineProvider(),
+                     worker=False)
+    await rt.engine.observe(msg(0, "hi all"))
+    await rt.engine.observe(msg(1, "I'll send the draft by Friday."))
+    assert len(await queued(rt, "extract:")) == 1
+    assert await rt.window.take_pending(SCOPE) == []  # the waiting turn went with it
