@@ -262,6 +262,7 @@ def worker() -> None:
 
 
 import adapters.jobs_cli  # noqa: E402,F401  (registers the `heyan jobs` commands)
+from adapters import tenant_cli  # noqa: E402,F401  (registers the `heyan tenant` commands)
 
 
 def main() -> None:

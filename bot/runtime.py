@@ -13,7 +13,6 @@ import logging
 import os
 import time
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from arq.connections import ArqRedis, RedisSettings, create_pool
 from arq.cron import CronJob
@@ -23,6 +22,7 @@ from bot.llm.base import MediatorProvider, ProviderError
 from bot.notify import Notifier, RecordingNotifier
 from bot.offline.provider import OfflineProvider
 from bot.settings import Settings
+from bot.tenants import TenantConfig, TenantSettings
 from bot.valkey import EmbeddedValkey
 from bot.window import ConversationWindow
 from jobs.queue import QUEUE, JobQueue
@@ -106,7 +106,6 @@ class Runtime:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.tz = ZoneInfo(settings.timezone)
         self.notifier: Notifier = RecordingNotifier()
         self.valkey: EmbeddedValkey | None = None
         self._worker_task: asyncio.Task[None] | None = None
@@ -117,6 +116,7 @@ class Runtime:
         self.memory: MemoryService
         self.redis: ArqRedis
         self.window: ConversationWindow
+        self.tenants: TenantConfig
         self.queue: JobQueue
         self.provider: MediatorProvider
         self.fallback: MediatorProvider
@@ -170,6 +170,7 @@ class Runtime:
                 "embedded Valkey."
             ) from exc
         self.window = ConversationWindow(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds)
+        self.tenants = TenantConfig(self.redis, TenantSettings(timezone=s.timezone))
         self.queue = JobQueue(self.redis)
         self.fallback = OfflineProvider()
         self.provider = provider or _provider(s)
@@ -216,10 +217,15 @@ class Runtime:
                         task, self.provider.name, exc.request_id, exc)
             return await getattr(self.fallback, task)(*args)
 
-    def render_reminder(self, fact: Fact) -> str:
+    async def tenant(self, tenant: str) -> TenantSettings:
+        """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""
+        return await self.tenants.get(tenant)
+
+    async def render_reminder(self, fact: Fact) -> str:
+        """The follow-up text, with the due time in the tenant's timezone."""
         from bot.reminders import reminder_text
 
-        return reminder_text(fact, self.tz)
+        return reminder_text(fact, (await self.tenant(fact.tenant)).zone)
 
     # --- shutdown ------------------------------------------------------------------------------
 

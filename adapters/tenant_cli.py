@@ -1,0 +1,101 @@
+"""``heyan tenant``: per-tenant settings (today the timezone) — show them, set them, reset them.
+
+The settings live in Redis (see ``bot/tenants.py`` for why): with ``HEYAN_REDIS_URL`` these commands
+connect to it directly; in the embedded shape they start the runtime without its worker to reach the
+embedded Valkey (so, like every other command there, not while the bot runs on the same data dir).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.table import Table
+
+from adapters.cli import _fail, app, console, run
+from adapters.jobs_cli import _redis
+from bot.settings import Settings
+from bot.tenants import TenantConfig, TenantSettingError, TenantSettings, check_timezone
+
+__all__ = ["tenant_reset", "tenant_set_timezone", "tenant_show"]
+
+tenant_app = typer.Typer(no_args_is_help=True, help="Per-tenant settings (timezone).")
+app.add_typer(tenant_app, name="tenant")
+
+T = TypeVar("T")
+
+
+def _with_config(body: Callable[[TenantConfig], Awaitable[T]]) -> T:
+    async def main(settings: Settings) -> T:
+        async with _redis(settings) as redis:
+            return await body(TenantConfig(redis, TenantSettings(timezone=settings.timezone)))
+
+    try:
+        return run(main)
+    except TenantSettingError as exc:
+        raise _fail(str(exc)) from None
+
+
+async def _view(config: TenantConfig, tenant: str) -> dict[str, Any]:
+    effective = (await config.get(tenant)).model_dump()
+    overrides = await config.overrides(tenant)
+    return {
+        "tenant": tenant,
+        **effective,
+        "overrides": sorted(k for k in overrides if overrides[k] == effective.get(k)),
+    }
+
+
+@tenant_app.command("show")
+def tenant_show(
+    tenant: Annotated[str | None, typer.Option(help="only this tenant (default: every tenant with overrides)")] = None,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """The defaults and each tenant's effective settings (and which it set itself)."""
+
+    async def body(config: TenantConfig) -> dict[str, Any]:
+        tenants = [tenant] if tenant else await config.tenants()
+        return {"defaults": config.defaults.model_dump(), "tenants": [await _view(config, t) for t in tenants]}
+
+    shown = _with_config(body)
+    if as_json:
+        print(json.dumps(shown, ensure_ascii=False, indent=1))
+        return
+    fields = list(TenantSettings.model_fields)
+    table = Table(title=f"tenant settings (defaults: {', '.join(f'{k}={v}' for k, v in shown['defaults'].items())})")
+    table.add_column("tenant", overflow="fold")
+    for name in fields:
+        table.add_column(name, overflow="fold")
+    for view in shown["tenants"]:
+        table.add_row(view["tenant"], *(
+            f"{view[name]}" + ("" if name in view["overrides"] else " (default)") for name in fields
+        ))
+    console.print(table)
+
+
+@tenant_app.command("set-timezone")
+def tenant_set_timezone(
+    tenant: Annotated[str, typer.Argument(help="the tenant id, e.g. discord:<guild id> or console:local")],
+    zone: Annotated[str, typer.Argument(help="an IANA timezone, e.g. Asia/Shanghai or America/New_York")],
+) -> None:
+    """Set a tenant's timezone: due times it hears and the times it shows use this zone from now on."""
+    try:
+        check_timezone(zone)  # before starting anything
+    except TenantSettingError as exc:
+        raise _fail(str(exc)) from None
+    updated = _with_config(lambda config: config.set(tenant, timezone=zone))
+    console.print(f"{tenant}: timezone {updated.timezone}")
+
+
+@tenant_app.command("reset")
+def tenant_reset(
+    tenant: Annotated[str, typer.Argument(help="the tenant id")],
+    setting: Annotated[str | None, typer.Option(help="only this setting (default: all)")] = None,
+) -> None:
+    """Drop a tenant's own settings: it follows the defaults (HEYAN_TIMEZONE) again."""
+    if setting is not None and setting not in TenantSettings.model_fields:
+        raise _fail(f"unknown tenant setting {setting}; known: {', '.join(TenantSettings.model_fields)}")
+    updated = _with_config(lambda config: config.reset(tenant, *([setting] if setting else [])))
+    console.print(f"{tenant}: {', '.join(f'{k}={v}' for k, v in updated.model_dump().items())}")

@@ -1,0 +1,161 @@
+"""Per-tenant settings: declared defaults, per-tenant overrides (the shape of Red-DiscordBot's Config).
+
+``TenantSettings`` declares every per-tenant setting with its default (today: ``timezone``, whose
+default is ``HEYAN_TIMEZONE``); ``TenantConfig`` reads a tenant's overrides on top of the defaults and
+writes them. Only overrides are stored, so changing ``HEYAN_TIMEZONE`` moves every tenant that never
+set its own zone, and a new field needs no migration.
+
+Where they live: one Redis hash per tenant, ``heyan:tenant-settings:<tenant>``, field -> JSON value.
+Why Redis, although the memory store is the source of truth and Redis may be lost:
+
+* both shapes already share exactly one Redis — the embedded Valkey (append-only file under
+  ``<data dir>/valkey``, as durable as the store's files next to it) or ``HEYAN_REDIS_URL``, which the
+  bot and every ``heyan worker`` reach — so every process sees a change at once, with no cache to
+  invalidate; a JSON file under the data dir would not be shared in the distributed shape;
+* the memory store's protocol has two layers of embedded records (facts, summaries); a settings
+  record would need a third collection or a reserved point with a fake vector in both store
+  implementations and ``heyan memory reindex`` — intrusive for a handful of admin-set values;
+* losing it fails safe and visibly: the tenant falls back to the default zone (``heyan tenant show``
+  reports each value's source), and what was already resolved is not affected — due times are stored
+  as absolute UTC instants in the facts. Run Redis with persistence (AOF) in the distributed shape;
+  ``heyan tenant show --json`` is a backup that ``heyan tenant set-timezone`` re-applies.
+
+Reads are one ``HGETALL`` per job or reply (sub-millisecond next to everything else they do).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import logging
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from redis.asyncio import Redis
+
+__all__ = ["KEY_PREFIX", "TenantConfig", "TenantSettingError", "TenantSettings", "check_timezone"]
+
+log = logging.getLogger(__name__)
+
+#: ``<prefix><tenant>`` is the hash of one tenant's overrides.
+KEY_PREFIX = "heyan:tenant-settings:"
+
+T = TypeVar("T")
+
+
+class TenantSettingError(ValueError):
+    """A per-tenant setting was unknown or invalid; the message says what is accepted."""
+
+
+def check_timezone(value: str) -> str:
+    """``value`` if it names an IANA timezone, else TenantSettingError naming the accepted form."""
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise TenantSettingError(
+            f"unknown timezone {value!r}: give an IANA name — Area/City, case-sensitive — such as "
+            "'Asia/Shanghai', 'America/New_York', 'Europe/Berlin', or 'UTC'"
+        ) from None
+    return value
+
+
+class TenantSettings(BaseModel):
+    """Every per-tenant setting and its value; the declared defaults come from Settings."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    timezone: str = "UTC"
+
+    @field_validator("timezone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        return check_timezone(value)
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+
+async def _aw(value: Awaitable[T] | T) -> T:
+    """redis-py types its asyncio commands as ``Awaitable[T] | T``; this awaits either."""
+    return await value if inspect.isawaitable(value) else value
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class TenantConfig:
+    """Per-tenant settings over Redis: ``await get(tenant)`` is the defaults with its overrides."""
+
+    def __init__(self, redis: Redis, defaults: TenantSettings) -> None:
+        self.redis = redis
+        self.defaults = defaults
+
+    @staticmethod
+    def key(tenant: str) -> str:
+        if not tenant:
+            raise TenantSettingError("a tenant id is needed (e.g. discord:<guild id>, console:local)")
+        return KEY_PREFIX + tenant
+
+    async def overrides(self, tenant: str) -> dict[str, Any]:
+        """The values this tenant set itself (known fields only)."""
+        raw: dict[Any, Any] = await _aw(self.redis.hgetall(self.key(tenant)))
+        out: dict[str, Any] = {}
+        for k, v in raw.items():
+            name = _text(k)
+            if name not in TenantSettings.model_fields:
+                continue  # a field a newer version wrote, or one that was removed: ignore it
+            try:
+                out[name] = json.loads(_text(v))
+            except json.JSONDecodeError:
+                log.warning("tenant %s: unreadable setting %s ignored", tenant, name)
+        return out
+
+    async def get(self, tenant: str) -> TenantSettings:
+        """The tenant's settings; an override that no longer validates is logged and ignored."""
+        values = self.defaults.model_dump()
+        for name, value in (await self.overrides(tenant)).items():
+            try:
+                TenantSettings.model_validate({**values, name: value})
+            except ValidationError:
+                log.warning("tenant %s: invalid %s=%r ignored; using %r", tenant, name, value, values[name])
+                continue
+            values[name] = value
+        return TenantSettings.model_validate(values)
+
+    async def set(self, tenant: str, **values: Any) -> TenantSettings:
+        """Override some settings of one tenant; validates them all before writing any."""
+        unknown = sorted(set(values) - set(TenantSettings.model_fields))
+        if unknown:
+            known = ", ".join(TenantSettings.model_fields)
+            raise TenantSettingError(f"unknown tenant setting(s) {', '.join(unknown)}; known: {known}")
+        current = await self.get(tenant)
+        try:
+            updated = TenantSettings.model_validate({**current.model_dump(), **values})
+        except ValidationError as exc:
+            causes = [e.get("ctx", {}).get("error") for e in exc.errors()]
+            raise TenantSettingError(
+                "; ".join(str(c) for c in causes if c is not None) or str(exc)
+            ) from None
+        mapping = {k: json.dumps(v, ensure_ascii=False) for k, v in values.items()}
+        await _aw(self.redis.hset(self.key(tenant), mapping=mapping))
+        return updated
+
+    async def reset(self, tenant: str, *names: str) -> TenantSettings:
+        """Drop the tenant's overrides (only ``names`` when given): back to the defaults."""
+        if names:
+            await _aw(self.redis.hdel(self.key(tenant), *names))
+        else:
+            await _aw(self.redis.delete(self.key(tenant)))
+        return await self.get(tenant)
+
+    async def tenants(self) -> list[str]:
+        """Every tenant with at least one override, sorted."""
+        found = [
+            _text(k).removeprefix(KEY_PREFIX)
+            async for k in self.redis.scan_iter(match=f"{KEY_PREFIX}*", count=500)
+        ]
+        return sorted(found)
