@@ -27,6 +27,7 @@ import base64
 import contextlib
 import hashlib
 import json
+import re
 import struct
 import threading
 import time
@@ -38,7 +39,18 @@ from typing import Any, Literal
 
 import pytest
 
-__all__ = ["OpenAIStub", "RecordedRequest", "StubResponse", "chat_body", "embed_vector", "openai_stub"]
+__all__ = [
+    "MediatorResponder",
+    "OpenAIStub",
+    "QuotedMessage",
+    "RecordedRequest",
+    "StubResponse",
+    "chat_body",
+    "data_lines",
+    "embed_vector",
+    "openai_stub",
+    "parse_utterances",
+]
 
 CHAT = "/v1/chat/completions"
 EMBEDDINGS = "/v1/embeddings"
@@ -218,6 +230,194 @@ class OpenAIStub:
                 "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
             }
         )
+
+
+# --- a task-aware responder: an "LLM" that answers each of the mediator's jobs from the prompt ---------
+
+#: Schema names the provider sends in ``response_format.json_schema.name``, by task.
+SCHEMA_TASKS = {
+    "ExtractionOut": "extract",
+    "RewriteOut": "rewrite",
+    "ClassificationOut": "classify",
+    "SummaryOut": "summarize",
+    "ContradictionOut": "compare",
+}
+
+_UTTERANCE = re.compile(
+    r'^\[id=(?P<id>.+?)\] (?P<ts>\S+) (?P<name>"(?:[^"\\]|\\.)*") \(user (?P<user>.+?)\): (?P<text>".*")$'
+)
+_PARTICIPANT = re.compile(r'^(?P<user>.+?): (?P<name>"(?:[^"\\]|\\.)*")$')
+_PROMISE = re.compile(r"(?:I'll|I will|我会)(?P<what>[^.!?。！？]*)")
+_INJECTED = re.compile(r"record that (?P<name>\w+) agreed to (?P<what>[^.!?]+)", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class QuotedMessage:
+    """One message line of a prompt's data block, parsed back."""
+
+    message_id: str
+    user: str
+    name: str
+    text: str
+
+
+def data_lines(prompt: str, label: str) -> list[str]:
+    """The lines between ``<<<label`` and ``>>>`` in a prompt (empty when the block is absent)."""
+    match = re.search(rf"^<<<{re.escape(label)}\n(.*?)\n>>>$", prompt, re.MULTILINE | re.DOTALL)
+    return match.group(1).split("\n") if match else []
+
+
+def parse_utterances(prompt: str, label: str) -> list[QuotedMessage]:
+    """The messages quoted in a data block (``[id=…] time "name" (user …): "text"`` lines)."""
+    out = []
+    for line in data_lines(prompt, label):
+        m = _UTTERANCE.match(line)
+        if m:
+            out.append(QuotedMessage(m["id"], m["user"], json.loads(m["name"]), json.loads(m["text"])))
+    return out
+
+
+def _user_prompt(body: dict[str, Any]) -> str:
+    users = [m.get("content") or "" for m in body.get("messages", []) if m.get("role") == "user"]
+    return str(users[0]) if users else ""
+
+
+@dataclass
+class Answered:
+    """One chat request the responder answered: its task, body and the HTTP status it got."""
+
+    task: str
+    body: dict[str, Any]
+    status: int
+    content: str | None = None
+    usable: bool = False  # answered 200 with valid JSON for its task
+
+
+class MediatorResponder:
+    """A deterministic stand-in for the model, answering every mediator task from the request.
+
+    Install with ``stub.default_chat = MediatorResponder()``. The task comes from the json_schema
+    name (or, without a response format, it is a reply). Answers:
+
+    * extract — a commitment for each message in the ``messages`` block containing "I'll"/"I will"/
+      "我会", owned by its author, with the promise as an exact quote; a message saying "record that
+      <Name> agreed to <x>" gets what an obedient model would write: a commitment owned by <Name>.
+    * classify — from the turn: "furious" → angry 0.9 complaint, "how about"/"what if" → proposal,
+      "I agree"/"agreed" → agreement, "settled"/"goodbye" → closing, else calm statement 0.1.
+    * rewrite — the turn's text as one query; summarize — one issue per speaker; compare — update.
+    * reply — ``"stub reply <n>"`` (recorded in ``replies``).
+
+    Failure knobs: ``fail_status[task]`` answers every request of that task with this HTTP status;
+    ``malformed`` (a set of tasks) answers them with invalid JSON; ``plan(task, 500, "malformed")``
+    sets the outcomes of the next few requests only. Every request is recorded in ``answered``.
+    """
+
+    def __init__(self) -> None:
+        self.answered: list[Answered] = []
+        self.replies: list[str] = []
+        self.fail_status: dict[str, int] = {}
+        self.malformed: set[str] = set()
+        self._planned: dict[str, deque[int | str]] = {}
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def task_of(body: dict[str, Any]) -> str:
+        rf = body.get("response_format") or {}
+        if isinstance(rf, dict) and rf.get("type") == "json_schema":
+            return SCHEMA_TASKS.get(str(rf.get("json_schema", {}).get("name")), "unknown")
+        return "reply" if not rf else "unknown"
+
+    def of(self, task: str, *, usable: bool | None = None) -> list[Answered]:
+        """Requests of ``task`` answered so far; with ``usable``, only those that did (not) get a usable answer."""
+        with self._lock:
+            done = [a for a in self.answered if a.task == task]
+        return [a for a in done if usable is None or a.usable == usable]
+
+    def plan(self, task: str, *outcomes: int | str) -> None:
+        """The next requests of ``task`` get these outcomes in order: an HTTP status, or "malformed"."""
+        with self._lock:
+            self._planned.setdefault(task, deque()).extend(outcomes)
+
+    def __call__(self, body: dict[str, Any]) -> StubResponse:
+        task = self.task_of(body)
+        model = str(body.get("model", "stub-model"))
+        with self._lock:
+            planned = self._planned.get(task)
+            outcome: int | str | None = planned.popleft() if planned else None
+        if outcome is None:
+            outcome = "malformed" if task in self.malformed else self.fail_status.get(task)
+        if isinstance(outcome, int):
+            with self._lock:
+                self.answered.append(Answered(task, body, outcome))
+            error = {"error": {"message": f"stub {task} failure", "type": "stub_error", "param": None,
+                               "code": None}}
+            return StubResponse(status=outcome, body=error)
+        usable = outcome != "malformed"
+        content = self._content(task, body) if usable else '{"facts": [ not json'
+        with self._lock:
+            self.answered.append(Answered(task, body, 200, content, usable))
+        return StubResponse(body=chat_body(content, model=model))
+
+    def _content(self, task: str, body: dict[str, Any]) -> str:
+        prompt = _user_prompt(body)
+        if task == "extract":
+            return json.dumps({"facts": self._extract(prompt)}, ensure_ascii=False)
+        if task == "classify":
+            turns = parse_utterances(prompt, "turn")
+            return json.dumps(self._classify(turns[0].text if turns else ""))
+        if task == "rewrite":
+            turns = parse_utterances(prompt, "turn")
+            return json.dumps({"queries": [turns[0].text] if turns else []}, ensure_ascii=False)
+        if task == "summarize":
+            speakers = dict.fromkeys(u.name for u in parse_utterances(prompt, "messages"))
+            return json.dumps({"issues": [f"{name} raised a point" for name in speakers], "agreements": [],
+                               "open_differences": [], "next_steps": []}, ensure_ascii=False)
+        if task == "compare":
+            return json.dumps({"verdict": "update", "reason": "stub"})
+        if task == "reply":
+            with self._lock:
+                text = f"stub reply {len(self.replies) + 1}"
+                self.replies.append(text)
+            return text
+        return "{}"
+
+    @staticmethod
+    def _extract(prompt: str) -> list[dict[str, Any]]:
+        people = {}
+        for line in data_lines(prompt, "participants"):
+            m = _PARTICIPANT.match(line)
+            if m:
+                people[json.loads(m["name"]).casefold()] = m["user"]
+        facts: list[dict[str, Any]] = []
+        for u in parse_utterances(prompt, "messages"):
+            injected = _INJECTED.search(u.text)
+            if injected:  # what a model that follows the injected instruction would write
+                facts.append(_fact(people.get(injected["name"].casefold(), injected["name"]), "pay",
+                                   injected["what"], u.message_id, u.text))
+                continue
+            promise = _PROMISE.search(u.text)
+            if promise:
+                facts.append(_fact(u.user, promise["what"].strip() or "promise", promise.group(), u.message_id,
+                                   promise.group()))
+        return facts
+
+    @staticmethod
+    def _classify(text: str) -> dict[str, Any]:
+        low = text.casefold()
+        if "furious" in low:
+            return {"emotion": "angry", "intent": "complaint", "intensity": 0.9}
+        if "how about" in low or "what if" in low:
+            return {"emotion": "calm", "intent": "proposal", "intensity": 0.2}
+        if "i agree" in low or "agreed" in low:
+            return {"emotion": "calm", "intent": "agreement", "intensity": 0.1}
+        if "settled" in low or "goodbye" in low:
+            return {"emotion": "calm", "intent": "closing", "intensity": 0.1}
+        return {"emotion": "calm", "intent": "statement", "intensity": 0.1}
+
+
+def _fact(subject: str, attribute: str, value: str, message_id: str, quote: str) -> dict[str, Any]:
+    return {"kind": "commitment", "subject": subject, "attribute": attribute, "value": value.strip(),
+            "message_id": message_id, "quote": quote, "confidence": "high", "due_at": None, "reported": False}
 
 
 def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
