@@ -253,12 +253,11 @@ def worker() -> None:
     if settings.redis.url is None:
         raise _fail("`heyan worker` needs a shared Redis: set HEYAN_REDIS_URL (the embedded shape runs "
                     "its worker inside the bot process)")
-    from arq.connections import RedisSettings
     from arq.worker import run_worker
 
-    from jobs.worker import WorkerSettings
+    from jobs.worker import worker_settings
 
-    run_worker(WorkerSettings, redis_settings=RedisSettings.from_dsn(settings.redis.url))  # type: ignore[arg-type]
+    run_worker(worker_settings(settings))  # built from these settings: HEYAN_JOBS_* apply
 
 
 import adapters.jobs_cli  # noqa: E402,F401  (registers the `heyan jobs` commands)

@@ -100,9 +100,8 @@ async def purge(ctx: dict[str, Any]) -> dict[str, int]:
 def cron_jobs(settings: Settings | None = None) -> list[CronJob]:
     """``reconcile`` every ``jobs.reconcile_minutes`` (and at worker start), ``purge`` hourly.
 
-    Without settings, the declared default interval (for ``WorkerSettings``, built at import time,
-    before the environment is read). ``unique`` cron ids keep several workers from running the same
-    slot twice.
+    Without settings, the declared default interval. ``unique`` cron ids keep several workers from
+    running the same slot twice.
     """
     every: int = (
         settings.jobs.reconcile_minutes if settings is not None

@@ -1,8 +1,9 @@
 """arq worker wiring: the task list, retries with backoff, the dead-letter list, and WorkerSettings.
 
 In the embedded shape the runtime runs ``build_worker(runtime)`` inside the bot process. In the
-distributed shape ``heyan worker`` runs ``WorkerSettings``, whose startup builds the services from
-Settings into ``ctx``.
+distributed shape ``heyan worker`` runs ``worker_settings(load_settings())``, whose startup builds the
+services from those Settings into ``ctx``. Both read job timeout, tries and the cron interval from
+Settings when the worker is built, never at import.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from arq import Retry
+from arq.connections import RedisSettings
 from arq.worker import Function, Worker, func
 
+from bot.settings import Settings, load_settings
 from jobs import tasks
 from jobs.cron import cron_jobs as default_cron_jobs
 from jobs.queue import QUEUE
@@ -24,7 +27,7 @@ from memory.models import utcnow
 if TYPE_CHECKING:
     from bot.runtime import Runtime
 
-__all__ = ["DEAD_LETTER", "WorkerSettings", "build_worker", "task_functions"]
+__all__ = ["DEAD_LETTER", "build_worker", "task_functions", "worker_settings"]
 
 log = logging.getLogger(__name__)
 
@@ -84,30 +87,37 @@ def task_functions(max_tries: int, timeout: int) -> list[Function]:
     ]
 
 
+def _worker_kwargs(settings: Settings) -> dict[str, Any]:
+    """The arq Worker arguments both shapes share, from Settings (read when the worker is built)."""
+    jobs = settings.jobs
+    return {
+        "functions": task_functions(jobs.max_tries, jobs.job_timeout),
+        "cron_jobs": default_cron_jobs(settings),
+        "queue_name": QUEUE,
+        "job_timeout": jobs.job_timeout,
+        "max_tries": jobs.max_tries + 1,  # see task_functions
+        "keep_result": 3600,
+    }
+
+
 def build_worker(rt: Runtime, *, burst: bool = False) -> Worker:
     """An arq worker for this runtime's queue, sharing its Redis pool and services."""
-    jobs = rt.settings.jobs
     return Worker(
-        functions=task_functions(jobs.max_tries, jobs.job_timeout),
-        cron_jobs=rt.cron_jobs(),
+        **_worker_kwargs(rt.settings),
         redis_pool=rt.redis,
-        queue_name=QUEUE,
         burst=burst,
         handle_signals=False,
-        ctx={"heyan": rt, "max_tries": jobs.max_tries},
-        job_timeout=jobs.job_timeout,
-        max_tries=jobs.max_tries + 1,
+        ctx={"heyan": rt, "max_tries": rt.settings.jobs.max_tries},
         poll_delay=0.2,
-        keep_result=3600,
         log_results=False,
     )
 
 
 async def _startup(ctx: dict[str, Any]) -> None:
     from bot.runtime import Runtime
-    from bot.settings import load_settings
 
-    rt = await Runtime.start(load_settings(), worker=False)
+    settings: Settings = ctx.get("settings") or load_settings()
+    rt = await Runtime.start(settings, worker=False)
     ctx["heyan"] = rt
     ctx["max_tries"] = rt.settings.jobs.max_tries
 
@@ -118,13 +128,23 @@ async def _shutdown(ctx: dict[str, Any]) -> None:
         await rt.stop()
 
 
-class WorkerSettings:
-    """``heyan worker``: a standalone worker for the distributed shape (needs HEYAN_REDIS_URL)."""
+def worker_settings(settings: Settings) -> dict[str, Any]:
+    """``heyan worker``: the standalone worker of the distributed shape (needs HEYAN_REDIS_URL), as
+    arq ``WorkerSettings`` built from ``settings`` — job timeout, tries and the reconcile interval
+    included. Its startup builds the services from the same settings into ``ctx``."""
+    redis = settings.redis.url
+    return {
+        **_worker_kwargs(settings),
+        "on_startup": _startup,
+        "on_shutdown": _shutdown,
+        "ctx": {"settings": settings},
+        **({"redis_settings": RedisSettings.from_dsn(redis)} if redis else {}),
+    }
 
-    functions = task_functions(5, 120)
-    cron_jobs = default_cron_jobs()
-    queue_name = QUEUE
-    on_startup = _startup
-    on_shutdown = _shutdown
-    max_tries = 6
-    job_timeout = 120
+
+def __getattr__(name: str) -> Any:
+    """``jobs.worker.WorkerSettings`` (for ``arq jobs.worker.WorkerSettings``) is built from the
+    environment when it is looked up, not at import, so HEYAN_JOBS_* settings apply."""
+    if name == "WorkerSettings":
+        return worker_settings(load_settings())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

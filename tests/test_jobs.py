@@ -360,9 +360,38 @@ def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
     assert jobs["reconcile"].unique and jobs["purge"].unique
     assert isinstance(jobs["purge"].minute, int)
     # the standalone worker (`heyan worker`) runs them too
-    from jobs.worker import WorkerSettings
+    from jobs.worker import worker_settings
 
-    assert {j.name for j in WorkerSettings.cron_jobs} == {"reconcile", "purge"}
+    assert {j.name for j in worker_settings(settings(tmp_path, "redis://unused"))["cron_jobs"]} == {
+        "reconcile", "purge"}
+
+
+def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`heyan worker` builds its arq settings from HEYAN_JOBS_* when it starts, not at import."""
+    import arq.worker
+
+    import jobs.worker
+    from adapters.cli import app
+
+    captured: list[Any] = []
+    monkeypatch.setattr(arq.worker, "run_worker", lambda s, **kw: captured.append(arq.worker.create_worker(s, **kw)))
+    for name, value in {"REDIS_URL": "redis://127.0.0.1:6399/3", "JOBS_RECONCILE_MINUTES": "20",
+                        "JOBS_MAX_TRIES": "7", "JOBS_JOB_TIMEOUT": "33", "QDRANT_URL": "http://127.0.0.1:1"}.items():
+        monkeypatch.setenv(f"HEYAN_{name}", value)
+    out = CliRunner().invoke(app, ["worker"])
+    assert out.exit_code == 0, out.output
+    [worker] = captured
+    assert worker.job_timeout_s == 33 and worker.max_tries == 8  # arq's tries: one above ours
+    tasks = [worker.functions[n] for n in ("extract_memories", "extract_idle", "summarize_session",
+                                             "send_reminder", "forget_user")]
+    assert {(f.max_tries, f.timeout_s) for f in tasks} == {(8, 33)}
+    [reconcile_job] = [j for j in worker.cron_jobs if j.name == "reconcile"]
+    assert reconcile_job.minute == {0, 20, 40}
+    assert worker.redis_settings.port == 6399 and worker.redis_settings.database == 3
+    assert worker.ctx["settings"].jobs.max_tries == 7  # its startup builds the runtime from these
+    # `arq jobs.worker.WorkerSettings` reads the environment when it is looked up, too
+    monkeypatch.setenv("HEYAN_JOBS_JOB_TIMEOUT", "44")
+    assert jobs.worker.WorkerSettings["job_timeout"] == 44
 
 
 def test_cli_status_and_dead_letter(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
