@@ -1,0 +1,135 @@
+"""Issue 5's "done when", end to end: the real `heyan chat` (embedded shape: Qdrant Edge and the
+embedded Valkey under a temporary data dir) hears a promise with a due time, is stopped, is started
+again, and prints the follow-up once at the due time; `heyan commitments list` shows the commitment
+and its reminder.
+
+"两分钟内" (two minutes) would make the test take two minutes; "十五秒内" goes through the same path
+(bot/duetime.py resolves both as elapsed time) and leaves the first process time to stop and the second
+time to start before the reminder is due.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+ROOT = Path(__file__).resolve().parents[1]
+DUE_SECONDS = 15
+PROMISE = "我会在十五秒内把材料发到这个帖子里"
+ZONE = "Asia/Shanghai"
+
+
+def _heyan() -> list[str]:
+    script = Path(sys.executable).with_name("heyan")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "adapters.cli"]
+
+
+def _env(data_dir: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}  # no Redis/Qdrant URL, no LLM
+    env.update(HEYAN_DATA_DIR=str(data_dir), PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", COLUMNS="500")
+    return env
+
+
+async def _run(cwd: Path, env: dict[str, str], *args: str, timeout: float = 60) -> str:
+    proc = await asyncio.create_subprocess_exec(
+        *_heyan(), *args, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout)
+    assert proc.returncode == 0, f"heyan {' '.join(args)} failed:\n{out.decode()}\n{err.decode()}"
+    return out.decode()
+
+
+class Chat:
+    """A `heyan chat` process: lines in through stdin, output lines collected with their arrival time."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.lines: list[tuple[float, str]] = []
+        self._reader = asyncio.create_task(self._read())
+        assert proc.stderr is not None
+        self._stderr = asyncio.create_task(proc.stderr.read())
+
+    @classmethod
+    async def start(cls, cwd: Path, env: dict[str, str]) -> Chat:
+        proc = await asyncio.create_subprocess_exec(
+            *_heyan(), "chat", cwd=cwd, env=env, stdin=asyncio.subprocess.PIPE,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        return cls(proc)
+
+    async def _read(self) -> None:
+        assert self.proc.stdout is not None
+        async for raw in self.proc.stdout:
+            self.lines.append((time.time(), raw.decode()))
+
+    async def say(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        await self.proc.stdin.drain()
+
+    async def wait_for(self, text: str, timeout: float) -> float:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            for at, line in self.lines:
+                if text in line:
+                    return at
+            assert self.proc.returncode is None, f"heyan chat exited:\n{self.output}"
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"no {text!r} within {timeout}s:\n{self.output}")
+
+    async def quit(self, timeout: float = 60) -> str:
+        await self.say("/quit")
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        await asyncio.wait_for(self.proc.wait(), timeout)
+        await self._reader
+        err = await self._stderr
+        assert self.proc.returncode == 0, f"heyan chat failed:\n{self.output}\n{err.decode()}"
+        return self.output
+
+    @property
+    def output(self) -> str:
+        return "".join(line for _, line in self.lines)
+
+
+async def test_follow_up_printed_on_time_after_a_restart(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = _env(data)
+    await _run(tmp_path, env, "tenant", "set-timezone", "console:local", ZONE)
+
+    first = await Chat.start(tmp_path, env)
+    await first.wait_for("/help for commands", 60)
+    said_at = time.time()
+    await first.say(PROMISE)
+    out1 = await first.quit()  # flushes, drains the extraction job, stops Valkey and the store
+    stopped_at = time.time()
+    assert "follow-up" not in out1
+    assert stopped_at < said_at + DUE_SECONDS - 3, "the first chat took too long to stop for this test"
+    # the deferred reminder is in the embedded Valkey's append-only file, not only in memory
+    aof = b"".join(p.read_bytes() for p in (data / "valkey").rglob("*.aof"))
+    assert b"remind:console:local:" in aof
+
+    second = await Chat.start(tmp_path, env)
+    await second.wait_for("/help for commands", 60)
+    assert time.time() < said_at + DUE_SECONDS, "the second chat started after the due time"
+    printed_at = await second.wait_for("follow-up", DUE_SECONDS + 30)
+    await asyncio.sleep(2)  # long enough for a duplicate to show up
+    out2 = await second.quit()
+    assert out2.count("follow-up") == 1, out2
+    assert said_at + DUE_SECONDS - 0.5 <= printed_at <= said_at + DUE_SECONDS + 10, printed_at - said_at
+
+    [c] = json.loads(await _run(tmp_path, env, "commitments", "list", "--json"))
+    assert c["owner"] == "console:you" and c["status"] == "open" and "材料" in c["description"]
+    assert len(c["reminders_sent"]) == 1
+    due = datetime.fromisoformat(c["due_at"])
+    assert abs(due.timestamp() - (said_at + DUE_SECONDS)) < 3
+    # the follow-up names the due time in the tenant's zone, and quotes the promise
+    local = due.astimezone(ZoneInfo(ZONE))
+    [line] = [line for _, line in second.lines if "follow-up" in line]
+    assert f"{local.month}月{local.day}日 {local:%H:%M}" in line and PROMISE in line, line
