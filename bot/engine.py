@@ -16,11 +16,13 @@ from typing import TYPE_CHECKING
 
 from bot.lang import session_lang
 from bot.llm.base import Classification, ReplyRequest
+from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.models import Message, Reply, Stage
 from bot.stages import next_stage
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
-from memory.models import Fact, Scope
+from memory.models import Scope
+from prompts import neutralise
 
 if TYPE_CHECKING:
     from bot.runtime import Runtime
@@ -29,14 +31,9 @@ __all__ = ["Engine"]
 
 log = logging.getLogger(__name__)
 
-#: Tokens kept aside for the system prompt, stage instructions and the reply itself.
-_RESERVED_TOKENS = 900
-
-
-def _fact_line(fact: Fact) -> str:
-    said = fact.sources[0] if fact.sources else None
-    when = said.ts.date().isoformat() if said else ""
-    return f"{when} {fact.subject_name or fact.subject} {fact.attribute}: {fact.value}"
+#: Tokens of ``HEYAN_CONTEXT_TOKENS`` kept for the reply itself (the persona asks for ~120 words).
+#: The prompt's fixed part (persona, stage instructions, headings, the turn) is measured, not reserved.
+REPLY_RESERVE_TOKENS = 250
 
 
 class Engine:
@@ -98,18 +95,32 @@ class Engine:
 
         open_ids = {c.id for c in commitments}
         recalled = [s for s in recall.facts if s.fact.id not in open_ids]  # commitments are listed apart
-        budget = rt.settings.context_tokens - _RESERVED_TOKENS - estimate_tokens(msg.text)
+        # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
+        # with no memories and no window; each item costs its line as the provider renders it.
+        tz = (await rt.tenant(session.tenant)).timezone
+        frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
+        fixed = sum(estimate_tokens(part) for part in reply_messages(frame))
+        room = rt.settings.context_tokens - fixed
+        if room < 0:
+            log.warning("the reply prompt's fixed part (%d tokens) exceeds HEYAN_CONTEXT_TOKENS=%d",
+                        fixed, rt.settings.context_tokens)
+        budget = max(0, room - REPLY_RESERVE_TOKENS)
+
+        def line(text: str) -> str:
+            return neutralise(text)  # as data_block writes it
+
         fitted = fit_to_budget(
             [
-                Section("summary", [Item(recall.summary.text, 1.0, recall.summary.id)] if recall.summary else [],
-                        drop_rank=3),
-                Section("commitments", [Item(_fact_line(c), -i, c.id) for i, c in enumerate(commitments)],
-                        drop_rank=2),
-                Section("facts", [Item(_fact_line(s.fact), s.score, s.fact.id) for s in recalled], drop_rank=1),
-                Section("window", [Item(f"{u.author_name}: {u.text}", i, u.message_id)
+                Section("summary", [Item(line(recall.summary.text), 1.0, recall.summary.id)]
+                        if recall.summary else [], drop_rank=3),
+                Section("commitments", [Item(line(fact_line(c, tz, participants)), -i, c.id)
+                                        for i, c in enumerate(commitments)], drop_rank=2),
+                Section("facts", [Item(line(fact_line(s.fact, tz, participants)), s.score, s.fact.id)
+                                  for s in recalled], drop_rank=1),
+                Section("window", [Item(line(utterance_line(u, tz)), i, u.message_id)
                                    for i, u in enumerate(turns)], drop_rank=0),
             ],
-            max(budget, 200),
+            budget,
         )
         kept = {name: {i.payload for i in fitted.section(name).items} for name in
                 ("summary", "commitments", "facts", "window")}
@@ -122,7 +133,7 @@ class Engine:
             facts=[s.fact for s in recalled if s.fact.id in kept["facts"]],
             open_commitments=[c for c in commitments if c.id in kept["commitments"]],
             participants=participants,
-            timezone=(await rt.tenant(session.tenant)).timezone,
+            timezone=tz,
         )
         text: str = await rt.provider_call("reply", request)
         used = [*([request.summary.id] if request.summary else []),

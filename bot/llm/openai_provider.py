@@ -40,6 +40,7 @@ from pydantic import BaseModel, ValidationError
 
 import prompts
 from bot.llm.base import Classification, ProviderError, ReplyRequest
+from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.llm.schemas import (
     MAX_QUERIES,
     ClassificationOut,
@@ -160,8 +161,8 @@ class OpenAIProvider:
             participants=prompts.data_block(
                 "participants", prompts.format_participants(people), request.lang
             ),
-            context=prompts.data_block("context", [_line(u, tz) for u in request.context], request.lang),
-            messages=prompts.data_block("messages", [_line(u, tz) for u in request.turns], request.lang),
+            context=prompts.data_block("context", [utterance_line(u, tz) for u in request.context], request.lang),
+            messages=prompts.data_block("messages", [utterance_line(u, tz) for u in request.turns], request.lang),
         )
         out = await self._structured("extract", ExtractionOut, user, request.lang)
         return out.candidates(request)
@@ -183,28 +184,7 @@ class OpenAIProvider:
         return Classification(emotion=out.emotion, intent=out.intent, intensity=out.intensity)
 
     async def reply(self, request: ReplyRequest) -> str:
-        lang, tz = request.lang, request.timezone
-        people = {**_participants([*request.window, request.turn]), **request.participants}
-        system = (
-            prompts.render("system", lang)
-            + "\n"
-            + prompts.render(prompts.stage_template(request.stage), lang)
-        )
-        window = [u for u in request.window if u.message_id != request.turn.message_id]
-        user = prompts.render(
-            "reply",
-            lang,
-            now=prompts.format_time(request.turn.ts, tz),
-            timezone=tz,
-            participants=prompts.data_block("participants", prompts.format_participants(people), lang),
-            summary=prompts.data_block("summary", request.summary.text if request.summary else "", lang),
-            facts=prompts.data_block("facts", [_fact_line(f, tz, people) for f in request.facts], lang),
-            commitments=prompts.data_block(
-                "commitments", [_fact_line(f, tz, people) for f in request.open_commitments], lang
-            ),
-            window=prompts.data_block("window", [_line(u, tz) for u in window], lang),
-            turn=prompts.data_block("turn", _line(request.turn, tz), lang),
-        )
+        system, user = reply_messages(request)  # the same rendering the engine budgets
         messages: list[ChatCompletionMessageParam] = [
             {"role": "system", "content": system},
             {"role": "user", "content": user},
@@ -227,7 +207,7 @@ class OpenAIProvider:
             "summarize",
             lang,
             previous=prompts.data_block("previous_summary", previous.text if previous else "", lang),
-            messages=prompts.data_block("messages", [_line(u, timezone) for u in turns], lang),
+            messages=prompts.data_block("messages", [utterance_line(u, timezone) for u in turns], lang),
         )
         return await self._structured("summarize", SummaryOut, user, lang)
 
@@ -236,8 +216,8 @@ class OpenAIProvider:
         user = prompts.render(
             "contradiction",
             lang,
-            stored=prompts.data_block("stored_fact", _fact_line(stored, timezone, {}), lang),
-            new=prompts.data_block("new_fact", _fact_line(new, timezone, {}), lang),
+            stored=prompts.data_block("stored_fact", fact_line(stored, timezone, {}), lang),
+            new=prompts.data_block("new_fact", fact_line(new, timezone, {}), lang),
         )
         return await self._structured("compare", ContradictionOut, user, lang)
 
@@ -423,33 +403,9 @@ def _participants(utterances: Sequence[Utterance]) -> dict[str, str]:
     return {u.author_id: u.author_name for u in utterances}
 
 
-def _line(u: Utterance, tz: str) -> str:
-    return prompts.format_utterance(u.message_id, u.author_id, u.author_name, u.text, u.ts, tz)
-
-
 def _window_and_turn(turn: Utterance, window: Sequence[Utterance], lang: Lang) -> dict[str, str]:
     earlier = [u for u in window if u.message_id != turn.message_id]
     return {
-        "window": prompts.data_block("window", [_line(u, "UTC") for u in earlier], lang),
-        "turn": prompts.data_block("turn", _line(turn, "UTC"), lang),
+        "window": prompts.data_block("window", [utterance_line(u, "UTC") for u in earlier], lang),
+        "turn": prompts.data_block("turn", utterance_line(turn, "UTC"), lang),
     }
-
-
-def _fact_line(fact: Fact, tz: str, people: dict[str, str]) -> str:
-    """A remembered fact with who said it and when, for attribution in replies."""
-    if fact.sources:
-        source = fact.sources[0]
-        speaker, when = source.author_name or people.get(source.author_id, source.author_id), source.ts
-    else:
-        speaker, when = people.get(fact.asserted_by, fact.asserted_by), fact.valid_from
-    subject = fact.subject_name or people.get(fact.subject, fact.subject)
-    parts = [
-        f"[fact {fact.id or '-'}] {prompts.format_time(when, tz)[:10]}",
-        f"said by {json.dumps(speaker, ensure_ascii=False)}:",
-        f"{fact.kind.value} about {json.dumps(subject, ensure_ascii=False)}:",
-        f"{json.dumps(fact.attribute, ensure_ascii=False)} = {json.dumps(fact.value, ensure_ascii=False)}",
-        f"(status {fact.status.value}, confidence {fact.confidence.value}",
-    ]
-    if fact.due_at:
-        parts.append(f", due {prompts.format_time(fact.due_at, tz)}")
-    return " ".join(parts) + ")"

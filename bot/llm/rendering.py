@@ -1,0 +1,80 @@
+"""How messages, facts and the reply prompt are written for an LLM — shared by the provider that
+sends them and the engine that budgets them.
+
+The engine fits the reply's context into ``HEYAN_CONTEXT_TOKENS`` by estimating the very text the
+provider sends: ``reply_messages`` of a request with no memories and no window gives the fixed part
+(persona, stage instructions, headings, participants, the turn), and each window turn, fact and
+commitment costs the tokens of its rendered line (``utterance_line``, ``fact_line``). Change the
+rendering here and both sides follow. No ``openai`` import, so the offline default stays light.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+
+import prompts
+from bot.llm.base import ReplyRequest
+from memory.extraction import Utterance
+from memory.models import Fact
+
+__all__ = ["fact_line", "reply_messages", "reply_people", "utterance_line"]
+
+
+def utterance_line(u: Utterance, tz: str) -> str:
+    """One message as a data line: id, local time, author and the JSON-quoted text."""
+    return prompts.format_utterance(u.message_id, u.author_id, u.author_name, u.text, u.ts, tz)
+
+
+def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
+    """A remembered fact with who said it and when, for attribution in replies."""
+    if fact.sources:
+        source = fact.sources[0]
+        speaker, when = source.author_name or people.get(source.author_id, source.author_id), source.ts
+    else:
+        speaker, when = people.get(fact.asserted_by, fact.asserted_by), fact.valid_from
+    subject = fact.subject_name or people.get(fact.subject, fact.subject)
+    parts = [
+        f"[fact {fact.id or '-'}] {prompts.format_time(when, tz)[:10]}",
+        f"said by {json.dumps(speaker, ensure_ascii=False)}:",
+        f"{fact.kind.value} about {json.dumps(subject, ensure_ascii=False)}:",
+        f"{json.dumps(fact.attribute, ensure_ascii=False)} = {json.dumps(fact.value, ensure_ascii=False)}",
+        f"(status {fact.status.value}, confidence {fact.confidence.value}",
+    ]
+    if fact.due_at:
+        parts.append(f", due {prompts.format_time(fact.due_at, tz)}")
+    return " ".join(parts) + ")"
+
+
+def _participants(utterances: Sequence[Utterance]) -> dict[str, str]:
+    return {u.author_id: u.author_name for u in utterances}
+
+
+def reply_people(request: ReplyRequest) -> dict[str, str]:
+    """User id → display name for everyone the reply prompt may name."""
+    return {**_participants([*request.window, request.turn]), **request.participants}
+
+
+def reply_messages(request: ReplyRequest) -> tuple[str, str]:
+    """The reply prompt: the system message (persona and stage instructions) and the user message."""
+    lang, tz = request.lang, request.timezone
+    people = reply_people(request)
+    system = (
+        prompts.render("system", lang) + "\n" + prompts.render(prompts.stage_template(request.stage), lang)
+    )
+    window = [u for u in request.window if u.message_id != request.turn.message_id]
+    user = prompts.render(
+        "reply",
+        lang,
+        now=prompts.format_time(request.turn.ts, tz),
+        timezone=tz,
+        participants=prompts.data_block("participants", prompts.format_participants(people), lang),
+        summary=prompts.data_block("summary", request.summary.text if request.summary else "", lang),
+        facts=prompts.data_block("facts", [fact_line(f, tz, people) for f in request.facts], lang),
+        commitments=prompts.data_block(
+            "commitments", [fact_line(f, tz, people) for f in request.open_commitments], lang
+        ),
+        window=prompts.data_block("window", [utterance_line(u, tz) for u in window], lang),
+        turn=prompts.data_block("turn", utterance_line(request.turn, tz), lang),
+    )
+    return system, user
