@@ -262,7 +262,8 @@ async def _until(check: Any, timeout: float = 30.0) -> None:
 
 
 async def test_every_message_is_extracted_exactly_once(
-    stub: tuple[OpenAIStub, MediatorResponder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    stub: tuple[OpenAIStub, MediatorResponder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     server, llm = stub
     for key, value in _env(server, tmp_path / "data", HEYAN_JOBS_BATCH_TURNS="3", HEYAN_JOBS_IDLE_SECONDS="1",
@@ -274,21 +275,28 @@ async def test_every_message_is_extracted_exactly_once(
     texts = [
         "The bill is overdue again.", "It was the storage upgrade.", "I'll pay my half by Friday.",
         "Nobody told me about it.", "Let's check the invoice.", "It says 120 dollars.",
-        "I'll send the receipt tonight.", "Fine.", "We should split it evenly.", "OK, let me think.",
+        "I'll send the receipt tonight.", "Hmm, maybe.", "We should split it evenly.", "OK, let me think.",
+        "Let's talk tomorrow.",  # the tail: no batch takes it, only the idle watch
     ]
+    caplog.set_level(logging.WARNING)
     rt = await Runtime.start(load_settings())
     try:
         scope = Scope(tenant="console:t", session="once")
-        ids = []
+        ids = [f"m{n}" for n in range(len(texts))]
+
+        async def extracted(upto: int) -> bool:
+            return not await rt.window.not_extracted(scope, ids[:upto])
+
         for n, text in enumerate(texts):
             msg = _message(n, (ANN, BOB)[n % 2], text)
-            ids.append(msg.id)
             assert await rt.engine.observe(msg)
             assert not await rt.engine.observe(msg)  # a redelivery is dropped
-        # the tail of the batch waits for the idle job (HEYAN_JOBS_IDLE_SECONDS=1)
+            if n == 2:  # the first promise sent m0-m2 at once; let that job fail, retry and finish
+                await _until(lambda: extracted(3))
+        # the tail (m10) waits for the idle watch (HEYAN_JOBS_IDLE_SECONDS=1)
 
         async def all_extracted() -> bool:
-            return not await rt.window.not_extracted(scope, ids)
+            return await extracted(len(ids))
 
         await _until(all_extracted)
         await rt.drain()
@@ -311,6 +319,11 @@ async def test_every_message_is_extracted_exactly_once(
     retried = counted(usable=False)
     assert retried and set(retried) <= set(ids)  # the failed attempts carried some of them too
     assert len(llm.of("extract", usable=False)) == 3
+    # the failed call was retried as a job, and the tail went out alone, by the idle watch
+    assert any("extract_memories try 1 failed" in r.getMessage() for r in caplog.records)
+    last = [a for a in llm.of("extract", usable=True)
+            if ids[-1] in {u.message_id for u in parse_utterances(_user(a.body), "messages")}]
+    assert [[u.message_id for u in parse_utterances(_user(a.body), "messages")] for a in last] == [[ids[-1]]]
 
 
 # --- 5. an injected instruction never becomes someone else's commitment ---------------------------
