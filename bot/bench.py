@@ -34,6 +34,8 @@ from memory.models import NAMESPACE, Fact, Kind, Scope
 from memory.retrieval import (
     DEFAULT_CANDIDATES,
     DEFAULT_DENSE_WEIGHT,
+    DEFAULT_FEEDBACK,
+    DEFAULT_FEEDBACK_WEIGHT,
     DEFAULT_FUSION,
     DEFAULT_THRESHOLD,
     Fusion,
@@ -192,6 +194,8 @@ async def run_retrieval(
     dense_weight: float = DEFAULT_DENSE_WEIGHT,
     threshold: float | None = DEFAULT_THRESHOLD,
     candidates: int = DEFAULT_CANDIDATES,
+    feedback: int = DEFAULT_FEEDBACK,
+    feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
     embedder: LocalEmbedder | None = None,
 ) -> dict[str, dict[str, float]]:
     """Ingest, query and score; returns metrics per method."""
@@ -217,6 +221,8 @@ async def run_retrieval(
                 dense_weight=dense_weight,
                 threshold=threshold,
                 candidates=candidates,
+                feedback=feedback,
+                feedback_weight=feedback_weight,
             )
             # Warm up: the first query pays for lazy initialisation that no user query would.
             first = conversations[0]
@@ -271,6 +277,10 @@ def retrieval(
         float, typer.Option("--threshold", help="minimum dense cosine; negative for none")
     ] = DEFAULT_THRESHOLD,
     candidates: Annotated[int, typer.Option("--candidates", min=1)] = DEFAULT_CANDIDATES,
+    feedback: Annotated[
+        int, typer.Option("--feedback", min=0, help="top facts whose terms expand BM25; 0 for one pass")
+    ] = DEFAULT_FEEDBACK,
+    feedback_weight: Annotated[float, typer.Option("--feedback-weight", min=0.0)] = DEFAULT_FEEDBACK_WEIGHT,
 ) -> None:
     """Recall@k, MRR and p50/p95 query latency of dense, BM25 and hybrid retrieval on a dataset."""
     ks = _parse_ks(k)
@@ -294,6 +304,8 @@ def retrieval(
             dense_weight=dense_weight,
             threshold=threshold if threshold >= 0 else None,
             candidates=candidates,
+            feedback=feedback,
+            feedback_weight=feedback_weight,
         )
     )
     n_queries = sum(len(c.queries) for c in conversations)

@@ -150,3 +150,18 @@ async def test_index_marks_truncated(
     assert written.truncated and written.id
     [hit] = await store.retrieve("facts", Scope(tenant=T), [written.id])
     assert hit.payload["truncated"] is True
+
+
+async def test_feedback_expands_bm25_and_keeps_the_threshold(setup: tuple[EdgeStore, Retriever]) -> None:
+    _, r = setup
+    scope = Scope(tenant=T)
+    one_pass = Retriever(r.store, r.embedder, r.sparse, feedback=0)
+    # The top fact is the same with and without the second BM25 pass.
+    [top, *_] = await r.search(scope, ["When does the deposit get paid back?"])
+    [plain, *_] = await one_pass.search(scope, ["When does the deposit get paid back?"])
+    assert top.fact.id == plain.fact.id and top.sparse_rank == 1
+    # Feedback terms never let an off-topic question through the dense threshold.
+    assert await r.search(scope, ["What is the capital of Peru?"]) == []
+    with pytest.raises(ValueError):
+        Retriever(r.store, r.embedder, r.sparse, feedback=-1)
+    assert "feedback=3" in repr(r)
