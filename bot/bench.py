@@ -29,6 +29,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from bot.lang import detect_lang
 from memory.embedders import LocalEmbedder
 from memory.models import NAMESPACE, Fact, Kind, Scope
 from memory.retrieval import (
@@ -170,9 +171,10 @@ def _facts(conv: Conversation, scope: Scope) -> list[Fact]:
             session=scope.session,
             kind=Kind.EVENT,
             subject=m.subject,
-            attribute="observation",
+            attribute="观察" if detect_lang(m.text) == "zh" else "observation",
             value=m.text,
             asserted_by=m.subject,
+            lang=detect_lang(m.text),  # the template in the memory's language, as production does
         )
         for m in conv.memories
     ]
