@@ -1,9 +1,13 @@
 """The console adapter: scripts and interactive chat on the same engine the platforms use.
 
 A script is JSON Lines, one message a line:
-``{"tenant", "session", "user_id", "user_name", "text", "ts", "mention"}`` — ``ts`` ISO-8601 with an
-offset, ``mention`` optional (true when the line addresses the bot). The whole file is checked
-before anything runs, so a malformed line stops the replay with nothing half-written.
+``{"tenant", "session", "user_id", "user_name", "text", "ts", "mention", "id", "private", "tz"}`` —
+``ts`` ISO-8601 with an offset (the speaker's clock: "明天下午三点" in a line written ``+08:00`` means
+15:00 at +08:00), ``mention`` optional (true when the line addresses the bot), ``id`` optional (the
+platform message id; a repeated id is a redelivery and is dropped), ``private`` optional (true for a
+private thread or DM: what is remembered from it is never recited elsewhere), ``tz`` optional (the
+speaker's IANA zone, overriding the offset). The whole file is checked before anything runs, so a
+malformed line stops the replay with nothing half-written.
 """
 
 from __future__ import annotations
@@ -14,12 +18,13 @@ from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from bot.models import Message, Reply
-from memory.models import Fact, Scope
+from bot.outbox import Post, PostKind
+from bot.zones import is_zone, offset_name
+from memory.models import Scope, Visibility
 
-__all__ = ["ConsoleNotifier", "ScriptError", "memory_table", "parse_script", "render_reply"]
+__all__ = ["ConsoleSender", "ScriptError", "parse_script", "render_reply"]
 
 _REQUIRED = ("tenant", "session", "user_id", "user_name", "text", "ts")
 
@@ -57,6 +62,12 @@ def _parse_line(path: Path, number: int, raw: str) -> Message:
     mention = data.get("mention", False)
     if not isinstance(mention, bool):
         raise ScriptError(f"{where}: mention must be true or false")
+    private = data.get("private", False)
+    if not isinstance(private, bool):
+        raise ScriptError(f"{where}: private must be true or false")
+    zone = data.get("tz")
+    if zone is not None and (not isinstance(zone, str) or not is_zone(zone)):
+        raise ScriptError(f"{where}: tz {zone!r} is not a timezone (an IANA name such as Asia/Shanghai, or +08:00)")
     message_id = str(data.get("id") or f"{data['session']}:{number}")
     return Message(
         id=message_id,
@@ -65,6 +76,9 @@ def _parse_line(path: Path, number: int, raw: str) -> Message:
         text=data["text"],
         ts=ts,
         mention=mention,
+        visibility=Visibility.PRIVATE if private else Visibility.PUBLIC,
+        # the speaker's clock: their own zone when given, else the offset they wrote ts with
+        speaker_zone=zone or offset_name(ts),
     )
 
 
@@ -83,35 +97,38 @@ def parse_script(path: Path) -> list[Message]:
 
 
 def render_reply(console: Console, reply: Reply) -> None:
-    console.print(f"[bold cyan]和言[/] [dim]({reply.stage.value})[/] {reply.text}")
+    console.print(f"[bold cyan]和言[/] [dim]({reply.stage.value})[/] ", end="")
+    console.print(reply.text, markup=False, highlight=False)
     if reply.memory_ids:
         console.print(f"[dim]  memories used: {', '.join(i[:8] for i in reply.memory_ids)}[/]")
 
 
-class ConsoleNotifier:
-    """Prints what jobs post (reminders) to the terminal."""
+_LABELS = {PostKind.REMINDER: "follow-up", PostKind.DISPUTE_OPENED: "dispute opened",
+           PostKind.DISPUTE_CLOSED: "dispute closed", PostKind.REVIEW: "review"}
+
+
+class ConsoleSender:
+    """The console as a platform: prints the posts of the ``console`` outbox (follow-ups, notices).
+
+    Console tenants are ``console:<name>``; the message id it returns is a counter, so a post is
+    recorded as sent only after it was printed.
+    """
+
+    platform = "console"
 
     def __init__(self, console: Console, *, as_json: bool = False) -> None:
         self.console = console
         self.as_json = as_json
+        self._sent = 0
 
-    async def post(self, scope: Scope, text: str, *, mention: str | None = None) -> None:
+    async def send(self, post: Post) -> str:
+        self._sent += 1
         if self.as_json:
-            line = {"type": "notice", "session": scope.session, "mention": mention, "text": text}
+            line = {"type": "notice", "kind": post.kind.value, "session": post.session,
+                    "mentions": list(post.body.mentions), "text": post.body.plain()}
             print(json.dumps(line, ensure_ascii=False), flush=True)
         else:
-            self.console.print(f"[bold yellow]和言 follow-up[/] [dim]({scope.session})[/] {text}")
-
-
-def memory_table(facts: list[Fact], title: str) -> Table:
-    """A rich table of facts: who, what, status, and who said it when."""
-    table = Table(title=title, show_lines=False)
-    for col in ("id", "kind", "who", "attribute", "value", "status", "conf", "said"):
-        table.add_column(col, overflow="fold")
-    for f in facts:
-        said = f.sources[0] if f.sources else None
-        table.add_row(
-            f.id[:8], f.kind.value, f.subject_name or f.subject, f.attribute, f.value, f.status.value,
-            f.confidence.value, f"{said.author_name or said.author_id} {said.ts:%m-%d %H:%M}" if said else "",
-        )
-    return table
+            label = _LABELS.get(post.kind, "notice")
+            self.console.print(f"[bold yellow]和言 {label}[/] [dim]({post.session})[/] ", end="")
+            self.console.print(post.body.plain(), markup=False, highlight=False)
+        return f"console-{self._sent}"

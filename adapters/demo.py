@@ -14,10 +14,11 @@ from zoneinfo import ZoneInfo
 from rich.console import Console
 from rich.rule import Rule
 
-from adapters.console import ConsoleNotifier, memory_table, render_reply
-from bot.commands import MemoryQuery, list_memories
+from adapters.console import ConsoleSender, render_reply
+from adapters.runtime import Runtime
+from adapters.views import memory_table
+from bot.actors import Actor
 from bot.models import Message
-from bot.runtime import Runtime
 from bot.settings import Settings
 from memory.models import Scope
 
@@ -86,20 +87,20 @@ async def run_demo(settings: Settings, *, console: Console) -> None:
     zone = ZoneInfo(DEMO_ZONE)
     now = datetime.now(zone).replace(second=0, microsecond=0)
     run = uuid.uuid4().hex[:8]
-    notifier = ConsoleNotifier(console)
+    sender = ConsoleSender(console)
 
     console.print(Rule("Session 1 — a dispute about a late design draft"))
-    rt = await Runtime.start(settings, notifier=notifier)
+    rt = await Runtime.start(settings, senders=[sender])
     try:
         await _reset(rt)
         await _play(rt, console, _messages(SESSION_1, now - timedelta(days=2, hours=3), run))
-        facts = await list_memories(rt.memory, MemoryQuery(DEMO_TENANT))
+        facts = await rt.moderation.memory_list(Actor.operator(DEMO_TENANT))
         console.print(memory_table(facts, f"What Heyan remembers after session 1 ({len(facts)} memories)"))
     finally:
         await rt.stop()
 
     console.print(Rule("The bot stops. A fresh runtime starts from the data on disk."))
-    rt = await Runtime.start(settings, notifier=notifier)
+    rt = await Runtime.start(settings, senders=[sender])
     try:
         console.print(Rule("Session 2 — two days later, in a new thread"))
         await _play(rt, console, _messages(SESSION_2, now, run))

@@ -1,40 +1,136 @@
-"""`heyan chat`: an interactive thread in the terminal, on the full runtime (jobs included)."""
+"""`heyan chat`: an interactive thread in the terminal, on the full runtime (jobs and follow-ups included).
+
+Lines are messages in the current thread; slash commands call the moderation service — as the member
+you speak as (``/mine``, ``/done``) or as the local operator of this machine (``/memories``,
+``/open``, ``/close``) — exactly as a platform would.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import re
 import uuid
+from datetime import datetime
 
 from rich.console import Console
 
-from adapters.console import ConsoleNotifier, memory_table, render_reply
-from bot.commands import MemoryQuery, list_memories
+from adapters.console import ConsoleSender, render_reply
+from adapters.runtime import Runtime
+from adapters.views import commitment_view, commitments_table, memory_table
+from bot.actors import Actor, ModerationError
+from bot.limits import SlowDown
 from bot.models import Message
-from bot.runtime import Runtime
 from bot.settings import Settings
-from memory.models import Scope, utcnow
+from bot.zones import offset_name
+from memory.models import Scope, Visibility, utcnow
 
 __all__ = ["HELP", "interactive"]
 
 HELP = """commands:
-  /as <name>       speak as someone else
-  /session <id>    switch to another thread
-  /memories        show what is remembered in this tenant
-  /help            this help
-  /quit            leave
+  /as <name>        speak as someone else
+  /session <id>     switch to another thread
+  /private          make this thread private (what is said here is never recited elsewhere)
+  /open <title>     open a dispute in this thread
+  /status           the dispute, its stage and open commitments
+  /summary          summarise this thread now
+  /close [reason]   close the dispute (writes the summary, cancels follow-ups)
+  /commitments      your commitments and this thread's
+  /done <id>        mark a commitment done
+  /mine             what Heyan holds about you
+  /memories         everything remembered in this tenant
+  /help             this help
+  /quit             leave
 Start a line with @heyan (or @和言) to address the bot."""
 
 _MENTION = re.compile(r"^\s*@(heyan|和言)\b[\s,，:：]*", re.IGNORECASE)
 
 
+class _Chat:
+    def __init__(self, rt: Runtime, console: Console, tenant: str, session: str, name: str) -> None:
+        self.rt, self.console, self.tenant, self.session, self.name = rt, console, tenant, session, name
+        self.private: set[str] = set()
+
+    @property
+    def member(self) -> Actor:
+        return Actor(tenant=self.tenant, user_id=f"console:{self.name}", name=self.name)
+
+    @property
+    def operator(self) -> Actor:
+        return Actor.operator(self.tenant)
+
+    async def command(self, cmd: str, arg: str) -> None:
+        mod, console = self.rt.moderation, self.console
+        if cmd == "/as" and arg:
+            self.name = arg
+        elif cmd == "/session" and arg:
+            await self.rt.engine.flush(Scope(tenant=self.tenant, session=self.session))
+            self.session = arg
+        elif cmd == "/private":
+            self.private.add(self.session)
+            console.print(f"thread {self.session} is private now", markup=False)
+        elif cmd == "/open" and arg:
+            info = await mod.dispute_open(self.operator, self.session, title=arg, visibility=self._visibility())
+            console.print(f"dispute open in {info.session}: {info.title}", markup=False)
+            await self.rt.deliver_now()
+        elif cmd == "/status":
+            st = await mod.dispute_status(self.operator, self.session)
+            title = st.info.title if st.info and st.info.title else "(no dispute opened)"
+            state = st.info.state.value if st.info else "none"
+            console.print(f"{title} — {state}, stage {st.stage}, {st.turns} messages", markup=False)
+            console.print(commitments_table([commitment_view(f) for f in st.open_commitments]))
+        elif cmd == "/summary":
+            summary = await mod.dispute_summary(self.operator, self.session)
+            console.print(summary.text if summary else "nothing to summarise yet", markup=False)
+        elif cmd == "/close":
+            closed = await mod.dispute_close(self.operator, self.session, arg)
+            console.print(f"closed; {closed.cancelled_followups} follow-ups cancelled", markup=False)
+            if closed.summary:
+                console.print(closed.summary.text, markup=False)
+        elif cmd == "/commitments":
+            facts = await mod.commitments(self.member, session=self.session)
+            console.print(commitments_table([commitment_view(f) for f in facts]))
+        elif cmd == "/done" and arg:
+            fact = await mod.commitment_done(self.operator, arg)
+            console.print(f"done: {fact.subject_name or fact.subject} — {fact.value}", markup=False)
+        elif cmd == "/mine":
+            facts = await mod.my_memories(self.member)
+            console.print(memory_table(facts, f"{len(facts)} memories about {self.name}"))
+        elif cmd == "/memories":
+            facts = await mod.memory_list(self.operator)
+            console.print(memory_table(facts, f"{len(facts)} memories in {self.tenant}"))
+        else:
+            if cmd != "/help":
+                console.print(f"unknown command {cmd}", markup=False)
+            console.print(HELP, markup=False)
+
+    def _visibility(self) -> Visibility:
+        return Visibility.PRIVATE if self.session in self.private else Visibility.PUBLIC
+
+    async def say(self, line: str) -> None:
+        mention = bool(_MENTION.match(line))
+        msg = Message(
+            id=uuid.uuid4().hex,
+            scope=Scope(tenant=self.tenant, session=self.session, user=f"console:{self.name}"),
+            author_name=self.name,
+            text=_MENTION.sub("", line) if mention else line,
+            ts=utcnow(),
+            mention=mention,
+            visibility=self._visibility(),
+            speaker_zone=offset_name(datetime.now().astimezone()),  # this terminal's clock
+        )
+        reply = await self.rt.engine.handle(msg)
+        if reply is not None:
+            render_reply(self.console, reply)
+
+
 async def interactive(settings: Settings, *, console: Console, tenant: str, session: str, name: str) -> None:
-    rt = await Runtime.start(settings, notifier=ConsoleNotifier(console))
+    rt = await Runtime.start(settings, senders=[ConsoleSender(console)])
+    chat = _Chat(rt, console, tenant, session, name)
     console.print(f"[bold]和言 Heyan[/] — tenant {tenant}, thread {session}. /help for commands.")
     try:
         while True:
             try:
-                line = await asyncio.to_thread(input, f"{name}> ")
+                line = await asyncio.to_thread(input, f"{chat.name}> ")
             except EOFError:
                 break
             line = line.strip()
@@ -42,35 +138,15 @@ async def interactive(settings: Settings, *, console: Console, tenant: str, sess
                 continue
             if line.startswith("/"):
                 cmd, _, arg = line.partition(" ")
-                arg = arg.strip()
                 if cmd == "/quit":
                     break
-                if cmd == "/as" and arg:
-                    name = arg
-                elif cmd == "/session" and arg:
-                    await rt.engine.flush(Scope(tenant=tenant, session=session))
-                    session = arg
-                elif cmd == "/memories":
-                    facts = await list_memories(rt.memory, MemoryQuery(tenant))
-                    console.print(memory_table(facts, f"{len(facts)} memories in {tenant}"))
-                else:
-                    if cmd != "/help":
-                        console.print(f"unknown command {cmd}")
-                    console.print(HELP)
+                try:
+                    await chat.command(cmd, arg.strip())
+                except (ModerationError, SlowDown) as exc:
+                    console.print(f"[red]{exc}[/]", highlight=False)
                 continue
-            mention = bool(_MENTION.match(line))
-            msg = Message(
-                id=uuid.uuid4().hex,
-                scope=Scope(tenant=tenant, session=session, user=f"console:{name}"),
-                author_name=name,
-                text=_MENTION.sub("", line) if mention else line,
-                ts=utcnow(),
-                mention=mention,
-            )
-            reply = await rt.engine.handle(msg)
-            if reply is not None:
-                render_reply(console, reply)
-        await rt.engine.flush(Scope(tenant=tenant, session=session))
+            await chat.say(line)
+        await rt.engine.flush(Scope(tenant=chat.tenant, session=chat.session))
         await rt.drain()
     finally:
         await rt.stop()

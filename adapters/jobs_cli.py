@@ -1,4 +1,5 @@
-"""``heyan jobs``: queue status, the dead-letter list (and retrying it), and reconciliation now.
+"""``heyan jobs``: queue and outbox status, the dead-letter lists (and retrying them), and
+reconciliation now.
 
 ``status`` and ``dead-letter`` need only Redis: with ``HEYAN_REDIS_URL`` they connect to it directly;
 in the embedded shape (no URL) they start the runtime without its worker to reach the embedded
@@ -9,90 +10,87 @@ the jobs it enqueues run in the bot or in ``heyan worker``).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
-from typing import Annotated, TypeVar
+from typing import Annotated, Any
 
 import typer
-from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.connections import ArqRedis
 from rich.table import Table
 
-from adapters.cli import _fail, _with_runtime, console, jobs_app, run
-from bot.runtime import Runtime, StartupError
-from bot.settings import Settings
+from adapters.cli_common import console, fail, with_redis, with_runtime
+from adapters.runtime import Runtime
+from bot.outbox import Outbox, OutboxStats, PostRecord
 from jobs import admin
 from jobs.cron import ReconcileReport, reconcile
-from jobs.queue import QUEUE
 
-__all__ = ["jobs_dead_letter", "jobs_reconcile", "jobs_status"]
+__all__ = ["app"]
 
-T = TypeVar("T")
-
-
-@asynccontextmanager
-async def _redis(settings: Settings) -> AsyncIterator[ArqRedis]:
-    """The queue's Redis: the configured server, or the embedded Valkey through a worker-less runtime."""
-    url = settings.redis.url
-    if url is None:
-        rt = await Runtime.start(settings, worker=False)
-        try:
-            yield rt.redis
-        finally:
-            await rt.stop()
-        return
-    try:
-        pool = await create_pool(RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0)
-    except Exception as exc:
-        raise StartupError(f"cannot reach Redis at {url}: {exc}. Start it or fix HEYAN_REDIS_URL.") from exc
-    try:
-        yield pool
-    finally:
-        await pool.aclose()
+app = typer.Typer(no_args_is_help=True, help="The background job queue and the outboxes.")
 
 
-def _with_redis(body: Callable[[ArqRedis], Awaitable[T]]) -> T:
-    async def main(settings: Settings) -> T:
-        async with _redis(settings) as redis:
-            return await body(redis)
-
-    return run(main)
+async def _status(redis: ArqRedis) -> tuple[admin.QueueStatus, list[OutboxStats]]:
+    return await admin.status(redis), await Outbox(redis).stats()
 
 
-@jobs_app.command("status")
-def jobs_status(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
-    """Jobs ready, deferred (reminders), running, and dead-lettered."""
-    st = _with_redis(admin.status)
+@app.command("status")
+def jobs_status(as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False) -> None:
+    """Jobs ready, deferred (reminders), running and dead-lettered; posts waiting per platform."""
+    st, outboxes = with_redis(_status)
     if as_json:
-        print(json.dumps(st.as_dict()))
+        print(json.dumps({**st.as_dict(), "outbox": [o.as_dict() for o in outboxes]}))
         return
     table = Table(title="job queue")
     for col in ("ready", "deferred", "in progress", "dead"):
         table.add_column(col, justify="right")
     table.add_row(str(st.ready), str(st.deferred), str(st.in_progress), str(st.dead))
     console.print(table)
+    posts = Table(title="outbox (posts waiting for the process connected to each platform)")
+    for col in ("platform", "ready", "retrying", "sending", "dead"):
+        posts.add_column(col, justify="right" if col != "platform" else "left")
+    for o in outboxes:
+        posts.add_row(o.platform, str(o.ready), str(o.waiting), str(o.leased), str(o.dead))
+    console.print(posts)
 
 
-@jobs_app.command("dead-letter")
+async def _dead_posts(redis: ArqRedis) -> list[PostRecord]:
+    return await Outbox(redis).dead()
+
+
+def _post_view(r: PostRecord) -> dict[str, Any]:
+    return {"id": r.post.id, "platform": r.post.platform, "tenant": r.post.tenant, "session": r.post.session,
+            "kind": r.post.kind.value, "attempts": r.attempts, "error": r.error, "text": r.post.body.plain()}
+
+
+@app.command("dead-letter")
 def jobs_dead_letter(
-    retry: Annotated[str | None, typer.Option("--retry", help="re-enqueue this dead job id")] = None,
-    retry_all: Annotated[bool, typer.Option("--all", help="re-enqueue every dead job")] = False,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    retry: Annotated[str | None, typer.Option("--retry", help="re-enqueue this dead job (or post) id")] = None,
+    retry_all: Annotated[bool, typer.Option("--all", help="re-enqueue every dead job and post")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
 ) -> None:
-    """List jobs that failed their last try; --retry ID or --all enqueues them again."""
+    """List jobs and posts that failed their last try; --retry ID or --all enqueues them again."""
     if retry is not None and retry_all:
-        raise _fail("use either --retry ID or --all, not both")
+        raise fail("use either --retry ID or --all, not both")
     if retry is not None or retry_all:
-        n = _with_redis(lambda r: admin.retry_dead(r, None if retry_all else retry))
+        target = None if retry_all else retry
+
+        async def again(redis: ArqRedis) -> int:
+            return await admin.retry_dead(redis, target) + await Outbox(redis).retry_dead(target)
+
+        n = with_redis(again)
         if retry is not None and n == 0:
-            raise _fail(f"no dead job with id {retry}; `heyan jobs dead-letter` lists them")
+            raise fail(f"no dead job or post with id {retry}; `heyan jobs dead-letter` lists them")
         if as_json:
             print(json.dumps({"retried": n}))
         else:
-            console.print(f"re-enqueued {n} dead job{'s' if n != 1 else ''}")
+            console.print(f"re-enqueued {n} dead job{'s' if n != 1 else ''} and posts")
         return
-    dead = _with_redis(admin.dead_letters)
+
+    async def both(redis: ArqRedis) -> tuple[list[admin.DeadLetter], list[PostRecord]]:
+        return await admin.dead_letters(redis), await _dead_posts(redis)
+
+    dead, posts = with_redis(both)
     if as_json:
-        print(json.dumps([d.as_dict() for d in dead], ensure_ascii=False, indent=1))
+        print(json.dumps({"jobs": [d.as_dict() for d in dead], "posts": [_post_view(p) for p in posts]},
+                         ensure_ascii=False, indent=1))
         return
     table = Table(title=f"{len(dead)} dead jobs")
     for col in ("job id", "function", "tries", "error", "at"):
@@ -100,16 +98,22 @@ def jobs_dead_letter(
     for d in dead:
         table.add_row(d.job_id, d.function, str(d.tries), d.error, d.at)
     console.print(table)
+    ptable = Table(title=f"{len(posts)} dead posts")
+    for col in ("post id", "platform", "attempts", "error"):
+        ptable.add_column(col, overflow="fold")
+    for p in posts:
+        ptable.add_row(p.post.id, p.post.platform, str(p.attempts), p.error or "")
+    console.print(ptable)
 
 
-@jobs_app.command("reconcile")
-def jobs_reconcile(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+@app.command("reconcile")
+def jobs_reconcile(as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a sentence")] = False) -> None:
     """Rebuild missing reminder jobs from the store and mark past-due commitments overdue, now."""
 
     async def body(rt: Runtime) -> ReconcileReport:
-        return await reconcile({"heyan": rt, "redis": rt.redis})
+        return await reconcile({"heyan": rt.services, "redis": rt.redis})
 
-    report = run(lambda s: _with_runtime(s, body, worker=False))
+    report = with_runtime(body)
     if as_json:
         print(json.dumps(report.as_dict()))
     else:

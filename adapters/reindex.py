@@ -15,7 +15,7 @@ from typing import Any
 from rich.console import Console
 from rich.progress import Progress
 
-from bot.runtime import build_embedder, open_store
+from adapters.runtime import build_embedder, open_store
 from bot.settings import Settings
 from memory.codec import fact_from_payload, summary_from_payload
 from memory.models import Fact, Scope, Summary

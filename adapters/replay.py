@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from rich.console import Console
 
-from adapters.console import ConsoleNotifier, render_reply
+from adapters.console import ConsoleSender, render_reply
+from adapters.runtime import Runtime
 from bot.models import Message, Reply
-from bot.runtime import Runtime
 from bot.settings import Settings
 from memory.models import Scope
 
@@ -28,7 +28,7 @@ def _emit(console: Console, reply: Reply, as_json: bool) -> None:
 async def replay(settings: Settings, messages: Sequence[Message], *, console: Console, as_json: bool) -> int:
     """Feed each message to the engine. Before a reply, the jobs earlier lines caused are finished,
     as they would be in a live thread; at the end every waiting extraction runs before exit."""
-    rt = await Runtime.start(settings, notifier=ConsoleNotifier(console, as_json=as_json))
+    rt = await Runtime.start(settings, senders=[ConsoleSender(console, as_json=as_json)])
     replies = 0
     try:
         sessions: dict[tuple[str, str], Scope] = {}

@@ -14,28 +14,26 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.table import Table
 
-from adapters.cli import _fail, app, console, run
-from adapters.jobs_cli import _redis
+from adapters.cli_common import console, fail, redis_only, run
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettingError, TenantSettings, check_timezone
 
-__all__ = ["tenant_reset", "tenant_set_timezone", "tenant_show"]
+__all__ = ["app"]
 
-tenant_app = typer.Typer(no_args_is_help=True, help="Per-tenant settings (timezone).")
-app.add_typer(tenant_app, name="tenant")
+app = typer.Typer(no_args_is_help=True, help="Per-tenant settings (timezone).")
 
 T = TypeVar("T")
 
 
 def _with_config(body: Callable[[TenantConfig], Awaitable[T]]) -> T:
     async def main(settings: Settings) -> T:
-        async with _redis(settings) as redis:
+        async with redis_only(settings) as redis:
             return await body(TenantConfig(redis, TenantSettings(timezone=settings.timezone)))
 
     try:
         return run(main)
     except TenantSettingError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 async def _view(config: TenantConfig, tenant: str) -> dict[str, Any]:
@@ -48,7 +46,7 @@ async def _view(config: TenantConfig, tenant: str) -> dict[str, Any]:
     }
 
 
-@tenant_app.command("show")
+@app.command("show")
 def tenant_show(
     tenant: Annotated[str | None, typer.Option(help="only this tenant (default: every tenant with overrides)")] = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
@@ -75,7 +73,7 @@ def tenant_show(
     console.print(table)
 
 
-@tenant_app.command("set-timezone")
+@app.command("set-timezone")
 def tenant_set_timezone(
     tenant: Annotated[str, typer.Argument(help="the tenant id, e.g. discord:<guild id> or console:local")],
     zone: Annotated[str, typer.Argument(help="an IANA timezone, e.g. Asia/Shanghai or America/New_York")],
@@ -84,18 +82,18 @@ def tenant_set_timezone(
     try:
         check_timezone(zone)  # before starting anything
     except TenantSettingError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     updated = _with_config(lambda config: config.set(tenant, timezone=zone))
     console.print(f"{tenant}: timezone {updated.timezone}")
 
 
-@tenant_app.command("reset")
+@app.command("reset")
 def tenant_reset(
     tenant: Annotated[str, typer.Argument(help="the tenant id")],
     setting: Annotated[str | None, typer.Option(help="only this setting (default: all)")] = None,
 ) -> None:
     """Drop a tenant's own settings: it follows the defaults (HEYAN_TIMEZONE) again."""
     if setting is not None and setting not in TenantSettings.model_fields:
-        raise _fail(f"unknown tenant setting {setting}; known: {', '.join(TenantSettings.model_fields)}")
+        raise fail(f"unknown tenant setting {setting}; known: {', '.join(TenantSettings.model_fields)}")
     updated = _with_config(lambda config: config.reset(tenant, *([setting] if setting else [])))
     console.print(f"{tenant}: {', '.join(f'{k}={v}' for k, v in updated.model_dump().items())}")

@@ -31,8 +31,9 @@ import calendar
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import UTC, date, datetime, timedelta, tzinfo
+
+from bot.zones import zone_of
 
 __all__ = ["find_due_span", "parse_number", "resolve_due"]
 
@@ -221,14 +222,15 @@ def _pick(text: str) -> list[_Hit] | None:
     return [first]
 
 
-def resolve_due(text: str, now: datetime, tz: str) -> datetime | None:
-    """The due time ``text`` names, resolved against ``now`` (aware) in IANA zone ``tz``; or None."""
+def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
+    """The due time ``text`` names, resolved against ``now`` (aware) in zone ``tz`` (an IANA name, an
+    offset such as ``+08:00``, or a tzinfo: the speaker's clock); or None."""
     if now.tzinfo is None:
         raise ValueError("resolve_due needs an aware 'now' (the message timestamp)")
     picked = _pick(text)
     if picked is None:
         return None
-    zone = ZoneInfo(tz)
+    zone = zone_of(tz)
     local_now = now.astimezone(zone)
     if picked[0].family == "dur":
         return _duration(picked[0].m, now, local_now, zone)
@@ -253,7 +255,7 @@ def resolve_due(text: str, now: datetime, tz: str) -> datetime | None:
     return result
 
 
-def _local(day: date, hour_minute: tuple[int, int], zone: ZoneInfo) -> datetime:
+def _local(day: date, hour_minute: tuple[int, int], zone: tzinfo) -> datetime:
     """A wall-clock time in ``zone``; the UTC round trip moves times a DST gap skips past the gap."""
     hour, minute = hour_minute
     naive = (
@@ -264,7 +266,7 @@ def _local(day: date, hour_minute: tuple[int, int], zone: ZoneInfo) -> datetime:
     return naive.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
 
 
-def _duration(m: re.Match[str], now: datetime, local_now: datetime, zone: ZoneInfo) -> datetime:
+def _duration(m: re.Match[str], now: datetime, local_now: datetime, zone: tzinfo) -> datetime:
     n = parse_number(m.group("n")) if m.group("n") else 0
     amount = (n or 0) + (0.5 if m.group("half") else 0.0)
     unit = m.group("unit").lower()

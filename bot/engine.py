@@ -2,32 +2,38 @@
 
 observe: drop redelivered messages, append to the session window, and decide when to extract —
 fact-bearing messages (promises, agreements, refusals, demands) at once, the rest in batches every N
-turns or when the session goes quiet. Extraction always runs as a job, never on the reply path.
+turns or when the session goes quiet. Extraction always runs as a job (through the ``Scheduler``
+port), never on the reply path.
 
-respond: rewrite the turn into queries → hybrid recall (summary first, then facts) → open commitments
-of the people in the thread → classify and move the mediation stage → fit everything in the token
-budget → reply, falling back to the offline provider if the LLM fails.
+respond: rewrite the turn into queries → hybrid recall of what may be shown in this session (its
+own records and the tenant's public ones; summary first) → open commitments of the people in the
+thread, with the same visibility → classify and move the mediation stage → fit everything in the
+token budget → reply (the provider falls back to the offline one if the LLM fails).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from bot.lang import session_lang
-from bot.llm.base import Classification, ReplyRequest
+from bot.lang import detect_lang, session_lang
+from bot.limits import RateLimits, SlowDown
+from bot.llm.base import Classification, MediatorProvider, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.models import Message, Reply, Stage
+from bot.ports import Scheduler
+from bot.richtext import RichText
+from bot.sessions import SessionBook
 from bot.stages import next_stage
+from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
+from bot.window import ConversationWindow
 from memory.models import Scope
+from memory.service import MemoryService
 from prompts import neutralise
 
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
-
-__all__ = ["Engine"]
+__all__ = ["Engine", "EngineConfig"]
 
 log = logging.getLogger(__name__)
 
@@ -36,74 +42,128 @@ log = logging.getLogger(__name__)
 REPLY_RESERVE_TOKENS = 250
 
 
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    """The settings the engine reads (from ``Settings`` and ``JobSettings``)."""
+
+    context_tokens: int = 3000
+    batch_turns: int = 5
+    idle_seconds: int = 120
+    summary_turns: int = 20
+
+
 class Engine:
-    def __init__(self, rt: Runtime) -> None:
-        self.rt = rt
+    """Observes messages and replies, with the few collaborators it needs."""
+
+    def __init__(
+        self,
+        *,
+        window: ConversationWindow,
+        memory: MemoryService,
+        scheduler: Scheduler,
+        provider: MediatorProvider,
+        tenants: TenantConfig,
+        sessions: SessionBook,
+        config: EngineConfig,
+        limits: RateLimits | None = None,
+    ) -> None:
+        self.window = window
+        self.memory = memory
+        self.scheduler = scheduler
+        self.provider = provider
+        self.tenants = tenants
+        self.sessions = sessions
+        self.config = config
+        self.limits = limits
 
     async def observe(self, msg: Message) -> bool:
         """Record a message; returns False when it was a redelivery and was dropped."""
-        rt = self.rt
-        if not await rt.window.first_sighting(msg):
+        if not await self.window.first_sighting(msg):
             log.info("dropped duplicate message %s", msg.id)
             return False
-        turn = await rt.window.append(msg)
+        turn = await self.window.append(msg)
+        await self.sessions.seen(msg.scope.tenant, msg.session, msg.visibility)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
-        jobs = rt.settings.jobs
+        cfg = self.config
         if fact_bearing(msg):
-            waiting = await rt.window.take_pending(scope)
-            await rt.queue.extract(scope, [*waiting, msg.id])
-        elif await rt.window.add_pending(scope, msg.id) >= jobs.batch_turns:
-            await rt.queue.extract(scope, await rt.window.take_pending(scope))
+            waiting = await self.window.take_pending(scope)
+            await self.scheduler.extract(scope, [*waiting, msg.id])
+        elif await self.window.add_pending(scope, msg.id) >= cfg.batch_turns:
+            await self.scheduler.extract(scope, await self.window.take_pending(scope))
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
-        if await rt.window.claim_idle_watch(scope, jobs.idle_seconds):
-            await rt.queue.extract_when_idle(scope, turn, jobs.idle_seconds)
-        if turn % jobs.summary_turns == 0:
-            await rt.queue.summarize(scope, turn)
+        if await self.window.claim_idle_watch(scope, cfg.idle_seconds):
+            await self.scheduler.extract_when_idle(scope, turn, cfg.idle_seconds)
+        if turn % cfg.summary_turns == 0:
+            await self.scheduler.summarize(scope, turn)
         return True
 
     async def flush(self, scope: Scope) -> None:
         """Extract whatever waits in this session now (end of a script, session closed)."""
-        ids = await self.rt.window.take_pending(scope)
+        ids = await self.window.take_pending(scope)
         if ids:
-            await self.rt.queue.extract(scope, ids)
-        await self.rt.queue.summarize(scope, await self.rt.window.turns(scope))
+            await self.scheduler.extract(scope, ids)
+        await self.scheduler.summarize(scope, await self.window.turns(scope))
 
     async def handle(self, msg: Message) -> Reply | None:
-        """Observe a message and, when it addresses the bot, reply to it."""
+        """Observe a message and, when it addresses the bot, reply to it — within the rate limits:
+        over them, the member hears "slow down" once per window and nothing else."""
         if not await self.observe(msg):
             return None
-        return await self.respond(msg) if msg.mention else None
+        if not msg.mention:
+            return None
+        if self.limits is not None:
+            try:
+                await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
+            except SlowDown as exc:
+                return await self._slow_down(msg, exc)
+        return await self.respond(msg)
+
+    async def _slow_down(self, msg: Message, exc: SlowDown) -> Reply | None:
+        key = f"heyan:slowdown:{msg.scope.tenant}:{msg.author_id if exc.scope == 'user' else '*'}"
+        if not await self.window.redis.set(key, b"1", nx=True, ex=int(exc.retry_after) + 1):
+            return None  # already told them in this window
+        lang = detect_lang(msg.text)
+        seconds = int(exc.retry_after + 0.5)
+        if lang == "zh":
+            who = "你发得" if exc.scope == "user" else "大家发得"
+            text = f"{who}有点快，我跟不上了。请 {seconds} 秒后再叫我。"
+        else:
+            who = "You're" if exc.scope == "user" else "Everyone's"
+            text = f"{who} asking faster than I can answer well. Please try me again in {seconds} seconds."
+        stage = Stage(await self.window.stage(Scope(tenant=msg.scope.tenant, session=msg.session)) or Stage.GATHERING)
+        return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage)
 
     async def respond(self, msg: Message) -> Reply:
-        rt = self.rt
         session = Scope(tenant=msg.scope.tenant, session=msg.session)
-        window = await rt.window.recent(session)
+        window = await self.window.recent(session)
         turns = [m.utterance() for m in window if m.id != msg.id]
         turn = msg.utterance()
         lang = session_lang([m.text for m in window] + [msg.text])
         participants = {m.author_id: m.author_name for m in (*window, msg)}
 
-        queries: list[str] = await rt.provider_call("rewrite", turn, turns, lang)
-        recall = await rt.memory.recall(Scope(tenant=session.tenant, session=session.session), queries)
-        commitments = await rt.memory.open_commitments(Scope(tenant=session.tenant), list(participants))
+        queries = await self.provider.rewrite(turn, turns, lang)
+        recall = await self.memory.recall(session, queries)
+        commitments = await self.memory.open_commitments(
+            Scope(tenant=session.tenant), list(participants), visible_in=msg.session
+        )
 
-        classification: Classification = await rt.provider_call("classify", turn, turns, lang)
-        current = Stage(await rt.window.stage(session) or Stage.GATHERING)
+        classification: Classification = await self.provider.classify(turn, turns, lang)
+        current = Stage(await self.window.stage(session) or Stage.GATHERING)
         stage = next_stage(current, classification)
         if stage is not current:
-            await rt.window.set_stage(session, stage.value)
+            await self.window.set_stage(session, stage.value)
 
         open_ids = {c.id for c in commitments}
         recalled = [s for s in recall.facts if s.fact.id not in open_ids]  # commitments are listed apart
         # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
         # with no memories and no window; each item costs its line as the provider renders it.
-        tz = (await rt.tenant(session.tenant)).timezone
+        tz = (await self.tenants.get(session.tenant)).timezone
         frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
         fixed = sum(estimate_tokens(part) for part in reply_messages(frame))
-        room = rt.settings.context_tokens - fixed
+        room = self.config.context_tokens - fixed
         if room < 0:
             log.warning("the reply prompt's fixed part (%d tokens) exceeds HEYAN_CONTEXT_TOKENS=%d",
-                        fixed, rt.settings.context_tokens)
+                        fixed, self.config.context_tokens)
         budget = max(0, room - REPLY_RESERVE_TOKENS)
 
         def line(text: str) -> str:
@@ -135,7 +195,8 @@ class Engine:
             participants=participants,
             timezone=tz,
         )
-        text: str = await rt.provider_call("reply", request)
+        text = await self.provider.reply(request)
         used = [*([request.summary.id] if request.summary else []),
                 *(f.id for f in request.facts), *(c.id for c in request.open_commitments)]
-        return Reply(session=msg.session, text=text, lang=lang, stage=stage, memory_ids=tuple(used))
+        # The reply text is untrusted (LLM output, names, quotes): plain text, never a ping.
+        return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage, memory_ids=tuple(used))

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from bot.richtext import RichText
 from memory.extraction import Utterance
-from memory.models import Lang, Scope
+from memory.models import Lang, Scope, Visibility
 
 __all__ = ["Message", "Reply", "Stage"]
 
@@ -24,7 +25,12 @@ class Stage(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """A platform message turned into Heyan's terms. ``mention`` is true when it addresses the bot."""
+    """A platform message turned into Heyan's terms. ``mention`` is true when it addresses the bot.
+
+    ``visibility`` is the session's (a private thread, DM or private channel is private): what is
+    remembered from it keeps it. ``speaker_zone`` is the author's own timezone when the platform
+    tells it (Slack's user ``tz``, a console script's ``ts`` offset): an IANA name or ``+08:00``.
+    """
 
     id: str
     scope: Scope  # tenant + session (thread/channel) + user (author id)
@@ -32,6 +38,8 @@ class Message:
     text: str
     ts: datetime
     mention: bool = False
+    visibility: Visibility = Visibility.PUBLIC
+    speaker_zone: str | None = None
 
     @property
     def author_id(self) -> str:
@@ -44,15 +52,23 @@ class Message:
         return self.scope.session
 
     def utterance(self) -> Utterance:
-        return Utterance(self.id, self.author_id, self.author_name, self.text, self.ts)
+        return Utterance(self.id, self.author_id, self.author_name, self.text, self.ts, self.speaker_zone)
 
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """What the bot says, where, in which stage, and the ids of the memories it used."""
+    """What the bot says, where, in which stage, and the ids of the memories it used.
+
+    ``body`` is text plus the users it means to mention (``bot.richtext``); adapters render it.
+    """
 
     session: str
-    text: str
+    body: RichText
     lang: Lang
     stage: Stage = Stage.GATHERING
     memory_ids: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def text(self) -> str:
+        """The reply as readable text (mentions as ``@name``)."""
+        return self.body.plain()

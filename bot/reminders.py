@@ -1,33 +1,97 @@
-"""The follow-up text a reminder posts, in the commitment's language and the tenant's timezone."""
+"""Follow-ups on commitments: when to send one, the post it makes, and recording it once delivered.
+
+The reminder job (``jobs.tasks.send_reminder``) re-reads the commitment and, if it is still open and
+not yet reminded, appends ``reminder_post(fact)`` to the outbox; the process holding the platform
+connection delivers it and then calls ``record_delivery``, which writes ``reminders_sent`` on the
+commitment. A worker alone never marks a reminder sent.
+"""
 
 from __future__ import annotations
 
-from datetime import tzinfo
+import logging
+from datetime import datetime, timedelta
 
-from memory.models import Fact
+from bot.outbox import Post, PostKind
+from bot.richtext import Mention, RichText
+from bot.zones import zone_label, zone_or_utc
+from memory.models import Fact, Scope, utcnow
+from memory.service import MemoryService
 
-__all__ = ["reminder_text"]
+__all__ = ["format_when", "record_delivery", "reminder_post", "reminder_post_id", "reminder_text", "reminder_time"]
+
+log = logging.getLogger(__name__)
+
+_WEEKDAYS_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 
-def _when(fact: Fact, tz: tzinfo, lang: str) -> str:
-    if fact.due_at is None:
-        return ""
-    local = fact.due_at.astimezone(tz)
+def format_when(when: datetime, zone: str, lang: str) -> str:
+    """A time shown to people, in ``zone`` and naming it: "12月1日 15:00（Asia/Shanghai）" /
+    "Tue 1 Dec 15:00 (Asia/Shanghai)"."""
+    local = when.astimezone(zone_or_utc(zone))
+    label = zone_label(zone)
     if lang == "zh":
-        return f"{local.month}月{local.day}日 {local:%H:%M}"
-    return f"{local:%a %d %b %H:%M}"
+        return f"{local.month}月{local.day}日 {local:%H:%M}（{label}）"
+    return f"{_WEEKDAYS_EN[local.weekday()]} {local.day} {_MONTHS_EN[local.month - 1]} {local:%H:%M} ({label})"
 
 
-def reminder_text(fact: Fact, tz: tzinfo) -> str:
-    """A friendly question to the owner about progress, citing the promise and when it was made."""
+def reminder_time(fact: Fact, *, lead_seconds: int, no_due_followup_seconds: int) -> datetime:
+    """When to follow up: the due time minus the lead, or after a quiet interval when undated."""
+    if fact.due_at is not None:
+        return fact.due_at - timedelta(seconds=lead_seconds)
+    return fact.created_at + timedelta(seconds=no_due_followup_seconds)
+
+
+def reminder_post_id(fact: Fact) -> str:
+    """One follow-up per version of a commitment (a new due time is a new version)."""
+    return f"remind:{fact.tenant}:{fact.id}:{fact.version}"
+
+
+def reminder_text(fact: Fact, zone: str) -> RichText:
+    """A friendly question to the owner about progress, citing the promise and when it is due.
+
+    The owner is a structured mention; the quote and names are plain text, which adapters escape.
+    """
     said = fact.sources[0] if fact.sources else None
-    who = fact.subject_name or fact.subject
+    owner = Mention(fact.subject, fact.subject_name or fact.subject)
     if fact.lang == "zh":
-        when = _when(fact, tz, "zh")
-        due = f"（约定在{when}前）" if when else ""
+        due = f"（约定在{format_when(fact.due_at, zone, 'zh')}前）" if fact.due_at else ""
         quote = f"：“{said.quote}”" if said else ""
-        return f"@{who} 跟进一下之前的承诺{due}{quote}。进展如何？如果已经完成，请告诉大家一声。"
-    when = _when(fact, tz, "en")
-    due = f" (due {when})" if when else ""
+        return RichText.of(owner, f" 跟进一下之前的承诺{due}{quote}。进展如何？如果已经完成，请告诉大家一声。")
+    due = f" (due {format_when(fact.due_at, zone, 'en')})" if fact.due_at else ""
     quote = f': "{said.quote}"' if said else ""
-    return f"@{who} a gentle follow-up on your commitment{due}{quote}. How is it going? If it is done, let everyone know."
+    return RichText.of(
+        owner, f" a gentle follow-up on your commitment{due}{quote}. How is it going? If it is done, let everyone know."
+    )
+
+
+def reminder_post(fact: Fact, zone: str) -> Post:
+    """The outbox post that follows up on this version of ``fact`` in its session."""
+    if fact.session is None:
+        raise ValueError(f"commitment {fact.id} has no session to post the follow-up in")
+    return Post(
+        id=reminder_post_id(fact),
+        tenant=fact.tenant,
+        session=fact.session,
+        body=reminder_text(fact, zone),
+        kind=PostKind.REMINDER,
+        lang=fact.lang,
+        ref={"fact_id": fact.id, "revision": str(fact.version)},
+    )
+
+
+async def record_delivery(memory: MemoryService, post: Post, message_id: str, *, at: datetime | None = None) -> bool:
+    """After the platform accepted a reminder: record it on its commitment (once per version).
+
+    Returns False when there is nothing to record (not a reminder, the commitment is gone or changed,
+    or the reminder was recorded already).
+    """
+    if post.kind is not PostKind.REMINDER or "fact_id" not in post.ref:
+        return False
+    fact = await memory.get(Scope(tenant=post.tenant), post.ref["fact_id"])
+    if fact is None or str(fact.version) != post.ref.get("revision") or fact.reminders_sent:
+        return False
+    await memory.update(fact.model_copy(update={"reminders_sent": (*fact.reminders_sent, at or utcnow())}))
+    log.info("reminder for %s v%s delivered as %s", fact.id, fact.version, message_id)
+    return True
+

@@ -15,11 +15,14 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.limits import check_rule
+
 __all__ = [
     "DiscordSettings",
     "EmbeddingSettings",
     "JobSettings",
     "LLMSettings",
+    "LimitSettings",
     "PrivacySettings",
     "QdrantSettings",
     "RedisSettings",
@@ -110,6 +113,23 @@ class PrivacySettings(BaseSettings):
     export_dir: Path | None = None
 
 
+class LimitSettings(BaseSettings):
+    """Rate limits per user and per tenant, in the ``limits`` notation ("6/minute", "100/hour")."""
+
+    model_config = _section("HEYAN_LIMITS_")
+
+    enabled: bool = True
+    replies_per_user: str = "6/minute"
+    replies_per_tenant: str = "60/minute"
+    commands_per_user: str = "20/minute"
+    commands_per_tenant: str = "200/minute"
+
+    @field_validator("replies_per_user", "replies_per_tenant", "commands_per_user", "commands_per_tenant")
+    @classmethod
+    def _rate(cls, value: str) -> str:
+        return check_rule(value)
+
+
 class JobSettings(BaseSettings):
     """Background jobs: extraction batching, summaries and commitment follow-ups."""
 
@@ -150,6 +170,7 @@ class Settings(BaseSettings):
     slack: SlackSettings = Field(default_factory=lambda: SlackSettings())
     privacy: PrivacySettings = Field(default_factory=lambda: PrivacySettings())
     jobs: JobSettings = Field(default_factory=lambda: JobSettings())
+    limits: LimitSettings = Field(default_factory=lambda: LimitSettings())
 
     @field_validator("timezone")
     @classmethod
@@ -188,6 +209,7 @@ _PREFIX = {
     "slack": "HEYAN_SLACK_",
     "privacy": "HEYAN_PRIVACY_",
     "jobs": "HEYAN_JOBS_",
+    "limits": "HEYAN_LIMITS_",
 }
 
 
@@ -219,6 +241,7 @@ def load_settings(**overrides: Any) -> Settings:
         "slack": SlackSettings,
         "privacy": PrivacySettings,
         "jobs": JobSettings,
+        "limits": LimitSettings,
     }
     problems: list[str] = []
     for key, cls in section_types.items():

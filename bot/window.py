@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from redis.asyncio import Redis
 
 from bot.models import Message
-from memory.models import Scope
+from memory.models import Scope, Visibility
 
 __all__ = ["ConversationWindow"]
 
@@ -40,6 +40,8 @@ def _encode(msg: Message) -> str:
             "text": msg.text,
             "ts": msg.ts.isoformat(),
             "mention": msg.mention,
+            "visibility": msg.visibility.value,
+            "zone": msg.speaker_zone,
         },
         ensure_ascii=False,
     )
@@ -54,6 +56,8 @@ def _decode(raw: bytes | str) -> Message:
         text=data["text"],
         ts=datetime.fromisoformat(data["ts"]),
         mention=bool(data.get("mention")),
+        visibility=Visibility(data.get("visibility") or Visibility.PUBLIC.value),
+        speaker_zone=data.get("zone"),
     )
 
 

@@ -14,17 +14,15 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arq.cron import CronJob, cron
 
+from bot.sessions import DisputeState
 from bot.settings import JobSettings, Settings
-from jobs.tasks import schedule_reminder
+from jobs.tasks import schedule_reminder, services
 from memory.models import FactStatus, Scope, utcnow
 from memory.ports import RecordFilter
-
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
 
 __all__ = ["OVERDUE_GRACE", "PURGE_MINUTE", "ReconcileReport", "cron_jobs", "purge", "reconcile"]
 
@@ -51,10 +49,6 @@ class ReconcileReport:
                 "scheduled": self.scheduled, "overdue": self.overdue}
 
 
-def _rt(ctx: dict[str, Any]) -> Runtime:
-    return ctx["heyan"]  # type: ignore[no-any-return]
-
-
 async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
     """Re-enqueue the reminder of every open commitment and mark past-due active ones overdue.
 
@@ -62,19 +56,26 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
     already sent (``reminders_sent``) is never scheduled again. Marking overdue keeps the version, so
     the queued reminder still matches the fact.
     """
-    rt = _rt(ctx)
+    svc = services(ctx)
     now = utcnow()
-    tenants = await rt.store.tenants("facts")
+    tenants = await svc.store.tenants("facts")
     seen = scheduled = overdue = 0
     for tenant in tenants:
         scope = Scope(tenant=tenant)
-        for fact in await rt.memory.open_commitments(scope):
+        closed: dict[str, bool] = {}
+        for fact in await svc.memory.open_commitments(scope):
             seen += 1
+            if fact.session is not None:
+                if fact.session not in closed:
+                    info = await svc.sessions.get(tenant, fact.session)
+                    closed[fact.session] = info is not None and info.state is DisputeState.CLOSED
+                if closed[fact.session]:
+                    continue  # the dispute was closed: its follow-ups were cancelled
             if fact.status is FactStatus.ACTIVE and fact.due_at is not None and fact.due_at <= now - OVERDUE_GRACE:
                 # set_status re-reads the fact, so a reminder recorded meanwhile is not overwritten
-                fact = await rt.memory.set_status(scope, fact.id, FactStatus.OVERDUE)
+                fact = await svc.memory.set_status(scope, fact.id, FactStatus.OVERDUE)
                 overdue += 1
-            if await schedule_reminder(rt, fact):
+            if await schedule_reminder(svc, fact):
                 scheduled += 1
     report = ReconcileReport(len(tenants), seen, scheduled, overdue)
     log.info("reconcile: %d tenants, %d open commitments, %d reminders re-enqueued, %d newly overdue",
@@ -85,11 +86,11 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
 async def purge(ctx: dict[str, Any]) -> dict[str, int]:
     """Delete every fact whose ``expires_at`` has passed, in every tenant; returns counts per tenant
     (tenants with nothing expired are left out)."""
-    rt = _rt(ctx)
+    svc = services(ctx)
     flt = RecordFilter(expires_before=utcnow())
     deleted: dict[str, int] = {}
-    for tenant in await rt.store.tenants("facts"):
-        n = await rt.store.delete("facts", Scope(tenant=tenant), flt)
+    for tenant in await svc.store.tenants("facts"):
+        n = await svc.store.delete("facts", Scope(tenant=tenant), flt)
         if n:
             deleted[tenant] = n
             log.info("purge: %d expired facts deleted in %s", n, tenant)

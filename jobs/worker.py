@@ -1,9 +1,10 @@
-"""arq worker wiring: the task list, retries with backoff, the dead-letter list, and WorkerSettings.
+"""arq worker wiring: the task list, retries with backoff, the dead-letter list, and worker settings.
 
-In the embedded shape the runtime runs ``build_worker(runtime)`` inside the bot process. In the
-distributed shape ``heyan worker`` runs ``worker_settings(load_settings())``, whose startup builds the
-services from those Settings into ``ctx``. Both read job timeout, tries and the cron interval from
-Settings when the worker is built, never at import.
+In the embedded shape the runtime (``adapters.runtime``) runs ``build_worker(services)`` inside the
+bot process. In the distributed shape ``heyan worker`` runs ``worker_settings(settings, open=...)``:
+its startup calls ``open`` (the composition root, which ``jobs/`` does not import) to build the
+services into ``ctx``. Both read job timeout, tries and the cron interval from Settings when the
+worker is built, never at import.
 """
 
 from __future__ import annotations
@@ -12,22 +13,20 @@ import functools
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from arq import Retry
-from arq.connections import RedisSettings
+from arq.connections import ArqRedis, RedisSettings
 from arq.worker import Function, Worker, func
 
-from bot.settings import Settings, load_settings
+from bot.services import Services
+from bot.settings import Settings
 from jobs import tasks
 from jobs.cron import cron_jobs as default_cron_jobs
 from jobs.queue import QUEUE
 from memory.models import utcnow
 
-if TYPE_CHECKING:
-    from bot.runtime import Runtime
-
-__all__ = ["DEAD_LETTER", "build_worker", "task_functions", "worker_settings"]
+__all__ = ["DEAD_LETTER", "OpenServices", "build_worker", "task_functions", "worker_settings"]
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +34,9 @@ log = logging.getLogger(__name__)
 DEAD_LETTER = "heyan:dead-letter"
 
 Task = Callable[..., Awaitable[Any]]
+
+#: Builds the services of a standalone worker from Settings; returns them and how to close them.
+OpenServices = Callable[[Settings], Awaitable[tuple[Services, Callable[[], Awaitable[None]]]]]
 
 
 def _backoff(job_try: int) -> int:
@@ -100,51 +102,39 @@ def _worker_kwargs(settings: Settings) -> dict[str, Any]:
     }
 
 
-def build_worker(rt: Runtime, *, burst: bool = False) -> Worker:
-    """An arq worker for this runtime's queue, sharing its Redis pool and services."""
+def build_worker(svc: Services, *, burst: bool = False) -> Worker:
+    """An arq worker for these services' queue, sharing their Redis pool (an arq pool)."""
+    if not isinstance(svc.redis, ArqRedis):
+        raise TypeError("the in-process worker needs the services' Redis to be an arq pool (create_pool)")
     return Worker(
-        **_worker_kwargs(rt.settings),
-        redis_pool=rt.redis,
+        **_worker_kwargs(svc.settings),
+        redis_pool=svc.redis,
         burst=burst,
         handle_signals=False,
-        ctx={"heyan": rt, "max_tries": rt.settings.jobs.max_tries},
+        ctx={"heyan": svc, "max_tries": svc.settings.jobs.max_tries},
         poll_delay=0.2,
         log_results=False,
     )
 
 
-async def _startup(ctx: dict[str, Any]) -> None:
-    from bot.runtime import Runtime
-
-    settings: Settings = ctx.get("settings") or load_settings()
-    rt = await Runtime.start(settings, worker=False)
-    ctx["heyan"] = rt
-    ctx["max_tries"] = rt.settings.jobs.max_tries
-
-
-async def _shutdown(ctx: dict[str, Any]) -> None:
-    rt = ctx.get("heyan")
-    if rt is not None:
-        await rt.stop()
-
-
-def worker_settings(settings: Settings) -> dict[str, Any]:
+def worker_settings(settings: Settings, *, open: OpenServices) -> dict[str, Any]:
     """``heyan worker``: the standalone worker of the distributed shape (needs HEYAN_REDIS_URL), as
     arq ``WorkerSettings`` built from ``settings`` — job timeout, tries and the reconcile interval
-    included. Its startup builds the services from the same settings into ``ctx``."""
+    included. Its startup builds the services with ``open`` into ``ctx``; its shutdown closes them."""
+
+    async def startup(ctx: dict[str, Any]) -> None:
+        svc, close = await open(settings)
+        ctx["heyan"], ctx["heyan_close"], ctx["max_tries"] = svc, close, settings.jobs.max_tries
+
+    async def shutdown(ctx: dict[str, Any]) -> None:
+        close = ctx.get("heyan_close")
+        if close is not None:
+            await close()
+
     redis = settings.redis.url
     return {
         **_worker_kwargs(settings),
-        "on_startup": _startup,
-        "on_shutdown": _shutdown,
-        "ctx": {"settings": settings},
+        "on_startup": startup,
+        "on_shutdown": shutdown,
         **({"redis_settings": RedisSettings.from_dsn(redis)} if redis else {}),
     }
-
-
-def __getattr__(name: str) -> Any:
-    """``jobs.worker.WorkerSettings`` (for ``arq jobs.worker.WorkerSettings``) is built from the
-    environment when it is looked up, not at import, so HEYAN_JOBS_* settings apply."""
-    if name == "WorkerSettings":
-        return worker_settings(load_settings())
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

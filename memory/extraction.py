@@ -14,25 +14,35 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
-from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source
+from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
 
 __all__ = ["DEFAULT_TTL", "CandidateFact", "ExtractionRequest", "FactExtractor", "Utterance", "to_facts"]
 
 
 @dataclass(frozen=True, slots=True)
 class Utterance:
-    """One message as extraction and prompts see it."""
+    """One message as extraction and prompts see it.
+
+    ``zone`` is the speaker's own timezone when the platform tells it (an IANA name such as
+    ``Asia/Shanghai``, or a fixed offset such as ``+08:00``): wall-clock words in the message ("明天下午
+    三点", "by tonight") mean the speaker's clock, not the tenant's.
+    """
 
     message_id: str
     author_id: str
     author_name: str
     text: str
     ts: datetime
+    zone: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ExtractionRequest:
-    """Messages to extract from (``turns``), with earlier ones as context only, in one language."""
+    """Messages to extract from (``turns``), with earlier ones as context only, in one language.
+
+    ``timezone`` is the tenant's (for speakers whose own zone is unknown); ``visibility`` is the
+    session's, and every fact extracted keeps it.
+    """
 
     tenant: str
     session: str
@@ -40,6 +50,7 @@ class ExtractionRequest:
     context: Sequence[Utterance] = ()
     lang: Lang = "en"
     timezone: str = "UTC"
+    visibility: Visibility = Visibility.PUBLIC
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +170,7 @@ def to_facts(
             expires_at=(turn.ts + life) if life else None,
             lang=lang or request.lang,
             users=users,
+            visibility=request.visibility,
         )
         facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
     return facts

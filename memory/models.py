@@ -28,6 +28,7 @@ __all__ = [
     "Scope",
     "Source",
     "Summary",
+    "Visibility",
     "embed_text",
     "fact_id",
     "summary_id",
@@ -71,6 +72,16 @@ class FactStatus(StrEnum):
     EXPIRED = "expired"
     #: A commitment past its due time and not done (set by the reconciliation job).
     OVERDUE = "overdue"
+    #: A moderator reviewed the record and found it wrong; kept for the audit, never recalled.
+    REJECTED = "rejected"
+
+
+class Visibility(StrEnum):
+    """Who may see a record: everyone in the tenant, or only its own session (a private thread, a DM,
+    a private channel), moderators, and the members it concerns."""
+
+    PUBLIC = "public"
+    PRIVATE = "private"
 
 
 #: Statuses a default recall returns; the rest are history.
@@ -187,6 +198,8 @@ class Fact(BaseModel):
     reminders_sent: tuple[datetime, ...] = ()
     #: Competing values from other speakers, held for moderator review while the fact is ``disputed``.
     contested: tuple[HistoryEntry, ...] = ()
+    #: The visibility of the session it was said in: a private session's records stay in it.
+    visibility: Visibility = Visibility.PUBLIC
 
     @field_validator("value", "attribute", "subject")
     @classmethod
@@ -230,6 +243,7 @@ class Summary(BaseModel):
     updated_at: datetime = Field(default_factory=utcnow)
     users: tuple[str, ...] = ()
     truncated: bool = False
+    visibility: Visibility = Visibility.PUBLIC
 
     def with_id(self) -> Summary:
         return self if self.id else self.model_copy(update={"id": summary_id(self.tenant, self.session)})

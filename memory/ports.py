@@ -87,6 +87,8 @@ class RecordFilter:
     """Payload conditions beyond the scope. Empty sets mean "any".
 
     ``due_before``/``expires_before`` compare the payload's ``due_ts``/``expires_ts`` (epoch seconds).
+    ``visible_in`` keeps what may be shown in that session: its own records and the tenant's public
+    ones (a record without a ``visibility`` is public).
     """
 
     kinds: frozenset[str] = field(default_factory=frozenset)
@@ -95,6 +97,7 @@ class RecordFilter:
     ids: frozenset[str] = field(default_factory=frozenset)
     due_before: datetime | None = None
     expires_before: datetime | None = None
+    visible_in: str | None = None
 
 
 @runtime_checkable

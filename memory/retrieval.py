@@ -308,16 +308,20 @@ class Retriever:
         return SparseVector(tuple(ids), tuple(weights[i] for i in ids))
 
     async def recall(self, scope: Scope, queries: Sequence[str], k: int | None = None) -> Recall:
-        """The session summary (when ``scope.session`` is set), then the top facts for ``queries``."""
+        """The session summary (when ``scope.session`` is set), then the top facts for ``queries``.
+
+        With a session, the facts are those that may be shown there: the session's own and the
+        tenant's public records (a private thread's records never surface in another thread).
+        """
         summary: Summary | None = None
-        if scope.session:
-            sid = summary_id(scope.tenant, scope.session)
-            hits = await self.store.retrieve(
-                "summaries", Scope(tenant=scope.tenant, session=scope.session), [sid]
-            )
-            if hits:
-                summary = summary_from_payload(hits[0].payload)
-        facts = await self.search(scope, queries, k=k)
+        if not scope.session:
+            return Recall(None, await self.search(scope, queries, k=k))
+        sid = summary_id(scope.tenant, scope.session)
+        hits = await self.store.retrieve("summaries", Scope(tenant=scope.tenant, session=scope.session), [sid])
+        if hits:
+            summary = summary_from_payload(hits[0].payload)
+        wide = Scope(tenant=scope.tenant, user=scope.user)
+        facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k)
         return Recall(summary, facts)
 
 

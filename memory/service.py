@@ -132,12 +132,18 @@ class MemoryService:
             return fact
         return await self.update(fact.model_copy(update={"status": status}))
 
-    async def open_commitments(self, scope: Scope, users: Sequence[str] = ()) -> list[Fact]:
-        """Commitments still open in scope, of these owners when given; soonest due first."""
+    async def open_commitments(
+        self, scope: Scope, users: Sequence[str] = (), *, visible_in: str | None = None
+    ) -> list[Fact]:
+        """Commitments still open in scope, of these owners when given; soonest due first.
+
+        ``visible_in``: only those that may be shown in that session (its own and public ones).
+        """
         flt = RecordFilter(
             kinds=frozenset({Kind.COMMITMENT.value}),
             statuses=frozenset(s.value for s in OPEN_COMMITMENT),
             subjects=frozenset(users),
+            visible_in=visible_in,
         )
         facts = await self.list_facts(scope, flt)
         far = datetime.max.replace(tzinfo=utcnow().tzinfo)
@@ -145,6 +151,12 @@ class MemoryService:
 
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
         return await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
+
+    async def forget_user(self, scope: Scope) -> int:
+        """Erase every fact and summary about or from ``scope.user``; returns how many records went."""
+        if not scope.user:
+            raise ScopeError("forget_user needs a scope with a user")
+        return await self.store.delete("facts", scope) + await self.store.delete("summaries", scope)
 
     # --- summaries -----------------------------------------------------------------------------
 
@@ -171,6 +183,16 @@ class MemoryService:
             )
         await index_summaries(self.store, self.embedder, self.sparse, [summary])
         return summary
+
+    async def iter_summaries(self, scope: Scope) -> AsyncIterator[Summary]:
+        """Every session summary in scope (``scope.user``: those the user took part in)."""
+        offset: str | None = None
+        while True:
+            hits, offset = await self.store.scroll("summaries", scope, RecordFilter(), _PAGE, offset)
+            for hit in hits:
+                yield summary_from_payload(hit.payload)
+            if offset is None:
+                return
 
     # --- reading -------------------------------------------------------------------------------
 

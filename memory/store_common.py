@@ -13,12 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from memory.errors import EmbedderMismatchError, ScopeError
-from memory.models import Scope
+from memory.models import Scope, Visibility
 from memory.ports import RecordFilter, StoredPoint
 
 __all__ = [
     "LAYERS",
     "META_FILE",
+    "PRIVATE",
     "Condition",
     "check_dense",
     "check_embedder",
@@ -33,6 +34,9 @@ __all__ = [
 #: The two collections every store holds, in a fixed order.
 LAYERS: tuple[str, ...] = ("facts", "summaries")
 
+#: The payload ``visibility`` of a private session's records (``memory.models.Visibility.PRIVATE``).
+PRIVATE = Visibility.PRIVATE.value
+
 #: Name of the embedded store's metadata file (embedder name and dimension), next to the shards.
 META_FILE = "meta.json"
 
@@ -43,7 +47,8 @@ class Condition:
 
     ``op`` is ``"eq"`` (payload ``key`` equals ``value``, or contains it for an array field),
     ``"any"`` (payload ``key`` is one of ``values``), ``"ids"`` (point id is one of ``values``) or
-    ``"lt"`` (payload ``key`` < ``bound``).
+    ``"lt"`` (payload ``key`` < ``bound``) or ``"visible"`` (payload ``session`` equals ``value``,
+    or payload ``visibility`` is not ``private``).
     """
 
     op: str
@@ -126,6 +131,8 @@ def plan_filter(scope: Scope, flt: RecordFilter | None = None) -> list[Condition
         plan.append(Condition("lt", "due_ts", bound=flt.due_before.timestamp()))
     if flt.expires_before is not None:
         plan.append(Condition("lt", "expires_ts", bound=flt.expires_before.timestamp()))
+    if flt.visible_in is not None:
+        plan.append(Condition("visible", "session", value=flt.visible_in))
     return plan
 
 

@@ -59,6 +59,7 @@ from memory.ports import DENSE, SPARSE, Hit, Layer, RecordFilter, StoredPoint, V
 from memory.store_common import (
     LAYERS,
     META_FILE,
+    PRIVATE,
     Condition,
     check_dense,
     check_embedder,
@@ -87,6 +88,7 @@ _INDEXES: dict[str, PayloadSchemaParams | PayloadSchemaType] = {
     "users": PayloadSchemaType.Keyword,
     "due_ts": PayloadSchemaType.Float,
     "expires_ts": PayloadSchemaType.Float,
+    "visibility": PayloadSchemaType.Keyword,
 }
 
 #: One search thread: on the 2-core target machines a dense+BM25 batch over 5k points takes 0.28 ms
@@ -182,6 +184,9 @@ def _condition(cond: Condition) -> ConditionType:
         return HasIdCondition(set(cond.values))
     if cond.op == "lt":
         return FieldCondition(cond.key, range=RangeFloat(lt=cond.bound))
+    if cond.op == "visible":
+        private = FieldCondition("visibility", match=MatchValue(PRIVATE))
+        return Filter(should=[FieldCondition(cond.key, match=MatchValue(cond.value)), Filter(must_not=[private])])
     raise AssertionError(f"unknown filter op {cond.op!r}")
 
 

@@ -21,6 +21,7 @@ from memory.models import Scope
 from memory.ports import DENSE, SPARSE, Hit, Layer, RecordFilter, StoredPoint, VectorQuery
 from memory.store_common import (
     LAYERS,
+    PRIVATE,
     Condition,
     check_dense,
     check_embedder,
@@ -49,6 +50,7 @@ _INDEXES: dict[str, models.PayloadSchemaType | models.KeywordIndexParams] = {
     "users": models.PayloadSchemaType.KEYWORD,
     "due_ts": models.PayloadSchemaType.FLOAT,
     "expires_ts": models.PayloadSchemaType.FLOAT,
+    "visibility": models.PayloadSchemaType.KEYWORD,
 }
 
 
@@ -61,6 +63,12 @@ def _condition(cond: Condition) -> models.Condition:
         return models.HasIdCondition(has_id=list(cond.values))
     if cond.op == "lt":
         return models.FieldCondition(key=cond.key, range=models.Range(lt=cond.bound))
+    if cond.op == "visible":
+        private = models.FieldCondition(key="visibility", match=models.MatchValue(value=PRIVATE))
+        return models.Filter(should=[
+            models.FieldCondition(key=cond.key, match=models.MatchValue(value=cond.value)),
+            models.Filter(must_not=[private]),
+        ])
     raise AssertionError(f"unknown filter op {cond.op!r}")
 
 

@@ -28,7 +28,9 @@ from datetime import datetime, tzinfo
 from functools import lru_cache
 from importlib import resources
 from string import Template
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
+
+from bot.zones import zone_or_utc
 
 __all__ = [
     "LANGS",
@@ -117,11 +119,8 @@ def data_block(label: str, lines: str | Iterable[str], lang: str) -> str:
 
 
 def zone(name: str) -> tzinfo:
-    """The named IANA timezone, UTC when the name is unknown."""
-    try:
-        return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
+    """The named timezone (IANA name or ``+08:00`` offset), UTC when the name is unknown."""
+    return zone_or_utc(name)
 
 
 def format_time(ts: datetime, tz: str) -> str:

@@ -20,10 +20,11 @@ from typing import Any
 
 import redis
 
+from adapters.runtime import Runtime
 from bot.llm.base import ProviderError
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.runtime import Runtime
+from bot.outbox import Post
 from bot.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Kind, Scope, utcnow
@@ -97,9 +98,9 @@ def settings(data_dir: Path, redis_url: str, **jobs: Any) -> Settings:
 
 def use_hash_embedder() -> None:
     """Make every Runtime in this process use ``HashEmbedder``."""
-    import bot.runtime
+    import adapters.runtime
 
-    bot.runtime.build_embedder = lambda _settings: HashEmbedder()  # type: ignore[assignment]
+    adapters.runtime.build_embedder = lambda _settings: HashEmbedder()  # type: ignore[assignment]
 
 
 class ScriptedProvider(OfflineProvider):
@@ -129,16 +130,33 @@ class ScriptedProvider(OfflineProvider):
         return [c for t in request.turns for c in self.script.get(t.message_id, [])]
 
 
+class RecordingSender:
+    """A platform connection that records what it was asked to post (one platform of a recorder)."""
+
+    def __init__(self, recorder: TimedNotifier, platform: str) -> None:
+        self.recorder = recorder
+        self.platform = platform
+
+    async def send(self, post: Post) -> str:
+        self.recorder.posts.append((Scope(tenant=post.tenant, session=post.session), post.body.plain(),
+                                    post.body.mentions[0] if post.body.mentions else None))
+        self.recorder.times.append(utcnow())
+        self.recorder.sent.append(post)
+        return f"{self.platform}-msg-{len(self.recorder.posts)}"
+
+
 class TimedNotifier:
-    """RecordingNotifier that also records when each post happened."""
+    """Records every post delivered to any of the platforms it stands in for, and when."""
+
+    PLATFORMS = ("console", "slack", "discord", "test")
 
     def __init__(self) -> None:
         self.posts: list[tuple[Scope, str, str | None]] = []
         self.times: list[datetime] = []
+        self.sent: list[Post] = []
 
-    async def post(self, scope: Scope, text: str, *, mention: str | None = None) -> None:
-        self.posts.append((scope, text, mention))
-        self.times.append(utcnow())
+    def senders(self) -> list[RecordingSender]:
+        return [RecordingSender(self, p) for p in self.PLATFORMS]
 
 
 def promise(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from bot.bench import bench_app
+from adapters.bench import app as bench_app
 
 ROW = {
     "conversation": "tiny",

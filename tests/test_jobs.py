@@ -23,10 +23,9 @@ from arq.constants import in_progress_key_prefix, job_key_prefix
 from arq.jobs import Job
 from typer.testing import CliRunner
 
-from bot.notify import Notifier
-from bot.runtime import Runtime
+from adapters.runtime import Runtime
+from adapters.valkey import EmbeddedValkey
 from bot.settings import Settings
-from bot.valkey import EmbeddedValkey
 from jobs import admin
 from jobs.cron import cron_jobs, purge, reconcile
 from jobs.queue import QUEUE
@@ -66,7 +65,7 @@ async def redis_url(tmp_path: Path) -> AsyncIterator[str]:
 
 @pytest.fixture(autouse=True)
 def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("bot.runtime.build_embedder", lambda _settings: HashEmbedder())
+    monkeypatch.setattr("adapters.runtime.build_embedder", lambda _settings: HashEmbedder())
 
 
 @pytest.fixture
@@ -74,9 +73,10 @@ async def start() -> AsyncIterator[Start]:
     """Start runtimes; every one still running is stopped at the end of the test."""
     started: list[Runtime] = []
 
-    async def _start(s: Settings, *, provider: Any, notifier: Notifier | None = None,
+    async def _start(s: Settings, *, provider: Any, notifier: TimedNotifier | None = None,
                      worker: bool = True) -> Runtime:
-        rt = await Runtime.start(s, provider=provider, notifier=notifier, worker=worker)
+        senders = notifier.senders() if notifier is not None else ()
+        rt = await Runtime.start(s, provider=provider, senders=senders, worker=worker)
         started.append(rt)
         return rt
 
@@ -86,7 +86,7 @@ async def start() -> AsyncIterator[Start]:
 
 
 def ctx(rt: Runtime) -> dict[str, Any]:
-    return {"heyan": rt, "redis": rt.redis, "max_tries": rt.settings.jobs.max_tries}
+    return {"heyan": rt.services, "redis": rt.redis, "max_tries": rt.settings.jobs.max_tries}
 
 
 async def feed(rt: Runtime, provider: ScriptedProvider, *items: tuple[Any, Any]) -> None:
@@ -120,30 +120,42 @@ async def test_reminder_fires_once_at_its_time(tmp_path: Path, redis_url: str, s
     provider, notifier = ScriptedProvider(), TimedNotifier()
     rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
     tenant = "console:once"
-    due = utcnow() + timedelta(seconds=2)
+    due = utcnow() + timedelta(seconds=6)  # far enough that a busy machine still extracts first
     await feed(rt, provider, promise(tenant, "thread-1", "m1", "u-zhang", "张伟", "send the draft", due))
-    await rt.drain(10)
+    await rt.drain(30)
 
     [fact] = await rt.memory.open_commitments(Scope(tenant=tenant))
     assert fact.due_at is not None and abs((fact.due_at - due).total_seconds()) < 0.01
     assert notifier.posts == []  # not before its time
-    assert await result(rt, remind_id(fact), timeout=10) == "sent"
+    # The job queues the post; the process connected to the platform delivers it.
+    assert await result(rt, remind_id(fact), timeout=30) == "queued"
+    await wait_for(lambda: _posted(notifier, 1), 30, "the follow-up to be delivered")
 
     [(scope, text, mention)] = notifier.posts
     assert scope == Scope(tenant=tenant, session="thread-1")
     assert mention == "u-zhang"
     assert "send the draft" in text
     assert notifier.times[0] >= due - timedelta(milliseconds=5)  # arq scores in whole ms
+    await wait_for(lambda: _reminded(rt, tenant, fact.id), 30, "the delivery to be recorded")
     stored = await rt.memory.get(Scope(tenant=tenant), fact.id)
     assert stored is not None and len(stored.reminders_sent) == 1 and stored.version == fact.version
 
-    # Running the job again posts nothing — with the Redis claim, and without it (the store remembers).
+    # Running the job again posts nothing — with the outbox record, and without it (the store remembers).
     assert await send_reminder(ctx(rt), tenant, fact.id, fact.version) == "already sent"
-    await rt.redis.delete(f"heyan:reminded:{tenant}:{fact.id}:{fact.version}")
+    await rt.redis.delete(f"heyan:outbox:post:{remind_id(fact)}")
     assert await send_reminder(ctx(rt), tenant, fact.id, fact.version) == "already sent"
     assert (await reconcile(ctx(rt))).scheduled == 0
-    await asyncio.sleep(0.5)
+    await rt.deliver_now()
     assert len(notifier.posts) == 1
+
+
+async def _posted(notifier: TimedNotifier, n: int) -> bool:
+    return len(notifier.posts) >= n
+
+
+async def _reminded(rt: Runtime, tenant: str, fact_id: str) -> bool:
+    fact = await rt.memory.get(Scope(tenant=tenant), fact_id)
+    return fact is not None and bool(fact.reminders_sent)
 
 
 async def test_commitment_done_before_its_time_sends_nothing(
@@ -152,13 +164,14 @@ async def test_commitment_done_before_its_time_sends_nothing(
     provider, notifier = ScriptedProvider(), TimedNotifier()
     rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
     tenant = "console:done"
-    due = utcnow() + timedelta(seconds=1.5)
+    due = utcnow() + timedelta(seconds=6)
     await feed(rt, provider, promise(tenant, "t", "m1", "u-li", "李娜", "refund the deposit", due))
-    await rt.drain(10)
+    await rt.drain(30)
     [fact] = await rt.memory.open_commitments(Scope(tenant=tenant))
     await rt.memory.set_status(Scope(tenant=tenant), fact.id, FactStatus.DONE)
 
-    assert await result(rt, remind_id(fact), timeout=10) == "skipped: done"
+    assert await result(rt, remind_id(fact), timeout=30) == "skipped: done"
+    await rt.deliver_now()
     assert notifier.posts == []
     assert (await reconcile(ctx(rt))).scheduled == 0
 
@@ -278,7 +291,10 @@ async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_
     # The worker (with its own reconcile at startup) sends the due ones, each once.
     rt.start_worker()
     for f in facts[:2]:
-        assert await result(rt, remind_id(f), timeout=10) == "sent"
+        assert await result(rt, remind_id(f), timeout=30) == "queued"
+    await wait_for(lambda: _posted(notifier, 2), 30, "two follow-ups")
+    for f in facts[:2]:
+        await wait_for(lambda f=f: _reminded(rt, tenant, f.id), 30, "the deliveries to be recorded")
     assert sorted(m for _, _, m in notifier.posts) == ["u-li", "u-zhang"]
 
     # Lose Redis again: nothing already sent is rebuilt; the later one is.
@@ -286,7 +302,7 @@ async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_
     report = await reconcile(ctx(rt))
     assert report.scheduled == 1
     assert await rt.redis.exists(job_key_prefix + remind_id(facts[2])) == 1
-    await asyncio.sleep(0.5)
+    await rt.deliver_now()
     assert len(notifier.posts) == 2
 
 
@@ -360,9 +376,9 @@ def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
     assert jobs["reconcile"].unique and jobs["purge"].unique
     assert isinstance(jobs["purge"].minute, int)
     # the standalone worker (`heyan worker`) runs them too
-    from jobs.worker import worker_settings
+    from adapters.worker import standalone_settings
 
-    assert {j.name for j in worker_settings(settings(tmp_path, "redis://unused"))["cron_jobs"]} == {
+    assert {j.name for j in standalone_settings(settings(tmp_path, "redis://unused"))["cron_jobs"]} == {
         "reconcile", "purge"}
 
 
@@ -370,7 +386,7 @@ def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: 
     """`heyan worker` builds its arq settings from HEYAN_JOBS_* when it starts, not at import."""
     import arq.worker
 
-    import jobs.worker
+    import adapters.worker
     from adapters.cli import app
 
     captured: list[Any] = []
@@ -388,10 +404,9 @@ def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: 
     [reconcile_job] = [j for j in worker.cron_jobs if j.name == "reconcile"]
     assert reconcile_job.minute == {0, 20, 40}
     assert worker.redis_settings.port == 6399 and worker.redis_settings.database == 3
-    assert worker.ctx["settings"].jobs.max_tries == 7  # its startup builds the runtime from these
-    # `arq jobs.worker.WorkerSettings` reads the environment when it is looked up, too
+    # `arq adapters.worker.WorkerSettings` reads the environment when it is looked up, too
     monkeypatch.setenv("HEYAN_JOBS_JOB_TIMEOUT", "44")
-    assert jobs.worker.WorkerSettings["job_timeout"] == 44
+    assert adapters.worker.WorkerSettings["job_timeout"] == 44
 
 
 def test_cli_status_and_dead_letter(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -409,11 +424,13 @@ def test_cli_status_and_dead_letter(redis_url: str, monkeypatch: pytest.MonkeyPa
         runner = CliRunner()
         out = runner.invoke(app, ["jobs", "status", "--json"])
         assert out.exit_code == 0, out.output
-        assert json.loads(out.output) == {"ready": 0, "deferred": 1, "in_progress": 0, "dead": 1}
+        assert json.loads(out.output) == {"ready": 0, "deferred": 1, "in_progress": 0, "dead": 1, "outbox": []}
         out = runner.invoke(app, ["jobs", "dead-letter", "--json"])
         assert out.exit_code == 0, out.output
-        [dead] = json.loads(out.output)
+        listed = json.loads(out.output)
+        [dead] = listed["jobs"]
         assert dead["job_id"] == "extract:x:y:1" and dead["error"] == "Boom"
+        assert listed["posts"] == []
         out = runner.invoke(app, ["jobs", "dead-letter", "--all", "--json"])
         assert out.exit_code == 0, out.output
         assert json.loads(out.output) == {"retried": 1}

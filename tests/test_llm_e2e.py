@@ -23,8 +23,8 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.cli import app
+from adapters.runtime import Runtime
 from bot.models import Message, Stage
-from bot.runtime import Runtime
 from bot.settings import load_settings
 from bot.tokens import estimate_tokens
 from memory.models import Scope

@@ -13,11 +13,12 @@ from typer.testing import CliRunner
 
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
+from bot.reminders import reminder_post
 from bot.tenants import KEY_PREFIX, TenantConfig, TenantSettingError, TenantSettings
 from memory.models import Kind, Scope, utcnow
 from tests import test_jobs
 from tests.jobs_helpers import ScriptedProvider, TimedNotifier, promise, settings
-from tests.test_jobs import Start, feed, remind_id, result
+from tests.test_jobs import Start, _posted, feed, remind_id, result, wait_for
 
 # the fixtures of the jobs tests: a Redis database of one's own, runtimes stopped at the end, HashEmbedder
 redis_url, start, hash_embedder = test_jobs.redis_url, test_jobs.start, test_jobs.hash_embedder
@@ -54,7 +55,7 @@ async def test_config_defaults_overrides_and_validation(tmp_path: Path, redis_ur
     assert (await config.reset("discord:1")).timezone == "Europe/Berlin"
     assert await config.tenants() == ["discord:3"]
     # the runtime's own config takes HEYAN_TIMEZONE as the default
-    assert (await rt.tenant("discord:9")).timezone == "UTC"
+    assert (await rt.tenants.get("discord:9")).timezone == "UTC"
 
 
 async def test_each_tenant_resolves_due_times_and_renders_in_its_own_zone(
@@ -86,8 +87,8 @@ async def test_each_tenant_resolves_due_times_and_renders_in_its_own_zone(
         reply = await rt.engine.handle(ask)
         assert reply is not None and "15:00" in reply.text, reply.text
         # and so does the follow-up
-        text = await rt.render_reminder(fact)
-        assert "15:00" in text, text
+        text = reminder_post(fact, (await rt.tenants.get(tenant)).timezone).body.plain()
+        assert "15:00" in text and zone in text, text
 
 
 async def test_reminder_job_renders_the_due_time_in_the_tenant_zone(
@@ -96,13 +97,15 @@ async def test_reminder_job_renders_the_due_time_in_the_tenant_zone(
     provider, notifier = ScriptedProvider(), TimedNotifier()
     rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
     await rt.tenants.set("slack:ny", timezone=NY)
-    due = utcnow() + timedelta(seconds=1.5)
+    due = utcnow() + timedelta(seconds=4)
     await feed(rt, provider, promise("slack:ny", "t", "m1", "u-amy", "Amy", "send the draft", due))
-    await rt.drain(10)
+    await rt.drain(30)
     [fact] = await rt.memory.open_commitments(Scope(tenant="slack:ny"))
-    assert await result(rt, remind_id(fact), timeout=10) == "sent"
+    assert await result(rt, remind_id(fact), timeout=30) == "queued"
+    await wait_for(lambda: _posted(notifier, 1), 30, "the follow-up")
     [(_scope, text, _mention)] = notifier.posts
-    assert f"(due {due.astimezone(ZoneInfo(NY)):%a %d %b %H:%M})" in text, text
+    assert f"(due {due.astimezone(ZoneInfo(NY)):%a} {due.astimezone(ZoneInfo(NY)).day} " in text, text
+    assert f"{due.astimezone(ZoneInfo(NY)):%H:%M} (America/New_York))" in text, text
 
 
 def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:

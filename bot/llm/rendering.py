@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import prompts
 from bot.llm.base import ReplyRequest
+from bot.zones import speaker_zone
 from memory.extraction import Utterance
 from memory.models import Fact
 
@@ -22,8 +23,9 @@ __all__ = ["fact_line", "reply_messages", "reply_people", "utterance_line"]
 
 
 def utterance_line(u: Utterance, tz: str) -> str:
-    """One message as a data line: id, local time, author and the JSON-quoted text."""
-    return prompts.format_utterance(u.message_id, u.author_id, u.author_name, u.text, u.ts, tz)
+    """One message as a data line: id, the speaker's local time (their own zone when known, else
+    ``tz``), author and the JSON-quoted text."""
+    return prompts.format_utterance(u.message_id, u.author_id, u.author_name, u.text, u.ts, speaker_zone(u.zone, tz))
 
 
 def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:

@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import prompts
+from bot.zones import speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
 
@@ -206,7 +207,7 @@ def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[Candidat
                 asserted_by=turn.author_id,
                 subject_name=subject_name,
                 confidence=Confidence(item.confidence),
-                due_at=_due(item.due_at, request.timezone),
+                due_at=_due(item.due_at, speaker_zone(turn.zone, request.timezone)),
                 reported=item.reported,
             )
         )

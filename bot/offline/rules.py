@@ -25,11 +25,11 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.duetime import find_due_span, resolve_due
 from bot.lang import detect_lang
 from bot.offline import lexicon as lx
+from bot.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Confidence, Kind, Lang
 
@@ -151,7 +151,8 @@ class _Turn:
         self.attr = ATTRIBUTES[self.lang]
         self.history = history
         self.others = {n: uid for n, uid in names.items() if uid != turn.author_id}
-        self.tz = _valid_zone(request.timezone)
+        # wall-clock words mean the speaker's clock when the platform tells it, else the tenant's
+        self.tz = speaker_zone(turn.zone, _valid_zone(request.timezone))
         self.ts = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
 
     def fact(
@@ -343,8 +344,4 @@ def _short_action(action: str, lang: Lang) -> str:
 
 def _valid_zone(name: str) -> str:
     """The tenant zone, or UTC when it is unknown (a bad setting must not stop extraction)."""
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return "UTC"
-    return name
+    return name if is_zone(name) else "UTC"

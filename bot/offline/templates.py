@@ -9,12 +9,12 @@ demand, and ends with a next step that fits the mediation stage. Dates are shown
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from datetime import datetime, tzinfo
 
 from bot.duetime import find_due_span
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
+from bot.zones import zone_label, zone_or_utc
 from memory.models import Fact, FactStatus, Kind, Lang
 
 __all__ = [
@@ -72,11 +72,8 @@ _NEXT_STEP: dict[Stage, dict[str, str]] = {
 }
 
 
-def _zone(tz: str) -> ZoneInfo:
-    try:
-        return ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
+def _zone(tz: str) -> tzinfo:
+    return zone_or_utc(tz)
 
 
 def format_date(when: datetime, tz: str, lang: Lang) -> str:
@@ -209,7 +206,10 @@ def render_reply(request: ReplyRequest) -> str:
             commitment_line(f, request.turn.ts, people, tz, lang)
             for f in request.open_commitments[:MAX_COMMITMENTS]
         ]
-        parts.append(_block("未完成的承诺：" if zh else "Open commitments:", lines))
+        dated = any(f.due_at for f in request.open_commitments[:MAX_COMMITMENTS])
+        zone = f"（时间按{zone_label(tz)}）" if zh else f" (times in {zone_label(tz)})"
+        title = ("未完成的承诺" if zh else "Open commitments") + (zone if dated else "")
+        parts.append(_block(title + ("：" if zh else ":"), lines))
     demands = _latest_demands(request.facts)
     if demands:
         lines = [

@@ -1,4 +1,4 @@
-"""``heyan bench``: measurements that are too slow or too noisy for the test suite.
+"""``heyan bench retrieval``: retrieval quality and speed on a dataset.
 
 ``heyan bench retrieval --dataset FILE.jsonl`` ingests each conversation of a retrieval dataset (the
 format of shared/data/README.md) as one tenant and one session through the production path — the
@@ -47,17 +47,9 @@ from memory.retrieval import (
 from memory.sparse import Bm25Encoder
 from memory.store_edge import EdgeStore
 
-__all__ = ["Conversation", "DatasetError", "Query", "bench_app", "load_dataset"]
-
-bench_app = typer.Typer(help="Measure retrieval quality and speed on a dataset.", no_args_is_help=True)
+__all__ = ["Conversation", "DatasetError", "Query", "load_dataset", "retrieval"]
 
 METHODS: tuple[Method, ...] = ("dense", "sparse", "hybrid")
-
-
-@bench_app.callback()
-def _bench() -> None:
-    """Measure retrieval quality and speed on a dataset."""
-    # A callback keeps ``retrieval`` a sub-command even while it is the only one.
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,7 +259,6 @@ def _parse_ks(value: str) -> tuple[int, ...]:
     return ks
 
 
-@bench_app.command("retrieval")
 def retrieval(
     dataset: Annotated[Path, typer.Option("--dataset", help="JSONL file, one conversation per line")],
     k: Annotated[str, typer.Option("--k", help="cut-offs for recall@k, comma-separated")] = "1,5,10",
@@ -325,6 +316,3 @@ def retrieval(
         table.add_row(name, *(f"{row[c]:.3f}" if not c.endswith("_ms") else f"{row[c]:.2f}" for c in columns))
     Console().print(table)
 
-
-if __name__ == "__main__":
-    bench_app()

@@ -1,8 +1,11 @@
-"""The composition root: builds every service from one ``Settings`` and tears them down cleanly.
+"""The composition root: builds every service of a Heyan process from one ``Settings``, starts the
+in-process worker and the outbox delivery of the platforms this process is connected to, and tears
+everything down in order.
 
 Embedded by default — Qdrant Edge under the data dir, an embedded Valkey (append-only persistence)
 and the arq worker inside this process. ``HEYAN_QDRANT_URL`` / ``HEYAN_REDIS_URL`` switch to servers.
-This is the only module that picks concrete implementations.
+This is the only module that picks concrete implementations; it sits above ``bot/`` and ``jobs/``
+(which never import it) beside the entry points.
 """
 
 from __future__ import annotations
@@ -12,28 +15,36 @@ import contextlib
 import logging
 import os
 import time
-from typing import Any
+from collections.abc import Awaitable, Callable, Sequence
 
 from arq.connections import ArqRedis, RedisSettings, create_pool
-from arq.cron import CronJob
+from arq.worker import Worker
 
-from bot.engine import Engine
-from bot.llm.base import MediatorProvider, ProviderError
-from bot.notify import Notifier, RecordingNotifier
+from adapters.valkey import EmbeddedValkey, ValkeyStartError
+from bot.audit import AuditLog
+from bot.delivery import Deliverer, PostSender
+from bot.engine import Engine, EngineConfig
+from bot.limits import LimitRules, RateLimits
+from bot.llm.base import MediatorProvider
+from bot.llm.fallback import FallbackProvider
+from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
+from bot.outbox import Outbox, Post
+from bot.reminders import record_delivery
+from bot.services import Services
+from bot.sessions import SessionBook
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettings
-from bot.valkey import EmbeddedValkey
 from bot.window import ConversationWindow
 from jobs.queue import QUEUE, JobQueue
+from jobs.worker import build_worker
 from memory.embedders import make_embedder
-from memory.models import Fact
 from memory.ports import Embedder, MemoryStore
 from memory.retrieval import Retriever
 from memory.service import MemoryService
 from memory.sparse import Bm25Encoder
 
-__all__ = ["Runtime", "StartupError", "build_embedder", "open_store"]
+__all__ = ["Runtime", "StartupError", "build_embedder", "open_services", "open_store"]
 
 log = logging.getLogger(__name__)
 
@@ -102,15 +113,21 @@ def _provider(settings: Settings) -> MediatorProvider:
 
 
 class Runtime:
-    """Every service of one Heyan process. Use ``await Runtime.start(settings)`` and ``await rt.stop()``."""
+    """Every service of one Heyan process. ``await Runtime.start(settings, senders=[...])`` and
+    ``await rt.stop()``.
+
+    ``senders`` are the platform connections this process holds: it delivers their outboxes. A
+    process without a sender for a platform (``heyan worker``) never posts there; its posts wait.
+    """
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self.notifier: Notifier = RecordingNotifier()
         self.valkey: EmbeddedValkey | None = None
+        self.redis_url: str = ""
+        self._worker: Worker | None = None
         self._worker_task: asyncio.Task[None] | None = None
-        self._worker: Any = None
-        # set by start()
+        self._deliverers: dict[str, tuple[Deliverer, asyncio.Task[None]]] = {}
+        # set by _open()
         self.store: MemoryStore
         self.embedder: Embedder
         self.memory: MemoryService
@@ -119,27 +136,32 @@ class Runtime:
         self.tenants: TenantConfig
         self.queue: JobQueue
         self.provider: MediatorProvider
-        self.fallback: MediatorProvider
+        self.outbox: Outbox
+        self.sessions: SessionBook
+        self.audit: AuditLog
+        self.limits: RateLimits | None
+        self.services: Services
         self.engine: Engine
+        self.moderation: ModerationService
 
     @classmethod
     async def start(
         cls,
         settings: Settings,
         *,
-        notifier: Notifier | None = None,
+        senders: Sequence[PostSender] = (),
         worker: bool = True,
         provider: MediatorProvider | None = None,
     ) -> Runtime:
         """Build every service; on failure, release what was already opened and raise StartupError."""
         rt = cls(settings)
-        if notifier is not None:
-            rt.notifier = notifier
         try:
             await rt._open(provider)
         except BaseException:
             await rt.stop()
             raise
+        for sender in senders:
+            rt.connect(sender)
         if worker:
             rt.start_worker()
         return rt
@@ -159,11 +181,13 @@ class Runtime:
         url = s.redis.url
         if url is None:
             self.valkey = EmbeddedValkey(s.data_dir / "valkey")
-            url = await self.valkey.start()
+            try:
+                url = await self.valkey.start()
+            except ValkeyStartError as exc:
+                raise StartupError(str(exc)) from exc
+        self.redis_url = url
         try:
-            self.redis = await create_pool(
-                RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0
-            )
+            self.redis = await create_pool(RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0)
         except Exception as exc:
             raise StartupError(
                 f"cannot reach Redis at {url}: {exc}. Start it, fix HEYAN_REDIS_URL, or unset it for the "
@@ -172,26 +196,59 @@ class Runtime:
         self.window = ConversationWindow(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds)
         self.tenants = TenantConfig(self.redis, TenantSettings(timezone=s.timezone))
         self.queue = JobQueue(self.redis)
-        self.fallback = OfflineProvider()
-        self.provider = provider or _provider(s)
-        self.engine = Engine(self)
+        offline = OfflineProvider()
+        self.provider = FallbackProvider(provider or _provider(s), offline)
+        self.outbox = Outbox(self.redis)
+        self.sessions = SessionBook(self.redis)
+        self.audit = AuditLog(self.redis)
+        lim = s.limits
+        self.limits = RateLimits(url, LimitRules(
+            replies_per_user=lim.replies_per_user, replies_per_tenant=lim.replies_per_tenant,
+            commands_per_user=lim.commands_per_user, commands_per_tenant=lim.commands_per_tenant,
+        )) if lim.enabled else None
+        self.services = Services(
+            settings=s, store=self.store, memory=self.memory, redis=self.redis, window=self.window,
+            tenants=self.tenants, scheduler=self.queue, provider=self.provider, outbox=self.outbox,
+            sessions=self.sessions, audit=self.audit,
+        )
+        self.engine = Engine(
+            window=self.window, memory=self.memory, scheduler=self.queue, provider=self.provider,
+            tenants=self.tenants, sessions=self.sessions, limits=self.limits,
+            config=EngineConfig(context_tokens=s.context_tokens, batch_turns=s.jobs.batch_turns,
+                                idle_seconds=s.jobs.idle_seconds, summary_turns=s.jobs.summary_turns),
+        )
+        self.moderation = ModerationService(
+            memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
+            scheduler=self.queue, window=self.window, provider=self.provider, redis=self.redis,
+            jobs=s.jobs, limits=self.limits,
+        )
 
-    # --- the worker ----------------------------------------------------------------------------
+    # --- the worker and the outbox --------------------------------------------------------------
 
     def start_worker(self) -> None:
         """Run the arq worker inside this process (the embedded shape)."""
-        from jobs.worker import build_worker
-
-        self._worker = build_worker(self)
+        self._worker = build_worker(self.services)
         self._worker_task = asyncio.create_task(self._worker.main(), name="heyan-worker")
 
-    def cron_jobs(self) -> list[CronJob]:
-        from jobs.cron import cron_jobs
+    def connect(self, sender: PostSender, *, poll_seconds: float = 0.5) -> Deliverer:
+        """Deliver the outbox of ``sender.platform`` through it, from now until ``stop()``."""
+        if sender.platform in self._deliverers:
+            raise ValueError(f"this process already delivers the {sender.platform} outbox")
+        deliverer = Deliverer(self.outbox, sender, on_delivered=self._delivered, poll_seconds=poll_seconds)
+        task = asyncio.create_task(deliverer.run(), name=f"heyan-deliver-{sender.platform}")
+        self._deliverers[sender.platform] = (deliverer, task)
+        return deliverer
 
-        return cron_jobs(self.settings)
+    async def _delivered(self, post: Post, message_id: str) -> None:
+        await record_delivery(self.memory, post, message_id)
+
+    async def deliver_now(self) -> int:
+        """Deliver every due post of the connected platforms now (script replays, tests)."""
+        return sum([await d.deliver_once() for d, _ in self._deliverers.values()])
 
     async def drain(self, timeout: float = 60.0) -> None:
-        """Wait until no job is ready to run or running (deferred jobs, like reminders, stay queued)."""
+        """Wait until no job is ready to run or running (deferred jobs, like reminders, stay queued),
+        then deliver what the jobs posted."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
@@ -199,39 +256,23 @@ class Runtime:
             ready = await self.redis.zcount(QUEUE, "-inf", now_ms)
             running = self._worker.tasks if self._worker is not None else {}
             if ready == 0 and not any(not t.done() for t in running.values()):
+                await self.deliver_now()
                 return
             await asyncio.sleep(0.1)
         raise TimeoutError(f"jobs still running after {timeout:.0f}s; see `heyan jobs status`")
 
-    # --- provider calls with the offline fallback ---------------------------------------------
-
-    async def provider_call(self, task: str, *args: Any) -> Any:
-        """Call the provider; on failure fall back to the offline provider — except for extraction,
-        where unusable output must never write memory: the job retries and, at last, dead-letters."""
-        try:
-            return await getattr(self.provider, task)(*args)
-        except ProviderError as exc:
-            if task == "extract" or self.provider is self.fallback:
-                raise
-            log.warning("%s failed on %s (request %s): %s; using the offline provider",
-                        task, self.provider.name, exc.request_id, exc)
-            return await getattr(self.fallback, task)(*args)
-
-    async def tenant(self, tenant: str) -> TenantSettings:
-        """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""
-        return await self.tenants.get(tenant)
-
-    async def render_reminder(self, fact: Fact) -> str:
-        """The follow-up text, with the due time in the tenant's timezone."""
-        from bot.reminders import reminder_text
-
-        return reminder_text(fact, (await self.tenant(fact.tenant)).zone)
-
     # --- shutdown ------------------------------------------------------------------------------
 
     async def stop(self) -> None:
-        """Stop the worker (a running job is cancelled and re-run later), close Redis, stop Valkey,
-        flush and close the store. Safe to call twice and on a half-started runtime."""
+        """Stop delivering and the worker (a running job is cancelled and re-run later), close
+        Redis, stop Valkey, flush and close the store. Safe to call twice and on a half-started
+        runtime."""
+        for _, task in self._deliverers.values():
+            task.cancel()
+        for _, task in self._deliverers.values():
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._deliverers.clear()
         if self._worker_task is not None:
             self._worker_task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -252,3 +293,10 @@ class Runtime:
         if hasattr(self, "store"):
             await self.store.close()
             del self.store
+
+
+async def open_services(settings: Settings) -> tuple[Services, Callable[[], Awaitable[None]]]:
+    """The services of a standalone worker (``heyan worker``): a runtime with no worker of its own
+    and no platform connection — its posts wait in the outbox for the process that has one."""
+    rt = await Runtime.start(settings, worker=False)
+    return rt.services, rt.stop

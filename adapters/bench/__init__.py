@@ -1,0 +1,19 @@
+"""``heyan bench``: measurements too slow or too noisy for the test suite; the numbers live in
+docs/BENCHMARKS.md, each with the command that produced it."""
+
+from __future__ import annotations
+
+import typer
+
+from adapters.bench.retrieval import retrieval
+
+__all__ = ["app"]
+
+app = typer.Typer(help="Measure quality, speed and cost.", no_args_is_help=True)
+app.command("retrieval")(retrieval)
+
+
+@app.callback()
+def _bench() -> None:
+    """Measure quality, speed and cost."""
+    # A callback keeps each measurement a sub-command even while there is only one.

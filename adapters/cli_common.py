@@ -1,0 +1,129 @@
+"""What every ``heyan`` command group shares: consoles, one-line failures, running async bodies on a
+runtime or on Redis alone, and the local operator's view of the moderation service.
+
+Each group (``memory_cli``, ``commitments_cli``, ``jobs_cli``, ``tenant_cli``, …) imports only this
+module and ``bot``/``jobs``; ``adapters.cli`` registers them. Any known startup problem (bad setting,
+locked store, unreachable server, malformed script, a refused request) ends in one line on stderr
+that says what to do, and exit status 2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from contextlib import asynccontextmanager
+from typing import Any, TypeVar
+
+import typer
+from arq.connections import ArqRedis, RedisSettings, create_pool
+from rich.console import Console
+
+from adapters.console import ScriptError
+from adapters.runtime import Runtime, StartupError
+from bot.actors import Actor, ModerationError, NotFound
+from bot.limits import SlowDown
+from bot.settings import Settings, SettingsError, load_settings
+from jobs.queue import QUEUE
+from memory.errors import HeyanMemoryError
+
+__all__ = [
+    "TENANT_HELP",
+    "console",
+    "err",
+    "fail",
+    "find_in_tenants",
+    "redis_only",
+    "run",
+    "tenants_of",
+    "with_redis",
+    "with_runtime",
+]
+
+console = Console()
+err = Console(stderr=True)
+T = TypeVar("T")
+
+TENANT_HELP = "only this tenant, e.g. discord:<guild id> or console:local (default: every tenant)"
+
+
+def fail(message: str) -> typer.Exit:
+    """Print ``error: message`` on stderr; raise the returned Exit (status 2)."""
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
+    return typer.Exit(2)
+
+
+def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
+    """Load settings and run an async command; known failures become one clear line and exit 2."""
+    try:
+        settings = load_settings()
+        return asyncio.run(main(settings))
+    except (SettingsError, StartupError, HeyanMemoryError, ScriptError, ModerationError, SlowDown) as exc:
+        raise fail(str(exc)) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
+def with_runtime(body: Callable[[Runtime], Awaitable[T]], **kw: Any) -> T:
+    """Run ``body`` on a runtime without a worker (admin commands must not run jobs)."""
+
+    async def main(settings: Settings) -> T:
+        rt = await Runtime.start(settings, worker=False, **kw)
+        try:
+            return await body(rt)
+        finally:
+            await rt.stop()
+
+    return run(main)
+
+
+@asynccontextmanager
+async def redis_only(settings: Settings) -> AsyncIterator[ArqRedis]:
+    """The queue's Redis: the configured server, or the embedded Valkey through a worker-less runtime."""
+    url = settings.redis.url
+    if url is None:
+        rt = await Runtime.start(settings, worker=False)
+        try:
+            yield rt.redis
+        finally:
+            await rt.stop()
+        return
+    try:
+        pool = await create_pool(RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0)
+    except Exception as exc:
+        raise StartupError(f"cannot reach Redis at {url}: {exc}. Start it or fix HEYAN_REDIS_URL.") from exc
+    try:
+        yield pool
+    finally:
+        await pool.aclose()
+
+
+def with_redis(body: Callable[[ArqRedis], Awaitable[T]]) -> T:
+    async def main(settings: Settings) -> T:
+        async with redis_only(settings) as redis:
+            return await body(redis)
+
+    return run(main)
+
+
+async def tenants_of(rt: Runtime, tenant: str | None) -> list[str]:
+    """``[tenant]``, or every tenant holding memories."""
+    return [tenant] if tenant else await rt.store.tenants("facts")
+
+
+async def find_in_tenants(
+    rt: Runtime, tenant: str | None, call: Callable[[Actor], Awaitable[T]], what: str
+) -> T:
+    """Run a lookup as the local operator in ``tenant``, or in every tenant when none is given;
+    exactly one tenant must answer (else one clear error)."""
+    found: list[T] = []
+    missing: NotFound | None = None
+    for t in await tenants_of(rt, tenant):
+        try:
+            found.append(await call(Actor.operator(t)))
+        except NotFound as exc:
+            missing = exc
+    if len(found) > 1:
+        raise fail(f"{what} matches in {len(found)} tenants; add --tenant")
+    if not found:
+        raise fail(str(missing) if missing else f"no {what} here; nothing is stored yet")
+    return found[0]

@@ -1,0 +1,89 @@
+"""``heyan commitments``: list commitments, mark them done, or move their due time — as the local
+operator, through the moderation service."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from typing import Annotated, Any
+
+import typer
+
+from adapters.cli_common import TENANT_HELP, console, fail, find_in_tenants, tenants_of, with_runtime
+from adapters.runtime import Runtime
+from adapters.views import commitment_view, commitments_table
+from bot.actors import Actor
+from memory.models import Fact
+
+__all__ = ["app"]
+
+app = typer.Typer(no_args_is_help=True, help="Commitments and their follow-ups.")
+
+_STATUSES = ("open", "overdue", "done", "cancelled", "superseded", "rejected", "expired")
+
+
+@app.command("list")
+def commitments_list(
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    session: Annotated[str | None, typer.Option(help="only this thread or channel id")] = None,
+    status: Annotated[str | None, typer.Option(help="open, overdue, done or cancelled (default: all)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+) -> None:
+    """List commitments, their due times and reminders."""
+    if status is not None and status not in _STATUSES:
+        raise fail(f"unknown status {status!r}; use one of: {', '.join(_STATUSES)}")
+
+    async def body(rt: Runtime) -> list[dict[str, Any]]:
+        views: list[dict[str, Any]] = []
+        for t in await tenants_of(rt, tenant):
+            facts = await rt.moderation.commitments(Actor.operator(t), session=session, include_closed=True)
+            views += [commitment_view(f) for f in sorted(facts, key=lambda f: (f.created_at, f.id))]
+        return [v for v in views if status is None or v["status"] == status]
+
+    views = with_runtime(body)
+    if as_json:
+        print(json.dumps(views, ensure_ascii=False, indent=1))
+    else:
+        console.print(commitments_table(views))
+
+
+@app.command("done")
+def commitments_done(
+    fact_id: Annotated[str, typer.Argument(help="a commitment id (a unique prefix is enough)")],
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    reason: Annotated[str, typer.Option(help="why (kept in the audit trail)")] = "",
+) -> None:
+    """Mark a commitment done: its reminder will not fire."""
+
+    async def body(rt: Runtime) -> Fact:
+        return await find_in_tenants(
+            rt, tenant, lambda actor: rt.moderation.commitment_done(actor, fact_id, reason), f"the commitment {fact_id}"
+        )
+
+    fact = with_runtime(body)
+    console.print(f"done: {fact.subject_name or fact.subject} — {fact.value}", markup=False)
+
+
+@app.command("snooze")
+def commitments_snooze(
+    fact_id: Annotated[str, typer.Argument(help="a commitment id (a unique prefix is enough)")],
+    until: Annotated[str, typer.Argument(help="the new due time, ISO-8601 with an offset, e.g. 2026-12-01T15:00+08:00")],
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    reason: Annotated[str, typer.Option(help="why (kept in the audit trail)")] = "",
+) -> None:
+    """Move a commitment's due time; its follow-up moves with it."""
+    try:
+        when = datetime.fromisoformat(until)
+    except ValueError:
+        raise fail(f"{until!r} is not an ISO-8601 time (e.g. 2026-12-01T15:00+08:00)") from None
+    if when.tzinfo is None:
+        raise fail(f"{until!r} has no UTC offset; add one, e.g. +08:00 or Z")
+
+    async def body(rt: Runtime) -> Fact:
+        return await find_in_tenants(
+            rt, tenant, lambda actor: rt.moderation.commitment_snooze(actor, fact_id, when, reason),
+            f"the commitment {fact_id}",
+        )
+
+    fact = with_runtime(body)
+    console.print(f"snoozed: {fact.subject_name or fact.subject} — {fact.value}, due {fact.due_at}", markup=False)

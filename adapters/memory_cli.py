@@ -1,0 +1,230 @@
+"""``heyan memory``: the local operator reviews what Heyan remembers, through the moderation service.
+
+Every command is the service's method called with ``Actor.operator(tenant)`` (all capabilities, no
+rate limit) and rendered for the terminal; the same checks, audit entries and messages as on the
+platforms. Without ``--tenant``, list-like commands cover every tenant and id lookups search them all.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from adapters.cli_common import TENANT_HELP, console, fail, find_in_tenants, run, tenants_of, with_runtime
+from adapters.runtime import Runtime
+from adapters.views import audit_table, fact_view, memory_table
+from bot.actors import Actor
+from bot.audit import AuditEntry
+from bot.moderation import ReviewPage
+from memory.models import Fact, FactStatus, Kind
+
+__all__ = ["app"]
+
+app = typer.Typer(no_args_is_help=True, help="Review what Heyan remembers.")
+
+ID_HELP = "a memory id (a unique prefix of at least 4 characters is enough)"
+REASON_HELP = "why (kept in the audit trail)"
+
+
+def _kind(value: str | None) -> Kind | None:
+    if value is None:
+        return None
+    try:
+        return Kind(value)
+    except ValueError:
+        raise fail(f"unknown kind {value!r}; use one of: {', '.join(k.value for k in Kind)}") from None
+
+
+def _status(value: str | None) -> FactStatus | None:
+    if value is None:
+        return None
+    try:
+        return FactStatus(value)
+    except ValueError:
+        raise fail(f"unknown status {value!r}; use one of: {', '.join(s.value for s in FactStatus)}") from None
+
+
+@app.command("list")
+def memory_list(
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    session: Annotated[str | None, typer.Option(help="only this thread or channel id")] = None,
+    user: Annotated[str | None, typer.Option(help="facts about or from this user id")] = None,
+    kind: Annotated[str | None, typer.Option(help="person, event, demand, emotion, commitment or consensus")] = None,
+    status: Annotated[str | None, typer.Option(help="active, disputed, unverified, done, overdue, …")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+) -> None:
+    """List remembered facts."""
+    k, st = _kind(kind), _status(status)
+
+    async def body(rt: Runtime) -> list[Fact]:
+        facts: list[Fact] = []
+        for t in await tenants_of(rt, tenant):
+            facts += await rt.moderation.memory_list(Actor.operator(t), user=user, kind=k, status=st, session=session)
+        return facts
+
+    facts = with_runtime(body)
+    if as_json:
+        print(json.dumps([fact_view(f) for f in facts], ensure_ascii=False, indent=1))
+    else:
+        console.print(memory_table(facts, f"{len(facts)} memories"))
+
+
+def _one(fact_id: str, tenant: str | None, call_name: str, *args: str) -> Fact:
+    async def body(rt: Runtime) -> Fact:
+        method = getattr(rt.moderation, call_name)
+        return await find_in_tenants(rt, tenant, lambda actor: method(actor, fact_id, *args), f"the id {fact_id}")
+
+    return with_runtime(body)
+
+
+@app.command("show")
+def memory_show(
+    fact_id: Annotated[str, typer.Argument(help=ID_HELP)],
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a pretty print")] = False,
+) -> None:
+    """Show one memory with its sources and history."""
+    fact = _one(fact_id, tenant, "memory_show")
+    if as_json:
+        print(json.dumps(fact_view(fact), ensure_ascii=False, indent=1))
+    else:
+        console.print_json(json.dumps(fact_view(fact), ensure_ascii=False))
+
+
+@app.command("edit")
+def memory_edit(
+    fact_id: Annotated[str, typer.Argument(help=ID_HELP)],
+    value: Annotated[str, typer.Argument(help="what the memory should say")],
+    reason: Annotated[str, typer.Option(help=REASON_HELP)] = "",
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+) -> None:
+    """Correct a memory's value (the old value stays in its history)."""
+    fact = _one(fact_id, tenant, "memory_edit", value, reason)
+    console.print(f"edited {fact.id[:8]} (version {fact.version}): {fact.value}", markup=False)
+
+
+@app.command("delete")
+def memory_delete(
+    fact_id: Annotated[str, typer.Argument(help=ID_HELP)],
+    reason: Annotated[str, typer.Option(help=REASON_HELP)] = "",
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+) -> None:
+    """Delete a memory everywhere it is stored."""
+    fact = _one(fact_id, tenant, "memory_delete", reason)
+    console.print(f"deleted {fact.id[:8]} ({fact.kind.value} of {fact.subject_name or fact.subject})", markup=False)
+
+
+@app.command("confirm")
+def memory_confirm(
+    fact_id: Annotated[str, typer.Argument(help=ID_HELP)],
+    reason: Annotated[str, typer.Option(help=REASON_HELP)] = "",
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+) -> None:
+    """Confirm a disputed, unverified or low-confidence memory."""
+    fact = _one(fact_id, tenant, "memory_confirm", reason)
+    console.print(f"confirmed {fact.id[:8]}: {fact.status.value}", markup=False)
+
+
+@app.command("reject")
+def memory_reject(
+    fact_id: Annotated[str, typer.Argument(help=ID_HELP)],
+    reason: Annotated[str, typer.Option(help=REASON_HELP)] = "",
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+) -> None:
+    """Reject a memory as wrong: kept for the record, never recalled."""
+    fact = _one(fact_id, tenant, "memory_reject", reason)
+    console.print(f"rejected {fact.id[:8]}", markup=False)
+
+
+@app.command("review")
+def memory_review(
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+) -> None:
+    """The review queue: disputed, unverified and low-confidence memories."""
+
+    async def body(rt: Runtime) -> list[Fact]:
+        facts: list[Fact] = []
+        for t in await tenants_of(rt, tenant):
+            page: ReviewPage = await rt.moderation.review_queue(Actor.operator(t), limit=10_000)
+            facts += page.items
+        return facts
+
+    facts = with_runtime(body)
+    if as_json:
+        print(json.dumps([fact_view(f) for f in facts], ensure_ascii=False, indent=1))
+    else:
+        console.print(memory_table(facts, f"{len(facts)} memories to review"))
+
+
+@app.command("export")
+def memory_export(
+    user: Annotated[str, typer.Option(help="the member's user id")],
+    tenant: Annotated[str, typer.Option(help="the tenant, e.g. discord:<guild id>")],
+    out: Annotated[Path | None, typer.Option(help="write the JSON here instead of stdout")] = None,
+) -> None:
+    """Everything Heyan holds about or from one member, as JSON."""
+
+    async def body(rt: Runtime) -> dict[str, object]:
+        return await rt.moderation.export_member(Actor.operator(tenant), user)
+
+    data = with_runtime(body)
+    text = json.dumps(data, ensure_ascii=False, indent=1)
+    if out is None:
+        print(text)
+        return
+    out.write_text(text + "\n", encoding="utf-8")
+    console.print(f"wrote {out}", markup=False)
+
+
+@app.command("forget")
+def memory_forget(
+    user: Annotated[str, typer.Option(help="the member's user id")],
+    tenant: Annotated[str, typer.Option(help="the tenant, e.g. discord:<guild id>")],
+    yes: Annotated[bool, typer.Option("--yes", help="do not ask for confirmation")] = False,
+) -> None:
+    """Erase every memory about or from one member (asks first)."""
+
+    async def body(rt: Runtime) -> int:
+        actor = Actor.operator(tenant)
+        request = await rt.moderation.request_erasure(actor, user)
+        if not yes:
+            question = (f"erase {request.facts} memories and {request.summaries} summaries of {user} in "
+                        f"{tenant}?")
+            if not typer.confirm(question, default=False):
+                raise typer.Exit(1)
+        return await rt.moderation.confirm_erasure(actor, request.token, user)
+
+    removed = with_runtime(body)
+    console.print(f"erased {removed} records of {user}", markup=False)
+
+
+@app.command("audit")
+def memory_audit(
+    tenant: Annotated[str, typer.Option(help="the tenant, e.g. discord:<guild id>")],
+    user: Annotated[str | None, typer.Option(help="only entries concerning this user id")] = None,
+    limit: Annotated[int, typer.Option(min=1, help="newest entries to show")] = 50,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+) -> None:
+    """Who changed what, when and why (newest first)."""
+
+    async def body(rt: Runtime) -> list[AuditEntry]:
+        return await rt.moderation.audit_log(Actor.operator(tenant), user=user, limit=limit)
+
+    entries = with_runtime(body)
+    if as_json:
+        print(json.dumps([e.as_dict() for e in entries], ensure_ascii=False, indent=1))
+    else:
+        console.print(audit_table(entries, f"{len(entries)} audit entries in {tenant}"))
+
+
+@app.command("reindex")
+def memory_reindex() -> None:
+    """Re-embed every memory with the configured embedder (after changing HEYAN_EMBEDDER)."""
+    from adapters.reindex import reindex
+
+    count = run(lambda s: reindex(s, console=console))
+    console.print(f"re-indexed {count} records")

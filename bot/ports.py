@@ -1,0 +1,42 @@
+"""What the mediation core needs from the job queue, as a Protocol that ``jobs.queue.JobQueue`` implements.
+
+The core decides *what* to run later (extract these messages, summarise at this turn, follow up on
+this commitment version at that time); the queue decides *how* (arq, deterministic job ids). ``bot/``
+never imports ``jobs/``: the composition root (``adapters.runtime``) hands the engine a scheduler.
+Every method is idempotent for the same arguments and returns False when the job already existed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol, runtime_checkable
+
+from memory.models import Scope
+
+__all__ = ["Scheduler"]
+
+
+@runtime_checkable
+class Scheduler(Protocol):
+    """Background work the core asks for. Job arguments are ids, never message text."""
+
+    async def extract(self, scope: Scope, message_ids: Sequence[str]) -> bool:
+        """Extract facts from these messages of ``scope.session`` now."""
+        ...
+
+    async def extract_when_idle(self, scope: Scope, turn: int, idle_seconds: int) -> bool:
+        """Extract the waiting batch if no turn follows ``turn`` for ``idle_seconds``."""
+        ...
+
+    async def summarize(self, scope: Scope, turn: int) -> bool:
+        """Write a new version of the session summary as of ``turn``."""
+        ...
+
+    async def remind(self, tenant: str, fact_id: str, revision: int, when: datetime) -> bool:
+        """Follow up on one version of a commitment at ``when`` (now if it has passed)."""
+        ...
+
+    async def forget_user(self, tenant: str, user: str, request_id: str) -> bool:
+        """Erase everything held about or from ``user`` in ``tenant``."""
+        ...

@@ -1,0 +1,47 @@
+"""The services of one Heyan process, as the background jobs see them (arq puts them in ``ctx``).
+
+``adapters.runtime`` builds one ``Services`` from ``Settings`` (the composition root); the engine and
+the moderation service get only the collaborators they use, while job functions — ``async def
+task(ctx, *ids)`` in arq's style — reach theirs through ``ctx["heyan"]``. Nothing here opens or
+closes anything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from redis.asyncio import Redis
+
+from bot.audit import AuditLog
+from bot.llm.base import MediatorProvider
+from bot.outbox import Outbox
+from bot.ports import Scheduler
+from bot.sessions import SessionBook
+from bot.settings import Settings
+from bot.tenants import TenantConfig, TenantSettings
+from bot.window import ConversationWindow
+from memory.ports import MemoryStore
+from memory.service import MemoryService
+
+__all__ = ["Services"]
+
+
+@dataclass(slots=True)
+class Services:
+    """Everything a job may need. ``provider`` already falls back to the offline provider."""
+
+    settings: Settings
+    store: MemoryStore
+    memory: MemoryService
+    redis: Redis
+    window: ConversationWindow
+    tenants: TenantConfig
+    scheduler: Scheduler
+    provider: MediatorProvider
+    outbox: Outbox
+    sessions: SessionBook
+    audit: AuditLog
+
+    async def tenant(self, tenant: str) -> TenantSettings:
+        """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""
+        return await self.tenants.get(tenant)

@@ -1,0 +1,152 @@
+"""Sessions and disputes: what Heyan knows about a thread beyond its messages.
+
+A session is a thread or channel. It becomes a dispute when someone opens one there (``/dispute
+open``): it then has a title, the members it concerns, who opened it and when, and it is ``open``
+until closed. Closed disputes keep their record (retention counts from ``closed_at``). The
+visibility of a session (public, or private: a private thread, DM or private channel) is recorded
+the first time Heyan sees it.
+
+Stored in Redis, one hash per session (``heyan:session:<tenant>:<session>``, field ``data`` = JSON),
+beside the conversation windows, so every process of both shapes sees the same state.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from redis.asyncio import Redis
+
+from memory.models import Visibility, utcnow
+
+__all__ = ["DisputeState", "SessionBook", "SessionInfo"]
+
+_PREFIX = "heyan:session:"
+
+
+class DisputeState(StrEnum):
+    NONE = "none"  # a thread Heyan has seen, never opened as a dispute
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """One session of one tenant, and its dispute if there is one."""
+
+    tenant: str
+    session: str
+    visibility: Visibility = Visibility.PUBLIC
+    state: DisputeState = DisputeState.NONE
+    title: str = ""
+    members: tuple[str, ...] = ()
+    opened_by: str | None = None
+    opened_at: datetime | None = None
+    closed_by: str | None = None
+    closed_at: datetime | None = None
+    close_reason: str = ""
+    #: Where a platform put the dispute when it differs from the session id (e.g. a parent channel).
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def is_open(self) -> bool:
+        return self.state is DisputeState.OPEN
+
+    def to_json(self) -> str:
+        data: dict[str, Any] = asdict(self)
+        data["visibility"] = self.visibility.value
+        data["state"] = self.state.value
+        for key in ("opened_at", "closed_at"):
+            value = getattr(self, key)
+            data[key] = value.isoformat() if value else None
+        return json.dumps(data, ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, raw: str | bytes) -> SessionInfo:
+        data: dict[str, Any] = json.loads(raw)
+        return cls(
+            tenant=data["tenant"],
+            session=data["session"],
+            visibility=Visibility(data.get("visibility") or "public"),
+            state=DisputeState(data.get("state") or "none"),
+            title=data.get("title") or "",
+            members=tuple(data.get("members") or ()),
+            opened_by=data.get("opened_by"),
+            opened_at=datetime.fromisoformat(data["opened_at"]) if data.get("opened_at") else None,
+            closed_by=data.get("closed_by"),
+            closed_at=datetime.fromisoformat(data["closed_at"]) if data.get("closed_at") else None,
+            close_reason=data.get("close_reason") or "",
+            extra={str(k): str(v) for k, v in (data.get("extra") or {}).items()},
+        )
+
+
+class SessionBook:
+    """Session records in Redis."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+
+    @staticmethod
+    def _key(tenant: str, session: str) -> str:
+        return f"{_PREFIX}{tenant}:{session}"
+
+    async def get(self, tenant: str, session: str) -> SessionInfo | None:
+        raw = await self.redis.hget(self._key(tenant, session), "data")  # type: ignore[misc]
+        return SessionInfo.from_json(raw) if raw else None
+
+    async def put(self, info: SessionInfo) -> SessionInfo:
+        await self.redis.hset(self._key(info.tenant, info.session), "data", info.to_json())  # type: ignore[misc]
+        return info
+
+    async def seen(self, tenant: str, session: str, visibility: Visibility) -> None:
+        """Record a session the first time a message arrives in it (one HSETNX, nothing if known)."""
+        info = SessionInfo(tenant=tenant, session=session, visibility=visibility)
+        await self.redis.hsetnx(self._key(tenant, session), "data", info.to_json())  # type: ignore[misc]
+
+    async def open(
+        self,
+        tenant: str,
+        session: str,
+        *,
+        title: str,
+        opened_by: str,
+        members: Sequence[str],
+        visibility: Visibility,
+        extra: dict[str, str] | None = None,
+    ) -> SessionInfo:
+        current = await self.get(tenant, session) or SessionInfo(tenant=tenant, session=session)
+        info = replace(
+            current,
+            visibility=visibility,
+            state=DisputeState.OPEN,
+            title=title,
+            members=tuple(dict.fromkeys((opened_by, *members))),
+            opened_by=opened_by,
+            opened_at=utcnow(),
+            closed_by=None,
+            closed_at=None,
+            close_reason="",
+            extra={**current.extra, **(extra or {})},
+        )
+        return await self.put(info)
+
+    async def close(self, info: SessionInfo, *, closed_by: str, reason: str = "") -> SessionInfo:
+        closed = replace(info, state=DisputeState.CLOSED, closed_by=closed_by, closed_at=utcnow(), close_reason=reason)
+        return await self.put(closed)
+
+    async def is_open(self, tenant: str, session: str) -> bool:
+        info = await self.get(tenant, session)
+        return info is not None and info.is_open
+
+    async def tenant_sessions(self, tenant: str) -> list[SessionInfo]:
+        """Every recorded session of a tenant (admin use: a scan)."""
+        found: list[SessionInfo] = []
+        async for key in self.redis.scan_iter(match=f"{_PREFIX}{tenant}:*", count=500):
+            raw = await self.redis.hget(key, "data")  # type: ignore[misc]
+            if raw:
+                found.append(SessionInfo.from_json(raw))
+        return sorted(found, key=lambda s: s.session)

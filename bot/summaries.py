@@ -1,0 +1,44 @@
+"""Writing a session summary: the window and the previous summary in, a new version out.
+
+Used by the summary job (every M turns, and when a session goes quiet) and by the moderation
+service when a dispute's summary is asked for or the dispute is closed.
+"""
+
+from __future__ import annotations
+
+from bot.lang import session_lang
+from bot.llm.base import MediatorProvider
+from bot.window import ConversationWindow
+from memory.models import Scope, Summary, Visibility
+from memory.service import MemoryService
+
+__all__ = ["summarize_session"]
+
+
+async def summarize_session(
+    window: ConversationWindow, memory: MemoryService, provider: MediatorProvider, scope: Scope, turn: int | None = None
+) -> Summary | None:
+    """A new version of the session summary from its window (None when the window is empty or the
+    provider has nothing to say). It keeps the session's visibility and names its participants."""
+    assert scope.session is not None, "a summary is per session"
+    messages = await window.recent(scope)
+    if not messages:
+        return None
+    previous = await memory.summary(scope)
+    lang = session_lang([m.text for m in messages])
+    text = await provider.summarize([m.utterance() for m in messages], previous, lang)
+    if not text.strip():
+        return None
+    users = tuple(dict.fromkeys(m.author_id for m in messages))
+    private = any(m.visibility is Visibility.PRIVATE for m in messages)
+    return await memory.save_summary(
+        Summary(
+            tenant=scope.tenant,
+            session=scope.session,
+            text=text,
+            lang=lang,
+            turns=turn if turn is not None else await window.turns(scope),
+            users=users,
+            visibility=Visibility.PRIVATE if private else Visibility.PUBLIC,
+        )
+    )
