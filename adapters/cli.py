@@ -70,6 +70,18 @@ def demo() -> None:
     run(lambda s: run_demo(s, console=console))
 
 
+@app.command("run")
+def run_bot(
+    worker: Annotated[bool | None, typer.Option(
+        "--worker/--no-worker", help="run the job worker in this process (default: only in the embedded shape)"
+    )] = None,
+) -> None:
+    """Run Heyan on Discord and/or Slack (whichever is configured), with its worker and follow-ups."""
+    from adapters.platforms import run_platforms
+
+    run(lambda s: run_platforms(s, worker=worker))
+
+
 @app.command()
 def worker() -> None:
     """Run a standalone job worker (distributed shape: needs HEYAN_REDIS_URL and HEYAN_QDRANT_URL).

@@ -1,4 +1,4 @@
-"""``heyan tenant``: per-tenant settings (today the timezone) — show them, set them, reset them.
+"""``heyan tenant``: per-tenant settings (timezone, language) — show them, set them, reset them.
 
 The settings live in Redis (see ``bot/tenants.py`` for why): with ``HEYAN_REDIS_URL`` these commands
 connect to it directly; in the embedded shape they start the runtime without its worker to reach the
@@ -20,7 +20,7 @@ from bot.tenants import TenantConfig, TenantSettingError, TenantSettings, check_
 
 __all__ = ["app"]
 
-app = typer.Typer(no_args_is_help=True, help="Per-tenant settings (timezone).")
+app = typer.Typer(no_args_is_help=True, help="Per-tenant settings (timezone, language).")
 
 T = TypeVar("T")
 
@@ -85,6 +85,18 @@ def tenant_set_timezone(
         raise fail(str(exc)) from None
     updated = _with_config(lambda config: config.set(tenant, timezone=zone))
     console.print(f"{tenant}: timezone {updated.timezone}")
+
+
+@app.command("set-language")
+def tenant_set_language(
+    tenant: Annotated[str, typer.Argument(help="the tenant id, e.g. discord:<guild id> or slack:<team id>")],
+    language: Annotated[str, typer.Argument(help="auto (each asker's language), zh or en")],
+) -> None:
+    """Set the language Heyan answers in for a tenant (auto follows each asker's language or locale)."""
+    if language not in ("auto", "zh", "en"):
+        raise fail(f"unknown language {language!r}; use auto, zh or en")
+    updated = _with_config(lambda config: config.set(tenant, language=language))
+    console.print(f"{tenant}: language {updated.language}")
 
 
 @app.command("reset")

@@ -13,6 +13,7 @@ token budget → reply (the provider falls back to the offline one if the LLM fa
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from dataclasses import dataclass
 
@@ -103,6 +104,27 @@ class Engine:
         if ids:
             await self.scheduler.extract(scope, ids)
         await self.scheduler.summarize(scope, await self.window.turns(scope))
+
+    async def revise(self, msg: Message) -> None:
+        """A message was edited on the platform: take back what its old text said, keep the new
+        text in the window, and extract it again (as a job)."""
+        scope = Scope(tenant=msg.scope.tenant, session=msg.session)
+        await self.memory.retract_message(scope, msg.id)
+        if not await self.window.replace(msg):
+            log.info("edited message %s is no longer in the window; its new text is not read", msg.id)
+            return
+        await self.window.unmark_extracted(scope, [msg.id])
+        revision = hashlib.blake2b(msg.text.encode(), digest_size=6).hexdigest()
+        await self.scheduler.extract(scope, [msg.id], revision=revision)
+
+    async def retract(self, scope: Scope, message_id: str) -> int:
+        """A message was deleted on the platform: remove what came only from it (the rest forgets
+        it as a source), drop it from the window and re-summarise without it. Returns how many
+        records changed."""
+        result = await self.memory.retract_message(scope, message_id)
+        await self.window.remove(scope, message_id)
+        await self.scheduler.summarize(scope, await self.window.turns(scope), revision=f"del-{message_id}")
+        return len(result.deleted) + len(result.updated)
 
     async def handle(self, msg: Message) -> Reply | None:
         """Observe a message and, when it addresses the bot, reply to it — within the rate limits:

@@ -21,16 +21,18 @@ __all__ = ["Scheduler"]
 class Scheduler(Protocol):
     """Background work the core asks for. Job arguments are ids, never message text."""
 
-    async def extract(self, scope: Scope, message_ids: Sequence[str]) -> bool:
-        """Extract facts from these messages of ``scope.session`` now."""
+    async def extract(self, scope: Scope, message_ids: Sequence[str], *, revision: str = "") -> bool:
+        """Extract facts from these messages of ``scope.session`` now (``revision``: an edited
+        message's new text is a new job)."""
         ...
 
     async def extract_when_idle(self, scope: Scope, turn: int, idle_seconds: int) -> bool:
         """Extract the waiting batch if no turn follows ``turn`` for ``idle_seconds``."""
         ...
 
-    async def summarize(self, scope: Scope, turn: int) -> bool:
-        """Write a new version of the session summary as of ``turn``."""
+    async def summarize(self, scope: Scope, turn: int, *, revision: str = "") -> bool:
+        """Write a new version of the session summary as of ``turn`` (``revision``: again, after a
+        message was taken back)."""
         ...
 
     async def remind(self, tenant: str, fact_id: str, revision: int, when: datetime) -> bool:
@@ -39,4 +41,8 @@ class Scheduler(Protocol):
 
     async def forget_user(self, tenant: str, user: str, request_id: str) -> bool:
         """Erase everything held about or from ``user`` in ``tenant``."""
+        ...
+
+    async def purge_tenant(self, tenant: str, request_id: str, when: datetime) -> bool:
+        """Remove everything held for ``tenant`` at ``when`` unless Heyan came back (``bot.departures``)."""
         ...

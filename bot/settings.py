@@ -93,17 +93,51 @@ class RedisSettings(BaseSettings):
 
 
 class DiscordSettings(BaseSettings):
+    """Discord: set ``token`` to run the Discord adapter with ``heyan run``."""
+
     model_config = _section("HEYAN_DISCORD_")
 
     token: SecretStr | None = None
+    #: REST base (``https://discord.com/api/v10``) and gateway, for proxies of large deployments or a
+    #: test stand-in; Discord's own when unset.
+    api_url: str | None = None
+    gateway_url: str | None = None
+    #: A role whose members are Heyan moderators (besides Manage Messages); a role id or name.
+    moderator_role: str | None = None
+    #: Read whole dispute threads (needs the privileged Message Content intent in the developer portal).
+    message_content: bool = False
+    #: Shards: 0 = one connection; "auto" (-1) = AutoShardedBot with Discord's recommended count.
+    shards: int = Field(0, ge=-1)
+    #: Days after the bot leaves a guild before that guild's memories are purged (0 = at once).
+    leave_purge_days: float = Field(7.0, ge=0)
+
+    @property
+    def enabled(self) -> bool:
+        return self.token is not None
 
 
 class SlackSettings(BaseSettings):
+    """Slack: a bot token plus an app token (Socket Mode) or a signing secret (HTTP mode)."""
+
     model_config = _section("HEYAN_SLACK_")
 
     bot_token: SecretStr | None = None
     app_token: SecretStr | None = None
     signing_secret: SecretStr | None = None
+    #: The Web API base (``https://slack.com/api/``), for proxies and tests.
+    api_url: str | None = None
+    #: HTTP mode's port (HTTP mode when the signing secret is set and no app token is).
+    http_port: int = Field(3000, ge=1, le=65535)
+    #: A user group (id or handle) whose members are Heyan moderators, besides workspace admins/owners.
+    moderator_group: str | None = None
+
+    @property
+    def enabled(self) -> bool:
+        return self.bot_token is not None
+
+    @property
+    def socket_mode(self) -> bool:
+        return self.app_token is not None
 
 
 class PrivacySettings(BaseSettings):

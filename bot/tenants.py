@@ -29,7 +29,7 @@ import inspect
 import json
 import logging
 from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
@@ -67,6 +67,8 @@ class TenantSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     timezone: str = "UTC"
+    #: The language Heyan answers in: ``auto`` (the asker's / the interaction's locale), ``zh`` or ``en``.
+    language: Literal["auto", "zh", "en"] = "auto"
 
     @field_validator("timezone")
     @classmethod

@@ -95,6 +95,28 @@ class ConversationWindow:
             result = await pipe.execute()
         return int(result[4])
 
+    async def replace(self, msg: Message) -> bool:
+        """Store an edited message's new text under its id (its place in the window is kept);
+        False when the message is no longer held (expired or never seen)."""
+        key = self._msg_key(msg.scope.tenant, msg.session, msg.id)
+        return bool(await self.redis.set(key, _encode(msg), xx=True, keepttl=True))
+
+    async def remove(self, scope: Scope, message_id: str) -> None:
+        """Forget one message (deleted on the platform): its text, its place, its pending batch entry."""
+        assert scope.session is not None
+        tenant, session = scope.tenant, scope.session
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.delete(self._msg_key(tenant, session, message_id))
+            pipe.lrem(self._key("win", tenant, session), 0, message_id)
+            pipe.lrem(self._key("pending", tenant, session), 0, message_id)
+            await pipe.execute()
+
+    async def unmark_extracted(self, scope: Scope, ids: Sequence[str]) -> None:
+        """Let these messages be extracted again (their text changed)."""
+        assert scope.session is not None
+        if ids:
+            await _aw(self.redis.srem(self._key("extracted", scope.tenant, scope.session), *ids))
+
     async def turns(self, scope: Scope) -> int:
         assert scope.session is not None
         raw = await self.redis.get(self._key("turns", scope.tenant, scope.session))

@@ -29,13 +29,14 @@ class JobQueue:
     def __init__(self, pool: ArqRedis) -> None:
         self.pool = pool
 
-    async def extract(self, scope: Scope, message_ids: Sequence[str]) -> bool:
-        """Extract facts from these messages now. The id is a digest of the ids: replays are no-ops."""
+    async def extract(self, scope: Scope, message_ids: Sequence[str], *, revision: str = "") -> bool:
+        """Extract facts from these messages now. The id is a digest of the ids: replays are no-ops.
+        ``revision`` tells an edited message's new text from its first reading."""
         assert scope.session is not None
         ids = sorted(message_ids)
         if not ids:
             return False
-        job_id = f"extract:{scope.tenant}:{scope.session}:{_digest(ids)}"
+        job_id = f"extract:{scope.tenant}:{scope.session}:{_digest(ids)}" + (f":{revision}" if revision else "")
         job = await self.pool.enqueue_job(
             "extract_memories", scope.tenant, scope.session, ids, _job_id=job_id, _queue_name=QUEUE
         )
@@ -55,14 +56,14 @@ class JobQueue:
         )
         return job is not None
 
-    async def summarize(self, scope: Scope, turn: int) -> bool:
+    async def summarize(self, scope: Scope, turn: int, *, revision: str = "") -> bool:
         assert scope.session is not None
         job = await self.pool.enqueue_job(
             "summarize_session",
             scope.tenant,
             scope.session,
             turn,
-            _job_id=f"summary:{scope.tenant}:{scope.session}:{turn}",
+            _job_id=f"summary:{scope.tenant}:{scope.session}:{turn}" + (f":{revision}" if revision else ""),
             _queue_name=QUEUE,
         )
         return job is not None
@@ -88,5 +89,12 @@ class JobQueue:
     async def forget_user(self, tenant: str, user: str, request_id: str) -> bool:
         job = await self.pool.enqueue_job(
             "forget_user", tenant, user, _job_id=f"forget:{tenant}:{user}:{request_id}", _queue_name=QUEUE
+        )
+        return job is not None
+
+    async def purge_tenant(self, tenant: str, request_id: str, when: datetime) -> bool:
+        job = await self.pool.enqueue_job(
+            "purge_tenant", tenant, request_id, _job_id=f"purge-tenant:{tenant}:{request_id}",
+            _defer_until=max(when, datetime.now(UTC)), _queue_name=QUEUE,
         )
         return job is not None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from bot.departures import purge_due, purge_tenant_data
 from bot.lang import session_lang
 from bot.reminders import record_delivery, reminder_post, reminder_post_id, reminder_time
 from bot.services import Services
@@ -19,8 +20,8 @@ from bot.summaries import summarize_session as write_summary
 from memory.extraction import ExtractionRequest, to_facts
 from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, Visibility, utcnow
 
-__all__ = ["extract_idle", "extract_memories", "forget_user", "schedule_reminder", "send_reminder",
-           "summarize_session"]
+__all__ = ["extract_idle", "extract_memories", "forget_user", "purge_tenant", "schedule_reminder",
+           "send_reminder", "summarize_session"]
 
 log = logging.getLogger(__name__)
 
@@ -138,3 +139,13 @@ async def forget_user(ctx: dict[str, Any], tenant: str, user: str) -> int:
     removed = await svc.memory.forget_user(Scope(tenant=tenant, user=user))
     log.info("forgot user %s in %s: %d records", user, tenant, removed)
     return removed
+
+
+async def purge_tenant(ctx: dict[str, Any], tenant: str, request_id: str) -> str:
+    """Heyan left ``tenant`` and the grace period is over: remove everything held for it, unless it
+    was added back meanwhile (the departure marker no longer holds this request)."""
+    svc = services(ctx)
+    if not await purge_due(svc.redis, tenant, request_id):
+        return "cancelled: Heyan is back"
+    removed = await purge_tenant_data(svc.store, svc.redis, tenant)
+    return f"purged {removed} records"

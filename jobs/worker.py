@@ -81,6 +81,7 @@ def task_functions(max_tries: int, timeout: int) -> list[Function]:
         tasks.summarize_session,
         tasks.send_reminder,
         tasks.forget_user,
+        tasks.purge_tenant,
     ]
     # arq's own max_tries is one above ours so that our wrapper, not arq, decides the last try.
     return [

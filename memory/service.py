@@ -11,15 +11,16 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
-from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Source, Summary, summary_id, utcnow
 from memory.ports import Embedder, MemoryStore, RecordFilter, SparseEncoder
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 
-__all__ = ["MemoryService", "RememberResult"]
+__all__ = ["MemoryService", "RememberResult", "RetractResult"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,43 @@ class RememberResult:
     @property
     def written(self) -> list[Fact]:
         return [o.fact for o in self.outcomes if o.action is not Action.NOOP]
+
+
+@dataclass(frozen=True, slots=True)
+class RetractResult:
+    """What taking back one message did: records deleted (by id) and records updated."""
+
+    deleted: tuple[str, ...]
+    updated: tuple[Fact, ...]
+
+
+def _without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
+    """``fact`` with ``message_id`` taken out of it: the same object when it never cited it, None when
+    nothing is left (its only value came from that message and it has no earlier version)."""
+    def keep(sources: tuple[Source, ...]) -> tuple[Source, ...]:
+        return tuple(s for s in sources if s.message_id != message_id)
+
+    cites = any(s.message_id == message_id for s in fact.sources)
+    in_history = any(s.message_id == message_id for e in (*fact.history, *fact.contested) for s in e.sources)
+    if not cites and not in_history:
+        return fact
+    history = tuple(e for e in fact.history if not e.sources or keep(e.sources))
+    history = tuple(e.model_copy(update={"sources": keep(e.sources)}) for e in history)
+    contested = tuple(e for e in fact.contested if not e.sources or keep(e.sources))
+    update: dict[str, Any] = {"history": history, "contested": contested, "updated_at": now}
+    remaining = keep(fact.sources)
+    if cites and not remaining:
+        if not history:
+            return None
+        previous = history[-1]
+        update.update(value=previous.value, asserted_by=previous.asserted_by, sources=previous.sources,
+                      status=previous.status, valid_from=previous.valid_from, valid_to=None,
+                      history=history[:-1], version=fact.version + 1)
+    else:
+        update["sources"] = remaining
+    if not contested and fact.status is FactStatus.DISPUTED and "status" not in update:
+        update["status"] = FactStatus.ACTIVE
+    return fact.model_copy(update=update)
 
 
 class MemoryService:
@@ -151,6 +189,31 @@ class MemoryService:
 
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
         return await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
+
+    async def retract_message(self, scope: Scope, message_id: str) -> RetractResult:
+        """Take back what one source message said (it was deleted, or edited and will be re-read).
+
+        A record whose current value came only from that message returns to its previous version,
+        or is deleted when it has none; the message is dropped from every other record's sources,
+        history and contested values. ``scope.session`` bounds the search.
+        """
+        if not scope.session:
+            raise ScopeError("retract_message needs the message's session")
+        deleted: list[str] = []
+        updated: list[Fact] = []
+        async for fact in self.iter_facts(scope):
+            changed = _without_message(fact, message_id, self.clock())
+            if changed is fact:
+                continue
+            if changed is None:
+                deleted.append(fact.id)
+            else:
+                updated.append(changed)
+        if deleted:
+            await self.delete(Scope(tenant=scope.tenant), deleted)
+        for fact in updated:
+            await self.update(fact)
+        return RetractResult(tuple(deleted), tuple(updated))
 
     async def forget_user(self, scope: Scope) -> int:
         """Erase every fact and summary about or from ``scope.user``; returns how many records went."""

@@ -121,11 +121,12 @@ def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> 
     out = runner.invoke(app, ["tenant", "show", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output) == {
-        "defaults": {"timezone": "Europe/Paris"},
-        "tenants": [{"tenant": "discord:7", "timezone": SH, "overrides": ["timezone"]}],
+        "defaults": {"timezone": "Europe/Paris", "language": "auto"},
+        "tenants": [{"tenant": "discord:7", "timezone": SH, "language": "auto", "overrides": ["timezone"]}],
     }
     out = runner.invoke(app, ["tenant", "show", "--tenant", "slack:T1", "--json"])
-    assert json.loads(out.output)["tenants"] == [{"tenant": "slack:T1", "timezone": "Europe/Paris", "overrides": []}]
+    assert json.loads(out.output)["tenants"] == [
+        {"tenant": "slack:T1", "timezone": "Europe/Paris", "language": "auto", "overrides": []}]
     out = runner.invoke(app, ["tenant", "reset", "discord:7"])
     assert out.exit_code == 0, out.output
     out = runner.invoke(app, ["tenant", "show", "--json"])

@@ -1,0 +1,63 @@
+"""Heyan's text on Discord: structured mentions become ``<@id>``, everything else pings nobody.
+
+Two layers, because either alone can be bypassed: the content escapes ``@everyone``, ``@here`` and
+user/role mention markup inside untrusted text (quotes, names, LLM output) with
+``discord.utils.escape_mentions``, and every message carries ``allowed_mentions`` that lets through
+only the users the ``RichText`` means to mention — never everyone, here, a role, or the replied-to
+author. Messages longer than Discord's 2,000 characters are split on line boundaries.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.richtext import RichText
+
+__all__ = ["MAX_MESSAGE", "allowed_mentions", "escape", "render", "split_message"]
+
+#: Discord's limit on a message's content.
+MAX_MESSAGE = 2000
+
+
+def escape(text: str) -> str:
+    """Untrusted text with every mention neutralised (it still reads the same): ``@everyone``,
+    ``@here`` and ``<@…>`` / ``<@&…>`` markup of any length get a zero-width space after the ``@``
+    or ``<``."""
+    return discord.utils.escape_mentions(text).replace("<@", "<\u200b@")
+
+
+def allowed_mentions(text: RichText) -> discord.AllowedMentions:
+    """Only the users ``text`` mentions may be notified."""
+    users = [discord.Object(id=int(u)) for u in text.mentions if u.isdigit()]
+    return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
+
+
+def render(text: RichText) -> tuple[str, discord.AllowedMentions]:
+    """The content and the ``allowed_mentions`` to send ``text`` with."""
+    content = text.render(lambda m: f"<@{m.user_id}>" if m.user_id.isdigit() else escape(f"@{m.name or m.user_id}"),
+                          escape)
+    return content, allowed_mentions(text)
+
+
+def split_message(content: str, limit: int = MAX_MESSAGE) -> list[str]:
+    """``content`` in pieces of at most ``limit`` characters, cut at line ends where possible."""
+    if len(content) <= limit:
+        return [content]
+    pieces: list[str] = []
+    current = ""
+    for line in content.splitlines(keepends=True):
+        while len(line) > limit:  # one line longer than a message: cut it at a space if possible
+            cut = line.rfind(" ", 0, limit)
+            cut = cut if cut > limit // 2 else limit
+            if current:
+                pieces.append(current)
+                current = ""
+            pieces.append(line[:cut])
+            line = line[cut:]
+        if len(current) + len(line) > limit:
+            pieces.append(current)
+            current = ""
+        current += line
+    if current:
+        pieces.append(current)
+    return [p.rstrip("\n") for p in pieces if p.strip()]

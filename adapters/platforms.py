@@ -1,0 +1,96 @@
+"""What a platform adapter gives the process that runs it (``heyan run``).
+
+A platform (Discord, Slack) connects with its own settings, translates events into calls on the
+runtime's engine and moderation service, and hands back a ``PostSender`` for its outbox. ``heyan
+run`` starts the runtime (with the embedded worker in the embedded shape), starts every configured
+platform, delivers their outboxes, and stops everything in order on SIGINT/SIGTERM or when a
+platform's connection ends.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from typing import Protocol
+
+from adapters.runtime import Runtime, StartupError
+from bot.delivery import PostSender
+from bot.settings import Settings
+
+__all__ = ["Platform", "configured_platforms", "run_platforms"]
+
+log = logging.getLogger(__name__)
+
+
+class Platform(Protocol):
+    """One platform connection of a bot process."""
+
+    name: str
+
+    async def start(self, rt: Runtime) -> PostSender:
+        """Connect and log in; raise ``StartupError`` with one line saying what to fix (a bad token,
+        a missing intent or scope). Returns the sender for this platform's outbox."""
+        ...
+
+    async def serve(self) -> None:
+        """Run until the connection ends or ``stop()`` is called."""
+        ...
+
+    async def stop(self) -> None:
+        """Disconnect; safe to call twice or before ``start``."""
+        ...
+
+
+def configured_platforms(settings: Settings) -> list[Platform]:
+    """The platforms whose settings are present (each adapter imported only when configured)."""
+    platforms: list[Platform] = []
+    if settings.discord.enabled:
+        from adapters.discord import DiscordPlatform
+
+        platforms.append(DiscordPlatform(settings))
+    if settings.slack.enabled:
+        from adapters.slack import SlackPlatform
+
+        platforms.append(SlackPlatform(settings))
+    return platforms
+
+
+async def run_platforms(settings: Settings, *, worker: bool | None = None) -> None:
+    """``heyan run``: the runtime, its worker (embedded shape, or when asked) and every configured
+    platform, until a signal or a platform stops."""
+    platforms = configured_platforms(settings)
+    if not platforms:
+        raise StartupError(
+            "no platform is configured: set HEYAN_DISCORD_TOKEN for Discord, or HEYAN_SLACK_BOT_TOKEN with "
+            "HEYAN_SLACK_APP_TOKEN (Socket Mode) or HEYAN_SLACK_SIGNING_SECRET (HTTP) for Slack"
+        )
+    in_process = settings.redis.url is None if worker is None else worker
+    rt = await Runtime.start(settings, worker=in_process)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):  # not on the main thread (tests)
+            loop.add_signal_handler(sig, stop.set)
+    started: list[Platform] = []
+    try:
+        for platform in platforms:
+            sender = await platform.start(rt)
+            started.append(platform)
+            rt.connect(sender)
+            log.info("%s connected", platform.name)
+        serving = [asyncio.create_task(p.serve(), name=f"heyan-{p.name}") for p in started]
+        stopper = asyncio.create_task(stop.wait(), name="heyan-stop")
+        done, _ = await asyncio.wait([*serving, stopper], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            failure = None if task is stopper else task.exception()
+            if failure is not None:
+                raise failure
+    finally:
+        for platform in reversed(started):
+            await platform.stop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(sig)
+        await rt.stop()
