@@ -40,6 +40,14 @@ class SlowDown(Exception):
             f"try again in {int(self.retry_after + 0.5)} s"
         )
 
+    def text(self, lang: str) -> str:
+        """The refusal in ``lang`` (``zh`` or ``en``)."""
+        if lang == "zh":
+            who = "你" if self.scope == "user" else "这个社区"
+            what = "回复请求" if self.action == "reply" else "命令"
+            return f"请慢一点：{who}发送{what}的速度太快了，请 {int(self.retry_after + 0.5)} 秒后再试。"
+        return str(self)
+
 
 def check_rule(text: str) -> str:
     """``text`` if the ``limits`` library reads it as a rate ("6/minute", "100 per hour"); else ValueError."""
