@@ -49,6 +49,10 @@ __all__ = ["Runtime", "StartupError", "build_embedder", "open_services", "open_s
 log = logging.getLogger(__name__)
 
 
+#: Jobs scored up to this many ms ahead count as ready in ``drain`` (arq rounds its scores).
+_READY_SLACK_MS = 50
+
+
 class StartupError(RuntimeError):
     """Heyan could not start; the message says what to do."""
 
@@ -252,7 +256,9 @@ class Runtime:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
-            now_ms = int(time.time() * 1000)  # arq scores jobs by wall-clock ms
+            # arq scores a job by the wall-clock ms it may run from, rounded: a job enqueued in this
+            # very millisecond can score a little ahead of int(now) — count it as ready
+            now_ms = int(time.time() * 1000) + _READY_SLACK_MS
             ready = await self.redis.zcount(QUEUE, "-inf", now_ms)
             running = self._worker.tasks if self._worker is not None else {}
             if ready == 0 and not any(not t.done() for t in running.values()):

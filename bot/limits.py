@@ -102,8 +102,10 @@ class RateLimits:
 
 
 def _storage_uri(redis_url: str) -> str:
-    """The ``limits`` storage URI for a redis-py URL (``redis://`` -> ``async+redis://``)."""
-    for scheme in ("redis://", "rediss://", "unix://", "redis+unix://"):
-        if redis_url.startswith(scheme):
-            return "async+" + redis_url
+    """The ``limits`` storage URI for a redis-py URL: ``redis://`` -> ``async+redis://``,
+    ``unix:///sock?db=1`` -> ``async+redis+unix:///sock?db=1``."""
+    if redis_url.startswith("unix://"):
+        return "async+redis+" + redis_url
+    if redis_url.startswith(("redis://", "rediss://")):
+        return "async+" + redis_url
     return redis_url

@@ -1,5 +1,5 @@
-"""Helpers for tests/test_jobs.py: a dedicated Redis database, settings with short job timings, a
-scripted provider, a cheap deterministic embedder, and a worker process to kill.
+"""Helpers for tests/test_jobs.py and the other runtime tests: settings with short job timings, a
+scripted provider, a cheap deterministic embedder, a recording platform, and a worker process to kill.
 
 Run as ``python -m tests.jobs_helpers worker DATA_DIR REDIS_URL MARKER`` it is a Heyan process with
 an in-process worker whose extraction writes MARKER and then hangs — the test kills it with SIGKILL.
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-import os
 import sys
 import time
 from collections.abc import Sequence
@@ -29,36 +28,12 @@ from bot.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Kind, Scope, utcnow
 
-#: Redis databases these tests may claim (one per test); 0 is left to everyone else.
-TEST_DBS = range(8, 16)
-CLAIM = "heyan-test:claim"
 
-
-def claim_db(host: str = "127.0.0.1", port: int = 6379) -> int | None:
-    """An empty database on the local Redis, claimed for this test; None if Redis is unreachable
-    (or ``HEYAN_TEST_EMBEDDED_REDIS`` is set, to exercise the embedded-Valkey fallback)."""
-    if os.environ.get("HEYAN_TEST_EMBEDDED_REDIS"):
-        return None
-    try:
-        for db in TEST_DBS:
-            r = redis.Redis(host=host, port=port, db=db, socket_connect_timeout=0.5)
-            try:
-                if r.dbsize() == 0 and r.set(CLAIM, b"1", nx=True, ex=300):
-                    return db
-            finally:
-                r.close()
-    except redis.ConnectionError:
-        return None
-    raise RuntimeError(f"no free Redis database among {list(TEST_DBS)} on {host}:{port}")
-
-
-def flush_db(url: str, *, keep_claim: bool = True) -> None:
-    """FLUSHDB on the test database (the claim is set again unless the test is over)."""
+def flush_db(url: str) -> None:
+    """FLUSHDB on a test database: Redis loses everything."""
     r = redis.Redis.from_url(url)
     try:
         r.flushdb()
-        if keep_claim:
-            r.set(CLAIM, b"1", ex=300)
     finally:
         r.close()
 

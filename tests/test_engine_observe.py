@@ -9,7 +9,7 @@ from pathlib import Path
 from bot.models import Message
 from memory.models import Scope
 from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, redis_url, start  # noqa: F401  (fixtures)
+from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
 SCOPE = Scope(tenant="t", session="s")
 

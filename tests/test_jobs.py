@@ -1,7 +1,7 @@
 """Background jobs that fire once, on time, across restarts — against a real Runtime and Redis.
 
-Each test gets its own data dir (Qdrant Edge) and its own Redis database on 127.0.0.1:6379 (or, when
-no Redis runs there, an embedded Valkey server used through its URL). Job timings are shortened
+Each test gets its own data dir (Qdrant Edge) and its own database of the test run's Valkey
+(``redis_url`` in tests/conftest.py). Job timings are shortened
 through settings: reminders a couple of seconds ahead, a 5 s job timeout, few tries.
 """
 
@@ -24,7 +24,6 @@ from arq.jobs import Job
 from typer.testing import CliRunner
 
 from adapters.runtime import Runtime
-from adapters.valkey import EmbeddedValkey
 from bot.settings import Settings
 from jobs import admin
 from jobs.cron import cron_jobs, purge, reconcile
@@ -36,7 +35,6 @@ from tests.jobs_helpers import (
     HashEmbedder,
     ScriptedProvider,
     TimedNotifier,
-    claim_db,
     flush_db,
     promise,
     settings,
@@ -44,23 +42,6 @@ from tests.jobs_helpers import (
 
 ROOT = Path(__file__).resolve().parents[1]
 Start = Callable[..., Awaitable[Runtime]]
-
-
-@pytest.fixture
-async def redis_url(tmp_path: Path) -> AsyncIterator[str]:
-    db = await asyncio.to_thread(claim_db)
-    if db is not None:
-        url = f"redis://127.0.0.1:6379/{db}"
-        try:
-            yield url
-        finally:
-            await asyncio.to_thread(flush_db, url, keep_claim=False)
-        return
-    server = EmbeddedValkey(tmp_path / "redis-server")
-    try:
-        yield await server.start()
-    finally:
-        await server.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -20,8 +20,8 @@ from tests import test_jobs
 from tests.jobs_helpers import ScriptedProvider, TimedNotifier, promise, settings
 from tests.test_jobs import Start, _posted, feed, remind_id, result, wait_for
 
-# the fixtures of the jobs tests: a Redis database of one's own, runtimes stopped at the end, HashEmbedder
-redis_url, start, hash_embedder = test_jobs.redis_url, test_jobs.start, test_jobs.hash_embedder
+# the fixtures of the jobs tests: runtimes stopped at the end, HashEmbedder (redis_url is in conftest.py)
+start, hash_embedder = test_jobs.start, test_jobs.hash_embedder
 
 SH, NY = "Asia/Shanghai", "America/New_York"
 

