@@ -1,5 +1,6 @@
 """One contract for every ``MemoryStore``: Qdrant Edge on a temp dir, qdrant-client local mode,
-and a real Qdrant server when HEYAN_QDRANT_URL is set."""
+``ServerStore`` over HTTP through the loopback Qdrant stand-in (``tests.qdrant_standin``), and a real
+Qdrant server when HEYAN_QDRANT_URL is set."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from memory.errors import ScopeError, StoreError
 from memory.models import FactStatus, Kind, Scope, Summary
 from memory.ports import DENSE, SPARSE, MemoryStore, RecordFilter, SparseVector, VectorQuery
 from memory.store_server import ServerStore
-from tests.store_fakes import STORE_KINDS, dense, fact, fact_point, open_store, point, sparse
+from tests.qdrant_standin import QdrantStandIn
+from tests.store_fakes import DIM, EMBEDDER, STORE_KINDS, dense, fact, fact_point, open_store, point, sparse
 
 # qdrant-client checks the server version in a background thread; for the unreachable-server test
 # its warning lands in whichever test runs next.
@@ -26,8 +28,16 @@ T1 = Scope(tenant="discord:1")
 ANY = RecordFilter()
 
 
-@pytest.fixture(params=STORE_KINDS)
+@pytest.fixture(params=[*STORE_KINDS, "standin"])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[MemoryStore]:
+    if request.param == "standin":  # ServerStore over real HTTP, on a fresh in-memory stand-in
+        async with QdrantStandIn() as url:
+            s = await ServerStore.open(url=url, prefix="t", embedder_name=EMBEDDER, dim=DIM)
+            try:
+                yield s
+            finally:
+                await s.close()
+        return
     async with open_store(request.param, tmp_path) as s:
         yield s
 
