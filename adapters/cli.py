@@ -100,8 +100,10 @@ def worker() -> None:
                    "to the bot process)")
     from arq.worker import run_worker
 
+    from adapters.logs import configure_logging
     from adapters.worker import standalone_settings
 
+    configure_logging(settings)
     run_worker(standalone_settings(settings))  # built from these settings: HEYAN_JOBS_* apply
 
 

@@ -19,6 +19,7 @@ from arq.connections import ArqRedis, RedisSettings, create_pool
 from rich.console import Console
 
 from adapters.console import ScriptError
+from adapters.logs import configure_logging
 from adapters.runtime import Runtime, StartupError
 from bot.actors import Actor, ModerationError, NotFound
 from bot.limits import SlowDown
@@ -56,6 +57,7 @@ def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
     """Load settings and run an async command; known failures become one clear line and exit 2."""
     try:
         settings = load_settings()
+        configure_logging(settings)
         return asyncio.run(main(settings))
     except (SettingsError, StartupError, HeyanMemoryError, ScriptError, ModerationError, SlowDown) as exc:
         raise fail(str(exc)) from None

@@ -94,8 +94,8 @@ class Deliverer:
         except DeliveryError as exc:
             record = await self.outbox.get(post.id)
             attempt = record.attempts if record else 1
-            state = await self.outbox.failed(post, exc.reason, permanent=exc.permanent,
-                                             retry_in=exc.retry_after or backoff(attempt))
+            wait = exc.retry_after if exc.retry_after is not None else backoff(attempt)
+            state = await self.outbox.failed(post, exc.reason, permanent=exc.permanent, retry_in=wait)
             level = logging.ERROR if state is PostState.DEAD else logging.WARNING
             log.log(level, "post %s to %s failed (%s): %s", post.id, post.platform,
                     "dead-lettered" if state is PostState.DEAD else f"attempt {attempt}, will retry", exc.reason)

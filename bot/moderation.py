@@ -158,7 +158,15 @@ class ModerationService:
     def _concerns(actor: Actor, fact: Fact) -> bool:
         return actor.user_id in fact.users or actor.user_id in (fact.subject, fact.asserted_by)
 
-    async def _find(self, actor: Actor, ref: str, *, kind: Kind | None = None) -> Fact:
+    @staticmethod
+    def _visible(actor: Actor, fact: Fact, session: str | None) -> bool:
+        """May a member see this record? Those that concern them, and — asked from a session — the
+        session's own and the tenant's public records (what is shown in that thread anyway)."""
+        if ModerationService._concerns(actor, fact):
+            return True
+        return session is not None and (fact.session == session or fact.visibility is Visibility.PUBLIC)
+
+    async def _find(self, actor: Actor, ref: str, *, kind: Kind | None = None, session: str | None = None) -> Fact:
         """The fact ``ref`` names (a full id, or a unique prefix) that the actor may see."""
         ref = ref.strip().lower()
         scope = Scope(tenant=actor.tenant)
@@ -173,19 +181,20 @@ class ModerationService:
             found = [fact] if fact is not None else []
         elif len(ref) >= MIN_PREFIX:
             flt = RecordFilter(kinds=frozenset({kind.value}) if kind else frozenset())
-            narrowed = scope if actor.is_moderator else scope.narrow(user=actor.user_id)
+            narrowed = scope if actor.is_moderator or session else scope.narrow(user=actor.user_id)
             found = [f async for f in self.memory.iter_facts(narrowed, flt) if f.id.startswith(ref)]
         else:
             raise InvalidRequest(f"give at least {MIN_PREFIX} characters of a {what_en} id",
                                  f"请至少给出{what_zh} id 的前 {MIN_PREFIX} 个字符")
         found = [f for f in found if (kind is None or f.kind is kind)]
         if not actor.is_moderator:
-            found = [f for f in found if self._concerns(actor, f)]
+            found = [f for f in found if self._visible(actor, f, session)]
         if not found:
             raise NotFound(f"no {what_en} with id {ref} here; list them to see the ids",
                            f"这里没有 id 为 {ref} 的{what_zh}；请先列出以查看 id")
         if len(found) > 1:
-            raise Ambiguous(f"the id {ref} matches {len(found)} {what_en}s; give more characters",
+            plural = "commitments" if kind is Kind.COMMITMENT else "memories"
+            raise Ambiguous(f"the id {ref} matches {len(found)} {plural}; give more characters",
                             f"id {ref} 匹配到 {len(found)} 条{what_zh}；请多给几个字符")
         return found[0]
 
@@ -222,10 +231,11 @@ class ModerationService:
                            statuses=frozenset({status.value}) if status else frozenset())
         return await self.memory.list_facts(Scope(tenant=actor.tenant, session=session, user=user), flt)
 
-    async def memory_show(self, actor: Actor, ref: str) -> Fact:
-        """A moderator sees any memory of the tenant; a member, those that concern them."""
+    async def memory_show(self, actor: Actor, ref: str, *, session: str | None = None) -> Fact:
+        """A moderator sees any memory of the tenant; a member, those that concern them (and, asked
+        from a session, what may be shown there)."""
         await self._enter(actor)
-        return await self._find(actor, ref)
+        return await self._find(actor, ref, session=session)
 
     async def memory_edit(self, actor: Actor, ref: str, value: str, reason: str = "") -> Fact:
         await self._enter(actor)
@@ -403,10 +413,11 @@ class ModerationService:
         far = datetime.max.replace(tzinfo=utcnow().tzinfo)
         return sorted(facts, key=lambda f: (f.due_at or far, f.id))
 
-    async def commitment_done(self, actor: Actor, ref: str, reason: str = "") -> Fact:
-        """Mark a commitment done (its owner or a moderator): no follow-up will be sent."""
+    async def commitment_done(self, actor: Actor, ref: str, reason: str = "", *, session: str | None = None) -> Fact:
+        """Mark a commitment done (its owner or a moderator): no follow-up will be sent. ``session``:
+        where the actor asks from (its commitments can be named from there)."""
         await self._enter(actor)
-        fact = await self._find(actor, ref, kind=Kind.COMMITMENT)
+        fact = await self._find(actor, ref, kind=Kind.COMMITMENT, session=session)
         if not (actor.is_moderator or actor.user_id == fact.subject):
             raise PermissionDenied("only its owner or a moderator can mark a commitment done",
                                    "只有承诺人本人或管理员可以标记完成")
@@ -417,14 +428,16 @@ class ModerationService:
                         before={"status": fact.status.value}, after={"status": FactStatus.DONE.value})
         return saved
 
-    async def commitment_snooze(self, actor: Actor, ref: str, until: datetime, reason: str = "") -> Fact:
+    async def commitment_snooze(
+        self, actor: Actor, ref: str, until: datetime, reason: str = "", *, session: str | None = None
+    ) -> Fact:
         """Move a commitment's due time (its owner or a moderator); the follow-up moves with it."""
         await self._enter(actor)
         if until.tzinfo is None:
             raise InvalidRequest("the new due time needs a timezone", "新的截止时间需要带时区")
         if until <= utcnow():
             raise InvalidRequest("the new due time is in the past; pick a later one", "新的截止时间已经过去；请选一个更晚的时间")
-        fact = await self._find(actor, ref, kind=Kind.COMMITMENT)
+        fact = await self._find(actor, ref, kind=Kind.COMMITMENT, session=session)
         if not (actor.is_moderator or actor.user_id == fact.subject):
             raise PermissionDenied("only its owner or a moderator can snooze a commitment",
                                    "只有承诺人本人或管理员可以推迟承诺")

@@ -1,0 +1,138 @@
+"""The distributed shape: `heyan worker` runs the jobs in its own process; only the process that holds
+the platform connection posts, exactly once, and records the post as sent.
+
+Two processes share one store and one Redis: the Qdrant store is served over HTTP by the loopback
+stand-in (tests/qdrant_standin.py, driven by the real qdrant-client), Redis is this test run's Valkey.
+The worker extracts a promise due in a few seconds and, at its time, queues the follow-up; with no
+platform connected the post waits (visible in `heyan jobs status`), nothing is marked sent. When this
+process connects its (test) platform, the follow-up is delivered once and recorded with its message id.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from adapters.cli import app
+from adapters.runtime import Runtime
+from bot.models import Message
+from bot.outbox import PostState
+from bot.reminders import reminder_post_id
+from bot.settings import load_settings
+from jobs.cron import reconcile
+from jobs.tasks import send_reminder
+from memory.models import Kind, Scope, utcnow
+from tests.jobs_helpers import TimedNotifier
+from tests.qdrant_standin import QdrantStandIn
+
+ROOT = Path(__file__).resolve().parents[1]
+TENANT = "console:worker"
+
+
+async def _until(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        await asyncio.sleep(0.2)
+
+
+@pytest.fixture
+async def shared(tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[dict[str, str]]:
+    """The environment both processes read: a shared Redis and a shared Qdrant (the stand-in)."""
+    async with QdrantStandIn() as qdrant_url:
+        env = {
+            "HEYAN_REDIS_URL": redis_url,
+            "HEYAN_QDRANT_URL": qdrant_url,
+            "HEYAN_QDRANT_PREFIX": "worker_test",
+            "HEYAN_DATA_DIR": str(tmp_path / "data"),
+            "HEYAN_TIMEZONE": "UTC",
+            "HEYAN_JOBS_JOB_TIMEOUT": "30",
+            "HEYAN_LOG_LEVEL": "INFO",
+        }
+        for key in [k for k in os.environ if k.startswith("HEYAN_")]:
+            monkeypatch.delenv(key)
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        yield env
+
+
+async def test_worker_queues_and_the_connected_process_delivers_once(shared: dict[str, str]) -> None:
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}, **shared,
+           "PYTHONPATH": str(ROOT)}
+    worker = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "adapters.cli", "worker", cwd=ROOT, env=env,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )
+    rt = await Runtime.start(load_settings(), worker=False)  # this process runs no jobs
+    try:
+        said = utcnow()
+        msg = Message(id="w-1", scope=Scope(tenant=TENANT, session="thread-9", user="u-li"), author_name="李娜",
+                      text="I will send the signed contract in 20 seconds.", ts=said)
+        assert await rt.engine.observe(msg)  # a promise: extraction is queued for the worker
+
+        async def extracted() -> bool:
+            found = await rt.memory.open_commitments(Scope(tenant=TENANT))
+            return bool(found)
+
+        await _until(extracted, 120, "the worker process to extract the promise")
+        [fact] = await rt.memory.open_commitments(Scope(tenant=TENANT))
+        assert fact.kind is Kind.COMMITMENT and fact.subject == "u-li" and fact.due_at is not None
+        post_id = reminder_post_id(fact)
+
+        async def queued() -> bool:
+            return await rt.outbox.get(post_id) is not None
+
+        await _until(queued, 120, "the worker to queue the follow-up at its due time")
+        await asyncio.sleep(1.5)  # give a worker that (wrongly) posted or recorded time to do so
+        record = await rt.outbox.get(post_id)
+        assert record is not None and record.state is PostState.PENDING and record.message_id is None
+        stored = await rt.memory.get(Scope(tenant=TENANT), fact.id)
+        assert stored is not None and stored.reminders_sent == ()  # the worker alone never marks it sent
+        status = await asyncio.to_thread(CliRunner().invoke, app, ["jobs", "status", "--json"])
+        assert status.exit_code == 0, status.output
+        [console] = [o for o in json.loads(status.output)["outbox"] if o["platform"] == "console"]
+        assert console["ready"] == 1  # the post waits for the process connected to the console
+
+        platform = TimedNotifier()
+        [sender] = [s for s in platform.senders() if s.platform == "console"]
+        rt.connect(sender, poll_seconds=0.2)
+
+        async def recorded() -> bool:
+            fact_now = await rt.memory.get(Scope(tenant=TENANT), fact.id)
+            return fact_now is not None and bool(fact_now.reminders_sent)
+
+        await _until(recorded, 60, "the connected process to deliver and record the follow-up")
+        [(scope, text, mention)] = platform.posts
+        assert scope == Scope(tenant=TENANT, session="thread-9") and mention == "u-li"
+        assert "signed contract" in text
+        record = await rt.outbox.get(post_id)
+        assert record is not None and record.state is PostState.SENT and record.message_id == "console-msg-1"
+
+        # Replays of the reminder and reconciliation change nothing: still one post.
+        ctx = {"heyan": rt.services, "redis": rt.redis}
+        assert await send_reminder(ctx, TENANT, fact.id, fact.version) == "already sent"
+        assert (await reconcile(ctx)).scheduled == 0
+        await rt.deliver_now()
+        assert len(platform.posts) == 1
+    finally:
+        await rt.stop()
+        if worker.returncode is None:
+            worker.send_signal(signal.SIGTERM)
+        try:
+            await asyncio.wait_for(worker.wait(), 60)
+        except TimeoutError:
+            worker.kill()
+            await worker.wait()
+        assert worker.stderr is not None
+        log = (await worker.stderr.read()).decode(errors="replace")
+        assert "send_reminder" in log, log[-3000:]  # the reminder job ran in the worker process
