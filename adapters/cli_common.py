@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
 import typer
-from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.connections import ArqRedis
 from rich.console import Console
 
 from adapters.console import ScriptError
@@ -24,7 +24,7 @@ from adapters.runtime import Runtime, StartupError
 from bot.actors import Actor, ModerationError, NotFound
 from bot.limits import SlowDown
 from bot.settings import Settings, SettingsError, load_settings
-from jobs.queue import QUEUE
+from jobs.queue import connect
 from memory.errors import HeyanMemoryError
 
 __all__ = [
@@ -90,7 +90,7 @@ async def redis_only(settings: Settings) -> AsyncIterator[ArqRedis]:
             await rt.stop()
         return
     try:
-        pool = await create_pool(RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0)
+        pool = await connect(url)
     except Exception as exc:
         raise StartupError(f"cannot reach Redis at {url}: {exc}. Start it or fix HEYAN_REDIS_URL.") from exc
     try:

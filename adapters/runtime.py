@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
-from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.connections import ArqRedis
 from arq.worker import Worker
 
 from adapters.valkey import EmbeddedValkey, ValkeyStartError
@@ -27,6 +27,7 @@ from bot.engine import Engine, EngineConfig
 from bot.limits import LimitRules, RateLimits
 from bot.llm.base import MediatorProvider
 from bot.llm.fallback import FallbackProvider
+from bot.locks import RedisLocks
 from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
 from bot.outbox import Outbox, Post
@@ -36,7 +37,7 @@ from bot.sessions import SessionBook
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettings
 from bot.window import ConversationWindow
-from jobs.queue import QUEUE, JobQueue
+from jobs.queue import QUEUE, JobQueue, connect
 from jobs.worker import build_worker
 from memory.embedders import make_embedder
 from memory.ports import Embedder, MemoryStore
@@ -180,8 +181,6 @@ class Runtime:
             await start()
         sparse = Bm25Encoder()
         self.store = await open_store(s, self.embedder)
-        retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k)
-        self.memory = MemoryService(self.store, self.embedder, sparse, retriever)
         url = s.redis.url
         if url is None:
             self.valkey = EmbeddedValkey(s.data_dir / "valkey")
@@ -191,12 +190,15 @@ class Runtime:
                 raise StartupError(str(exc)) from exc
         self.redis_url = url
         try:
-            self.redis = await create_pool(RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0)
+            self.redis = await connect(url)
         except Exception as exc:
             raise StartupError(
                 f"cannot reach Redis at {url}: {exc}. Start it, fix HEYAN_REDIS_URL, or unset it for the "
                 "embedded Valkey."
             ) from exc
+        retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k)
+        # record locks in the shared Redis: every process's writes to one record are serialised
+        self.memory = MemoryService(self.store, self.embedder, sparse, retriever, locks=RedisLocks(self.redis))
         self.window = ConversationWindow(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds)
         self.tenants = TenantConfig(self.redis, TenantSettings(timezone=s.timezone))
         self.queue = JobQueue(self.redis)

@@ -78,19 +78,23 @@ class Engine:
         self.limits = limits
 
     async def observe(self, msg: Message) -> bool:
-        """Record a message; returns False when it was a redelivery and was dropped."""
-        if not await self.window.first_sighting(msg):
+        """Record a message; returns False when it was a redelivery and was dropped.
+
+        The message is stored, added to the batch waiting for extraction and marked seen in one
+        step; a batch is queued for extraction before it is taken off the waiting list, so a crash at
+        any point leaves work waiting (found again by the next message, the idle watch or the
+        reconcile sweep), never lost.
+        """
+        turn = await self.window.record(msg)
+        if turn == 0:
             log.info("dropped duplicate message %s", msg.id)
             return False
-        turn = await self.window.append(msg)
         await self.sessions.seen(msg.scope.tenant, msg.session, msg.visibility)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         cfg = self.config
-        if fact_bearing(msg):
-            waiting = await self.window.take_pending(scope)
-            await self.scheduler.extract(scope, [*waiting, msg.id])
-        elif await self.window.add_pending(scope, msg.id) >= cfg.batch_turns:
-            await self.scheduler.extract(scope, await self.window.take_pending(scope))
+        waiting = await self.window.pending(scope)
+        if fact_bearing(msg) or len(waiting) >= cfg.batch_turns:
+            await self.extract_now(scope, waiting)
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
         if await self.window.claim_idle_watch(scope, cfg.idle_seconds):
             await self.scheduler.extract_when_idle(scope, turn, cfg.idle_seconds)
@@ -98,11 +102,16 @@ class Engine:
             await self.scheduler.summarize(scope, turn)
         return True
 
-    async def flush(self, scope: Scope) -> None:
-        """Extract whatever waits in this session now (end of a script, session closed)."""
-        ids = await self.window.take_pending(scope)
+    async def extract_now(self, scope: Scope, ids: list[str] | None = None) -> None:
+        """Queue the waiting batch (or ``ids`` of it) for extraction, then take it off the list."""
+        ids = await self.window.pending(scope) if ids is None else ids
         if ids:
             await self.scheduler.extract(scope, ids)
+            await self.window.drop_pending(scope, ids)
+
+    async def flush(self, scope: Scope) -> None:
+        """Extract whatever waits in this session now (end of a script, session closed)."""
+        await self.extract_now(scope)
         await self.scheduler.summarize(scope, await self.window.turns(scope))
 
     async def revise(self, msg: Message) -> None:
@@ -128,17 +137,22 @@ class Engine:
 
     async def handle(self, msg: Message) -> Reply | None:
         """Observe a message and, when it addresses the bot, reply to it — within the rate limits:
-        over them, the member hears "slow down" once per window and nothing else."""
-        if not await self.observe(msg):
-            return None
-        if not msg.mention:
-            return None
+        over them, the member hears "slow down" once per window and nothing else. A redelivered
+        mention is answered if it was not answered before (the process died in between)."""
+        await self.observe(msg)
+        if not msg.mention or not await self.window.claim_answer(msg):
+            return None  # not addressed, or answered (or being answered) already: once is enough
+        reply: Reply | None
         if self.limits is not None:
             try:
                 await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
             except SlowDown as exc:
-                return await self._slow_down(msg, exc)
-        return await self.respond(msg)
+                reply = await self._slow_down(msg, exc)
+                await self.window.mark_answered(msg)
+                return reply
+        reply = await self.respond(msg)
+        await self.window.mark_answered(msg)
+        return reply
 
     async def _slow_down(self, msg: Message, exc: SlowDown) -> Reply | None:
         key = f"heyan:slowdown:{msg.scope.tenant}:{msg.author_id if exc.scope == 'user' else '*'}"

@@ -10,7 +10,11 @@ from bot.richtext import RichText
 from memory.extraction import Utterance
 from memory.models import Lang, Scope, Visibility
 
-__all__ = ["Message", "Reply", "Stage"]
+__all__ = ["READ_LIMIT", "Message", "Reply", "Stage"]
+
+#: Characters of one message that extraction, summaries and prompts read. The window keeps the whole
+#: text (the source stays faithful); the work a message costs is bounded whatever its length.
+READ_LIMIT = 8000
 
 
 class Stage(StrEnum):
@@ -52,7 +56,9 @@ class Message:
         return self.scope.session
 
     def utterance(self) -> Utterance:
-        return Utterance(self.id, self.author_id, self.author_name, self.text, self.ts, self.speaker_zone)
+        """The message as extraction and prompts read it: its first ``READ_LIMIT`` characters."""
+        text = self.text if len(self.text) <= READ_LIMIT else self.text[:READ_LIMIT]
+        return Utterance(self.id, self.author_id, self.author_name, text, self.ts, self.speaker_zone)
 
 
 @dataclass(frozen=True, slots=True)

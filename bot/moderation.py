@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -213,6 +213,20 @@ class ModerationService:
                                  no_due_followup_seconds=self.jobs.no_due_followup_seconds)
             await self.scheduler.remind(fact.tenant, fact.id, fact.version, when)
 
+    async def _change(self, actor: Actor, fact: Fact, change: Callable[[Fact], Fact]) -> tuple[Fact, Fact]:
+        """Apply ``change`` to the record as stored now, under its lock; returns (before, after).
+        NotFound when it was deleted meanwhile (nothing is written back)."""
+        seen: list[Fact] = []
+
+        def applied(current: Fact) -> Fact:
+            seen.append(current)
+            return change(current)
+
+        after = await self.memory.modify(Scope(tenant=actor.tenant), fact.id, applied)
+        if after is None or not seen:
+            raise NotFound("that memory was deleted meanwhile; nothing was changed", "这条记忆刚被删除；没有做任何修改")
+        return seen[-1], after
+
     def _new_version(self, fact: Fact, actor: Actor, **update: Any) -> Fact:
         entry = HistoryEntry(version=fact.version, value=fact.value, asserted_by=fact.asserted_by,
                              status=fact.status, valid_from=fact.valid_from, valid_to=utcnow(), sources=fact.sources)
@@ -244,12 +258,17 @@ class ModerationService:
         if not value:
             raise InvalidRequest("the new value is empty; write what the memory should say",
                                  "新内容为空；请写出这条记忆应有的内容")
-        fact = await self._find(actor, ref)
-        if value == fact.value:
-            return fact
-        status = FactStatus.ACTIVE if fact.status in _REVIEW else fact.status
-        edited = self._new_version(fact, actor, value=value, status=status, confidence=Confidence.HIGH, contested=())
-        saved = await self.memory.update(edited)
+        found = await self._find(actor, ref)
+
+        def edit(cur: Fact) -> Fact:
+            if value == cur.value:
+                return cur
+            status = FactStatus.ACTIVE if cur.status in _REVIEW else cur.status
+            return self._new_version(cur, actor, value=value, status=status, confidence=Confidence.HIGH, contested=())
+
+        fact, saved = await self._change(actor, found, edit)
+        if saved is fact:
+            return saved
         await self._log(actor, "memory.edit", fact.id, reason=reason, users=fact.users,
                         before={"value": fact.value, "status": fact.status.value, "version": fact.version},
                         after={"value": saved.value, "status": saved.status.value, "version": saved.version})
@@ -269,13 +288,17 @@ class ModerationService:
         """A moderator confirms a disputed, unverified or low-confidence memory: it becomes active."""
         await self._enter(actor)
         self._require(actor, "confirm memories", "确认记忆")
-        fact = await self._find(actor, ref)
-        rejected = tuple(c.model_copy(update={"status": FactStatus.REJECTED}) for c in fact.contested)
-        update: dict[str, Any] = {"confidence": Confidence.HIGH, "contested": (),
-                                  "history": (*fact.history, *rejected)}
-        if fact.status in _REVIEW:
-            update["status"] = FactStatus.ACTIVE
-        saved = await self.memory.update(fact.model_copy(update=update))
+        found = await self._find(actor, ref)
+
+        def confirm(cur: Fact) -> Fact:
+            rejected = tuple(c.model_copy(update={"status": FactStatus.REJECTED}) for c in cur.contested)
+            update: dict[str, Any] = {"confidence": Confidence.HIGH, "contested": (),
+                                      "history": (*cur.history, *rejected)}
+            if cur.status in _REVIEW:
+                update["status"] = FactStatus.ACTIVE
+            return cur.model_copy(update=update)
+
+        fact, saved = await self._change(actor, found, confirm)
         await self._log(actor, "memory.confirm", fact.id, reason=reason, users=fact.users,
                         before={"status": fact.status.value, "confidence": fact.confidence.value,
                                 "contested": len(fact.contested)},
@@ -286,8 +309,8 @@ class ModerationService:
         """A moderator finds a memory wrong: it is kept for the record but never recalled again."""
         await self._enter(actor)
         self._require(actor, "reject memories", "驳回记忆")
-        fact = await self._find(actor, ref)
-        saved = await self.memory.update(fact.model_copy(update={"status": FactStatus.REJECTED}))
+        found = await self._find(actor, ref)
+        fact, saved = await self._change(actor, found, lambda cur: cur.model_copy(update={"status": FactStatus.REJECTED}))
         await self._log(actor, "memory.reject", fact.id, reason=reason, users=fact.users,
                         before={"status": fact.status.value}, after={"status": saved.status.value})
         return saved
@@ -339,20 +362,23 @@ class ModerationService:
         value = value.strip()
         if not value:
             raise InvalidRequest("the correction is empty; write what it should say", "更正内容为空；请写出正确的内容")
-        fact = await self._find(actor, ref)
-        if not (actor.is_moderator or self._concerns(actor, fact)):
+        found = await self._find(actor, ref)
+        if not (actor.is_moderator or self._concerns(actor, found)):
             raise PermissionDenied("you can only correct memories about yourself", "你只能更正关于你自己的记忆")
-        own = actor.user_id in (fact.subject, fact.asserted_by)
-        if own:
-            status = FactStatus.ACTIVE if fact.status in _REVIEW else fact.status
-            saved = await self.memory.update(self._new_version(fact, actor, value=value, asserted_by=actor.user_id,
-                                                               status=status, confidence=Confidence.HIGH))
-            await self._rescheduled(saved)
-        else:
-            claim = HistoryEntry(version=fact.version, value=value, asserted_by=actor.user_id,
+        own = actor.user_id in (found.subject, found.asserted_by)
+
+        def correction(cur: Fact) -> Fact:
+            if own:
+                status = FactStatus.ACTIVE if cur.status in _REVIEW else cur.status
+                return self._new_version(cur, actor, value=value, asserted_by=actor.user_id, status=status,
+                                         confidence=Confidence.HIGH)
+            claim = HistoryEntry(version=cur.version, value=value, asserted_by=actor.user_id,
                                  status=FactStatus.DISPUTED, valid_from=utcnow(), valid_to=utcnow())
-            saved = await self.memory.update(fact.model_copy(update={
-                "status": FactStatus.DISPUTED, "contested": (*fact.contested, claim)}))
+            return cur.model_copy(update={"status": FactStatus.DISPUTED, "contested": (*cur.contested, claim)})
+
+        fact, saved = await self._change(actor, found, correction)
+        if own:
+            await self._rescheduled(saved)
         await self._log(actor, "memory.correct" if own else "memory.contest", fact.id, reason=reason,
                         users=fact.users, before={"value": fact.value, "status": fact.status.value},
                         after={"value": value, "status": saved.status.value})
@@ -423,9 +449,9 @@ class ModerationService:
                                    "只有承诺人本人或管理员可以标记完成")
         if fact.status is FactStatus.DONE:
             return fact
-        saved = await self.memory.update(fact.model_copy(update={"status": FactStatus.DONE}))
+        before, saved = await self._change(actor, fact, lambda cur: cur.model_copy(update={"status": FactStatus.DONE}))
         await self._log(actor, "commitment.done", fact.id, reason=reason, users=fact.users,
-                        before={"status": fact.status.value}, after={"status": FactStatus.DONE.value})
+                        before={"status": before.status.value}, after={"status": FactStatus.DONE.value})
         return saved
 
     async def commitment_snooze(
@@ -444,8 +470,8 @@ class ModerationService:
         if fact.status not in OPEN_COMMITMENT:
             raise InvalidRequest(f"this commitment is {fact.status.value}; only open ones can be snoozed",
                                  f"这个承诺的状态是 {fact.status.value}；只能推迟未完成的承诺")
-        saved = await self.memory.update(self._new_version(
-            fact, actor, due_at=until, status=FactStatus.ACTIVE, reminders_sent=()))
+        _, saved = await self._change(actor, fact, lambda cur: self._new_version(
+            cur, actor, due_at=until, status=FactStatus.ACTIVE, reminders_sent=()))
         await self._log(actor, "commitment.snooze", fact.id, reason=reason, users=fact.users,
                         before={"due_at": fact.due_at.isoformat() if fact.due_at else None},
                         after={"due_at": until.isoformat()})

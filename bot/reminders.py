@@ -88,10 +88,16 @@ async def record_delivery(memory: MemoryService, post: Post, message_id: str, *,
     """
     if post.kind is not PostKind.REMINDER or "fact_id" not in post.ref:
         return False
-    fact = await memory.get(Scope(tenant=post.tenant), post.ref["fact_id"])
-    if fact is None or str(fact.version) != post.ref.get("revision") or fact.reminders_sent:
-        return False
-    await memory.update(fact.model_copy(update={"reminders_sent": (*fact.reminders_sent, at or utcnow())}))
-    log.info("reminder for %s v%s delivered as %s", fact.id, fact.version, message_id)
-    return True
+    recorded: list[bool] = []
+
+    def record(fact: Fact) -> Fact:
+        if str(fact.version) != post.ref.get("revision") or fact.reminders_sent:
+            return fact  # changed meanwhile (the new version has its own follow-up), or recorded
+        recorded.append(True)
+        return fact.model_copy(update={"reminders_sent": (*fact.reminders_sent, at or utcnow())})
+
+    await memory.modify(Scope(tenant=post.tenant), post.ref["fact_id"], record)
+    if recorded:
+        log.info("reminder %s delivered as %s", post.id, message_id)
+    return bool(recorded)
 

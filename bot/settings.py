@@ -285,10 +285,24 @@ def load_settings(**overrides: Any) -> Settings:
             sections[key] = cls()
         except ValidationError as exc:
             problems.append(_describe(cls, exc))
+    settings: Settings | None = None
     try:
         settings = Settings(**sections, **overrides) if not problems else None
     except ValidationError as exc:
         problems.append(_describe(Settings, exc))
+    if settings is not None:
+        problems += _conflicts(settings)
     if problems or settings is None:
         raise SettingsError("invalid settings:\n  " + "\n  ".join(problems))
     return settings
+
+
+def _conflicts(settings: Settings) -> list[str]:
+    """Settings that are each valid but do not go together."""
+    problems = []
+    if settings.store == "server" and settings.qdrant.url is None:
+        problems.append("HEYAN_STORE: 'server' needs HEYAN_QDRANT_URL (the Qdrant server to use); "
+                        "set it, or set HEYAN_STORE=edge or auto for the embedded store")
+    if settings.store == "edge" and settings.qdrant.url is not None:
+        problems.append("HEYAN_STORE: 'edge' is the embedded store, but HEYAN_QDRANT_URL is set; unset one of them")
+    return problems

@@ -61,6 +61,24 @@ def _decode(raw: bytes | str) -> Message:
     )
 
 
+_RECORD = """
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[4]) then return 0 end
+redis.call('SET', KEYS[2], ARGV[1], 'EX', ARGV[4])
+redis.call('RPUSH', KEYS[3], ARGV[2])
+redis.call('LTRIM', KEYS[3], -tonumber(ARGV[3]), -1)
+redis.call('EXPIRE', KEYS[3], ARGV[4])
+local turn = redis.call('INCR', KEYS[4])
+redis.call('EXPIRE', KEYS[4], ARGV[4])
+redis.call('RPUSH', KEYS[5], ARGV[2])
+redis.call('EXPIRE', KEYS[5], ARGV[4])
+redis.call('SADD', KEYS[6], ARGV[5])
+return turn
+"""
+
+#: Sessions that had a batch waiting (JSON ``[tenant, session]``), so a sweep finds them without a scan.
+_WAITING = f"{_PREFIX}:waiting-sessions"
+
+
 class ConversationWindow:
     """Recent messages per (tenant, session). ``size`` messages are kept; keys expire after ``ttl``."""
 
@@ -68,6 +86,7 @@ class ConversationWindow:
         self.redis = redis
         self.size = size
         self.ttl = ttl_seconds
+        self._record = redis.register_script(_RECORD)
 
     @staticmethod
     def _key(kind: str, tenant: str, session: str) -> str:
@@ -76,13 +95,22 @@ class ConversationWindow:
     def _msg_key(self, tenant: str, session: str, message_id: str) -> str:
         return f"{_PREFIX}:msg:{tenant}:{session}:{message_id}"
 
-    async def first_sighting(self, msg: Message) -> bool:
-        """True the first time a platform message id is seen (platforms redeliver; drop repeats)."""
-        key = self._key("seen", msg.scope.tenant, msg.session) + f":{msg.id}"
-        return bool(await self.redis.set(key, b"1", nx=True, ex=self.ttl))
+    async def record(self, msg: Message) -> int:
+        """Store a new message, add it to its session's window and to the batch waiting for
+        extraction, and mark its id seen — all at once (a crash cannot mark a message seen that was
+        not stored). Returns the session's turn number, or 0 when the id was seen before (a
+        platform's redelivery)."""
+        tenant, session = msg.scope.tenant, msg.session
+        keys = [self._key("seen", tenant, session) + f":{msg.id}", self._msg_key(tenant, session, msg.id),
+                self._key("win", tenant, session), self._key("turns", tenant, session),
+                self._key("pending", tenant, session), _WAITING]
+        entry = json.dumps([tenant, session], ensure_ascii=False)
+        turn = await self._record(keys=keys, args=[_encode(msg), msg.id, self.size, self.ttl, entry])
+        return int(turn)
 
     async def append(self, msg: Message) -> int:
-        """Store the message and add it to its session window; returns the session's turn number."""
+        """Store the message and add it to its session window (no dedupe, no batch: tests and tools);
+        returns the session's turn number."""
         tenant, session = msg.scope.tenant, msg.session
         win, turns = self._key("win", tenant, session), self._key("turns", tenant, session)
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -94,6 +122,18 @@ class ConversationWindow:
             pipe.expire(turns, self.ttl)
             result = await pipe.execute()
         return int(result[4])
+
+    async def claim_answer(self, msg: Message, *, seconds: int = 120) -> bool:
+        """True for the one caller that should answer this mention now: not answered yet, and no
+        one answering it (a claim that lapses after ``seconds``, so a process that died mid-answer
+        leaves the mention to be answered on its redelivery)."""
+        key = self._key("answered", msg.scope.tenant, msg.session) + f":{msg.id}"
+        return bool(await self.redis.set(key, b"answering", nx=True, ex=seconds))
+
+    async def mark_answered(self, msg: Message) -> None:
+        """The answer was given: a redelivery of this mention is not answered again."""
+        key = self._key("answered", msg.scope.tenant, msg.session) + f":{msg.id}"
+        await self.redis.set(key, b"answered", ex=self.ttl)
 
     async def replace(self, msg: Message) -> bool:
         """Store an edited message's new text under its id (its place in the window is kept);
@@ -138,26 +178,36 @@ class ConversationWindow:
 
     # --- extraction bookkeeping: which turns wait for the next batch ---------------------------
 
-    async def add_pending(self, scope: Scope, message_id: str) -> int:
-        """Queue a message for the next batch extraction; returns how many wait."""
+    async def pending(self, scope: Scope) -> list[str]:
+        """The ids waiting for batch extraction, oldest first (they stay until ``drop_pending``)."""
         assert scope.session is not None
-        key = self._key("pending", scope.tenant, scope.session)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.rpush(key, message_id)
-            pipe.expire(key, self.ttl)
-            pipe.llen(key)
-            result = await pipe.execute()
-        return int(result[2])
+        raw = await _aw(self.redis.lrange(self._key("pending", scope.tenant, scope.session), 0, -1))
+        return [i.decode() if isinstance(i, bytes) else str(i) for i in raw]
 
-    async def take_pending(self, scope: Scope) -> list[str]:
-        """Atomically take every message id waiting for batch extraction."""
+    async def drop_pending(self, scope: Scope, ids: Sequence[str]) -> None:
+        """Take these ids off the waiting batch — after a job holding them was queued, so a crash in
+        between leaves them waiting (and a later extraction skips what is done), never lost."""
         assert scope.session is not None
+        if not ids:
+            return
         key = self._key("pending", scope.tenant, scope.session)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.lrange(key, 0, -1)
-            pipe.delete(key)
-            result = await pipe.execute()
-        return [i.decode() if isinstance(i, bytes) else str(i) for i in result[0]]
+            for message_id in ids:
+                pipe.lrem(key, 1, message_id)
+            await pipe.execute()
+
+    async def waiting_sessions(self) -> list[Scope]:
+        """Every session with messages waiting for extraction (for the reconcile sweep); sessions whose
+        batch is empty leave the registry."""
+        found: list[Scope] = []
+        for raw in await _aw(self.redis.smembers(_WAITING)):
+            entry = raw.decode() if isinstance(raw, bytes) else str(raw)
+            tenant, session = json.loads(entry)
+            if await _aw(self.redis.llen(self._key("pending", tenant, session))):
+                found.append(Scope(tenant=tenant, session=session))
+            else:
+                await _aw(self.redis.srem(_WAITING, entry))
+        return found
 
     async def mark_extracted(self, scope: Scope, ids: Sequence[str]) -> None:
         assert scope.session is not None
@@ -186,6 +236,10 @@ class ConversationWindow:
         assert scope.session is not None
         key = self._key("idlewatch", scope.tenant, scope.session)
         return bool(await self.redis.set(key, b"1", nx=True, ex=2 * idle_seconds + 60))
+
+    async def idle_watch_active(self, scope: Scope) -> bool:
+        assert scope.session is not None
+        return bool(await self.redis.exists(self._key("idlewatch", scope.tenant, scope.session)))
 
     async def hold_idle_watch(self, scope: Scope, idle_seconds: int) -> None:
         assert scope.session is not None

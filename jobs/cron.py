@@ -18,6 +18,7 @@ from typing import Any
 
 from arq.cron import CronJob, cron
 
+from bot.services import Services
 from bot.sessions import DisputeState
 from bot.settings import JobSettings, Settings
 from jobs.tasks import schedule_reminder, services
@@ -43,10 +44,11 @@ class ReconcileReport:
     open_commitments: int = 0
     scheduled: int = 0  # reminder jobs that were missing from Redis and were enqueued again
     overdue: int = 0  # active commitments newly marked overdue
+    swept: int = 0  # sessions whose waiting batch had no watcher left and was queued for extraction
 
     def as_dict(self) -> dict[str, int]:
         return {"tenants": self.tenants, "open_commitments": self.open_commitments,
-                "scheduled": self.scheduled, "overdue": self.overdue}
+                "scheduled": self.scheduled, "overdue": self.overdue, "swept": self.swept}
 
 
 async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
@@ -77,10 +79,28 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
                 overdue += 1
             if await schedule_reminder(svc, fact):
                 scheduled += 1
-    report = ReconcileReport(len(tenants), seen, scheduled, overdue)
+    swept = await sweep_waiting(svc)
+    report = ReconcileReport(len(tenants), seen, scheduled, overdue, swept)
     log.info("reconcile: %d tenants, %d open commitments, %d reminders re-enqueued, %d newly overdue",
              report.tenants, report.open_commitments, report.scheduled, report.overdue)
     return report
+
+
+async def sweep_waiting(svc: Services) -> int:
+    """Queue the extraction of every waiting batch that nothing watches any more (its idle job was
+    lost with Redis, or the process died between storing a message and arming the watch)."""
+    swept = 0
+    for scope in await svc.window.waiting_sessions():
+        if await svc.window.idle_watch_active(scope):
+            continue
+        ids = await svc.window.pending(scope)
+        if ids:
+            await svc.scheduler.extract(scope, ids)
+            await svc.window.drop_pending(scope, ids)
+            swept += 1
+    if swept:
+        log.info("reconcile: %d waiting batches had no watcher and were queued for extraction", swept)
+    return swept
 
 
 async def purge(ctx: dict[str, Any]) -> dict[str, int]:

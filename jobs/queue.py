@@ -7,18 +7,47 @@ Job arguments carry ids, never message text.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from arq.connections import ArqRedis
+from arq.connections import ArqRedis, RedisSettings, create_pool
 
 from memory.models import Scope
 
-__all__ = ["QUEUE", "JobQueue"]
+__all__ = ["QUEUE", "JobQueue", "connect", "deserialize", "serialize"]
 
 #: One queue for every Heyan job (arq's default name, kept explicit for `heyan jobs status`).
 QUEUE = "arq:queue"
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, BaseException):
+        return f"{type(value).__name__}: {value}"
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+def serialize(data: Any) -> bytes:
+    """Jobs and results as JSON, never pickle: a job is ids and numbers, and whoever can write to the
+    queue must not be able to run code in the worker by unpickling."""
+    return json.dumps(data, default=_plain, ensure_ascii=False).encode()
+
+
+def deserialize(raw: bytes) -> Any:
+    return json.loads(raw)
+
+
+async def connect(url: str) -> ArqRedis:
+    """An arq pool on ``url`` (``redis://``, ``rediss://`` or ``unix://``) with the JSON serializer."""
+    return await create_pool(RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0,
+                             job_serializer=serialize, job_deserializer=deserialize)
 
 
 def _digest(parts: Sequence[str]) -> str:

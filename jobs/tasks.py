@@ -74,11 +74,12 @@ async def extract_idle(ctx: dict[str, Any], tenant: str, session: str, turn: int
         await svc.window.hold_idle_watch(scope, idle)
         await svc.scheduler.extract_when_idle(scope, latest, idle)
         return 0
-    await svc.window.release_idle_watch(scope)
-    ids = await svc.window.take_pending(scope)
+    ids = await svc.window.pending(scope)
     changed = 0
-    if ids:
+    if ids:  # extracted here, and only then taken off the waiting list: a failed try keeps them
         changed = await extract_memories(ctx, tenant, session, ids)
+        await svc.window.drop_pending(scope, ids)
+    await svc.window.release_idle_watch(scope)
     await svc.scheduler.summarize(scope, turn)
     return changed
 

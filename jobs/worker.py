@@ -23,7 +23,7 @@ from bot.services import Services
 from bot.settings import Settings
 from jobs import tasks
 from jobs.cron import cron_jobs as default_cron_jobs
-from jobs.queue import QUEUE
+from jobs.queue import QUEUE, deserialize, serialize
 from memory.models import utcnow
 
 __all__ = ["DEAD_LETTER", "OpenServices", "build_worker", "task_functions", "worker_settings"]
@@ -100,6 +100,8 @@ def _worker_kwargs(settings: Settings) -> dict[str, Any]:
         "job_timeout": jobs.job_timeout,
         "max_tries": jobs.max_tries + 1,  # see task_functions
         "keep_result": 3600,
+        "job_serializer": serialize,
+        "job_deserializer": deserialize,
     }
 
 

@@ -16,11 +16,12 @@ from typing import Any
 from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
+from memory.locks import LocalLocks, Locks
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Source, Summary, summary_id, utcnow
 from memory.ports import Embedder, MemoryStore, RecordFilter, SparseEncoder
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 
-__all__ = ["MemoryService", "RememberResult", "RetractResult"]
+__all__ = ["REMOVE", "Change", "MemoryService", "RememberResult", "Remove", "RetractResult"]
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +41,26 @@ class RememberResult:
     @property
     def written(self) -> list[Fact]:
         return [o.fact for o in self.outcomes if o.action is not Action.NOOP]
+
+
+class Remove:
+    """Returned by a ``modify`` change: delete the record."""
+
+    _instance: Remove | None = None
+
+    def __new__(cls) -> Remove:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "REMOVE"
+
+
+REMOVE = Remove()
+
+#: A change of one record: the record as stored now in, the record to store (or REMOVE) out.
+Change = Callable[[Fact], "Fact | Remove"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +111,18 @@ class MemoryService:
         retriever: Retriever,
         *,
         clock: Callable[[], datetime] = utcnow,
+        locks: Locks | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.sparse = sparse
         self.retriever = retriever
         self.clock = clock
+        self.locks: Locks = locks or LocalLocks()
+
+    @staticmethod
+    def _lock_key(tenant: str, fact_id: str) -> str:
+        return f"fact:{tenant}:{fact_id}"
 
     # --- facts ---------------------------------------------------------------------------------
 
@@ -108,16 +135,17 @@ class MemoryService:
         if len(tenants) != 1:
             raise ScopeError(f"one remember() call writes one tenant; got {sorted(tenants)}")
         scope = Scope(tenant=facts[0].tenant)
-        current = {f.id: f for f in await self.get_many(scope, [f.id for f in facts])}
-        now = self.clock()
-        outcomes: list[Outcome] = []
-        for fact in facts:  # in order: two facts for one slot in a batch consolidate one after the other
-            outcome = consolidate(current.get(fact.id), fact, now)
-            current[fact.id] = outcome.fact
-            outcomes.append(outcome)
-        changed = {o.fact.id: o.fact for o in outcomes if o.action is not Action.NOOP}
-        if changed:
-            await index_facts(self.store, self.embedder, self.sparse, list(changed.values()))
+        async with self.locks.hold([self._lock_key(scope.tenant, f.id) for f in facts]):
+            current = {f.id: f for f in await self.get_many(scope, [f.id for f in facts])}
+            now = self.clock()
+            outcomes: list[Outcome] = []
+            for fact in facts:  # in order: two facts for one slot in a batch consolidate one after the other
+                outcome = consolidate(current.get(fact.id), fact, now)
+                current[fact.id] = outcome.fact
+                outcomes.append(outcome)
+            changed = {o.fact.id: o.fact for o in outcomes if o.action is not Action.NOOP}
+            if changed:
+                await index_facts(self.store, self.embedder, self.sparse, list(changed.values()))
         result = RememberResult(tuple(outcomes))
         log.info(
             "remember %s: %d inserted, %d updated, %d disputed, %d unchanged",
@@ -151,24 +179,43 @@ class MemoryService:
         facts = [f async for f in self.iter_facts(scope, flt)]
         return sorted(facts, key=lambda f: (f.created_at, f.id))
 
-    async def update(self, fact: Fact) -> Fact:
-        """Write a changed record as is (status changes, reminders sent); re-embeds only if its text changed."""
-        fact = fact.model_copy(update={"updated_at": self.clock()})
-        scope = Scope(tenant=fact.tenant)
-        stored = await self.get(scope, fact.id)
-        if stored is not None and stored.embed_text() == fact.embed_text():
-            await self.store.set_payload("facts", scope, fact.id, fact_to_payload(fact))
-        else:
-            await index_facts(self.store, self.embedder, self.sparse, [fact])
-        return fact
+    async def modify(self, scope: Scope, fact_id: str, change: Change) -> Fact | None:
+        """Change one record safely: under its lock, ``change`` gets the record as stored now and
+        returns the new record, the same object (nothing to do), or ``REMOVE`` (delete it).
+
+        Returns the record as it stands afterwards; None when it does not exist (a record deleted
+        meanwhile is never written back) or was removed. Re-embeds only if its embedded text changed.
+        """
+        tenant = Scope(tenant=scope.tenant)
+        async with self.locks.hold([self._lock_key(scope.tenant, fact_id)]):
+            current = await self.get(tenant, fact_id)
+            if current is None:
+                return None
+            new = change(current)
+            if new is REMOVE:
+                await self.store.delete("facts", tenant, RecordFilter(ids=frozenset({fact_id})))
+                return None
+            assert isinstance(new, Fact)
+            if new is current or new == current:
+                return current
+            if new.id != current.id or new.tenant != current.tenant:
+                raise ScopeError(f"a change of {fact_id} must keep its id and tenant")
+            new = new.model_copy(update={"updated_at": self.clock()})
+            if current.embed_text() == new.embed_text():
+                await self.store.set_payload("facts", tenant, new.id, fact_to_payload(new))
+            else:
+                await index_facts(self.store, self.embedder, self.sparse, [new])
+            return new
 
     async def set_status(self, scope: Scope, fact_id: str, status: FactStatus) -> Fact:
-        fact = await self.get(scope, fact_id)
+        """Set a record's status (KeyError when it is gone)."""
+        def change(fact: Fact) -> Fact:
+            return fact if fact.status is status else fact.model_copy(update={"status": status})
+
+        fact = await self.modify(scope, fact_id, change)
         if fact is None:
             raise KeyError(f"no memory {fact_id} in {scope}")
-        if fact.status is status:
-            return fact
-        return await self.update(fact.model_copy(update={"status": status}))
+        return fact
 
     async def open_commitments(
         self, scope: Scope, users: Sequence[str] = (), *, visible_in: str | None = None
@@ -199,20 +246,20 @@ class MemoryService:
         """
         if not scope.session:
             raise ScopeError("retract_message needs the message's session")
+        cited = [f.id async for f in self.iter_facts(scope)
+                 if _without_message(f, message_id, self.clock()) is not f]
         deleted: list[str] = []
         updated: list[Fact] = []
-        async for fact in self.iter_facts(scope):
-            changed = _without_message(fact, message_id, self.clock())
-            if changed is fact:
-                continue
-            if changed is None:
-                deleted.append(fact.id)
+        for fact_id in cited:
+            def change(fact: Fact) -> Fact | Remove:
+                taken = _without_message(fact, message_id, self.clock())
+                return REMOVE if taken is None else taken
+
+            after = await self.modify(scope, fact_id, change)
+            if after is None:
+                deleted.append(fact_id)
             else:
-                updated.append(changed)
-        if deleted:
-            await self.delete(Scope(tenant=scope.tenant), deleted)
-        for fact in updated:
-            await self.update(fact)
+                updated.append(after)
         return RetractResult(tuple(deleted), tuple(updated))
 
     async def forget_user(self, scope: Scope) -> int:

@@ -55,4 +55,4 @@ async def test_fact_bearing_message_is_extracted_at_once_with_the_waiting_batch(
     await rt.engine.observe(msg(0, "hi all"))
     await rt.engine.observe(msg(1, "I'll send the draft by Friday."))
     assert len(await queued(rt, "extract:")) == 1
-    assert await rt.window.take_pending(SCOPE) == []  # the waiting turn went with it
+    assert await rt.window.pending(SCOPE) == []  # the waiting turn went with it

@@ -27,7 +27,7 @@ from adapters.runtime import Runtime
 from bot.settings import Settings
 from jobs import admin
 from jobs.cron import cron_jobs, purge, reconcile
-from jobs.queue import QUEUE
+from jobs.queue import QUEUE, deserialize
 from jobs.tasks import send_reminder
 from jobs.worker import DEAD_LETTER
 from memory.models import Fact, FactStatus, Kind, Scope, utcnow
@@ -79,7 +79,7 @@ async def feed(rt: Runtime, provider: ScriptedProvider, *items: tuple[Any, Any])
 
 
 async def result(rt: Runtime, job_id: str, timeout: float) -> Any:
-    return await Job(job_id, rt.redis, _queue_name=QUEUE).result(timeout=timeout, poll_delay=0.1)
+    return await Job(job_id, rt.redis, _queue_name=QUEUE, _deserializer=deserialize).result(timeout=timeout, poll_delay=0.1)
 
 
 def remind_id(fact: Fact) -> str:
@@ -175,12 +175,10 @@ async def test_job_of_a_killed_worker_completes_later_without_duplicates(
     )
     try:
         # The job is enqueued from here (Redis only: the store belongs to the worker process).
-        from arq.connections import RedisSettings, create_pool
-
         from bot.window import ConversationWindow
-        from jobs.queue import JobQueue
+        from jobs.queue import JobQueue, connect
 
-        pool = await create_pool(RedisSettings.from_dsn(redis_url), default_queue_name=QUEUE)
+        pool = await connect(redis_url)
         try:
             await ConversationWindow(pool).append(msg)
             assert await JobQueue(pool).extract(Scope(tenant=tenant, session=session), [msg.id])

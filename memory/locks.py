@@ -1,0 +1,57 @@
+"""Locks around a record's read-modify-write, so two writers never interleave on one record.
+
+``MemoryService`` changes a record only while holding its lock: it reads the current version,
+applies the change to *that*, and writes — a reminder's bookkeeping can no longer roll back a
+moderator's edit, and nothing is written back over a record that was deleted meanwhile. The port is
+``Locks``; ``LocalLocks`` serves one process (tests, tools, the embedded shape's own writers), and
+``bot.locks.RedisLocks`` serves every process of the distributed shape.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from typing import Protocol, runtime_checkable
+
+__all__ = ["LocalLocks", "LockTimeout", "Locks"]
+
+
+class LockTimeout(TimeoutError):
+    """A record stayed locked longer than a writer may wait; the job retries later."""
+
+
+@runtime_checkable
+class Locks(Protocol):
+    """Mutual exclusion by key, acquired in a fixed order when several keys are held."""
+
+    def hold(self, keys: Sequence[str]) -> contextlib.AbstractAsyncContextManager[None]: ...
+
+
+class LocalLocks:
+    """In-process locks: one ``asyncio.Lock`` per key (dropped when no one holds or waits for it)."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: dict[str, int] = {}
+
+    @contextlib.asynccontextmanager
+    async def hold(self, keys: Sequence[str]) -> AsyncIterator[None]:
+        ordered = sorted(set(keys))
+        for key in ordered:
+            self._users[key] = self._users.get(key, 0) + 1
+        taken: list[asyncio.Lock] = []
+        try:
+            for key in ordered:
+                lock = self._locks.setdefault(key, asyncio.Lock())
+                await lock.acquire()
+                taken.append(lock)
+            yield
+        finally:
+            for lock in reversed(taken):
+                lock.release()
+            for key in ordered:
+                self._users[key] -= 1
+                if not self._users[key]:
+                    del self._users[key]
+                    self._locks.pop(key, None)
