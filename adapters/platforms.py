@@ -82,7 +82,11 @@ async def run_platforms(settings: Settings, *, worker: bool | None = None) -> No
             log.info("%s connected", platform.name)
         serving = [asyncio.create_task(p.serve(), name=f"heyan-{p.name}") for p in started]
         stopper = asyncio.create_task(stop.wait(), name="heyan-stop")
-        done, _ = await asyncio.wait([*serving, stopper], return_when=asyncio.FIRST_COMPLETED)
+        watch = asyncio.create_task(_worker_watch(rt), name="heyan-worker-watch")
+        done, _ = await asyncio.wait([*serving, stopper, watch], return_when=asyncio.FIRST_COMPLETED)
+        for task in (stopper, watch, *serving):
+            if not task.done():
+                task.cancel()
         for task in done:
             failure = None if task is stopper else task.exception()
             if failure is not None:
@@ -94,3 +98,10 @@ async def run_platforms(settings: Settings, *, worker: bool | None = None) -> No
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
         await rt.stop()
+
+
+async def _worker_watch(rt: Runtime) -> None:
+    """Raise when the in-process worker gave up, so the bot stops instead of taking messages that no
+    job would process."""
+    await rt.worker_failed.wait()
+    raise StartupError(f"the job worker stopped and could not be restarted: {rt.worker_failure}")

@@ -50,6 +50,8 @@ __all__ = ["Runtime", "StartupError", "build_embedder", "open_services", "open_s
 log = logging.getLogger(__name__)
 
 
+#: Worker failures within five minutes after which the process stops instead of restarting it again.
+_WORKER_RESTARTS = 5
 #: Jobs scored up to this many ms ahead count as ready in ``drain`` (arq rounds its scores).
 _READY_SLACK_MS = 50
 
@@ -131,6 +133,9 @@ class Runtime:
         self.redis_url: str = ""
         self._worker: Worker | None = None
         self._worker_task: asyncio.Task[None] | None = None
+        #: Set when the supervised worker gave up: the process must stop (``heyan run`` does).
+        self.worker_failure: BaseException | None = None
+        self.worker_failed = asyncio.Event()
         self._deliverers: dict[str, tuple[Deliverer, asyncio.Task[None]]] = {}
         # set by _open()
         self.store: MemoryStore
@@ -232,9 +237,48 @@ class Runtime:
     # --- the worker and the outbox --------------------------------------------------------------
 
     def start_worker(self) -> None:
-        """Run the arq worker inside this process (the embedded shape)."""
-        self._worker = build_worker(self.services)
-        self._worker_task = asyncio.create_task(self._worker.main(), name="heyan-worker")
+        """Run the arq worker inside this process (the embedded shape), supervised."""
+        self._worker_task = asyncio.create_task(self._supervise(), name="heyan-worker")
+
+    async def _supervise(self) -> None:
+        """Keep the in-process worker running: if it stops (Redis went away, a bug), say so and start a
+        new one with backoff; after ``_WORKER_RESTARTS`` failures in five minutes, give up loudly —
+        ``worker_failure`` is set and ``heyan run`` stops with that error instead of accepting
+        messages no job would ever process."""
+        failures: list[float] = []
+        while True:
+            self._worker = build_worker(self.services)
+            try:
+                await self._worker.main()
+                problem: BaseException = RuntimeError("the job worker stopped on its own")
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                problem = exc
+            now = time.monotonic()
+            failures = [t for t in failures if t > now - 300] + [now]
+            await self._cancel_worker_tasks()
+            if len(failures) >= _WORKER_RESTARTS:
+                self.worker_failure = problem
+                self.worker_failed.set()
+                log.critical("the job worker failed %d times in five minutes (%s); giving up", len(failures), problem)
+                return
+            wait = min(30.0, 2.0 ** len(failures))
+            log.error("the job worker stopped (%s: %s); restarting it in %.0f s",
+                      type(problem).__name__, problem, wait)
+            await asyncio.sleep(wait)
+
+    async def _cancel_worker_tasks(self) -> None:
+        if self._worker is not None:
+            tasks = [t for t in self._worker.tasks.values() if not t.done()]
+            for t in tasks:
+                t.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    @property
+    def worker_alive(self) -> bool:
+        """True while the in-process worker runs (or is being restarted)."""
+        return self._worker_task is not None and not self._worker_task.done()
 
     def connect(self, sender: PostSender, *, poll_seconds: float = 0.5) -> Deliverer:
         """Deliver the outbox of ``sender.platform`` through it, from now until ``stop()``."""
@@ -286,12 +330,8 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._worker_task
             self._worker_task = None
-        if self._worker is not None:
-            tasks = [t for t in self._worker.tasks.values() if not t.done()]
-            for t in tasks:
-                t.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-            self._worker = None
+        await self._cancel_worker_tasks()
+        self._worker = None
         if hasattr(self, "redis"):
             await self.redis.aclose()
             del self.redis

@@ -9,6 +9,7 @@ worker is built, never at import.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import json
 import logging
@@ -44,13 +45,20 @@ def _backoff(job_try: int) -> int:
     return int(min(300, 2**job_try))
 
 
-def resilient(task: Task) -> Task:
-    """Retry a failing task with backoff; after the last try, put it in the dead-letter list."""
+#: Seconds arq's own timeout allows beyond ours: our timeout fires first, as an ordinary failure
+#: (retried, then dead-lettered) — arq's would end the job with neither.
+_ARQ_TIMEOUT_GRACE = 5
+
+
+def resilient(task: Task, timeout: float | None = None) -> Task:
+    """Run a task within ``timeout`` seconds; retry a failure (a timeout included) with backoff;
+    after the last try, put it in the dead-letter list."""
 
     @functools.wraps(task)
     async def run(ctx: dict[str, Any], *args: Any) -> Any:
         try:
-            return await task(ctx, *args)
+            async with asyncio.timeout(timeout):
+                return await task(ctx, *args)
         except Retry:
             raise
         except Exception as exc:
@@ -59,11 +67,12 @@ def resilient(task: Task) -> Task:
             if job_try < max_tries:
                 log.warning("%s try %d failed (%s); retrying", task.__name__, job_try, exc)
                 raise Retry(defer=_backoff(job_try)) from exc
+            error = f"timed out after {timeout:.0f}s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
             entry = {
                 "job_id": ctx.get("job_id"),
                 "function": task.__name__,
                 "args": list(args),
-                "error": f"{type(exc).__name__}: {exc}",
+                "error": error,
                 "tries": job_try,
                 "at": utcnow().isoformat(),
             }
@@ -83,9 +92,11 @@ def task_functions(max_tries: int, timeout: int) -> list[Function]:
         tasks.forget_user,
         tasks.purge_tenant,
     ]
-    # arq's own max_tries is one above ours so that our wrapper, not arq, decides the last try.
+    # arq's own max_tries is one above ours so that our wrapper, not arq, decides the last try; its
+    # timeout is above ours so that ours, which retries and dead-letters, fires first.
     return [
-        func(resilient(t), name=t.__name__, max_tries=max_tries + 1, timeout=timeout)  # type: ignore[arg-type]
+        func(resilient(t, timeout), name=t.__name__, max_tries=max_tries + 1,  # type: ignore[arg-type]
+             timeout=timeout + _ARQ_TIMEOUT_GRACE)
         for t in plain
     ]
 
@@ -97,7 +108,7 @@ def _worker_kwargs(settings: Settings) -> dict[str, Any]:
         "functions": task_functions(jobs.max_tries, jobs.job_timeout),
         "cron_jobs": default_cron_jobs(settings),
         "queue_name": QUEUE,
-        "job_timeout": jobs.job_timeout,
+        "job_timeout": jobs.job_timeout + _ARQ_TIMEOUT_GRACE,
         "max_tries": jobs.max_tries + 1,  # see task_functions
         "keep_result": 3600,
         "job_serializer": serialize,

@@ -159,6 +159,21 @@ def _config(dim: int) -> EdgeConfig:
     )
 
 
+def _check_complete(path: Path) -> None:
+    """A store that was created (its meta file exists) must still have both shards: a missing one
+    would silently start empty, as if every memory had been forgotten."""
+    if not (path / META_FILE).exists():
+        return
+    for layer in LAYERS:
+        shard = path / layer
+        if not (shard / "edge_config.json").exists():
+            what = "is missing" if not shard.exists() else "has lost its edge_config.json"
+            raise StoreError(
+                f"the memory store at {path} is incomplete: its {layer} shard ({shard}) {what}. Restore the "
+                f"data dir from a backup; to start over with no memories, move {path} aside"
+            )
+
+
 def _open_shard(shard_dir: Path, dim: int) -> EdgeShard:
     config = _config(dim)
     try:
@@ -171,7 +186,11 @@ def _open_shard(shard_dir: Path, dim: int) -> EdgeShard:
             if field not in present:
                 shard.update(UpdateOperation.create_field_index(field, schema))
     except Exception as exc:
-        raise StoreError(f"cannot open the Qdrant Edge shard at {shard_dir}: {exc}") from exc
+        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise StoreError(
+            f"cannot open the memory store's shard at {shard_dir}: {reason}. Restore the data dir from a "
+            f"backup; to start over with no memories, move {shard_dir.parent} aside"
+        ) from exc
     return shard
 
 
@@ -233,6 +252,7 @@ class EdgeStore:
             raise StoreError(f"cannot create the memory store directory {path}: {exc}") from exc
         fd = _acquire_lock(path)
         try:
+            _check_complete(path)
             _check_meta(path, embedder_name, dim)
             # Opening replays the WAL and creating builds indexes (~0.2 s per new shard, mostly
             # fsync): off the event loop, both layers at once.

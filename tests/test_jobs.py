@@ -376,16 +376,17 @@ def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: 
     out = CliRunner().invoke(app, ["worker"])
     assert out.exit_code == 0, out.output
     [worker] = captured
-    assert worker.job_timeout_s == 33 and worker.max_tries == 8  # arq's tries: one above ours
+    # arq's tries: one above ours; arq's timeout a few seconds above ours (ours retries and dead-letters)
+    assert worker.job_timeout_s == 38 and worker.max_tries == 8
     tasks = [worker.functions[n] for n in ("extract_memories", "extract_idle", "summarize_session",
-                                             "send_reminder", "forget_user")]
-    assert {(f.max_tries, f.timeout_s) for f in tasks} == {(8, 33)}
+                                             "send_reminder", "forget_user", "purge_tenant")]
+    assert {(f.max_tries, f.timeout_s) for f in tasks} == {(8, 38)}
     [reconcile_job] = [j for j in worker.cron_jobs if j.name == "reconcile"]
     assert reconcile_job.minute == {0, 20, 40}
     assert worker.redis_settings.port == 6399 and worker.redis_settings.database == 3
     # `arq adapters.worker.WorkerSettings` reads the environment when it is looked up, too
     monkeypatch.setenv("HEYAN_JOBS_JOB_TIMEOUT", "44")
-    assert adapters.worker.WorkerSettings["job_timeout"] == 44
+    assert adapters.worker.WorkerSettings["job_timeout"] == 49
 
 
 def test_cli_status_and_dead_letter(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
