@@ -125,3 +125,12 @@ def test_long_lists_stay_within_slacks_block_limits() -> None:
     assert len(blocks) <= 50 and len(home["blocks"]) <= 100
     texts = [b["text"]["text"] for b in [*blocks, *home["blocks"]] if isinstance(b.get("text"), dict)]
     assert all(len(t) <= 3000 for t in texts)
+
+
+def test_heyan_slack_manifest_prints_the_manifest() -> None:
+    from typer.testing import CliRunner
+
+    from adapters.cli import app
+
+    result = CliRunner().invoke(app, ["slack", "manifest"])
+    assert result.exit_code == 0 and result.output == MANIFEST.read_text(encoding="utf-8")

@@ -40,10 +40,9 @@ def check() -> None:
         if s.bot_token is None:
             raise StartupError("HEYAN_SLACK_BOT_TOKEN is not set: give the app's Bot User OAuth Token (xoxb-…)")
         identity = await check_identity(make_client(s.bot_token.get_secret_value(), s.api_url))
-        mode = "Socket Mode" if s.socket_mode else ("HTTP" if s.signing_secret else "no mode (set a token)")
-        console.print(f"ok: bot {identity.bot_user_id} in team {identity.team_id}, every scope granted; {mode}",
-                      highlight=False)
+        console.print(f"ok: bot {identity.bot_user_id} in team {identity.team_id}, every scope granted", highlight=False)
         if not s.socket_mode and s.signing_secret is None:
             raise fail("set HEYAN_SLACK_APP_TOKEN (Socket Mode) or HEYAN_SLACK_SIGNING_SECRET (HTTP mode)")
+        console.print("Socket Mode" if s.socket_mode else f"HTTP mode on port {s.http_port}", highlight=False)
 
     run(body)
