@@ -1,27 +1,28 @@
-"""Slack adapter (slack-bolt): not built yet — see issue 12. ``SlackPlatform`` is its entry point."""
+"""Slack adapter (slack-bolt): Heyan in Slack workspaces — mentions in threads, dispute threads
+remembered, ``/heyan`` commands, Block Kit review, App Home, follow-ups from the outbox.
+
+``SlackPlatform(settings)`` is what ``heyan run`` starts (``adapters.platforms.Platform``). slack_bolt
+and slack_sdk are imported only inside this package, and only when the platform is used (the package
+itself imports nothing heavy, so ``heyan slack manifest`` and the rest of the CLI stay quick).
+Modules: ``platform`` (start-up checks, Socket Mode or HTTP), ``app`` (the bolt app, payload guard),
+``mapping`` (ids, text, users → Heyan terms), ``events``, ``commands``, ``actions`` (listeners),
+``blocks`` and ``home`` (Block Kit), ``sender`` (posting), ``dedupe`` (Slack's retries), ``texts``
+(English and Chinese strings), ``render`` (mention-safe text), ``cli`` (``heyan slack``).
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["SlackPlatform"]
+if TYPE_CHECKING:
+    from adapters.slack.platform import REQUIRED_SCOPES, SlackPlatform
+
+__all__ = ["REQUIRED_SCOPES", "SlackPlatform"]
 
 
-class SlackPlatform:
-    """Placeholder until the adapter lands: refuses to start with a clear message."""
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from adapters.slack import platform
 
-    name = "slack"
-
-    def __init__(self, settings: Any) -> None:
-        self.settings = settings
-
-    async def start(self, rt: Any) -> Any:
-        from adapters.runtime import StartupError
-
-        raise StartupError("the Slack adapter is not part of this build yet; unset HEYAN_SLACK_BOT_TOKEN")
-
-    async def serve(self) -> None:
-        return None
-
-    async def stop(self) -> None:
-        return None
+        return getattr(platform, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

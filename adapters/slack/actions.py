@@ -1,0 +1,169 @@
+"""Interactivity: the buttons on memory cards and the review page, and the Correct modal.
+
+A button is acked at once; the service call runs after. The presser is turned into an ``Actor`` again
+(a card shown to a moderator yesterday proves nothing today) and the service checks permission. The
+result goes back where the button was: ephemerally through the message's ``response_url``, or as a
+notice on the refreshed Home tab. The Correct modal refuses an empty value in the modal itself; the
+rest is done after the ack and reported the same way (its origin travels in ``private_metadata``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.webhook.async_client import AsyncWebhookClient
+
+from adapters.slack.blocks import (
+    CONFIRM,
+    CORRECT,
+    CORRECT_MODAL,
+    DELETE,
+    DONE,
+    REVIEW_PAGE,
+    ModalOrigin,
+    correct_modal,
+    review_blocks,
+)
+from adapters.slack.bridge import Bridge
+from adapters.slack.home import publish_home
+from adapters.slack.render import escape
+from adapters.slack.texts import t
+from bot.actors import Actor, ModerationError
+from bot.limits import SlowDown
+
+__all__ = ["register"]
+
+log = logging.getLogger(__name__)
+
+Do = Callable[[Actor, str], Awaitable[str]]
+
+
+def _from_home(body: dict[str, Any]) -> bool:
+    return (body.get("container") or {}).get("type") == "view"
+
+
+async def _attempt(actor: Actor, call: Callable[[], Awaitable[str]]) -> str:
+    """The call's text, or the refusal or failure as text for the presser."""
+    try:
+        return await call()
+    except ModerationError as exc:
+        return escape(exc.text(actor.lang))
+    except SlowDown as exc:
+        return escape(exc.text(actor.lang))
+    except SlackApiError as exc:
+        return t("slack.failed", actor.lang, error=exc.response.get("error"))
+    except Exception:
+        log.exception("a Heyan button failed for %s in %s", actor.user_id, actor.tenant)
+        return t("failed", actor.lang)
+
+
+async def _tell(bridge: Bridge, actor: Actor, text: str, *, home: bool, response_url: str) -> None:
+    """Show ``text`` to the presser where they pressed: the Home tab, or the message (ephemeral)."""
+    if home:
+        await publish_home(bridge, actor, notice=text)
+    elif response_url:
+        response = await AsyncWebhookClient(response_url).send(
+            text=text, response_type="ephemeral", replace_original=False)
+        if response.status_code != 200:
+            log.warning("response_url answered %s: %s", response.status_code, response.body)
+    else:
+        log.warning("no way back to %s to say: %s", actor.user_id, text)
+
+
+async def _presser(bridge: Bridge, body: dict[str, Any], context: Any) -> Actor:
+    tenant = await bridge.tenant(context, body)
+    return await bridge.people.actor(tenant, str(body["user"]["id"]))
+
+
+def register(app: AsyncApp, bridge: Bridge) -> None:
+    moderation = bridge.rt.moderation
+
+    def button(action_id: str, do: Do) -> None:
+        @app.action(action_id)
+        async def on_button(ack: Any, body: dict[str, Any], context: Any) -> None:
+            await ack()
+            actor = await _presser(bridge, body, context)
+            value = str(body["actions"][0].get("value") or "")
+            text = await _attempt(actor, lambda: do(actor, value))
+            await _tell(bridge, actor, text, home=_from_home(body), response_url=str(body.get("response_url") or ""))
+
+    async def confirm(actor: Actor, ref: str) -> str:
+        fact = await moderation.memory_confirm(actor, ref)
+        return t("memory.confirmed", actor.lang, id=fact.id[:8], status=fact.status.value)
+
+    async def delete(actor: Actor, ref: str) -> str:
+        fact = await moderation.memory_delete(actor, ref)
+        return t("memory.deleted", actor.lang, id=fact.id[:8], what=escape(f"{fact.kind.value}: {fact.attribute}"))
+
+    async def done(actor: Actor, ref: str) -> str:
+        fact = await moderation.commitment_done(actor, ref)
+        return t("commitments.done", actor.lang, id=fact.id[:8])
+
+    button(CONFIRM, confirm)
+    button(DELETE, delete)
+    button(DONE, done)
+
+    @app.action(CORRECT)
+    async def on_correct(ack: Any, body: dict[str, Any], context: Any, client: Any) -> None:
+        await ack()
+        actor = await _presser(bridge, body, context)
+        ref = str(body["actions"][0].get("value") or "")
+        origin = ModalOrigin(ref, str(body.get("response_url") or ""), _from_home(body))
+
+        async def open_modal() -> str:
+            fact = await moderation.memory_show(actor, ref)  # may they see it at all?
+            modal = correct_modal(fact, actor.lang, ModalOrigin(fact.id, origin.response_url, origin.home))
+            await client.views_open(trigger_id=body["trigger_id"], view=modal)
+            return ""
+
+        text = await _attempt(actor, open_modal)
+        if text:
+            await _tell(bridge, actor, text, home=origin.home, response_url=origin.response_url)
+
+    @app.action(re.compile(r"^heyan_review_(prev|next)$"))
+    async def on_review_page(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
+        await ack()
+        actor = await _presser(bridge, body, context)
+        value = str(body["actions"][0].get("value") or "0")
+        offset = int(value) if value.isdigit() else 0
+        try:
+            page = await moderation.review_queue(actor, offset=offset, limit=REVIEW_PAGE)
+        except (ModerationError, SlowDown) as exc:
+            await respond(text=escape(exc.text(actor.lang)), response_type="ephemeral", replace_original=False)
+            return
+        zone = await bridge.zone(actor.tenant, actor.user_id)
+        blocks = review_blocks(page, actor, zone)
+        await respond(text=blocks[0]["text"]["text"], blocks=blocks, replace_original=True)
+
+    @app.view(CORRECT_MODAL)
+    async def on_correct_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], context: Any) -> None:
+        actor = await _presser(bridge, body, context)
+        values = (view.get("state") or {}).get("values") or {}
+        value = str(((values.get("value") or {}).get("value") or {}).get("value") or "").strip()
+        reason = str(((values.get("reason") or {}).get("reason") or {}).get("value") or "").strip()
+        if not value:
+            await ack(response_action="errors", errors={"value": t("modal.empty", actor.lang)})
+            return
+        try:
+            origin = ModalOrigin.load(str(view.get("private_metadata") or ""))
+        except ValueError:
+            log.warning("a Correct modal came back without its origin; ignored")
+            await ack()
+            return
+        await ack()  # closes the modal; the change is made after the ack
+
+        async def save() -> str:
+            if actor.is_moderator:
+                fact = await moderation.memory_edit(actor, origin.fact_id, value, reason)
+                return t("memory.edited", actor.lang, id=fact.id[:8], version=fact.version)
+            fact = await moderation.correct(actor, origin.fact_id, value, reason)
+            key = "memory.corrected" if fact.value == value else "memory.contested"
+            return t(key, actor.lang, id=fact.id[:8])
+
+        text = await _attempt(actor, save)
+        await _tell(bridge, actor, text, home=origin.home, response_url=origin.response_url)

@@ -1,0 +1,48 @@
+"""``heyan slack``: the app manifest to create the Slack app from, and a check of the bot token.
+
+``heyan slack manifest`` prints ``adapters/slack/manifest.yaml`` (paste it into "Create New App → From
+a manifest"). ``heyan slack check`` runs the start-up checks of ``heyan run`` against Slack — the bot
+token and its scopes — without starting anything else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from adapters.cli_common import console, fail, run
+from adapters.runtime import StartupError
+from bot.settings import Settings
+
+__all__ = ["MANIFEST", "app"]
+
+#: The app manifest shipped with the adapter.
+MANIFEST = Path(__file__).with_name("manifest.yaml")
+
+app = typer.Typer(no_args_is_help=True, help="Set up Heyan's Slack app.")
+
+
+@app.command()
+def manifest() -> None:
+    """Print the Slack app manifest (bot scopes, events, /heyan, interactivity, App Home, Socket Mode)."""
+    print(MANIFEST.read_text(encoding="utf-8"), end="")
+
+
+@app.command()
+def check() -> None:
+    """Check HEYAN_SLACK_BOT_TOKEN and its scopes with Slack (auth.test), as `heyan run` does."""
+
+    async def body(settings: Settings) -> None:
+        from adapters.slack.platform import check_identity, make_client
+
+        s = settings.slack
+        if s.bot_token is None:
+            raise StartupError("HEYAN_SLACK_BOT_TOKEN is not set: give the app's Bot User OAuth Token (xoxb-…)")
+        identity = await check_identity(make_client(s.bot_token.get_secret_value(), s.api_url))
+        console.print(f"ok: bot {identity.bot_user_id} in team {identity.team_id}, every scope granted", highlight=False)
+        if not s.socket_mode and s.signing_secret is None:
+            raise fail("set HEYAN_SLACK_APP_TOKEN (Socket Mode) or HEYAN_SLACK_SIGNING_SECRET (HTTP mode)")
+        console.print("Socket Mode" if s.socket_mode else f"HTTP mode on port {s.http_port}", highlight=False)
+
+    run(body)

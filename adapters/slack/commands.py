@@ -1,0 +1,323 @@
+"""``/heyan``: disputes, memory review, a member's own data and commitments, mirroring Discord.
+
+The command is acked at once (an empty ack: Slack shows nothing) and the work runs after it; the
+answer goes back through the ``response_url`` as an ephemeral message, seen only by whoever asked.
+The one public effect, a dispute's opening and closing message, goes through the outbox.
+
+Every subcommand is one call on the moderation service with the caller as an ``Actor``; the service
+checks permissions (moderators: workspace admins/owners or ``HEYAN_SLACK_MODERATOR_GROUP``) and
+refuses with a ``ModerationError`` shown as is. ``SlowDown`` is shown too. An unknown subcommand
+answers with the help. Slash commands carry no thread, so a command's session is its channel.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_sdk.errors import SlackApiError
+
+from adapters.slack.blocks import (
+    REVIEW_PAGE,
+    Block,
+    commitments_blocks,
+    memory_card,
+    memory_list_blocks,
+    review_blocks,
+    section,
+)
+from adapters.slack.bridge import Bridge
+from adapters.slack.mapping import mentioned_users, readable
+from adapters.slack.render import escape
+from adapters.slack.texts import t
+from bot.actors import Actor, InvalidRequest, ModerationError
+from bot.limits import SlowDown
+from bot.outbox import Post, PostKind
+from bot.reminders import format_when
+from bot.richtext import Mention, RichText
+from memory.models import FactStatus, Kind, Lang, utcnow
+
+__all__ = ["Answer", "Invocation", "register", "run"]
+
+log = logging.getLogger(__name__)
+
+_USER_TOKEN = r"<@[UW][A-Z0-9]+(?:\|[^<>]*)?>"
+
+
+@dataclass(frozen=True, slots=True)
+class Invocation:
+    """One ``/heyan`` call: who, where, and the words after the subcommand (Slack-escaped)."""
+
+    bridge: Bridge
+    actor: Actor
+    channel: str
+    rest: str
+    zone: str
+
+    @property
+    def tenant(self) -> str:
+        return self.actor.tenant
+
+    @property
+    def lang(self) -> Lang:
+        return self.actor.lang
+
+    def words(self, n: int = -1) -> list[str]:
+        """The first ``n`` words and the remainder (``n=-1``: every word)."""
+        return self.rest.split(maxsplit=n) if n >= 0 else self.rest.split()
+
+    async def plain(self, raw: str) -> str:
+        """Slack-escaped command text as readable text (``@name`` for mentions)."""
+        return await self.bridge.people.text(raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """What the caller sees (ephemeral): text, and Block Kit when there is more to show."""
+
+    text: str
+    blocks: list[Block] | None = field(default=None)
+
+
+Handler = Callable[[Invocation], Awaitable[Answer]]
+
+
+def _help(actor: Actor, unknown: str | None = None) -> Answer:
+    lang = actor.lang
+    parts = [t("help.unknown", lang, what=escape(unknown))] if unknown is not None else []
+    parts += [t("help.head", lang), t("help.member", lang)]
+    if actor.is_moderator:
+        parts.append(t("help.moderator", lang, hint=escape(actor.moderator_hint)))
+    text = "\n\n".join(parts)
+    return Answer(text, [section(p) for p in parts])
+
+
+def _one_user(inv: Invocation, tokens: list[str]) -> str | None:
+    users = [u for u in mentioned_users(" ".join(tokens)) if u != inv.bridge.bot_user_id]
+    return users[0] if users else None
+
+
+def _need(words: list[str], sub: str) -> str:
+    if not words:
+        raise InvalidRequest(t("memory.usage.id", "en", sub=sub), t("memory.usage.id", "zh", sub=sub))
+    return words[0]
+
+
+# --- disputes -----------------------------------------------------------------------------------
+
+
+async def dispute_open(inv: Invocation) -> Answer:
+    people = inv.bridge.people
+    members = [u for u in mentioned_users(inv.rest) if u not in (people.bot_user_id, inv.actor.user_id)]
+    names = await people.directory.names(members)
+    title = readable(re.sub(_USER_TOKEN, " ", inv.rest))
+    info = await inv.bridge.rt.moderation.dispute_open(
+        inv.actor, inv.channel, title=title, members=[Mention(u, names[u]) for u in members],
+        visibility=await people.directory.visibility(inv.channel),
+    )
+    return Answer(t("dispute.opened", inv.lang, title=escape(info.title)))
+
+
+async def dispute_status(inv: Invocation) -> Answer:
+    st = await inv.bridge.rt.moderation.dispute_status(inv.actor, inv.channel)
+    lang = inv.lang
+    if st.info is None or not st.info.opened_at:
+        head = t("dispute.none", lang)
+    else:
+        state = t(f"dispute.state.{st.info.state.value}", lang)
+        opener = (await inv.bridge.people.directory.user(st.info.opened_by)).name if st.info.opened_by else "?"
+        head = t("dispute.status", lang, title=escape(st.info.title), state=state, opener=escape(opener),
+                 when=format_when(st.info.opened_at, inv.zone, lang), stage=st.stage, turns=st.turns)
+    blocks = [section(head)]
+    if st.open_commitments:
+        blocks += [section(t("dispute.commitments", lang)),
+                   *commitments_blocks(list(st.open_commitments), inv.actor, inv.zone)[1:]]
+    if st.summary is not None:
+        blocks.append(section(t("dispute.summary", lang, text=escape(st.summary.text))))
+    return Answer(head, blocks)
+
+
+async def dispute_summary(inv: Invocation) -> Answer:
+    summary = await inv.bridge.rt.moderation.dispute_summary(inv.actor, inv.channel)
+    if summary is None:
+        return Answer(t("dispute.no_summary", inv.lang))
+    return Answer(t("dispute.summary", inv.lang, text=escape(summary.text)))
+
+
+async def dispute_close(inv: Invocation) -> Answer:
+    rt = inv.bridge.rt
+    closed = await rt.moderation.dispute_close(inv.actor, inv.channel, reason=await inv.plain(inv.rest))
+    stamp = int((closed.info.closed_at or utcnow()).timestamp())
+    notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
+    await rt.outbox.append(Post(id=f"dispute-close:{inv.tenant}:{inv.channel}:{stamp}", tenant=inv.tenant,
+                                session=inv.channel, body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED,
+                                lang=inv.lang))
+    text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
+    if closed.summary is not None:
+        text += "\n\n" + t("dispute.summary", inv.lang, text=escape(closed.summary.text))
+    return Answer(text)
+
+
+# --- memories -----------------------------------------------------------------------------------
+
+
+async def memory_list(inv: Invocation) -> Answer:
+    user = kind = status = session = None
+    for word in inv.words():
+        low = word.lower()
+        if mentioned_users(word):
+            user = mentioned_users(word)[0]
+        elif low in {k.value for k in Kind}:
+            kind = Kind(low)
+        elif low in {s.value for s in FactStatus}:
+            status = FactStatus(low)
+        elif low == "here":
+            session = inv.channel
+        else:
+            kinds, statuses = ", ".join(k.value for k in Kind), ", ".join(s.value for s in FactStatus)
+            raise InvalidRequest(f"I don't understand “{word}”: give @member, a kind ({kinds}), a status "
+                                 f"({statuses}) or here",
+                                 f"看不懂“{word}”：可以给出 @成员、类型（{kinds}）、状态（{statuses}）或 here")
+    facts = await inv.bridge.rt.moderation.memory_list(inv.actor, user=user, kind=kind, status=status,
+                                                       session=session)
+    if not facts:
+        return Answer(t("memory.none", inv.lang))
+    head = t("memory.count", inv.lang, n=len(facts))
+    return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head))
+
+
+async def memory_show(inv: Invocation) -> Answer:
+    fact = await inv.bridge.rt.moderation.memory_show(inv.actor, _need(inv.words(), "show"))
+    return Answer(f"{fact.attribute}: {escape(fact.value)}", memory_card(fact, inv.actor, inv.zone))
+
+
+async def memory_edit(inv: Invocation) -> Answer:
+    words = inv.words(1)
+    if len(words) < 2:
+        raise InvalidRequest(t("memory.usage.edit", "en"), t("memory.usage.edit", "zh"))
+    fact = await inv.bridge.rt.moderation.memory_edit(inv.actor, words[0], await inv.plain(words[1]))
+    text = t("memory.edited", inv.lang, id=fact.id[:8], version=fact.version)
+    return Answer(text, [section(text), *memory_card(fact, inv.actor, inv.zone)])
+
+
+async def memory_delete(inv: Invocation) -> Answer:
+    words = inv.words(1)
+    ref = _need(words, "delete")
+    reason = await inv.plain(words[1]) if len(words) > 1 else ""
+    fact = await inv.bridge.rt.moderation.memory_delete(inv.actor, ref, reason)
+    return Answer(t("memory.deleted", inv.lang, id=fact.id[:8], what=escape(f"{fact.kind.value}: {fact.attribute}")))
+
+
+async def memory_confirm(inv: Invocation) -> Answer:
+    words = inv.words(1)
+    ref = _need(words, "confirm")
+    reason = await inv.plain(words[1]) if len(words) > 1 else ""
+    fact = await inv.bridge.rt.moderation.memory_confirm(inv.actor, ref, reason)
+    text = t("memory.confirmed", inv.lang, id=fact.id[:8], status=fact.status.value)
+    return Answer(text, [section(text), *memory_card(fact, inv.actor, inv.zone)])
+
+
+async def memory_review(inv: Invocation) -> Answer:
+    words = inv.words()
+    page = int(words[0]) if words and words[0].isdigit() and int(words[0]) > 0 else 1
+    result = await inv.bridge.rt.moderation.review_queue(inv.actor, offset=(page - 1) * REVIEW_PAGE,
+                                                         limit=REVIEW_PAGE)
+    blocks = review_blocks(result, inv.actor, inv.zone)
+    return Answer(blocks[0]["text"]["text"], blocks)
+
+
+async def _export(inv: Invocation, user: str | None) -> Answer:
+    """Export a member's data and send it as a JSON file in the caller's DM (never in a channel)."""
+    data = await inv.bridge.rt.moderation.export_member(inv.actor, user)
+    who = (await inv.bridge.people.directory.user(data["user"])).name
+    client = inv.bridge.client
+    try:
+        dm = (await client.conversations_open(users=inv.actor.user_id))["channel"]["id"]
+        await client.files_upload_v2(
+            channel=dm, content=json.dumps(data, ensure_ascii=False, indent=1),
+            filename=f"heyan-export-{data['user']}.json", title=f"Heyan export: {who}",
+            initial_comment=t("memory.export_comment", inv.lang, who=escape(who)),
+        )
+    except SlackApiError as exc:
+        log.error("export for %s could not be sent: %s", inv.actor.user_id, exc.response.get("error"))
+        return Answer(t("memory.export_failed", inv.lang, error=exc.response.get("error")))
+    return Answer(t("memory.export_sent", inv.lang, n=len(data["facts"])))
+
+
+async def memory_export(inv: Invocation) -> Answer:
+    return await _export(inv, _one_user(inv, inv.words()))
+
+
+async def memory_audit(inv: Invocation) -> Answer:
+    entries = await inv.bridge.rt.moderation.audit_log(inv.actor, user=_one_user(inv, inv.words()), limit=30)
+    if not entries:
+        return Answer(t("audit.none", inv.lang))
+    lines = [t("audit.head", inv.lang)]
+    for e in entries:
+        reason = f" — {escape(e.reason)}" if e.reason else ""
+        lines.append(f"{format_when(e.at, inv.zone, inv.lang)} · {escape(e.actor_name or e.actor_id)} · "
+                     f"`{e.action}` · `{escape(e.target[:12])}`{reason}")
+    return Answer("\n".join(lines))
+
+
+async def mymemory(inv: Invocation) -> Answer:
+    if inv.words()[:1] == ["export"]:
+        return await _export(inv, None)
+    facts = await inv.bridge.rt.moderation.my_memories(inv.actor)
+    if not facts:
+        return Answer(t("mymemory.none", inv.lang))
+    head = t("mymemory.head", inv.lang, n=len(facts))
+    return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head))
+
+
+async def commitments(inv: Invocation) -> Answer:
+    everything = inv.words()[:1] == ["all"]
+    facts = await inv.bridge.rt.moderation.commitments(inv.actor, session=inv.channel, include_closed=everything)
+    blocks = commitments_blocks(facts, inv.actor, inv.zone)
+    return Answer(blocks[0]["text"]["text"], blocks)
+
+
+GROUPS: dict[str, dict[str, Handler]] = {
+    "dispute": {"open": dispute_open, "status": dispute_status, "summary": dispute_summary, "close": dispute_close},
+    "memory": {"list": memory_list, "show": memory_show, "edit": memory_edit, "delete": memory_delete,
+               "confirm": memory_confirm, "review": memory_review, "export": memory_export, "audit": memory_audit},
+}
+SINGLE: dict[str, Handler] = {"mymemory": mymemory, "commitments": commitments}
+
+
+async def run(bridge: Bridge, command: dict[str, Any], context: Any) -> Answer:
+    """Answer one ``/heyan`` command (never raises: refusals and failures become the answer)."""
+    tenant = await bridge.tenant(context, command)
+    actor = await bridge.people.actor(tenant, str(command["user_id"]))
+    text = str(command.get("text") or "").strip()
+    words = text.split(maxsplit=2)
+    head = words[0].lower() if words else "help"
+    try:
+        if head in GROUPS and len(words) > 1 and words[1].lower() in GROUPS[head]:
+            handler, rest = GROUPS[head][words[1].lower()], words[2] if len(words) > 2 else ""
+        elif head in SINGLE:
+            handler, rest = SINGLE[head], text.split(maxsplit=1)[1] if len(words) > 1 else ""
+        else:
+            return _help(actor, None if head == "help" else readable(text))
+        zone = await bridge.zone(tenant, actor.user_id)
+        return await handler(Invocation(bridge, actor, str(command["channel_id"]), rest, zone))
+    except ModerationError as exc:
+        return Answer(escape(exc.text(actor.lang)))
+    except SlowDown as exc:
+        return Answer(escape(exc.text(actor.lang)))
+    except Exception:
+        log.exception("/heyan %s failed for %s in %s", head, actor.user_id, tenant)
+        return Answer(t("failed", actor.lang))
+
+
+def register(app: AsyncApp, bridge: Bridge) -> None:
+    @app.command("/heyan")
+    async def on_heyan(ack: Any, command: dict[str, Any], respond: Any, context: Any) -> None:
+        await ack()  # within Slack's 3 s, before anything slow
+        answer = await run(bridge, command, context)
+        await respond(text=answer.text, blocks=answer.blocks, response_type="ephemeral", replace_original=False)

@@ -1,0 +1,32 @@
+"""The App Home tab: a member's own memories and commitments, published with ``views.publish``.
+
+Published when the member opens the tab and again after they press a button on it (Home has no
+``response_url``, so a refusal or a result is shown as a notice at the top of the refreshed tab).
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+
+from adapters.slack.blocks import home_view
+from adapters.slack.bridge import Bridge
+from bot.actors import Actor
+
+__all__ = ["publish_home"]
+
+log = logging.getLogger(__name__)
+
+
+async def publish_home(bridge: Bridge, actor: Actor, notice: str | None = None) -> None:
+    """Publish ``actor``'s Home tab (their memories, their commitments, an optional notice)."""
+    memories = await bridge.rt.moderation.my_memories(actor)
+    mine = [c for c in await bridge.rt.moderation.commitments(actor) if c.subject == actor.user_id]
+    zone = await bridge.zone(actor.tenant, actor.user_id)
+    view = home_view(memories, mine, actor, zone, notice)
+    try:
+        await bridge.client.views_publish(user_id=actor.user_id, view=view)
+    except SlackApiError as exc:
+        log.error("views.publish for %s failed: %s", actor.user_id, exc.response.get("error"))
+        raise

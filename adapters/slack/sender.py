@@ -1,0 +1,97 @@
+"""Posting to Slack: the outbox's ``PostSender`` and the mediator's thread replies.
+
+A post goes to its session's channel, in its thread when the session is a thread (or when
+``post.ref["thread_ts"]`` names one: a reply to a top-level mention goes under it). Text is rendered
+by ``adapters.slack.render`` — only the ``Mention`` spans become ``<@U…>``; everything else is
+escaped — and sent with ``link_names`` off, so no word in a quote or an LLM reply can ping a channel,
+``@here`` or a user group.
+
+Failures become ``DeliveryError``: a 429 that the client's rate-limit retry did not absorb carries
+Slack's ``Retry-After``; a channel the bot cannot post in any more (removed, archived, deleted) is
+permanent, so the outbox dead-letters it with Slack's reason at once instead of retrying for hours.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import aiohttp
+from slack_sdk.errors import SlackApiError, SlackClientError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.mapping import split_session
+from adapters.slack.render import render
+from bot.delivery import DeliveryError
+from bot.outbox import Post
+from bot.richtext import RichText
+
+__all__ = ["PERMANENT_ERRORS", "SlackSender"]
+
+log = logging.getLogger(__name__)
+
+#: Slack errors that retrying the same post cannot fix: the post is dead-lettered with the reason.
+PERMANENT_ERRORS = frozenset({
+    "channel_not_found", "not_in_channel", "is_archived", "msg_too_long", "no_text", "invalid_blocks",
+    "restricted_action", "restricted_action_read_only_channel", "restricted_action_thread_only_channel",
+    "restricted_action_non_threadable_channel", "cannot_reply_to_message", "team_access_not_granted",
+    "account_inactive", "token_revoked", "invalid_auth", "not_authed", "missing_scope", "ekm_access_denied",
+    "not_allowed_token_type", "channel_is_archived", "thread_not_found",
+})
+
+_REASONS = {
+    "channel_not_found": "the channel no longer exists or the bot was removed from it",
+    "not_in_channel": "the bot is not a member of the channel (it was removed)",
+    "is_archived": "the channel is archived",
+}
+
+
+class SlackSender:
+    """Sends posts to Slack with the bot token; returns the message ``ts``."""
+
+    platform = "slack"
+
+    def __init__(self, client: AsyncWebClient) -> None:
+        self.client = client
+
+    def __repr__(self) -> str:
+        return f"SlackSender(base_url={self.client.base_url!r})"
+
+    async def send(self, post: Post) -> str:
+        channel, thread = split_session(post.session)
+        return await self.post(channel, post.body, thread_ts=post.ref.get("thread_ts") or thread)
+
+    async def post(self, channel: str, body: RichText, *, thread_ts: str | None = None) -> str:
+        """Post ``body`` in ``channel`` (in the thread ``thread_ts``); raise ``DeliveryError``."""
+        text = render(body)
+        try:
+            response = await self.client.chat_postMessage(
+                channel=channel, text=text, thread_ts=thread_ts, link_names=False,
+                unfurl_links=False, unfurl_media=False,
+            )
+        except SlackApiError as exc:
+            raise _delivery_error(exc, channel) from exc
+        except (TimeoutError, SlackClientError, aiohttp.ClientError, OSError) as exc:
+            raise DeliveryError(f"cannot reach Slack: {type(exc).__name__}: {exc}") from exc
+        return str(response["ts"])
+
+
+def _delivery_error(exc: SlackApiError, channel: str) -> DeliveryError:
+    response = exc.response
+    if response.status_code == 429:
+        retry_after = _retry_after(response.headers)
+        return DeliveryError(f"Slack rate limit (Retry-After {retry_after:g} s)", retry_after=retry_after)
+    error = str(response.get("error") or f"HTTP {response.status_code}")
+    reason = f"{error}: {_REASONS.get(error, 'Slack refused the post')} (channel {channel})"
+    return DeliveryError(reason, permanent=error in PERMANENT_ERRORS)
+
+
+def _retry_after(headers: object) -> float:
+    value: object = None
+    if isinstance(headers, dict):
+        for key, v in headers.items():
+            if str(key).lower() == "retry-after":
+                value = v[0] if isinstance(v, list | tuple) and v else v
+    try:
+        return max(1.0, float(str(value)))
+    except (TypeError, ValueError):
+        return 1.0
