@@ -130,6 +130,10 @@ class SlackSettings(BaseSettings):
     http_port: int = Field(3000, ge=1, le=65535)
     #: A user group (id or handle) whose members are Heyan moderators, besides workspace admins/owners.
     moderator_group: str | None = None
+    #: HTTP mode's listening address (all interfaces by default; 127.0.0.1 behind a local proxy).
+    http_host: str = "0.0.0.0"
+    #: Days after the app is uninstalled from a workspace before its memories are purged (0 = at once).
+    leave_purge_days: float = Field(7.0, ge=0)
 
     @property
     def enabled(self) -> bool:

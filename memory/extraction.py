@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from pydantic import ValidationError
+
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
 
 __all__ = ["DEFAULT_TTL", "CandidateFact", "ExtractionRequest", "FactExtractor", "Utterance", "to_facts"]
@@ -151,27 +153,33 @@ def to_facts(
         )
         life = ttl.get(kind)
         users = tuple(dict.fromkeys(u for u in (speaker, subject) if u in _participants(request)))
-        fact = Fact(
-            tenant=request.tenant,
-            session=request.session,
-            kind=kind,
-            subject=subject,
-            subject_name=subject_name or (turn.author_name if subject == speaker else subject),
-            attribute=attribute,
-            value=value,
-            sources=(source,),
-            asserted_by=speaker,
-            confidence=cand.confidence,
-            status=status,
-            valid_from=turn.ts,
-            created_at=now,
-            updated_at=now,
-            due_at=cand.due_at if kind is Kind.COMMITMENT else None,
-            expires_at=(turn.ts + life) if life else None,
-            lang=lang or request.lang,
-            users=users,
-            visibility=request.visibility,
-        )
+        try:
+            fact = Fact(
+                tenant=request.tenant,
+                session=request.session,
+                kind=kind,
+                subject=subject,
+                subject_name=subject_name or (turn.author_name if subject == speaker else subject),
+                attribute=attribute,
+                value=value,
+                sources=(source,),
+                asserted_by=speaker,
+                confidence=cand.confidence,
+                status=status,
+                valid_from=turn.ts,
+                created_at=now,
+                updated_at=now,
+                due_at=cand.due_at if kind is Kind.COMMITMENT else None,
+                expires_at=(turn.ts + life) if life else None,
+                lang=lang or request.lang,
+                users=users,
+                visibility=request.visibility,
+            )
+        except ValidationError as exc:
+            # one unusable candidate (an empty attribute, say) must not sink the batch's other facts
+            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+            log.warning("dropped candidate %r from message %s: %s", cand.attribute, cand.message_id, problem)
+            continue
         facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
     return facts
 

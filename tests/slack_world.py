@@ -2,10 +2,8 @@
 ``SlackPlatform`` — HTTP mode served by uvicorn on loopback (real signature checks), or Socket Mode
 against the stand-in's socket server.
 
-Fixtures (import ``redis_url_fixture`` etc. into a test module; each is registered under its name
-without ``_fixture``): ``redis_url`` claims an empty Redis database on
-127.0.0.1:6379 (or runs an embedded Valkey when none is free or no Redis runs), ``hash_embedder``
-swaps the local embedder for a cheap deterministic one, ``no_slack_env`` keeps bolt and slack_sdk
+Fixtures (import ``hash_embedder_fixture`` etc. into a test module; each is registered under its
+name without ``_fixture``; ``redis_url`` comes from tests/conftest.py): ``hash_embedder`` swaps the local embedder for a cheap deterministic one, ``no_slack_env`` keeps bolt and slack_sdk
 from reading tokens and proxies from the environment.
 
 Waits are event-driven with 30 s ceilings: ``World.settle`` waits for the adapter's record of what
@@ -27,12 +25,11 @@ import pytest
 from adapters.runtime import Runtime
 from adapters.slack import SlackPlatform
 from adapters.slack.bridge import Bridge
-from adapters.valkey import EmbeddedValkey
 from bot.llm.base import MediatorProvider
 from bot.offline.provider import OfflineProvider
 from bot.settings import LimitSettings, Settings, SlackSettings
 from memory.models import Fact, FactStatus, Kind, Scope, Source, utcnow
-from tests.jobs_helpers import HashEmbedder, claim_db, flush_db, settings
+from tests.jobs_helpers import HashEmbedder, settings
 from tests.slack_standin import (
     MODERATORS,
     RESPONSE_URL,
@@ -49,26 +46,6 @@ T = TypeVar("T")
 
 _ENV = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLIENT_ID", "SLACK_CLIENT_SECRET",
         "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")
-
-
-@pytest.fixture(name="redis_url")
-async def redis_url_fixture(tmp_path: Path) -> AsyncIterator[str]:
-    try:
-        db = await asyncio.to_thread(claim_db)
-    except RuntimeError:  # every test database is taken (other test runs): use a private server
-        db = None
-    if db is not None:
-        url = f"redis://127.0.0.1:6379/{db}"
-        try:
-            yield url
-        finally:
-            await asyncio.to_thread(flush_db, url, keep_claim=False)
-        return
-    server = EmbeddedValkey(tmp_path / "redis-server")
-    try:
-        yield await server.start()
-    finally:
-        await server.stop()
 
 
 @pytest.fixture(name="hash_embedder", autouse=True)

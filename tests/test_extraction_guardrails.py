@@ -45,3 +45,10 @@ def test_quote_not_in_message_or_unknown_message_is_dropped() -> None:
 def test_asserted_by_is_always_the_author() -> None:
     [fact] = to_facts(REQ, [cand(asserted_by="u-alice")], now=NOW)
     assert fact.asserted_by == "u-bob"
+
+
+def test_an_unusable_candidate_is_dropped_and_the_rest_kept() -> None:
+    """A candidate with an empty attribute (e.g. "…, I promise." read as a promise of nothing) must not
+    sink the batch: it is dropped, the batch's other facts are kept."""
+    facts = to_facts(REQ, [cand(attribute="  "), cand(attribute="pay back")], now=NOW)
+    assert [f.attribute for f in facts] == ["pay back"]

@@ -19,7 +19,6 @@ from tests.slack_world import (  # noqa: F401  (fixtures)
     World,
     hash_embedder_fixture,
     no_slack_env_fixture,
-    redis_url_fixture,
     slack_world,
     texts,
 )

@@ -22,7 +22,6 @@ from tests.slack_standin import ALICE, BOB, GENERAL, RESPONSE_URL, SlackStandIn
 from tests.slack_world import (  # noqa: F401  (fixtures)
     hash_embedder_fixture,
     no_slack_env_fixture,
-    redis_url_fixture,
     slack_settings,
     slack_world,
 )

@@ -34,13 +34,10 @@ from bot.models import Message, Reply
 from bot.outbox import Post, PostKind
 from memory.models import Scope, utcnow
 
-__all__ = ["LEAVE_PURGE_DAYS", "register"]
+__all__ = ["register"]
 
 log = logging.getLogger(__name__)
 
-#: Days after the bot is removed from a workspace before its memories are purged. ``SlackSettings``
-#: has no setting for it (Discord's is ``HEYAN_DISCORD_LEAVE_PURGE_DAYS``); the same default applies.
-LEAVE_PURGE_DAYS = 7.0
 
 Work = Callable[[str], Awaitable[str]]
 
@@ -180,7 +177,7 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
 
     async def leave(body: dict[str, Any], context: Any) -> None:
         tenant = tenant_from(context, body)  # not bridge.tenant(): that would count as coming back
-        grace = LEAVE_PURGE_DAYS * 24 * 3600
+        grace = bridge.rt.settings.slack.leave_purge_days * 24 * 3600
         await tenant_left(bridge.rt.redis, bridge.rt.queue, tenant, grace_seconds=grace)
         bridge.left(tenant)
         await bridge.outcomes.record(str(body.get("event_id") or ""), "left")

@@ -130,9 +130,9 @@ class SlackPlatform:
 
     name = "slack"
 
-    def __init__(self, settings: Settings, *, host: str = "0.0.0.0") -> None:
+    def __init__(self, settings: Settings, *, host: str | None = None) -> None:
         self.settings = settings
-        self.host = host
+        self.host = host or settings.slack.http_host
         self.app: AsyncApp | None = None
         self.bridge: Bridge | None = None
         self.identity: Identity | None = None
