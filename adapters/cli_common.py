@@ -23,7 +23,7 @@ from adapters.logs import configure_logging
 from adapters.runtime import Runtime, StartupError
 from bot.actors import Actor, ModerationError, NotFound
 from bot.limits import SlowDown
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import Settings, SettingsError, load_settings, mask_url
 from jobs.queue import connect
 from memory.errors import HeyanMemoryError
 
@@ -92,7 +92,7 @@ async def redis_only(settings: Settings) -> AsyncIterator[ArqRedis]:
     try:
         pool = await connect(url)
     except Exception as exc:
-        raise StartupError(f"cannot reach Redis at {url}: {exc}. Start it or fix HEYAN_REDIS_URL.") from exc
+        raise StartupError(f"cannot reach Redis at {mask_url(url)}: {exc}. Start it or fix HEYAN_REDIS_URL.") from exc
     try:
         yield pool
     finally:

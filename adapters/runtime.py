@@ -34,7 +34,7 @@ from bot.outbox import Outbox, Post
 from bot.reminders import record_delivery
 from bot.services import Services
 from bot.sessions import SessionBook
-from bot.settings import Settings
+from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
 from bot.window import ConversationWindow
 from jobs.queue import QUEUE, JobQueue, connect
@@ -198,7 +198,7 @@ class Runtime:
             self.redis = await connect(url)
         except Exception as exc:
             raise StartupError(
-                f"cannot reach Redis at {url}: {exc}. Start it, fix HEYAN_REDIS_URL, or unset it for the "
+                f"cannot reach Redis at {mask_url(url)}: {exc}. Start it, fix HEYAN_REDIS_URL, or unset it for the "
                 "embedded Valkey."
             ) from exc
         retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k)

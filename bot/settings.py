@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
@@ -30,6 +31,7 @@ __all__ = [
     "SettingsError",
     "SlackSettings",
     "load_settings",
+    "mask_url",
 ]
 
 
@@ -228,6 +230,18 @@ class Settings(BaseSettings):
         return _mask(json.loads(self.model_dump_json()), self)
 
 
+def mask_url(url: str) -> str:
+    """``url`` with any password replaced by ``***`` (``redis://:s3cret@host`` -> ``redis://:***@host``),
+    for every place a URL is printed: ``heyan config``, start-up errors, logs."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}{port}"))
+
+
 def _mask(data: dict[str, Any], model: BaseModel) -> dict[str, Any]:
     for name in type(model).model_fields:
         value = getattr(model, name)
@@ -235,6 +249,8 @@ def _mask(data: dict[str, Any], model: BaseModel) -> dict[str, Any]:
             data[name] = "***"
         elif isinstance(value, BaseModel):
             data[name] = _mask(data[name], value)
+        elif isinstance(value, str) and "://" in value:
+            data[name] = mask_url(value)
     return data
 
 
