@@ -52,6 +52,8 @@ log = logging.getLogger(__name__)
 
 #: Worker failures within five minutes after which the process stops instead of restarting it again.
 _WORKER_RESTARTS = 5
+#: Seconds before the first restart of a failed worker (doubling each time, at most 30).
+_RESTART_BACKOFF = 1.0
 #: Jobs scored up to this many ms ahead count as ready in ``drain`` (arq rounds its scores).
 _READY_SLACK_MS = 50
 
@@ -263,7 +265,7 @@ class Runtime:
                 self.worker_failed.set()
                 log.critical("the job worker failed %d times in five minutes (%s); giving up", len(failures), problem)
                 return
-            wait = min(30.0, 2.0 ** len(failures))
+            wait = min(30.0, _RESTART_BACKOFF * 2.0 ** len(failures))
             log.error("the job worker stopped (%s: %s); restarting it in %.0f s",
                       type(problem).__name__, problem, wait)
             await asyncio.sleep(wait)

@@ -51,6 +51,9 @@ class EngineConfig:
     batch_turns: int = 5
     idle_seconds: int = 120
     summary_turns: int = 20
+    #: Seconds a mention being answered is held: a process that dies mid-answer leaves the mention to be
+    #: answered on its redelivery after this long.
+    answer_claim_seconds: int = 120
 
 
 class Engine:
@@ -140,7 +143,7 @@ class Engine:
         over them, the member hears "slow down" once per window and nothing else. A redelivered
         mention is answered if it was not answered before (the process died in between)."""
         await self.observe(msg)
-        if not msg.mention or not await self.window.claim_answer(msg):
+        if not msg.mention or not await self.window.claim_answer(msg, seconds=self.config.answer_claim_seconds):
             return None  # not addressed, or answered (or being answered) already: once is enough
         reply: Reply | None
         if self.limits is not None:
