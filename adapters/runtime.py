@@ -24,6 +24,7 @@ from adapters.valkey import EmbeddedValkey, ValkeyStartError
 from bot.audit import AuditLog
 from bot.delivery import Deliverer, PostSender
 from bot.engine import Engine, EngineConfig
+from bot.erasure import Erasure
 from bot.limits import LimitRules, RateLimits
 from bot.llm.base import MediatorProvider
 from bot.llm.fallback import FallbackProvider
@@ -151,6 +152,7 @@ class Runtime:
         self.outbox: Outbox
         self.sessions: SessionBook
         self.audit: AuditLog
+        self.erasure: Erasure
         self.limits: RateLimits | None
         self.services: Services
         self.engine: Engine
@@ -219,10 +221,15 @@ class Runtime:
             replies_per_user=lim.replies_per_user, replies_per_tenant=lim.replies_per_tenant,
             commands_per_user=lim.commands_per_user, commands_per_tenant=lim.commands_per_tenant,
         )) if lim.enabled else None
+        self.erasure = Erasure(
+            memory=self.memory, window=self.window, outbox=self.outbox, audit=self.audit, redis=self.redis,
+            scheduler=self.queue, settle_seconds=s.jobs.job_timeout + 30,
+            keep_seconds=s.window_ttl_seconds + 86_400,
+        )
         self.services = Services(
             settings=s, store=self.store, memory=self.memory, redis=self.redis, window=self.window,
             tenants=self.tenants, scheduler=self.queue, provider=self.provider, outbox=self.outbox,
-            sessions=self.sessions, audit=self.audit,
+            sessions=self.sessions, audit=self.audit, erasure=self.erasure,
         )
         self.engine = Engine(
             window=self.window, memory=self.memory, scheduler=self.queue, provider=self.provider,
@@ -233,7 +240,7 @@ class Runtime:
         self.moderation = ModerationService(
             memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
             scheduler=self.queue, window=self.window, provider=self.provider, redis=self.redis,
-            jobs=s.jobs, limits=self.limits,
+            jobs=s.jobs, erasure=self.erasure, limits=self.limits,
         )
 
     # --- the worker and the outbox --------------------------------------------------------------

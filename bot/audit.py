@@ -3,8 +3,10 @@
 Every change made through the moderation service (a moderator's edit, a member's correction, a
 dispute opened or closed, an erasure) appends one ``AuditEntry`` to the tenant's stream in Redis
 (``heyan:audit:<tenant>``, newest last). Moderators list it, optionally for one member. ``before``
-and ``after`` hold the fields that changed; a deletion or an erasure records what was removed by id,
-kind and owner, never its text (erasing a memory must not leave a copy of it here).
+and ``after`` hold the fields that changed — they may hold a memory's text, so they are kept apart
+(``heyan:audit-detail:<tenant>:<entry id>``): erasing a member drops the details of every entry that
+concerns them (``scrub``) while who did what, when and why stays. A deletion or an erasure records
+what was removed by id, kind and owner, never its text.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from memory.models import utcnow
 __all__ = ["AuditEntry", "AuditLog"]
 
 _PREFIX = "heyan:audit:"
+_DETAIL = "heyan:audit-detail:"
 
 #: Entries kept per tenant (approximately: Redis trims whole nodes). Enough for years of moderation.
 MAX_ENTRIES = 100_000
@@ -80,14 +83,26 @@ class AuditLog:
     def __init__(self, redis: Redis) -> None:
         self.redis = redis
 
+    @staticmethod
+    def _detail_key(tenant: str, entry_id: str) -> str:
+        return f"{_DETAIL}{tenant}:{entry_id}"
+
     async def record(self, entry: AuditEntry) -> AuditEntry:
         data = entry.as_dict()
         del data["id"]
-        entry_id = await self.redis.xadd(
+        detail = {"before": data.pop("before"), "after": data.pop("after")}
+        entry_id = _text(await self.redis.xadd(
             _PREFIX + entry.tenant, {"data": json.dumps(data, ensure_ascii=False)},
             maxlen=MAX_ENTRIES, approximate=True,
-        )
-        return AuditEntry(**{**_fields(entry), "id": _text(entry_id)})
+        ))
+        if detail["before"] is not None or detail["after"] is not None:
+            await self.redis.set(self._detail_key(entry.tenant, entry_id), json.dumps(detail, ensure_ascii=False))
+        return AuditEntry(**{**_fields(entry), "id": entry_id})
+
+    async def scrub(self, tenant: str, user: str) -> int:
+        """Drop the before/after details of every entry concerning ``user`` (erasure); returns how many."""
+        keys = [self._detail_key(tenant, e.id) for e in await self.entries(tenant, user=user, limit=MAX_ENTRIES)]
+        return int(await self.redis.delete(*keys)) if keys else 0
 
     async def entries(
         self, tenant: str, *, user: str | None = None, target: str | None = None, limit: int = 50
@@ -114,7 +129,17 @@ class AuditLog:
                 if len(out) >= limit:
                     break
             last = "(" + _text(batch[-1][0])
-        return out
+        if not out:
+            return out
+        details = await self.redis.mget([self._detail_key(tenant, e.id) for e in out])
+        return [_with_detail(e, d) for e, d in zip(out, details, strict=True)]
+
+
+def _with_detail(entry: AuditEntry, raw: bytes | str | None) -> AuditEntry:
+    if raw is None:
+        return entry
+    detail = json.loads(raw)
+    return AuditEntry(**{**_fields(entry), "before": detail.get("before"), "after": detail.get("after")})
 
 
 def _fields(entry: AuditEntry) -> dict[str, Any]:

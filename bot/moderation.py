@@ -24,6 +24,7 @@ from redis.asyncio import Redis
 
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
 from bot.audit import AuditEntry, AuditLog
+from bot.erasure import Erasure
 from bot.limits import RateLimits
 from bot.llm.base import MediatorProvider
 from bot.outbox import Outbox, Post, PostKind
@@ -125,6 +126,7 @@ class ModerationService:
         provider: MediatorProvider,
         redis: Redis,
         jobs: JobSettings,
+        erasure: Erasure,
         limits: RateLimits | None = None,
     ) -> None:
         self.memory = memory
@@ -136,6 +138,7 @@ class ModerationService:
         self.provider = provider
         self.redis = redis
         self.jobs = jobs
+        self.erasure = erasure
         self.limits = limits
 
     # --- checks ------------------------------------------------------------------------------
@@ -412,9 +415,10 @@ class ModerationService:
             raise InvalidRequest("that erasure confirmation has expired or does not match; ask again",
                                  "删除确认已过期或不匹配；请重新发起")
         await self.redis.delete(key)
-        removed = await self.memory.forget_user(Scope(tenant=actor.tenant, user=user))
-        await self._log(actor, "member.erase", user, users=[user], after={"removed": removed})
-        return removed
+        report = await self.erasure.erase(actor.tenant, user, request_id=token)
+        await self._log(actor, "member.erase", user, users=[user],
+                        after={"records": report.records, "messages": report.messages, "posts": report.posts})
+        return report.records
 
     # --- commitments -------------------------------------------------------------------------
 

@@ -291,8 +291,10 @@ class Outbox:
             ids += [_text(i) or "" for i in await self.redis.zrange(key, 0, -1)]
         return ids
 
-    async def cancel(self, tenant: str, session: str, kinds: frozenset[PostKind] | None = None) -> int:
-        """Withdraw the unsent posts of one session (a dispute closed); returns how many."""
+    async def cancel(
+        self, tenant: str, session: str, kinds: frozenset[PostKind] | None = None, *, ids: frozenset[str] | None = None
+    ) -> int:
+        """Withdraw the unsent posts of one session (a dispute closed), or only ``ids`` of them; returns how many."""
         platform = platform_of(tenant)
         ready, leased, _ = _keys(platform)
         cancelled = 0
@@ -302,6 +304,8 @@ class Outbox:
                 continue
             if kinds is not None and record.post.kind not in kinds:
                 continue
+            if ids is not None and post_id not in ids:
+                continue
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.zrem(ready, post_id)
                 pipe.zrem(leased, post_id)
@@ -309,6 +313,17 @@ class Outbox:
                 pipe.expire(_POST + post_id, SENT_TTL_SECONDS)
                 await pipe.execute()
             cancelled += 1
+        return cancelled
+
+    async def cancel_mentioning(self, tenant: str, user: str) -> int:
+        """Withdraw every unsent post of ``tenant`` that mentions ``user`` (the member was erased)."""
+        platform = platform_of(tenant)
+        cancelled = 0
+        for post_id in await self._ids(platform):
+            record = await self.get(post_id)
+            if record is None or record.post.tenant != tenant or user not in record.post.body.mentions:
+                continue
+            cancelled += await self.cancel(tenant, record.post.session, ids=frozenset({post_id}))
         return cancelled
 
     async def platforms(self) -> list[str]:

@@ -39,8 +39,8 @@ class Scheduler(Protocol):
         """Follow up on one version of a commitment at ``when`` (now if it has passed)."""
         ...
 
-    async def forget_user(self, tenant: str, user: str, request_id: str) -> bool:
-        """Erase everything held about or from ``user`` in ``tenant``."""
+    async def forget_user(self, tenant: str, user: str, request_id: str, *, when: datetime | None = None) -> bool:
+        """Erase everything held about or from ``user`` in ``tenant`` (at ``when``, else now)."""
         ...
 
     async def purge_tenant(self, tenant: str, request_id: str, when: datetime) -> bool:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 
 from bot.audit import AuditLog
+from bot.erasure import Erasure
 from bot.llm.base import MediatorProvider
 from bot.outbox import Outbox
 from bot.ports import Scheduler
@@ -41,6 +42,7 @@ class Services:
     outbox: Outbox
     sessions: SessionBook
     audit: AuditLog
+    erasure: Erasure
 
     async def tenant(self, tenant: str) -> TenantSettings:
         """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""

@@ -79,6 +79,11 @@ return turn
 _WAITING = f"{_PREFIX}:waiting-sessions"
 
 
+def _glob(text: str) -> str:
+    """``text`` with Redis glob characters escaped."""
+    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)
+
+
 class ConversationWindow:
     """Recent messages per (tenant, session). ``size`` messages are kept; keys expire after ``ttl``."""
 
@@ -150,6 +155,22 @@ class ConversationWindow:
             pipe.lrem(self._key("win", tenant, session), 0, message_id)
             pipe.lrem(self._key("pending", tenant, session), 0, message_id)
             await pipe.execute()
+
+    async def forget_author(self, tenant: str, user: str) -> int:
+        """Erase every message ``user`` wrote in ``tenant``: its text, its place in the window and in
+        the waiting batch. Returns how many messages went."""
+        removed = 0
+        pattern = f"{_PREFIX}:msg:{_glob(tenant)}:*"
+        async for key in self.redis.scan_iter(match=pattern, count=500):
+            raw = await self.redis.get(key)
+            if raw is None:
+                continue
+            msg = _decode(raw)
+            if msg.scope.tenant != tenant or msg.author_id != user:
+                continue
+            await self.remove(Scope(tenant=tenant, session=msg.session), msg.id)
+            removed += 1
+        return removed
 
     async def unmark_extracted(self, scope: Scope, ids: Sequence[str]) -> None:
         """Let these messages be extracted again (their text changed)."""

@@ -115,9 +115,10 @@ class JobQueue:
         )
         return job is not None
 
-    async def forget_user(self, tenant: str, user: str, request_id: str) -> bool:
+    async def forget_user(self, tenant: str, user: str, request_id: str, *, when: datetime | None = None) -> bool:
         job = await self.pool.enqueue_job(
-            "forget_user", tenant, user, _job_id=f"forget:{tenant}:{user}:{request_id}", _queue_name=QUEUE
+            "forget_user", tenant, user, _job_id=f"forget:{tenant}:{user}:{request_id}",
+            _defer_until=max(when, datetime.now(UTC)) if when else None, _queue_name=QUEUE,
         )
         return job is not None
 

@@ -54,7 +54,7 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
         visibility=Visibility.PRIVATE if private else Visibility.PUBLIC,
     )
     candidates = await svc.provider.extract(request)
-    facts = to_facts(request, candidates, now=utcnow(), lang=lang)
+    facts = await svc.erasure.admissible(to_facts(request, candidates, now=utcnow(), lang=lang))
     result = await svc.memory.remember(facts)
     for fact in result.written:
         if fact.kind is Kind.COMMITMENT:
@@ -135,11 +135,11 @@ async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision
 
 
 async def forget_user(ctx: dict[str, Any], tenant: str, user: str) -> int:
-    """Erase every memory held about or from ``user`` in ``tenant`` (facts and summaries)."""
+    """Erase everything held about or from ``user`` in ``tenant`` (the erasure's second pass, after
+    the jobs that were in flight at the first one have finished)."""
     svc = services(ctx)
-    removed = await svc.memory.forget_user(Scope(tenant=tenant, user=user))
-    log.info("forgot user %s in %s: %d records", user, tenant, removed)
-    return removed
+    report = await svc.erasure.erase(tenant, user, request_id="pass", second_pass=False)
+    return report.total
 
 
 async def purge_tenant(ctx: dict[str, Any], tenant: str, request_id: str) -> str:

@@ -238,3 +238,38 @@ async def test_replies_are_rate_limited_with_one_slow_down(tmp_path: Path, redis
     assert replies[2] is not None and "try me again in" in replies[2].text  # told once…
     assert replies[3] is None  # …then quiet until the window passes
     assert await runtime.engine.handle(ask(9, "u-bob")) is not None  # others still get answers
+
+
+async def test_erasure_reaches_windows_posts_audit_and_in_flight_extraction(
+    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+) -> None:
+    from bot.models import Message
+    from memory.extraction import ExtractionRequest, to_facts
+
+    runtime = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
+    scope = Scope(tenant=T, session="thread-9")
+    said = Message(id="e1", scope=scope.narrow(user="u-ann"), author_name="Ann",
+                   text="I will repay the 300 yuan by Friday.", ts=utcnow() - timedelta(minutes=1))
+    await runtime.engine.observe(said)
+    await runtime.memory.remember([fact(Kind.COMMITMENT, "u-ann", "repay", "repay the 300 yuan", msg="e1",
+                                        session="thread-9", due=utcnow() + timedelta(days=1))])
+    [owed] = await runtime.memory.open_commitments(Scope(tenant=T))
+    await runtime.outbox.append(reminder_post(owed, "UTC"))
+    await runtime.moderation.memory_edit(MOD, owed.id, "repay the 300 yuan to Bob", "clarified")
+    # an extraction that read Ann's message before the erasure, and writes after it
+    request = ExtractionRequest(tenant=T, session="thread-9", turns=[said.utterance()])
+    late = to_facts(request, await OfflineProvider().extract(request), now=utcnow())
+    assert late
+
+    ticket = await runtime.moderation.request_erasure(ANN)
+    await runtime.moderation.confirm_erasure(ANN, ticket.token)
+    assert await runtime.memory.list_facts(Scope(tenant=T, user="u-ann")) == []
+    assert await runtime.window.get_many(scope, ["e1"]) == []  # the summary cannot rebuild it
+    assert await runtime.window.pending(scope) == []
+    record = await runtime.outbox.get(reminder_post(owed, "UTC").id)
+    assert record is not None and record.state is PostState.CANCELLED
+    [edit] = [e for e in await runtime.moderation.audit_log(MOD) if e.action == "memory.edit"]
+    assert edit.before is None and edit.after is None  # the texts are gone; who did what stays
+    assert (await runtime.erasure.admissible(late)) == []  # the tombstone stops the late writer
+    queued = [j.decode() for j in await runtime.redis.zrange("arq:queue", 0, -1)]
+    assert any(j.startswith(f"forget:{T}:u-ann:") for j in queued)  # and a second pass is queued
