@@ -235,7 +235,8 @@ class Runtime:
             window=self.window, memory=self.memory, scheduler=self.queue, provider=self.provider,
             tenants=self.tenants, sessions=self.sessions, limits=self.limits,
             config=EngineConfig(context_tokens=s.context_tokens, batch_turns=s.jobs.batch_turns,
-                                idle_seconds=s.jobs.idle_seconds, summary_turns=s.jobs.summary_turns),
+                                idle_seconds=s.jobs.idle_seconds, summary_turns=s.jobs.summary_turns,
+                                answer_claim_seconds=s.answer_claim_seconds),
         )
         self.moderation = ModerationService(
             memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,

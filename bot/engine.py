@@ -138,10 +138,22 @@ class Engine:
         await self.scheduler.summarize(scope, await self.window.turns(scope), revision=f"del-{message_id}")
         return len(result.deleted) + len(result.updated)
 
-    async def handle(self, msg: Message) -> Reply | None:
+    async def unanswered(self) -> list[Message]:
+        """Mentions a process began answering and never finished (it died): answer them again with
+        ``handle`` (a platform adapter runs this at start and now and then)."""
+        return await self.window.orphaned_answers(self.config.answer_claim_seconds)
+
+    async def answered(self, msg: Message) -> None:
+        """Record that the reply to ``msg`` was posted (``handle(msg, confirm=True)`` leaves this to
+        the caller, so a crash between answering and posting leaves the mention to be answered on
+        its redelivery)."""
+        await self.window.mark_answered(msg)
+
+    async def handle(self, msg: Message, *, confirm: bool = False) -> Reply | None:
         """Observe a message and, when it addresses the bot, reply to it — within the rate limits:
         over them, the member hears "slow down" once per window and nothing else. A redelivered
-        mention is answered if it was not answered before (the process died in between)."""
+        mention is answered if it was not answered before (the process died in between). With
+        ``confirm``, the caller calls ``answered(msg)`` once the reply is posted."""
         await self.observe(msg)
         if not msg.mention or not await self.window.claim_answer(msg, seconds=self.config.answer_claim_seconds):
             return None  # not addressed, or answered (or being answered) already: once is enough
@@ -154,7 +166,8 @@ class Engine:
                 await self.window.mark_answered(msg)
                 return reply
         reply = await self.respond(msg)
-        await self.window.mark_answered(msg)
+        if not confirm:
+            await self.window.mark_answered(msg)
         return reply
 
     async def _slow_down(self, msg: Message, exc: SlowDown) -> Reply | None:

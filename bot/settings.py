@@ -200,6 +200,8 @@ class Settings(BaseSettings):
     window_size: int = Field(20, ge=2, le=500)
     window_ttl_seconds: int = Field(14 * 24 * 3600, ge=60)
     recall_k: int = Field(5, ge=1, le=50)
+    #: Seconds a mention being answered is held before a redelivery may answer it (a crash mid-answer).
+    answer_claim_seconds: int = Field(120, ge=1)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
 
     llm: LLMSettings = Field(default_factory=lambda: LLMSettings())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import time
 from collections.abc import Awaitable, Sequence
 from datetime import datetime
 from typing import Any, TypeVar
@@ -75,6 +76,9 @@ redis.call('SADD', KEYS[6], ARGV[5])
 return turn
 """
 
+#: Mentions being answered (JSON ``[tenant, session, message id]`` -> epoch seconds the answer began).
+_ANSWERING = f"{_PREFIX}:answering"
+
 #: Sessions that had a batch waiting (JSON ``[tenant, session]``), so a sweep finds them without a scan.
 _WAITING = f"{_PREFIX}:waiting-sessions"
 
@@ -131,14 +135,42 @@ class ConversationWindow:
     async def claim_answer(self, msg: Message, *, seconds: int = 120) -> bool:
         """True for the one caller that should answer this mention now: not answered yet, and no
         one answering it (a claim that lapses after ``seconds``, so a process that died mid-answer
-        leaves the mention to be answered on its redelivery)."""
+        leaves the mention to be answered later — see ``orphaned_answers``)."""
         key = self._key("answered", msg.scope.tenant, msg.session) + f":{msg.id}"
-        return bool(await self.redis.set(key, b"answering", nx=True, ex=seconds))
+        if not await self.redis.set(key, b"answering", nx=True, ex=seconds):
+            return False
+        entry = json.dumps([msg.scope.tenant, msg.session, msg.id], ensure_ascii=False)
+        await _aw(self.redis.hset(_ANSWERING, entry, str(time.time())))
+        return True
 
     async def mark_answered(self, msg: Message) -> None:
         """The answer was given: a redelivery of this mention is not answered again."""
         key = self._key("answered", msg.scope.tenant, msg.session) + f":{msg.id}"
-        await self.redis.set(key, b"answered", ex=self.ttl)
+        async with self.redis.pipeline(transaction=True) as pipe:
+            pipe.set(key, b"answered", ex=self.ttl)
+            pipe.hdel(_ANSWERING, json.dumps([msg.scope.tenant, msg.session, msg.id], ensure_ascii=False))
+            await pipe.execute()
+
+    async def orphaned_answers(self, older_than: float) -> list[Message]:
+        """Mentions whose answering began more than ``older_than`` seconds ago and never finished (the
+        process answering them died): their claims have lapsed, so they can be answered again."""
+        now = time.time()
+        found: list[Message] = []
+        for raw_entry, raw_at in (await _aw(self.redis.hgetall(_ANSWERING))).items():
+            entry = raw_entry.decode() if isinstance(raw_entry, bytes) else str(raw_entry)
+            if now - float(raw_at) < older_than:
+                continue
+            tenant, session, message_id = json.loads(entry)
+            state = await self.redis.get(self._key("answered", tenant, session) + f":{message_id}")
+            if state in (b"answered", "answered"):
+                await _aw(self.redis.hdel(_ANSWERING, entry))
+                continue
+            messages = await self.get_many(Scope(tenant=tenant, session=session), [message_id])
+            if not messages:  # expired or erased: nothing left to answer
+                await _aw(self.redis.hdel(_ANSWERING, entry))
+                continue
+            found.append(messages[0])
+        return found
 
     async def replace(self, msg: Message) -> bool:
         """Store an edited message's new text under its id (its place in the window is kept);
