@@ -70,3 +70,12 @@ async def test_replies_name_each_person_once() -> None:
     text = await OfflineProvider().reply(request)
     assert "李娜 promised" in text and "Lina" not in text  # asked by her old name, named by her latest
     assert "send Mike the logo files" in text and "把草稿发给你" in text
+
+
+def test_llm_fact_lines_name_participants_by_their_current_name() -> None:
+    from bot.llm.rendering import fact_line
+
+    logo = next(f for f in facts() if "logo" in f.value and f.kind is Kind.COMMITMENT)
+    assert logo.sources[0].author_name == "Lina"  # the message was sent under that name
+    line = fact_line(logo, TZ, {"u-li": "李娜"})
+    assert 'said by "李娜"' in line and 'about "李娜"' in line and "Lina" not in line
