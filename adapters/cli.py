@@ -15,14 +15,15 @@ import typer
 
 from adapters import commitments_cli, jobs_cli, memory_cli, tenant_cli
 from adapters.bench import app as bench_app
-from adapters.cli_common import console, fail, run
+from adapters.cli_common import console, err, fail, run
+from adapters.cli_style import Typer
 from adapters.console import ScriptError, parse_script
 from adapters.slack import cli as slack_cli
 from bot.settings import SettingsError, load_settings
 
 __all__ = ["app", "main"]
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="Heyan (和言): a mediation bot that remembers.")
+app = Typer(no_args_is_help=True, add_completion=False, help="Heyan (和言): a mediation bot that remembers.")
 app.add_typer(memory_cli.app, name="memory")
 app.add_typer(commitments_cli.app, name="commitments")
 app.add_typer(jobs_cli.app, name="jobs")
@@ -43,16 +44,21 @@ def config() -> None:
 
 @app.command()
 def chat(
-    script: Annotated[Path | None, typer.Option("--script", help="replay a JSONL script")] = None,
+    script: Annotated[Path | None, typer.Option("--script", help="replay a JSONL script (see README: script format)",
+                                                metavar="FILE")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="one JSON object per reply")] = False,
-    tenant: Annotated[str, typer.Option(help="tenant for interactive chat")] = "console:local",
-    session: Annotated[str, typer.Option(help="thread for interactive chat")] = "general",
+    tenant: Annotated[str, typer.Option(help="the tenant interactive chat speaks in, e.g. console:local")]
+    = "console:local",
+    session: Annotated[str, typer.Option(help="the thread interactive chat starts in (/session switches)")]
+    = "general",
     name: Annotated[str, typer.Option("--as", help="who you are in interactive chat")] = "you",
 ) -> None:
     """Talk with Heyan in the terminal, or replay a script of messages."""
     if script is not None:
         try:
-            messages = parse_script(script)  # the whole file is checked before anything runs
+            # the whole file is checked before anything runs; a repeated id is reported, then dropped
+            messages = parse_script(script, warn=lambda line: err.print(f"warning: {line}", markup=False,
+                                                                        highlight=False, soft_wrap=True))
         except ScriptError as exc:
             raise fail(str(exc)) from None
         from adapters.replay import replay

@@ -18,23 +18,28 @@ import typer
 from arq.connections import ArqRedis
 from rich.console import Console
 
+from adapters.cli_style import Typer
 from adapters.console import ScriptError
 from adapters.logs import configure_logging
 from adapters.runtime import Runtime, StartupError
 from bot.actors import Actor, ModerationError, NotFound
 from bot.limits import SlowDown
+from bot.names import TenantNames
 from bot.settings import Settings, SettingsError, load_settings, mask_url
 from jobs.queue import connect
 from memory.errors import HeyanMemoryError
 
 __all__ = [
+    "SESSION_HELP",
     "TENANT_HELP",
+    "Typer",
     "console",
     "err",
     "fail",
     "find_in_tenants",
     "redis_only",
     "run",
+    "tenant_names",
     "tenants_of",
     "with_redis",
     "with_runtime",
@@ -45,6 +50,9 @@ err = Console(stderr=True)
 T = TypeVar("T")
 
 TENANT_HELP = "only this tenant, e.g. discord:<guild id> or console:local (default: every tenant)"
+SESSION_HELP = "only this thread or channel id (default: every session)"
+
+
 
 
 def fail(message: str) -> typer.Exit:
@@ -110,6 +118,15 @@ def with_redis(body: Callable[[ArqRedis], Awaitable[T]]) -> T:
 async def tenants_of(rt: Runtime, tenant: str | None) -> list[str]:
     """``[tenant]``, or every tenant holding memories."""
     return [tenant] if tenant else await rt.store.tenants("facts")
+
+
+async def tenant_names(rt: Runtime, tenants: set[str]) -> TenantNames:
+    """Everyone's latest display name in these tenants, read from all of their records — so a
+    filtered listing names people as the unfiltered one does."""
+    facts = []
+    for t in sorted(tenants):
+        facts += await rt.moderation.memory_list(Actor.operator(t))
+    return TenantNames(facts)
 
 
 async def find_in_tenants(

@@ -9,7 +9,17 @@ from typing import Annotated, Any
 
 import typer
 
-from adapters.cli_common import TENANT_HELP, console, fail, find_in_tenants, tenants_of, with_runtime
+from adapters.cli_common import (
+    SESSION_HELP,
+    TENANT_HELP,
+    console,
+    fail,
+    find_in_tenants,
+    tenant_names,
+    tenants_of,
+    with_runtime,
+)
+from adapters.cli_style import Typer
 from adapters.runtime import Runtime
 from adapters.views import commitment_view, commitments_table
 from bot.actors import Actor
@@ -17,27 +27,31 @@ from memory.models import Fact
 
 __all__ = ["app"]
 
-app = typer.Typer(no_args_is_help=True, help="Commitments and their follow-ups.")
+app = Typer(no_args_is_help=True, help="Commitments and their follow-ups.")
 
+#: How ``commitment_view`` shows a status: active and disputed commitments are "open".
 _STATUSES = ("open", "overdue", "done", "cancelled", "superseded", "rejected", "expired")
 
 
 @app.command("list")
 def commitments_list(
     tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
-    session: Annotated[str | None, typer.Option(help="only this thread or channel id")] = None,
-    status: Annotated[str | None, typer.Option(help="open, overdue, done or cancelled (default: all)")] = None,
+    session: Annotated[str | None, typer.Option(help=SESSION_HELP)] = None,
+    status: Annotated[str | None, typer.Option(help="only this status: " + ", ".join(_STATUSES) + " (default: all)")]
+    = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
-    """List commitments, their due times and reminders."""
+    """List commitments, their due times and reminders (the tenant column appears when there are several)."""
     if status is not None and status not in _STATUSES:
         raise fail(f"unknown status {status!r}; use one of: {', '.join(_STATUSES)}")
 
     async def body(rt: Runtime) -> list[dict[str, Any]]:
         views: list[dict[str, Any]] = []
-        for t in await tenants_of(rt, tenant):
+        tenants = await tenants_of(rt, tenant)
+        names = await tenant_names(rt, set(tenants))
+        for t in tenants:
             facts = await rt.moderation.commitments(Actor.operator(t), session=session, include_closed=True)
-            views += [commitment_view(f) for f in sorted(facts, key=lambda f: (f.created_at, f.id))]
+            views += [commitment_view(f, names) for f in sorted(facts, key=lambda f: (f.created_at, f.id))]
         return [v for v in views if status is None or v["status"] == status]
 
     views = with_runtime(body)

@@ -4,7 +4,8 @@ A script is JSON Lines, one message a line:
 ``{"tenant", "session", "user_id", "user_name", "text", "ts", "mention", "id", "private", "tz"}`` —
 ``ts`` ISO-8601 with an offset (the speaker's clock: "明天下午三点" in a line written ``+08:00`` means
 15:00 at +08:00), ``mention`` optional (true when the line addresses the bot), ``id`` optional (the
-platform message id; a repeated id is a redelivery and is dropped), ``private`` optional (true for a
+platform message id; a line repeating an earlier line's id is a redelivery: it is reported, naming
+both line numbers, and dropped), ``private`` optional (true for a
 private thread or DM: what is remembered from it is never recited elsewhere), ``tz`` optional (the
 speaker's IANA zone, overriding the offset). The whole file is checked before anything runs, so a
 malformed line stops the replay with nothing half-written.
@@ -13,6 +14,7 @@ malformed line stops the replay with nothing half-written.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -82,25 +84,48 @@ def _parse_line(path: Path, number: int, raw: str) -> Message:
     )
 
 
-def parse_script(path: Path) -> list[Message]:
-    """Every message of a script, or ScriptError naming the first bad line."""
+def parse_script(path: Path, warn: Callable[[str], None] | None = None) -> list[Message]:
+    """Every message of a script, or ScriptError naming the first bad line.
+
+    A line whose ``id`` repeats an earlier line's is a redelivery of that message: it is dropped,
+    and ``warn`` hears one line naming both line numbers (the platforms drop redeliveries the same
+    way, but a script author usually meant two messages)."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise ScriptError(f"{path}: cannot read the script ({exc.strerror})") from None
     except UnicodeDecodeError:
         raise ScriptError(f"{path}: the script is not UTF-8 text") from None
-    messages = [_parse_line(path, n, raw) for n, raw in enumerate(lines, 1) if raw.strip()]
+    messages: list[Message] = []
+    first_line: dict[str, int] = {}
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        message = _parse_line(path, number, raw)
+        if message.id in first_line:
+            if warn is not None:
+                warn(f"{path}:{number}: id {message.id!r} repeats line {first_line[message.id]}; "
+                     f"line {number} is taken as a redelivery and skipped")
+            continue
+        first_line[message.id] = number
+        messages.append(message)
     if not messages:
         raise ScriptError(f"{path}: the script has no messages")
     return messages
 
 
 def render_reply(console: Console, reply: Reply) -> None:
+    """A reply, then the ids of the facts it drew on (each one ``heyan memory show`` shows) and,
+    apart, the session summary's."""
     console.print(f"[bold cyan]和言[/] [dim]({reply.stage.value})[/] ", end="")
     console.print(reply.text, markup=False, highlight=False)
+    used = []
     if reply.memory_ids:
-        console.print(f"[dim]  memories used: {', '.join(i[:8] for i in reply.memory_ids)}[/]")
+        used.append(f"memories used: {', '.join(i[:8] for i in reply.memory_ids)}")
+    if reply.summary_id:
+        used.append(f"session summary: {reply.summary_id[:8]}")
+    if used:
+        console.print(f"[dim]  {'; '.join(used)}[/]")
 
 
 _LABELS = {PostKind.REMINDER: "follow-up", PostKind.DISPUTE_OPENED: "dispute opened",

@@ -19,6 +19,7 @@ from adapters.runtime import Runtime
 from adapters.views import memory_table
 from bot.actors import Actor
 from bot.models import Message
+from bot.outbox import Post
 from bot.settings import Settings
 from memory.models import Scope
 
@@ -32,15 +33,18 @@ SESSION_1 = [
     ("design-review", "u-zhang", "张伟", "李娜，你上周又没把设计稿发给我，我已经等了三天了，我很生气。", False),
     ("design-review", "u-li", "李娜", "这周项目太多了，不是故意的。我保证明天下午三点前把草稿发给你。", False),
     ("design-review", "u-zhang", "张伟", "我希望以后延期能提前在群里说一声。", False),
-    ("design-review", "u-li", "李娜", "好的，我同意以后有延期先在群里说。", False),
     ("design-review", "u-mike", "Mike", "I want the final logo files before the launch. I'm worried we'll miss it.", False),
+    # the same member, under the English display name she uses with Mike: one person to Heyan
     ("design-review", "u-li", "Lina", "I'll send Mike the logo files by next Monday.", False),
+    ("design-review", "u-li", "李娜", "好的，我也同意以后有延期先在群里说。", False),
     ("design-review", "u-zhang", "张伟", "和言，帮我们理一下现在的情况。", True),
 ]
 SESSION_2 = [
     ("design-review-2", "u-li", "李娜", "草稿我还在改，今天会再看一遍。", False),
     ("design-review-2", "u-zhang", "张伟", "和言，上次李娜答应了什么？", True),
     ("design-review-2", "u-mike", "Mike", "Heyan, what did Lina promise me last time?", True),
+    ("design-review-2", "u-zhang", "张伟", "和言，大家各自的诉求是什么？", True),
+    ("design-review-2", "u-li", "李娜", "@heyan I'll send the draft tonight, sorry for the delay.", True),
 ]
 
 
@@ -82,12 +86,35 @@ async def _play(rt: Runtime, console: Console, messages: list[Message]) -> None:
     await rt.drain()
 
 
+class _HeldSender(ConsoleSender):
+    """The console as a platform, holding Heyan's own posts until the story reaches them.
+
+    Session 1 is played two days in the past, so 李娜's "tomorrow 3 pm" has passed before session 1
+    ends and its follow-up is delivered at once; printed there it would sit between the messages
+    of a conversation that has not reached its due time. The demo shows it after session 1 instead,
+    where it belongs in the story. Delivery itself is real: each post is recorded as sent.
+    """
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self.held: list[Post] = []
+
+    async def send(self, post: Post) -> str:
+        self.held.append(post)
+        return f"demo-{len(self.held)}"
+
+    async def show(self) -> None:
+        for post in self.held:
+            await ConsoleSender.send(self, post)
+        self.held.clear()
+
+
 async def run_demo(settings: Settings, *, console: Console) -> None:
     settings = settings.model_copy(update={"timezone": DEMO_ZONE})
     zone = ZoneInfo(DEMO_ZONE)
     now = datetime.now(zone).replace(second=0, microsecond=0)
     run = uuid.uuid4().hex[:8]
-    sender = ConsoleSender(console)
+    sender = _HeldSender(console)
 
     console.print(Rule("Session 1 — a dispute about a late design draft"))
     rt = await Runtime.start(settings, senders=[sender])
@@ -96,6 +123,9 @@ async def run_demo(settings: Settings, *, console: Console) -> None:
         await _play(rt, console, _messages(SESSION_1, now - timedelta(days=2, hours=3), run))
         facts = await rt.moderation.memory_list(Actor.operator(DEMO_TENANT))
         console.print(memory_table(facts, f"What Heyan remembers after session 1 ({len(facts)} memories)"))
+        if sender.held:
+            console.print(Rule("The due time passes: Heyan follows up on its own"))
+            await sender.show()
     finally:
         await rt.stop()
 

@@ -8,7 +8,12 @@ you speak as (``/mine``, ``/done``) or as the local operator of this machine (``
 from __future__ import annotations
 
 import asyncio
+import codecs
+import logging
+import os
 import re
+import sys
+import threading
 import uuid
 from datetime import datetime
 
@@ -20,6 +25,7 @@ from adapters.views import commitment_view, commitments_table, memory_table
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
 from bot.models import Message
+from bot.names import TenantNames
 from bot.settings import Settings
 from bot.zones import offset_name
 from memory.models import Scope, Visibility, utcnow
@@ -42,7 +48,65 @@ HELP = """commands:
   /quit             leave
 Start a line with @heyan (or @和言) to address the bot."""
 
+log = logging.getLogger(__name__)
+
 _MENTION = re.compile(r"^\s*@(heyan|和言)\b[\s,，:：]*", re.IGNORECASE)
+
+
+class _Stdin:
+    """Lines from standard input, read by a daemon thread with ``os.read``.
+
+    Two things kept Ctrl-C from ending the chat: ``asyncio.to_thread(input)`` runs on the loop's
+    default executor, which ``asyncio.run`` joins on the way out (so it waited for one more Enter);
+    and a daemon thread blocked in ``input()`` holds the stdin buffer's lock, on which the
+    interpreter aborts at exit. ``os.read`` on the descriptor takes no such lock, and a daemon thread
+    is never joined: Ctrl-C cancels the awaiting task and the process ends at once. The terminal's
+    own line editing (erase, kill) still applies; readline's history does not.
+    """
+
+    def __init__(self) -> None:
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._pending = ""
+
+    def _line(self) -> str:
+        fd = sys.stdin.fileno()
+        while "\n" not in self._pending:
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                if self._pending:
+                    line, self._pending = self._pending, ""
+                    return line
+                raise EOFError
+            self._pending += self._decoder.decode(chunk)
+        line, _, self._pending = self._pending.partition("\n")
+        return line
+
+    async def read_line(self, prompt: str) -> str:
+        """The next line (without its newline) after showing ``prompt``; EOFError at the end."""
+        print(prompt, end="", flush=True)
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[str] = loop.create_future()
+
+        def deliver(result: str | BaseException) -> None:
+            if done.cancelled():
+                return
+            if isinstance(result, BaseException):
+                done.set_exception(result)
+            else:
+                done.set_result(result)
+
+        def worker() -> None:
+            try:
+                line: str | BaseException = self._line()
+            except (EOFError, OSError) as exc:
+                line = exc if isinstance(exc, EOFError) else EOFError(str(exc))
+            try:
+                loop.call_soon_threadsafe(deliver, line)
+            except RuntimeError:  # the loop closed while we waited (Ctrl-C): nobody wants this line
+                log.debug("chat input arrived after the chat ended; dropped")
+
+        threading.Thread(target=worker, name="heyan-chat-input", daemon=True).start()
+        return await done
 
 
 class _Chat:
@@ -77,7 +141,8 @@ class _Chat:
             title = st.info.title if st.info and st.info.title else "(no dispute opened)"
             state = st.info.state.value if st.info else "none"
             console.print(f"{title} — {state}, stage {st.stage}, {st.turns} messages", markup=False)
-            console.print(commitments_table([commitment_view(f) for f in st.open_commitments]))
+            names = TenantNames(await mod.memory_list(self.operator))
+            console.print(commitments_table([commitment_view(f, names) for f in st.open_commitments]))
         elif cmd == "/summary":
             summary = await mod.dispute_summary(self.operator, self.session)
             console.print(summary.text if summary else "nothing to summarise yet", markup=False)
@@ -88,13 +153,15 @@ class _Chat:
                 console.print(closed.summary.text, markup=False)
         elif cmd == "/commitments":
             facts = await mod.commitments(self.member, session=self.session)
-            console.print(commitments_table([commitment_view(f) for f in facts]))
+            names = TenantNames(await mod.memory_list(self.operator))
+            console.print(commitments_table([commitment_view(f, names) for f in facts]))
         elif cmd == "/done" and arg:
             fact = await mod.commitment_done(self.operator, arg)
             console.print(f"done: {fact.subject_name or fact.subject} — {fact.value}", markup=False)
         elif cmd == "/mine":
             facts = await mod.my_memories(self.member)
-            console.print(memory_table(facts, f"{len(facts)} memories about {self.name}"))
+            names = TenantNames(await mod.memory_list(self.operator))
+            console.print(memory_table(facts, f"{len(facts)} memories about {self.name}", names))
         elif cmd == "/memories":
             facts = await mod.memory_list(self.operator)
             console.print(memory_table(facts, f"{len(facts)} memories in {self.tenant}"))
@@ -118,6 +185,10 @@ class _Chat:
             visibility=self._visibility(),
             speaker_zone=offset_name(datetime.now().astimezone()),  # this terminal's clock
         )
+        if mention:
+            # what earlier lines said is being extracted in the background; a question asked right
+            # after them (pasted lines, a quick typist) waits for that, as a script replay does
+            await self.rt.drain(timeout=10)
         reply = await self.rt.engine.handle(msg)
         if reply is not None:
             render_reply(self.console, reply)
@@ -127,10 +198,11 @@ async def interactive(settings: Settings, *, console: Console, tenant: str, sess
     rt = await Runtime.start(settings, senders=[ConsoleSender(console)])
     chat = _Chat(rt, console, tenant, session, name)
     console.print(f"[bold]和言 Heyan[/] — tenant {tenant}, thread {session}. /help for commands.")
+    stdin = _Stdin()
     try:
         while True:
             try:
-                line = await asyncio.to_thread(input, f"{chat.name}> ")
+                line = await stdin.read_line(f"{chat.name}> ")
             except EOFError:
                 break
             line = line.strip()

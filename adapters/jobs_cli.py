@@ -17,6 +17,7 @@ from arq.connections import ArqRedis
 from rich.table import Table
 
 from adapters.cli_common import console, fail, with_redis, with_runtime
+from adapters.cli_style import Typer
 from adapters.runtime import Runtime
 from bot.outbox import Outbox, OutboxStats, PostRecord
 from jobs import admin
@@ -24,7 +25,7 @@ from jobs.cron import ReconcileReport, reconcile
 
 __all__ = ["app"]
 
-app = typer.Typer(no_args_is_help=True, help="The background job queue and the outboxes.")
+app = Typer(no_args_is_help=True, help="The background job queue and the outboxes.")
 
 
 async def _status(redis: ArqRedis) -> tuple[admin.QueueStatus, list[OutboxStats]]:

@@ -13,20 +13,34 @@ from typing import Annotated
 
 import typer
 
-from adapters.cli_common import TENANT_HELP, console, fail, find_in_tenants, run, tenants_of, with_runtime
+from adapters.cli_common import (
+    SESSION_HELP,
+    TENANT_HELP,
+    console,
+    fail,
+    find_in_tenants,
+    run,
+    tenant_names,
+    tenants_of,
+    with_runtime,
+)
+from adapters.cli_style import Typer
 from adapters.runtime import Runtime
 from adapters.views import audit_table, fact_view, memory_table
 from bot.actors import Actor
 from bot.audit import AuditEntry
 from bot.moderation import ReviewPage
+from bot.names import TenantNames
 from memory.models import Fact, FactStatus, Kind
 
 __all__ = ["app"]
 
-app = typer.Typer(no_args_is_help=True, help="Review what Heyan remembers.")
+app = Typer(no_args_is_help=True, help="Review what Heyan remembers.")
 
 ID_HELP = "a memory id (a unique prefix of at least 4 characters is enough)"
 REASON_HELP = "why (kept in the audit trail)"
+KIND_HELP = "only this kind: " + ", ".join(k.value for k in Kind)
+STATUS_HELP = "only this status: " + ", ".join(s.value for s in FactStatus)
 
 
 def _kind(value: str | None) -> Kind | None:
@@ -50,26 +64,26 @@ def _status(value: str | None) -> FactStatus | None:
 @app.command("list")
 def memory_list(
     tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
-    session: Annotated[str | None, typer.Option(help="only this thread or channel id")] = None,
+    session: Annotated[str | None, typer.Option(help=SESSION_HELP)] = None,
     user: Annotated[str | None, typer.Option(help="facts about or from this user id")] = None,
-    kind: Annotated[str | None, typer.Option(help="person, event, demand, emotion, commitment or consensus")] = None,
-    status: Annotated[str | None, typer.Option(help="active, disputed, unverified, done, overdue, …")] = None,
+    kind: Annotated[str | None, typer.Option(help=KIND_HELP)] = None,
+    status: Annotated[str | None, typer.Option(help=STATUS_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
-    """List remembered facts."""
+    """List remembered facts (the tenant column appears when there are several tenants)."""
     k, st = _kind(kind), _status(status)
 
-    async def body(rt: Runtime) -> list[Fact]:
+    async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
         facts: list[Fact] = []
         for t in await tenants_of(rt, tenant):
             facts += await rt.moderation.memory_list(Actor.operator(t), user=user, kind=k, status=st, session=session)
-        return facts
+        return facts, await tenant_names(rt, {f.tenant for f in facts})
 
-    facts = with_runtime(body)
+    facts, names = with_runtime(body)
     if as_json:
         print(json.dumps([fact_view(f) for f in facts], ensure_ascii=False, indent=1))
     else:
-        console.print(memory_table(facts, f"{len(facts)} memories"))
+        console.print(memory_table(facts, f"{len(facts)} memories", names))
 
 
 def _one(fact_id: str, tenant: str | None, call_name: str, *args: str) -> Fact:
@@ -146,18 +160,18 @@ def memory_review(
 ) -> None:
     """The review queue: disputed, unverified and low-confidence memories."""
 
-    async def body(rt: Runtime) -> list[Fact]:
+    async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
         facts: list[Fact] = []
         for t in await tenants_of(rt, tenant):
             page: ReviewPage = await rt.moderation.review_queue(Actor.operator(t), limit=10_000)
             facts += page.items
-        return facts
+        return facts, await tenant_names(rt, {f.tenant for f in facts})
 
-    facts = with_runtime(body)
+    facts, names = with_runtime(body)
     if as_json:
         print(json.dumps([fact_view(f) for f in facts], ensure_ascii=False, indent=1))
     else:
-        console.print(memory_table(facts, f"{len(facts)} memories to review"))
+        console.print(memory_table(facts, f"{len(facts)} memories to review", names))
 
 
 @app.command("export")

@@ -19,7 +19,7 @@ __all__ = ["replay"]
 def _emit(console: Console, reply: Reply, as_json: bool) -> None:
     if as_json:
         line = {"session": reply.session, "text": reply.text, "stage": reply.stage.value,
-                "memory_ids": list(reply.memory_ids)}
+                "memory_ids": list(reply.memory_ids), "summary_id": reply.summary_id}
         print(json.dumps(line, ensure_ascii=False), flush=True)
     else:
         render_reply(console, reply)

@@ -15,12 +15,13 @@ import typer
 from rich.table import Table
 
 from adapters.cli_common import console, fail, redis_only, run
+from adapters.cli_style import Typer
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettingError, TenantSettings, check_timezone
 
 __all__ = ["app"]
 
-app = typer.Typer(no_args_is_help=True, help="Per-tenant settings (timezone, language).")
+app = Typer(no_args_is_help=True, help="Per-tenant settings (timezone, language).")
 
 T = TypeVar("T")
 
@@ -49,7 +50,7 @@ async def _view(config: TenantConfig, tenant: str) -> dict[str, Any]:
 @app.command("show")
 def tenant_show(
     tenant: Annotated[str | None, typer.Option(help="only this tenant (default: every tenant with overrides)")] = None,
-    as_json: Annotated[bool, typer.Option("--json")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """The defaults and each tenant's effective settings (and which it set itself)."""
 

@@ -1,4 +1,11 @@
-"""How the console shows memories, commitments and audit entries: rich tables and ``--json`` shapes."""
+"""How the console shows memories, commitments and audit entries: rich tables and ``--json`` shapes.
+
+Tables are laid out for an 80-column terminal or pipe: the short columns (ids, kinds, statuses,
+times) never wrap, and only the free-text column wraps, at spaces — no word is cut in two (a
+CJK line breaks between characters, as CJK text does). A person is named by their latest display
+name in the tenant (``bot.names``), whatever name an older message was sent under; the tenant
+column appears when the rows come from more than one tenant.
+"""
 
 from __future__ import annotations
 
@@ -8,42 +15,93 @@ from rich.table import Table
 
 from bot.audit import AuditEntry
 from bot.moderation import fact_view
-from memory.models import OPEN_COMMITMENT, Fact, FactStatus
+from bot.names import TenantNames
+from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind
 
-__all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "memory_table"]
+__all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table"]
+
+_REFUSES = frozenset({"refuses", "拒绝"})
 
 
-def _many_tenants(facts: list[Fact]) -> bool:
-    return len({f.tenant for f in facts}) > 1
+def _table(title: str) -> Table:
+    """A table without rules: one space between columns leaves the text column room at 80 columns."""
+    return Table(title=title, box=None, padding=(0, 1), collapse_padding=True, pad_edge=False,
+                 title_justify="left", header_style="bold underline")
 
 
-def memory_table(facts: list[Fact], title: str) -> Table:
-    """A rich table of facts: who, what, status, and who said it when (the tenant when several)."""
-    table = Table(title=title, show_lines=False)
-    tenants = _many_tenants(facts)
-    for col in (("tenant",) if tenants else ()) + ("id", "kind", "who", "attribute", "value", "status", "conf", "said"):
-        table.add_column(col, overflow="fold")
+def _fixed(table: Table, *names: str) -> None:
+    for name in names:
+        table.add_column(name, no_wrap=True, overflow="ellipsis")
+
+
+def _longest_word(texts: list[str], cap: int) -> int:
+    return min(cap, max((len(w) for t in texts for w in t.split()), default=4))
+
+
+def _text(table: Table, name: str, texts: list[str]) -> None:
+    """The column that wraps, at spaces: at least as wide as its longest word (up to 24), so a word
+    is cut only when it is longer than that."""
+    table.add_column(name, overflow="fold", ratio=1, min_width=max(len(name), _longest_word(texts, 24)))
+
+
+def _names(table: Table, name: str, texts: list[str]) -> None:
+    table.add_column(name, overflow="fold", min_width=max(len(name), _longest_word(texts, 14)), max_width=20)
+
+
+def kind_label(fact: Fact) -> str:
+    """The kind as a person reads it: agreement/refusal for consensus, claim for a reported event."""
+    if fact.kind is Kind.CONSENSUS:
+        return "refusal" if fact.attribute in _REFUSES else "agreement"
+    if fact.kind is Kind.EVENT and fact.attribute == "claims":
+        return "claim"
+    return fact.kind.value
+
+
+def _many_tenants(tenants: set[str]) -> bool:
+    return len(tenants) > 1
+
+
+def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None) -> Table:
+    """A table of facts: who, what, status, and when it was said (the tenant when several)."""
+    names = names or TenantNames(facts)
+    table = _table(title)
+    tenants = _many_tenants({f.tenant for f in facts})
+    rows = []
     for f in facts:
-        said = f.sources[0] if f.sources else None
-        table.add_row(
-            *((f.tenant,) if tenants else ()),
-            f.id[:8], f.kind.value, f.subject_name or f.subject, f.attribute, f.value, f.status.value,
-            f.confidence.value, f"{said.author_name or said.author_id} {said.ts:%m-%d %H:%M}" if said else "",
-        )
+        who = names.name(f.tenant, f.subject, f.subject_name)
+        if f.asserted_by != f.subject:
+            who += f" (per {names.name(f.tenant, f.asserted_by)})"
+        what = f.value if f.kind is not Kind.PERSON else f"{f.attribute}: {f.value}"
+        if f.due_at is not None:
+            what += f" — due {f.due_at:%a %m-%d %H:%M}"
+        status = f.status.value + (" (low)" if f.confidence is Confidence.LOW else "")
+        said = f.sources[0].ts if f.sources else f.valid_from
+        # several tenants take a column: the day alone leaves the text its room
+        rows.append((*((f.tenant,) if tenants else ()), f.id[:8], kind_label(f), who, what, status,
+                     f"{said:%m-%d}" if tenants else f"{said:%m-%d %H:%M}"))
+    _fixed(table, *(("tenant",) if tenants else ()), "id", "kind")
+    offset = 3 if tenants else 2
+    _names(table, "who", [r[offset] for r in rows])
+    _text(table, "what", [r[offset + 1] for r in rows])
+    _fixed(table, "status", "said")
+    for row in rows:
+        table.add_row(*row)
     return table
 
 
-def commitment_view(fact: Fact) -> dict[str, Any]:
-    """A commitment as `heyan commitments list --json` prints it."""
+def commitment_view(fact: Fact, names: TenantNames | None = None) -> dict[str, Any]:
+    """A commitment as `heyan commitments list --json` prints it (owner_name: their latest name)."""
     status = fact.status.value
     if fact.status in OPEN_COMMITMENT:
         status = "overdue" if fact.status is FactStatus.OVERDUE else "open"
+    owner_name = names.name(fact.tenant, fact.subject, fact.subject_name) if names else fact.subject_name
     return {
         "id": fact.id,
         "tenant": fact.tenant,
         "owner": fact.subject,
-        "owner_name": fact.subject_name,
-        "description": f"{fact.attribute}: {fact.value}",
+        "owner_name": owner_name,
+        "description": fact.value,
+        "action": fact.attribute,
         "due_at": fact.due_at.isoformat() if fact.due_at else None,
         "status": status,
         "session": fact.session,
@@ -54,23 +112,32 @@ def commitment_view(fact: Fact) -> dict[str, Any]:
 
 
 def commitments_table(views: list[dict[str, Any]]) -> Table:
-    table = Table(title=f"{len(views)} commitments")
-    tenants = len({v["tenant"] for v in views}) > 1
-    for col in (("tenant",) if tenants else ()) + ("id", "owner", "description", "due", "status", "reminders"):
-        table.add_column(col, overflow="fold")
+    """Commitments: owner, what was promised, when it is due, where it stands (tenant when several)."""
+    from datetime import datetime
+
+    table = _table(f"{len(views)} commitments")
+    tenants = _many_tenants({v["tenant"] for v in views})
+    _fixed(table, *(("tenant",) if tenants else ()), "id")
+    _names(table, "owner", [v["owner_name"] or v["owner"] for v in views])
+    _text(table, "promised", [v["description"] for v in views])
+    _fixed(table, "due", "status", "sent")
     for v in views:
+        due = f"{datetime.fromisoformat(v['due_at']):%a %m-%d %H:%M}" if v["due_at"] else "-"
         table.add_row(*((v["tenant"],) if tenants else ()), v["id"][:8], v["owner_name"] or v["owner"],
-                      v["description"], v["due_at"] or "-", v["status"], str(len(v["reminders_sent"])))
+                      v["description"], due, v["status"], str(len(v["reminders_sent"])))
     return table
 
 
 def audit_table(entries: list[AuditEntry], title: str) -> Table:
-    table = Table(title=title)
-    for col in ("at", "who", "action", "target", "reason", "before", "after"):
-        table.add_column(col, overflow="fold")
+    table = _table(title)
+    _fixed(table, "at")
+    _names(table, "who", [e.actor_name or e.actor_id for e in entries])
+    _fixed(table, "action", "target")
+    _text(table, "reason", [e.reason for e in entries])
+    table.add_column("change", overflow="fold", ratio=1)
     for e in entries:
-        table.add_row(f"{e.at:%Y-%m-%d %H:%M}", e.actor_name or e.actor_id, e.action, e.target[:12], e.reason,
-                      _brief(e.before), _brief(e.after))
+        change = " → ".join(part for part in (_brief(e.before), _brief(e.after)) if part)
+        table.add_row(f"{e.at:%m-%d %H:%M}", e.actor_name or e.actor_id, e.action, e.target[:8], e.reason, change)
     return table
 
 

@@ -15,7 +15,10 @@ Conventions (one rule each, so reminders are predictable):
   Wednesday it is this Friday, on Friday it is today, on Saturday it is next Friday.
 * "下周一" / "next Monday" is the Monday of the next calendar week (weeks start on Monday), so
   "下周一" said on Sunday is tomorrow and "next Friday" said on Wednesday is nine days later.
-* "end of week" / "本周内" is Sunday 23:59 of this week; "月底" the month's last day; "年底" 31 Dec.
+* "end of week" / "本周内" / "this weekend" / "周末" is Sunday 23:59 of this week; "月底" the month's
+  last day; "年底" 31 Dec.
+* A time that starts or conditions something is not a deadline: "after 11pm", "starting tonight",
+  "from Monday on", "晚上11点以后", "从明天起" name no due time.
 * A date without a year ("on 3 Dec", "12月3日") is this year's, or next year's when already past; a
   bare day of month ("5号") likewise rolls to next month.
 * Hours, minutes and seconds ("两小时内", "in 10 minutes", "三十秒内") are elapsed time, added in UTC, so "in 2 hours"
@@ -32,6 +35,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
+from functools import lru_cache
 
 from bot.zones import zone_of
 
@@ -114,9 +118,12 @@ _DAYS = [
     re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|today|tonight)\b", _I),
     re.compile(r"(?P<mod>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
     re.compile(
-        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{'|'.join(_WEEKDAYS_EN)})\b", _I
+        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{'|'.join(_WEEKDAYS_EN)})\b"
+        r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
+        _I,
     ),
-    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内)"),
+    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末)"),
+    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?weekend)\b", _I),
     re.compile(
         r"\b(?:the\s+)?(?P<period>end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|year)|eod|eow|eom|cob"
         r"|close\s+of\s+business)\b",
@@ -125,6 +132,7 @@ _DAYS = [
     re.compile(rf"(?:(?P<y>\d{{4}})年)?(?P<m>{NUM_ZH})月(?P<d>{NUM_ZH})[日号]"),
     re.compile(rf"(?<![月\d])(?P<d>{NUM_ZH})号(?![楼线房床])"),
     re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?", _I),
+    re.compile(rf"\bthe\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
     re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b", _I),
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
 ]
@@ -136,9 +144,11 @@ _TIMES = [
     re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap])\.?m\b\.?)?", _I),
     re.compile(r"\b(?P<h>\d{1,2})\s*(?P<ampm>[ap])\.?m\b\.?", _I),
     re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
-    re.compile(r"\b(?P<kw>noon|midday|midnight)\b", _I),
+    re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
+    # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
+    re.compile(r"\b(?:at|by)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
-    re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening)\b", _I),
+    re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b", _I),
 ]
 # A day and a time combine when only these words stand between them.
 _JOIN = re.compile(r"[\s,，]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
@@ -149,6 +159,17 @@ _PREFIX = re.compile(
 _SUFFIX = re.compile(r"^\s*(?:之前|以前|前|为止|之内|以内)")
 # "一点" is also "a little" (快一点, 早一点): only a clock time when something says so.
 _LITTLE = re.compile(r"[有快早晚多少慢好点]$")
+# A time that starts or conditions something is not its deadline: "after 11pm", "starting tonight",
+# "from Monday on", "晚上11点以后", "从明天起", "明天开始".
+_START_BEFORE = re.compile(
+    r"\b(?:after|past|from|starting|since|as\s+of|beginning|every|each)\s+(?:the\s+|this\s+)?$|每个?$", _I
+)
+_START_AFTER = re.compile(r"\s*(?:以后|之后|后(?!天)|起|开始|on\b|onwards?\b)")
+#: How far around a match the context checks look: they are about the adjacent words only, and a
+#: bounded window keeps ``_hits`` linear in the text (slicing to the start of the text was quadratic).
+_WINDOW = 24
+#: A day and a time further apart than this are not one expression ("tomorrow … at 3pm").
+_JOIN_MAX = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,18 +182,30 @@ class _Hit:
 
 def _hits(text: str) -> list[_Hit]:
     found: list[_Hit] = []
+    starts: list[tuple[int, int]] = []  # spans of start/condition times: nothing inside them is a deadline
     for family, patterns in (("dur", _DURATIONS), ("day", _DAYS), ("time", _TIMES)):
         for pattern in patterns:
             for m in pattern.finditer(text):
-                if _valid(family, m, text):
+                if family != "dur" and _starts_something(m, text):
+                    starts.append((m.start(), m.end()))
+                elif _valid(family, m, text):
                     found.append(_Hit(m.start(), m.end(), family, m))
+    if starts:  # "晚上十一点后": not "晚上" either
+        found = [h for h in found if not any(s <= h.start and h.end <= e for s, e in starts)]
     # earliest first; at the same start the longest ("下午三点" over "下午"), durations before days
     found.sort(key=lambda h: (h.start, -(h.end - h.start)))
     return found
 
 
+def _starts_something(m: re.Match[str], text: str) -> bool:
+    """ "after 11pm", "starting tonight", "从明天起": a start or a condition, not a deadline."""
+    before = text[max(0, m.start() - _WINDOW) : m.start()]
+    return bool(_START_BEFORE.search(before) or _START_AFTER.match(text, m.end(), m.end() + _WINDOW))
+
+
 def _valid(family: str, m: re.Match[str], text: str) -> bool:
     groups = m.groupdict()
+    before = text[max(0, m.start() - _WINDOW) : m.start()]
     if family == "dur":
         if (groups.get("unit") or "").lower().startswith("sec") and (groups.get("n") or "").lower() in ("a", "an"):
             return False  # "in a second" means soon, not a due time
@@ -186,7 +219,7 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
     if groups.get("h") in ("一", "1") and not groups.get("part") and "点" in m.group(0):
         if groups.get("mi") or groups.get("half") or groups.get("quarter"):
             return True
-        if _LITTLE.search(text[: m.start()]):
+        if _LITTLE.search(before):
             return False
         return text[m.end() : m.end() + 1] in ("前", "之", "以")
     return True
@@ -198,28 +231,34 @@ def find_due_span(text: str) -> tuple[int, int] | None:
     if found is None:
         return None
     start, end = found[0].start, found[-1].end
-    prefix = _PREFIX.search(text[:start])
+    window = max(0, start - _WINDOW)
+    prefix = _PREFIX.search(text[window:start])
     if prefix:
-        start = prefix.start()
+        start = window + prefix.start()
     suffix = _SUFFIX.match(text[end:])
     if suffix:
         end += suffix.end()
     return start, end
 
 
-def _pick(text: str) -> list[_Hit] | None:
-    """The first due expression: one hit, or a day and a time that belong together."""
+@lru_cache(maxsize=512)
+def _pick(text: str) -> tuple[_Hit, ...] | None:
+    """The first due expression: one hit, or a day and a time that belong together.
+
+    Cached: extraction asks about the same clause several times (its core, its action, its slot)."""
     hits = _hits(text)
     if not hits:
         return None
     first = hits[0]
     if first.family == "dur":
-        return [first]
+        return (first,)
     other = "time" if first.family == "day" else "day"
     for hit in hits[1:]:
+        if hit.start - first.end > _JOIN_MAX:
+            break  # hits are in order: the rest are further still
         if hit.family == other and hit.start >= first.end and _JOIN.fullmatch(text[first.end : hit.start]):
-            return [first, hit]
-    return [first]
+            return (first, hit)
+    return (first,)
 
 
 def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
@@ -299,7 +338,7 @@ def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None
         return today + timedelta(days=offset), part
     if g.get("wd") or g.get("wdn"):
         wd = _WEEKDAY_ZH[g["wd"]] if g.get("wd") else _WEEKDAYS_EN.index(g["wdn"].lower())
-        mod = (g.get("mod") or "").lower()
+        mod = "next" if g.get("nextweek") else (g.get("mod") or "").lower()
         if mod.startswith(("下", "next", "the")):
             weeks = 2 if mod.startswith("下下") else 1
             return today - timedelta(days=today.weekday()) + timedelta(days=7 * weeks + wd), None
@@ -318,7 +357,7 @@ def _period(p: str, today: date) -> date:
         return date(year, month, calendar.monthrange(year, month)[1])
     if "年" in p or p.endswith("year"):
         return date(today.year, 12, 31)
-    if "周" in p or "星期" in p or p.endswith("week") or p == "eow":
+    if "周" in p or "星期" in p or p.endswith(("week", "weekend")) or p == "eow":
         return today + timedelta(days=6 - today.weekday() + (7 if nxt else 0))
     return today  # end of day, EOD, close of business
 
@@ -352,7 +391,7 @@ def _clock(m: re.Match[str], day_part: str | None) -> tuple[int, int] | None:
     """(hour, minute) of a time-of-day expression; a part of day without an hour gives its end."""
     g = m.groupdict()
     if g.get("kw"):
-        return (12, 0) if g["kw"].lower() in ("noon", "midday") else (24, 0)
+        return (24, 0) if g["kw"].lower() == "midnight" else (12, 0)
     part = _PARTS.get((g.get("part") or "").lower()) or day_part
     if not g.get("h"):
         return (_PART_END[part], 0) if part else None

@@ -17,7 +17,7 @@ import hashlib
 import logging
 from dataclasses import dataclass
 
-from bot.lang import detect_lang, session_lang
+from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
@@ -190,7 +190,8 @@ class Engine:
         window = await self.window.recent(session)
         turns = [m.utterance() for m in window if m.id != msg.id]
         turn = msg.utterance()
-        lang = session_lang([m.text for m in window] + [msg.text])
+        # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
+        lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
         participants = {m.author_id: m.author_name for m in (*window, msg)}
 
         queries = await self.provider.rewrite(turn, turns, lang)
@@ -246,9 +247,10 @@ class Engine:
             open_commitments=[c for c in commitments if c.id in kept["commitments"]],
             participants=participants,
             timezone=tz,
+            open_commitments_total=len(commitments),
         )
         text = await self.provider.reply(request)
-        used = [*([request.summary.id] if request.summary else []),
-                *(f.id for f in request.facts), *(c.id for c in request.open_commitments)]
+        used = [*(f.id for f in request.facts), *(c.id for c in request.open_commitments)]
         # The reply text is untrusted (LLM output, names, quotes): plain text, never a ping.
-        return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage, memory_ids=tuple(used))
+        return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage, memory_ids=tuple(used),
+                     summary_id=request.summary.id if request.summary else None)

@@ -12,7 +12,12 @@ from collections.abc import Iterable
 
 from memory.models import Lang
 
-__all__ = ["cjk_count", "detect_lang", "session_lang"]
+__all__ = ["cjk_count", "detect_lang", "session_lang", "turn_lang"]
+
+#: Fewer Latin letters than this (and no ideograph) is too little to tell a language by: "ok", "??".
+_WEAK_LATIN = 4
+# The bot's own names and @-mentions say nothing about the asker's language ("@heyan 他答应了什么？").
+_ADDRESS = re.compile(r"@\S+|\bheyan\b|和言", re.IGNORECASE)
 
 # CJK Unified Ideographs, Extension A and Compatibility Ideographs: the characters Chinese text uses.
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -56,3 +61,16 @@ def session_lang(texts: Iterable[str], default: Lang = "en") -> Lang:
     if cjk == 0 and latin == 0:
         return default
     return "zh" if cjk >= latin else "en"
+
+
+def turn_lang(text: str, default: Lang = "en") -> Lang:
+    """The language to answer one turn in: the asker's own, not the thread's.
+
+    Mentions and the bot's names are left out of the count; a turn with too little text to tell
+    ("ok", "👍", "??") gets ``default`` (the session's language).
+    """
+    body = _ADDRESS.sub(" ", text)
+    cjk, latin = _weights(body)
+    if cjk == 0 and latin < _WEAK_LATIN:
+        return default
+    return detect_lang(body, default=default)

@@ -63,7 +63,7 @@ class Message:
 
 @dataclass(frozen=True, slots=True)
 class Reply:
-    """What the bot says, where, in which stage, and the ids of the memories it used.
+    """What the bot says, where, in which stage, and the ids of the facts (and summary) it used.
 
     ``body`` is text plus the users it means to mention (``bot.richtext``); adapters render it.
     """
@@ -73,6 +73,9 @@ class Reply:
     lang: Lang
     stage: Stage = Stage.GATHERING
     memory_ids: tuple[str, ...] = field(default_factory=tuple)
+    #: The session summary the reply drew on, listed apart: ``memory_ids`` are facts only, each one
+    #: something ``heyan memory show`` can show.
+    summary_id: str | None = None
 
     @property
     def text(self) -> str:

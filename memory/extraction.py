@@ -8,6 +8,7 @@ someone else is only ever the speaker's claim.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,7 +19,15 @@ from pydantic import ValidationError
 
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
 
-__all__ = ["DEFAULT_TTL", "CandidateFact", "ExtractionRequest", "FactExtractor", "Utterance", "to_facts"]
+__all__ = [
+    "DEFAULT_TTL",
+    "CandidateFact",
+    "ExtractionRequest",
+    "FactExtractor",
+    "Utterance",
+    "default_slot",
+    "to_facts",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +85,9 @@ class CandidateFact:
     #: True when the speaker reports what someone else said or did ("he said he'd refund me").
     reported: bool = False
     extra: dict[str, str] = field(default_factory=dict)
+    #: The consolidation slot (``Fact.slot``) the extractor computed from the quote; when empty,
+    #: ``to_facts`` derives one from the value (``default_slot``).
+    slot: str = ""
 
 
 class FactExtractor(Protocol):
@@ -105,6 +117,22 @@ log = logging.getLogger(__name__)
 
 def _squash(text: str) -> str:
     return " ".join(text.split())
+
+
+def default_slot(kind: Kind, attribute: str, value: str) -> str:
+    """A slot for a candidate whose extractor gave none: the attribute for a person or a commitment
+    (a person has one value per attribute, a commitment is named by its action), else the value —
+    so two different claims of one speaker never share a record whatever extracted them."""
+    if kind in (Kind.PERSON, Kind.COMMITMENT):
+        return ""  # the key falls back to the attribute
+    family = "claims" if kind is Kind.EVENT and attribute == "claims" else kind.value
+    digest = hashlib.blake2b(" ".join(value.casefold().split()).encode(), digest_size=8).hexdigest()
+    return f"{family}:{digest}"
+
+
+def _as_claim(slot: str) -> str:
+    """The slot of a candidate turned into its speaker's claim: same statement, the claims family."""
+    return "claims:" + slot.split(":", 1)[-1] if slot else ""
 
 
 def to_facts(
@@ -138,10 +166,13 @@ def to_facts(
         speaker = turn.author_id
         kind, subject, subject_name = cand.kind, cand.subject, cand.subject_name
         attribute, value, status = cand.attribute, cand.value, FactStatus.ACTIVE
+        slot = cand.slot or default_slot(kind, attribute, value)
         about_other = subject not in (speaker, turn.author_name)
         if cand.reported or (about_other and kind in _FIRST_PERSON_KINDS):
             other = subject_name or subject
             value = value if not about_other else f"{other}: {attribute} {value}"
+            if kind is not Kind.EVENT or attribute != "claims":
+                slot = _as_claim(cand.slot) or default_slot(Kind.EVENT, "claims", value)
             kind, subject, subject_name, attribute = Kind.EVENT, speaker, turn.author_name, "claims"
             status = FactStatus.UNVERIFIED
         elif about_other:
@@ -174,6 +205,7 @@ def to_facts(
                 lang=lang or request.lang,
                 users=users,
                 visibility=request.visibility,
+                slot=slot,
             )
         except ValidationError as exc:
             # one unusable candidate (an empty attribute, say) must not sink the batch's other facts

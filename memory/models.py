@@ -200,6 +200,10 @@ class Fact(BaseModel):
     contested: tuple[HistoryEntry, ...] = ()
     #: The visibility of the session it was said in: a private session's records stay in it.
     visibility: Visibility = Visibility.PUBLIC
+    #: Which statement of its speaker this record holds (``"<family>:<digest>"``, from the words of the
+    #: quote; see ``bot.offline.slots``): two claims of one speaker are two records. Empty on records
+    #: written before slots existed, whose key is the attribute.
+    slot: str = ""
 
     @field_validator("value", "attribute", "subject")
     @classmethod
@@ -218,8 +222,9 @@ class Fact(BaseModel):
 
     @property
     def key(self) -> tuple[str, str | None, str, str, str]:
-        """The consolidation key: one record per (tenant, session, subject, kind, attribute)."""
-        return (self.tenant, self.session, self.subject, self.kind.value, _norm(self.attribute))
+        """The consolidation key: one record per (tenant, session, subject, kind, slot) — the slot
+        being the statement (see ``slot``), or the attribute for a record without one."""
+        return (self.tenant, self.session, self.subject, self.kind.value, self.slot or _norm(self.attribute))
 
     def embed_text(self) -> str:
         """The text embedded for this fact (the seed template, in the fact's language)."""

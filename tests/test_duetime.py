@@ -98,6 +98,16 @@ TABLE: list[tuple[str, datetime, datetime]] = [
     ("Friday at 5pm", WED, sh(6, 17)),
     ("in 2 days", WED, sh(6, 23, 59)),
     ("the day after tomorrow", WED, sh(6, 23, 59)),
+    # issue 10: weekends, "Wednesday next week", a bare hour after at/by, day of month, lunch, night
+    ("by the weekend", WED, sh(8, 23, 59)),
+    ("这周末前", WED, sh(8, 23, 59)),
+    ("by Wednesday next week", WED, sh(11, 23, 59)),
+    ("by 8 tonight", WED, sh(4, 20)),
+    ("tonight at 8", WED, sh(4, 20)),
+    ("by the 15th", WED, sh(15, 23, 59)),
+    ("by lunchtime", WED, sh(4, 12)),
+    ("by Sunday night", WED, sh(8, 21)),
+    ("晚上十一点前", WED, sh(4, 23)),
 ]
 
 
@@ -120,6 +130,14 @@ def test_resolves(text: str, now: datetime, expected: datetime) -> None:
         "",
         "over 2 hours",
         "I'll be back in a second",
+        # a time that starts or conditions something is not a deadline
+        "no music after 11pm",
+        "starting tonight",
+        "from Monday on",
+        "晚上十一点以后不放音乐",
+        "晚上十一点后",
+        "从明天起",
+        "every night",
     ],
 )
 def test_no_due_phrase(text: str) -> None:

@@ -87,38 +87,41 @@ async def test_rewrite_keeps_turn_and_adds_at_most_three(provider: OfflineProvid
     assert "draft promised" in en[1:] and all(len(q) for q in en)
 
 
-async def test_reply_in_chinese_cites_speaker_and_date(provider: OfflineProvider) -> None:
+async def test_reply_in_chinese_answers_what_was_asked(provider: OfflineProvider) -> None:
     facts = await zh_facts(provider)
     commitments = [f for f in facts if f.kind is Kind.COMMITMENT]
     others = [f for f in facts if f.kind is not Kind.COMMITMENT]
-    request = ReplyRequest(
-        lang="zh",
-        stage=Stage.EXPLORING,
-        turn=Utterance("q", "u2", "李娜", "草稿到底什么时候交？", T0 + timedelta(hours=1)),
-        facts=[commitments[0], *others],
-        open_commitments=commitments,
-        participants=PEOPLE,
-        timezone=TZ,
-    )
-    text = await provider.reply(request)
-    assert detect_lang(text) == "zh"
-    assert "11月3日，李娜表示同意" in text
-    assert "张伟：周五（11月6日）前交草稿 — 尚未完成" in text
-    assert "李娜希望：全额退款" in text
-    assert "方案" in text  # exploring-stage next step
-    assert len(text.splitlines()) <= 14
+    def ask(text: str) -> ReplyRequest:
+        return ReplyRequest(
+            lang="zh",
+            stage=Stage.EXPLORING,
+            turn=Utterance("q", "u2", "李娜", text, T0 + timedelta(hours=1)),
+            facts=[commitments[0], *others],
+            open_commitments=commitments,
+            participants=PEOPLE,
+            timezone=TZ,
+        )
+
+    when = await provider.reply(ask("草稿到底什么时候交？"))
+    assert when == "11月3日，张伟答应在周五（11月6日）前交草稿。（时间按Asia/Shanghai）"
+    overview = await provider.reply(ask("和言，帮我们总结一下现在的情况。"))
+    assert detect_lang(overview) == "zh"
+    assert "11月3日，李娜表示同意：我们各退一步，退一半" in overview
+    assert "李娜希望全额退款" in overview and "张伟答应在周五（11月6日）前交草稿" in overview
+    assert overview.count("交草稿") == 1  # the commitment is both recalled and open: named once
+    assert len(overview.splitlines()) <= 6
 
 
 async def test_reply_flags_overdue_commitment(provider: OfflineProvider) -> None:
     facts = await zh_facts(provider)
     commitments = [f for f in facts if f.kind is Kind.COMMITMENT]
-    turn = Utterance("q", "u2", "李娜", "草稿呢？", LATER)
+    turn = Utterance("q", "u2", "李娜", "和言，还有什么没完成的？", LATER)
     text = await provider.reply(
         ReplyRequest(
             "zh", Stage.GATHERING, turn, open_commitments=commitments, participants=PEOPLE, timezone=TZ
         )
     )
-    assert "张伟：原定周五（11月6日）前交草稿 — 已过期限，完成了吗？" in text
+    assert "张伟答应在周五（11月6日）前交草稿（已过期限，完成了吗？）" in text
 
 
 async def test_reply_in_english_with_dates_in_tenant_zone(provider: OfflineProvider) -> None:
@@ -142,9 +145,8 @@ async def test_reply_in_english_with_dates_in_tenant_zone(provider: OfflineProvi
     text = await provider.reply(
         ReplyRequest("en", Stage.GATHERING, turn, facts=[fact], participants={"a": "Zhang Wei"}, timezone=TZ)
     )
-    # 20:00 UTC on 2 Nov is 3 Nov in Shanghai
-    assert "On 3 Nov, Zhang Wei said they would send the draft by Friday" in text
-    assert text.endswith("Could each of you say what matters most to you in this?")
+    # 20:00 UTC on 2 Nov is 3 Nov in Shanghai; "Friday" said on Monday 2 Nov is Fri 6 Nov there
+    assert text == "On 3 Nov, Zhang Wei promised to send the draft by Fri 6 Nov. (Times in Asia/Shanghai.)"
 
 
 async def test_reply_marks_claims_as_unverified(provider: OfflineProvider) -> None:
@@ -152,9 +154,9 @@ async def test_reply_marks_claims_as_unverified(provider: OfflineProvider) -> No
         "t", "s", [Utterance("c", "b", "Lina", "He said he'd refund me", T0)], lang="en", timezone=TZ
     )
     facts = to_facts(request, await provider.extract(request), now=T0)
-    turn = Utterance("q", "b", "Lina", "remember?", T0)
+    turn = Utterance("q", "b", "Lina", "what did I say about the refund?", T0)
     text = await provider.reply(ReplyRequest("en", Stage.GATHERING, turn, facts=facts, timezone=TZ))
-    assert "Lina said: “He said he'd refund me” (Lina's account, not verified)" in text
+    assert text == "On 3 Nov, Lina said: “He said he'd refund me” (Lina's account, not verified)."
 
 
 async def test_summarize_sections_and_carry_over(provider: OfflineProvider) -> None:

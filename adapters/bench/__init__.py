@@ -3,14 +3,17 @@ docs/BENCHMARKS.md, each with the command that produced it."""
 
 from __future__ import annotations
 
-import typer
-
+from adapters.bench.answers import answers
+from adapters.bench.extraction import extraction
 from adapters.bench.retrieval import retrieval
+from adapters.cli_style import Typer
 
 __all__ = ["app"]
 
-app = typer.Typer(help="Measure quality, speed and cost.", no_args_is_help=True)
+app = Typer(help="Measure quality, speed and cost.", no_args_is_help=True)
 app.command("retrieval")(retrieval)
+app.command("extraction")(extraction)
+app.command("answers")(answers)
 
 
 @app.callback()

@@ -55,6 +55,9 @@ class ReplyRequest:
     open_commitments: Sequence[Fact] = ()
     participants: dict[str, str] = field(default_factory=dict)  # user id -> display name
     timezone: str = "UTC"
+    #: How many open commitments there are in all, when the budget left some out of
+    #: ``open_commitments`` (None: all are there), so a reply can say "and 5 more".
+    open_commitments_total: int | None = None
 
 
 class MediatorProvider(Protocol):

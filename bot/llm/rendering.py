@@ -30,12 +30,13 @@ def utterance_line(u: Utterance, tz: str) -> str:
 
 def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
     """A remembered fact with who said it and when, for attribution in replies."""
+    # a participant is named by their current name (bot.names), not the one an old message was sent under
     if fact.sources:
         source = fact.sources[0]
-        speaker, when = source.author_name or people.get(source.author_id, source.author_id), source.ts
+        speaker, when = people.get(source.author_id) or source.author_name or source.author_id, source.ts
     else:
         speaker, when = people.get(fact.asserted_by, fact.asserted_by), fact.valid_from
-    subject = fact.subject_name or people.get(fact.subject, fact.subject)
+    subject = people.get(fact.subject) or fact.subject_name or fact.subject
     parts = [
         f"[fact {fact.id or '-'}] {prompts.format_time(when, tz)[:10]}",
         f"said by {json.dumps(speaker, ensure_ascii=False)}:",

@@ -6,7 +6,9 @@ and ``additionalProperties: false`` everywhere, so no field here has a default: 
 ``X | None`` and the model must write ``null``.
 
 ``ExtractionOut.candidates`` turns the model's facts into ``CandidateFact``s and drops (and logs)
-those whose source message or quote does not check out, whatever the model claimed.
+those whose source message or quote does not check out, whatever the model claimed. Each gets the
+consolidation slot ``bot.offline.slots.slot_of`` computes from its quote — the same function the
+offline rules use — so the model's wording never decides which record a statement updates.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import prompts
+from bot.offline.slots import slot_of
 from bot.zones import speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
@@ -196,9 +199,12 @@ def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[Candidat
         subject_name = people.get(subject, "")
         if not subject_name and subject.casefold() in by_name:  # the model wrote a name, not the id
             subject_name, subject = subject, by_name[subject.casefold()]
+        kind = Kind(item.kind)
+        if item.reported and kind is Kind.EVENT:
+            attribute = "claims"  # a report is its speaker's claim, whatever the model called it
         facts.append(
             CandidateFact(
-                kind=Kind(item.kind),
+                kind=kind,
                 subject=subject,
                 attribute=attribute,
                 value=value,
@@ -209,6 +215,9 @@ def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[Candidat
                 confidence=Confidence(item.confidence),
                 due_at=_due(item.due_at, speaker_zone(turn.zone, request.timezone)),
                 reported=item.reported,
+                # the record it updates comes from the quote, as for the offline rules: running
+                # extraction again, or a model wording the same statement differently, writes nothing new
+                slot=slot_of(kind, attribute, value, quote, turn.message_id),
             )
         )
     return facts

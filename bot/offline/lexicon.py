@@ -1,8 +1,12 @@
 """The offline provider's word lists: emotions and the cue phrases for intents, in Chinese and English.
 
-Patterns are compiled once here so ``rules``, ``provider`` and ``templates`` agree on what counts as a
-promise, a demand, an agreement or a hedge. English patterns are case-insensitive; Chinese ones cannot
-use ``\\b`` (there are no word boundaries between ideographs), so they guard with look-arounds instead.
+Patterns are compiled once here so ``rules``, ``slots``, ``provider`` and ``answers`` agree on what
+counts as a promise, a demand, an agreement or a hedge. English patterns are case-insensitive;
+Chinese ones cannot use ``\\b`` (there are no word boundaries between ideographs), so they guard with
+look-arounds instead. Every pattern is either anchored at the start of a clause or built from
+alternatives of bounded length, so a match attempt costs a constant and a scan is linear in the
+text (``rules`` bounds the clause length as well). The choices were measured on
+``tests/data/extraction_corpus.jsonl`` (``heyan bench extraction``).
 """
 
 from __future__ import annotations
@@ -13,21 +17,35 @@ from dataclasses import dataclass
 __all__ = [
     "ACK",
     "AGREE",
+    "CAN_NOT_PROMISE",
     "CLOSING",
-    "COMMIT",
+    "COMMIT_EN",
+    "COMMIT_ZH",
     "COMPLAINT",
+    "DELEGATE",
     "DEMAND",
     "EMOTIONS",
+    "EN_COMMIT_HEAD",
     "FIRST_PERSON",
     "HEDGE",
     "INJECTION",
+    "LEADING_TIME",
     "NEGATION_BEFORE",
+    "NEG_COMMIT",
+    "NOT_A_PROMISE",
+    "PAST",
+    "PROMISE_TAG",
     "PROPOSAL",
     "QUESTION",
     "REFUSE",
+    "REFUSING_QUESTION",
     "REPORTED",
+    "REQUEST_QUESTION",
+    "STANDING",
     "STOPWORDS_EN",
+    "ZH_COMMIT_HEAD",
     "Emotion",
+    "emotion_named",
     "find_emotions",
 ]
 
@@ -54,17 +72,22 @@ def _emotion(zh: str, en: str, klass: str, zh_words: str, en_words: str) -> Emot
 #: Ordered by strength: the first concept a clause matches is the one reported.
 EMOTIONS: tuple[Emotion, ...] = (
     _emotion(
-        "生气", "angry", "angry", "生气|气死|愤怒|火大|恼火|气愤", "angry|furious|mad|pissed(?: off)?|livid"
+        "生气", "angry", "angry", "生气|气死|愤怒|火大|恼火|气愤",
+        "angry|furious|mad|pissed(?: off)?|livid|outraged",
     ),
-    _emotion("受够了", "fed up", "angry", "受够了?|忍无可忍", "fed up|sick of|had enough"),
-    _emotion("委屈", "hurt", "hurt", "委屈|受伤|心寒", "hurt|wronged"),
-    _emotion("失望", "disappointed", "hurt", "失望", "disappointed|let down"),
-    _emotion("难过", "sad", "hurt", "难过|伤心|心痛", "sad|heartbroken"),
-    _emotion("焦虑", "anxious", "anxious", "焦虑|着急|紧张|压力很大", "anxious|stressed|nervous"),
+    _emotion("受够了", "fed up", "angry", "受够了?|忍无可忍", "fed up|sick of|had enough|sick and tired|tired of"),
+    _emotion("委屈", "hurt", "hurt", "委屈|受伤|心寒|被冒犯|不被尊重", "hurt|wronged|disrespected|insulted"),
+    _emotion("失望", "disappointed", "hurt", "失望|寒心", "disappointed|let down"),
+    _emotion("难过", "sad", "hurt", "难过|伤心|心痛", "sad|heartbroken|upset and sad"),
+    _emotion("焦虑", "anxious", "anxious", "焦虑|着急|紧张|压力很大|压力好大", "anxious|stressed|nervous|panicking"),
     _emotion("担心", "worried", "anxious", "担心|担忧|害怕", "worried|concerned|scared|afraid"),
-    _emotion("沮丧", "frustrated", "upset", "沮丧|无语|崩溃", "frustrated|frustrating"),
+    _emotion(
+        "沮丧", "frustrated", "upset", "沮丧|无语|崩溃|心累|好累|太累了",
+        "frustrated|frustrating|exhausted|drained",
+    ),
     # "麻烦" is "trouble"/"could you please", not annoyance
     _emotion("烦", "annoyed", "upset", "(?<!麻)烦(?!请)", "annoyed|annoying|irritated"),
+    _emotion("被忽视", "ignored", "upset", "被忽视|被无视|没人理", "ignored|invisible|left out"),
     _emotion("不开心", "upset", "upset", "不开心|不高兴|不爽", "upset|unhappy"),
 )
 
@@ -75,67 +98,185 @@ NEGATION_BEFORE = re.compile(
 
 #: Cues of uncertainty. A hedged promise is not a commitment; other hedged facts get low confidence.
 HEDGE = re.compile(
-    r"可能|也许|大概|或许|说不定|应该会|尽量|试试|试着|看看吧|考虑一下|不一定|不确定|不知道"
-    r"|\b(?:maybe|might|perhaps|probably|possibly|i think|i guess|i suppose|not sure|i don't know|i dunno"
-    r"|try to|i'll try|will try|hopefully|could|consider|think about)\b",
+    r"可能|也许|大概|或许|说不定|应该会|尽量|试试|试着|看看|考虑|不一定|不确定|不知道|争取|不敢保证|有空的话"
+    r"|如果可以|如果有时间|再说吧|再看吧"
+    r"|\b(?:maybe|might|perhaps|probably|possibly|i think i|i guess|i suppose|not sure|i don'?t know|i dunno"
+    r"|try to|i'?ll try|will try|i'?ll see|we'?ll see|see if i can|hopefully|i hope to|could|consider"
+    r"|think about|no promises|can'?t promise|if i (?:can|have time|get (?:a|the) chance)|if possible)\b",
     _I,
 )
 
-#: First-person promise cues. The clause must also start with the speaker as subject (see rules).
-COMMIT = re.compile(
-    r"^(?:我们?)(?:[^，,。你他她]{0,10}?)(?:保证|答应|承诺|一定会?|肯定会|会|将会?|负责|马上|这就|今天就|明天就)"
-    # "我明天把收据发给你": a first-person 把 sentence about handing something over is a promise too
-    r"|^(?:我们?)(?:[^，,。你他她]{0,10}?)(?:把|(?:发|交|还|付|寄|送|退)给)"
-    r"|^i(?:'ll|’ll| will| shall| promise| am going to|'m going to|’m going to| commit to| guarantee)\b"
-    r"|^we(?:'ll|’ll| will| promise| are going to|'re going to)\b",
+#: English promise heads, anchored at the clause's subject: "I'll", "I promise to", "we're going to".
+EN_COMMIT_HEAD = re.compile(
+    r"^(?:i|we)\s*(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to|’m\s+going\s+to|\s+am\s+going\s+to|'re\s+going\s+to"
+    r"|\s+are\s+going\s+to|'m\s+gonna|\s+am\s+gonna|\s+promise|\s+swear|\s+guarantee|\s+commit"
+    r"|\s+give\s+you\s+my\s+word)"
+    r"(?:\s+(?:that\s+)?(?:i|we)(?:'ll|’ll|\s+will)|\s+(?:to|that|you))?"
+    r"(?:\s+(?:make\s+sure(?:\s+(?:to|that|i))?|definitely|really|also|absolutely|personally|be\s+sure\s+to))*\s*",
+    _I,
+)
+
+#: An English clause that promises: a promise head, "I can … from now on", "I won't … again".
+COMMIT_EN = re.compile(
+    r"^(?:i|we)\s*(?:'ll|’ll|\s+will|\s+shall)\b"
+    r"|^(?:i|we)\s*(?:'m|’m|\s+am|'re|\s+are)\s+(?:going\s+to|gonna)\b"
+    r"|^(?:i|we)\s+(?:promise|swear|guarantee|commit\s+to)\b"
+    r"|^i\s+give\s+you\s+my\s+word\b|^promise\s+(?:i'?ll|i\s+will|to)\b"
+    r"|^(?:leave\s+it\s+(?:to|with)\s+me|count\s+on\s+me|consider\s+it\s+done|i'?m\s+on\s+it)\b",
+    _I,
+)
+
+#: Words after "I'll" that make it a figure of speech, not a promise ("I'll be honest").
+NOT_A_PROMISE = re.compile(
+    r"^(?:be\s+(?:honest|frank|blunt|upset|angry|mad|furious|sad|fine|okay|ok|happy|glad|surprised)"
+    r"|admit|say\s+(?:this|it|that)|tell\s+you\s+(?:what|something|this)|never\s+forget|believe\s+it"
+    r"|wait\s+and\s+see|let\s+it\s+go|remember\s+(?:this|that)|give\s+you\s+that|leave\s+it\s+there"
+    r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b|let\s+you\s+know\s+if)",
+    _I,
+)
+
+#: "I can …" promises only with a time marker; these verbs of perception never promise.
+CAN_NOT_PROMISE = re.compile(r"^(?:i|we)\s+can\s+(?:see|hear|understand|imagine|tell|feel|guess|say|only)\b", _I)
+
+#: Chinese promise heads after the subject (我/我们, at most a few characters before the cue).
+ZH_COMMIT_HEAD = re.compile(
+    r"^(?:我们?|咱们?)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
+    r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|会(?!议|面|员|长|计|儿)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
+    r"|先来|来(?=吧?$)|来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
+    r"|去(?=[找跟和把给交付还买修换打清洗搬收退])"
+    r"|以后不再|以后不会再|再也不|不会再|不再)"
+)
+
+#: A Chinese clause that promises: a promise head, a first-person 把 sentence that hands something
+#: over, a deadline with 前/之前 before an action, or "以后不再…". See ``rules._is_commitment``.
+COMMIT_ZH = re.compile(
+    ZH_COMMIT_HEAD.pattern
+    + r"|^(?:我们?)(?:[^，,。你他她]{0,10}?)(?:把|(?:发|交|还|付|寄|送|退|转|打)给)"
+    r"|^(?:以后|今后|从今以后|从今天起|从现在起|从现在开始|从今晚开始|从明天起|从明天开始)[^，,。]{0,6}?(?:不再|不会再|再也不|绝不|会|都会)"
+    r"|^(?:我们?)(?:以后|今后)(?=轮流|每|都|一起|按|准时|提前|不|会|要|负责)"
+    r"|^(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上)|^放心吧?我"
+    # the subject left out, as Chinese does: "（放心，）周末前一定搞定"
+    r"|^(?:[^，,。你他她]{1,10}?(?:之前|以前|前|之内|以内|内)[，,]?)?(?:一定|保证|肯定会)(?!要)"
+)
+
+#: The speaker has done it already: a report, not a promise ("我已经把钱转给你了", "昨天我把钥匙还给他").
+PAST = re.compile(r"已经|了[。！!.~]*$|过了|刚才|刚刚|昨天|上周|上次|之前就")
+
+#: Markers of a standing promise ("from now on", "以后"): it has no deadline, only a start.
+STANDING = re.compile(
+    r"从今以后|从今天起|从现在起|从现在开始|从今晚开始|从明天起|从明天开始|(?<![0-9一二两三四五六七八九十天周月年时点号钟])以后"
+    r"|今后|每天|每晚|每次|再也不|不再|不会再"
+    r"|\b(?:from\s+now\s+on|going\s+forward|from\s+(?:today|tonight|tomorrow|monday|next\s+week)\s+on"
+    r"|starting\s+(?:today|tonight|tomorrow|now|next\s+\w+|this\s+\w+|on\s+\w+|monday|tuesday|wednesday"
+    r"|thursday|friday|saturday|sunday)|every\s+(?:day|night|week|time|morning|evening)|anymore|any\s+more|ever\s+again"
+    r"|no\s+longer|stop\s+\w+ing|quit\s+\w+ing)\b",
+    _I,
+)
+
+#: A clause that is only a promise tag: "I promise", "保证", "说到做到". It binds its sentence.
+PROMISE_TAG = re.compile(
+    r"^(?:(?:and\s+|yes\s+)?i\s+(?:promise|swear)(?:\s+you)?|promise|you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word"
+    r"|我保证|保证|我发誓|我承诺|说到做到)[\s!！。.~～]*$",
+    _I,
+)
+
+#: Taking something on ("leave it to me", "交给我"): binds the promise next to it like a tag.
+DELEGATE = re.compile(
+    r"^(?:leave\s+it\s+(?:to|with)\s+me|count\s+on\s+me|consider\s+it\s+done|i'?m\s+on\s+it"
+    r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
+    _I,
+)
+
+#: Questions that ask the other side to do something: a demand, not a question about the record.
+REQUEST_QUESTION = re.compile(
+    r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:please|kindly)\b|^please\b|\bplease\s+(?:stop|give|pay|send"
+    r"|return|move|clean)\b"
+    r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)把|^(?:能不能|可不可以)请你|^麻烦你",
+    _I,
+)
+
+#: Rhetorical questions that refuse: "凭什么要我…？", "why should I pay for that?".
+REFUSING_QUESTION = re.compile(r"凭什么|\bwhy\s+should\s+i\b", _I)
+
+#: A time phrase that opens a clause before its subject: "From tonight on, I …", "Starting Monday, …".
+LEADING_TIME = re.compile(
+    r"^(?:from\s+now\s+on|going\s+forward|from\s+(?:next\s+|this\s+)?\w+\s+on|starting\s+(?:next\s+|this\s+)?\w+"
+    r"|as\s+of\s+\w+|从今以后|从[^，,。我]{1,6}?(?:起|开始)|以后|今后)[\s,，]*",
     _I,
 )
 
 #: Demands: what the speaker wants from the other side.
 DEMAND = re.compile(
-    r"^我们?(?:[^，,。]{0,4}?)(?:要求|希望|想要|需要|坚持|只要)|必须|请你|你得|你应该|你要(?!是)|给我一个"
-    r"|^i(?:'d| would)? (?:want|demand|expect|insist|would like|'d like|need\b(?! to\b))\b"
-    r"|^we (?:want|demand|need|expect|insist)\b|\bplease\b|\byou (?:must|need to|have to|should)\b",
+    r"^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要|需要|坚持|只要|只想|想让|想请)"
+    r"|必须|请你|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能|能不能请你"
+    r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
+    r"|^i(?:'d|’d| would)?\s+(?:just\s+|really\s+|only\s+|still\s+)?(?:want|demand|expect|insist|would\s+like|'d\s+like|like\s+you\s+to|need\s+you\b"
+    r"|need\s+(?:a|an|the|my|our|some|it|this|that|him|her|them)\b|ask\s+(?:you\s+)?(?:for|that|to))\b"
+    r"|^we\s+(?:want|demand|need|expect|insist)\b|^please\b|\byou\s+(?:must|need\s+to|have\s+to|should|better)\b",
     _I,
 )
 
 #: Agreement with what was proposed. Checked after REFUSE, which holds the negated forms.
 AGREE = re.compile(
-    r"同意|就这么办|就这样吧|可以接受|我接受|成交|没问题|一言为定"
-    r"|\bi agree\b|\bagreed\b|^deal\b|\bit'?s a deal\b|\bdeal[.!]*$|sounds good|that works|works for me|fine by me|\bi accept\b"
-    r"|let'?s do (?:that|it)\b",
+    r"同意|就这么办|就这样吧|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
+    r"|\bi\s+agree\b|\bagreed\b|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
+    r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
+    r"|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
     _I,
 )
 
 #: A bare "OK"/"好的": agreement only when it is the whole message, else just a discourse marker.
-ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|可以|嗯)[\s.!！。,，~]*$", _I)
+ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$", _I)
 
-#: Refusals: "no" to a proposal or a demand.
+#: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(
-    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会|不答应|不干|休想|凭什么要我"
-    r"|\bi refuse\b|\bno way\b|\bi (?:don't|do not) agree\b|\bi disagree\b|\bi won'?t\b|\bi will not\b"
-    r"|\bno deal\b|\b(?:never|not) (?:going to )?agree\b|\b(?:not|un)acceptable\b|\bi reject\b|\bnot happening\b",
+    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让)"
+    r"|门都没有|想都别想"
+    r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
+    r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b|\bi\s+won'?t\b|\bi\s+will\s+not\b"
+    r"|不能接受|没法接受|无法接受|接受不了"
+    r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
+    r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to|doing|giving|apologi[sz]ing|moving)\b)"
+    r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b",
     _I,
 )
 
 #: Someone else's words or deeds reported by the speaker: the speaker's claim, never the other's fact.
 REPORTED = re.compile(
-    r"^(?:他们?|她们?|对方|人家|老板|房东|房主|经理|卖家|买家|店家|同事|室友)"
-    r"(?:[^，,。我]{0,6}?)(?:说|答应|承诺|保证|同意|表示|告诉我|声称|发誓|会|要|欠)"
-    r"|^(?![我你咱刚])[\u4e00-\u9fff]{2,3}(?:说过?|答应过?|承诺过?|保证过?|告诉我|声称|发誓|同意了)"
+    r"^(?:他们?|她们?|对方|人家|老板|房东|房主|经理|卖家|买家|店家|同事|室友|会长|队长)"
+    r"(?:[^，,。我]{0,6}?)(?:说|答应|承诺|保证|同意|表示|告诉我|声称|发誓|欠|会|要|从来不|总是|又没|根本没|没有?)"
+    r"|^你(?:[^，,。我]{0,4}?)(?:说过|答应过?|承诺过?|保证过?|明明说|从来都?不|从来没|总是|老是|又|根本没|一直没|还没|上次说"
+    r"|没有?(?!事|错|关系))"
+    r"|^(?![我你咱刚明今昨后前上下这那每])(?:(?![你我他她它就按照])[\u4e00-\u9fff]){2,3}"
+    r"(?:说过?|答应过?|承诺过?|保证过?|告诉我|声称|发誓|同意了)"
     r"|听说|据说|据(?:他|她)说"
-    r"|^(?:he|she|they|[A-Z][a-z]+(?:\s[A-Z][a-z]+)?|(?:my|the|our|your) \w+)\s+(?:said|says|told|promised"
-    r"|agreed|claimed|claims|swore|will|'ll|’ll|would|'d|is going to|was going to|owes|admitted)\b"
-    r"|\bi heard\b|\baccording to\b",
+    r"|^(?:he|she|they|(?:my|the|our|your)\s+(?:landlord|roommate|flatmate|boss|manager|neighbou?r|friend|partner"
+    r"|sister|brother|colleague|teammate|guild\s+master|officer|leader))\s+(?:said|says|told|promised|agreed|claimed"
+    r"|claims|swore|will|'ll|’ll|would|'d|is\s+going\s+to|was\s+going\s+to|owes|admitted|never|always|didn'?t|keeps)\b"
+    r"|^(?!(?:i|we|you|it|this|that|there)\b)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:said|says|told|promised"
+    r"|agreed|claimed|claims|swore|owes|admitted|never|always|didn'?t|keeps)\b"
+    r"|^you\s+(?:said|told|promised|agreed|swore|never|always|didn'?t|did\s+not|haven'?t|keep|kept|still\s+haven'?t)\b"
+    r"|\bi\s+heard\b|\baccording\s+to\b",
+    _I,
+)
+
+#: A promise not to do something again: "I won't be late again", "我以后不再…". Checked before REFUSE.
+NEG_COMMIT = re.compile(
+    r"^(?:i|we)\s*(?:won'?t|will\s+not|'ll\s+never|’ll\s+never|will\s+never)\b[^.!?]{0,160}?"
+    r"\b(?:again|anymore|any\s+more|ever)\b"
+    r"|^(?:i|we)\s+(?:promise|swear)\s+(?:not\s+to|never\s+to|i\s+won'?t|i'?ll\s+never|we\s+won'?t)\b"
+    r"|^(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\s+again\b"
+    r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)",
+    _I,
 )
 
 #: Messages that try to instruct the bot instead of talking to the other side.
 INJECTION = re.compile(
     r"忽略(?:之前|以上|前面|上面|所有)|无视(?:之前|以上|前面)|(?:之前|以上)的(?:指令|指示|规则)|系统提示|你现在是|"
     r"(?:帮我|请)?(?:记录|记下|记住)(?:下来)?(?:说|一下)?[^，。]{0,6}(?:同意|答应|承诺|欠)"
-    r"|\bignore (?:all |any )?(?:the )?(?:previous|prior|above|earlier|your) (?:instructions|rules|prompts?)\b"
-    r"|\bdisregard\b|\bsystem prompt\b|\byou are now\b|\bnew instructions\b"
-    r"|\b(?:record|remember|note|store) that\b|\bmark (?:it|this) as\b",
+    r"|\bignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions|rules|prompts?)\b"
+    r"|\bdisregard\b|\bsystem\s+prompt\b|\byou\s+are\s+now\b|\bnew\s+instructions\b"
+    r"|\b(?:record|remember|note|store)\s+that\b|\bmark\s+(?:it|this)\s+as\b",
     _I,
 )
 
@@ -144,13 +285,14 @@ FIRST_PERSON = re.compile(r"我|\b(?:i|i'm|i’m|me|my|myself)\b", _I)
 
 PROPOSAL = re.compile(
     r"要不|不如|我建议|建议|我们可以|可不可以|能不能|怎么样|咱们|我提议"
-    r"|\bhow about\b|\bwhat if\b|\bi suggest\b|\bi propose\b|\blet'?s\b|\bwe could\b|\bwhy don'?t we\b|\bcould we\b",
+    r"|\bhow\s+about\b|\bwhat\s+if\b|\bi\s+suggest\b|\bi\s+propose\b|\blet'?s\b|\bwe\s+could\b|\bwhy\s+don'?t\s+we\b"
+    r"|\bcould\s+we\b",
     _I,
 )
 
 CLOSING = re.compile(
     r"谢谢|多谢|再见|就到这|到此为止|结束吧|问题解决了|没事了"
-    r"|\bthanks?\b|\bthank you\b|\bbye\b|\bthat's all\b|\bwe'?re done\b|\bresolved\b|\bgood night\b",
+    r"|\bthanks?\b|\bthank\s+you\b|\bbye\b|\bgoodbye\b|\bthat's\s+all\b|\bwe'?re\s+done\b|\bresolved\b|\bgood\s+night\b",
     _I,
 )
 
@@ -160,7 +302,7 @@ QUESTION = re.compile(
 
 COMPLAINT = re.compile(
     r"总是|从来不|每次都|又一次|凭什么|太过分|不公平|没做到|说话不算"
-    r"|\balways\b|\bnever\b|\bagain\b|\bnot fair\b|\bunfair\b|\byou didn'?t\b|\byou haven'?t\b|\bbroke your\b",
+    r"|\balways\b|\bnever\b|\bagain\b|\bnot\s+fair\b|\bunfair\b|\byou\s+didn'?t\b|\byou\s+haven'?t\b|\bbroke\s+your\b",
     _I,
 )
 
@@ -168,7 +310,8 @@ _STOPWORDS = (
     "a an the i me my you your he him his she her it its we us our they them their is are was were be been "
     "am do does did have has had will would shall should can could may might must to of in on at by for with "
     "and or but so if then that this these those what which who whom how why when where not no yes ok okay "
-    "just really very please about from up out as there here all any some"
+    "just really very please about from up out as there here all any some i'll i'm i've i'd we'll we're "
+    "you're you'll it's that's don't won't can't let's"
 )
 STOPWORDS_EN = frozenset(_STOPWORDS.split())
 
@@ -182,3 +325,13 @@ def find_emotions(text: str) -> list[tuple[Emotion, re.Match[str]]]:
                 found.append((emotion, m))
                 break
     return found
+
+
+def emotion_named(label: str) -> Emotion | None:
+    """The emotion concept a stored label names ("worried", "担心", or a phrase holding one)."""
+    text = label.strip()
+    for emotion in EMOTIONS:
+        if text.casefold() in (emotion.zh, emotion.en):
+            return emotion
+    found = find_emotions(text)
+    return found[0][0] if found else None

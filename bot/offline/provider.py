@@ -10,11 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from bot.lang import detect_lang
+from bot.lang import detect_lang, turn_lang
 from bot.llm.base import Classification, ReplyRequest
+from bot.names import NameBook
 from bot.offline import lexicon as lx
+from bot.offline.answers import answer
+from bot.offline.phrasing import mediate
+from bot.offline.questions import read_question
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
-from bot.offline.templates import is_structured, parse_summary, render_reply, render_summary
+from bot.offline.templates import is_structured, parse_summary, render_summary
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind, Lang, Summary
 
@@ -82,8 +86,16 @@ class OfflineProvider:
         return Classification(emotion=emotion, intent=_intent(text, emotion), intensity=round(intensity, 2))
 
     async def reply(self, request: ReplyRequest) -> str:
-        """A template reply in the request's language (see ``bot.offline.templates``)."""
-        return render_reply(request)
+        """An answer when the turn asks about the record (``answers``), else a stage-appropriate
+        mediation reply (``phrasing``) — in the asker's language, naming each person by their latest
+        name."""
+        lang = turn_lang(request.turn.text, default=request.lang)
+        names = NameBook.of([*request.facts, *request.open_commitments], [*request.window, request.turn],
+                            request.participants)
+        question = read_question(request.turn.text, request.turn.author_id, names.aliases())
+        if question is not None:
+            return answer(question, request, names, lang)
+        return mediate(request, names, lang)
 
     async def summarize(self, turns: Sequence[Utterance], previous: Summary | None, lang: Lang) -> str:
         """Issues (demands), agreements, open differences (refusals) and next steps (commitments).

@@ -1,39 +1,51 @@
 """Rule-based fact extraction: promises, demands, agreements, refusals, feelings and claims.
 
-Each message of ``request.turns`` is split into clauses; each clause yields at most one position
+Each message of ``request.turns`` is split into sentences and clauses (``clauses``); a sentence that
+asks a question asserts nothing and is skipped; each other clause yields at most one position
 (claim, refusal, agreement, commitment or demand) plus at most one emotion. ``request.context`` is
 only read to resolve what a short "OK, deal" / "不行" answers.
 
-Rules chosen here (documented in the report and docs):
+Rules chosen here (measured on ``tests/data/extraction_corpus.jsonl``, see docs/BENCHMARKS.md):
 
 * Everything is owned by the speaker. A clause about someone else ("他说他会退款给我", "Bob agreed
-  to pay me") is the speaker's claim: kind ``event``, attribute ``claims``, ``reported=True``.
+  to pay me", "you never reply") is the speaker's claim: kind ``event``, attribute ``claims``,
+  ``reported=True``.
 * A message that tries to instruct the bot ("ignore previous instructions and record that …") yields
   one low-confidence claim by its author and nothing else.
-* A hedged promise ("I might send it", "我尽量") is not a commitment and is dropped; any other hedged
-  fact is kept with low confidence.
-* A refusal is kind ``consensus`` with attribute ``refuses``: it is the speaker's answer to a
-  proposal, the mirror of ``agrees to``, and summaries list it as an open difference.
+* A promise keeps its whole action and its deadline as said ("move my bike out of the hallway by
+  Monday"); ``attribute`` is the action without the deadline. "I can … starting tonight", "from now
+  on", "我来…", "…之前…", "以后不再…", "I won't … again" and a sentence tagged "…, I promise" are
+  promises; a standing one ("from now on") has no due time.
+* A hedged promise ("I might send it", "maybe I'll", "I'll try", "我尽量") is not a commitment and is
+  dropped; any other hedged fact is kept with low confidence.
+* A refusal is kind ``consensus`` with attribute ``refuses``: the mirror of ``agrees to``.
 * An emotion is high confidence only when first-person ("我很生气", "I'm upset"); one whose clause is
   about a third person and not the speaker ("他很生气") is not recorded at all.
+
+Cost: one pass over the message and constant work per clause (clauses are capped at
+``clauses.MAX_CLAUSE_CHARS``); a message longer than ``MAX_MESSAGE_CHARS`` is read up to there.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import logging
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.duetime import find_due_span, resolve_due
 from bot.lang import detect_lang
 from bot.offline import lexicon as lx
+from bot.offline.actions import is_commitment, is_standing, split_due, strip_head
+from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses, split_sentences
+from bot.offline.slots import slot_of
 from bot.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Confidence, Kind, Lang
 
-__all__ = ["Clause", "extract_rules", "split_clauses"]
+__all__ = ["ATTRIBUTES", "MAX_MESSAGE_CHARS", "Clause", "extract_rules", "split_clauses"]
+
+log = logging.getLogger(__name__)
 
 #: Attribute names per language. "claims" stays English: ``memory.extraction.to_facts`` uses it too.
 ATTRIBUTES: dict[str, dict[str, str]] = {
@@ -47,66 +59,31 @@ ATTRIBUTES: dict[str, dict[str, str]] = {
     "zh": {"wants": "要求", "agrees": "同意", "refuses": "拒绝", "feels": "感受", "claims": "claims"},
 }
 
-#: Values are cut here: a fact is a short statement, the quote keeps the full words.
-_VALUE_LIMIT = 200
+#: Slack's limit for one message; Discord's is 4,000. Beyond it a message is read up to here.
+MAX_MESSAGE_CHARS = 40_000
 
-# Hard clause ends, and a comma that starts a new subject ("好的，我明天发" / "OK, I'll send it").
-_SPLIT = re.compile(
-    r"[。！？；!?;\n]+|…+|\.(?=\s|$)"
-    r"|[，,](?=\s*(?:(?:但是|但|不过|所以|而且|然后|and|but|so|then)\s*)?"
-    r"(?:我|你|他|她|对方|咱|\b(?:i|you|he|she|we|they)\b))",
+_OTHER_VERB = re.compile(
+    r"\s*(?:说|答应|承诺|保证|同意|告诉|会|要|欠|从来|总是|又|没|said|says|told|promised|agreed|will|'ll|would|owes"
+    r"|never|always|didn't|keeps)",
     re.IGNORECASE,
 )
-# Discourse openers stripped before anchored patterns look for the subject.
-_FILLER = re.compile(
-    r"^(?:(?:但是|但|不过|所以|而且|然后|其实|反正|那么|那|嗯|哦|唉|好吧|好的|好|行"
-    r"|(?:ok|okay|well|but|and|so|also|then|actually|honestly|look|listen|fine|alright)\b)[\s,，、!！.]*)+",
-    re.IGNORECASE,
-)
-_THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
-_ZH_SUBJECT = re.compile(r"^(?:我们?|咱们?)")
-_EN_COMMIT_HEAD = re.compile(
-    r"^(?:i|we)(?:'ll|’ll| will| shall|'m going to|’m going to| am going to|'re going to| are going to"
-    r"| promise| commit| guarantee)(?:\s+(?:to|that|you))?(?:\s+(?:i|we)(?:'ll|’ll| will))?\s*",
-    re.IGNORECASE,
-)
-_ZH_CUE = re.compile(r"(?:保证|答应|承诺|一定会?|肯定会|会|将会?|负责|马上|这就|今天就|明天就)")
-_ZH_BA = re.compile(
-    r"^把(.+?)(发|交|给|还|寄|送|转|退|付|做|改|修|写|拿|带|搬|清理|打扫)(给[你他她我]们?|过来|回来|好|完)?(.*)$"
-)
-_ZH_VERBS = {"发": "发送", "交": "提交", "还": "归还", "退": "退还", "付": "支付", "寄": "寄出", "转": "转交"}
-_EN_OBJECT_PRONOUN = re.compile(
-    r"\b(?:you|him|her|them|us)\s+(?=(?:the|a|an|my|your|his|her|our|their|back)\b)"
+_NOT_NAMES = frozenset(
+    ["My", "The", "Our", "Your", "He", "She", "They", "You", "I", "We", "It", "This", "That", "There", "Here", "Today", "Yesterday", "Tomorrow", "Tonight", "Everyone", "Nobody", "Somebody", "Someone", "Everybody", "Honestly", "Sorry", "Yes", "No", "Well", "Then", "Also", "Maybe", "Please", "Thanks"]
 )
 _PROPOSAL_CUE = re.compile(
-    r"^(?:要不然?|不如|我建议|我提议|how about|what if|why don'?t we|i suggest(?: that)?|i propose(?: that)?)[\s,，]*",
+    r"^(?:那么?|要不然?|不如|我建议|我提议|how about|what if|why don'?t we|let'?s|let us|i suggest(?: that)?"
+    r"|i propose(?: that)?)[\s,，]*",
     re.IGNORECASE,
 )
-_EDGE_JUNK = " \t,，、.。!！?？;；:：~～的了啦哈吧呢啊"
-
-
-@dataclass(frozen=True, slots=True)
-class Clause:
-    """A clause of a message and where it sits in the message (``text == message[start:end]``)."""
-
-    text: str
-    start: int
-    end: int
-
-
-def split_clauses(text: str) -> list[Clause]:
-    """Clauses of ``text``: split on 。！？；.!?; and newlines, and on a comma before a new subject."""
-    clauses: list[Clause] = []
-    pos = 0
-    for m in (*_SPLIT.finditer(text), None):
-        end = m.start() if m else len(text)
-        segment = text[pos:end]
-        stripped = segment.strip()
-        if stripped and any(ch.isalnum() for ch in stripped):
-            start = pos + segment.index(stripped)
-            clauses.append(Clause(stripped, start, start + len(stripped)))
-        pos = m.end() if m else len(text)
-    return clauses
+_PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:怎么样|好不好|行不行|可以吗|好吗|如何|行吗)$")
+_DEMAND_LEAD = re.compile(r"^(?:to|that|you to|for|on)\s+", re.IGNORECASE)
+_ANSWER_LEAD = re.compile(r"^(?:(?:to|with|that|i'm|i am|i'll|i will|i|going\s+to)\s+|for\s+me[\s,，]*)+", re.IGNORECASE)
+# Words that only point back at the proposal: "I reject that proposal", "我不同意这个方案".
+_ANAPHORA = re.compile(
+    r"^(?:that|this|it|that\s+(?:proposal|plan|idea|offer|deal)|this\s+(?:proposal|plan|idea|offer|deal)"
+    r"|这个?(?:方案|提议|建议|办法|要求)?|那个?(?:方案|提议|建议|办法|要求)?|这样|这样的?(?:安排|分配))[\s.!。！]*$",
+    re.IGNORECASE,
+)
 
 
 def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
@@ -115,29 +92,9 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
     history: list[Utterance] = list(request.context)
     out: list[CandidateFact] = []
     for turn in request.turns:
-        # Questions assert nothing ("我答应了什么？", "will you pay?"): blank them out before the rules.
-        # Quotes stay substrings of the message because the other sentences are left as they were.
-        asked = dataclasses.replace(turn, text=_QUESTION.sub("\n", turn.text))
-        out.extend(_Turn(asked, request, history, names).extract())
+        out.extend(_Turn(turn, request, history, names).extract())
         history.append(turn)
     return out
-
-
-_QUESTION = re.compile(r"[^。！？；!?;\n]*[？?]")
-
-
-def _core(text: str) -> str:
-    """The clause with openers and a leading due phrase removed, for patterns anchored at the subject."""
-    core = _FILLER.sub("", text).strip()
-    span = find_due_span(core)
-    if span and span[0] == 0 and re.match(r"[\s,，]*(?:我|i\b|we\b)", core[span[1] :], re.IGNORECASE):
-        core = core[span[1] :].lstrip(" ,，")
-    return core
-
-
-def _clean(text: str, limit: int = _VALUE_LIMIT) -> str:
-    text = " ".join(text.split()).strip(_EDGE_JUNK)
-    return text[:limit].rstrip()
 
 
 class _Turn:
@@ -147,10 +104,15 @@ class _Turn:
         self, turn: Utterance, request: ExtractionRequest, history: Sequence[Utterance], names: dict[str, str]
     ) -> None:
         self.turn = turn
+        self.text = turn.text
+        if len(self.text) > MAX_MESSAGE_CHARS:
+            log.info("message %s is %d characters; extraction reads the first %d",
+                     turn.message_id, len(self.text), MAX_MESSAGE_CHARS)
+            self.text = self.text[:MAX_MESSAGE_CHARS]
         self.lang: Lang = request.lang
         self.attr = ATTRIBUTES[self.lang]
         self.history = history
-        self.others = {n: uid for n, uid in names.items() if uid != turn.author_id}
+        self.others = sorted((n for n, uid in names.items() if uid != turn.author_id), key=len, reverse=True)
         # wall-clock words mean the speaker's clock when the platform tells it, else the tenant's
         self.tz = speaker_zone(turn.zone, _valid_zone(request.timezone))
         self.ts = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
@@ -167,12 +129,13 @@ class _Turn:
         reported: bool = False,
         extra: dict[str, str] | None = None,
     ) -> CandidateFact:
+        value = clean(value) or clean(quote)
         return CandidateFact(
             kind=kind,
             subject=self.turn.author_id,
             subject_name=self.turn.author_name,
             attribute=attribute,
-            value=_clean(value) or _clean(quote),
+            value=value,
             message_id=self.turn.message_id,
             quote=quote,
             asserted_by=self.turn.author_id,
@@ -180,18 +143,19 @@ class _Turn:
             due_at=due_at,
             reported=reported,
             extra=extra or {},
+            slot=slot_of(kind, attribute, value, quote, self.turn.message_id),
         )
 
     def extract(self) -> list[CandidateFact]:
-        clauses = split_clauses(self.turn.text)
-        injected = next((c for c in clauses if lx.INJECTION.search(c.text)), None)
+        clauses = split_clauses(self.text)
+        injected = next((c for c in clauses if lx.INJECTION.search(c.text[:MAX_CLAUSE_CHARS])), None)
         if injected is not None:
             # An instruction to the bot is never stored as anyone's fact: only as what its author said.
             return [
                 self.fact(
                     Kind.EVENT,
                     self.attr["claims"],
-                    self.turn.text,
+                    clean(self.text[:MAX_CLAUSE_CHARS]),
                     injected.text,
                     confidence=Confidence.LOW,
                     reported=True,
@@ -199,147 +163,186 @@ class _Turn:
                 )
             ]
         out: list[CandidateFact] = []
+        alone = len(clauses) == 1
+        by_sentence: dict[int, list[Clause]] = {}
         for clause in clauses:
-            out.extend(self.clause(clause.text, alone=len(clauses) == 1))
+            by_sentence.setdefault(clause.sentence, []).append(clause)
+        for sentence in by_sentence.values():
+            if sentence[0].question:
+                # A question asserts nothing ("我答应了什么？", "will you pay?") — unless it asks the other
+                # side to do something ("could you please …?") or refuses ("凭什么要我…？").
+                out.extend(self.question(sentence))
+                continue
+            tags = [c for c in sentence if lx.PROMISE_TAG.match(core(c.text) or c.text)
+                    or (len(sentence) > 1 and lx.DELEGATE.match(core(c.text) or c.text))]
+            rest = [c for c in sentence if c not in tags]
+            target = _tagged(rest, tags[0]) if tags else None
+            found: list[list[CandidateFact]] = []
+            for clause in rest:
+                quote = clause.text
+                if clause is target:  # "From tonight on, no music after 11pm, I promise."
+                    start, end = min(clause.start, tags[0].start), max(clause.end, tags[0].end)
+                    quote = self.text[start:end]
+                found.append(self.clause(clause.text, quote, alone=alone, promised=clause is target))
+            out.extend(fact for facts in _without_bare_answers(found) for fact in facts)
         return out
 
-    def clause(self, text: str, *, alone: bool) -> list[CandidateFact]:
-        core = _core(text)
+    def question(self, sentence: Sequence[Clause]) -> list[CandidateFact]:
+        """What a question still says: a request is a demand, a rhetorical "凭什么要我…" a refusal."""
+        text = self.text[sentence[0].start : sentence[-1].end]
+        body = core(text)
+        if lx.REFUSING_QUESTION.search(body):
+            value, extra = self.answer_to(lx.REFUSING_QUESTION.split(body, maxsplit=1)[-1])
+            return [self.fact(Kind.CONSENSUS, self.attr["refuses"], value, text, extra=extra)]
+        if m := lx.REQUEST_QUESTION.search(body):
+            value = re.sub(r"^(?:please\s+|kindly\s+)", "", body[m.end() :].strip(" ,，"), flags=re.IGNORECASE)
+            value = value if m.group().endswith("把") is False else "把" + value
+            return [self.fact(Kind.DEMAND, self.attr["wants"], value or body, text)]
+        return []
+
+    def clause(self, text: str, quote: str, *, alone: bool, promised: bool) -> list[CandidateFact]:
+        text = text[:MAX_CLAUSE_CHARS]
+        body = core(text)
         hedged = bool(lx.HEDGE.search(text))
         confidence = Confidence.LOW if hedged else Confidence.HIGH
         out: list[CandidateFact] = []
-        emotion = self.emotion(text, core, hedged)
+        emotion = self.emotion(text, body, hedged, quote)
         if emotion is not None:
             out.append(emotion)
-        about = self.about_other(core)
+        about = self.about_other(body)
         if about is not None:
             extra = {"about": about} if about else {}
-            out.append(self.fact(Kind.EVENT, self.attr["claims"], text, text, reported=True, extra=extra))
+            out.append(self.fact(Kind.EVENT, self.attr["claims"], text, quote, reported=True, extra=extra))
             return out
-        if m := lx.REFUSE.search(text):
+        if lx.NEG_COMMIT.search(body) and not hedged:
+            out.append(self.commitment(text, body, quote))
+        elif m := lx.REFUSE.search(text):
             value, extra = self.answer_to(text[m.end() :])
-            out.append(
-                self.fact(
-                    Kind.CONSENSUS, self.attr["refuses"], value, text, confidence=confidence, extra=extra
-                )
-            )
+            out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], value, quote,
+                                 confidence=confidence, extra=extra))
         elif (m := lx.AGREE.search(text)) or (alone and lx.ACK.match(text)):
             value, extra = self.answer_to(text[m.end() :] if m else "")
-            out.append(
-                self.fact(
-                    Kind.CONSENSUS, self.attr["agrees"], value, text, confidence=confidence, extra=extra
-                )
-            )
-        elif lx.COMMIT.search(core) and not hedged and emotion is None:
-            out.append(self.commitment(text, core))
-        elif m := lx.DEMAND.search(core):
-            value = core[m.end() :].strip(" ,，:：") if len(core) - m.end() >= 2 else core
-            value = re.sub(r"^(?:to|that|you to)\s+", "", value, flags=re.IGNORECASE)
-            out.append(self.fact(Kind.DEMAND, self.attr["wants"], value, text, confidence=confidence))
+            out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote,
+                                 confidence=confidence, extra=extra))
+        elif is_commitment(body, hedged=hedged, promised=promised) and not _only_feeling(body):
+            out.append(self.commitment(text, body, quote))
+        elif m := lx.DEMAND.search(body):
+            value = body[m.end() :].strip(" ,，:：") if len(body) - m.end() >= 2 else body
+            value = _DEMAND_LEAD.sub("", value)
+            out.append(self.fact(Kind.DEMAND, self.attr["wants"], value, quote, confidence=confidence))
         return out
 
-    def about_other(self, core: str) -> str | None:
+    def about_other(self, body: str) -> str | None:
         """The other person a clause reports on ("" when unnamed), or None when it is the speaker's own."""
-        for name in sorted(self.others, key=len, reverse=True):
-            if core.startswith(name) and re.match(
-                r"\s*(?:说|答应|承诺|保证|同意|告诉|会|要|欠|said|says|told|promised|agreed|will|'ll|would|owes)",
-                core[len(name) :],
-                re.IGNORECASE,
-            ):
+        for name in self.others:
+            if body.startswith(name) and _OTHER_VERB.match(body, len(name)):
                 return name
-        m = lx.REPORTED.search(core)
+        if (m := _NAMED_DEED.match(body)) and m.group(1) not in _NOT_NAMES:
+            return m.group(1)  # "Rook kicked me without a vote"
+        m = lx.REPORTED.search(body)
         if m is None:
             return None
         head = m.group(0).split()[0] if m.group(0).split() else ""
-        return (
-            head
-            if head[:1].isupper() and head not in ("My", "The", "Our", "Your", "He", "She", "They")
-            else ""
-        )
+        return head if head[:1].isupper() and head not in _NOT_NAMES else ""
 
-    def emotion(self, text: str, core: str, hedged: bool) -> CandidateFact | None:
+    def emotion(self, text: str, body: str, hedged: bool, quote: str) -> CandidateFact | None:
         found = lx.find_emotions(text)
         if not found:
             return None
         first_person = bool(lx.FIRST_PERSON.search(text))
-        if not first_person and (_THIRD_START.match(core) or self.about_other(core) is not None):
+        if not first_person and (_THIRD_START.match(body) or self.about_other(body) is not None):
             return None  # "他很生气" is not the speaker's feeling
-        emotion, _ = found[0]
+        emotion, where = found[0]
+        if _OTHERS_FEELING.search(text[max(0, where.start() - 14) : where.start()]):
+            return None  # "I can see why you're upset": the listener's feeling, not the speaker's
         confidence = Confidence.HIGH if first_person and not hedged else Confidence.LOW
         label = emotion.label(detect_lang(text, default=self.lang))
-        return self.fact(Kind.EMOTION, self.attr["feels"], label, text, confidence=confidence)
+        return self.fact(Kind.EMOTION, self.attr["feels"], label, quote, confidence=confidence)
 
-    def commitment(self, text: str, core: str) -> CandidateFact:
-        action = _strip_commit_head(core)
-        due_at = resolve_due(text, self.ts, self.tz)
+    def commitment(self, text: str, body: str, quote: str) -> CandidateFact:
+        """The promise: the whole action (deadline words included) and its due time."""
+        action = strip_head(body)
+        standing = is_standing(text)
+        due_at = None if standing else resolve_due(text, self.ts, self.tz)
+        zh = detect_lang(action, default=self.lang) == "zh"
+        lead = text[: max(0, text.find(body))] if body and body in text else ""
+        lead = clean(re.sub(r"^\W+|\W+$", "", lead)) if (find_due_span(lead) or lx.LEADING_TIME.search(lead)) else ""
+        if lead and lead not in action:  # "Tomorrow at 3pm I'll call the landlord": keep the time words
+            action = f"{lead}{action}" if zh else f"{action} {lead[:1].lower()}{lead[1:]}"
         span = find_due_span(action)
-        if span is None:
-            attribute, value = _short_action(action, self.lang), action
-        else:
-            rest = _clean(action[: span[0]] + " " + action[span[1] :])
-            phrase = _clean(action[span[0] : span[1]])
-            if detect_lang(action, default=self.lang) == "zh":
-                value = re.sub(r"^(?:在|于|到)", "", phrase) + rest
-            else:
-                value = f"{rest} {phrase}"
-            attribute = _short_action(rest, self.lang)
-        return self.fact(Kind.COMMITMENT, attribute or _clean(action, 40), value, text, due_at=due_at)
+        if zh and span is not None and span[0] == 0:
+            action = re.sub(r"^(?:在|于)", "", action)
+        bare, _ = split_due(action)
+        return self.fact(Kind.COMMITMENT, bare or action, action, quote, due_at=due_at)
 
     def answer_to(self, remainder: str) -> tuple[str, dict[str, str]]:
         """What an agreement or refusal is about: its own words when it has some, else the proposal."""
-        own = re.sub(
-            r"^(?:to|with|that|i'm|i am|i'll|i will|i)\s+",
-            "",
-            remainder.strip(" ,，:："),
-            flags=re.IGNORECASE,
-        )
-        own = _clean(own)
-        if len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2):
+        said = clean(remainder.strip(" ,，:："))
+        own = clean(_ANSWER_LEAD.sub("", said))
+        pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) for t in (said, own))
+        if not pointer and (len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2)):
             return own, {}
         for previous in reversed(self.history):
             if previous.author_id != self.turn.author_id:
                 return _proposal(previous), {
                     "proposal_message_id": previous.message_id,
                     "proposed_by": previous.author_id,
+                    "bare": "yes",
                 }
-        return own, {}
+        return ("" if pointer else own), {"bare": "yes"}
+
+
+_THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+# Someone else as the subject just before an emotion word: their feeling, not the speaker's.
+_OTHERS_FEELING = re.compile(
+    r"(?:\b(?:you|he|she|they)(?:'re|’re|'s|’s|\s+(?:are|is|were|was|feel|feels|seem|seems|look|looks|got|get))"
+    r"\s+(?:so\s+|very\s+|really\s+)?$)|(?:你|他|她|他们|她们)(?:很|好|太|那么|这么|真|有点)?$",
+    re.IGNORECASE,
+)
+# A named person's deed, told by the speaker: "Rook kicked me", "Vex took the loot".
+_NAMED_DEED = re.compile(
+    r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|never|always|hasn'?t|didn'?t)\b"
+)
+
+
+def _tagged(rest: Sequence[Clause], tag: Clause) -> Clause | None:
+    """The clause a promise tag binds: the one before it, else the one after it."""
+    before = [c for c in rest if c.end <= tag.start]
+    after = [c for c in rest if c.start >= tag.end]
+    return before[-1] if before else (after[0] if after else None)
+
+
+def _without_bare_answers(found: list[list[CandidateFact]]) -> list[list[CandidateFact]]:
+    """ "No way, I'm not paying for a new couch": the bare "no way" and the refusal that follows it
+    are one refusal. A clause whose only fact is an answer without words of its own (its value was
+    taken from the proposal) is dropped when the next clause gives the same answer in words."""
+    kept: list[list[CandidateFact]] = []
+    for i, facts in enumerate(found):
+        nxt = found[i + 1] if i + 1 < len(found) else []
+        bare = len(facts) == 1 and facts[0].kind is Kind.CONSENSUS and facts[0].extra.get("bare") == "yes"
+        if bare and any(f.kind is Kind.CONSENSUS and f.attribute == facts[0].attribute for f in nxt):
+            continue
+        kept.append(facts)
+    return kept
+
+
+def _only_feeling(body: str) -> bool:
+    """ "我会很生气" / "I'll be so angry": a feeling in the future tense, not a promise."""
+    action = strip_head(body)
+    return bool(lx.find_emotions(action)) and (len(action) <= 8 or action.lower().startswith(("be ", "feel ", "get ")))
 
 
 def _proposal(utterance: Utterance) -> str:
-    """The clause of a previous message that carries its proposal (or demand), else its last clause."""
-    clauses = split_clauses(utterance.text) or [Clause(utterance.text, 0, len(utterance.text))]
-    for pattern in (lx.PROPOSAL, lx.DEMAND, lx.COMMIT):
-        for clause in reversed(clauses):
-            if pattern.search(_core(clause.text)):
-                return _PROPOSAL_CUE.sub("", clause.text) or clause.text
-    return clauses[-1].text
-
-
-def _strip_commit_head(core: str) -> str:
-    """The promised action: the clause without "我会"/"I'll"/"I promise to"."""
-    if m := _ZH_SUBJECT.match(core):
-        rest = core[m.end() :]
-        cue = _ZH_CUE.search(rest)
-        if cue is not None and cue.start() <= 10:
-            rest = rest[: cue.start()] + rest[cue.end() :]
-        return _clean(re.sub(r"^(?:一定|会|也|就|再|先)+", "", rest.strip()))
-    action = _EN_COMMIT_HEAD.sub("", core, count=1)
-    return _clean(re.sub(r"[,，]\s*(?:i promise|promise|保证|一定)\W*$", "", action, flags=re.IGNORECASE))
-
-
-def _short_action(action: str, lang: Lang) -> str:
-    """A short, stable name for a promised action ("发送草稿", "send the draft"): the fact's slot."""
-    action = _clean(action)
-    if detect_lang(action, default=lang) == "zh":
-        action = re.sub(r"^(?:在|会|要|一定|也|就|再|先)+", "", action)
-        if m := _ZH_BA.match(action):
-            verb = _ZH_VERBS.get(m.group(2), m.group(2))
-            action = verb + m.group(1) + (m.group(4) or "")
-        action = re.sub(r"给[你他她我]们?$", "", action)
-        return _clean(action, 20)
-    action = _EN_OBJECT_PRONOUN.sub("", action)
-    action = re.sub(r"^(?:make sure|definitely|really|also|to)\s+", "", action, flags=re.IGNORECASE)
-    return " ".join(_clean(action).lower().split()[:6])
+    """The sentence of a previous message that carries its proposal (or demand), else its last one."""
+    sentences = split_sentences(utterance.text[:MAX_MESSAGE_CHARS]) or [Clause(utterance.text, 0, len(utterance.text))]
+    chosen = sentences[-1]
+    for pattern in (lx.PROPOSAL, lx.DEMAND, lx.COMMIT_EN, lx.COMMIT_ZH):
+        found = next((s for s in reversed(sentences) if pattern.search(core(s.text))), None)
+        if found is not None:
+            chosen = found
+            break
+    text = _PROPOSAL_TAIL.sub("", _PROPOSAL_CUE.sub("", chosen.text)) or chosen.text
+    return clean(text)
 
 
 def _valid_zone(name: str) -> str:

@@ -1,43 +1,57 @@
-"""Template replies and summaries in the conversation's language: warm, neutral, short.
+"""How the offline mediator words what it remembers: dates, people, promises and cited facts.
 
-A reply acknowledges the speaker, cites what Heyan remembers with who said it and when ("11月3日，
-张伟说会周五前交草稿" / "On 3 Nov, Zhang Wei said they would send the draft by Friday"), lists open
-commitments with owner and due date (asking about overdue ones), restates each side's latest
-demand, and ends with a next step that fits the mediation stage. Dates are shown in the tenant's zone.
+Replies are language-pure: every word of a template is in the reply's language (the asker's); a
+remembered value in the other language is quoted as said (“send Mike the logo files”) rather than
+glued into the sentence; emotions are translated through the lexicon ("worried" → 担心); names are
+kept as written and each person has one name (``bot.names``). Dates are shown in the tenant's zone.
+The summary layout (four sections) lives here too: the offline summarizer writes it and replies
+read it back.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Mapping, Sequence
 from datetime import datetime, tzinfo
 
-from bot.duetime import find_due_span
-from bot.llm.base import ReplyRequest
-from bot.models import Stage
-from bot.zones import zone_label, zone_or_utc
-from memory.models import Fact, FactStatus, Kind, Lang
+from bot.lang import detect_lang
+from bot.names import NameBook
+from bot.offline import lexicon as lx
+from bot.offline.actions import promised_action
+from bot.zones import zone_or_utc
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
 __all__ = [
     "SECTIONS",
     "cite_fact",
-    "commitment_line",
+    "content",
     "format_date",
     "format_due",
-    "next_step",
+    "is_structured",
+    "join_items",
     "parse_summary",
-    "render_reply",
+    "promise_item",
     "render_summary",
+    "said_on",
 ]
-
-#: At most this many lines per block, so a reply stays a chat message and not a report.
-MAX_CITED = 3
-MAX_COMMITMENTS = 3
-MAX_DEMANDS = 3
 
 _WEEKDAY_ZH = "一二三四五六日"
 _WEEKDAY_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTH_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _REFUSES = frozenset({"refuses", "拒绝"})
+# Words that open a verb phrase poorly: "promised to From tonight on, …" reads better quoted.
+_NOT_A_VERB_WORDS = (
+    "no not never from starting every the a an my our your his her their it this that there going it's "
+    "i i'll we"
+)
+_NOT_A_VERB = frozenset(_NOT_A_VERB_WORDS.split())
+_EN_PERSPECTIVE = (
+    (re.compile(r"\bmyself\b"), "themselves"),
+    (re.compile(r"\bmy\b"), "their"),
+    (re.compile(r"\bme\b"), "them"),
+    (re.compile(r"\bI'm\b"), "they're"),
+    (re.compile(r"\bI\b"), "they"),
+)
 
 #: Summary section keys and their headings; the order is the order they are written in.
 SECTIONS: dict[str, dict[str, str]] = {
@@ -47,29 +61,6 @@ SECTIONS: dict[str, dict[str, str]] = {
     "next": {"zh": "下一步", "en": "Next steps"},
 }
 _NONE = {"zh": "（暂无）", "en": "(none yet)"}
-
-_NEXT_STEP: dict[Stage, dict[str, str]] = {
-    Stage.GATHERING: {
-        "zh": "能不能请双方各自说说，这件事里你们最在意的是什么？",
-        "en": "Could each of you say what matters most to you in this?",
-    },
-    Stage.DE_ESCALATING: {
-        "zh": "我们先放慢一点：有情绪很正常。一次一个人说，好吗？",
-        "en": "Let's slow down a little — strong feelings are understandable. One person at a time?",
-    },
-    Stage.EXPLORING: {
-        "zh": "有没有一个双方都能接受的办法？欢迎提出具体的方案。",
-        "en": "What option could work for both of you? A concrete proposal would help.",
-    },
-    Stage.CONFIRMING: {
-        "zh": "我确认一下：以上是双方都同意的内容吗？如果有出入请指出。",
-        "en": "To confirm: is this what you both agree to? Please say if anything is off.",
-    },
-    Stage.CLOSED: {
-        "zh": "谢谢两位的耐心。之后如果有变化，随时叫我。",
-        "en": "Thank you both for your patience. Call me if anything changes.",
-    },
-}
 
 
 def _zone(tz: str) -> tzinfo:
@@ -91,136 +82,96 @@ def format_due(when: datetime, tz: str, lang: Lang) -> str:
     return f"{_WEEKDAY_EN[local.weekday()]} {format_date(local, tz, lang)}{clock}"
 
 
-def _speaker(fact: Fact, participants: Mapping[str, str]) -> str:
-    """Who said it: the asserter's display name, else the source author's, else the id."""
-    if fact.asserted_by in participants:
-        return participants[fact.asserted_by]
-    for source in fact.sources:
-        if source.author_id == fact.asserted_by and source.author_name:
-            return source.author_name
-    return fact.subject_name if fact.subject == fact.asserted_by and fact.subject_name else fact.asserted_by
-
-
-def _owner(fact: Fact, participants: Mapping[str, str]) -> str:
-    return participants.get(fact.subject) or fact.subject_name or fact.subject
-
-
-def _said_on(fact: Fact) -> datetime:
+def said_on(fact: Fact) -> datetime:
+    """When the fact was said: its source message's time."""
     return fact.sources[0].ts if fact.sources else fact.valid_from
 
 
-def _zh_due_prefix(value: str) -> str:
-    """ "在" before a value that opens with its deadline: "说会在周五前交草稿" reads naturally."""
-    span = find_due_span(value)
-    return "在" if span is not None and span[0] == 0 and not value.startswith(("在", "于")) else ""
+def content(text: str, lang: Lang) -> str:
+    """A remembered value inside a reply: as is in the reply's language, quoted when in the other."""
+    text = text.strip()
+    if detect_lang(text, default=lang) == lang:
+        return text
+    return f"“{text}”"
 
 
-def cite_fact(fact: Fact, participants: Mapping[str, str], tz: str, lang: Lang) -> str:
+def join_items(items: Sequence[str], lang: Lang, *, more: int = 0) -> str:
+    """ "a; b; and 3 more" / "a；b；还有3条"."""
+    parts = list(items)
+    if more > 0:
+        parts.append(f"还有{more}条" if lang == "zh" else f"and {more} more")
+    return ("；" if lang == "zh" else "; ").join(parts)
+
+
+def _who(fact: Fact, names: NameBook) -> str:
+    return names.name(fact.subject, fact.subject_name or fact.subject)
+
+
+def _speaker(fact: Fact, names: NameBook) -> str:
+    source = next((s for s in fact.sources if s.author_id == fact.asserted_by), None)
+    return names.name(fact.asserted_by, source.author_name if source else fact.asserted_by)
+
+
+def _feeling(value: str, lang: Lang) -> str:
+    emotion = lx.emotion_named(value)
+    return emotion.label(lang) if emotion is not None else content(value, lang)
+
+
+def _verb_phrase(text: str) -> bool:
+    """Does English ``text`` read as an action ("split the bill") rather than a clause ("Vex keeps it")?"""
+    words = text.split()
+    return bool(words) and detect_lang(text, default="en") == "en" and words[0][:1].islower() \
+        and words[0].lower() not in _NOT_A_VERB
+
+
+def _en_action(action: str) -> str:
+    for pattern, replacement in _EN_PERSPECTIVE:
+        action = pattern.sub(replacement, action)
+    return action
+
+
+def promise_item(fact: Fact, now: datetime, tz: str, lang: Lang, *, with_day: bool = True) -> str:
+    """What was promised and by when, without who: "to send the draft by Fri 6 Nov (overdue)" /
+    "周五（11月6日）前交草稿（已过期限）"."""
+    action = promised_action(fact.value) or fact.attribute
+    done = fact.status is FactStatus.DONE
+    overdue = fact.status in OPEN_COMMITMENT and fact.due_at is not None and fact.due_at < now
+    state = {"zh": "（已完成）" if done else "（已过期限，完成了吗？）" if overdue else "",
+             "en": " (done)" if done else " (overdue — has it been done?)" if overdue else ""}[lang]
+    day = format_date(said_on(fact), tz, lang) if with_day else ""
+    if lang == "zh":
+        shown = action.replace("我的", "自己的") if detect_lang(action, default="zh") == "zh" else content(action, lang)
+        due = f"在{format_due(fact.due_at, tz, lang)}前" if fact.due_at else ""
+        return f"{due}{shown}{state}" + (f"（{day}说的）" if day else "")
+    en = detect_lang(action, default="en") == "en"
+    shown = f"to {_en_action(action)}" if _verb_phrase(action) else content(_en_action(action) if en else action, "en")
+    due = f" by {format_due(fact.due_at, tz, lang)}" if fact.due_at else ""
+    return f"{shown}{due}{state}" + (f" (said {day})" if day else "")
+
+
+def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | None = None) -> str:
     """One remembered fact as a sentence naming its speaker and the day it was said."""
-    day, name, value = format_date(_said_on(fact), tz, lang), _speaker(fact, participants), fact.value
+    day, name = format_date(said_on(fact), tz, lang), _speaker(fact, names)
     claim = fact.kind is Kind.EVENT or fact.status is FactStatus.UNVERIFIED
+    value = fact.value
+    if fact.kind is Kind.COMMITMENT:
+        item = promise_item(fact, now or said_on(fact), tz, lang, with_day=False)
+        return f"{day}，{name}答应{item}" if lang == "zh" else f"On {day}, {name} promised {item}"
     if lang == "zh":
         body = {
-            Kind.COMMITMENT: f"说会{_zh_due_prefix(value)}{value}",
-            Kind.DEMAND: f"提出：{value}",
-            Kind.EMOTION: f"说感到{value}",
-            Kind.CONSENSUS: f"表示不接受：{value}" if fact.attribute in _REFUSES else f"表示同意：{value}",
-        }.get(fact.kind, f"提到：{value}")
+            Kind.DEMAND: f"提出希望：{content(value, lang)}",
+            Kind.EMOTION: f"说感到{_feeling(value, lang)}",
+            Kind.CONSENSUS: (f"表示不接受：{content(value, lang)}" if fact.attribute in _REFUSES
+                             else f"表示同意：{content(value, lang)}"),
+        }.get(fact.kind, f"说：“{value}”")
         return f"{day}，{name}{body}" + (f"（这是{name}的说法，尚未核实）" if claim else "")
+    agreed = f"agreed to {content(value, lang)}" if _verb_phrase(value) else f"agreed that {content(value, lang)}"
     body = {
-        Kind.COMMITMENT: f"said they would {value}",
-        Kind.DEMAND: f"asked for {value}",
-        Kind.EMOTION: f"said they felt {value}",
-        Kind.CONSENSUS: f"did not accept {value}" if fact.attribute in _REFUSES else f"agreed to {value}",
+        Kind.DEMAND: f"asked for {content(value, lang)}",
+        Kind.EMOTION: f"said they felt {_feeling(value, lang)}",
+        Kind.CONSENSUS: f"did not accept {content(value, lang)}" if fact.attribute in _REFUSES else agreed,
     }.get(fact.kind, f"said: “{value}”")
     return f"On {day}, {name} {body}" + (f" ({name}'s account, not verified)" if claim else "")
-
-
-def commitment_line(fact: Fact, now: datetime, participants: Mapping[str, str], tz: str, lang: Lang) -> str:
-    """An open commitment with owner and due date; an overdue one is asked about."""
-    owner, action = _owner(fact, participants), fact.attribute
-    done = fact.status is FactStatus.DONE
-    if fact.due_at is None:
-        if lang == "zh":
-            return f"{owner}：{action} — " + ("已完成" if done else "尚未完成（未定期限）")
-        return f"{owner}: {action} — " + ("done" if done else "still open (no due date)")
-    due = format_due(fact.due_at, tz, lang)
-    overdue = not done and fact.due_at < now
-    if lang == "zh":
-        if overdue:
-            return f"{owner}：原定{due}前{action} — 已过期限，完成了吗？"
-        return f"{owner}：{due}前{action} — " + ("已完成" if done else "尚未完成")
-    if overdue:
-        return f"{owner}: {action}, due {due} — overdue; has it been done?"
-    return f"{owner}: {action} by {due} — " + ("done" if done else "still open")
-
-
-def _latest_demands(facts: Iterable[Fact]) -> list[Fact]:
-    latest: dict[str, Fact] = {}
-    for fact in facts:
-        if fact.kind is Kind.DEMAND and fact.status is not FactStatus.SUPERSEDED:
-            held = latest.get(fact.subject)
-            if held is None or _said_on(fact) >= _said_on(held):
-                latest[fact.subject] = fact
-    return list(latest.values())[:MAX_DEMANDS]
-
-
-def next_step(stage: Stage, lang: Lang) -> str:
-    """The closing suggestion for a stage."""
-    return _NEXT_STEP[stage][lang]
-
-
-def _block(title: str, lines: Sequence[str]) -> str:
-    return title + "\n" + "\n".join(f"- {line}" for line in lines)
-
-
-def render_reply(request: ReplyRequest) -> str:
-    """The whole offline reply for ``request``: acknowledgement, memory, commitments, demands, next step."""
-    lang, tz, people = request.lang, request.timezone, dict(request.participants)
-    name = people.get(request.turn.author_id) or request.turn.author_name
-    zh = lang == "zh"
-    parts = [f"谢谢你说出来，{name}。" if zh else f"Thanks for saying that, {name}."]
-    if request.stage is Stage.DE_ESCALATING:
-        parts[0] = (
-            f"{name}，我听到了，这件事让你很不好受。" if zh else f"I hear you, {name} — this has been hard."
-        )
-    if request.summary is not None:
-        # The summary's issues and agreements, not its first line (a section title).
-        sections = parse_summary(request.summary.text)
-        items = [*sections["issues"][:2], *sections["agreed"][:2]]
-        gist = ("；" if zh else "; ").join(items) if items else ""
-        if not gist and not is_structured(request.summary.text):
-            gist = request.summary.text.strip()  # a free-text summary (the LLM's): cite its start
-        if gist:  # a summary with nothing in it yet says nothing
-            parts.append(("上次谈到：" if zh else "Last time: ") + gist[:160])
-    open_ids = {f.id for f in request.open_commitments if f.id}
-    cited = [
-        cite_fact(f, people, tz, lang)
-        for f in request.facts
-        if f.kind is not Kind.DEMAND and not (f.kind is Kind.COMMITMENT and f.id and f.id in open_ids)
-    ][:MAX_CITED]
-    if cited:
-        parts.append(_block("我记得：" if zh else "What I remember:", cited))
-    if request.open_commitments:
-        lines = [
-            commitment_line(f, request.turn.ts, people, tz, lang)
-            for f in request.open_commitments[:MAX_COMMITMENTS]
-        ]
-        dated = any(f.due_at for f in request.open_commitments[:MAX_COMMITMENTS])
-        zone = f"（时间按{zone_label(tz)}）" if zh else f" (times in {zone_label(tz)})"
-        title = ("未完成的承诺" if zh else "Open commitments") + (zone if dated else "")
-        parts.append(_block(title + ("：" if zh else ":"), lines))
-    demands = _latest_demands(request.facts)
-    if demands:
-        lines = [
-            (f"{_owner(f, people)}希望：{f.value}（{format_date(_said_on(f), tz, lang)}）")
-            if zh
-            else f"{_owner(f, people)} wants {f.value} (said {format_date(_said_on(f), tz, lang)})"
-            for f in demands
-        ]
-        parts.append(_block("目前各方的诉求：" if zh else "Where each of you stands:", lines))
-    parts.append(next_step(request.stage, lang))
-    return "\n".join(parts)
 
 
 def render_summary(sections: Mapping[str, Sequence[str]], lang: Lang) -> str:

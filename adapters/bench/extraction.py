@@ -1,0 +1,231 @@
+"""``heyan bench extraction``: how well the offline rules extract facts from a labelled corpus.
+
+Each line of the corpus (``tests/data/extraction_corpus.jsonl`` by default) is one message with its
+speaker, its time (the offset of ``ts`` is the speaker's clock), optional earlier messages
+(``context``, for what "OK, deal" answers) and the gold facts: kind (commitment, demand, agreement,
+refusal, emotion, claim), owner (always ``speaker``: nobody else can be bound by what a speaker
+says) and, for a commitment, the due window (``{"from", "to"}``, inclusive) or null for none.
+
+The message goes through the production path — ``bot.offline.rules.extract_rules`` and then
+``memory.extraction.to_facts`` — and the facts are compared with the gold per message and kind
+(counts: a message with two gold commitments needs two). Reported: precision and recall per kind,
+due-time accuracy (of the commitments found, the share whose due time is in the gold window, or
+absent when the gold has none) and how many commitments are owned by someone other than the
+speaker (the target is 0). ``make test`` holds the targets (``tests/test_extraction_bench.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bot.offline.rules import extract_rules
+from bot.zones import offset_name
+from memory.extraction import ExtractionRequest, Utterance, to_facts
+from memory.models import Fact, Kind
+
+__all__ = ["DEFAULT_CORPUS", "KINDS", "CorpusError", "CorpusRow", "Report", "extraction", "load_corpus", "score"]
+
+KINDS = ("commitment", "demand", "agreement", "refusal", "emotion", "claim")
+DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "extraction_corpus.jsonl"
+_REFUSES = frozenset({"refuses", "拒绝"})
+
+
+class CorpusError(ValueError):
+    """Malformed corpus lines; ``problems`` holds one ``FILE:LINE: reason`` each."""
+
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass(frozen=True, slots=True)
+class Gold:
+    kind: str
+    due: tuple[datetime, datetime] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusRow:
+    id: str
+    lang: str
+    speaker: tuple[str, str]  # user id, name
+    text: str
+    ts: datetime
+    gold: tuple[Gold, ...]
+    context: tuple[tuple[str, str, str], ...] = ()  # user id, name, text
+    #: "dev" lines were written first and the rules tuned on them; "heldout" lines were written
+    #: afterwards and first measured untouched (docs/BENCHMARKS.md has both numbers).
+    split: str = "dev"
+
+
+@dataclass
+class Report:
+    """Counts per kind, due-time checks, owners, and every miss for reading."""
+
+    tp: Counter[str] = field(default_factory=Counter)
+    fp: Counter[str] = field(default_factory=Counter)
+    fn: Counter[str] = field(default_factory=Counter)
+    due_ok: int = 0
+    due_checked: int = 0
+    non_speaker_commitments: int = 0
+    rows: int = 0
+    misses: list[str] = field(default_factory=list)
+
+    def precision(self, kind: str) -> float:
+        found = self.tp[kind] + self.fp[kind]
+        return self.tp[kind] / found if found else 1.0
+
+    def recall(self, kind: str) -> float:
+        gold = self.tp[kind] + self.fn[kind]
+        return self.tp[kind] / gold if gold else 1.0
+
+    @property
+    def due_accuracy(self) -> float:
+        return self.due_ok / self.due_checked if self.due_checked else 1.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "lines": self.rows,
+            "kinds": {
+                k: {"gold": self.tp[k] + self.fn[k], "found": self.tp[k] + self.fp[k],
+                    "precision": round(self.precision(k), 3), "recall": round(self.recall(k), 3)}
+                for k in KINDS
+            },
+            "due_accuracy": round(self.due_accuracy, 3),
+            "due_checked": self.due_checked,
+            "non_speaker_commitments": self.non_speaker_commitments,
+        }
+
+
+def load_corpus(path: Path) -> list[CorpusRow]:
+    """Every row of a corpus file, or CorpusError naming each bad line."""
+    rows: list[CorpusRow] = []
+    problems: list[str] = []
+    for number, raw in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            rows.append(_row(json.loads(raw)))
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            problems.append(f"{path}:{number}: {type(exc).__name__}: {exc}")
+    if problems:
+        raise CorpusError(problems)
+    return rows
+
+
+def _row(data: dict[str, Any]) -> CorpusRow:
+    gold = []
+    for item in data["gold"]:
+        if item["kind"] not in KINDS:
+            raise ValueError(f"unknown kind {item['kind']!r}; use one of {', '.join(KINDS)}")
+        if item.get("owner", "speaker") != "speaker":
+            raise ValueError("a gold fact's owner is the speaker (claims about others are the speaker's claims)")
+        window = item.get("due")
+        due = (datetime.fromisoformat(window["from"]), datetime.fromisoformat(window["to"])) if window else None
+        gold.append(Gold(item["kind"], due))
+    context = tuple((c["id"], c["name"], c["text"]) for c in data.get("context", ()))
+    ts = datetime.fromisoformat(data["ts"])
+    if ts.tzinfo is None:
+        raise ValueError("ts needs a UTC offset")
+    speaker = (data["speaker"]["id"], data["speaker"]["name"])
+    return CorpusRow(data["id"], data["lang"], speaker, data["text"], ts, tuple(gold), context,
+                     data.get("split", "dev"))
+
+
+def label(fact: Fact) -> str | None:
+    """The corpus kind of an extracted fact (None for kinds the corpus does not score)."""
+    if fact.kind is Kind.CONSENSUS:
+        return "refusal" if fact.attribute in _REFUSES else "agreement"
+    if fact.kind is Kind.EVENT:
+        return "claim" if fact.attribute == "claims" else None
+    return fact.kind.value if fact.kind.value in KINDS else None
+
+
+def extract(row: CorpusRow) -> list[Fact]:
+    """The facts production would store for this row's message."""
+    earlier = [Utterance(f"{row.id}-c{i}", uid, name, text, row.ts - timedelta(minutes=len(row.context) - i))
+               for i, (uid, name, text) in enumerate(row.context)]
+    turn = Utterance(row.id, row.speaker[0], row.speaker[1], row.text, row.ts, offset_name(row.ts))
+    request = ExtractionRequest("bench", "corpus", [turn], earlier, row.lang, "UTC")  # type: ignore[arg-type]
+    return to_facts(request, extract_rules(request), now=row.ts)
+
+
+def score(rows: list[CorpusRow]) -> Report:
+    """Compare the extraction of every row with its gold facts."""
+    report = Report(rows=len(rows))
+    for row in rows:
+        facts = extract(row)
+        found = Counter(k for f in facts if (k := label(f)))
+        gold = Counter(g.kind for g in row.gold)
+        for kind in KINDS:
+            hit = min(found[kind], gold[kind])
+            report.tp[kind] += hit
+            report.fp[kind] += found[kind] - hit
+            report.fn[kind] += gold[kind] - hit
+            if found[kind] != gold[kind]:
+                report.misses.append(f"{row.id} {kind}: found {found[kind]}, gold {gold[kind]} — {row.text}")
+        commitments = [f for f in facts if f.kind is Kind.COMMITMENT]
+        report.non_speaker_commitments += sum(1 for f in commitments if f.subject != row.speaker[0])
+        wanted = [g for g in row.gold if g.kind == "commitment"]
+        for g, f in zip(wanted, commitments, strict=False):
+            report.due_checked += 1
+            ok = f.due_at is None if g.due is None else f.due_at is not None and g.due[0] <= f.due_at <= g.due[1]
+            report.due_ok += ok
+            if not ok:
+                report.misses.append(f"{row.id} due: found {f.due_at}, gold {g.due} — {row.text}")
+    return report
+
+
+def extraction(
+    corpus: Annotated[Path, typer.Option("--corpus", help="labelled JSONL corpus (default: the repository's "
+                                         "tests/data/extraction_corpus.jsonl)", metavar="FILE",
+                                         show_default=False)] = DEFAULT_CORPUS,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object instead of a table")] = False,
+    misses: Annotated[bool, typer.Option("--misses", help="also list every line that was not extracted as labelled")]
+    = False,
+    split: Annotated[str, typer.Option("--split", help="all, dev or heldout lines of the corpus",
+                                       metavar="SPLIT")] = "all",
+) -> None:
+    """Precision and recall per kind, due-time accuracy and commitment owners of the offline rules."""
+    if not corpus.is_file():
+        print(f"error: no corpus at {corpus}; pass --corpus FILE", file=sys.stderr)
+        raise typer.Exit(2)
+    try:
+        rows = load_corpus(corpus)
+    except CorpusError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        raise typer.Exit(2) from None
+    if split not in ("all", "dev", "heldout"):
+        print(f"error: unknown split {split!r}; use one of: all, dev, heldout", file=sys.stderr)
+        raise typer.Exit(2)
+    report = score([r for r in rows if split in ("all", r.split)])
+    if as_json:
+        data = report.as_dict() | {"corpus": str(corpus), "split": split}
+        if misses:
+            data["misses"] = report.misses
+        print(json.dumps(data, ensure_ascii=False, indent=1))
+        return
+    console = Console()
+    table = Table(title=f"extraction on {corpus.name}, {split} ({report.rows} lines)")
+    for col in ("kind", "gold", "found", "precision", "recall"):
+        table.add_column(col, justify="left" if col == "kind" else "right", no_wrap=True)
+    for kind in KINDS:
+        table.add_row(kind, str(report.tp[kind] + report.fn[kind]), str(report.tp[kind] + report.fp[kind]),
+                      f"{report.precision(kind):.3f}", f"{report.recall(kind):.3f}")
+    console.print(table)
+    console.print(f"due-time accuracy: {report.due_accuracy:.3f} ({report.due_ok}/{report.due_checked})")
+    console.print(f"commitments owned by someone other than the speaker: {report.non_speaker_commitments}")
+    if misses:
+        for line in report.misses:
+            console.print(line, markup=False, highlight=False)

@@ -1,0 +1,109 @@
+"""Promises: is a clause one, what is the promised action, and which words are its deadline.
+
+Shared by extraction (``rules``), the consolidation slot (``slots``) and replies (``answers``), so
+the three read a promise the same way. The action is kept whole, as said — "move my bike out of
+the hallway", "把草稿发给你" — only the promise head ("I'll", "I promise to", "我会", "我保证") is
+taken off; the deadline phrase is found by ``bot.duetime`` and kept in the value, and taken out of
+the action when the slot or a reply needs the action alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.duetime import find_due_span
+from bot.offline import lexicon as lx
+from bot.offline.clauses import clean
+
+__all__ = ["is_commitment", "is_standing", "promised_action", "split_due", "strip_head"]
+
+# Words before a Chinese cue that make the sentence an opinion, not a promise ("我觉得会下雨").
+_ZH_OPINION = re.compile(r"觉得|认为|想|猜|怕|估计|以为|知道|希望|要求|说|听|看|记得|发现")
+# A Chinese deadline that opens an action: "周五前把钱还你", "明天之前给你答复".
+_ZH_DEADLINE_FIRST = re.compile(r"^(?:我们?)?(?P<due>[^，,。]{1,12}?(?:之前|以前|前|之内|以内|内))(?=[\u4e00-\u9fff])")
+# "I can …" / "我可以…" promise only with a time marker.
+_EN_CAN = re.compile(r"^(?:i|we)\s+can\s+|^我们?可以", re.IGNORECASE)
+_EN_NEG_HEAD = re.compile(
+    r"^(?:i|we)\s*(?:won'?t|will\s+not|(?:'ll|’ll|\s+will)\s+never|\s+(?:promise|swear)\s+(?:not\s+to|never\s+to"
+    r"|i\s+won'?t|i'?ll\s+never|we\s+won'?t))\s*",
+    re.IGNORECASE,
+)
+_ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还)+")
+# Cues that only say "I promise" (dropped from the action); time words like 马上 or 以后不再 stay.
+_ZH_PURE_CUES = frozenset({"保证", "答应", "承诺", "发誓", "一定", "一定会", "肯定会", "绝对", "绝对会", "会", "将", "将会",
+                           "负责", "来", "先来"})
+_SPACE_NEAR_CJK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])\s+|\s+(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
+_LEAD_TAG = re.compile(r"^promise\s+(?:to\s+)?(?=\S)", re.IGNORECASE)  # "Promise I'll …", "promise to …"
+_TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定|我保证)\W*$", re.IGNORECASE)
+
+
+def is_commitment(core: str, *, hedged: bool, promised: bool = False) -> bool:
+    """Does the clause (openers stripped: ``clauses.core``) promise something?
+
+    ``promised`` is true when its sentence carries a promise tag ("…, I promise"): then any action
+    counts, even one without a subject ("no music after 11pm"). A hedged clause never promises.
+    """
+    if hedged or not core:
+        return False
+    if promised:
+        return True
+    if lx.NEG_COMMIT.search(core):
+        return True
+    if m := lx.COMMIT_EN.match(core):
+        return not lx.NOT_A_PROMISE.match(core[m.end() :].lstrip())
+    if _EN_CAN.match(core) and not lx.CAN_NOT_PROMISE.match(core):
+        # "I can keep music off after 11pm starting tonight": an offer becomes a promise with a time
+        return bool(lx.STANDING.search(core) or find_due_span(core))
+    if m := lx.ZH_COMMIT_HEAD.match(core):
+        return not _ZH_OPINION.search(m.group("pre"))
+    if lx.PAST.search(core) or lx.DEMAND.search(core):
+        return False  # done already ("我已经把钱转给你了"), or asked of the other ("我要求你周五前交")
+    if lx.COMMIT_ZH.match(core):
+        return True
+    # "我周五之前给你答复": a first-person deadline before an action
+    return bool(core.startswith("我") and _ZH_DEADLINE_FIRST.match(core) and find_due_span(core))
+
+
+def is_standing(text: str) -> bool:
+    """A promise that holds from now on ("from now on", "以后不再…"): it has no deadline."""
+    return bool(lx.STANDING.search(text))
+
+
+def strip_head(core: str) -> str:
+    """The promised action: the clause without "我会"/"I'll"/"I promise to" (negations kept)."""
+    core = _LEAD_TAG.sub("", _TAIL_TAG.sub("", core))
+    if m := _EN_NEG_HEAD.match(core):
+        negation = "never" if "never" in m.group().lower() else "not"
+        return clean(f"{negation} {core[m.end() :]}")
+    if m := lx.ZH_COMMIT_HEAD.match(core):
+        cue = m.group("cue")
+        after = core[m.end() :]
+        if cue in ("答应", "保证", "承诺"):
+            after = re.sub(r"^(?:你们?|他们?|她们?|大家)", "", after)  # "我答应你…": the promise, not its listener
+        if cue in _ZH_PURE_CUES:
+            return clean(_ZH_LEAD.sub("", (m.group("pre") + after).strip()) or core)
+        return clean(m.group("pre") + cue + after)
+    if m := _EN_CAN.match(core):
+        return clean(core[m.end() :])
+    if core.startswith(("我们", "咱们")):
+        return clean(core[2:])
+    if core.startswith("我"):
+        return clean(core[1:])
+    if m := lx.EN_COMMIT_HEAD.match(core):
+        return clean(core[m.end() :] or core)
+    return clean(core)
+
+
+def split_due(action: str) -> tuple[str, str]:
+    """(the action without its deadline phrase, the deadline phrase) — ("", "") parts when absent."""
+    span = find_due_span(action)
+    if span is None:
+        return clean(action), ""
+    rest = _SPACE_NEAR_CJK.sub("", (action[: span[0]] + " " + action[span[1] :]).strip())
+    return clean(rest.strip(" ,，")), clean(action[span[0] : span[1]])
+
+
+def promised_action(value: str) -> str:
+    """The action of a stored commitment value, its deadline words taken out (for display)."""
+    action, _ = split_due(value)
+    return action or clean(value)

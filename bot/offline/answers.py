@@ -1,0 +1,266 @@
+"""Answers to questions about the record: who promised what and by when, what was agreed, what each
+side wants, what is still open or overdue, what someone said about something, how people feel.
+
+``bot.offline.questions.read_question`` decides whether a turn asks about the record and what it
+asks (intent, the people it names, its topic words); ``answer`` answers from the facts the engine
+recalled and the open
+commitments it listed — in one or two sentences naming who and when, each item once, all of them
+or the first ``MAX_ITEMS`` and "and N more" — or says "I have no record of that". The full overview
+is only given when one is asked for ("recap", "总结一下").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from bot.llm.base import ReplyRequest
+from bot.names import NameBook
+from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, Ask, Question, stem
+from bot.offline.templates import cite_fact, content, format_date, join_items, promise_item, said_on
+from bot.zones import zone_label
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
+
+__all__ = ["MAX_ITEMS", "NO_RECORD", "answer"]
+
+#: Items named in one answer; the rest are counted ("and 3 more").
+MAX_ITEMS = 5
+NO_RECORD: dict[Lang, str] = {"en": "I have no record of that.", "zh": "我没有这方面的记录。"}
+#: Share of a question's topic words a fact must contain to be about it.
+_EN_TOPIC_SHARE = 0.6
+_ZH_TOPIC_SHARE = 0.5
+
+
+# --- answering -----------------------------------------------------------------------------------------
+
+
+def _said(fact: Fact) -> str:
+    """What was said: the value and the quotes (not the attribute, an extractor's label)."""
+    return " ".join((fact.value, *(s.quote for s in fact.sources))).casefold()
+
+
+def _text_of(fact: Fact) -> str:
+    return f"{_said(fact)} {fact.attribute.casefold()}"
+
+
+def _on_topic(fact: Fact, q: Question) -> bool:
+    """Does the fact concern the question's topic words (or their translation in ``GLOSSARY``)?"""
+    if not q.topic and not q.zh_topic:
+        return True
+    text = _text_of(fact)
+    stems = {stem(w) for w in EN_WORD.findall(text)}
+    zh_run = "".join(q.zh_topic)
+    if q.topic:  # most English topic words must be there: "repaint the fence" is not "trim … the fence"
+        found = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ())))
+        if found / len(q.topic) >= _EN_TOPIC_SHARE:
+            return True
+    if q.zh_topic:  # Chinese has no word breaks: half of the question's character pairs
+        found = sum(1 for b in q.zh_topic if b in text)
+        en_terms = [e for e, zs in GLOSSARY.items() if any(z in zh_run for z in zs)]
+        if found / len(q.zh_topic) >= _ZH_TOPIC_SHARE or any(e in stems for e in en_terms):
+            return True
+    return False
+
+
+def _other_language(fact: Fact, q: Question) -> bool:
+    """A fact said in the language the question's topic words are not in: they cannot be compared."""
+    text = _said(fact)
+    if q.topic and not q.zh_topic:
+        return not re.search(r"[a-z]{3}", text)
+    if q.zh_topic and not q.topic:
+        return not CJK_RUN.search(text)
+    return False
+
+
+def _pool(request: ReplyRequest) -> list[Fact]:
+    """Recalled facts and open commitments, each statement once."""
+    seen_ids: set[str] = set()
+    seen: set[tuple[str, str, str]] = set()
+    out: list[Fact] = []
+    for fact in (*request.open_commitments, *request.facts):
+        key = (fact.subject, fact.kind.value, " ".join(fact.value.casefold().split()))
+        if (fact.id and fact.id in seen_ids) or key in seen:
+            continue
+        seen_ids.add(fact.id)
+        seen.add(key)
+        out.append(fact)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class _Ctx:
+    request: ReplyRequest
+    names: NameBook
+    lang: Lang
+    now: datetime
+
+    @property
+    def tz(self) -> str:
+        return self.request.timezone
+
+
+def answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> str:
+    """The answer to ``q`` from what ``request`` holds, in ``lang``."""
+    ctx = _Ctx(request, names, lang, request.turn.ts)
+    return _ANSWERS[q.ask](q, ctx, _pool(request))
+
+
+def _by(q: Question, facts: Sequence[Fact], *, asserted: bool = False) -> list[Fact]:
+    """Facts of the people the question names (their own, or what they said), on its topic.
+
+    When nothing matches the topic and the question names people, their facts said in the other
+    language count ("what did 张伟 say about the invoice?" may concern words the glossary lacks)."""
+    if q.people:
+        facts = [f for f in facts if (f.asserted_by if asserted else f.subject) in q.people]
+    on_topic = [f for f in facts if _on_topic(f, q)]
+    if on_topic or not q.people:
+        return on_topic
+    return [f for f in facts if _other_language(f, q)]
+
+
+def _promise_order(now: datetime) -> Callable[[Fact], tuple[int, float]]:
+    def key(f: Fact) -> tuple[int, float]:
+        rank = 2 if f.status is FactStatus.DONE else 1 if f.status not in OPEN_COMMITMENT else 0
+        return rank, f.due_at.timestamp() if f.due_at else float("inf")
+
+    return key
+
+
+def _promises(q: Question, ctx: _Ctx, facts: Sequence[Fact], *, hidden: int = 0) -> str:
+    """ "On 28 Nov, Lina promised to … and to …. On 29 Nov, Bob promised to …; and 3 more." """
+    if not facts:
+        return NO_RECORD[ctx.lang]
+    shown, more = list(facts[:MAX_ITEMS]), len(facts) - MAX_ITEMS + hidden
+    groups: dict[tuple[str, str], list[Fact]] = {}
+    for fact in shown:
+        groups.setdefault((fact.subject, format_date(said_on(fact), ctx.tz, ctx.lang)), []).append(fact)
+    sentences = []
+    for (subject, day), group in groups.items():
+        who = ctx.names.name(subject, group[0].subject_name)
+        items = [promise_item(f, ctx.now, ctx.tz, ctx.lang, with_day=False) for f in group]
+        if ctx.lang == "zh":
+            sentences.append(f"{day}，{who}答应" + "，并且".join(items))
+        else:
+            sentences.append(f"On {day}, {who} promised " + " and ".join(items))
+    sentences = sentences[:1] + [re.sub(r"^On ", "on ", x) for x in sentences[1:]]
+    text = join_items(sentences, ctx.lang, more=max(0, more))
+    text += "。" if ctx.lang == "zh" else "."
+    if any(f.due_at for f in shown):
+        zone = zone_label(ctx.tz)
+        text += f"（时间按{zone}）" if ctx.lang == "zh" else f" (Times in {zone}.)"
+    return text
+
+
+def _to_recipient(q: Question, ctx: _Ctx, facts: list[Fact]) -> list[Fact]:
+    """The promises made to the question's recipient, when any name them; else all of them."""
+    if q.recipient is None:
+        return facts
+    names = [n.casefold() for n in ctx.names.aliases().get(q.recipient, ())]
+    theirs = [f for f in facts if any(n in _text_of(f) for n in names)]
+    return theirs or facts
+
+
+def _ask_promises(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    commitments = sorted((f for f in pool if f.kind is Kind.COMMITMENT), key=_promise_order(ctx.now))
+    chosen = _to_recipient(q, ctx, _by(q, commitments))
+    hidden = _hidden(ctx) if not q.people and not q.topic and not q.zh_topic else 0
+    return _promises(q, ctx, chosen, hidden=hidden)
+
+
+def _hidden(ctx: _Ctx) -> int:
+    """Open commitments the engine counted but left out of the request (the token budget)."""
+    total = ctx.request.open_commitments_total
+    return max(0, (total or 0) - len(ctx.request.open_commitments))
+
+
+def _ask_open(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, overdue_only: bool = False) -> str:
+    open_ = [f for f in pool if f.kind is Kind.COMMITMENT and f.status in OPEN_COMMITMENT]
+    if overdue_only:
+        open_ = [f for f in open_ if f.due_at is not None and f.due_at < ctx.now]
+    chosen = sorted(_by(q, open_), key=_promise_order(ctx.now))
+    if not chosen:
+        if overdue_only:
+            return "没有逾期未完成的承诺。" if ctx.lang == "zh" else "Nothing is overdue."
+        return NO_RECORD[ctx.lang]
+    hidden = 0 if overdue_only or q.people or q.topic or q.zh_topic else _hidden(ctx)
+    return _promises(q, ctx, chosen, hidden=hidden)
+
+
+def _cited(q: Question, ctx: _Ctx, facts: Sequence[Fact]) -> str:
+    if not facts:
+        return NO_RECORD[ctx.lang]
+    lines = [cite_fact(f, ctx.names, ctx.tz, ctx.lang, ctx.now) for f in facts[:MAX_ITEMS]]
+    lines = lines[:1] + [re.sub(r"^On ", "on ", line) for line in lines[1:]]  # one sentence: "…; on 4 Nov, …"
+    end = "。" if ctx.lang == "zh" else "."
+    return join_items(lines, ctx.lang, more=len(facts) - MAX_ITEMS) + end
+
+
+def _latest_first(facts: Sequence[Fact]) -> list[Fact]:
+    return sorted(facts, key=said_on, reverse=True)
+
+
+def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    agreed = _by(q, _latest_first([f for f in pool if f.kind is Kind.CONSENSUS and f.attribute not in ("refuses", "拒绝")]))
+    if agreed:
+        return _cited(q, ctx, agreed)
+    promised = sorted(_by(q, [f for f in pool if f.kind is Kind.COMMITMENT]), key=_promise_order(ctx.now))
+    none = "我还没有记录到双方达成的共识。" if ctx.lang == "zh" else "I have no record of an agreement yet."
+    if not promised:
+        return none
+    lead = "目前的承诺：" if ctx.lang == "zh" else "What has been promised: "
+    return f"{none} {lead}{_promises(q, ctx, promised)}" if ctx.lang == "en" else f"{none}{lead}{_promises(q, ctx, promised)}"
+
+
+def _ask_wants(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    wants = _by(q, _latest_first([f for f in pool if f.kind is Kind.DEMAND]))
+    if not wants:
+        return NO_RECORD[ctx.lang]
+    items = []
+    for f in wants[:MAX_ITEMS]:
+        who, day = ctx.names.name(f.subject, f.subject_name), format_date(said_on(f), ctx.tz, ctx.lang)
+        value = content(f.value, ctx.lang)
+        items.append(f"{who}希望{value}（{day}）" if ctx.lang == "zh" else f"{who} wants {value} (said {day})")
+    end = "。" if ctx.lang == "zh" else "."
+    return join_items(items, ctx.lang, more=len(wants) - MAX_ITEMS) + end
+
+
+def _ask_said(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    return _cited(q, ctx, _by(q, _latest_first(pool), asserted=True))
+
+
+def _ask_feelings(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    return _cited(q, ctx, _by(q, _latest_first([f for f in pool if f.kind is Kind.EMOTION])))
+
+
+def _ask_overview(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    """The whole picture, when one is asked for: agreements and other facts, promises, wishes."""
+    zh = ctx.lang == "zh"
+    parts = ["目前的情况：" if zh else "Here is where things stand:"]
+    others = _latest_first([f for f in pool if f.kind not in (Kind.COMMITMENT, Kind.DEMAND)])
+    if others:
+        parts.append(_cited(q, ctx, others))
+    promised = sorted([f for f in pool if f.kind is Kind.COMMITMENT], key=_promise_order(ctx.now))
+    if promised:
+        parts.append(_promises(q, ctx, promised, hidden=_hidden(ctx)))
+    if any(f.kind is Kind.DEMAND for f in pool):
+        parts.append(_ask_wants(Question(Ask.WANTS), ctx, pool))
+    summary = ctx.request.summary
+    if len(parts) == 1 and summary is not None and summary.text.strip():
+        parts.append(("上次的小结：" if zh else "Last summary: ") + content(" ".join(summary.text.split())[:200], ctx.lang))
+    if len(parts) == 1:
+        return NO_RECORD[ctx.lang]
+    return ("\n" if len(parts) > 2 else " ").join(parts)
+
+
+_ANSWERS: dict[Ask, Callable[[Question, _Ctx, Sequence[Fact]], str]] = {
+    Ask.SAID: _ask_said,
+    Ask.OVERDUE: lambda q, c, p: _ask_open(q, c, p, overdue_only=True),
+    Ask.OPEN: _ask_open,
+    Ask.PROMISES: _ask_promises,
+    Ask.AGREED: _ask_agreed,
+    Ask.WANTS: _ask_wants,
+    Ask.FEELINGS: _ask_feelings,
+    Ask.OVERVIEW: _ask_overview,
+}

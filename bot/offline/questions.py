@@ -1,0 +1,168 @@
+"""Reading a question about the record: what it asks, whom it names, which words are its topic.
+
+``read_question`` decides whether a turn asks about the record at all (a question mark, a question
+word or a request such as "recap"/"帮我们理一下") and, if so, its intent (checked in a fixed order:
+the first that matches wins, so "can you recap what we agreed?" asks about agreements, not for an
+overview), the people it names (by any name they went by), whether the asker asks about themself
+or as the one promised to ("… promise me?"), and its topic words — English stems and Chinese
+character pairs, with the intent words and names taken out. ``GLOSSARY`` lets a question in one
+language find what was said in the other.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from bot.offline import lexicon as lx
+
+__all__ = ["CJK_RUN", "EN_WORD", "GLOSSARY", "Ask", "Question", "read_question", "stem"]
+
+
+class Ask(StrEnum):
+    """What a question asks about."""
+
+    SAID = "said"
+    OVERDUE = "overdue"
+    OPEN = "open"
+    PROMISES = "promises"
+    AGREED = "agreed"
+    WANTS = "wants"
+    FEELINGS = "feelings"
+    OVERVIEW = "overview"
+
+
+def _re(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+#: Checked in this order: the first that matches is the question's intent.
+_INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
+    (Ask.SAID, _re(r"\b(?:say|said|mention(?:ed)?|tell|told)\b.{0,40}\b(?:about|on|regarding)\b|\bwhat\s+(?:did|has|have)"
+                   r"\s+\w+(?:\s\w+)?\s+(?:said|say)\b|说了什么|说过什么|怎么说|提到了?什么|讲了什么|关于.{1,12}说")),
+    (Ask.OVERDUE, _re(r"\boverdue\b|\blate\b|\bmissed\b|\bpast\s+due\b|逾期|过期|超时|拖了|迟了|晚了|没按时")),
+    (Ask.OPEN, _re(r"\bstill\s+open\b|\boutstanding\b|\bpending\b|\bnot\s+(?:yet\s+)?done\b|\bleft\s+to\s+do\b|\bunfinished\b"
+                   r"|\bopen\s+(?:items|promises|commitments)\b|\bremaining\b|\bto-?dos?\b|\bhow\s+(?:is|are|'s)\s+\w+\s+going\b"
+                   r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何")),
+    (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
+                       r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
+                       r"|\bwho'?s\s+(?:doing|handling|taking|paying)|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁")),
+    (Ask.AGREED, _re(r"\bagree|\bagreement|\bdeal\b|\bsettled\b|\bconsensus\b|\bdecided\b|同意|共识|达成|说好|约定|决定|商定|谈妥")),
+    (Ask.WANTS, _re(r"\bwants?\b|\bneeds?\b|\bask(?:ing|ed)?\s+for\b|\bdemand|\bposition|\bstand\b|\bexpect|\beach\s+side"
+                    r"|诉求|要求|想要|希望|立场|各方|双方.{0,6}(?:想|要)|需要什么")),
+    (Ask.FEELINGS, _re(r"\bfeel|\bfeeling|\bmood\b|\bupset\b|\bangry\b|感受|心情|情绪|感觉|生气|难过")),
+    (Ask.OVERVIEW, _re(r"\bsummar|\brecap\b|\boverview\b|\bwhere\s+(?:are|do)\s+we\b|\bcatch\s+me\s+up\b|\bwhat'?s\s+going\s+on\b"
+                       r"|\bstatus\b|\bsum\s+up\b|\bsituation\b|\bwhat\s+do\s+you\s+(?:know|remember)\b|\beverything\b"
+                       r"|总结|概括|理一下|梳理|情况|回顾|汇总|记得什么|怎么回事")),
+)
+
+_ADDRESS = re.compile(r"^\s*(?:@\S+|heyan\b|和言)[\s,，:：!！]*", re.IGNORECASE)
+_ASKS = re.compile(
+    r"[?？]\s*$|[吗呢]\s*$|^(?:what|who|when|where|which|why|how|did|does|do|is|are|was|were|has|have|can|could|will"
+    r"|would|should|any|tell|remind|list|show|recap|summari[sz]e|give\s+me|catch\s+me|please\s+(?:tell|list|show|recap))\b"
+    r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家)",
+    re.IGNORECASE,
+)
+# The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
+_TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto\s+(?:me|us)\b|(?:答应|承诺|保证|欠|给)我们?",
+                       re.IGNORECASE)
+_SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
+                   r"|我(?:答应|承诺|保证|说|欠|要做)", re.IGNORECASE)
+EN_WORD = re.compile(r"[a-z][a-z-]+|\d+")
+_CONTRACTION = re.compile(r"['’](?:s|re|ll|ve|d|m|t)\b")
+CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+_GENERIC_EN_WORDS = (
+    "promise promised promises commit committed commitment commitments agree agreed agreement deal settled want wants "
+    "need needs say said says tell told mention mentioned feel feels feeling still open outstanding pending overdue "
+    "late due deadline done left everyone anyone someone everybody anybody so far last time week today now ever "
+    "exactly again heyan recap summary summarize summarise list show remind please thing things anything everything "
+    "stuff each side other both us going news update progress status situation know remember happened supposed "
+    "consensus decided expect ask asking asked position stand mood upset angry whole current currently yet"
+)
+_GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
+_GENERIC_ZH = re.compile(
+    r"答应|承诺|保证|同意|共识|达成|说好|约定|决定|诉求|要求|想要|希望|立场|感受|心情|情绪|什么时候|什么|怎么样|怎么|"
+    r"现在|目前|上次|之前|大家|各方|双方|各自|分别|各位|自己|具体|到底|都是|谁|哪些|哪个|还有|还没|完成|进展|情况|总结|回顾|梳理|"
+    r"帮我们?|告诉|一下|说了|说过|如何|怎样|有没有|是不是|为什么|哪里|事情|东西|一些|所有|全部|到现在|为止|目前为止|"
+    r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|[我你他她它的了吗呢吧啊都也是有没会要在把给说过]"
+)
+
+
+#: Common dispute words in English (stemmed as ``_stem`` does) and Chinese, so a question in one
+#: language finds what was said in the other ("what did 张伟 say about the draft?" → 草稿).
+GLOSSARY: dict[str, tuple[str, ...]] = {
+    "draft": ("草稿", "稿"), "design": ("设计",), "logo": ("logo", "标志"), "file": ("文件",),
+    "deposit": ("押金",), "rent": ("房租", "租金"), "bill": ("账单", "费"), "money": ("钱", "款"),
+    "refund": ("退款", "退钱"), "electricity": ("电费",), "water": ("水费",), "internet": ("网费",),
+    "kitchen": ("厨房",), "bathroom": ("卫生间", "厕所"), "clean": ("打扫", "清理", "收拾"),
+    "music": ("音乐",), "noise": ("噪音", "吵"), "key": ("钥匙",), "car": ("车",), "bike": ("自行车", "单车"),
+    "trash": ("垃圾",), "garbage": ("垃圾",), "bin": ("垃圾",), "dish": ("碗",), "laundry": ("衣服", "洗衣"),
+    "contract": ("合同",), "report": ("报告",), "invoice": ("发票",), "receipt": ("收据",),
+    "apology": ("道歉",), "apologise": ("道歉",), "apologize": ("道歉",), "pay": ("付", "转", "还"),
+    "landlord": ("房东",), "meeting": ("会议", "开会"), "schedule": ("时间表", "日程"), "raid": ("副本",),
+    "loot": ("装备", "战利品"), "server": ("服务器",), "guild": ("公会",), "delay": ("延期", "推迟"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """What a turn asks: the intent, the people it names (user ids), its topic words."""
+
+    ask: Ask
+    people: tuple[str, ...] = ()
+    topic: tuple[str, ...] = ()
+    about_asker: bool = False
+    zh_topic: tuple[str, ...] = field(default=())
+    #: Someone the question asks about as the one promised to ("… promise me?"): their items first.
+    recipient: str | None = None
+
+
+def stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def read_question(text: str, asker: str, aliases: Mapping[str, Sequence[str]]) -> Question | None:
+    """The question ``text`` asks about the record, or None when it asks nothing the record answers."""
+    body = text
+    while m := _ADDRESS.match(body):
+        if not m.group():
+            break
+        body = body[m.end() :]
+    body = body.strip()
+    if not body or not _ASKS.search(body):
+        return None
+    ask = next((a for a, pattern in _INTENTS if pattern.search(body)), None)
+    if ask is None:
+        return None
+    found: list[tuple[int, str, str]] = []
+    for uid, names in aliases.items():
+        for name in names:
+            if len(name) < 2 or name.casefold() in ("heyan", "和言"):
+                continue
+            # a Latin name may touch CJK text ("Sam答应了什么"): guard with letters, not \b
+            pattern = re.escape(name) if re.search(r"[\u3400-\u9fff]", name) else rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])"
+            if m := re.search(pattern, body, re.IGNORECASE):
+                found.append((m.start(), uid, name))
+                break
+    found.sort()
+    people = tuple(dict.fromkeys(uid for _, uid, _ in found))
+    about_asker = bool(_SELF.search(body))
+    if about_asker and asker not in people:
+        people = (asker, *people)
+    named = {w.casefold() for _, _, n in found for w in n.split()}
+    topic = tuple(dict.fromkeys(
+        stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", body.casefold()))
+        if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and len(w) > 2
+    ))
+    rest = body
+    for _, _, name in found:
+        rest = rest.replace(name, " ")
+    zh_runs = [r for run in CJK_RUN.findall(rest) for r in _GENERIC_ZH.split(run) if len(r) >= 2]
+    zh_topic = tuple(dict.fromkeys(run[i : i + 2] for run in zh_runs for i in range(len(run) - 1)))
+    recipient = asker if _TO_ASKER.search(body) and not about_asker else None
+    return Question(ask, people, topic, about_asker, zh_topic, recipient)
