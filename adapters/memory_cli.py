@@ -226,5 +226,6 @@ def memory_reindex() -> None:
     """Re-embed every memory with the configured embedder (after changing HEYAN_EMBEDDER)."""
     from adapters.reindex import reindex
 
-    count = run(lambda s: reindex(s, console=console))
-    console.print(f"re-indexed {count} records")
+    outcome = run(lambda s: reindex(s, console=console))
+    console.print(outcome.note, markup=False)
+    console.print(f"re-indexed {outcome.total} records")
