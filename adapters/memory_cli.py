@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 import typer
 
@@ -240,5 +240,22 @@ def memory_reindex() -> None:
     """Re-embed every memory with the configured embedder (after changing HEYAN_EMBEDDER)."""
     from adapters.reindex import reindex
 
-    count = run(lambda s: reindex(s, console=console))
-    console.print(f"re-indexed {count} records")
+    outcome = run(lambda s: reindex(s, console=console))
+    console.print(outcome.note, markup=False)
+    console.print(f"re-indexed {outcome.total} records")
+
+
+@app.command("migrate")
+def memory_migrate(
+    to: Annotated[str, typer.Option("--to", help="server (HEYAN_QDRANT_URL) or edge (the embedded store)")],
+    merge: Annotated[bool, typer.Option("--merge", help="combine with what the target already holds")] = False,
+) -> None:
+    """Move every memory between the embedded store and a Qdrant server; safe to re-run."""
+    from adapters.migrate import counts_table, migrate
+
+    if to not in ("server", "edge"):
+        raise fail(f"--to must be server or edge, not {to!r}")
+    direction: Literal["server", "edge"] = "server" if to == "server" else "edge"
+    outcome = run(lambda s: migrate(s, to=direction, merge_target=merge, console=console))
+    console.print(counts_table(outcome, f"{outcome.total} records in the {direction} store"))
+    console.print(outcome.note, markup=False)

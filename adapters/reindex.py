@@ -1,89 +1,112 @@
-"""`heyan memory reindex`: re-embed every memory with the configured embedder.
+"""``heyan memory reindex``: re-embed every memory with the configured embedder, safe to kill and re-run.
 
-For the embedded store the records are read with the embedder the store was built with (recorded
-in its meta file), written into a new store built for the configured embedder, and the old one is
-removed only after every record was copied — an interrupted reindex leaves the old store in place.
-For a Qdrant server the records are re-embedded in place (same dimension required).
+The one reason to reindex is a new embedder, so the new copy is always built beside the old one and
+put in place only once complete (``adapters.rebuild``):
+
+* Embedded store: under the swap guard (no Heyan process opens the store meanwhile), end any swap an
+  earlier run left half done, read every record of ``<data>/qdrant`` with the embedder its
+  ``meta.json`` records, fill ``<data>/qdrant.reindex`` for the configured one (resuming what an
+  earlier run wrote), mark it complete after it is flushed, and swap it in by renames.
+* Qdrant server: read every record through the aliases, fill the next generation of each collection
+  (new vector size, new embedder in its metadata), mark it complete, switch both aliases in one
+  ``update_collection_aliases`` call, drop the old generation. A legacy collection named like the
+  alias is replaced by generation 1 plus the alias; that first switch deletes it before creating the
+  alias (an alias cannot shadow a collection), and an interruption there is finished by the next open.
+
+Stop the bot and every worker first: the embedded store refuses to open while a reindex runs, and on
+a server a process still running with the old embedder would fail (or, with the same dimension, write
+vectors of the old embedder) after the switch.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-from typing import Any
-
 from rich.console import Console
 from rich.progress import Progress
 
-from adapters.runtime import build_embedder, open_store
+from adapters.rebuild import (
+    LAYER_NAMES,
+    Outcome,
+    RebuildError,
+    Records,
+    build_edge,
+    build_server,
+    drop_leftovers,
+    read_edge,
+    read_records,
+    ready_embedder,
+    server_is_current,
+    tally_edge,
+    tally_server,
+)
 from bot.settings import Settings
-from memory.codec import fact_from_payload, summary_from_payload
-from memory.models import Fact, Scope, Summary
-from memory.ports import Layer, MemoryStore, RecordFilter
-from memory.retrieval import index_facts, index_summaries
+from memory.ports import Embedder, SparseEncoder
 from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store_files import read_meta, recover_interrupted_swap, take_swap_guard
+from memory.store_server import ServerAdmin
 
 __all__ = ["reindex"]
 
-_BATCH = 64
 
-
-async def _read_all(store: MemoryStore) -> tuple[list[Fact], list[Summary]]:
-    facts: list[Fact] = []
-    summaries: list[Summary] = []
-    layers: tuple[Layer, ...] = ("facts", "summaries")
-    for layer in layers:
-        for tenant in await store.tenants(layer):
-            offset: str | None = None
-            while True:
-                hits, offset = await store.scroll(layer, Scope(tenant=tenant), RecordFilter(), 256, offset)
-                for h in hits:
-                    if layer == "facts":
-                        facts.append(fact_from_payload(h.payload))
-                    else:
-                        summaries.append(summary_from_payload(h.payload))
-                if offset is None:
-                    break
-    return facts, summaries
-
-
-async def reindex(settings: Settings, *, console: Console) -> int:
-    embedder = build_embedder(settings)
+async def reindex(settings: Settings, *, console: Console, embedder: Embedder | None = None) -> Outcome:
+    """Re-embed every record of the configured store with the configured embedder (or ``embedder``)."""
+    chosen = await ready_embedder(settings, embedder)
     sparse = Bm25Encoder()
-    if settings.use_server_store:
-        store = await open_store(settings, embedder)
-        old = None
-    else:
-        path = settings.data_dir / "qdrant"
-        meta_file = path / "meta.json"
-        meta: dict[str, Any] = json.loads(meta_file.read_text()) if meta_file.exists() else {"embedder": embedder.name,
-                                                                             "dim": embedder.dim}
-        source = await EdgeStore.open(path, embedder_name=str(meta["embedder"]), dim=int(meta["dim"]))
-        try:
-            facts, summaries = await _read_all(source)
-        finally:
-            await source.close()
-        old = path.with_name("qdrant.before-reindex")
-        if old.exists():
-            shutil.rmtree(old)
-        path.rename(old)
-        store = await EdgeStore.open(path, embedder_name=embedder.name, dim=embedder.dim)
+    with Progress(console=console, transient=True) as progress:
+        if settings.use_server_store:
+            return await _reindex_server(settings, chosen, sparse, progress)
+        return await _reindex_edge(settings, chosen, sparse, progress)
+
+
+async def _reindex_edge(settings: Settings, embedder: Embedder, sparse: SparseEncoder, progress: Progress) -> Outcome:
+    path = settings.data_dir / "qdrant"
+    guard = take_swap_guard(path)
     try:
-        if old is None:
-            facts, summaries = await _read_all(store)
-        total = len(facts) + len(summaries)
-        with Progress(console=console, transient=True) as progress:
-            task = progress.add_task("re-embedding", total=total)
-            for i in range(0, len(facts), _BATCH):
-                await index_facts(store, embedder, sparse, facts[i : i + _BATCH])
-                progress.advance(task, len(facts[i : i + _BATCH]))
-            for i in range(0, len(summaries), _BATCH):
-                await index_summaries(store, embedder, sparse, summaries[i : i + _BATCH])
-                progress.advance(task, len(summaries[i : i + _BATCH]))
-        await store.flush()
+        recovered = recover_interrupted_swap(path, guard=guard)
+        recorded = read_meta(path)
+        if recorded is None:
+            return Outcome(0, {}, f"there is no memory store at {path} yet: nothing to re-index")
+        if recovered is not None and recovered.action == "finished" and recorded == (embedder.name, embedder.dim):
+            counts = await tally_edge(path, embedder, guard)
+            return Outcome(0, counts, f"{recovered.message}; the interrupted reindex is complete")
+        records = await read_edge(path, recorded, guard)
+
+        async def desired() -> Records:
+            return records  # the guard keeps every other process out: the source cannot change
+
+        written = await build_edge(path, guard, desired, embedder, sparse, progress)
+        counts = await tally_edge(path, embedder, guard)
     finally:
-        await store.close()
-    if old is not None:
-        shutil.rmtree(old)
-    return total
+        guard.release()
+    return Outcome(written, counts, f"re-embedded {written} records with {embedder.name} (dim {embedder.dim}) at {path}")
+
+
+async def _reindex_server(settings: Settings, embedder: Embedder, sparse: SparseEncoder, progress: Progress) -> Outcome:
+    q = settings.qdrant
+    api_key = q.api_key.get_secret_value() if q.api_key else None
+    admin = await ServerAdmin.connect(url=q.url, api_key=api_key, prefix=q.prefix)
+    try:
+        states = {layer: await admin.state(layer) for layer in LAYER_NAMES}
+        for st in states.values():
+            if st.live is None and st.other:
+                raise RebuildError(
+                    f"{st.alias} at {admin.where} has no live collection, only {', '.join(g.name for g in st.other)} "
+                    f"from an interrupted `heyan memory migrate --to server`: run that again to finish it"
+                )
+        if all(st.live is None for st in states.values()):
+            return Outcome(0, {}, f"there are no memories at {admin.where} (prefix {q.prefix}) yet: nothing to re-index")
+        if server_is_current(states, embedder) and any(st.other for st in states.values()):
+            dropped = await drop_leftovers(admin, states)
+            note = f"the interrupted reindex had already switched; dropped {dropped} old collection(s)"
+            return Outcome(0, await tally_server(admin, states, embedder), note)
+        live = {layer: st.live.name for layer, st in states.items() if st.live is not None}
+        source = admin.store(live, embedder.dim)  # read only: its dimension is never checked
+        where = f"{', '.join(live.values())} at {admin.where}"
+
+        async def desired() -> Records:
+            return await read_records(source, where, layers=tuple(live))
+
+        written = await build_server(admin, states, desired, embedder, sparse, progress)
+        counts = await tally_server(admin, states, embedder)
+    finally:
+        await admin.close()
+    return Outcome(written, counts, f"re-embedded {written} records with {embedder.name} (dim {embedder.dim}) at {admin.where}")

@@ -101,7 +101,12 @@ async def open_store(settings: Settings, embedder: Embedder) -> MemoryStore:
             dim=embedder.dim,
         )
     from memory.store_edge import EdgeStore
+    from memory.store_files import recover_interrupted_swap
 
+    # A reindex or migrate killed mid-swap: finish it or roll it back before opening, never open an empty store.
+    recovered = recover_interrupted_swap(settings.data_dir / "qdrant")
+    if recovered is not None:
+        log.warning("%s", recovered.message)
     return await EdgeStore.open(settings.data_dir / "qdrant", embedder_name=embedder.name, dim=embedder.dim)
 
 

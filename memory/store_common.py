@@ -27,6 +27,8 @@ __all__ = [
     "check_payload_in_scope",
     "check_points_in_scope",
     "check_scope",
+    "generation_name",
+    "generation_number",
     "plan_filter",
     "tenant_condition",
 ]
@@ -134,6 +136,19 @@ def plan_filter(scope: Scope, flt: RecordFilter | None = None) -> list[Condition
     if flt.visible_in is not None:
         plan.append(Condition("visible", "session", value=flt.visible_in))
     return plan
+
+
+def generation_name(prefix: str, layer: str, number: int) -> str:
+    """The server collection holding generation ``number`` of a layer; the alias ``<prefix>_<layer>``
+    points to the live one, so a rebuild can fill the next generation and switch atomically."""
+    return f"{prefix}_{layer}_v{number}"
+
+
+def generation_number(prefix: str, layer: str, name: str) -> int | None:
+    """The generation a collection name is, for this prefix and layer; None if it is none of them."""
+    head = f"{prefix}_{layer}_v"
+    tail = name[len(head):] if name.startswith(head) else ""
+    return int(tail) if tail.isdigit() and not tail.startswith("0") else None
 
 
 def check_dense(vector: Sequence[float], dim: int, what: str) -> None:

@@ -1,6 +1,6 @@
 """``EdgeStore``: the embedded ``MemoryStore`` on Qdrant Edge, one shard directory per layer.
 
-Layout under the data directory::
+Layout under the data directory (the lock, meta and rebuild files: ``memory.store_files``)::
 
     <path>/.lock        flock held while a process has the store open (single-process by design)
     <path>/meta.json    the embedder name and dimension the vectors were made with
@@ -16,9 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
-import json
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -53,22 +50,27 @@ from qdrant_edge import (
 )
 from qdrant_edge import SparseVector as EdgeSparse
 
-from memory.errors import StoreError, StoreLockedError
+from memory.errors import StoreError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, Hit, Layer, RecordFilter, StoredPoint, VectorQuery
 from memory.store_common import (
     LAYERS,
-    META_FILE,
     PRIVATE,
     Condition,
     check_dense,
-    check_embedder,
     check_ids,
     check_payload_in_scope,
     check_points_in_scope,
     check_scope,
     plan_filter,
     tenant_condition,
+)
+from memory.store_files import (
+    DirLock,
+    check_complete,
+    refuse_fresh_store_beside_swap,
+    take_swap_guard,
+    use_meta,
 )
 
 if TYPE_CHECKING:
@@ -105,73 +107,12 @@ def _lock_message(path: Path, holder: str) -> str:
     )
 
 
-def _acquire_lock(path: Path) -> int:
-    """Take the exclusive non-blocking flock on ``path/.lock`` and return its fd; StoreLockedError if held."""
-    lock_path = path / ".lock"
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = ""
-        with contextlib.suppress(OSError):
-            holder = os.pread(fd, 32, 0).decode(errors="replace").strip()
-        os.close(fd)
-        raise StoreLockedError(_lock_message(path, holder)) from None
-    except OSError as exc:
-        os.close(fd)
-        raise StoreError(f"cannot lock {lock_path}: {exc}") from exc
-    # The pid is only for the error message of the next process that tries.
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, str(os.getpid()).encode(), 0)
-    return fd
-
-
-def _release_lock(fd: int) -> None:
-    with contextlib.suppress(OSError):
-        os.ftruncate(fd, 0)
-    with contextlib.suppress(OSError):
-        fcntl.flock(fd, fcntl.LOCK_UN)
-    os.close(fd)
-
-
-def _check_meta(path: Path, embedder_name: str, dim: int) -> None:
-    """Compare ``meta.json`` with the configured embedder, or record it on first open."""
-    meta_path = path / META_FILE
-    if meta_path.exists():
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"cannot read {meta_path}: {exc}") from exc
-        check_embedder(
-            f"the memory store at {path}", meta.get("embedder"), meta.get("dim"), embedder_name, dim
-        )
-        return
-    tmp = meta_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps({"embedder": embedder_name, "dim": dim}), encoding="utf-8")
-    os.replace(tmp, meta_path)
-
-
 def _config(dim: int) -> EdgeConfig:
     return EdgeConfig(
         vectors={DENSE: EdgeVectorParams(size=dim, distance=Distance.Cosine)},
         sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
         max_search_threads=_SEARCH_THREADS,
     )
-
-
-def _check_complete(path: Path) -> None:
-    """A store that was created (its meta file exists) must still have both shards: a missing one
-    would silently start empty, as if every memory had been forgotten."""
-    if not (path / META_FILE).exists():
-        return
-    for layer in LAYERS:
-        shard = path / layer
-        if not (shard / "edge_config.json").exists():
-            what = "is missing" if not shard.exists() else "has lost its edge_config.json"
-            raise StoreError(
-                f"the memory store at {path} is incomplete: its {layer} shard ({shard}) {what}. Restore the "
-                f"data dir from a backup; to start over with no memories, move {path} aside"
-            )
 
 
 def _open_shard(shard_dir: Path, dim: int) -> EdgeShard:
@@ -227,11 +168,11 @@ class EdgeStore:
 
     name = "edge"
 
-    def __init__(self, path: Path, shards: dict[str, EdgeShard], lock_fd: int, dim: int) -> None:
+    def __init__(self, path: Path, shards: dict[str, EdgeShard], lock: DirLock, dim: int) -> None:
         self.path = path
         self.dim = dim
         self._shards: dict[str, EdgeShard] | None = shards
-        self._lock_fd = lock_fd
+        self._lock = lock
         # Writes are serialised so delete's count-then-delete sees no concurrent write of ours.
         self._write_lock = asyncio.Lock()
 
@@ -239,21 +180,36 @@ class EdgeStore:
         return f"EdgeStore(path={str(self.path)!r}, dim={self.dim}, open={self._shards is not None})"
 
     @classmethod
-    async def open(cls, path: Path, *, embedder_name: str, dim: int) -> EdgeStore:
+    async def open(
+        cls, path: Path, *, embedder_name: str, dim: int, guard: DirLock | None = None
+    ) -> EdgeStore:
         """Lock ``path``, check the embedder recorded there and open (or create) both shards.
 
-        Raises StoreLockedError if another process holds ``path``, EmbedderMismatchError if the
-        store was built with another embedder, StoreError if a shard cannot be opened.
+        ``guard`` is the swap guard (``memory.store_files.take_swap_guard``) when the caller — a
+        rebuild — already holds it; otherwise it is taken for the moment of locking the directory, so
+        no store is opened while a rebuild swaps it. Raises StoreLockedError if another process holds
+        ``path`` or a rebuild is running, EmbedderMismatchError if the store was built with another
+        embedder, StoreError if a shard cannot be opened or an interrupted swap must be recovered first.
         """
         path = Path(path)
+        held = guard or take_swap_guard(path)
         try:
-            path.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise StoreError(f"cannot create the memory store directory {path}: {exc}") from exc
-        fd = _acquire_lock(path)
+            refuse_fresh_store_beside_swap(path)
+            try:
+                path.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"cannot create the memory store directory {path}: {exc}") from exc
+            lock = DirLock.take(path / ".lock", lambda holder: _lock_message(path, holder))
+            try:
+                check_complete(path)
+                use_meta(path, embedder_name, dim)
+            except BaseException:
+                lock.release()
+                raise
+        finally:
+            if guard is None:
+                held.release()
         try:
-            _check_complete(path)
-            _check_meta(path, embedder_name, dim)
             # Opening replays the WAL and creating builds indexes (~0.2 s per new shard, mostly
             # fsync): off the event loop, both layers at once.
             opened = await asyncio.gather(
@@ -261,7 +217,7 @@ class EdgeStore:
                 return_exceptions=True,
             )
         except BaseException:
-            _release_lock(fd)
+            lock.release()
             raise
         shards = {layer: s for layer, s in zip(LAYERS, opened, strict=True) if isinstance(s, EdgeShard)}
         failures = [s for s in opened if not isinstance(s, EdgeShard)]
@@ -269,9 +225,9 @@ class EdgeStore:
             for shard in shards.values():
                 with contextlib.suppress(Exception):
                     shard.close()
-            _release_lock(fd)
+            lock.release()
             raise failures[0]
-        return cls(path, shards, fd, dim)
+        return cls(path, shards, lock, dim)
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -445,6 +401,6 @@ class EdgeStore:
                 except StoreError as exc:
                     failure = failure or exc
         finally:
-            _release_lock(self._lock_fd)
+            self._lock.release()
         if failure is not None:
             raise failure

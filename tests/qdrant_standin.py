@@ -6,9 +6,11 @@ qdrant-client's own local mode (``path=DIR`` to persist, else in memory). Reques
 with the pydantic models of ``qdrant_client.http.models`` and answers use Qdrant's envelope
 ``{"result": ..., "status": "ok", "time": ...}``, so the real client, unchanged, talks to it.
 
-Served (``{c}`` is a collection name)::
+Served (``{c}`` is a collection name, or an alias of one wherever Qdrant resolves aliases: every
+``{c}`` route below except PUT and DELETE of a collection)::
 
     GET    /                            version info (the client's compatibility check)
+    GET    /collections                 the collections (not the aliases)
     GET    /collections/{c}/exists      PUT /collections/{c}    GET /collections/{c}
     PATCH  /collections/{c}             metadata and sparse vector params only
     DELETE /collections/{c}             PUT /collections/{c}/index
@@ -16,16 +18,18 @@ Served (``{c}`` is a collection name)::
     POST   /collections/{c}/points/payload               set payload
     POST   /collections/{c}/points/scroll, /points/count, /points/delete, /points/query/batch
     POST   /collections/{c}/facet
+    POST   /collections/aliases         create / delete / rename aliases, applied all or nothing
+    GET    /aliases                     GET /collections/{c}/aliases
 
-Errors have Qdrant's shape ``{"status": {"error": "..."}}``: 404 for a missing collection or an
-unknown path, 409 when creating a collection that exists, 400 for a body that does not parse or a
-setting the stand-in does not support.
+Errors have Qdrant's shape ``{"status": {"error": "..."}}``: 404 for a missing collection or alias
+or an unknown path, 409 when creating a collection or alias whose name is taken, 400 for a body
+that does not parse or a setting the stand-in does not support.
 
 What it is not: a Qdrant server. Search is local mode's exact scan (no HNSW, no quantization);
 payload indexes are recorded and reported (``payload_schema``) but index nothing; there is no
-auth (an API key is ignored), no gRPC, no sharding, replication, snapshots or aliases. Settings it
-does not support in a create or update request are refused, not silently ignored. One process owns
-the data; clients share it through HTTP.
+auth (an API key is ignored), no gRPC, no sharding, replication or snapshots. Deleting a
+collection drops its aliases, as on the server. Settings it does not support in a create or update
+request are refused, not silently ignored. One process owns the data; clients share it through HTTP.
 
 In-process (tests)::
 
@@ -137,6 +141,10 @@ class _Backend:
         c = "/collections/{name}"
         return [
             web.get("/", self.root),
+            web.get("/collections", self.collections),
+            web.post("/collections/aliases", self.change_aliases),  # before {name}: "aliases" is no collection
+            web.get("/aliases", self.aliases),
+            web.get(f"{c}/aliases", self.collection_aliases),
             web.get(f"{c}/exists", self.exists),
             web.put(c, self.create),
             web.get(c, self.info),
@@ -153,9 +161,17 @@ class _Backend:
             web.post(f"{c}/facet", self.facet),
         ]
 
+    async def _alias_map(self) -> dict[str, str]:
+        return {a.alias_name: a.collection_name for a in (await self.client.get_aliases()).aliases}
+
+    async def _collection_names(self) -> set[str]:
+        return {c.name for c in (await self.client.get_collections()).collections}
+
     async def _existing(self, request: web.Request) -> str:
+        """The collection the path names: itself, or the collection an alias of that name points to."""
         name = request.match_info["name"]
-        if not await self.client.collection_exists(name):
+        name = (await self._alias_map()).get(name, name)
+        if name not in await self._collection_names():
             raise _Missing(name)
         return name
 
@@ -179,6 +195,10 @@ class _Backend:
     async def root(self, request: web.Request) -> web.Response:
         return web.json_response({"title": "qdrant - vector search engine (Heyan test stand-in)", "version": VERSION})
 
+    async def collections(self, request: web.Request) -> web.Response:
+        t = time.perf_counter()
+        return _reply(await self.client.get_collections(), t)
+
     async def exists(self, request: web.Request) -> web.Response:
         t = time.perf_counter()
         exists = await self.client.collection_exists(request.match_info["name"])
@@ -189,7 +209,7 @@ class _Backend:
         name = request.match_info["name"]
         body: models.CreateCollection = await _body(request, models.CreateCollection)
         _refuse_unsupported(body, {"vectors", "sparse_vectors", "metadata"})
-        if await self.client.collection_exists(name):
+        if await self.client.collection_exists(name):  # a collection or an alias of that name
             raise _Conflict(name)
         await self.client.create_collection(
             name, vectors_config=body.vectors, sparse_vectors_config=body.sparse_vectors, metadata=body.metadata
@@ -235,6 +255,42 @@ class _Backend:
         self.indexes.setdefault(name, {})[body.field_name] = to_jsonable_python(body.field_schema, exclude_none=True)
         self._save_indexes()
         return _reply(result, t)
+
+    # -- aliases ----------------------------------------------------------------------------------
+
+    async def change_aliases(self, request: web.Request) -> web.Response:
+        """Check every action against the state the earlier ones leave (as Qdrant does), then let local
+        mode apply them all at once: a refused action changes nothing."""
+        t = time.perf_counter()
+        body: models.ChangeAliasesOperation = await _body(request, models.ChangeAliasesOperation)
+        aliases, collections = await self._alias_map(), await self._collection_names()
+        for action in body.actions:
+            if isinstance(action, models.CreateAliasOperation):
+                new = action.create_alias
+                if new.collection_name not in collections:
+                    raise _Missing(new.collection_name)
+                if new.alias_name in collections:
+                    raise _Conflict(new.alias_name)
+                aliases[new.alias_name] = new.collection_name
+            elif isinstance(action, models.DeleteAliasOperation):
+                aliases.pop(action.delete_alias.alias_name, None)
+            else:
+                rename = action.rename_alias
+                if rename.old_alias_name not in aliases:
+                    raise _Missing(rename.old_alias_name)
+                if rename.new_alias_name in collections:
+                    raise _Conflict(rename.new_alias_name)
+                aliases[rename.new_alias_name] = aliases.pop(rename.old_alias_name)
+        return _reply(await self.client.update_collection_aliases(body.actions), t)
+
+    async def aliases(self, request: web.Request) -> web.Response:
+        t = time.perf_counter()
+        return _reply(await self.client.get_aliases(), t)
+
+    async def collection_aliases(self, request: web.Request) -> web.Response:
+        t = time.perf_counter()
+        name = await self._existing(request)
+        return _reply(await self.client.get_collection_aliases(name), t)
 
     # -- points -----------------------------------------------------------------------------------
 

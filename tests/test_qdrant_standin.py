@@ -109,10 +109,14 @@ async def test_data_indexes_and_embedder_persist_across_a_restart(tmp_path: Path
             await store.close()
         client = AsyncQdrantClient(url=url)
         try:
-            info = await client.get_collection("heyan_summaries")
+            info = await client.get_collection("heyan_summaries")  # by its alias
+            aliases = (await client.get_aliases()).aliases
         finally:
             await client.close()
-        assert info.config.metadata == {"heyan_embedder": EMBEDDER, "heyan_dim": DIM}
+        assert {(a.alias_name, a.collection_name) for a in aliases} == {
+            ("heyan_facts", "heyan_facts_v1"), ("heyan_summaries", "heyan_summaries_v1")
+        }
+        assert info.config.metadata == {"heyan_embedder": EMBEDDER, "heyan_dim": DIM, "heyan_complete": True}
         tenant = info.payload_schema["tenant"]
         assert isinstance(tenant.params, models.KeywordIndexParams) and tenant.params.is_tenant
         assert tenant.points == 1 and info.payload_schema["due_ts"].data_type == models.PayloadSchemaType.FLOAT
@@ -195,3 +199,63 @@ async def test_subprocess_is_shared_and_persists(tmp_path: Path) -> None:
             assert await store.count("facts", T1) == 2
         finally:
             await store.close()
+
+
+def _create(alias: str, collection: str) -> models.CreateAliasOperation:
+    return models.CreateAliasOperation(create_alias=models.CreateAlias(collection_name=collection, alias_name=alias))
+
+
+def _delete(alias: str) -> models.DeleteAliasOperation:
+    return models.DeleteAliasOperation(delete_alias=models.DeleteAlias(alias_name=alias))
+
+
+async def _alias_pairs(client: AsyncQdrantClient) -> set[tuple[str, str]]:
+    return {(a.alias_name, a.collection_name) for a in (await client.get_aliases()).aliases}
+
+
+async def test_aliases_as_the_client_uses_them(tmp_path: Path) -> None:
+    path = tmp_path / "qdrant"
+    params = {DENSE: models.VectorParams(size=4, distance=models.Distance.COSINE)}
+    async with QdrantStandIn(path) as url:
+        client = AsyncQdrantClient(url=url)
+        try:
+            for name in ("c_v1", "c_v2"):
+                await client.create_collection(name, vectors_config=params)
+            assert await client.update_collection_aliases([_create("c", "c_v1")])
+            # Collection and point calls by the alias name reach the collection it points to.
+            point = models.PointStruct(id=1, vector={DENSE: [1.0, 0.0, 0.0, 0.0]}, payload={"tenant": "t"})
+            await client.upsert("c", [point])
+            await client.create_payload_index("c", "tenant", field_schema=models.PayloadSchemaType.KEYWORD)
+            info = await client.get_collection("c")
+            assert info.points_count == 1 and set(info.payload_schema) == {"tenant"}
+            assert (await client.count("c_v1")).count == 1 and await client.collection_exists("c")
+            assert [a.alias_name for a in (await client.get_collection_aliases("c_v1")).aliases] == ["c"]
+            # A switch is one call; a call with an action that fails changes nothing.
+            assert await client.update_collection_aliases([_delete("c"), _create("c", "c_v2")])
+            assert (await client.count("c")).count == 0
+            with pytest.raises(UnexpectedResponse) as missing:
+                await client.update_collection_aliases([_delete("c"), _create("c", "nope")])
+            assert missing.value.status_code == 404
+            with pytest.raises(UnexpectedResponse) as taken:
+                await client.update_collection_aliases([_create("c_v1", "c_v2")])
+            assert taken.value.status_code == 409
+            with pytest.raises(UnexpectedResponse) as taken:
+                await client.create_collection("c", vectors_config=params)
+            assert taken.value.status_code == 409
+            rename = models.RenameAlias(old_alias_name="c", new_alias_name="d")
+            assert await client.update_collection_aliases([models.RenameAliasOperation(rename_alias=rename)])
+            assert await _alias_pairs(client) == {("d", "c_v2")}
+            assert {c.name for c in (await client.get_collections()).collections} == {"c_v1", "c_v2"}
+            # Deleting a collection drops its aliases, as the server does.
+            assert await client.delete_collection("c_v2")
+            assert await _alias_pairs(client) == set()
+            assert await client.update_collection_aliases([_create("c", "c_v1")])
+        finally:
+            await client.close()
+    async with QdrantStandIn(path) as url:  # aliases persist with the data
+        client = AsyncQdrantClient(url=url)
+        try:
+            assert await _alias_pairs(client) == {("c", "c_v1")}
+            assert (await client.count("c")).count == 1
+        finally:
+            await client.close()

@@ -49,7 +49,8 @@ def ctx(rt: Runtime) -> dict[str, Any]:
 
 
 def say(i: int, text: str, *, user: str = "u-ann", session: str = "s", mention: bool = False) -> Message:
-    return Message(id=f"m{i}", scope=Scope(tenant=T, session=session, user=user), author_name=user,
+    return Message(id=f"m{i}", scope=Scope(tenant=T, session=session, user=user),
+                   author_name=user.removeprefix("u-").capitalize(),
                    text=text, ts=utcnow(), mention=mention)
 
 
