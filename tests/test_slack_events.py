@@ -62,7 +62,7 @@ async def test_a_mention_in_a_thread_is_answered_in_that_thread(tmp_path: Path, 
 
     assert post.params["channel"] == GENERAL and post.params["thread_ts"] == parent
     assert post.params["link_names"] is False
-    assert "alice" in post.params["text"]  # the offline mediator thanks the speaker by name
+    assert "no record" in post.params["text"]  # nothing is remembered yet, and the mediator says so
     [said] = window
     assert said.text == "what do you remember?"  # the bot's own <@…> is not part of what was said
     assert (said.id, said.author_id, said.mention) == (f"{GENERAL}:{mention['ts']}", ALICE, True)
