@@ -17,6 +17,7 @@ from adapters import commitments_cli, jobs_cli, memory_cli, tenant_cli
 from adapters.bench import app as bench_app
 from adapters.cli_common import console, fail, run
 from adapters.console import ScriptError, parse_script
+from adapters.discord import cli as discord_cli
 from bot.settings import SettingsError, load_settings
 
 __all__ = ["app", "main"]
@@ -27,6 +28,7 @@ app.add_typer(commitments_cli.app, name="commitments")
 app.add_typer(jobs_cli.app, name="jobs")
 app.add_typer(tenant_cli.app, name="tenant")
 app.add_typer(bench_app, name="bench")
+app.add_typer(discord_cli.app, name="discord")
 
 
 @app.command()
