@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from adapters.cli import app
 from adapters.discord.cli import sync_commands
+from adapters.discord.client import REQUIRED_PERMISSIONS
 from adapters.platforms import run_platforms
 from adapters.runtime import StartupError
 from tests.discord_harness import WAIT, discord_settings, hash_embedder, heyan_on_discord, redis_url
@@ -135,6 +136,14 @@ async def test_sync_registers_localized_commands_in_a_guild(tmp_path: Path, redi
 
         answer = await h.run("mymemory", user="carol")  # the synced command is what members now use
         assert answer["flags"] & EPHEMERAL and answer["content"] == "Heyan holds nothing about you here."
+
+
+def test_the_documented_permissions_are_what_heyan_asks_for() -> None:
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "DISCORD.md").read_text()
+    assert f"permissions={REQUIRED_PERMISSIONS.value}" in doc
+    for name, granted in REQUIRED_PERMISSIONS:
+        if granted:
+            assert f"| {getattr(discord.Permissions, name).flag} |" in doc, name
 
 
 def test_sync_without_a_token_says_what_to_set(monkeypatch: pytest.MonkeyPatch) -> None:

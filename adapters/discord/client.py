@@ -26,10 +26,27 @@ from bot.settings import DiscordSettings, Settings
 if TYPE_CHECKING:
     from adapters.runtime import Runtime
 
-__all__ = ["AnyBot", "Heyan", "HeyanBot", "ShardedHeyanBot", "build_bot", "heyan_of", "intents_for"]
+__all__ = [
+    "REQUIRED_PERMISSIONS",
+    "AnyBot",
+    "Heyan",
+    "HeyanBot",
+    "ShardedHeyanBot",
+    "build_bot",
+    "heyan_of",
+    "intents_for",
+]
 
 log = logging.getLogger(__name__)
 
+#: What Heyan's role needs (the invite link's ``permissions=``; docs/DISCORD.md explains each): read and
+#: answer in channels and threads, make dispute threads (private where allowed), add members to them and
+#: delete one made for a dispute that could not open (Manage Threads), reply to messages (Read Message
+#: History), show memories as embeds and exports as files.
+REQUIRED_PERMISSIONS = discord.Permissions(
+    view_channel=True, send_messages=True, send_messages_in_threads=True, create_public_threads=True,
+    create_private_threads=True, manage_threads=True, embed_links=True, attach_files=True, read_message_history=True,
+)
 #: discord.py's own pause between IDENTIFYs of a sharded bot (Discord allows one per 5 s per bucket).
 IDENTIFY_DELAY = 5.0
 #: discord.py's wait after READY for the guilds to arrive before ``on_ready``.
