@@ -80,6 +80,7 @@ async def test_a_second_dispute_in_the_thread_is_refused_and_a_refused_new_threa
         first = await h.run("dispute open", {"title": "Noise"}, user="alice", channel=thread)
         assert "Dispute opened" in first["content"]
         assert not h.discord.find_requests("POST", r"/channels/\d+/threads")  # opened in the thread itself
+        assert h.discord.find_requests("PUT", rf"/channels/{thread.id}/thread-members/@me")  # and joined it
         again = await h.run("dispute open", {"title": "Noise again"}, user="carol", channel=thread)
         assert again["flags"] & EPHEMERAL and "already open here: Noise" in again["content"]
 

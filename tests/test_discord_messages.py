@@ -16,7 +16,7 @@ from jobs.queue import QUEUE
 from memory.extraction import CandidateFact
 from memory.models import Kind, Scope, Visibility, utcnow
 from tests.discord_harness import WAIT, Harness, hash_embedder, heyan_on_discord, redis_url
-from tests.discord_standin import MemberSpec, UserSpec
+from tests.discord_standin import Fault, MemberSpec, UserSpec
 from tests.jobs_helpers import ScriptedProvider
 
 __all__ = ["hash_embedder", "redis_url"]  # fixtures used by name
@@ -94,6 +94,16 @@ async def test_unmentioned_messages_feed_memory_only_in_open_dispute_threads(tmp
         await h.bot_posts(chatter.id, since)
         assert await window_texts(h, chatter.id) == ["are you there?"]
         assert await window_texts(h, h.discord.guild.channel("general").id) == []
+
+
+async def test_without_read_message_history_the_reply_is_a_plain_message(tmp_path: Path, redis_url: str) -> None:
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        general = h.discord.guild.channel("general")
+        h.discord.inject("POST", rf"/channels/{general.id}/messages", Fault.missing_permissions(), times=1)
+        await h.say("{bot} hello?", author="carol")
+        await h.bot_posts(general.id)
+        tries = h.discord.find_requests("POST", rf"/channels/{general.id}/messages")
+        assert [(r.status, "message_reference" in r.json) for r in tries] == [(403, True), (200, False)]
 
 
 class GatedProvider(ScriptedProvider):

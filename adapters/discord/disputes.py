@@ -65,6 +65,7 @@ class Disputes(commands.Cog):
         if isinstance(channel, discord.Thread):
             if not perms.send_messages_in_threads:
                 raise MissingPermission("send_messages_in_threads")
+            await self._join(channel)
             thread, created = channel, False
         elif isinstance(channel, discord.TextChannel):
             thread, created = await self._new_thread(channel, title, perms), True
@@ -106,6 +107,16 @@ class Disputes(commands.Cog):
                                                reason="Heyan: /dispute open")
         except discord.Forbidden as exc:
             raise MissingPermission("create_private_threads" if private else "create_public_threads") from exc
+
+    @staticmethod
+    async def _join(thread: discord.Thread) -> None:
+        """Be a member of an existing thread, or Discord may not send Heyan its messages."""
+        if thread.me is not None:
+            return
+        try:
+            await thread.join()
+        except discord.Forbidden as exc:
+            raise MissingPermission("manage_threads") from exc
 
     @staticmethod
     async def _add_members(thread: discord.Thread, people: list[discord.Member | discord.User]) -> None:

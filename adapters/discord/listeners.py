@@ -107,17 +107,23 @@ class Listeners(commands.Cog):
             await self._reply(message, reply)
 
     async def _reply(self, message: discord.Message, reply: Reply) -> None:
+        """The reply, its first piece as a Discord reply to the message (which needs Read Message
+        History; without it, a plain message in the same place)."""
         content, mentions = render(reply.body)
-        reference = message.to_reference(fail_if_not_exists=False)
+        channel = message.channel
         try:
             for i, piece in enumerate(split_message(content)):
-                if i == 0:
-                    await message.channel.send(piece, allowed_mentions=mentions, reference=reference)
-                else:
-                    await message.channel.send(piece, allowed_mentions=mentions)
+                if i > 0:
+                    await channel.send(piece, allowed_mentions=mentions)
+                    continue
+                try:
+                    await channel.send(piece, allowed_mentions=mentions,
+                                       reference=message.to_reference(fail_if_not_exists=False))
+                except discord.Forbidden:
+                    await channel.send(piece, allowed_mentions=mentions)
         except discord.Forbidden as exc:
             log.warning("cannot reply in channel %s (Send Messages / Send Messages in Threads missing?): %s",
-                        message.channel.id, exc)
+                        channel.id, exc)
 
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:

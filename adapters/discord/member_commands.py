@@ -178,8 +178,8 @@ class EraseCancel(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hey
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
-            lang: Lang = "zh" if str(interaction.locale.value).startswith("zh") else "en"
-            await interaction.response.edit_message(content=t(lang, "erase.cancelled"), embeds=[], view=None)
+            who = await actor(interaction, heyan_of(interaction.client))
+            await interaction.response.edit_message(content=t(who.lang, "erase.cancelled"), embeds=[], view=None)
         except Exception as exc:
             await report(interaction, exc)
 
