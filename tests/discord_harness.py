@@ -54,14 +54,16 @@ def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("adapters.runtime.build_embedder", lambda _settings: HashEmbedder())
 
 
-def discord_settings(data_dir: Path, redis_url: str, standin: DiscordStandIn, **discord: Any) -> Settings:
-    """Test settings pointing Heyan's Discord adapter at the stand-in (as an operator would a proxy)."""
+def discord_settings(data_dir: Path, redis_url: str, standin: DiscordStandIn, *, limits: LimitSettings | None = None,
+                     **discord: Any) -> Settings:
+    """Test settings pointing Heyan's Discord adapter at the stand-in (as an operator would a proxy);
+    rate limits generous unless ``limits`` are given."""
     base = settings(data_dir, redis_url)
     options: dict[str, Any] = {"token": standin.token, "api_url": standin.rest_base,
                                "gateway_url": standin.gateway_url, **discord}
     generous = LimitSettings(commands_per_user="500/minute", commands_per_tenant="5000/minute",
                              replies_per_user="500/minute", replies_per_tenant="5000/minute")
-    return base.model_copy(update={"discord": DiscordSettings(**options), "limits": generous})
+    return base.model_copy(update={"discord": DiscordSettings(**options), "limits": limits or generous})
 
 
 @dataclass

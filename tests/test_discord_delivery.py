@@ -96,7 +96,7 @@ async def test_undeliverable_posts_are_dead_lettered_with_the_reason(tmp_path: P
         assert dead == {"to-deleted", "to-locked", "to-forbidden", "cross-tenant"}
 
 
-async def test_server_errors_are_retried_and_long_posts_split(tmp_path: Path, redis_url: str) -> None:
+async def test_server_errors_and_rate_limits_are_retried_and_long_posts_split(tmp_path: Path, redis_url: str) -> None:
     async with heyan_on_discord(tmp_path, redis_url) as h:
         general = h.discord.guild.channel("general")
         # discord.py retries 500/502/504 itself; a 503 reaches Heyan, whose outbox tries again later
@@ -109,3 +109,10 @@ async def test_server_errors_are_retried_and_long_posts_split(tmp_path: Path, re
         assert len(posts) == 2 and all(len(p.json["content"]) <= 2000 for p in posts)
         assert posts[0].json["content"].endswith("x" * 880) and posts[1].json["content"].startswith("line 2")
         assert sent.message_id == posts[0].response["id"]
+
+        mediation = h.discord.guild.channel("mediation")  # a 429 (with Discord's Via header): discord.py waits
+        h.discord.inject("POST", rf"/channels/{mediation.id}/messages", Fault.rate_limited(0.05), times=1)
+        await h.rt.outbox.append(post(h, "limited", mediation.id, "after a pause"))
+        sent = await settled(h, "limited", PostState.SENT)
+        statuses = [r.status for r in h.discord.find_requests("POST", rf"/channels/{mediation.id}/messages")]
+        assert sent.attempts == 1 and statuses == [429, 200]

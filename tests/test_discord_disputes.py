@@ -13,7 +13,15 @@ import discord
 from memory.extraction import Utterance
 from memory.models import Lang, Summary, Visibility
 from tests.discord_harness import hash_embedder, heyan_on_discord, redis_url
-from tests.discord_standin import EPHEMERAL, PRIVATE_THREAD, PUBLIC_THREAD, DiscordStandIn, Fault, Overwrite
+from tests.discord_standin import (
+    EPHEMERAL,
+    PRIVATE_THREAD,
+    PUBLIC_THREAD,
+    DiscordStandIn,
+    Fault,
+    Overwrite,
+    UserSpec,
+)
 from tests.jobs_helpers import ScriptedProvider
 
 __all__ = ["hash_embedder", "redis_url"]
@@ -113,6 +121,14 @@ async def test_private_threads_fall_back_to_public_and_missing_permissions_are_n
         h.discord.inject("POST", r"/channels/\d+/threads", Fault.missing_permissions())
         forbidden = await h.run("dispute open", {"title": "Hedge"}, user="alice", channel="general", locale="zh-CN")
         assert "创建私密子区" in forbidden["content"]  # Create Private Threads, in the caller's language
+
+
+async def test_a_member_option_naming_someone_outside_the_server_is_refused(tmp_path: Path, redis_url: str) -> None:
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        stranger = UserSpec(h.discord.ids.next(), "stranger")
+        answer = await h.run("dispute open", {"title": "Noise", "member1": stranger}, user="alice")
+        assert answer["flags"] & EPHEMERAL and answer["content"].startswith("I can't use")
+        assert not h.discord.find_requests("POST", r"/channels/\d+/threads")
 
 
 async def test_guild_commands_are_refused_clearly_in_a_dm(tmp_path: Path, redis_url: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from bot.settings import LimitSettings
 from memory.models import FactStatus, Kind, Scope, Visibility
 from tests.discord_harness import Harness, hash_embedder, heyan_on_discord, ids, redis_url
 from tests.discord_standin import EPHEMERAL, RoleSpec
@@ -95,6 +96,17 @@ async def test_a_member_reaching_memory_commands_is_refused_by_the_service(tmp_p
         assert chinese["content"].startswith("只有管理员可以审核记忆") and "管理消息" in chinese["content"]
 
 
+async def test_too_many_commands_get_a_slow_down_in_the_callers_language(tmp_path: Path, redis_url: str) -> None:
+    tight = LimitSettings(commands_per_user="2/minute")
+    async with heyan_on_discord(tmp_path, redis_url, limits=tight) as h:
+        for _ in range(2):
+            assert (await h.run("mymemory", user="bob"))["content"] == "Heyan 在这里没有关于你的记忆。"
+        slow = await h.run("mymemory", user="bob")
+        assert slow["flags"] & EPHEMERAL and slow["content"].startswith("请慢一点：你发送命令的速度太快了")
+        other = await h.run("mymemory", user="carol")  # a per-member limit
+        assert other["content"] == "Heyan holds nothing about you here."
+
+
 async def test_the_moderator_role_setting_makes_moderators(tmp_path: Path, redis_url: str) -> None:
     async with heyan_on_discord(tmp_path, redis_url, moderator_role="Mediators") as h:
         guild = h.discord.guild
@@ -121,6 +133,12 @@ async def test_the_review_queue_pages_and_its_buttons_act(tmp_path: Path, redis_
         assert len(buttons) == 10 and buttons[-2:] == ["heyan:review:page:0", "heyan:review:page:4"]
         first = page["embeds"][0]["footer"]["text"]
         assert buttons[0] == f"heyan:review:confirm:{first}:0"
+
+        following = await h.message_after_click(await h.click("heyan:review:page:4", page, user="alice"))
+        assert following["content"] == "Review queue: 5–5 of 5" and len(following["embeds"]) == 1
+        back = await h.message_after_click(await h.click("heyan:review:page:0", following, user="alice"))
+        assert back["content"] == "Review queue: 1–4 of 5"
+        page = back
 
         click = await h.click(buttons[0], page, user="alice")
         redrawn = await h.message_after_click(click)

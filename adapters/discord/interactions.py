@@ -9,6 +9,7 @@ calls the services. Failures are answered in one place: ``HeyanTree.on_error`` f
   (rate limit): their own text in the caller's language;
 * ``Refusal``: the adapter's own (a guild command in a DM, a missing channel permission);
 * ``discord.Forbidden``: Discord refused an action for lack of a permission;
+* ``app_commands.TransformerError``: an option Discord resolved to something unusable here;
 * anything else: logged with its traceback, and the caller hears that something went wrong.
 
 A refusal after a *public* deferral first deletes the public "thinking…" message, so only the caller
@@ -120,6 +121,8 @@ def error_text(error: BaseException, lang: Lang) -> str | None:
         return error.text(lang)
     if isinstance(error, discord.Forbidden):
         return t(lang, "forbidden", detail=f"{error.text or 'Missing Permissions'}, {error.code}")
+    if isinstance(error, app_commands.TransformerError):  # e.g. a user who is not a member of this server
+        return t(lang, "bad_option", value=str(error.value)[:100])
     return None
 
 

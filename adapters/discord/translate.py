@@ -118,6 +118,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "unexpected": ("Something went wrong on my side; it has been logged. Please try again.",
                    "我这边出了点问题，已记录下来。请稍后再试。"),
     "bad_kind": ("Unknown kind {kind}; use one of: {kinds}.", "未知的类型 {kind}；可用的类型：{kinds}。"),
+    "bad_option": ("I can't use “{value}” there; pick one from the list Discord offers.",
+                   "无法使用“{value}”；请从 Discord 提供的列表中选择。"),
     "expired": ("This message is out of date; run the command again.", "这条消息已过时，请重新运行命令。"),
     # disputes
     "dispute.opened": ("Dispute opened in {thread}; the opening message will appear there.",
