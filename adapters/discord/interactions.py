@@ -142,9 +142,13 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
         text = t(lang, "unexpected")
     if interaction.type is discord.InteractionType.autocomplete:
         return  # autocomplete has no place for a message; the choices simply stay empty
-    try:
-        if interaction.response.is_done() and interaction.extras.get("ephemeral") is False:
+    if interaction.response.is_done() and interaction.extras.get("ephemeral") is False:
+        try:
             await interaction.delete_original_response()  # the public "thinking…" must not stay
+        except discord.HTTPException as exc:
+            log.warning("could not remove the public placeholder of interaction %s: %s", interaction.id, exc)
+        interaction.extras["ephemeral"] = True
+    try:
         await answer(interaction, text, ephemeral=True)
     except discord.HTTPException as exc:
         log.warning("could not tell %s why interaction %s failed (%s): %s", interaction.user, interaction.id,
