@@ -107,6 +107,18 @@ async def test_too_many_commands_get_a_slow_down_in_the_callers_language(tmp_pat
         assert other["content"] == "Heyan holds nothing about you here."
 
 
+async def test_a_servers_language_setting_overrides_each_members_locale(tmp_path: Path, redis_url: str) -> None:
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        assert (await h.run("mymemory", user="carol"))["content"] == "Heyan holds nothing about you here."
+        await h.rt.tenants.set(h.tenant, language="zh")  # heyan tenant set-language discord:<id> zh
+        assert (await h.run("mymemory", user="carol"))["content"] == "Heyan 在这里没有关于你的记忆。"
+        await h.rt.tenants.set(h.tenant, language="en")
+        assert (await h.run("mymemory", user="bob"))["content"] == "Heyan holds nothing about you here."
+        await h.rt.tenants.set(h.tenant, language="auto")
+        assert (await h.run("mymemory", user="carol", locale="fr", guild_locale="zh-CN"))["content"] == (
+            "Heyan 在这里没有关于你的记忆。")  # neither Chinese nor English: the server's preferred locale
+
+
 async def test_the_moderator_role_setting_makes_moderators(tmp_path: Path, redis_url: str) -> None:
     async with heyan_on_discord(tmp_path, redis_url, moderator_role="Mediators") as h:
         guild = h.discord.guild
