@@ -2,8 +2,8 @@
 in-process worker) and the real ``DiscordPlatform`` connected to ``tests.discord_standin`` through
 ``HEYAN_DISCORD_API_URL`` / ``HEYAN_DISCORD_GATEWAY_URL`` — the same wiring as ``heyan run``.
 
-Fixtures (import them into a test module): ``redis_url`` (a claimed Redis DB on 127.0.0.1:6379 or an
-embedded Valkey), ``hash_embedder`` (autouse: the cheap deterministic embedder). ``heyan_on_discord``
+Fixtures (import them into a test module): ``redis_url`` (a Valkey server of the test's own),
+``hash_embedder`` (autouse: the cheap deterministic embedder). ``heyan_on_discord``
 starts everything and yields a ``Harness`` with helpers to send slash commands and clicks and to
 wait for what Heyan answered. Every wait polls with a generous deadline (``WAIT``).
 """
@@ -27,21 +27,15 @@ from adapters.valkey import EmbeddedValkey
 from bot.settings import DiscordSettings, LimitSettings, Settings
 from memory.models import Fact, Kind, Scope, Source, Visibility, utcnow
 from tests.discord_standin import LOADING, DiscordStandIn, Payload, RecordedRequest, wait_until
-from tests.jobs_helpers import HashEmbedder, ScriptedProvider, claim_db, flush_db, settings
+from tests.jobs_helpers import HashEmbedder, ScriptedProvider, settings
 
 WAIT = 30.0
 
 
 @pytest.fixture
 async def redis_url(tmp_path: Path) -> AsyncIterator[str]:
-    db = await asyncio.to_thread(claim_db)
-    if db is not None:
-        url = f"redis://127.0.0.1:6379/{db}"
-        try:
-            yield url
-        finally:
-            await asyncio.to_thread(flush_db, url, keep_claim=False)
-        return
+    """A Valkey server of this test's own (unix socket, ~0.2 s to start and stop): these tests never
+    share a Redis database with anything else running on the machine."""
     server = EmbeddedValkey(tmp_path / "redis-server")
     try:
         yield await server.start()
