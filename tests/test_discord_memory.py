@@ -56,7 +56,7 @@ async def test_moderator_memory_commands_and_autocomplete(tmp_path: Path, redis_
         fact = await h.rt.memory.get(Scope(tenant=h.tenant), parking)
         assert fact is not None and fact.value == "a spot on weekdays only"
 
-        await h.rt.memory.update(fact.model_copy(update={"status": FactStatus.DISPUTED}))
+        await h.rt.memory.set_status(Scope(tenant=h.tenant), parking, FactStatus.DISPUTED)
         confirmed = await h.run("memory confirm", {"id": parking}, user="alice")
         assert "confirmed" in confirmed["content"]
         assert (await h.rt.memory.get(Scope(tenant=h.tenant), parking)).status is FactStatus.ACTIVE  # type: ignore[union-attr]
