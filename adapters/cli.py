@@ -18,6 +18,7 @@ from adapters.bench import app as bench_app
 from adapters.cli_common import console, err, fail, run
 from adapters.cli_style import Typer
 from adapters.console import ScriptError, parse_script
+from adapters.discord import cli as discord_cli
 from adapters.slack import cli as slack_cli
 from bot.settings import SettingsError, load_settings
 
@@ -29,6 +30,7 @@ app.add_typer(commitments_cli.app, name="commitments")
 app.add_typer(jobs_cli.app, name="jobs")
 app.add_typer(tenant_cli.app, name="tenant")
 app.add_typer(bench_app, name="bench")
+app.add_typer(discord_cli.app, name="discord")
 app.add_typer(slack_cli.app, name="slack")
 
 

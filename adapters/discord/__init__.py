@@ -1,27 +1,33 @@
-"""Discord adapter (discord.py): not built yet — see issue 11. ``DiscordPlatform`` is its entry point."""
+"""Heyan on Discord (discord.py 2.x): the only package that imports discord.py.
+
+``DiscordPlatform(settings)`` is what ``heyan run`` starts when ``HEYAN_DISCORD_TOKEN`` is set; ``heyan
+discord sync`` (``adapters.discord.cli``) registers the slash commands. Modules, one idea each:
+
+* ``platform`` — log in, connect, serve, stop; start-up failures as one-line ``StartupError``s
+* ``client`` — the ``commands.Bot`` / ``AutoShardedBot``, intents, ``Heyan`` (settings + runtime)
+* ``mapping`` — guild → tenant, thread/channel → session, member → user id, visibility, ``Actor``, language
+* ``listeners`` — messages (mentions, replies, dispute threads), edits, deletions, guilds left/joined
+* ``disputes``, ``memory_commands``, ``member_commands``, ``review`` — the slash commands and their buttons
+* ``interactions`` — deferring, answering, and the errors every interaction can end in
+* ``sender`` — the outbox's ``PostSender``; ``render`` — mention-safe text; ``embeds`` — how records look
+* ``translate`` — command localizations (zh-CN, zh-TW) and every member-facing string in both languages
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from adapters.discord.platform import DiscordPlatform
 
 __all__ = ["DiscordPlatform"]
 
 
-class DiscordPlatform:
-    """Placeholder until the adapter lands: refuses to start with a clear message."""
+def __getattr__(name: str) -> Any:
+    """``DiscordPlatform`` is imported on first use, so ``heyan`` commands that never touch Discord
+    (the CLI registers ``heyan discord`` at import) do not pay for importing discord.py."""
+    if name == "DiscordPlatform":
+        from adapters.discord.platform import DiscordPlatform
 
-    name = "discord"
-
-    def __init__(self, settings: Any) -> None:
-        self.settings = settings
-
-    async def start(self, rt: Any) -> Any:
-        from adapters.runtime import StartupError
-
-        raise StartupError("the Discord adapter is not part of this build yet; unset HEYAN_DISCORD_TOKEN")
-
-    async def serve(self) -> None:
-        return None
-
-    async def stop(self) -> None:
-        return None
+        return DiscordPlatform
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,62 @@
+"""``heyan discord sync [--guild ID]``: register Heyan's slash commands with Discord, on demand.
+
+Never at every start: Discord rate-limits command updates, and global commands take a while to
+reach every client. Without ``--guild`` the commands are global (every server, and DMs for the
+member commands); ``--guild ID`` copies them into that one server, where they appear at once (for
+trying Heyan out, or a private deployment). Command names and descriptions go out with their zh-CN
+and zh-TW translations. Needs only ``HEYAN_DISCORD_TOKEN`` (no runtime, no gateway connection).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from adapters.cli_common import console, run
+from adapters.runtime import StartupError
+from bot.settings import Settings
+
+__all__ = ["app", "sync_commands"]
+
+app = typer.Typer(no_args_is_help=True, help="Discord: register Heyan's slash commands.")
+
+
+async def sync_commands(settings: Settings, *, guild: int | None = None) -> list[str]:
+    """Sync the command tree globally, or into one guild; returns the names Discord registered."""
+    import discord  # here, not at import: every `heyan` command imports this module
+
+    from adapters.discord.client import Heyan, build_bot
+    from adapters.discord.platform import login, redirect
+
+    undo = redirect(settings.discord)
+    bot = build_bot(Heyan(settings))
+    try:
+        await login(bot, settings.discord)
+        try:
+            if guild is None:
+                synced = await bot.tree.sync()
+            else:
+                target = discord.Object(id=guild)
+                bot.tree.copy_global_to(guild=target)
+                synced = await bot.tree.sync(guild=target)
+        except discord.Forbidden as exc:
+            where = f"guild {guild}" if guild else "this application"
+            raise StartupError(f"Discord refused to register commands in {where} ({exc.code}): invite the bot with "
+                               "the applications.commands scope (see docs/DISCORD.md)") from exc
+        except discord.HTTPException as exc:
+            raise StartupError(f"Discord refused the command sync ({exc.status}, code {exc.code}): {exc.text}") from exc
+        return [c.name for c in synced]
+    finally:
+        await bot.close()
+        undo()
+
+
+@app.command("sync")
+def sync(
+    guild: Annotated[int | None, typer.Option("--guild", help="only this server (a guild id); instant")] = None,
+) -> None:
+    """Register (or update) Heyan's slash commands with Discord."""
+    names = run(lambda s: sync_commands(s, guild=guild))
+    where = f"in guild {guild}" if guild is not None else "globally (clients may take up to an hour to show them)"
+    console.print(f"synced {len(names)} command(s) {where}: {', '.join('/' + n for n in names)}")

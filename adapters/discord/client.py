@@ -1,0 +1,164 @@
+"""The discord.py client: a ``commands.Bot`` (``AutoShardedBot`` when sharding is configured) with
+minimal intents, no pings by default, Heyan's cogs, its command-tree translator and error handler.
+
+Intents: guilds, guild messages and DMs are enough for mentions, replies and slash commands (Discord
+sends the content of messages that mention the bot, of DMs and of the bot's own messages without the
+privileged Message Content intent). ``HEYAN_DISCORD_MESSAGE_CONTENT=true`` adds that intent so whole
+dispute threads are read; the developer portal must allow it (else close code 4014).
+
+``allowed_mentions`` on the client is ``AllowedMentions.none()``: a message that does not say whom it
+may ping pings nobody. Prefix commands are off (``on_message`` is Heyan's listener, not a command
+parser), and the tree is synced only by ``heyan discord sync``, never at start.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, cast
+
+import discord
+from discord.ext import commands
+
+from adapters.discord.translate import HeyanTranslator
+from bot.settings import DiscordSettings, Settings
+
+if TYPE_CHECKING:
+    from adapters.runtime import Runtime
+
+__all__ = [
+    "REQUIRED_PERMISSIONS",
+    "AnyBot",
+    "Heyan",
+    "HeyanBot",
+    "ShardedHeyanBot",
+    "build_bot",
+    "heyan_of",
+    "intents_for",
+]
+
+log = logging.getLogger(__name__)
+
+#: What Heyan's role needs (the invite link's ``permissions=``; docs/DISCORD.md explains each): read and
+#: answer in channels and threads, make dispute threads (private where allowed), add members to them and
+#: delete one made for a dispute that could not open (Manage Threads), reply to messages (Read Message
+#: History), show memories as embeds and exports as files.
+REQUIRED_PERMISSIONS = discord.Permissions(
+    view_channel=True, send_messages=True, send_messages_in_threads=True, create_public_threads=True,
+    create_private_threads=True, manage_threads=True, embed_links=True, attach_files=True, read_message_history=True,
+)
+#: discord.py's own pause between IDENTIFYs of a sharded bot (Discord allows one per 5 s per bucket).
+IDENTIFY_DELAY = 5.0
+#: discord.py's wait after READY for the guilds to arrive before ``on_ready``.
+GUILD_READY_TIMEOUT = 2.0
+
+
+class Heyan:
+    """What the Discord side needs of its process: the settings from the start, the runtime once
+    ``heyan run`` has started it (``heyan discord sync`` builds the command tree without one)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._runtime: Runtime | None = None
+
+    def __repr__(self) -> str:
+        return f"Heyan(runtime={'attached' if self._runtime else 'none'})"
+
+    @property
+    def discord(self) -> DiscordSettings:
+        return self.settings.discord
+
+    @property
+    def rt(self) -> Runtime:
+        if self._runtime is None:
+            raise RuntimeError("the Discord adapter was used before its runtime was attached")
+        return self._runtime
+
+    def attach(self, rt: Runtime) -> None:
+        self._runtime = rt
+
+    @property
+    def reads_content(self) -> bool:
+        """Whether unmentioned guild messages arrive with their content (the privileged intent)."""
+        return self.settings.discord.message_content
+
+
+def intents_for(settings: DiscordSettings) -> discord.Intents:
+    """Guilds, guild messages and DMs; Message Content only when configured."""
+    intents = discord.Intents.none()
+    intents.guilds = True
+    intents.guild_messages = True
+    intents.dm_messages = True
+    intents.message_content = settings.message_content
+    return intents
+
+
+class _HeyanHooks:
+    """What both bot classes add to discord.py's: Heyan's setup and the identify pause."""
+
+    heyan: Heyan
+    identify_delay: float = IDENTIFY_DELAY
+
+    async def setup_hook(self) -> None:
+        """Install the translator, the cogs and the stateless buttons (runs once, at log-in)."""
+        from adapters.discord.install import install
+
+        bot = cast(AnyBot, self)
+        await bot.tree.set_translator(HeyanTranslator())
+        await install(bot, self.heyan)
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        """No prefix commands: messages are the listeners cog's, so "@Heyan help" is a question to
+        the mediator, not a command lookup."""
+        return None
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """discord.py's pause between IDENTIFYs (configurable so tests need not wait 5 s)."""
+        if not initial and self.identify_delay > 0:
+            await asyncio.sleep(self.identify_delay)
+
+
+class HeyanBot(_HeyanHooks, commands.Bot):
+    """One gateway connection."""
+
+
+class ShardedHeyanBot(_HeyanHooks, commands.AutoShardedBot):
+    """Several shards in one process (large deployments)."""
+
+
+#: Either bot class (``AutoShardedBot`` is not a ``Bot`` subclass in discord.py).
+AnyBot = commands.Bot | commands.AutoShardedBot
+
+
+def heyan_of(client: discord.Client) -> Heyan:
+    """The ``Heyan`` of a bot built by ``build_bot`` (components reach it through ``interaction.client``)."""
+    found = getattr(client, "heyan", None)
+    if not isinstance(found, Heyan):
+        raise RuntimeError("this client was not built by adapters.discord.client.build_bot")
+    return found
+
+
+def build_bot(heyan: Heyan, *, guild_ready_timeout: float = GUILD_READY_TIMEOUT,
+              identify_delay: float = IDENTIFY_DELAY) -> AnyBot:
+    """The configured bot: ``HEYAN_DISCORD_SHARDS`` 0 is one connection, -1 Discord's recommended
+    shard count, n > 0 exactly n shards."""
+    from adapters.discord.interactions import HeyanTree
+
+    d = heyan.discord
+    options: dict[str, Any] = {
+        "command_prefix": commands.when_mentioned,
+        "help_command": None,
+        "intents": intents_for(d),
+        "allowed_mentions": discord.AllowedMentions.none(),
+        "tree_cls": HeyanTree,
+        "guild_ready_timeout": guild_ready_timeout,
+    }
+    bot: HeyanBot | ShardedHeyanBot
+    if d.shards == 0:
+        bot = HeyanBot(**options)
+    else:
+        bot = ShardedHeyanBot(shard_count=None if d.shards == -1 else d.shards, **options)
+    bot.heyan = heyan
+    bot.identify_delay = identify_delay
+    return bot
+

@@ -1,0 +1,171 @@
+"""``/dispute open|status|summary|close``: disputes live in threads; the moderation service keeps them.
+
+``/dispute open`` makes the thread (private where Heyan may create private threads in that channel,
+else public), adds the opener and the named members, and asks the service to open the dispute there;
+the service posts the opening message through the outbox (delivered by ``DiscordSender``), mentioning
+the members. Used inside an existing thread, it opens the dispute in that thread. If the service
+refuses (rate limit, a dispute already open), a thread made for it is deleted again.
+
+Before making a thread the command checks the permissions Discord lists for Heyan in the channel
+(``interaction.app_permissions``) and names what is missing; ``discord.Forbidden`` later still
+becomes an ephemeral error naming the permission the step needed.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Literal
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from adapters.discord.client import AnyBot, Heyan
+from adapters.discord.embeds import safe, status_embed, summary_embed
+from adapters.discord.interactions import MissingPermission, Refusal, actor, answer, defer, require_guild
+from adapters.discord.mapping import visibility_of
+from adapters.discord.translate import t
+from bot.richtext import Mention
+from memory.models import Visibility
+
+__all__ = ["Disputes"]
+
+log = logging.getLogger(__name__)
+
+#: A week: quiet disputes stay open long enough for follow-ups (Discord's longest auto-archive).
+AUTO_ARCHIVE_MINUTES: Literal[10080] = 10080
+MEMBER = "A member the dispute concerns"
+
+
+class Disputes(commands.Cog):
+    """The /dispute group (guild only)."""
+
+    dispute = app_commands.Group(name="dispute", description="Open and follow a dispute in a thread", guild_only=True)
+
+    def __init__(self, bot: AnyBot, heyan: Heyan) -> None:
+        self.bot = bot
+        self.heyan = heyan
+
+    @dispute.command(name="open", description="Open a dispute in a new thread with the members it concerns")
+    @app_commands.describe(title="What the dispute is about", member1=MEMBER, member2=MEMBER, member3=MEMBER,
+                           member4=MEMBER, member5=MEMBER)
+    async def open_dispute(
+        self, interaction: discord.Interaction, title: app_commands.Range[str, 1, 100],
+        member1: discord.Member | None = None, member2: discord.Member | None = None,
+        member3: discord.Member | None = None, member4: discord.Member | None = None,
+        member5: discord.Member | None = None,
+    ) -> None:
+        require_guild(interaction)
+        await defer(interaction)
+        who = await actor(interaction, self.heyan)
+        named = [m for m in (member1, member2, member3, member4, member5) if m is not None and not m.bot]
+        members = list({m.id: m for m in named}.values())
+        channel = self._channel(interaction)
+        perms = interaction.app_permissions
+        if isinstance(channel, discord.Thread):
+            if not perms.send_messages_in_threads:
+                raise MissingPermission("send_messages_in_threads")
+            await self._join(channel)
+            thread, created = channel, False
+        elif isinstance(channel, discord.TextChannel):
+            thread, created = await self._new_thread(channel, title, perms), True
+        else:
+            raise Refusal("text_channel_only")
+        try:
+            await self._add_members(thread, [interaction.user, *members])
+            info = await self.heyan.rt.moderation.dispute_open(
+                who, str(thread.id), title=title, members=[Mention(str(m.id), m.display_name) for m in members],
+                visibility=visibility_of(thread))
+        except BaseException:
+            if created:
+                await self._discard(thread)
+            raise
+        key = "dispute.opened_private" if info.visibility is Visibility.PRIVATE else "dispute.opened"
+        await answer(interaction, t(who.lang, key, thread=thread.mention))
+
+    @staticmethod
+    def _channel(interaction: discord.Interaction) -> object:
+        channel = interaction.channel
+        if not isinstance(channel, discord.TextChannel | discord.Thread) and interaction.guild is not None:
+            channel = interaction.guild.get_channel_or_thread(interaction.channel_id or 0) or channel
+        return channel
+
+    @staticmethod
+    async def _new_thread(channel: discord.TextChannel, title: str, perms: discord.Permissions) -> discord.Thread:
+        """A private thread where Heyan may make one (never in announcement channels), else public."""
+        if not perms.view_channel:
+            raise MissingPermission("view_channel")
+        if not perms.send_messages_in_threads:
+            raise MissingPermission("send_messages_in_threads")
+        private = perms.create_private_threads and not channel.is_news()
+        if not private and not perms.create_public_threads:
+            raise MissingPermission("create_public_threads")
+        kind = discord.ChannelType.private_thread if private else discord.ChannelType.public_thread
+        try:
+            return await channel.create_thread(name=" ".join(title.split())[:100] or "dispute", type=kind,
+                                               invitable=False, auto_archive_duration=AUTO_ARCHIVE_MINUTES,
+                                               reason="Heyan: /dispute open")
+        except discord.Forbidden as exc:
+            raise MissingPermission("create_private_threads" if private else "create_public_threads") from exc
+
+    @staticmethod
+    async def _join(thread: discord.Thread) -> None:
+        """Be a member of an existing thread, or Discord may not send Heyan its messages."""
+        if thread.me is not None:
+            return
+        try:
+            await thread.join()
+        except discord.Forbidden as exc:
+            raise MissingPermission("manage_threads") from exc
+
+    @staticmethod
+    async def _add_members(thread: discord.Thread, people: list[discord.Member | discord.User]) -> None:
+        for person in people:
+            try:
+                await thread.add_user(person)
+            except discord.Forbidden as exc:
+                raise MissingPermission("manage_threads") from exc
+
+    @staticmethod
+    async def _discard(thread: discord.Thread) -> None:
+        try:
+            await thread.delete(reason="Heyan: the dispute could not be opened")
+        except discord.HTTPException as exc:
+            log.warning("could not delete thread %s made for a dispute that did not open: %s", thread.id, exc)
+
+    @dispute.command(name="status", description="Where this dispute stands")
+    async def status(self, interaction: discord.Interaction) -> None:
+        require_guild(interaction)
+        await defer(interaction)
+        who = await actor(interaction, self.heyan)
+        found = await self.heyan.rt.moderation.dispute_status(who, str(interaction.channel_id))
+        if found.info is None and found.turns == 0:
+            await answer(interaction, t(who.lang, "dispute.none"))
+            return
+        await answer(interaction, embeds=[status_embed(found, who.lang)])
+
+    @dispute.command(name="summary", description="Summarise this dispute so far")
+    async def summary(self, interaction: discord.Interaction) -> None:
+        require_guild(interaction)
+        await defer(interaction)
+        who = await actor(interaction, self.heyan)
+        found = await self.heyan.rt.moderation.dispute_summary(who, str(interaction.channel_id))
+        if found is None:
+            await answer(interaction, t(who.lang, "dispute.no_summary"))
+            return
+        await answer(interaction, embeds=[summary_embed(found, who.lang)])
+
+    @dispute.command(name="close", description="Close this dispute: write the summary and cancel pending follow-ups")
+    @app_commands.describe(reason="Why (kept in the audit trail)")
+    async def close(self, interaction: discord.Interaction, reason: app_commands.Range[str, 0, 500] = "") -> None:
+        require_guild(interaction)
+        await defer(interaction, ephemeral=False)  # everyone in the thread should see it closed
+        who = await actor(interaction, self.heyan)
+        closed = await self.heyan.rt.moderation.dispute_close(who, str(interaction.channel_id), reason)
+        lines = [t(who.lang, "dispute.closed", who=interaction.user.mention)]
+        if reason.strip():
+            lines.append(t(who.lang, "dispute.closed_reason", reason=safe(reason, 500)))
+        if closed.cancelled_followups:
+            lines.append(t(who.lang, "dispute.cancelled", count=closed.cancelled_followups))
+        embeds = [summary_embed(closed.summary, who.lang)] if closed.summary else None
+        await answer(interaction, "\n".join(lines), embeds=embeds, ephemeral=False)

@@ -1,0 +1,163 @@
+"""Answering interactions the same way everywhere: defer before slow work, private answers ephemeral,
+refusals ephemeral and in the caller's language, never a ping.
+
+Discord allows 3 s for the first answer to an interaction, so every command ``defer``s before it
+calls the services. Failures are answered in one place: ``HeyanTree.on_error`` for slash commands and
+``report`` for buttons, selects and modals. What a failure says:
+
+* ``ModerationError`` (the service refused: permission, not found, ambiguous id) and ``SlowDown``
+  (rate limit): their own text in the caller's language;
+* ``Refusal``: the adapter's own (a guild command in a DM, a missing channel permission);
+* ``discord.Forbidden``: Discord refused an action for lack of a permission;
+* ``app_commands.TransformerError``: an option Discord resolved to something unusable here;
+* anything else: logged with its traceback, and the caller hears that something went wrong.
+
+A refusal after a *public* deferral first deletes the public "thinking…" message, so only the caller
+sees it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from adapters.discord.client import Heyan
+from adapters.discord.mapping import actor_for, locale_lang
+from adapters.discord.translate import permission_label, t
+from bot.actors import Actor, ModerationError
+from bot.limits import SlowDown
+from memory.models import Lang
+
+__all__ = [
+    "HeyanTree",
+    "MissingPermission",
+    "Refusal",
+    "actor",
+    "answer",
+    "defer",
+    "report",
+    "require_guild",
+]
+
+log = logging.getLogger(__name__)
+
+
+class Refusal(Exception):
+    """The adapter refuses a request before the services see it; ``text(lang)`` says why."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.values = values
+
+    def text(self, lang: Lang) -> str:
+        return t(lang, self.key, **self.values)
+
+
+class MissingPermission(Refusal):
+    """Heyan's role lacks a Discord permission it needs in this channel (named as the client names it)."""
+
+    def __init__(self, permission: str) -> None:
+        super().__init__("missing_permission")
+        self.permission = permission
+
+    def text(self, lang: Lang) -> str:
+        return t(lang, "missing_permission", perm=permission_label(self.permission, lang))
+
+
+def require_guild(interaction: discord.Interaction) -> int:
+    """The guild id, or a clear refusal for a guild command used in a DM."""
+    if interaction.guild_id is None:
+        raise Refusal("guild_only")
+    return interaction.guild_id
+
+
+async def actor(interaction: discord.Interaction, heyan: Heyan) -> Actor:
+    """The caller as an ``Actor``; its language is remembered for the error handler."""
+    found = await actor_for(interaction, tenants=heyan.rt.tenants, moderator_role=heyan.discord.moderator_role)
+    interaction.extras["lang"] = found.lang
+    return found
+
+
+async def defer(interaction: discord.Interaction, *, ephemeral: bool = True) -> None:
+    """Acknowledge now ("Heyan is thinking…"); the answer follows with ``answer``."""
+    interaction.extras["ephemeral"] = ephemeral
+    if not interaction.response.is_done():
+        await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+
+
+async def answer(
+    interaction: discord.Interaction,
+    content: str | None = None,
+    *,
+    embeds: list[discord.Embed] | None = None,
+    view: discord.ui.View | None = None,
+    file: discord.File | None = None,
+    ephemeral: bool = True,
+) -> None:
+    """The answer: the interaction's first response, or the followup that completes a deferral
+    (which keeps the deferral's visibility). Pings nobody."""
+    kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none(), "ephemeral": ephemeral}
+    if content:
+        kwargs["content"] = content
+    if embeds:
+        kwargs["embeds"] = embeds
+    if view is not None:
+        kwargs["view"] = view
+    if file is not None:
+        kwargs["file"] = file
+    if interaction.response.is_done():
+        await interaction.followup.send(**kwargs)
+    else:
+        await interaction.response.send_message(**kwargs)
+
+
+def error_text(error: BaseException, lang: Lang) -> str | None:
+    """What to tell the caller about ``error``; None for an unexpected one."""
+    if isinstance(error, ModerationError | SlowDown | Refusal):
+        return error.text(lang)
+    if isinstance(error, discord.Forbidden):
+        return t(lang, "forbidden", detail=f"{error.text or 'Missing Permissions'}, {error.code}")
+    if isinstance(error, app_commands.TransformerError):  # e.g. a user who is not a member of this server
+        return t(lang, "bad_option", value=str(error.value)[:100])
+    return None
+
+
+def _lang(interaction: discord.Interaction) -> Lang:
+    known = interaction.extras.get("lang")
+    if known in ("zh", "en"):
+        return "zh" if known == "zh" else "en"
+    return locale_lang(interaction.locale) or locale_lang(interaction.guild_locale) or "en"
+
+
+async def report(interaction: discord.Interaction, error: BaseException) -> None:
+    """Tell the caller, privately, why their interaction failed (logging anything unexpected)."""
+    lang = _lang(interaction)
+    text = error_text(error, lang)
+    if text is None:
+        log.error("interaction %s failed", interaction.id, exc_info=error)
+        text = t(lang, "unexpected")
+    if interaction.type is discord.InteractionType.autocomplete:
+        return  # autocomplete has no place for a message; the choices simply stay empty
+    if interaction.response.is_done() and interaction.extras.get("ephemeral") is False:
+        try:
+            await interaction.delete_original_response()  # the public "thinking…" must not stay
+        except discord.HTTPException as exc:
+            log.warning("could not remove the public placeholder of interaction %s: %s", interaction.id, exc)
+        interaction.extras["ephemeral"] = True
+    try:
+        await answer(interaction, text, ephemeral=True)
+    except discord.HTTPException as exc:
+        log.warning("could not tell %s why interaction %s failed (%s): %s", interaction.user, interaction.id,
+                    exc, text)
+
+
+class HeyanTree(app_commands.CommandTree):
+    """The command tree, with Heyan's error answers."""
+
+    async def on_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError, /) -> None:
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        await report(interaction, original)

@@ -1,0 +1,217 @@
+"""``/memory``: moderators review what Heyan remembers — list, show, edit, delete, confirm, review,
+export, audit — with autocomplete for memory ids and kinds.
+
+The group carries ``default_permissions(manage_messages=True)``, which only decides who *sees* it:
+server admins can open it to anyone. So every call goes to the moderation service with the caller as
+an ``Actor``, and the service checks the moderator capability again; a member who reaches the
+command gets its refusal, ephemeral. Everything here answers ephemerally.
+
+Autocomplete lists the tenant's memories through the same service call (so a member's autocomplete
+is empty). Discord asks on every keystroke, and each service call counts against the member's
+command rate limit, so the list is kept for ``AUTOCOMPLETE_SECONDS`` per member in this process.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from adapters.discord.client import AnyBot, Heyan
+from adapters.discord.embeds import audit_embed, fact_embed, facts_embed, short_id
+from adapters.discord.interactions import Refusal, actor, answer, defer, require_guild
+from adapters.discord.review import REVIEW_PAGE, review_message
+from adapters.discord.translate import kind_label, status_label, t
+from bot.actors import Actor, ModerationError
+from bot.limits import SlowDown
+from memory.models import Fact, Kind, Lang
+
+__all__ = ["MemoryCommands", "fact_choices", "kind_choices"]
+
+#: How long one member's autocomplete candidates are reused (Discord asks on every keystroke).
+AUTOCOMPLETE_SECONDS = 15.0
+#: Discord shows at most 25 choices.
+MAX_CHOICES = 25
+
+ID = "The memory (type to search)"
+REASON = "Why (kept in the audit trail)"
+Member = discord.Member | discord.User
+
+
+def _kind(value: str | None, lang: Lang) -> Kind | None:
+    if not value:
+        return None
+    try:
+        return Kind(value.strip().lower())
+    except ValueError:
+        raise Refusal("bad_kind", kind=value, kinds=", ".join(k.value for k in Kind)) from None
+
+
+def kind_choices(current: str, lang: Lang) -> list[app_commands.Choice[str]]:
+    """The six kinds, labelled in the caller's language, filtered by what was typed."""
+    needle = current.strip().casefold()
+    return [app_commands.Choice(name=f"{k.value} · {kind_label(k, 'zh')}" if lang == "zh" else k.value, value=k.value)
+            for k in Kind if not needle or needle in k.value or needle in kind_label(k, "zh")]
+
+
+def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_commands.Choice[str]]:
+    """Memories whose id, subject, attribute or value contain what was typed, newest first."""
+    needle = current.strip().casefold()
+    hits = [f for f in facts if not needle or f.id.startswith(needle)
+            or needle in f"{f.subject_name} {f.subject} {f.attribute} {f.value}".casefold()]
+    hits.sort(key=lambda f: f.updated_at, reverse=True)
+    choices = []
+    for f in hits[:MAX_CHOICES]:
+        label = (f"{short_id(f)} · {kind_label(f.kind, lang)} · {f.subject_name or f.subject}: {f.value} "
+                 f"({status_label(f.status, lang)})")
+        choices.append(app_commands.Choice(name=" ".join(label.split())[:100], value=f.id))
+    return choices
+
+
+class _Recent:
+    """Per-member autocomplete candidates for a few seconds."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._held: dict[tuple[str, str], tuple[float, list[Fact]]] = {}
+
+    def get(self, who: Actor) -> list[Fact] | None:
+        held = self._held.get((who.tenant, who.user_id))
+        return held[1] if held and held[0] > time.monotonic() else None
+
+    def put(self, who: Actor, facts: list[Fact]) -> None:
+        now = time.monotonic()
+        self._held = {k: v for k, v in self._held.items() if v[0] > now}
+        self._held[(who.tenant, who.user_id)] = (now + self.seconds, facts)
+
+    def forget(self, tenant: str) -> None:
+        self._held = {k: v for k, v in self._held.items() if k[0] != tenant}
+
+
+class MemoryCommands(commands.Cog):
+    """The /memory group (guild only; moderators, checked by the service)."""
+
+    memory = app_commands.Group(name="memory", description="Review what Heyan remembers (moderators)",
+                                guild_only=True, default_permissions=discord.Permissions(manage_messages=True))
+
+    def __init__(self, bot: AnyBot, heyan: Heyan) -> None:
+        self.bot = bot
+        self.heyan = heyan
+        self.recent = _Recent(AUTOCOMPLETE_SECONDS)
+
+    async def _start(self, interaction: discord.Interaction) -> Actor:
+        require_guild(interaction)
+        await defer(interaction)
+        return await actor(interaction, self.heyan)
+
+    # --- autocomplete ------------------------------------------------------------------------------
+
+    async def _fact_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        if interaction.guild_id is None:
+            return []
+        who = await actor(interaction, self.heyan)
+        facts = self.recent.get(who)
+        if facts is None:
+            try:
+                facts = await self.heyan.rt.moderation.memory_list(who)
+            except (ModerationError, SlowDown):
+                facts = []  # not a moderator, or too fast: nothing to suggest
+            self.recent.put(who, facts)
+        return fact_choices(facts, current, who.lang)
+
+    async def _kind_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        lang: Lang = "zh" if str(interaction.locale.value).startswith("zh") else "en"
+        return kind_choices(current, lang)
+
+    # --- commands ----------------------------------------------------------------------------------
+
+    @memory.command(name="list", description="List memories, optionally of one member or kind")
+    @app_commands.describe(member="Only memories about or from this member", kind="Only this kind of memory")
+    async def list_memories(self, interaction: discord.Interaction, member: Member | None = None,
+                            kind: str | None = None) -> None:
+        who = await self._start(interaction)
+        facts = await self.heyan.rt.moderation.memory_list(who, user=str(member.id) if member else None,
+                                                           kind=_kind(kind, who.lang))
+        if not facts:
+            await answer(interaction, t(who.lang, "memory.none"))
+            return
+        facts.sort(key=lambda f: f.updated_at, reverse=True)
+        await answer(interaction, embeds=[facts_embed(facts, who.lang, t(who.lang, "memory.title", count=len(facts)))])
+
+    @memory.command(name="show", description="Show one memory in full")
+    @app_commands.describe(memory_id=ID)
+    @app_commands.rename(memory_id="id")
+    async def show(self, interaction: discord.Interaction, memory_id: str) -> None:
+        who = await self._start(interaction)
+        fact = await self.heyan.rt.moderation.memory_show(who, memory_id)
+        await answer(interaction, embeds=[fact_embed(fact, who.lang)])
+
+    @memory.command(name="edit", description="Change what a memory says")
+    @app_commands.describe(memory_id=ID, value="What the memory should say", reason=REASON)
+    @app_commands.rename(memory_id="id")
+    async def edit(self, interaction: discord.Interaction, memory_id: str, value: app_commands.Range[str, 1, 1000],
+                   reason: app_commands.Range[str, 0, 500] = "") -> None:
+        who = await self._start(interaction)
+        fact = await self.heyan.rt.moderation.memory_edit(who, memory_id, value, reason)
+        self.recent.forget(who.tenant)
+        await answer(interaction, t(who.lang, "memory.edited", id=short_id(fact), version=fact.version),
+                     embeds=[fact_embed(fact, who.lang)])
+
+    @memory.command(name="delete", description="Delete a memory everywhere it is stored")
+    @app_commands.describe(memory_id=ID, reason=REASON)
+    @app_commands.rename(memory_id="id")
+    async def delete(self, interaction: discord.Interaction, memory_id: str,
+                     reason: app_commands.Range[str, 0, 500] = "") -> None:
+        who = await self._start(interaction)
+        fact = await self.heyan.rt.moderation.memory_delete(who, memory_id, reason)
+        self.recent.forget(who.tenant)
+        await answer(interaction, t(who.lang, "memory.deleted", id=short_id(fact)))
+
+    @memory.command(name="confirm", description="Confirm a disputed or unverified memory")
+    @app_commands.describe(memory_id=ID, reason=REASON)
+    @app_commands.rename(memory_id="id")
+    async def confirm(self, interaction: discord.Interaction, memory_id: str,
+                      reason: app_commands.Range[str, 0, 500] = "") -> None:
+        who = await self._start(interaction)
+        fact = await self.heyan.rt.moderation.memory_confirm(who, memory_id, reason)
+        self.recent.forget(who.tenant)
+        await answer(interaction, t(who.lang, "memory.confirmed", id=short_id(fact)), embeds=[fact_embed(fact, who.lang)])
+
+    @memory.command(name="review", description="Review disputed and unverified memories")
+    async def review(self, interaction: discord.Interaction) -> None:
+        who = await self._start(interaction)
+        page = await self.heyan.rt.moderation.review_queue(who, offset=0, limit=REVIEW_PAGE)
+        content, embeds, view = review_message(page, who.lang)
+        await answer(interaction, content, embeds=embeds, view=view)
+
+    @memory.command(name="export", description="Export everything Heyan holds about a member (JSON)")
+    @app_commands.describe(member="The member to export")
+    async def export(self, interaction: discord.Interaction, member: Member) -> None:
+        who = await self._start(interaction)
+        data: dict[str, Any] = await self.heyan.rt.moderation.export_member(who, str(member.id))
+        raw = json.dumps(data, ensure_ascii=False, indent=1).encode()
+        file = discord.File(io.BytesIO(raw), filename=f"heyan-export-{member.id}.json")
+        text = t(who.lang, "export.done", who=member.mention, facts=len(data["facts"]), summaries=len(data["summaries"]))
+        await answer(interaction, text, file=file)
+
+    @memory.command(name="audit", description="Who changed what in Heyan's memory")
+    @app_commands.describe(member="Only changes concerning this member")
+    async def audit(self, interaction: discord.Interaction, member: Member | None = None) -> None:
+        who = await self._start(interaction)
+        entries = await self.heyan.rt.moderation.audit_log(who, user=str(member.id) if member else None, limit=20)
+        if not entries:
+            await answer(interaction, t(who.lang, "audit.none"))
+            return
+        await answer(interaction, embeds=[audit_embed(entries, who.lang)])
+
+    # autocomplete wiring (after the commands exist)
+    show.autocomplete("memory_id")(_fact_choices)
+    edit.autocomplete("memory_id")(_fact_choices)
+    delete.autocomplete("memory_id")(_fact_choices)
+    confirm.autocomplete("memory_id")(_fact_choices)
+    list_memories.autocomplete("kind")(_kind_choices)
