@@ -31,7 +31,7 @@ from bot.llm.fallback import FallbackProvider
 from bot.locks import RedisLocks
 from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Outbox, Post
+from bot.outbox import Outbox, Post, PostKind
 from bot.reminders import record_delivery
 from bot.services import Services
 from bot.sessions import SessionBook
@@ -145,6 +145,7 @@ class Runtime:
         self.worker_failure: BaseException | None = None
         self.worker_failed = asyncio.Event()
         self._deliverers: dict[str, tuple[Deliverer, asyncio.Task[None]]] = {}
+        self._orphans: asyncio.Task[None] | None = None
         # set by _open()
         self.store: MemoryStore
         self.embedder: Embedder
@@ -302,7 +303,31 @@ class Runtime:
         deliverer = Deliverer(self.outbox, sender, on_delivered=self._delivered, poll_seconds=poll_seconds)
         task = asyncio.create_task(deliverer.run(), name=f"heyan-deliver-{sender.platform}")
         self._deliverers[sender.platform] = (deliverer, task)
+        if self._orphans is None:
+            self._orphans = asyncio.create_task(self._answer_orphans(), name="heyan-orphaned-answers")
         return deliverer
+
+    async def _answer_orphans(self) -> None:
+        """Answer the mentions a dead process left half-answered, through the outbox (so the
+        platform's sender posts them where they were asked). Runs in the process that holds the
+        platform connections, every ``answer_claim_seconds``."""
+        every = max(5, self.settings.answer_claim_seconds)
+        while True:
+            await asyncio.sleep(every)
+            try:
+                for msg in await self.engine.unanswered():
+                    reply = await self.engine.handle(msg, confirm=True)
+                    if reply is None:
+                        continue
+                    await self.outbox.append(Post(
+                        id=f"reply:{msg.scope.tenant}:{msg.id}", tenant=msg.scope.tenant, session=msg.session,
+                        body=reply.body, kind=PostKind.REPLY, lang=reply.lang, ref={"reply_to": msg.id}))
+                    await self.engine.answered(msg)
+                    log.info("answered mention %s, left half-answered by a process that stopped", msg.id)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("answering half-answered mentions failed; trying again later")
 
     async def _delivered(self, post: Post, message_id: str) -> None:
         await record_delivery(self.memory, post, message_id)
@@ -334,6 +359,11 @@ class Runtime:
         """Stop delivering and the worker (a running job is cancelled and re-run later), close
         Redis, stop Valkey, flush and close the store. Safe to call twice and on a half-started
         runtime."""
+        if self._orphans is not None:
+            self._orphans.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._orphans
+            self._orphans = None
         for _, task in self._deliverers.values():
             task.cancel()
         for _, task in self._deliverers.values():

@@ -121,6 +121,9 @@ class Engine:
         """A message was edited on the platform: take back what its old text said, keep the new
         text in the window, and extract it again (as a job)."""
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
+        held = await self.window.get_many(scope, [msg.id])
+        if held and held[0].text == msg.text:
+            return  # the same text (an unfurl, a pin): re-reading it would change nothing
         await self.memory.retract_message(scope, msg.id)
         if not await self.window.replace(msg):
             log.info("edited message %s is no longer in the window; its new text is not read", msg.id)

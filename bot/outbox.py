@@ -61,6 +61,9 @@ class PostKind(StrEnum):
     DISPUTE_CLOSED = "dispute-closed"
     REVIEW = "review-notice"
     NOTICE = "notice"
+    #: An answer to a mention, posted through the outbox (the direct post failed, or the process that
+    #: was answering died): ``ref["reply_to"]`` is the message id it answers.
+    REPLY = "reply"
 
 
 class PostState(StrEnum):

@@ -102,9 +102,10 @@ class Listeners(commands.Cog):
                 await typing.enter_async_context(message.channel.typing())
             except discord.HTTPException as exc:  # typing is a courtesy; the reply still matters
                 log.info("no typing indicator in %s: %s", message.channel.id, exc)
-            reply = await rt.engine.handle(msg)
+            reply = await rt.engine.handle(msg, confirm=True)
         if reply is not None:
             await self._reply(message, reply)
+            await rt.engine.answered(msg)  # only once it was posted: a crash before leaves it to answer
 
     async def _reply(self, message: discord.Message, reply: Reply) -> None:
         """The reply, its first piece as a Discord reply to the message (which needs Read Message

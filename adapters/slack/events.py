@@ -79,11 +79,14 @@ async def _reply(bridge: Bridge, msg: Message, reply: Reply, channel: str, threa
 
 async def _addressed(bridge: Bridge, tenant: str, event: Mapping[str, Any], *, dm: bool) -> str:
     msg = await bridge.people.message(tenant, event, mention=True)
-    reply = await bridge.rt.engine.handle(msg)
+    reply = await bridge.rt.engine.handle(msg, confirm=True)
     if reply is None:
         return "not-answered"
     thread = event.get("thread_ts") or (None if dm else event.get("ts"))
-    return await _reply(bridge, msg, reply, str(event["channel"]), thread)
+    outcome = await _reply(bridge, msg, reply, str(event["channel"]), thread)
+    if outcome != "reply-failed":  # posted, or safe in the outbox: answered
+        await bridge.rt.engine.answered(msg)
+    return outcome
 
 
 def _from_a_person(event: Mapping[str, Any]) -> bool:

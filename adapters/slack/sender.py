@@ -58,7 +58,9 @@ class SlackSender:
 
     async def send(self, post: Post) -> str:
         channel, thread = split_session(post.session)
-        return await self.post(channel, post.body, thread_ts=post.ref.get("thread_ts") or thread)
+        # an answer to a top-level mention goes in a thread under that message (ids are <channel>:<ts>)
+        answered = post.ref.get("reply_to", "").rpartition(":")[2] or None
+        return await self.post(channel, post.body, thread_ts=post.ref.get("thread_ts") or thread or answered)
 
     async def post(self, channel: str, body: RichText, *, thread_ts: str | None = None) -> str:
         """Post ``body`` in ``channel`` (in the thread ``thread_ts``); raise ``DeliveryError``."""
