@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import typer
 
+from adapters.bench.cost import cost
+from adapters.bench.load import load
 from adapters.bench.retrieval import retrieval
 
 __all__ = ["app"]
 
 app = typer.Typer(help="Measure quality, speed and cost.", no_args_is_help=True)
 app.command("retrieval")(retrieval)
+app.command("load")(load)
+app.command("cost")(cost)
 
 
 @app.callback()
