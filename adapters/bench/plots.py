@@ -35,7 +35,7 @@ def plot_load(result: dict[str, Any], out: Path) -> list[Path]:
     """recall-latency.png: p50 and p95 (incl. the query's embedding) against memories, log-log."""
     plt = _pyplot()
     out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
+    fig, ax = plt.subplots(figsize=(11, 5.5), dpi=100)
     heyan = result["heyan"]
     series: list[tuple[str, list[dict[str, Any]], str]] = [
         (f"Heyan {heyan['store']} — recall (hybrid + feedback)", heyan["checkpoints"], "recall"),
@@ -61,7 +61,7 @@ def plot_load(result: dict[str, Any], out: Path) -> list[Path]:
     ax.set_ylabel("ms per query, incl. the query's embedding")
     ax.set_title("Recall latency against memory count (heyan bench load)")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     path = out / "recall-latency.png"
     fig.savefig(path)
