@@ -56,7 +56,7 @@ def test_bench_load_reports_every_phase() -> None:
     assert heyan["ingest"]["memories_per_s"] > 0 and 0 < heyan["ingest"]["embed_share"] <= 1
     (point,) = heyan["checkpoints"]
     assert point["memories"] == 300
-    for key in ("recall", "dense", "dense_store_only", "query_embed"):
+    for key in ("recall", "recall_feedback_off", "dense", "dense_store_only", "query_embed"):
         assert set(point[key]) == {"n", "p50_ms", "p95_ms", "p99_ms", "mean_ms"}
     assert point["recall"]["n"] == 10 and 0 <= point["found_at_k"] <= 1
     assert point["disk_per_1k_mb"] > 0 and "rss_growth_per_1k_mb" in point and heyan["peak_rss_mb"] > 0

@@ -223,15 +223,17 @@ def _table(result: dict[str, Any]) -> None:
     console.print(f"[bold]Heyan ({h['store']})[/]: ingest {ing['memories_per_s']:.0f} memories/s "
                   f"(embedding {ing['embed_share']:.0%} of it), peak RSS {h['peak_rss_mb']:.0f} MiB")
     table = Table(title="recall latency, ms, incl. the query's embedding")
-    for col in ("store", "memories", "recall p50", "recall p95", "recall p99", "dense p50", "dense p95",
+    for col in ("store", "memories", "recall p50", "recall p95", "recall p99", "no-feedback p95", "dense p50",
+                "dense p95",
                 "found@k", "RSS growth/1k MiB", "disk/1k MiB"):
         table.add_column(col, justify="right")
     rows = [(f"heyan {h['store']}", c) for c in h["checkpoints"]]
     rows += [(name, c) for name, alt in result["alternatives"].items() for c in alt.get("checkpoints", [])]
     for name, c in rows:
         rec = c.get("recall")
+        plain = c.get("recall_feedback_off")
         table.add_row(name, f"{c['memories']:,}", *(f"{rec[k]:.2f}" if rec else "-" for k in ("p50_ms", "p95_ms", "p99_ms")),
-                      f"{c['dense']['p50_ms']:.2f}", f"{c['dense']['p95_ms']:.2f}", str(c.get("found_at_k", "-")),
+                      f"{plain['p95_ms']:.2f}" if plain else "-", f"{c['dense']['p50_ms']:.2f}", f"{c['dense']['p95_ms']:.2f}", str(c.get("found_at_k", "-")),
                       str(c.get("rss_growth_per_1k_mb", "-")), str(c.get("disk_per_1k_mb", "-")))
     console.print(table)
     if "engine" in result:
