@@ -158,12 +158,17 @@ def test_json_logs_are_one_object_per_line(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setenv("HEYAN_LOG_LEVEL", "INFO")
     root = logging.getLogger()
     before = list(root.handlers), root.level
+    # An earlier test's CLI run may have left Heyan's handler on a stream that is closed by now:
+    # this test installs its own and puts the others back afterwards.
+    for h in before[0]:
+        if getattr(h, "_heyan", False):
+            root.removeHandler(h)
     try:
         configure_logging(load_settings())
         ours = next(h for h in root.handlers if getattr(h, "_heyan", False))
-        stream = ours.stream  # type: ignore[attr-defined]
+        assert isinstance(ours, logging.StreamHandler)
         buffer = io.StringIO()
-        ours.setStream(buffer)  # type: ignore[attr-defined]
+        ours.stream = buffer
         log = logging.getLogger("heyan.test")
         log.info("reply sent to %s", "张伟", extra={"tenant": "discord:1"})
         try:
@@ -179,12 +184,14 @@ def test_json_logs_are_one_object_per_line(monkeypatch: pytest.MonkeyPatch) -> N
         monkeypatch.setenv("HEYAN_LOG_FORMAT", "text")
         configure_logging(load_settings())  # a second call switches the format back
         buffer2 = io.StringIO()
-        ours.setStream(buffer2)  # type: ignore[attr-defined]
+        ours.stream = buffer2
         log.info("plain")
         assert buffer2.getvalue().strip().endswith("INFO heyan.test: plain")
-        ours.setStream(stream)  # type: ignore[attr-defined]
     finally:
         for h in list(root.handlers):
             if h not in before[0]:
                 root.removeHandler(h)
+        for h in before[0]:
+            if h not in root.handlers:
+                root.addHandler(h)
         root.setLevel(before[1])
