@@ -22,6 +22,7 @@ from adapters.bench.synth import dispute, memory_at
 #: Settings the benches must not inherit from the machine running the suite.
 CLEAN_ENV = {"HEYAN_QDRANT_URL": "", "HEYAN_REDIS_URL": "", "HEYAN_LLM_BASE_URL": "", "HEYAN_LLM_API_KEY": "",
              "HEYAN_STORE": "auto"}
+ROOT = Path(__file__).resolve().parent.parent
 HAS_BENCH_EXTRA = importlib.util.find_spec("chromadb") is not None and importlib.util.find_spec("matplotlib") is not None
 
 
@@ -117,3 +118,25 @@ def test_bench_cost_reports_tokens_calls_and_trigger_recall(tmp_path: Path) -> N
     assert set(out["targets"]) == {"extraction_calls_per_100", "trigger_recall"}
     if HAS_BENCH_EXTRA:
         assert (tmp_path / "prompt-tokens.png").read_bytes()[:4] == b"\x89PNG"
+
+
+async def test_bench_load_against_a_qdrant_server(tmp_path: Path) -> None:
+    """``--store server`` through the real qdrant-client and HTTP (the stand-in: the code path, not speed)."""
+    import asyncio
+    import os
+
+    from tests.qdrant_standin import QdrantStandIn
+
+    async with QdrantStandIn() as url:
+        env = {**{k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")},
+               "HEYAN_QDRANT_URL": url, "PYTHONPATH": str(ROOT)}
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "adapters.cli", "bench", "load", "--store", "server", "--memories", "60",
+            "--tenants", "2", "--messages", "10", "--queries", "3", "--compare", "none", "--json",
+            cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=300)
+        assert proc.returncode == 0, err.decode()[-2000:]
+        result = json.loads(out)
+        assert result["heyan"]["store"] == "server" and result["heyan"]["checkpoints"][0]["recall"]["n"] == 3
+        assert "disk_mb" not in result["heyan"]["checkpoints"][0]  # the server's disk is not ours to read
+        assert result["engine"]["embedded"]["reply"]["n"] == 1
