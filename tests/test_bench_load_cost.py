@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.bench import app as bench_app
-from adapters.bench.synth import dispute, memory_at
+from adapters.bench.synth import dispute, memory_at, tenant_name, tenant_size
 
 #: Settings the benches must not inherit from the machine running the suite.
 CLEAN_ENV = {"HEYAN_QDRANT_URL": "", "HEYAN_REDIS_URL": "", "HEYAN_LLM_BASE_URL": "", "HEYAN_LLM_API_KEY": "",
@@ -40,6 +41,9 @@ def test_synthetic_memories_are_varied_and_bilingual() -> None:
     assert {f.lang for f in facts} == {"zh", "en"}
     assert len({f.kind for f in facts}) == 6 and len({f.tenant for f in facts}) == 10
     assert memory_at(1234, 10) == memory_at(1234, 10)  # rebuilt from its index alone
+    for n, tenants in ((300, 3), (2000, 10), (3000, 100), (50, 7)):
+        counted = Counter(memory_at(i, tenants).fact.tenant for i in range(n))
+        assert [counted[tenant_name(k)] for k in range(tenants)] == [tenant_size(k, n, tenants) for k in range(tenants)]
 
 
 def test_synthetic_dispute_has_labels_and_mentions() -> None:
@@ -62,7 +66,7 @@ def test_bench_load_reports_every_phase() -> None:
     assert point["recall"]["n"] == 10 and 0 <= point["found_at_k"] <= 1
     assert point["disk_per_1k_mb"] > 0 and "rss_growth_per_1k_mb" in point and heyan["peak_rss_mb"] > 0
     engine = out["engine"]
-    assert engine["tenant_memories"] == 100
+    assert engine["tenant_memories"] == 108  # 16-memory chunks dealt round-robin: 7 of the 19 chunks
     for run in ("engine", "embedded"):
         assert engine[run]["message"]["n"] == 18 and engine[run]["reply"]["n"] == 2
     local = out["alternatives"]["local_mode"]

@@ -51,7 +51,7 @@ from adapters.bench.load_stores import (
 )
 from adapters.bench.measure import TimedEmbedder
 from adapters.bench.plots import plot_load, plots_missing
-from adapters.bench.synth import tenant_name
+from adapters.bench.synth import tenant_name, tenant_size
 from adapters.runtime import build_embedder
 from bot.settings import QdrantSettings, Settings, SettingsError, load_settings
 from memory.models import Scope
@@ -160,7 +160,7 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
             if cfg.messages:
                 task = progress.add_task("engine: offline provider", total=2 * cfg.messages)
                 es = engine_settings(settings, work / "data", cfg.store, qdrant)
-                result["engine"] = await measure_engine(es, tenant_name(0), -(-cfg.memories // cfg.tenants),
+                result["engine"] = await measure_engine(es, tenant_name(0), tenant_size(0, cfg.memories, cfg.tenants),
                                                         cfg.messages, lambda n: progress.advance(task, n))
             result["alternatives"] = await _alternatives(cfg, settings, work, embedder, vectors_file, progress)
             if cfg.store == "server":

@@ -24,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 
 from memory.models import NAMESPACE, Fact, Kind, Lang
 
-__all__ = ["DisputeLine", "SynthMemory", "dispute", "memories", "memory_at", "tenant_name"]
+__all__ = ["DisputeLine", "SynthMemory", "dispute", "memories", "memory_at", "tenant_name", "tenant_size"]
 
 EPOCH = datetime(2026, 9, 1, 9, 0, tzinfo=UTC)
 
@@ -143,6 +143,13 @@ def memory_at(i: int, tenants: int, *, seed: int = 14) -> SynthMemory:
 
 def tenant_name(k: int) -> str:
     return f"bench:t{k:05d}"
+
+
+def tenant_size(k: int, n: int, tenants: int) -> int:
+    """How many of the first ``n`` memories ``memory_at`` gives tenant ``k``."""
+    chunks, rest = divmod(n, TENANT_CHUNK)
+    full = chunks // tenants + (1 if k < chunks % tenants else 0)
+    return full * TENANT_CHUNK + (rest if chunks % tenants == k else 0)
 
 
 def memories(start: int, stop: int, tenants: int, *, seed: int = 14) -> Iterator[SynthMemory]:
