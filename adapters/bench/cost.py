@@ -36,7 +36,15 @@ from adapters.bench.plots import plot_cost, plots_missing
 from adapters.bench.synth import dispute
 from adapters.runtime import Runtime
 from bot.models import Message
-from bot.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings, load_settings
+from bot.settings import (
+    LimitSettings,
+    LLMSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+    SettingsError,
+    load_settings,
+)
 from bot.triggers import fact_bearing
 from memory.models import Scope
 
@@ -190,7 +198,10 @@ def cost(
     against a recording stand-in LLM."""
     if plot is not None and plots_missing():
         raise typer.BadParameter(str(plots_missing()))
-    base = load_settings()
+    try:
+        base = load_settings()
+    except SettingsError as exc:
+        raise typer.BadParameter(str(exc)) from None
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=Console(stderr=True))
     with progress:
