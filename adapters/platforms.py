@@ -15,6 +15,7 @@ import logging
 import signal
 from typing import Protocol
 
+from adapters.observability import ObservabilityServer, start_observability
 from adapters.runtime import Runtime, StartupError
 from bot.delivery import PostSender
 from bot.settings import Settings
@@ -68,6 +69,13 @@ async def run_platforms(settings: Settings, *, worker: bool | None = None) -> No
         )
     in_process = settings.redis.url is None if worker is None else worker
     rt = await Runtime.start(settings, worker=in_process)
+    # Metrics and /healthz (HEYAN_METRICS_PORT): before the platforms start, so every reply is timed.
+    try:
+        observability: ObservabilityServer | None = await start_observability(
+            settings.metrics_port, rt.redis, provider=rt.provider, engine=rt.engine)
+    except OSError as exc:
+        await rt.stop()
+        raise StartupError(f"cannot serve metrics on HEYAN_METRICS_PORT={settings.metrics_port}: {exc}") from exc
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -97,6 +105,8 @@ async def run_platforms(settings: Settings, *, worker: bool | None = None) -> No
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+        if observability is not None:
+            await observability.stop()
         await rt.stop()
 
 

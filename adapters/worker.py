@@ -7,18 +7,38 @@ connection: the posts its jobs queue wait in the outbox for the process that has
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+from adapters.observability import start_observability
 from adapters.runtime import open_services
+from bot.services import Services
 from bot.settings import Settings, load_settings
 from jobs.worker import worker_settings
 
 __all__ = ["standalone_settings"]
 
 
+async def _open_observed(settings: Settings) -> tuple[Services, Callable[[], Awaitable[None]]]:
+    """The worker's services, plus metrics and /healthz on ``HEYAN_METRICS_PORT`` when it is set."""
+    svc, close = await open_services(settings)
+    try:
+        server = await start_observability(settings.metrics_port, svc.redis, provider=svc.provider)
+    except BaseException:
+        await close()
+        raise
+
+    async def close_all() -> None:
+        if server is not None:
+            await server.stop()
+        await close()
+
+    return svc, close_all
+
+
 def standalone_settings(settings: Settings) -> dict[str, Any]:
     """arq ``WorkerSettings`` for ``heyan worker``, built from ``settings`` when it starts."""
-    return worker_settings(settings, open=open_services)
+    return worker_settings(settings, open=_open_observed)
 
 
 def __getattr__(name: str) -> Any:

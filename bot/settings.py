@@ -203,6 +203,10 @@ class Settings(BaseSettings):
     #: Seconds a mention being answered is held before a redelivery may answer it (a crash mid-answer).
     answer_claim_seconds: int = Field(120, ge=1)
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING"
+    #: Opt-in port for Prometheus metrics (/metrics) and the health check (/healthz); unset: no server.
+    metrics_port: int | None = Field(None, ge=1, le=65535)
+    #: "json": one JSON object per log line (for log shippers); "text": one readable line.
+    log_format: Literal["text", "json"] = "text"
 
     llm: LLMSettings = Field(default_factory=lambda: LLMSettings())
     embeddings: EmbeddingSettings = Field(default_factory=lambda: EmbeddingSettings())

