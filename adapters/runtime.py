@@ -242,7 +242,7 @@ class Runtime:
             tenants=self.tenants, sessions=self.sessions, limits=self.limits,
             config=EngineConfig(context_tokens=s.context_tokens, batch_turns=s.jobs.batch_turns,
                                 idle_seconds=s.jobs.idle_seconds, summary_turns=s.jobs.summary_turns,
-                                answer_claim_seconds=s.answer_claim_seconds),
+                                answer_claim_seconds=s.answer_claim_seconds, redact_pii=s.privacy.redact_pii),
         )
         self.moderation = ModerationService(
             memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,

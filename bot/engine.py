@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
@@ -31,6 +31,7 @@ from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
 from bot.window import ConversationWindow
 from memory.models import Scope
+from memory.privacy import redact
 from memory.service import MemoryService
 from prompts import neutralise
 
@@ -54,6 +55,8 @@ class EngineConfig:
     #: Seconds a mention being answered is held: a process that dies mid-answer leaves the mention to be
     #: answered on its redelivery after this long.
     answer_claim_seconds: int = 120
+    #: Replace emails, phone, identity and card numbers and IP addresses before anything is stored.
+    redact_pii: bool = True
 
 
 class Engine:
@@ -88,6 +91,7 @@ class Engine:
         any point leaves work waiting (found again by the next message, the idle watch or the
         reconcile sweep), never lost.
         """
+        msg = self._redacted(msg)
         turn = await self.window.record(msg)
         if turn == 0:
             log.info("dropped duplicate message %s", msg.id)
@@ -105,6 +109,17 @@ class Engine:
             await self.scheduler.summarize(scope, turn)
         return True
 
+    def _redacted(self, msg: Message) -> Message:
+        """The message with its personal identifiers replaced (``memory.privacy``): what is stored,
+        extracted, summarised and sent to an LLM never holds them."""
+        if not self.config.redact_pii:
+            return msg
+        redaction = redact(msg.text)
+        if redaction.changed:
+            log.info("redacted %s in message %s", ", ".join(f"{n} {k}" for k, n in redaction.found.items()), msg.id)
+            return replace(msg, text=redaction.text)
+        return msg
+
     async def extract_now(self, scope: Scope, ids: list[str] | None = None) -> None:
         """Queue the waiting batch (or ``ids`` of it) for extraction, then take it off the list."""
         ids = await self.window.pending(scope) if ids is None else ids
@@ -120,6 +135,7 @@ class Engine:
     async def revise(self, msg: Message) -> None:
         """A message was edited on the platform: take back what its old text said, keep the new
         text in the window, and extract it again (as a job)."""
+        msg = self._redacted(msg)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         held = await self.window.get_many(scope, [msg.id])
         if held and held[0].text == msg.text:
@@ -189,6 +205,7 @@ class Engine:
         return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage)
 
     async def respond(self, msg: Message) -> Reply:
+        msg = self._redacted(msg)  # the turn reaches the prompt (and an LLM) without identifiers
         session = Scope(tenant=msg.scope.tenant, session=msg.session)
         window = await self.window.recent(session)
         turns = [m.utterance() for m in window if m.id != msg.id]
