@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import typer
+from rich.table import Table
 
 from adapters.cli_common import (
     SESSION_HELP,
@@ -31,7 +32,7 @@ from bot.actors import Actor
 from bot.audit import AuditEntry
 from bot.moderation import ReviewPage
 from bot.names import TenantNames
-from memory.models import Fact, FactStatus, Kind
+from memory.models import Fact, FactStatus, Kind, Scope
 
 __all__ = ["app"]
 
@@ -108,6 +109,37 @@ def memory_show(
         console.print_json(json.dumps(fact_view(fact), ensure_ascii=False))
 
 
+@app.command("history")
+def memory_history(
+    fact_id: Annotated[str, typer.Argument(help=ID_HELP)],
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
+) -> None:
+    """A memory's versions, and who changed it, when and why."""
+
+    async def body(rt: Runtime) -> tuple[Fact, list[AuditEntry]]:
+        return await find_in_tenants(rt, tenant, lambda actor: rt.moderation.memory_history(actor, fact_id),
+                                     f"the id {fact_id}")
+
+    fact, entries = with_runtime(body)
+    versions: list[dict[str, object]] = [{"version": h.version, "value": h.value, "status": h.status.value, "asserted_by": h.asserted_by,
+                 "from": h.valid_from.isoformat(), "to": h.valid_to.isoformat()} for h in fact.history]
+    versions.append({"version": fact.version, "value": fact.value, "status": fact.status.value,
+                     "asserted_by": fact.asserted_by, "from": fact.valid_from.isoformat(), "to": None})
+    if as_json:
+        print(json.dumps({"id": fact.id, "versions": versions, "changes": [e.as_dict() for e in entries]},
+                         ensure_ascii=False, indent=1))
+        return
+    table = Table(title=f"{fact.id[:8]}: {len(versions)} versions")
+    for col in ("version", "value", "status", "said by", "from", "to"):
+        table.add_column(col, overflow="fold")
+    for v in versions:
+        table.add_row(str(v["version"]), str(v["value"]), str(v["status"]), str(v["asserted_by"]),
+                      str(v["from"])[:16], str(v["to"] or "now")[:16])
+    console.print(table)
+    console.print(audit_table(entries, f"{len(entries)} changes"))
+
+
 @app.command("edit")
 def memory_edit(
     fact_id: Annotated[str, typer.Argument(help=ID_HELP)],
@@ -174,16 +206,32 @@ def memory_review(
         console.print(memory_table(facts, f"{len(facts)} memories to review", names))
 
 
+async def _tenants_of_user(rt: Runtime, tenant: str | None, user: str) -> list[str]:
+    """``[tenant]``, or every tenant holding a memory or summary of ``user``."""
+    if tenant:
+        return [tenant]
+    found = []
+    for t in sorted(set(await rt.store.tenants("facts")) | set(await rt.store.tenants("summaries"))):
+        scope = Scope(tenant=t, user=user)
+        if await rt.store.count("facts", scope) or await rt.store.count("summaries", scope):
+            found.append(t)
+    return found
+
+
 @app.command("export")
 def memory_export(
     user: Annotated[str, typer.Option(help="the member's user id")],
-    tenant: Annotated[str, typer.Option(help="the tenant, e.g. discord:<guild id>")],
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
     out: Annotated[Path | None, typer.Option(help="write the JSON here instead of stdout")] = None,
 ) -> None:
-    """Everything Heyan holds about or from one member, as JSON."""
+    """Everything Heyan holds about or from one member (in one tenant or all), as JSON."""
 
     async def body(rt: Runtime) -> dict[str, object]:
-        return await rt.moderation.export_member(Actor.operator(tenant), user)
+        tenants = await _tenants_of_user(rt, tenant, user)
+        exports = [await rt.moderation.export_member(Actor.operator(t), user) for t in tenants]
+        if tenant:
+            return exports[0]
+        return {"user": user, "tenants": exports}
 
     data = with_runtime(body)
     text = json.dumps(data, ensure_ascii=False, indent=1)
@@ -191,26 +239,33 @@ def memory_export(
         print(text)
         return
     out.write_text(text + "\n", encoding="utf-8")
+    out.chmod(0o600)  # it is a member's personal data
     console.print(f"wrote {out}", markup=False)
 
 
 @app.command("forget")
 def memory_forget(
     user: Annotated[str, typer.Option(help="the member's user id")],
-    tenant: Annotated[str, typer.Option(help="the tenant, e.g. discord:<guild id>")],
+    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
     yes: Annotated[bool, typer.Option("--yes", help="do not ask for confirmation")] = False,
 ) -> None:
-    """Erase every memory about or from one member (asks first)."""
+    """Erase everything about or from one member — memories, summaries, their messages, unsent posts
+    and audit details — in one tenant or all (asks first)."""
 
     async def body(rt: Runtime) -> int:
-        actor = Actor.operator(tenant)
-        request = await rt.moderation.request_erasure(actor, user)
+        tenants = await _tenants_of_user(rt, tenant, user)
+        requests = [(t, await rt.moderation.request_erasure(Actor.operator(t), user)) for t in tenants]
         if not yes:
-            question = (f"erase {request.facts} memories and {request.summaries} summaries of {user} in "
-                        f"{tenant}?")
-            if not typer.confirm(question, default=False):
+            facts = sum(r.facts for _, r in requests)
+            summaries = sum(r.summaries for _, r in requests)
+            where = tenant or f"{len(tenants)} tenant(s)"
+            if not typer.confirm(f"erase {facts} memories and {summaries} summaries of {user} in {where}?",
+                                 default=False):
                 raise typer.Exit(1)
-        return await rt.moderation.confirm_erasure(actor, request.token, user)
+        removed = 0
+        for t, request in requests:
+            removed += await rt.moderation.confirm_erasure(Actor.operator(t), request.token, user)
+        return removed
 
     removed = with_runtime(body)
     console.print(f"erased {removed} records of {user}", markup=False)

@@ -239,7 +239,7 @@ class Runtime:
         )
         self.engine = Engine(
             window=self.window, memory=self.memory, scheduler=self.queue, provider=self.provider,
-            tenants=self.tenants, sessions=self.sessions, limits=self.limits,
+            tenants=self.tenants, sessions=self.sessions, limits=self.limits, audit=self.audit,
             config=EngineConfig(context_tokens=s.context_tokens, batch_turns=s.jobs.batch_turns,
                                 idle_seconds=s.jobs.idle_seconds, summary_turns=s.jobs.summary_turns,
                                 answer_claim_seconds=s.answer_claim_seconds, redact_pii=s.privacy.redact_pii),

@@ -1,4 +1,4 @@
-"""``heyan tenant``: per-tenant settings (timezone, language) — show them, set them, reset them.
+"""``heyan tenant``: per-tenant settings (timezone, language, retention) — show them, set them, reset them.
 
 The settings live in Redis (see ``bot/tenants.py`` for why): with ``HEYAN_REDIS_URL`` these commands
 connect to it directly; in the embedded shape they start the runtime without its worker to reach the
@@ -18,6 +18,7 @@ from adapters.cli_common import console, fail, redis_only, run
 from adapters.cli_style import Typer
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettingError, TenantSettings, check_timezone
+from memory.models import Kind
 
 __all__ = ["app"]
 
@@ -98,6 +99,39 @@ def tenant_set_language(
         raise fail(f"unknown language {language!r}; use auto, zh or en")
     updated = _with_config(lambda config: config.set(tenant, language=language))
     console.print(f"{tenant}: language {updated.language}")
+
+
+@app.command("set-retention")
+def tenant_set_retention(
+    tenant: Annotated[str, typer.Argument(help="the tenant id, e.g. discord:<guild id> or slack:<team id>")],
+    kind: Annotated[str, typer.Argument(help="person, event, demand, emotion, commitment, consensus, or closed "
+                                             "(days after a dispute closes before its session is purged)")],
+    days: Annotated[str, typer.Argument(help="days to keep (a positive number), or keep (until erased)")],
+) -> None:
+    """How long a tenant keeps each kind of memory; expired ones leave recall at once and are purged."""
+    kinds = [k.value for k in Kind]
+    if kind not in (*kinds, "closed"):
+        raise fail(f"unknown kind {kind!r}; use one of: {', '.join(kinds)}, closed")
+    value: float | None
+    if days == "keep":
+        if kind == "closed":
+            raise fail("a closed dispute's session needs a number of days (0 purges at the next run)")
+        value = None
+    else:
+        try:
+            value = float(days)
+        except ValueError:
+            raise fail(f"days must be a number or keep; got {days!r}") from None
+
+    async def body(config: TenantConfig) -> TenantSettings:
+        if kind == "closed":
+            return await config.set(tenant, closed_purge_days=value)
+        current = (await config.get(tenant)).retention_days
+        return await config.set(tenant, retention_days={**current, kind: value})
+
+    updated = _with_config(body)
+    shown = updated.closed_purge_days if kind == "closed" else updated.retention_days.get(kind, "keep")
+    console.print(f"{tenant}: {kind} kept {shown} days" if shown != "keep" else f"{tenant}: {kind} kept until erased")
 
 
 @app.command("reset")

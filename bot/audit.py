@@ -21,7 +21,10 @@ from redis.asyncio import Redis
 
 from memory.models import utcnow
 
-__all__ = ["AuditEntry", "AuditLog"]
+__all__ = ["SYSTEM", "AuditEntry", "AuditLog"]
+
+#: The actor of what Heyan's jobs do on their own (extraction, expiry, purges, an erasure's second pass).
+SYSTEM = "system:heyan"
 
 _PREFIX = "heyan:audit:"
 _DETAIL = "heyan:audit-detail:"

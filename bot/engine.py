@@ -17,6 +17,7 @@ import hashlib
 import logging
 from dataclasses import dataclass, replace
 
+from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
@@ -32,7 +33,7 @@ from bot.triggers import fact_bearing
 from bot.window import ConversationWindow
 from memory.models import Scope
 from memory.privacy import redact
-from memory.service import MemoryService
+from memory.service import MemoryService, RetractResult
 from prompts import neutralise
 
 __all__ = ["Engine", "EngineConfig"]
@@ -73,6 +74,7 @@ class Engine:
         sessions: SessionBook,
         config: EngineConfig,
         limits: RateLimits | None = None,
+        audit: AuditLog | None = None,
     ) -> None:
         self.window = window
         self.memory = memory
@@ -82,6 +84,7 @@ class Engine:
         self.sessions = sessions
         self.config = config
         self.limits = limits
+        self.audit = audit
 
     async def observe(self, msg: Message) -> bool:
         """Record a message; returns False when it was a redelivery and was dropped.
@@ -140,7 +143,8 @@ class Engine:
         held = await self.window.get_many(scope, [msg.id])
         if held and held[0].text == msg.text:
             return  # the same text (an unfurl, a pin): re-reading it would change nothing
-        await self.memory.retract_message(scope, msg.id)
+        await self._audit_retraction(scope, msg.id, await self.memory.retract_message(scope, msg.id),
+                                     "edited on the platform")
         if not await self.window.replace(msg):
             log.info("edited message %s is no longer in the window; its new text is not read", msg.id)
             return
@@ -153,6 +157,7 @@ class Engine:
         it as a source), drop it from the window and re-summarise without it. Returns how many
         records changed."""
         result = await self.memory.retract_message(scope, message_id)
+        await self._audit_retraction(scope, message_id, result, "deleted on the platform")
         await self.window.remove(scope, message_id)
         await self.scheduler.summarize(scope, await self.window.turns(scope), revision=f"del-{message_id}")
         return len(result.deleted) + len(result.updated)
@@ -167,6 +172,14 @@ class Engine:
         the caller, so a crash between answering and posting leaves the mention to be answered on
         its redelivery)."""
         await self.window.mark_answered(msg)
+
+    async def _audit_retraction(self, scope: Scope, message_id: str, result: RetractResult, why: str) -> None:
+        if self.audit is None or not (result.deleted or result.updated):
+            return
+        users = tuple(dict.fromkeys(u for f in result.updated for u in f.users))
+        await self.audit.record(AuditEntry(
+            tenant=scope.tenant, actor_id=SYSTEM, actor_name="Heyan", action="memory.retract", target=message_id,
+            reason=why, users=users, after={"deleted": list(result.deleted), "updated": [f.id for f in result.updated]}))
 
     async def handle(self, msg: Message, *, confirm: bool = False) -> Reply | None:
         """Observe a message and, when it addresses the bot, reply to it — within the rate limits:

@@ -254,6 +254,18 @@ class ModerationService:
         await self._enter(actor)
         return await self._find(actor, ref, session=session)
 
+    async def memory_history(self, actor: Actor, ref: str, *, session: str | None = None) -> tuple[Fact, list[AuditEntry]]:
+        """A memory with its versions (``Fact.history``) and every audit entry about it, newest first:
+        who changed it, when, why. The same visibility as ``memory_show``."""
+        await self._enter(actor)
+        fact = await self._find(actor, ref, session=session)
+        entries = await self.audit.entries(actor.tenant, target=fact.id, limit=500)
+        extracted = [e for e in await self.audit.entries(actor.tenant, user=fact.subject, limit=2000)
+                     if e.action == "memory.extract" and any(fact.id in ids for ids in (e.after or {}).values()
+                                                             if isinstance(ids, list))]
+        merged = sorted({e.id: e for e in (*entries, *extracted)}.values(), key=lambda e: e.at, reverse=True)
+        return fact, merged
+
     async def memory_edit(self, actor: Actor, ref: str, value: str, reason: str = "") -> Fact:
         await self._enter(actor)
         self._require(actor, "edit memories", "修改记忆")

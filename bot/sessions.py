@@ -142,6 +142,15 @@ class SessionBook:
         info = await self.get(tenant, session)
         return info is not None and info.is_open
 
+    async def all_sessions(self) -> list[SessionInfo]:
+        """Every recorded session of every tenant (the purge: a scan)."""
+        found: list[SessionInfo] = []
+        async for key in self.redis.scan_iter(match=f"{_PREFIX}*", count=500):
+            raw = await self.redis.hget(key, "data")  # type: ignore[misc]
+            if raw:
+                found.append(SessionInfo.from_json(raw))
+        return found
+
     async def tenant_sessions(self, tenant: str) -> list[SessionInfo]:
         """Every recorded session of a tenant (admin use: a scan)."""
         found: list[SessionInfo] = []

@@ -29,11 +29,15 @@ import inspect
 import json
 import logging
 from collections.abc import Awaitable
+from datetime import timedelta
 from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from redis.asyncio import Redis
+
+from memory.extraction import DEFAULT_TTL
+from memory.models import Kind
 
 __all__ = ["KEY_PREFIX", "TenantConfig", "TenantSettingError", "TenantSettings", "check_timezone"]
 
@@ -69,11 +73,34 @@ class TenantSettings(BaseModel):
     timezone: str = "UTC"
     #: The language Heyan answers in: ``auto`` (the asker's / the interaction's locale), ``zh`` or ``en``.
     language: Literal["auto", "zh", "en"] = "auto"
+    #: Days each kind of memory is kept (``None``: until erased), overriding the defaults
+    #: (``memory.extraction.DEFAULT_TTL``: emotions a day, commitments and events a year, …).
+    retention_days: dict[str, float | None] = Field(default_factory=dict)
+    #: Days after a dispute is closed before everything of its session is purged.
+    closed_purge_days: float = Field(30.0, ge=0)
 
     @field_validator("timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
         return check_timezone(value)
+
+    @field_validator("retention_days")
+    @classmethod
+    def _kinds(cls, value: dict[str, float | None]) -> dict[str, float | None]:
+        kinds = {k.value for k in Kind}
+        for kind, days in value.items():
+            if kind not in kinds:
+                raise ValueError(f"unknown kind {kind!r} in retention_days; kinds: {', '.join(sorted(kinds))}")
+            if days is not None and days <= 0:
+                raise ValueError(f"retention for {kind} must be a positive number of days, or keep")
+        return value
+
+    def ttl(self) -> dict[Kind, timedelta | None]:
+        """How long each kind is kept in this tenant (the defaults with its overrides)."""
+        out = dict(DEFAULT_TTL)
+        for kind, days in self.retention_days.items():
+            out[Kind(kind)] = timedelta(days=days) if days is not None else None
+        return out
 
     @property
     def zone(self) -> ZoneInfo:

@@ -204,6 +204,27 @@ class ConversationWindow:
             removed += 1
         return removed
 
+    async def forget_session(self, scope: Scope) -> int:
+        """Erase a whole session: its messages and every key it has. Returns how many messages went."""
+        assert scope.session is not None
+        tenant, session = scope.tenant, scope.session
+        keys: list[bytes | str] = []
+        pattern = f"{_PREFIX}:msg:{_glob(tenant)}:{_glob(session)}:*"
+        async for key in self.redis.scan_iter(match=pattern, count=500):
+            raw = await self.redis.get(key)
+            if raw is None:
+                continue
+            msg = _decode(raw)
+            if msg.scope.tenant != tenant or msg.session != session:
+                continue  # a longer session id with this one as its prefix (a Slack thread of a channel)
+            keys += [key, self._key("seen", tenant, session) + f":{msg.id}",
+                     self._key("answered", tenant, session) + f":{msg.id}"]
+        messages = len(keys) // 3
+        keys += [self._key(kind, tenant, session)
+                 for kind in ("win", "turns", "pending", "extracted", "stage", "idlewatch")]
+        await self.redis.delete(*keys)
+        return messages
+
     async def unmark_extracted(self, scope: Scope, ids: Sequence[str]) -> None:
         """Let these messages be extracted again (their text changed)."""
         assert scope.session is not None

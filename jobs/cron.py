@@ -5,19 +5,21 @@ Valkey whose append-only file was removed). ``reconcile`` therefore rebuilds eve
 the open commitments in the store; deterministic job ids make that a no-op when the job is still
 queued, and ``reminders_sent`` on the fact keeps a reminder that already fired from firing again.
 It also marks active commitments past their due time (by more than ``OVERDUE_GRACE``) ``overdue``.
-``purge`` deletes facts whose ``expires_at`` has passed. Both are plain ``async def f(ctx)``, so
+``purge`` deletes facts whose ``expires_at`` has passed, and everything of a session whose dispute
+was closed more than the tenant's ``closed_purge_days`` ago; each is an audit entry. Both are plain ``async def f(ctx)``, so
 tests and ``heyan jobs reconcile`` call them directly.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
 from arq.cron import CronJob, cron
 
+from bot.audit import SYSTEM, AuditEntry
 from bot.services import Services
 from bot.sessions import DisputeState
 from bot.settings import JobSettings, Settings
@@ -107,14 +109,33 @@ async def purge(ctx: dict[str, Any]) -> dict[str, int]:
     """Delete every fact whose ``expires_at`` has passed, in every tenant; returns counts per tenant
     (tenants with nothing expired are left out)."""
     svc = services(ctx)
-    flt = RecordFilter(expires_before=utcnow())
+    now = utcnow()
+    flt = RecordFilter(expires_before=now)
     deleted: dict[str, int] = {}
     for tenant in await svc.store.tenants("facts"):
         n = await svc.store.delete("facts", Scope(tenant=tenant), flt)
         if n:
             deleted[tenant] = n
             log.info("purge: %d expired facts deleted in %s", n, tenant)
-    log.info("purge: %d expired facts deleted in %d tenants", sum(deleted.values()), len(deleted))
+            await svc.audit.record(AuditEntry(tenant=tenant, actor_id=SYSTEM, actor_name="Heyan",
+                                              action="retention.expire", target=tenant, after={"deleted": n}))
+    for info in await svc.sessions.all_sessions():
+        if info.state is not DisputeState.CLOSED or info.closed_at is None or "purged_at" in info.extra:
+            continue
+        days = (await svc.tenant(info.tenant)).closed_purge_days
+        if info.closed_at + timedelta(days=days) > now:
+            continue
+        scope = Scope(tenant=info.tenant, session=info.session)
+        n = await svc.store.delete("facts", scope) + await svc.store.delete("summaries", scope)
+        messages = await svc.window.forget_session(scope)
+        await svc.sessions.put(replace(info, extra={**info.extra, "purged_at": now.isoformat()}))
+        await svc.audit.record(AuditEntry(
+            tenant=info.tenant, actor_id=SYSTEM, actor_name="Heyan", action="retention.purge-closed",
+            target=info.session, after={"records": n, "messages": messages, "closed_at": info.closed_at.isoformat()},
+            users=info.members))
+        deleted[info.tenant] = deleted.get(info.tenant, 0) + n
+        log.info("purge: closed session %s of %s: %d records, %d messages", info.session, info.tenant, n, messages)
+    log.info("purge: %d records deleted in %d tenants", sum(deleted.values()), len(deleted))
     return deleted
 
 

@@ -11,12 +11,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from bot.audit import SYSTEM, AuditEntry
 from bot.departures import purge_due, purge_tenant_data
 from bot.lang import session_lang
 from bot.reminders import record_delivery, reminder_post, reminder_post_id, reminder_time
 from bot.services import Services
 from bot.sessions import DisputeState
 from bot.summaries import summarize_session as write_summary
+from memory.consolidation import Action
 from memory.extraction import ExtractionRequest, to_facts
 from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, Visibility, utcnow
 
@@ -42,7 +44,8 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     first = turns[0].ts
     context = [m.utterance() for m in window if m.ts < first and m.id not in todo][-6:]
     lang = session_lang([m.text for m in (*window, *turns)])
-    zone = (await svc.tenant(tenant)).timezone
+    tenant_settings = await svc.tenant(tenant)
+    zone = tenant_settings.timezone
     private = any(m.visibility is Visibility.PRIVATE for m in turns)
     request = ExtractionRequest(
         tenant=tenant,
@@ -54,11 +57,21 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
         visibility=Visibility.PRIVATE if private else Visibility.PUBLIC,
     )
     candidates = await svc.provider.extract(request)
-    facts = await svc.erasure.admissible(to_facts(request, candidates, now=utcnow(), lang=lang))
+    facts = await svc.erasure.admissible(
+        to_facts(request, candidates, now=utcnow(), lang=lang, ttl=tenant_settings.ttl()))
     result = await svc.memory.remember(facts)
     for fact in result.written:
         if fact.kind is Kind.COMMITMENT:
             await schedule_reminder(svc, fact)
+    if result.written:
+        changes: dict[str, list[str]] = {}
+        for outcome in result.outcomes:
+            if outcome.action is not Action.NOOP:
+                changes.setdefault(outcome.action.value, []).append(outcome.fact.id)
+        users = tuple(dict.fromkeys(u for f in result.written for u in f.users))
+        await svc.audit.record(AuditEntry(tenant=tenant, actor_id=SYSTEM, actor_name="Heyan",
+                                          action="memory.extract", target=session, users=users,
+                                          after={**changes, "messages": [m.id for m in turns]}))
     await svc.window.mark_extracted(scope, [m.id for m in turns])
     return len(result.written)
 
@@ -139,6 +152,9 @@ async def forget_user(ctx: dict[str, Any], tenant: str, user: str) -> int:
     the jobs that were in flight at the first one have finished)."""
     svc = services(ctx)
     report = await svc.erasure.erase(tenant, user, request_id="pass", second_pass=False)
+    await svc.audit.record(AuditEntry(tenant=tenant, actor_id=SYSTEM, actor_name="Heyan", action="member.erase",
+                                      target=user, users=(user,), reason="second pass after in-flight jobs",
+                                      after={"records": report.records, "messages": report.messages}))
     return report.total
 
 

@@ -104,7 +104,7 @@ DEFAULT_TTL: dict[Kind, timedelta | None] = {
     Kind.PERSON: None,
     Kind.EVENT: timedelta(days=365),
     Kind.DEMAND: timedelta(days=180),
-    Kind.EMOTION: timedelta(days=30),
+    Kind.EMOTION: timedelta(hours=24),
     Kind.COMMITMENT: timedelta(days=365),
     Kind.CONSENSUS: None,
 }

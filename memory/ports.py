@@ -88,7 +88,7 @@ class RecordFilter:
 
     ``due_before``/``expires_before`` compare the payload's ``due_ts``/``expires_ts`` (epoch seconds).
     ``visible_in`` keeps what may be shown in that session: its own records and the tenant's public
-    ones (a record without a ``visibility`` is public).
+    ones (a record without a ``visibility`` is public). ``alive_at`` drops records expired by then.
     """
 
     kinds: frozenset[str] = field(default_factory=frozenset)
@@ -98,6 +98,8 @@ class RecordFilter:
     due_before: datetime | None = None
     expires_before: datetime | None = None
     visible_in: str | None = None
+    #: Only records not expired at this time (no ``expires_ts``, or a later one).
+    alive_at: datetime | None = None
 
 
 @runtime_checkable

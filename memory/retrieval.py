@@ -37,7 +37,7 @@ from typing import Any, Literal, TypeVar
 
 from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload, summary_to_payload
 from memory.embedders import bounded
-from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id
+from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id, utcnow
 from memory.ports import (
     Embedder,
     Hit,
@@ -223,7 +223,8 @@ class Retriever:
             wanted = flt.statuses & statuses if flt.statuses else statuses
             if not wanted:
                 return []
-            flt = replace(flt, statuses=wanted)
+            # an expired record is gone from recall at once, before the purge deletes it
+            flt = replace(flt, statuses=wanted, alive_at=flt.alive_at or utcnow())
 
         use_dense = method in ("dense", "hybrid")
         use_sparse = method in ("sparse", "hybrid")

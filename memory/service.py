@@ -229,6 +229,7 @@ class MemoryService:
             statuses=frozenset(s.value for s in OPEN_COMMITMENT),
             subjects=frozenset(users),
             visible_in=visible_in,
+            alive_at=self.clock(),
         )
         facts = await self.list_facts(scope, flt)
         far = datetime.max.replace(tzinfo=utcnow().tzinfo)

@@ -49,8 +49,8 @@ class Condition:
 
     ``op`` is ``"eq"`` (payload ``key`` equals ``value``, or contains it for an array field),
     ``"any"`` (payload ``key`` is one of ``values``), ``"ids"`` (point id is one of ``values``) or
-    ``"lt"`` (payload ``key`` < ``bound``) or ``"visible"`` (payload ``session`` equals ``value``,
-    or payload ``visibility`` is not ``private``).
+    ``"lt"`` (payload ``key`` < ``bound``), ``"visible"`` (payload ``session`` equals ``value``,
+    or payload ``visibility`` is not ``private``) or ``"alive"`` (payload ``key`` is empty or > ``bound``).
     """
 
     op: str
@@ -135,6 +135,8 @@ def plan_filter(scope: Scope, flt: RecordFilter | None = None) -> list[Condition
         plan.append(Condition("lt", "expires_ts", bound=flt.expires_before.timestamp()))
     if flt.visible_in is not None:
         plan.append(Condition("visible", "session", value=flt.visible_in))
+    if flt.alive_at is not None:
+        plan.append(Condition("alive", "expires_ts", bound=flt.alive_at.timestamp()))
     return plan
 
 

@@ -32,6 +32,7 @@ from qdrant_edge import (
     Filter,
     HasIdCondition,
     IdfParams,
+    IsEmptyCondition,
     KeywordIndexParams,
     MatchAny,
     MatchValue,
@@ -144,6 +145,8 @@ def _condition(cond: Condition) -> ConditionType:
         return HasIdCondition(set(cond.values))
     if cond.op == "lt":
         return FieldCondition(cond.key, range=RangeFloat(lt=cond.bound))
+    if cond.op == "alive":
+        return Filter(should=[IsEmptyCondition(cond.key), FieldCondition(cond.key, range=RangeFloat(gt=cond.bound))])
     if cond.op == "visible":
         private = FieldCondition("visibility", match=MatchValue(PRIVATE))
         return Filter(should=[FieldCondition(cond.key, match=MatchValue(cond.value)), Filter(must_not=[private])])

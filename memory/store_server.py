@@ -79,6 +79,11 @@ def _condition(cond: Condition) -> models.Condition:
         return models.HasIdCondition(has_id=list(cond.values))
     if cond.op == "lt":
         return models.FieldCondition(key=cond.key, range=models.Range(lt=cond.bound))
+    if cond.op == "alive":
+        return models.Filter(should=[
+            models.IsEmptyCondition(is_empty=models.PayloadField(key=cond.key)),
+            models.FieldCondition(key=cond.key, range=models.Range(gt=cond.bound)),
+        ])
     if cond.op == "visible":
         private = models.FieldCondition(key="visibility", match=models.MatchValue(value=PRIVATE))
         return models.Filter(should=[
