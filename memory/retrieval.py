@@ -37,7 +37,7 @@ from typing import Any, Literal, TypeVar
 
 from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload, summary_to_payload
 from memory.embedders import bounded
-from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id, utcnow
+from memory.models import RECALLABLE, Fact, Kind, Scope, Summary, embed_text, summary_id, utcnow
 from memory.ports import (
     Embedder,
     Hit,
@@ -190,6 +190,7 @@ class Retriever:
         self.candidates = candidates
         self.feedback = feedback
         self.feedback_weight = feedback_weight
+        self._scaffold_terms: frozenset[int] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -301,12 +302,26 @@ class Retriever:
         share of those facts that hold it (RM3-style pseudo-relevance feedback; the store adds IDF)."""
         weights = dict.fromkeys(query.indices, 1.0)
         share = self.feedback_weight / len(top)
+        scaffold = self._scaffold()
         for cand in top:
             text = bounded(fact_from_payload(cand.hit.payload).embed_text())[0]
             for term in self.sparse.encode_document(text).indices:
-                weights[term] = weights.get(term, 0.0) + share
+                if term not in scaffold or term in weights:
+                    weights[term] = weights.get(term, 0.0) + share
         ids = sorted(weights)
         return SparseVector(tuple(ids), tuple(weights[i] for i in ids))
+
+    def _scaffold(self) -> frozenset[int]:
+        """The terms of the embed template itself ("About", "is", "关于", "的事实", the kind names):
+        every fact of a language holds them, so as feedback they only make the second BM25 pass
+        longer and slower without telling facts apart."""
+        if self._scaffold_terms is None:
+            words: set[int] = set()
+            for kind in Kind:
+                for lang in ("en", "zh"):
+                    words.update(self.sparse.encode_document(embed_text(kind, "", "", "", lang)).indices)
+            self._scaffold_terms = frozenset(words)
+        return self._scaffold_terms
 
     async def recall(self, scope: Scope, queries: Sequence[str], k: int | None = None) -> Recall:
         """The session summary (when ``scope.session`` is set), then the top facts for ``queries``.
