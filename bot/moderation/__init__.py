@@ -1,0 +1,24 @@
+"""The moderation service: everything a moderator or a member does with Heyan, on every surface.
+
+Disputes (open, status, summary, close), memory review (list, show, edit, delete, confirm, reject,
+the review queue, a member's export, the audit trail), member self-service (what Heyan holds about
+me, correct it, erase me) and commitments (list, done, snooze). Console, Discord and Slack are thin
+callers: they turn their caller into an ``Actor``, call one method, and render what comes back.
+
+Each method checks permission here: moderator actions need ``Capability.MODERATE``; a member sees
+and changes only records that concern them (``Fact.users``). Each change writes an audit entry.
+Refusals are ``ModerationError``s and change nothing. Rate limits apply per user and per tenant.
+"""
+
+from __future__ import annotations
+
+from bot.moderation.disputes import Disputes
+from bot.moderation.members import MemberSelfService
+from bot.moderation.review import MemoryReview
+from bot.moderation.views import ClosedDispute, DisputeStatus, ErasureRequest, ReviewPage, fact_view
+
+__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "ReviewPage", "fact_view"]
+
+
+class ModerationService(MemoryReview, MemberSelfService, Disputes):
+    """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

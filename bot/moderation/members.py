@@ -1,0 +1,156 @@
+"""Member self-service (what Heyan holds about me, correct it, erase me) and commitments (list,
+done, snooze)."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import datetime
+
+from bot.actors import Actor, InvalidRequest, PermissionDenied
+from bot.moderation.base import ERASE_CONFIRM_SECONDS, REVIEW_STATUSES, ModerationBase
+from bot.moderation.views import ErasureRequest
+from memory.models import (
+    OPEN_COMMITMENT,
+    Confidence,
+    Fact,
+    FactStatus,
+    HistoryEntry,
+    Kind,
+    Scope,
+    utcnow,
+)
+from memory.ports import RecordFilter
+
+__all__ = ["MemberSelfService"]
+
+
+class MemberSelfService(ModerationBase):
+    """What members do about themselves, and commitments."""
+
+    async def my_memories(self, actor: Actor) -> list[Fact]:
+        """Every memory that concerns the actor, in every session (private ones included)."""
+        await self._enter(actor)
+        return await self.memory.list_facts(Scope(tenant=actor.tenant, user=actor.user_id))
+
+    async def correct(self, actor: Actor, ref: str, value: str, reason: str = "") -> Fact:
+        """A member corrects a memory about themselves. Their own statement (they said it, or it is
+        about them and theirs to state) gets a new version; someone else's account of them is marked
+        disputed with the member's version beside it, for a moderator to settle."""
+        await self._enter(actor)
+        value = value.strip()
+        if not value:
+            raise InvalidRequest("the correction is empty; write what it should say", "更正内容为空；请写出正确的内容")
+        found = await self._find(actor, ref)
+        if not (actor.is_moderator or self._concerns(actor, found)):
+            raise PermissionDenied("you can only correct memories about yourself", "你只能更正关于你自己的记忆")
+        own = actor.user_id in (found.subject, found.asserted_by)
+
+        def correction(cur: Fact) -> Fact:
+            if own:
+                status = FactStatus.ACTIVE if cur.status in REVIEW_STATUSES else cur.status
+                return self._new_version(cur, actor, value=value, asserted_by=actor.user_id, status=status,
+                                         confidence=Confidence.HIGH)
+            claim = HistoryEntry(version=cur.version, value=value, asserted_by=actor.user_id,
+                                 status=FactStatus.DISPUTED, valid_from=utcnow(), valid_to=utcnow())
+            return cur.model_copy(update={"status": FactStatus.DISPUTED, "contested": (*cur.contested, claim)})
+
+        fact, saved = await self._change(actor, found, correction)
+        if own:
+            await self._rescheduled(saved)
+        await self._log(actor, "memory.correct" if own else "memory.contest", fact.id, reason=reason,
+                        users=fact.users, before={"value": fact.value, "status": fact.status.value},
+                        after={"value": value, "status": saved.status.value})
+        return saved
+
+    async def request_erasure(self, actor: Actor, user: str | None = None) -> ErasureRequest:
+        """Step one of erasing a member: what would go, and a token to confirm it with."""
+        await self._enter(actor)
+        user = user or actor.user_id
+        if user != actor.user_id:
+            self._require(actor, "erase another member's data", "删除其他成员的数据")
+        scope = Scope(tenant=actor.tenant, user=user)
+        facts = await self.memory.store.count("facts", scope)
+        summaries = await self.memory.store.count("summaries", scope)
+        token = secrets.token_urlsafe(8)
+        await self.redis.set(self._erase_key(actor, user), token, ex=ERASE_CONFIRM_SECONDS)
+        return ErasureRequest(user=user, facts=facts, summaries=summaries, token=token)
+
+    @staticmethod
+    def _erase_key(actor: Actor, user: str) -> str:
+        return f"heyan:erase-confirm:{actor.tenant}:{actor.user_id}:{user}"
+
+    async def confirm_erasure(self, actor: Actor, token: str, user: str | None = None) -> int:
+        """Step two: erase every memory and summary about or from the member; returns how many."""
+        await self._enter(actor)
+        user = user or actor.user_id
+        key = self._erase_key(actor, user)
+        stored = await self.redis.get(key)
+        expected = stored.decode() if isinstance(stored, bytes) else stored
+        if not expected or not secrets.compare_digest(expected, token):
+            raise InvalidRequest("that erasure confirmation has expired or does not match; ask again",
+                                 "删除确认已过期或不匹配；请重新发起")
+        await self.redis.delete(key)
+        report = await self.erasure.erase(actor.tenant, user, request_id=token)
+        await self._log(actor, "member.erase", user, users=[user],
+                        after={"records": report.records, "messages": report.messages, "posts": report.posts})
+        return report.records
+
+    async def commitments(
+        self, actor: Actor, *, session: str | None = None, include_closed: bool = False
+    ) -> list[Fact]:
+        """Moderators: every commitment (of ``session`` if given). Members: their own and, in a
+        session, that session's and the tenant's public ones. Open ones only unless ``include_closed``."""
+        await self._enter(actor)
+        statuses = frozenset() if include_closed else frozenset(s.value for s in OPEN_COMMITMENT)
+        base = RecordFilter(kinds=frozenset({Kind.COMMITMENT.value}), statuses=statuses)
+        scope = Scope(tenant=actor.tenant)
+        if actor.is_moderator:
+            facts = await self.memory.list_facts(scope.narrow(session=session), base)
+        else:
+            mine = await self.memory.list_facts(scope.narrow(user=actor.user_id), base)
+            here: list[Fact] = []
+            if session:
+                here = await self.memory.list_facts(scope, RecordFilter(
+                    kinds=base.kinds, statuses=base.statuses, visible_in=session))
+            facts = list({f.id: f for f in (*mine, *here)}.values())
+        far = datetime.max.replace(tzinfo=utcnow().tzinfo)
+        return sorted(facts, key=lambda f: (f.due_at or far, f.id))
+
+    async def commitment_done(self, actor: Actor, ref: str, reason: str = "", *, session: str | None = None) -> Fact:
+        """Mark a commitment done (its owner or a moderator): no follow-up will be sent. ``session``:
+        where the actor asks from (its commitments can be named from there)."""
+        await self._enter(actor)
+        fact = await self._find(actor, ref, kind=Kind.COMMITMENT, session=session)
+        if not (actor.is_moderator or actor.user_id == fact.subject):
+            raise PermissionDenied("only its owner or a moderator can mark a commitment done",
+                                   "只有承诺人本人或管理员可以标记完成")
+        if fact.status is FactStatus.DONE:
+            return fact
+        before, saved = await self._change(actor, fact, lambda cur: cur.model_copy(update={"status": FactStatus.DONE}))
+        await self._log(actor, "commitment.done", fact.id, reason=reason, users=fact.users,
+                        before={"status": before.status.value}, after={"status": FactStatus.DONE.value})
+        return saved
+
+    async def commitment_snooze(
+        self, actor: Actor, ref: str, until: datetime, reason: str = "", *, session: str | None = None
+    ) -> Fact:
+        """Move a commitment's due time (its owner or a moderator); the follow-up moves with it."""
+        await self._enter(actor)
+        if until.tzinfo is None:
+            raise InvalidRequest("the new due time needs a timezone", "新的截止时间需要带时区")
+        if until <= utcnow():
+            raise InvalidRequest("the new due time is in the past; pick a later one", "新的截止时间已经过去；请选一个更晚的时间")
+        fact = await self._find(actor, ref, kind=Kind.COMMITMENT, session=session)
+        if not (actor.is_moderator or actor.user_id == fact.subject):
+            raise PermissionDenied("only its owner or a moderator can snooze a commitment",
+                                   "只有承诺人本人或管理员可以推迟承诺")
+        if fact.status not in OPEN_COMMITMENT:
+            raise InvalidRequest(f"this commitment is {fact.status.value}; only open ones can be snoozed",
+                                 f"这个承诺的状态是 {fact.status.value}；只能推迟未完成的承诺")
+        _, saved = await self._change(actor, fact, lambda cur: self._new_version(
+            cur, actor, due_at=until, status=FactStatus.ACTIVE, reminders_sent=()))
+        await self._log(actor, "commitment.snooze", fact.id, reason=reason, users=fact.users,
+                        before={"due_at": fact.due_at.isoformat() if fact.due_at else None},
+                        after={"due_at": until.isoformat()})
+        await self._rescheduled(saved)
+        return saved

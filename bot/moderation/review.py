@@ -1,0 +1,150 @@
+"""Memory review for moderators: list, show, history, edit, delete, confirm, reject, the review
+queue, the audit trail, and a member's export."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.actors import Actor, InvalidRequest
+from bot.audit import AuditEntry
+from bot.moderation.base import REVIEW_STATUSES, ModerationBase
+from bot.moderation.views import ReviewPage, fact_view, outline
+from memory.models import (
+    Confidence,
+    Fact,
+    FactStatus,
+    Kind,
+    Scope,
+    utcnow,
+)
+from memory.ports import RecordFilter
+
+__all__ = ["MemoryReview"]
+
+
+class MemoryReview(ModerationBase):
+    """Memory review: what moderators do with what Heyan remembers."""
+
+    async def memory_list(
+        self, actor: Actor, *, user: str | None = None, kind: Kind | None = None,
+        status: FactStatus | None = None, session: str | None = None,
+    ) -> list[Fact]:
+        await self._enter(actor)
+        self._require(actor, "list memories", "查看记忆列表")
+        flt = RecordFilter(kinds=frozenset({kind.value}) if kind else frozenset(),
+                           statuses=frozenset({status.value}) if status else frozenset())
+        return await self.memory.list_facts(Scope(tenant=actor.tenant, session=session, user=user), flt)
+
+    async def memory_show(self, actor: Actor, ref: str, *, session: str | None = None) -> Fact:
+        """A moderator sees any memory of the tenant; a member, those that concern them (and, asked
+        from a session, what may be shown there)."""
+        await self._enter(actor)
+        return await self._find(actor, ref, session=session)
+
+    async def memory_history(self, actor: Actor, ref: str, *, session: str | None = None) -> tuple[Fact, list[AuditEntry]]:
+        """A memory with its versions (``Fact.history``) and every audit entry about it, newest first:
+        who changed it, when, why. The same visibility as ``memory_show``."""
+        await self._enter(actor)
+        fact = await self._find(actor, ref, session=session)
+        entries = await self.audit.entries(actor.tenant, target=fact.id, limit=500)
+        extracted = [e for e in await self.audit.entries(actor.tenant, user=fact.subject, limit=2000)
+                     if e.action == "memory.extract" and any(fact.id in ids for ids in (e.after or {}).values()
+                                                             if isinstance(ids, list))]
+        merged = sorted({e.id: e for e in (*entries, *extracted)}.values(), key=lambda e: e.at, reverse=True)
+        return fact, merged
+
+    async def memory_edit(self, actor: Actor, ref: str, value: str, reason: str = "") -> Fact:
+        await self._enter(actor)
+        self._require(actor, "edit memories", "修改记忆")
+        value = value.strip()
+        if not value:
+            raise InvalidRequest("the new value is empty; write what the memory should say",
+                                 "新内容为空；请写出这条记忆应有的内容")
+        found = await self._find(actor, ref)
+
+        def edit(cur: Fact) -> Fact:
+            if value == cur.value:
+                return cur
+            status = FactStatus.ACTIVE if cur.status in REVIEW_STATUSES else cur.status
+            return self._new_version(cur, actor, value=value, status=status, confidence=Confidence.HIGH, contested=())
+
+        fact, saved = await self._change(actor, found, edit)
+        if saved is fact:
+            return saved
+        await self._log(actor, "memory.edit", fact.id, reason=reason, users=fact.users,
+                        before={"value": fact.value, "status": fact.status.value, "version": fact.version},
+                        after={"value": saved.value, "status": saved.status.value, "version": saved.version})
+        await self._rescheduled(saved)
+        return saved
+
+    async def memory_delete(self, actor: Actor, ref: str, reason: str = "") -> Fact:
+        """Erase one memory everywhere it is stored; the audit keeps that it existed, not its text."""
+        await self._enter(actor)
+        self._require(actor, "delete memories", "删除记忆")
+        fact = await self._find(actor, ref)
+        await self.memory.delete(Scope(tenant=actor.tenant), [fact.id])
+        await self._log(actor, "memory.delete", fact.id, reason=reason, before=outline(fact), users=fact.users)
+        return fact
+
+    async def memory_confirm(self, actor: Actor, ref: str, reason: str = "") -> Fact:
+        """A moderator confirms a disputed, unverified or low-confidence memory: it becomes active."""
+        await self._enter(actor)
+        self._require(actor, "confirm memories", "确认记忆")
+        found = await self._find(actor, ref)
+
+        def confirm(cur: Fact) -> Fact:
+            rejected = tuple(c.model_copy(update={"status": FactStatus.REJECTED}) for c in cur.contested)
+            update: dict[str, Any] = {"confidence": Confidence.HIGH, "contested": (),
+                                      "history": (*cur.history, *rejected)}
+            if cur.status in REVIEW_STATUSES:
+                update["status"] = FactStatus.ACTIVE
+            return cur.model_copy(update=update)
+
+        fact, saved = await self._change(actor, found, confirm)
+        await self._log(actor, "memory.confirm", fact.id, reason=reason, users=fact.users,
+                        before={"status": fact.status.value, "confidence": fact.confidence.value,
+                                "contested": len(fact.contested)},
+                        after={"status": saved.status.value, "confidence": saved.confidence.value, "contested": 0})
+        return saved
+
+    async def memory_reject(self, actor: Actor, ref: str, reason: str = "") -> Fact:
+        """A moderator finds a memory wrong: it is kept for the record but never recalled again."""
+        await self._enter(actor)
+        self._require(actor, "reject memories", "驳回记忆")
+        found = await self._find(actor, ref)
+        fact, saved = await self._change(actor, found, lambda cur: cur.model_copy(update={"status": FactStatus.REJECTED}))
+        await self._log(actor, "memory.reject", fact.id, reason=reason, users=fact.users,
+                        before={"status": fact.status.value}, after={"status": saved.status.value})
+        return saved
+
+    async def review_queue(self, actor: Actor, *, offset: int = 0, limit: int = 5) -> ReviewPage:
+        """Disputed, unverified and low-confidence memories, most recently changed first."""
+        await self._enter(actor)
+        self._require(actor, "review memories", "审核记忆")
+        facts = [f async for f in self.memory.iter_facts(Scope(tenant=actor.tenant))
+                 if f.status in REVIEW_STATUSES or (f.confidence is Confidence.LOW and f.status is FactStatus.ACTIVE)]
+        facts.sort(key=lambda f: (f.updated_at, f.id), reverse=True)
+        offset = max(0, min(offset, max(0, len(facts) - 1)))
+        return ReviewPage(tuple(facts[offset:offset + limit]), offset, len(facts))
+
+    async def audit_log(self, actor: Actor, *, user: str | None = None, limit: int = 50) -> list[AuditEntry]:
+        await self._enter(actor)
+        self._require(actor, "read the audit trail", "查看审计记录")
+        return await self.audit.entries(actor.tenant, user=user, limit=limit)
+
+    async def export_member(self, actor: Actor, user: str | None = None) -> dict[str, Any]:
+        """Everything held about or from ``user`` (default: the actor), as JSON-ready data.
+        Moderators may export anyone; a member only themselves."""
+        await self._enter(actor)
+        user = user or actor.user_id
+        if user != actor.user_id:
+            self._require(actor, "export another member's data", "导出其他成员的数据")
+        scope = Scope(tenant=actor.tenant, user=user)
+        facts = await self.memory.list_facts(scope)
+        summaries = [s async for s in self.memory.iter_summaries(scope)]
+        await self._log(actor, "member.export", user, users=[user], after={"facts": len(facts)})
+        return {
+            "tenant": actor.tenant, "user": user, "exported_at": utcnow().isoformat(),
+            "facts": [fact_view(f) for f in facts],
+            "summaries": [s.model_dump(mode="json") for s in summaries],
+        }
