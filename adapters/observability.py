@@ -19,6 +19,8 @@ patches beyond wrapping two engine methods on the instance):
   waiting, leased and dead per platform, and the age of the oldest post that is due but not sent.
 * ``heyan_llm_calls_total`` / ``heyan_llm_tokens_total{tier,kind}`` — from the OpenAI provider's
   usage counters (``OpenAIProvider.usage``); tier ``reply`` is the reply model, ``fast`` the rest.
+* ``heyan_llm_fallbacks_total{task}`` — replies, rewrites, classifications and summaries the offline
+  provider gave because the LLM failed (``FallbackProvider.fallbacks``).
 
 Redis-backed values are read when ``/metrics`` is scraped, so they cost nothing between scrapes.
 """
@@ -90,6 +92,11 @@ class _LLMUsage(Collector):
             tokens.add_metric([tier, kind], value)
         yield calls
         yield tokens
+        fallbacks = CounterMetricFamily("heyan_llm_fallbacks", "Calls the offline provider answered because the "
+                                        "LLM failed, by task", labels=["task"])
+        for task, n in sorted(dict(getattr(self._provider, "fallbacks", None) or {}).items()):
+            fallbacks.add_metric([task], n)
+        yield fallbacks
 
 
 class Metrics:

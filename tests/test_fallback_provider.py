@@ -57,6 +57,7 @@ async def test_everything_but_extraction_falls_back(caplog: pytest.LogCaptureFix
     assert await provider.reply(ReplyRequest(lang="en", stage=Stage.GATHERING, turn=TURN))
     assert await provider.summarize([TURN], None, "en")
     assert down.calls == ["rewrite", "classify", "reply", "summarize"]
+    assert provider.fallbacks == {"rewrite": 1, "classify": 1, "reply": 1, "summarize": 1}  # for the metrics
     assert "req-1" in caplog.text  # the upstream request id is logged with the fallback
     with pytest.raises(ProviderError):
         await provider.extract(ExtractionRequest(tenant="t", session="s", turns=[TURN]))

@@ -30,6 +30,8 @@ class FallbackProvider:
     def __init__(self, primary: MediatorProvider, fallback: MediatorProvider) -> None:
         self.primary = primary
         self.fallback = fallback
+        #: Calls answered by the fallback because the primary failed, per task (for metrics).
+        self.fallbacks: dict[str, int] = {}
         self.name = primary.name if primary is fallback else f"{primary.name}+{fallback.name}"
 
     def __repr__(self) -> str:
@@ -43,6 +45,7 @@ class FallbackProvider:
                 raise
             log.warning("%s failed on %s (request %s): %s; using the %s provider",
                         task, self.primary.name, exc.request_id, exc, self.fallback.name)
+            self.fallbacks[task] = self.fallbacks.get(task, 0) + 1
             return await second()
 
     async def extract(self, request: ExtractionRequest) -> list[CandidateFact]:
