@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
-from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload, summary_to_payload
+from memory.codec import PLAIN, PayloadCodec
 from memory.embedders import bounded
 from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id
 from memory.ports import (
@@ -152,6 +152,8 @@ class Retriever:
     facts BM25 ranked are kept whatever their cosine); ``candidates`` the hits fetched per store query;
     ``feedback`` the top fused facts per query whose terms expand its BM25 query for a second BM25
     pass (0: one pass), each term weighted ``feedback_weight`` × the share of those facts holding it.
+    ``codec`` opens the payloads (a Heyan process's holds its cipher): only the hits returned and
+    the feedback facts are decoded, so encryption costs a few decryptions per query, not one per candidate.
     """
 
     def __init__(
@@ -168,6 +170,7 @@ class Retriever:
         candidates: int = DEFAULT_CANDIDATES,
         feedback: int = DEFAULT_FEEDBACK,
         feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
+        codec: PayloadCodec = PLAIN,
     ) -> None:
         if method not in ("dense", "sparse", "hybrid"):
             raise ValueError(f"method must be dense, sparse or hybrid; got {method!r}")
@@ -190,6 +193,7 @@ class Retriever:
         self.candidates = candidates
         self.feedback = feedback
         self.feedback_weight = feedback_weight
+        self.codec = codec
 
     def __repr__(self) -> str:
         return (
@@ -278,7 +282,7 @@ class Retriever:
                     best.sparse_rank = _min(cand.sparse_rank, best.sparse_rank)
 
         ranked = sorted(merged.values(), key=lambda c: (-c.score, c.hit.id))[:k]
-        return [ScoredFact(fact_from_payload(c.hit.payload), c.score, c.dense, c.sparse_rank) for c in ranked]
+        return [ScoredFact(self.codec.fact_from_payload(c.hit.payload), c.score, c.dense, c.sparse_rank) for c in ranked]
 
     def _kept(self, fused: dict[str, _Candidate], matched: set[str]) -> list[_Candidate]:
         """One query's candidates best first, without those the threshold cuts.
@@ -301,7 +305,7 @@ class Retriever:
         weights = dict.fromkeys(query.indices, 1.0)
         share = self.feedback_weight / len(top)
         for cand in top:
-            text = bounded(fact_from_payload(cand.hit.payload).embed_text())[0]
+            text = bounded(self.codec.fact_from_payload(cand.hit.payload).embed_text())[0]
             for term in self.sparse.encode_document(text).indices:
                 weights[term] = weights.get(term, 0.0) + share
         ids = sorted(weights)
@@ -319,7 +323,7 @@ class Retriever:
         sid = summary_id(scope.tenant, scope.session)
         hits = await self.store.retrieve("summaries", Scope(tenant=scope.tenant, session=scope.session), [sid])
         if hits:
-            summary = summary_from_payload(hits[0].payload)
+            summary = self.codec.summary_from_payload(hits[0].payload)
         wide = Scope(tenant=scope.tenant, user=scope.user)
         facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k)
         return Recall(summary, facts)
@@ -369,15 +373,28 @@ async def _index(
 
 
 async def index_facts(
-    store: MemoryStore, embedder: Embedder, sparse: SparseEncoder, facts: Sequence[Fact]
+    store: MemoryStore,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    facts: Sequence[Fact],
+    *,
+    codec: PayloadCodec = PLAIN,
 ) -> list[Fact]:
     """Embed ``facts`` in one batch and upsert them (ids filled in, ``truncated`` set when the embed
-    text was cut). Returns the facts as written. Facts of several tenants are written per tenant."""
-    return await _index(store, embedder, sparse, "facts", facts, Fact.embed_text, fact_to_payload)
+    text was cut), their payloads made by ``codec``. Returns the facts as written. Facts of several
+    tenants are written per tenant."""
+    return await _index(store, embedder, sparse, "facts", facts, Fact.embed_text, codec.fact_to_payload)
 
 
 async def index_summaries(
-    store: MemoryStore, embedder: Embedder, sparse: SparseEncoder, summaries: Sequence[Summary]
+    store: MemoryStore,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    summaries: Sequence[Summary],
+    *,
+    codec: PayloadCodec = PLAIN,
 ) -> list[Summary]:
     """Embed and upsert session summaries (id = ``summary_id(tenant, session)``); returns them as written."""
-    return await _index(store, embedder, sparse, "summaries", summaries, lambda s: s.text, summary_to_payload)
+    return await _index(
+        store, embedder, sparse, "summaries", summaries, lambda s: s.text, codec.summary_to_payload
+    )
