@@ -21,19 +21,25 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from adapters.bench.measure import summary
 from adapters.bench.synth import dispute
 from adapters.runtime import Runtime
 from bot.models import Message
 from bot.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings, load_settings
+from memory.crypto import generate_key
 from memory.models import Scope
 
 __all__ = ["engine_settings", "measure_engine"]
 
 
 def engine_settings(base: Settings, data_dir: Path, store: str, qdrant: QdrantSettings) -> Settings:
-    """The settings of the engine phase: the bench's store, its own Valkey, no LLM, no rate limits."""
+    """The settings of the engine phase: the bench's store, its own Valkey, no LLM, no rate limits, and
+    the configured encryption keys (else a throwaway key: the bench's records are its own)."""
+    keys = base.privacy.encryption_keys or SecretStr(generate_key())
     return load_settings(
+        privacy=base.privacy.model_copy(update={"encryption_keys": keys}),
         data_dir=data_dir,
         store=store,
         embeddings=base.embeddings,
