@@ -13,9 +13,9 @@ language. Every free-text field goes into one sealed value, ``payload["sealed"]`
 
 ``subject`` stays filterable: it is the user id when the subject is one of the record's ``users``
 (commitments are found by owner), else a keyed pseudonym (``Cipher.pseudonym``) standing in for an
-entity name. A sealed payload also names every free-text key with ``None``: the store's
-``set_payload`` merges keys, so a record written before encryption loses its clear copy the first
-time it is written again (or rotated).
+entity name. An upsert replaces a point's whole payload, but the store's ``set_payload`` merges keys:
+a payload written that way goes through ``for_merge``, which names every free-text key with ``None``,
+so a record written before encryption loses its clear copy the first time it is changed or rotated.
 
 Payloads without ``sealed`` (written before encryption, or by the plain codec) are read as they are,
 so existing stores keep working; ``heyan keys rotate`` seals them. The plain codec (no cipher,
@@ -86,8 +86,7 @@ class PayloadCodec:
             return payload
         if not fact.id:
             raise ValueError("a fact needs its id (Fact.with_id) before it is sealed: the id is its context")
-        secret = {key: payload[key] for key in _FACT_SECRET}
-        payload.update(dict.fromkeys(_FACT_CLEARED))
+        secret = {key: payload.pop(key) for key in _FACT_SECRET}
         payload["subject"] = fact.subject if fact.subject in fact.users else self.cipher.pseudonym(
             f"{fact.tenant}\x1f{fact.subject}")
         payload[SEALED] = self.cipher.seal_json(secret, context("facts", fact.tenant, fact.id))
@@ -107,8 +106,7 @@ class PayloadCodec:
             return payload
         if not summary.id:
             raise ValueError("a summary needs its id (Summary.with_id) before it is sealed")
-        secret = {key: payload[key] for key in _SUMMARY_SECRET}
-        payload.update(dict.fromkeys(_SUMMARY_SECRET))
+        secret = {key: payload.pop(key) for key in _SUMMARY_SECRET}
         payload[SEALED] = self.cipher.seal_json(secret, context("summaries", summary.tenant, summary.id))
         return payload
 
@@ -126,6 +124,14 @@ class PayloadCodec:
             return self.fact_to_payload(record)
         return self.summary_to_payload(record)
 
+    def for_merge(self, layer: Layer, payload: dict[str, Any]) -> dict[str, Any]:
+        """``payload`` to be written with ``set_payload`` (which merges keys): a sealed one also sets
+        every free-text key to None, wiping the clear copy of a record from before encryption."""
+        if SEALED not in payload:
+            return payload
+        cleared = _FACT_CLEARED if layer == "facts" else _SUMMARY_SECRET
+        return {**dict.fromkeys(cleared), **payload}
+
     def sealed_with(self, payload: dict[str, Any]) -> str | None:
         """The id of the key that sealed ``payload``; None when it is in the clear."""
         token = payload.get(SEALED)
@@ -136,14 +142,14 @@ class PayloadCodec:
         return self.cipher is None or self.cipher.is_current(payload.get(SEALED) or "")
 
     def reseal(self, layer: Layer, point_id: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """The payload to write so the record is sealed with the first key, or None when it already
-        is. A record written before encryption (no id in its payload) takes the point's id."""
+        """The payload to ``set_payload`` so the record is sealed with the first key, or None when it
+        already is. A record written before encryption (no id in its payload) takes the point's id."""
         if self.is_current(payload):
             return None
         record = self.decode(layer, payload)
         if record.id != point_id:
             record = record.model_copy(update={"id": point_id})
-        return self.encode(layer, record)
+        return self.for_merge(layer, self.encode(layer, record))
 
     def _open(
         self, layer: Layer, payload: dict[str, Any], fields: dict[str, Any], secret: tuple[str, ...]

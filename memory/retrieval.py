@@ -250,13 +250,14 @@ class Retriever:
         # Facts the query's own words matched in BM25: the threshold spares these, not facts that
         # only feedback terms reached.
         matched = [{h.id for h in lst} if lst else set() for lst in sparse_lists]
+        decoded: dict[str, Fact] = {}  # each hit is opened at most once per search
         per_text = [
             self._kept(_fuse(d, sp, self.fusion, weight), m)
             for d, sp, m in zip(dense_lists, sparse_lists, matched, strict=True)
         ]
         if use_sparse and self.feedback > 0:
             again = [
-                (i, self._expand(queries_sparse[i], cands[: self.feedback]))
+                (i, self._expand(queries_sparse[i], cands[: self.feedback], decoded))
                 for i, cands in enumerate(per_text)
                 if cands and not queries_sparse[i].empty
             ]
@@ -282,7 +283,13 @@ class Retriever:
                     best.sparse_rank = _min(cand.sparse_rank, best.sparse_rank)
 
         ranked = sorted(merged.values(), key=lambda c: (-c.score, c.hit.id))[:k]
-        return [ScoredFact(self.codec.fact_from_payload(c.hit.payload), c.score, c.dense, c.sparse_rank) for c in ranked]
+        return [ScoredFact(self._fact(c.hit, decoded), c.score, c.dense, c.sparse_rank) for c in ranked]
+
+    def _fact(self, hit: Hit, decoded: dict[str, Fact]) -> Fact:
+        fact = decoded.get(hit.id)
+        if fact is None:
+            fact = decoded[hit.id] = self.codec.fact_from_payload(hit.payload)
+        return fact
 
     def _kept(self, fused: dict[str, _Candidate], matched: set[str]) -> list[_Candidate]:
         """One query's candidates best first, without those the threshold cuts.
@@ -299,13 +306,13 @@ class Retriever:
         out.sort(key=lambda c: (-c.score, c.hit.id))
         return out
 
-    def _expand(self, query: SparseVector, top: list[_Candidate]) -> SparseVector:
+    def _expand(self, query: SparseVector, top: list[_Candidate], decoded: dict[str, Fact]) -> SparseVector:
         """``query`` plus the terms of the ``top`` facts, each weighted ``feedback_weight`` times the
         share of those facts that hold it (RM3-style pseudo-relevance feedback; the store adds IDF)."""
         weights = dict.fromkeys(query.indices, 1.0)
         share = self.feedback_weight / len(top)
         for cand in top:
-            text = bounded(self.codec.fact_from_payload(cand.hit.payload).embed_text())[0]
+            text = bounded(self._fact(cand.hit, decoded).embed_text())[0]
             for term in self.sparse.encode_document(text).indices:
                 weights[term] = weights.get(term, 0.0) + share
         ids = sorted(weights)

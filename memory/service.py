@@ -212,7 +212,8 @@ class MemoryService:
                 raise ScopeError(f"a change of {fact_id} must keep its id and tenant")
             new = new.model_copy(update={"updated_at": self.clock()})
             if current.embed_text() == new.embed_text():
-                await self.store.set_payload("facts", tenant, new.id, self.codec.fact_to_payload(new))
+                await self.store.set_payload(
+                    "facts", tenant, new.id, self.codec.for_merge("facts", self.codec.fact_to_payload(new)))
             else:
                 await index_facts(self.store, self.embedder, self.sparse, [new], codec=self.codec)
             return new
