@@ -20,7 +20,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
@@ -107,7 +107,7 @@ class AuditLog:
     """Per-tenant audit streams in Redis."""
 
     #: The keys holding member text (``reseal`` rewrites them).
-    SEALED_PATTERNS = (f"{_PREFIX}*", f"{_DETAIL}*")
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*", f"{_DETAIL}*")
 
     def __init__(self, redis: Redis, *, cipher: Cipher | None = None) -> None:
         self.redis = redis

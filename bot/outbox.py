@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
@@ -218,7 +218,7 @@ class Outbox:
     """Per-platform outboxes in Redis. ``max_attempts`` sends before a post is dead-lettered."""
 
     #: The keys holding member text (``reseal`` rewrites them).
-    SEALED_PATTERNS = (f"{_POST}*",)
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_POST}*",)
 
     def __init__(self, redis: Redis, *, max_attempts: int = 5, cipher: Cipher | None = None) -> None:
         self.redis = redis

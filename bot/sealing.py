@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from redis.asyncio import Redis
 
@@ -27,6 +27,7 @@ __all__ = [
     "MARKER",
     "SEALED",
     "Advance",
+    "Resealable",
     "check_keys",
     "check_marker",
     "needs_reseal",
@@ -49,6 +50,16 @@ _MARKER_TEXT = b"heyan"
 Advance = Callable[[int], object]
 
 T = TypeVar("T")
+
+
+class Resealable(Protocol):
+    """A component keeping sealed member text in Redis: the keys it keeps it under, and key rotation."""
+
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]]
+
+    async def reseal(self, advance: Advance) -> int:
+        """Seal every value with the first key; returns how many were rewritten."""
+        ...
 
 _CAS_SET = """
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
@@ -102,7 +102,7 @@ class SessionBook:
     """Session records in Redis."""
 
     #: The keys holding member text (``reseal`` rewrites them).
-    SEALED_PATTERNS = (f"{_PREFIX}*",)
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*",)
 
     def __init__(self, redis: Redis, *, cipher: Cipher | None = None) -> None:
         self.redis = redis

@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import Awaitable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from redis.asyncio import Redis
 
@@ -99,7 +99,7 @@ class ConversationWindow:
     """Recent messages per (tenant, session). ``size`` messages are kept; keys expire after ``ttl``."""
 
     #: The keys holding member text (``reseal`` rewrites them).
-    SEALED_PATTERNS = (f"{_PREFIX}:msg:*",)
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}:msg:*",)
 
     def __init__(
         self, redis: Redis, *, size: int = 20, ttl_seconds: int = 14 * 24 * 3600, cipher: Cipher | None = None
