@@ -25,7 +25,6 @@ import numpy as np
 from adapters.bench.measure import TimedEmbedder, dir_mb, peak_rss_mb, rss_mb, summary
 from adapters.bench.synth import SynthMemory, memory_at
 from memory.codec import PayloadCodec, fact_to_payload
-from memory.crypto import Cipher, generate_key, parse_keys
 from memory.embedders import bounded
 from memory.models import Scope
 from memory.ports import MemoryStore, RecordFilter, StoredPoint, VectorQuery
@@ -133,11 +132,11 @@ async def _measure_queries(
 
 async def measure_heyan(
     cfg: LoadConfig, store: MemoryStore, store_dir: Path | None, embedder: TimedEmbedder, k: int,
-    vectors_file: Path, tick: Tick,
+    vectors_file: Path, tick: Tick, codec: PayloadCodec,
 ) -> dict[str, Any]:
-    """Ingest ``cfg.memories`` through the production write path, measuring at each checkpoint."""
+    """Ingest ``cfg.memories`` through the production write path (payloads sealed by ``codec``),
+    measuring at each checkpoint."""
     sparse = Bm25Encoder()
-    codec = PayloadCodec(Cipher(parse_keys(generate_key())))  # sealed, as a Heyan process writes
     retriever = Retriever(store, embedder, sparse, k=k, codec=codec)
     keep = cfg.compare_max
     base_rss = rss_mb()
