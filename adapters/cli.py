@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from adapters import commitments_cli, jobs_cli, memory_cli, tenant_cli
+from adapters import commitments_cli, jobs_cli, keys_cli, memory_cli, tenant_cli
 from adapters.bench import app as bench_app
 from adapters.cli_common import console, err, fail, run
 from adapters.cli_style import Typer
@@ -29,6 +29,7 @@ app.add_typer(memory_cli.app, name="memory")
 app.add_typer(commitments_cli.app, name="commitments")
 app.add_typer(jobs_cli.app, name="jobs")
 app.add_typer(tenant_cli.app, name="tenant")
+app.add_typer(keys_cli.app, name="keys")
 app.add_typer(bench_app, name="bench")
 app.add_typer(discord_cli.app, name="discord")
 app.add_typer(slack_cli.app, name="slack")

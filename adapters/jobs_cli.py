@@ -18,8 +18,9 @@ from rich.table import Table
 
 from adapters.cli_common import console, fail, with_redis, with_runtime
 from adapters.cli_style import Typer
-from adapters.runtime import Runtime
+from adapters.runtime import Runtime, build_cipher
 from bot.outbox import Outbox, OutboxStats, PostRecord
+from bot.settings import load_settings
 from jobs import admin
 from jobs.cron import ReconcileReport, reconcile
 
@@ -52,8 +53,13 @@ def jobs_status(as_json: Annotated[bool, typer.Option("--json", help="JSON inste
     console.print(posts)
 
 
+def _outbox(redis: ArqRedis) -> Outbox:
+    """The outbox with this process's keys: a dead post's body is sealed."""
+    return Outbox(redis, cipher=build_cipher(load_settings()))
+
+
 async def _dead_posts(redis: ArqRedis) -> list[PostRecord]:
-    return await Outbox(redis).dead()
+    return await _outbox(redis).dead()
 
 
 def _post_view(r: PostRecord) -> dict[str, Any]:
@@ -74,7 +80,7 @@ def jobs_dead_letter(
         target = None if retry_all else retry
 
         async def again(redis: ArqRedis) -> int:
-            return await admin.retry_dead(redis, target) + await Outbox(redis).retry_dead(target)
+            return await admin.retry_dead(redis, target) + await _outbox(redis).retry_dead(target)
 
         n = with_redis(again)
         if retry is not None and n == 0:

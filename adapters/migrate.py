@@ -29,6 +29,7 @@ from adapters.rebuild import (
     Records,
     build_edge,
     build_server,
+    codec_for,
     drop_leftovers,
     merge,
     read_edge,
@@ -39,6 +40,7 @@ from adapters.rebuild import (
     tally_server,
 )
 from bot.settings import Settings
+from memory.codec import PayloadCodec
 from memory.ports import Embedder, Layer, SparseEncoder
 from memory.sparse import Bm25Encoder
 from memory.store_files import DirLock, read_meta, recover_interrupted_swap, take_swap_guard
@@ -64,6 +66,7 @@ async def migrate(
             "`heyan memory migrate` moves memories to or from a Qdrant server: set HEYAN_QDRANT_URL "
             "(and HEYAN_QDRANT_API_KEY if it needs one)"
         )
+    codec = codec_for(settings)
     chosen = await ready_embedder(settings, embedder)
     path = settings.data_dir / "qdrant"
     guard = take_swap_guard(path)
@@ -72,7 +75,7 @@ async def migrate(
         api_key = q.api_key.get_secret_value() if q.api_key else None
         admin = await ServerAdmin.connect(url=q.url, api_key=api_key, prefix=q.prefix)
         try:
-            job = _Job(path, guard, admin, chosen, Bm25Encoder(), merge_target)
+            job = _Job(path, guard, admin, chosen, Bm25Encoder(), merge_target, codec)
             with Progress(console=console, transient=True) as progress:
                 return await (job.to_server(progress) if to == "server" else job.to_edge(progress))
         finally:
@@ -97,8 +100,10 @@ class _Job:
     """One migration: the embedded store at ``path`` (its guard held) and the server behind ``admin``."""
 
     def __init__(
-        self, path: Path, guard: DirLock, admin: ServerAdmin, embedder: Embedder, sparse: SparseEncoder, merge: bool
+        self, path: Path, guard: DirLock, admin: ServerAdmin, embedder: Embedder, sparse: SparseEncoder, merge: bool,
+        codec: PayloadCodec,
     ) -> None:
+        self.codec = codec
         self.path = path
         self.guard = guard
         self.admin = admin
@@ -114,7 +119,7 @@ class _Job:
     async def _read_server(self, states: dict[Layer, LayerState]) -> Records:
         live = {layer: st.live.name for layer, st in states.items() if st.live is not None}
         store = self.admin.store(live, self.embedder.dim)  # read only
-        return await read_records(store, self.server, layers=tuple(live))
+        return await read_records(store, self.server, layers=tuple(live), codec=self.codec)
 
     def _check(self, source: Records, target: Records, source_name: str, target_name: str) -> Records:
         desired, foreign = merge(source, target)
@@ -133,7 +138,7 @@ class _Job:
                 f"there is no embedded memory store at {self.path} to migrate: set HEYAN_DATA_DIR to the "
                 f"data dir that holds it"
             )
-        source = await read_edge(self.path, recorded, self.guard)
+        source = await read_edge(self.path, recorded, self.guard, codec=self.codec)
         states = await self._states()
         target = await self._read_server(states)
         desired = self._check(source, target, self.edge, self.server)
@@ -145,7 +150,7 @@ class _Job:
             async def want() -> Records:  # the server may gain records meanwhile: keep them
                 return merge(source, await self._read_server(states))[0]
 
-            written = await build_server(self.admin, states, want, self.embedder, self.sparse, progress)
+            written = await build_server(self.admin, states, want, self.embedder, self.sparse, progress, codec=self.codec)
             note = f"copied {written} records from {self.edge} to {self.server}; set HEYAN_QDRANT_URL to use it"
         return Outcome(written, await tally_server(self.admin, states, self.embedder), note)
 
@@ -160,7 +165,7 @@ class _Job:
         if all(st.live is None for st in states.values()):
             raise RebuildError(f"{self.server} holds no Heyan memories: nothing to migrate")
         recorded = read_meta(self.path)
-        target = await read_edge(self.path, recorded, self.guard) if recorded is not None else Records()
+        target = await read_edge(self.path, recorded, self.guard, codec=self.codec) if recorded is not None else Records()
         desired = self._check(await self._read_server(states), target, self.server, self.edge)
         if recorded == (self.embedder.name, self.embedder.dim) and target.same_as(desired):
             written, note = 0, f"{self.edge} already holds every record of {self.server}: nothing to do"
@@ -169,6 +174,7 @@ class _Job:
             async def want() -> Records:  # the server may still change: fill until it stops
                 return merge(await self._read_server(states), target)[0]
 
-            written = await build_edge(self.path, self.guard, want, self.embedder, self.sparse, progress, settle=True)
+            written = await build_edge(self.path, self.guard, want, self.embedder, self.sparse, progress, settle=True,
+                                       codec=self.codec)
             note = f"copied {written} records from {self.server} to {self.edge}; unset HEYAN_QDRANT_URL to use it"
         return Outcome(written, await tally_edge(self.path, self.embedder, self.guard), note)

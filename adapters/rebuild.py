@@ -8,7 +8,9 @@ is a sync, not a copy: records the staged copy already holds with the same conte
 others are (re-)embedded from their payloads (``memory.codec``) and written through
 ``memory.retrieval.index_facts`` / ``index_summaries`` in batches, and records it should not hold are
 deleted. So a fill killed half way resumes where it stopped, and a finished one is marked and
-switched without writing again. Records keep their own (deterministic) ids.
+switched without writing again. Records keep their own (deterministic) ids. Records are read and
+written through the process's ``PayloadCodec`` (``codec=``): records from before encryption are read
+as they are, and the new copy is sealed with the first key.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from rich.progress import Progress
 
 from adapters import runtime
 from bot.settings import Settings
-from memory.codec import fact_from_payload, summary_from_payload
+from memory.codec import PLAIN, PayloadCodec
 from memory.errors import StoreError
 from memory.models import Fact, Scope, Summary
 from memory.ports import Embedder, Hit, Layer, MemoryStore, RecordFilter, SparseEncoder
@@ -48,6 +50,7 @@ __all__ = [
     "Records",
     "build_edge",
     "build_server",
+    "codec_for",
     "drop_leftovers",
     "merge",
     "read_edge",
@@ -101,9 +104,9 @@ class Outcome:
         return sum(sum(per.values()) for per in self.counts.values())
 
 
-def _decode(layer: Layer, hit: Hit, where: str) -> Fact | Summary:
+def _decode(layer: Layer, hit: Hit, where: str, codec: PayloadCodec) -> Fact | Summary:
     try:
-        record = fact_from_payload(hit.payload) if layer == "facts" else summary_from_payload(hit.payload)
+        record = codec.decode(layer, hit.payload)
     except ValidationError as exc:
         reason = str(exc).splitlines()[0]
         raise RebuildError(
@@ -114,7 +117,9 @@ def _decode(layer: Layer, hit: Hit, where: str) -> Fact | Summary:
     return record if record.id == hit.id else record.model_copy(update={"id": hit.id})
 
 
-async def read_records(store: MemoryStore, where: str, layers: Sequence[Layer] = LAYER_NAMES) -> Records:
+async def read_records(
+    store: MemoryStore, where: str, layers: Sequence[Layer] = LAYER_NAMES, *, codec: PayloadCodec = PLAIN
+) -> Records:
     """Every record of ``layers`` in ``store``, tenant by tenant; RebuildError naming one that cannot be read."""
     records = Records()
     for layer in layers:
@@ -123,7 +128,7 @@ async def read_records(store: MemoryStore, where: str, layers: Sequence[Layer] =
             while True:
                 hits, offset = await store.scroll(layer, Scope(tenant=tenant), RecordFilter(), _PAGE, offset)
                 for hit in hits:
-                    record = _decode(layer, hit, where)
+                    record = _decode(layer, hit, where, codec)
                     if isinstance(record, Fact):
                         records.facts[hit.id] = record
                     else:
@@ -202,16 +207,17 @@ async def _sync_layer(
 
 
 async def sync(
-    store: MemoryStore, where: str, desired: Records, embedder: Embedder, sparse: SparseEncoder, progress: Progress
+    store: MemoryStore, where: str, desired: Records, embedder: Embedder, sparse: SparseEncoder, progress: Progress,
+    *, codec: PayloadCodec = PLAIN,
 ) -> int:
     """Make ``store`` hold exactly ``desired``; returns how many records were embedded and written."""
-    have = await read_records(store, where)
+    have = await read_records(store, where, codec=codec)
 
     async def facts(batch: Sequence[Fact]) -> object:
-        return await index_facts(store, embedder, sparse, batch)
+        return await index_facts(store, embedder, sparse, batch, codec=codec)
 
     async def summaries(batch: Sequence[Summary]) -> object:
-        return await index_summaries(store, embedder, sparse, batch)
+        return await index_summaries(store, embedder, sparse, batch, codec=codec)
 
     written = await _sync_layer(store, "facts", desired.facts, have.facts, facts, progress)
     return written + await _sync_layer(store, "summaries", desired.summaries, have.summaries, summaries, progress)
@@ -226,13 +232,14 @@ async def _fill(
     progress: Progress,
     *,
     settle: bool,
+    codec: PayloadCodec = PLAIN,
 ) -> int:
     """Sync ``store`` to ``desired()``; with ``settle`` (a source others may still write to), read the
     source again after each fill and fill again until it stops changing."""
     want = await desired()
     written = 0
     for _ in range(_SETTLE_ROUNDS):
-        written += await sync(store, where, want, embedder, sparse, progress)
+        written += await sync(store, where, want, embedder, sparse, progress, codec=codec)
         if not settle:
             return written
         again = await desired()
@@ -261,6 +268,7 @@ async def build_edge(
     progress: Progress,
     *,
     settle: bool = False,
+    codec: PayloadCodec = PLAIN,
 ) -> int:
     """Fill ``<path>.reindex`` (resuming one built for this embedder), mark it complete once flushed and
     closed, and swap it in for ``path``; the caller holds ``guard``. Returns records written."""
@@ -275,7 +283,7 @@ async def build_edge(
         remove_store(staging)
         store = await EdgeStore.open(staging, embedder_name=embedder.name, dim=embedder.dim, guard=guard)
     try:
-        written = await _fill(store, str(staging), desired, embedder, sparse, progress, settle=settle)
+        written = await _fill(store, str(staging), desired, embedder, sparse, progress, settle=settle, codec=codec)
     except BaseException:
         # The fill's failure is the one to report; closing flushes what was written for the resume.
         with contextlib.suppress(StoreError):
@@ -314,13 +322,15 @@ async def build_server(
     embedder: Embedder,
     sparse: SparseEncoder,
     progress: Progress,
+    *,
+    codec: PayloadCodec = PLAIN,
 ) -> int:
     """Fill the next generation of each layer, mark it complete, switch both aliases in one call and
     drop the previous generations. Returns records written."""
     targets = {layer: (await _target_generation(admin, layer, st, embedder)).name for layer, st in states.items()}
     store = admin.store(targets, embedder.dim)
     where = f"{', '.join(targets.values())} at {admin.where}"
-    written = await _fill(store, where, desired, embedder, sparse, progress, settle=True)
+    written = await _fill(store, where, desired, embedder, sparse, progress, settle=True, codec=codec)
     for name in targets.values():
         await admin.set_complete(name, True)
     await admin.switch(states, targets)
@@ -349,6 +359,11 @@ async def drop_leftovers(admin: ServerAdmin, states: Mapping[Layer, LayerState])
     return len(names)
 
 
+def codec_for(settings: Settings) -> PayloadCodec:
+    """The codec of this process's keys (``HEYAN_ENCRYPTION_KEYS`` or the embedded key file)."""
+    return PayloadCodec(runtime.build_cipher(settings))
+
+
 async def ready_embedder(settings: Settings, embedder: Embedder | None = None) -> Embedder:
     """The configured embedder (or the one given: the tests' seam), started if it needs a start
     (the OpenAI embedder learns its dimension with one probe call)."""
@@ -359,11 +374,13 @@ async def ready_embedder(settings: Settings, embedder: Embedder | None = None) -
     return chosen
 
 
-async def read_edge(path: Path, recorded: tuple[str, int], guard: DirLock) -> Records:
+async def read_edge(
+    path: Path, recorded: tuple[str, int], guard: DirLock, *, codec: PayloadCodec = PLAIN
+) -> Records:
     """Every record of the embedded store at ``path``, opened with the embedder it records."""
     store = await EdgeStore.open(path, embedder_name=recorded[0], dim=recorded[1], guard=guard)
     try:
-        return await read_records(store, str(path))
+        return await read_records(store, str(path), codec=codec)
     finally:
         await store.close()
 

@@ -30,6 +30,7 @@ from adapters.rebuild import (
     Records,
     build_edge,
     build_server,
+    codec_for,
     drop_leftovers,
     read_edge,
     read_records,
@@ -39,6 +40,7 @@ from adapters.rebuild import (
     tally_server,
 )
 from bot.settings import Settings
+from memory.codec import PayloadCodec
 from memory.ports import Embedder, SparseEncoder
 from memory.sparse import Bm25Encoder
 from memory.store_files import read_meta, recover_interrupted_swap, take_swap_guard
@@ -49,15 +51,18 @@ __all__ = ["reindex"]
 
 async def reindex(settings: Settings, *, console: Console, embedder: Embedder | None = None) -> Outcome:
     """Re-embed every record of the configured store with the configured embedder (or ``embedder``)."""
+    codec = codec_for(settings)
     chosen = await ready_embedder(settings, embedder)
     sparse = Bm25Encoder()
     with Progress(console=console, transient=True) as progress:
         if settings.use_server_store:
-            return await _reindex_server(settings, chosen, sparse, progress)
-        return await _reindex_edge(settings, chosen, sparse, progress)
+            return await _reindex_server(settings, chosen, sparse, progress, codec)
+        return await _reindex_edge(settings, chosen, sparse, progress, codec)
 
 
-async def _reindex_edge(settings: Settings, embedder: Embedder, sparse: SparseEncoder, progress: Progress) -> Outcome:
+async def _reindex_edge(
+    settings: Settings, embedder: Embedder, sparse: SparseEncoder, progress: Progress, codec: PayloadCodec
+) -> Outcome:
     path = settings.data_dir / "qdrant"
     guard = take_swap_guard(path)
     try:
@@ -68,19 +73,21 @@ async def _reindex_edge(settings: Settings, embedder: Embedder, sparse: SparseEn
         if recovered is not None and recovered.action == "finished" and recorded == (embedder.name, embedder.dim):
             counts = await tally_edge(path, embedder, guard)
             return Outcome(0, counts, f"{recovered.message}; the interrupted reindex is complete")
-        records = await read_edge(path, recorded, guard)
+        records = await read_edge(path, recorded, guard, codec=codec)
 
         async def desired() -> Records:
             return records  # the guard keeps every other process out: the source cannot change
 
-        written = await build_edge(path, guard, desired, embedder, sparse, progress)
+        written = await build_edge(path, guard, desired, embedder, sparse, progress, codec=codec)
         counts = await tally_edge(path, embedder, guard)
     finally:
         guard.release()
     return Outcome(written, counts, f"re-embedded {written} records with {embedder.name} (dim {embedder.dim}) at {path}")
 
 
-async def _reindex_server(settings: Settings, embedder: Embedder, sparse: SparseEncoder, progress: Progress) -> Outcome:
+async def _reindex_server(
+    settings: Settings, embedder: Embedder, sparse: SparseEncoder, progress: Progress, codec: PayloadCodec
+) -> Outcome:
     q = settings.qdrant
     api_key = q.api_key.get_secret_value() if q.api_key else None
     admin = await ServerAdmin.connect(url=q.url, api_key=api_key, prefix=q.prefix)
@@ -103,9 +110,9 @@ async def _reindex_server(settings: Settings, embedder: Embedder, sparse: Sparse
         where = f"{', '.join(live.values())} at {admin.where}"
 
         async def desired() -> Records:
-            return await read_records(source, where, layers=tuple(live))
+            return await read_records(source, where, layers=tuple(live), codec=codec)
 
-        written = await build_server(admin, states, desired, embedder, sparse, progress)
+        written = await build_server(admin, states, desired, embedder, sparse, progress, codec=codec)
         counts = await tally_server(admin, states, embedder)
     finally:
         await admin.close()

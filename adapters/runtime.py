@@ -33,6 +33,7 @@ from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
 from bot.outbox import Outbox, Post, PostKind
 from bot.reminders import record_delivery
+from bot.sealing import check_keys
 from bot.services import Services
 from bot.sessions import SessionBook
 from bot.settings import Settings, mask_url
@@ -40,13 +41,16 @@ from bot.tenants import TenantConfig, TenantSettings
 from bot.window import ConversationWindow
 from jobs.queue import QUEUE, JobQueue, connect
 from jobs.worker import build_worker
+from memory.codec import PayloadCodec
+from memory.crypto import Cipher, load_cipher
 from memory.embedders import make_embedder
+from memory.errors import EncryptionError
 from memory.ports import Embedder, MemoryStore
 from memory.retrieval import Retriever
 from memory.service import MemoryService
 from memory.sparse import Bm25Encoder
 
-__all__ = ["Runtime", "StartupError", "build_embedder", "open_services", "open_store"]
+__all__ = ["Runtime", "StartupError", "build_cipher", "build_embedder", "open_services", "open_store"]
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +89,17 @@ def build_embedder(settings: Settings) -> Embedder:
         api_key=e.api_key.get_secret_value() if e.api_key else None,
         dim=e.dim,
     )
+
+
+def build_cipher(settings: Settings) -> Cipher:
+    """The encryption keys of this process: ``HEYAN_ENCRYPTION_KEYS``, else (embedded shape only) the
+    key file under the data dir, created on first start. StartupError names the variable."""
+    keys = settings.privacy.encryption_keys
+    try:
+        return load_cipher(keys.get_secret_value() if keys else None, settings.data_dir,
+                           distributed=settings.distributed)
+    except EncryptionError as exc:
+        raise StartupError(str(exc)) from exc
 
 
 async def open_store(settings: Settings, embedder: Embedder) -> MemoryStore:
@@ -147,6 +162,8 @@ class Runtime:
         self._deliverers: dict[str, tuple[Deliverer, asyncio.Task[None]]] = {}
         self._orphans: asyncio.Task[None] | None = None
         # set by _open()
+        self.cipher: Cipher
+        self.codec: PayloadCodec
         self.store: MemoryStore
         self.embedder: Embedder
         self.memory: MemoryService
@@ -190,6 +207,8 @@ class Runtime:
         s = self.settings
         if not s.use_server_store or s.redis.url is None:
             _check_data_dir(s)
+        self.cipher = build_cipher(s)
+        self.codec = PayloadCodec(self.cipher)
         self.embedder = build_embedder(s)
         start = getattr(self.embedder, "start", None)
         if start is not None:  # the OpenAI embedder learns its dimension with one probe call
@@ -211,17 +230,24 @@ class Runtime:
                 f"cannot reach Redis at {mask_url(url)}: {exc}. Start it, fix HEYAN_REDIS_URL, or unset it for the "
                 "embedded Valkey."
             ) from exc
-        retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k)
+        try:
+            await check_keys(self.redis, self.store, self.codec)
+        except EncryptionError as exc:
+            raise StartupError(str(exc)) from exc
+        # one codec and one cipher: every free-text field stored in Qdrant or Redis is sealed with it
+        retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k, codec=self.codec)
         # record locks in the shared Redis: every process's writes to one record are serialised
-        self.memory = MemoryService(self.store, self.embedder, sparse, retriever, locks=RedisLocks(self.redis))
-        self.window = ConversationWindow(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds)
+        self.memory = MemoryService(self.store, self.embedder, sparse, retriever, locks=RedisLocks(self.redis),
+                                    codec=self.codec)
+        self.window = ConversationWindow(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds,
+                                         cipher=self.cipher)
         self.tenants = TenantConfig(self.redis, TenantSettings(timezone=s.timezone))
         self.queue = JobQueue(self.redis)
         offline = OfflineProvider()
         self.provider = FallbackProvider(provider or _provider(s), offline)
-        self.outbox = Outbox(self.redis)
-        self.sessions = SessionBook(self.redis)
-        self.audit = AuditLog(self.redis)
+        self.outbox = Outbox(self.redis, cipher=self.cipher)
+        self.sessions = SessionBook(self.redis, cipher=self.cipher)
+        self.audit = AuditLog(self.redis, cipher=self.cipher)
         lim = s.limits
         self.limits = RateLimits(url, LimitRules(
             replies_per_user=lim.replies_per_user, replies_per_tenant=lim.replies_per_tenant,

@@ -7,6 +7,11 @@ and ``after`` hold the fields that changed — they may hold a memory's text, so
 (``heyan:audit-detail:<tenant>:<entry id>``): erasing a member drops the details of every entry that
 concerns them (``scrub``) while who did what, when and why stays. A deletion or an erasure records
 what was removed by id, kind and owner, never its text.
+
+With a cipher (``bot.sealing``) the actor's name and the reason are sealed in the stream entry, bound
+to its clear fields (tenant, time, actor id, action, target), and the details are sealed, bound to
+the entry id. Stream entries cannot be changed in place, so key rotation rebuilds a tenant's stream
+with the same entry ids in one transaction (WATCH: an entry appended meanwhile makes it start over).
 """
 
 from __future__ import annotations
@@ -15,10 +20,13 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.asyncio import Redis
+from redis.exceptions import WatchError
 
+from bot.sealing import Advance, needs_reseal, open_fields, reseal_value, scan, seal_fields
+from memory.crypto import Cipher
 from memory.models import utcnow
 
 __all__ = ["SYSTEM", "AuditEntry", "AuditLog"]
@@ -28,6 +36,9 @@ SYSTEM = "system:heyan"
 
 _PREFIX = "heyan:audit:"
 _DETAIL = "heyan:audit-detail:"
+#: Where a stream is rebuilt during rotation (inside one transaction: it never outlives it).
+_REBUILD = "heyan:audit-reseal:"
+_SECRET = ("actor_name", "reason")
 
 #: Entries kept per tenant (approximately: Redis trims whole nodes). Enough for years of moderation.
 MAX_ENTRIES = 100_000
@@ -59,8 +70,19 @@ class AuditEntry:
         }
 
 
-def _decode(entry_id: str, raw: str) -> AuditEntry:
+def _entry_context(data: dict[str, Any]) -> str:
+    return f"audit/{data['tenant']}/{data['at']}/{data['actor_id']}/{data['action']}/{data.get('target') or ''}"
+
+
+def _seal_entry(data: dict[str, Any], cipher: Cipher | None) -> str:
+    clear = {k: v for k, v in data.items() if k not in _SECRET}
+    secret = {k: data.get(k) or "" for k in _SECRET}
+    return json.dumps(seal_fields(clear, secret, cipher, _entry_context(data)), ensure_ascii=False)
+
+
+def _decode(entry_id: str, raw: str, cipher: Cipher | None = None) -> AuditEntry:
     data: dict[str, Any] = json.loads(raw)
+    data = open_fields(data, cipher, _entry_context(data))
     return AuditEntry(
         id=entry_id,
         at=datetime.fromisoformat(data["at"]),
@@ -80,11 +102,19 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _detail_context(tenant: str, entry_id: str) -> str:
+    return f"audit-detail/{tenant}/{entry_id}"
+
+
 class AuditLog:
     """Per-tenant audit streams in Redis."""
 
-    def __init__(self, redis: Redis) -> None:
+    #: The keys holding member text (``reseal`` rewrites them).
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*", f"{_DETAIL}*")
+
+    def __init__(self, redis: Redis, *, cipher: Cipher | None = None) -> None:
         self.redis = redis
+        self.cipher = cipher
 
     @staticmethod
     def _detail_key(tenant: str, entry_id: str) -> str:
@@ -95,11 +125,12 @@ class AuditLog:
         del data["id"]
         detail = {"before": data.pop("before"), "after": data.pop("after")}
         entry_id = _text(await self.redis.xadd(
-            _PREFIX + entry.tenant, {"data": json.dumps(data, ensure_ascii=False)},
+            _PREFIX + entry.tenant, {"data": _seal_entry(data, self.cipher)},
             maxlen=MAX_ENTRIES, approximate=True,
         ))
         if detail["before"] is not None or detail["after"] is not None:
-            await self.redis.set(self._detail_key(entry.tenant, entry_id), json.dumps(detail, ensure_ascii=False))
+            sealed = seal_fields({}, detail, self.cipher, _detail_context(entry.tenant, entry_id))
+            await self.redis.set(self._detail_key(entry.tenant, entry_id), json.dumps(sealed, ensure_ascii=False))
         return AuditEntry(**{**_fields(entry), "id": entry_id})
 
     async def scrub(self, tenant: str, user: str) -> int:
@@ -123,7 +154,7 @@ class AuditLog:
                 raw = fields.get(b"data") or fields.get("data")
                 if raw is None:
                     continue
-                entry = _decode(_text(entry_id), _text(raw))
+                entry = _decode(_text(entry_id), _text(raw), self.cipher)
                 if user is not None and user not in entry.users and entry.actor_id != user:
                     continue
                 if target is not None and entry.target != target:
@@ -135,13 +166,67 @@ class AuditLog:
         if not out:
             return out
         details = await self.redis.mget([self._detail_key(tenant, e.id) for e in out])
-        return [_with_detail(e, d) for e, d in zip(out, details, strict=True)]
+        return [_with_detail(e, d, self.cipher) for e, d in zip(out, details, strict=True)]
+
+    # --- key rotation --------------------------------------------------------------------------
+
+    async def reseal(self, advance: Advance) -> int:
+        """Key rotation: seal every entry and detail with the first key; returns how many keys were
+        rewritten. ``advance(1)`` per stream or detail visited."""
+        assert self.cipher is not None, "rotation needs the cipher"
+        cipher = self.cipher
+        written = 0
+        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
+            written += await self._reseal_stream(key, cipher)
+            advance(1)
+        async for key in scan(self.redis, self.SEALED_PATTERNS[1]):
+            tenant, _, entry_id = key[len(_DETAIL):].rpartition(":")
+            context = _detail_context(tenant, entry_id)
+
+            def rewrite(raw: str, context: str = context) -> str:
+                return json.dumps(seal_fields({}, open_fields(json.loads(raw), cipher, context), cipher, context),
+                                  ensure_ascii=False)
+
+            written += await reseal_value(self.redis, key, cipher, rewrite)
+            advance(1)
+        return written
+
+    async def _reseal_stream(self, key: str, cipher: Cipher) -> int:
+        """Rebuild one stream with every entry sealed with the first key and the same entry ids, in
+        one transaction; 0 when nothing needed it. Entries appended meanwhile restart the rebuild."""
+        rebuild = _REBUILD + key[len(_PREFIX):]
+        async with self.redis.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    await pipe.watch(key)
+                    entries: Sequence[tuple[Any, dict[Any, Any]]] = await pipe.xrange(key)
+                    stale = [e for e in entries if needs_reseal(_text(_field(e[1])), cipher)]
+                    if not stale:
+                        await pipe.reset()  # type: ignore[no-untyped-call]
+                        return 0
+                    pipe.multi()  # type: ignore[no-untyped-call]
+                    pipe.delete(rebuild)
+                    for entry_id, fields in entries:
+                        raw = _text(_field(fields))
+                        if needs_reseal(raw, cipher):
+                            data = open_fields(json.loads(raw), cipher, _entry_context(json.loads(raw)))
+                            raw = _seal_entry(data, cipher)
+                        pipe.xadd(rebuild, {"data": raw}, id=_text(entry_id))
+                    pipe.rename(rebuild, key)
+                    await pipe.execute()
+                    return 1
+                except WatchError:
+                    continue
 
 
-def _with_detail(entry: AuditEntry, raw: bytes | str | None) -> AuditEntry:
+def _field(fields: dict[Any, Any]) -> bytes | str:
+    return fields.get(b"data") or fields.get("data") or "{}"
+
+
+def _with_detail(entry: AuditEntry, raw: bytes | str | None, cipher: Cipher | None) -> AuditEntry:
     if raw is None:
         return entry
-    detail = json.loads(raw)
+    detail = open_fields(json.loads(raw), cipher, _detail_context(entry.tenant, entry.id))
     return AuditEntry(**{**_fields(entry), "before": detail.get("before"), "after": detail.get("after")})
 
 

@@ -21,7 +21,8 @@ Redis layout (one Redis: the embedded Valkey or ``HEYAN_REDIS_URL``):
 * ``heyan:outbox:platforms``     set of platforms that ever had a post
 
 The scripts address post hashes by prefix, so this layout needs a single Redis (or Valkey) server,
-not a cluster.
+not a cluster. With a cipher a post's body (its text and the names it mentions) is sealed in ``data``,
+bound to the post id (``bot.sealing``); ids, kind, language and times stay in the clear.
 """
 
 from __future__ import annotations
@@ -32,11 +33,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
 from bot.richtext import RichText
+from bot.sealing import Advance, open_fields, reseal_hash_field, scan, seal_fields
+from memory.crypto import Cipher
 from memory.models import Lang, utcnow
 
 __all__ = ["Outbox", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
@@ -91,19 +94,20 @@ class Post:
     def platform(self) -> str:
         return platform_of(self.tenant)
 
-    def to_json(self) -> str:
-        return json.dumps(
-            {
-                "id": self.id, "tenant": self.tenant, "session": self.session, "body": self.body.to_json(),
-                "kind": self.kind.value, "lang": self.lang, "ref": dict(self.ref),
-                "created_at": self.created_at.isoformat(),
-            },
-            ensure_ascii=False,
-        )
+    def to_json(self, cipher: Cipher | None = None) -> str:
+        """The stored form; with ``cipher`` the body is sealed, bound to the post id."""
+        data = {
+            "id": self.id, "tenant": self.tenant, "session": self.session,
+            "kind": self.kind.value, "lang": self.lang, "ref": dict(self.ref),
+            "created_at": self.created_at.isoformat(),
+        }
+        return json.dumps(seal_fields(data, {"body": self.body.to_json()}, cipher, f"post/{self.id}"),
+                          ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, raw: str | bytes) -> Post:
+    def from_json(cls, raw: str | bytes, cipher: Cipher | None = None) -> Post:
         data: dict[str, Any] = json.loads(raw)
+        data = open_fields(data, cipher, f"post/{data['id']}")
         return cls(
             id=data["id"], tenant=data["tenant"], session=data["session"],
             body=RichText.from_json(data["body"]), kind=PostKind(data["kind"]),
@@ -213,9 +217,13 @@ return 'pending'
 class Outbox:
     """Per-platform outboxes in Redis. ``max_attempts`` sends before a post is dead-lettered."""
 
-    def __init__(self, redis: Redis, *, max_attempts: int = 5) -> None:
+    #: The keys holding member text (``reseal`` rewrites them).
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_POST}*",)
+
+    def __init__(self, redis: Redis, *, max_attempts: int = 5, cipher: Cipher | None = None) -> None:
         self.redis = redis
         self.max_attempts = max_attempts
+        self.cipher = cipher
         self._append = redis.register_script(_APPEND)
         self._claim = redis.register_script(_CLAIM)
         self._delivered = redis.register_script(_DELIVERED)
@@ -229,7 +237,7 @@ class Outbox:
         ready, _, _ = _keys(post.platform)
         at = int(not_before.timestamp() * 1000) if not_before else _now_ms()
         added = await self._append(keys=[_POST + post.id, ready, _PLATFORMS],
-                                   args=[post.to_json(), at, post.id, post.platform])
+                                   args=[post.to_json(self.cipher), at, post.id, post.platform])
         return bool(added)
 
     async def get(self, post_id: str) -> PostRecord | None:
@@ -239,7 +247,7 @@ class Outbox:
         data = {_text(k): _text(v) for k, v in raw.items()}
         sent_at = data.get("sent_at")
         return PostRecord(
-            post=Post.from_json(data["data"] or "{}"),
+            post=Post.from_json(data["data"] or "{}", self.cipher),
             state=PostState(data.get("state") or PostState.PENDING.value),
             attempts=int(data.get("attempts") or 0),
             message_id=data.get("message_id"),
@@ -253,7 +261,7 @@ class Outbox:
         now = _now_ms()
         raws = await self._claim(keys=[ready, leased],
                                  args=[now, now + int(lease_seconds * 1000), limit, _POST])
-        return [Post.from_json(r) for r in raws]
+        return [Post.from_json(r, self.cipher) for r in raws]
 
     async def delivered(self, post: Post, message_id: str) -> bool:
         """Record that the platform accepted ``post`` as ``message_id``; False if it was already sent."""
@@ -328,6 +336,18 @@ class Outbox:
                 continue
             cancelled += await self.cancel(tenant, record.post.session, ids=frozenset({post_id}))
         return cancelled
+
+    async def reseal(self, advance: Advance) -> int:
+        """Key rotation: seal every post's body with the first key (compare-and-set); returns how
+        many were rewritten. ``advance(1)`` per post visited."""
+        assert self.cipher is not None, "rotation needs the cipher"
+        cipher = self.cipher
+        written = 0
+        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
+            written += await reseal_hash_field(
+                self.redis, key, "data", cipher, lambda raw: Post.from_json(raw, cipher).to_json(cipher))
+            advance(1)
+        return written
 
     async def platforms(self) -> list[str]:
         return sorted(_text(p) or "" for p in await self.redis.smembers(_PLATFORMS))  # type: ignore[misc]

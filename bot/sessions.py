@@ -7,7 +7,9 @@ visibility of a session (public, or private: a private thread, DM or private cha
 the first time Heyan sees it.
 
 Stored in Redis, one hash per session (``heyan:session:<tenant>:<session>``, field ``data`` = JSON),
-beside the conversation windows, so every process of both shapes sees the same state.
+beside the conversation windows, so every process of both shapes sees the same state. With a cipher
+the dispute's title and close reason are sealed (``bot.sealing``), bound to the session; ids, states
+and times stay in the clear.
 """
 
 from __future__ import annotations
@@ -17,10 +19,12 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
+from bot.sealing import Advance, open_fields, reseal_hash_field, scan, seal_fields
+from memory.crypto import Cipher
 from memory.models import Visibility, utcnow
 
 __all__ = ["DisputeState", "SessionBook", "SessionInfo"]
@@ -56,18 +60,21 @@ class SessionInfo:
     def is_open(self) -> bool:
         return self.state is DisputeState.OPEN
 
-    def to_json(self) -> str:
+    def to_json(self, cipher: Cipher | None = None) -> str:
+        """The stored form; with ``cipher`` the title and close reason are sealed."""
         data: dict[str, Any] = asdict(self)
         data["visibility"] = self.visibility.value
         data["state"] = self.state.value
         for key in ("opened_at", "closed_at"):
             value = getattr(self, key)
             data[key] = value.isoformat() if value else None
-        return json.dumps(data, ensure_ascii=False)
+        secret = {key: data.pop(key) for key in _SECRET}
+        return json.dumps(seal_fields(data, secret, cipher, _context(self.tenant, self.session)), ensure_ascii=False)
 
     @classmethod
-    def from_json(cls, raw: str | bytes) -> SessionInfo:
+    def from_json(cls, raw: str | bytes, cipher: Cipher | None = None) -> SessionInfo:
         data: dict[str, Any] = json.loads(raw)
+        data = open_fields(data, cipher, _context(data["tenant"], data["session"]))
         return cls(
             tenant=data["tenant"],
             session=data["session"],
@@ -84,11 +91,22 @@ class SessionInfo:
         )
 
 
+_SECRET = ("title", "close_reason")
+
+
+def _context(tenant: str, session: str) -> str:
+    return f"session/{tenant}/{session}"
+
+
 class SessionBook:
     """Session records in Redis."""
 
-    def __init__(self, redis: Redis) -> None:
+    #: The keys holding member text (``reseal`` rewrites them).
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*",)
+
+    def __init__(self, redis: Redis, *, cipher: Cipher | None = None) -> None:
         self.redis = redis
+        self.cipher = cipher
 
     @staticmethod
     def _key(tenant: str, session: str) -> str:
@@ -96,16 +114,16 @@ class SessionBook:
 
     async def get(self, tenant: str, session: str) -> SessionInfo | None:
         raw = await self.redis.hget(self._key(tenant, session), "data")  # type: ignore[misc]
-        return SessionInfo.from_json(raw) if raw else None
+        return SessionInfo.from_json(raw, self.cipher) if raw else None
 
     async def put(self, info: SessionInfo) -> SessionInfo:
-        await self.redis.hset(self._key(info.tenant, info.session), "data", info.to_json())  # type: ignore[misc]
+        await self.redis.hset(self._key(info.tenant, info.session), "data", info.to_json(self.cipher))  # type: ignore[misc]
         return info
 
     async def seen(self, tenant: str, session: str, visibility: Visibility) -> None:
         """Record a session the first time a message arrives in it (one HSETNX, nothing if known)."""
         info = SessionInfo(tenant=tenant, session=session, visibility=visibility)
-        await self.redis.hsetnx(self._key(tenant, session), "data", info.to_json())  # type: ignore[misc]
+        await self.redis.hsetnx(self._key(tenant, session), "data", info.to_json(self.cipher))  # type: ignore[misc]
 
     async def open(
         self,
@@ -157,5 +175,17 @@ class SessionBook:
         async for key in self.redis.scan_iter(match=f"{_PREFIX}{tenant}:*", count=500):
             raw = await self.redis.hget(key, "data")  # type: ignore[misc]
             if raw:
-                found.append(SessionInfo.from_json(raw))
+                found.append(SessionInfo.from_json(raw, self.cipher))
         return sorted(found, key=lambda s: s.session)
+
+    async def reseal(self, advance: Advance) -> int:
+        """Key rotation: seal every session record with the first key (compare-and-set); returns how
+        many were rewritten. ``advance(1)`` per session visited."""
+        assert self.cipher is not None, "rotation needs the cipher"
+        cipher = self.cipher
+        written = 0
+        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
+            written += await reseal_hash_field(
+                self.redis, key, "data", cipher, lambda raw: SessionInfo.from_json(raw, cipher).to_json(cipher))
+            advance(1)
+        return written

@@ -147,10 +147,18 @@ class SlackSettings(BaseSettings):
 
 
 class PrivacySettings(BaseSettings):
-    model_config = _section("HEYAN_PRIVACY_")
+    """PII redaction, exports, and the encryption keys of everything stored at rest."""
+
+    model_config = SettingsConfigDict(**_section("HEYAN_PRIVACY_"), populate_by_name=True)
 
     redact_pii: bool = True
     export_dir: Path | None = None
+    #: ``HEYAN_ENCRYPTION_KEYS``: comma-separated keys (``heyan keys generate``), the first encrypts and
+    #: all decrypt. Unset: the embedded shape keeps one in ``<data>/keys/heyan.key``; the distributed
+    #: shape refuses to start. Checked by ``memory.crypto.parse_keys`` (errors never quote a key).
+    encryption_keys: SecretStr | None = Field(
+        None, validation_alias=AliasChoices("HEYAN_ENCRYPTION_KEYS", "HEYAN_PRIVACY_ENCRYPTION_KEYS")
+    )
 
 
 class LimitSettings(BaseSettings):
@@ -230,6 +238,11 @@ class Settings(BaseSettings):
     @property
     def use_server_store(self) -> bool:
         return self.store == "server" or (self.store == "auto" and self.qdrant.url is not None)
+
+    @property
+    def distributed(self) -> bool:
+        """True when processes share a Qdrant server or a Redis: they must then share the keys too."""
+        return self.use_server_store or self.redis.url is not None
 
     def masked(self) -> dict[str, Any]:
         """The resolved settings as plain data, secrets shown as ``***``."""

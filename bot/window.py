@@ -1,7 +1,9 @@
 """The conversation layer: the last N messages of each session, in Redis, with a TTL.
 
 Messages are stored once by id (so jobs can carry ids, never text) and listed per session in order.
-The same keys hold the per-session counters the engine's extraction triggers need.
+The same keys hold the per-session counters the engine's extraction triggers need. With a cipher, a
+message's text and author name are sealed (``bot.sealing``), bound to its key's ids; its ids, time,
+visibility and zone stay in the clear.
 """
 
 from __future__ import annotations
@@ -11,11 +13,13 @@ import json
 import time
 from collections.abc import Awaitable, Sequence
 from datetime import datetime
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from redis.asyncio import Redis
 
 from bot.models import Message
+from bot.sealing import Advance, open_fields, reseal_value, scan, seal_fields
+from memory.crypto import Cipher
 from memory.models import Scope, Visibility
 
 __all__ = ["ConversationWindow"]
@@ -30,26 +34,29 @@ async def _aw(value: Awaitable[T] | T) -> T:
     return await value if inspect.isawaitable(value) else value
 
 
-def _encode(msg: Message) -> str:
-    return json.dumps(
-        {
-            "id": msg.id,
-            "tenant": msg.scope.tenant,
-            "session": msg.session,
-            "user": msg.author_id,
-            "name": msg.author_name,
-            "text": msg.text,
-            "ts": msg.ts.isoformat(),
-            "mention": msg.mention,
-            "visibility": msg.visibility.value,
-            "zone": msg.speaker_zone,
-        },
-        ensure_ascii=False,
-    )
+def _context(tenant: str, session: str, message_id: str) -> str:
+    return f"msg/{tenant}/{session}/{message_id}"
 
 
-def _decode(raw: bytes | str) -> Message:
+def _encode(msg: Message, cipher: Cipher | None = None) -> str:
+    data = {
+        "id": msg.id,
+        "tenant": msg.scope.tenant,
+        "session": msg.session,
+        "user": msg.author_id,
+        "ts": msg.ts.isoformat(),
+        "mention": msg.mention,
+        "visibility": msg.visibility.value,
+        "zone": msg.speaker_zone,
+    }
+    secret = {"name": msg.author_name, "text": msg.text}
+    return json.dumps(seal_fields(data, secret, cipher, _context(msg.scope.tenant, msg.session, msg.id)),
+                      ensure_ascii=False)
+
+
+def _decode(raw: bytes | str, cipher: Cipher | None = None) -> Message:
     data: dict[str, Any] = json.loads(raw)
+    data = open_fields(data, cipher, _context(data["tenant"], data["session"], data["id"]))
     return Message(
         id=data["id"],
         scope=Scope(tenant=data["tenant"], session=data["session"], user=data["user"]),
@@ -91,8 +98,14 @@ def _glob(text: str) -> str:
 class ConversationWindow:
     """Recent messages per (tenant, session). ``size`` messages are kept; keys expire after ``ttl``."""
 
-    def __init__(self, redis: Redis, *, size: int = 20, ttl_seconds: int = 14 * 24 * 3600) -> None:
+    #: The keys holding member text (``reseal`` rewrites them).
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}:msg:*",)
+
+    def __init__(
+        self, redis: Redis, *, size: int = 20, ttl_seconds: int = 14 * 24 * 3600, cipher: Cipher | None = None
+    ) -> None:
         self.redis = redis
+        self.cipher = cipher
         self.size = size
         self.ttl = ttl_seconds
         self._record = redis.register_script(_RECORD)
@@ -114,7 +127,7 @@ class ConversationWindow:
                 self._key("win", tenant, session), self._key("turns", tenant, session),
                 self._key("pending", tenant, session), _WAITING]
         entry = json.dumps([tenant, session], ensure_ascii=False)
-        turn = await self._record(keys=keys, args=[_encode(msg), msg.id, self.size, self.ttl, entry])
+        turn = await self._record(keys=keys, args=[_encode(msg, self.cipher), msg.id, self.size, self.ttl, entry])
         return int(turn)
 
     async def append(self, msg: Message) -> int:
@@ -123,7 +136,7 @@ class ConversationWindow:
         tenant, session = msg.scope.tenant, msg.session
         win, turns = self._key("win", tenant, session), self._key("turns", tenant, session)
         async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.set(self._msg_key(tenant, session, msg.id), _encode(msg), ex=self.ttl)
+            pipe.set(self._msg_key(tenant, session, msg.id), _encode(msg, self.cipher), ex=self.ttl)
             pipe.rpush(win, msg.id)
             pipe.ltrim(win, -self.size, -1)
             pipe.expire(win, self.ttl)
@@ -176,7 +189,7 @@ class ConversationWindow:
         """Store an edited message's new text under its id (its place in the window is kept);
         False when the message is no longer held (expired or never seen)."""
         key = self._msg_key(msg.scope.tenant, msg.session, msg.id)
-        return bool(await self.redis.set(key, _encode(msg), xx=True, keepttl=True))
+        return bool(await self.redis.set(key, _encode(msg, self.cipher), xx=True, keepttl=True))
 
     async def remove(self, scope: Scope, message_id: str) -> None:
         """Forget one message (deleted on the platform): its text, its place, its pending batch entry."""
@@ -197,7 +210,7 @@ class ConversationWindow:
             raw = await self.redis.get(key)
             if raw is None:
                 continue
-            msg = _decode(raw)
+            msg = _decode(raw, self.cipher)
             if msg.scope.tenant != tenant or msg.author_id != user:
                 continue
             await self.remove(Scope(tenant=tenant, session=msg.session), msg.id)
@@ -214,7 +227,7 @@ class ConversationWindow:
             raw = await self.redis.get(key)
             if raw is None:
                 continue
-            msg = _decode(raw)
+            msg = _decode(raw, self.cipher)
             if msg.scope.tenant != tenant or msg.session != session:
                 continue  # a longer session id with this one as its prefix (a Slack thread of a channel)
             keys += [key, self._key("seen", tenant, session) + f":{msg.id}",
@@ -224,6 +237,17 @@ class ConversationWindow:
                  for kind in ("win", "turns", "pending", "extracted", "stage", "idlewatch")]
         await self.redis.delete(*keys)
         return messages
+
+    async def reseal(self, advance: Advance) -> int:
+        """Key rotation: seal every stored message with the first key (compare-and-set, TTL kept);
+        returns how many were rewritten. ``advance(1)`` per message visited."""
+        assert self.cipher is not None, "rotation needs the cipher"
+        cipher = self.cipher
+        written = 0
+        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
+            written += await reseal_value(self.redis, key, cipher, lambda raw: _encode(_decode(raw, cipher), cipher))
+            advance(1)
+        return written
 
     async def unmark_extracted(self, scope: Scope, ids: Sequence[str]) -> None:
         """Let these messages be extracted again (their text changed)."""
@@ -248,7 +272,7 @@ class ConversationWindow:
         if not ids:
             return []
         raws = await self.redis.mget([self._msg_key(scope.tenant, scope.session, i) for i in ids])
-        return [_decode(r) for r in raws if r is not None]
+        return [_decode(r, self.cipher) for r in raws if r is not None]
 
     # --- extraction bookkeeping: which turns wait for the next batch ---------------------------
 

@@ -7,17 +7,23 @@
     │   ├── StoreLockedError      another process holds the embedded store
     │   └── EmbedderMismatchError the collection was built with another embedder
     ├── EmbedderError         the embedder failed (model missing, endpoint down, bad reply)
-    └── ConfigError           an unknown store or embedder name in settings
+    ├── ConfigError           an unknown store or embedder name in settings
+    └── EncryptionError       encryption at rest (``memory.crypto``); names HEYAN_ENCRYPTION_KEYS
+        ├── KeyConfigError        the keys are missing, malformed, or required and not set
+        └── DecryptionError       a stored value cannot be opened with the configured keys
 """
 
 from __future__ import annotations
 
 __all__ = [
     "ConfigError",
+    "DecryptionError",
     "EmbedderError",
     "EmbedderMismatchError",
+    "EncryptionError",
     "HeyanMemoryError",
     "InvalidTextError",
+    "KeyConfigError",
     "ScopeError",
     "StoreError",
     "StoreLockedError",
@@ -54,3 +60,16 @@ class EmbedderError(HeyanMemoryError):
 
 class ConfigError(HeyanMemoryError, ValueError):
     """Settings name an unknown store or embedder."""
+
+
+class EncryptionError(HeyanMemoryError):
+    """Encryption at rest failed; the message names ``HEYAN_ENCRYPTION_KEYS`` and never a key."""
+
+
+class KeyConfigError(EncryptionError, ValueError):
+    """The encryption keys are missing, malformed, or required (distributed shape) and not set."""
+
+
+class DecryptionError(EncryptionError):
+    """A stored value cannot be opened: sealed with a key that is not configured, altered, or moved
+    from another record."""

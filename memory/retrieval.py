@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
-from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload, summary_to_payload
+from memory.codec import PLAIN, PayloadCodec
 from memory.embedders import bounded
 from memory.models import RECALLABLE, Fact, Kind, Scope, Summary, embed_text, summary_id, utcnow
 from memory.ports import (
@@ -152,6 +152,8 @@ class Retriever:
     facts BM25 ranked are kept whatever their cosine); ``candidates`` the hits fetched per store query;
     ``feedback`` the top fused facts per query whose terms expand its BM25 query for a second BM25
     pass (0: one pass), each term weighted ``feedback_weight`` × the share of those facts holding it.
+    ``codec`` opens the payloads (a Heyan process's holds its cipher): only the hits returned and
+    the feedback facts are decoded, so encryption costs a few decryptions per query, not one per candidate.
     """
 
     def __init__(
@@ -168,6 +170,7 @@ class Retriever:
         candidates: int = DEFAULT_CANDIDATES,
         feedback: int = DEFAULT_FEEDBACK,
         feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
+        codec: PayloadCodec = PLAIN,
     ) -> None:
         if method not in ("dense", "sparse", "hybrid"):
             raise ValueError(f"method must be dense, sparse or hybrid; got {method!r}")
@@ -191,6 +194,7 @@ class Retriever:
         self.feedback = feedback
         self.feedback_weight = feedback_weight
         self._scaffold_terms: frozenset[int] | None = None
+        self.codec = codec
 
     def __repr__(self) -> str:
         return (
@@ -248,13 +252,14 @@ class Retriever:
         # Facts the query's own words matched in BM25: the threshold spares these, not facts that
         # only feedback terms reached.
         matched = [{h.id for h in lst} if lst else set() for lst in sparse_lists]
+        decoded: dict[str, Fact] = {}  # each hit is opened at most once per search
         per_text = [
             self._kept(_fuse(d, sp, self.fusion, weight), m)
             for d, sp, m in zip(dense_lists, sparse_lists, matched, strict=True)
         ]
         if use_sparse and self.feedback > 0:
             again = [
-                (i, self._expand(queries_sparse[i], cands[: self.feedback]))
+                (i, self._expand(queries_sparse[i], cands[: self.feedback], decoded))
                 for i, cands in enumerate(per_text)
                 if cands and not queries_sparse[i].empty
             ]
@@ -280,7 +285,13 @@ class Retriever:
                     best.sparse_rank = _min(cand.sparse_rank, best.sparse_rank)
 
         ranked = sorted(merged.values(), key=lambda c: (-c.score, c.hit.id))[:k]
-        return [ScoredFact(fact_from_payload(c.hit.payload), c.score, c.dense, c.sparse_rank) for c in ranked]
+        return [ScoredFact(self._fact(c.hit, decoded), c.score, c.dense, c.sparse_rank) for c in ranked]
+
+    def _fact(self, hit: Hit, decoded: dict[str, Fact]) -> Fact:
+        fact = decoded.get(hit.id)
+        if fact is None:
+            fact = decoded[hit.id] = self.codec.fact_from_payload(hit.payload)
+        return fact
 
     def _kept(self, fused: dict[str, _Candidate], matched: set[str]) -> list[_Candidate]:
         """One query's candidates best first, without those the threshold cuts.
@@ -297,14 +308,14 @@ class Retriever:
         out.sort(key=lambda c: (-c.score, c.hit.id))
         return out
 
-    def _expand(self, query: SparseVector, top: list[_Candidate]) -> SparseVector:
+    def _expand(self, query: SparseVector, top: list[_Candidate], decoded: dict[str, Fact]) -> SparseVector:
         """``query`` plus the terms of the ``top`` facts, each weighted ``feedback_weight`` times the
         share of those facts that hold it (RM3-style pseudo-relevance feedback; the store adds IDF)."""
         weights = dict.fromkeys(query.indices, 1.0)
         share = self.feedback_weight / len(top)
         scaffold = self._scaffold()
         for cand in top:
-            text = bounded(fact_from_payload(cand.hit.payload).embed_text())[0]
+            text = bounded(self._fact(cand.hit, decoded).embed_text())[0]
             for term in self.sparse.encode_document(text).indices:
                 if term not in scaffold or term in weights:
                     weights[term] = weights.get(term, 0.0) + share
@@ -335,7 +346,7 @@ class Retriever:
         sid = summary_id(scope.tenant, scope.session)
         hits = await self.store.retrieve("summaries", Scope(tenant=scope.tenant, session=scope.session), [sid])
         if hits:
-            summary = summary_from_payload(hits[0].payload)
+            summary = self.codec.summary_from_payload(hits[0].payload)
         wide = Scope(tenant=scope.tenant, user=scope.user)
         facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k)
         return Recall(summary, facts)
@@ -385,15 +396,28 @@ async def _index(
 
 
 async def index_facts(
-    store: MemoryStore, embedder: Embedder, sparse: SparseEncoder, facts: Sequence[Fact]
+    store: MemoryStore,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    facts: Sequence[Fact],
+    *,
+    codec: PayloadCodec = PLAIN,
 ) -> list[Fact]:
     """Embed ``facts`` in one batch and upsert them (ids filled in, ``truncated`` set when the embed
-    text was cut). Returns the facts as written. Facts of several tenants are written per tenant."""
-    return await _index(store, embedder, sparse, "facts", facts, Fact.embed_text, fact_to_payload)
+    text was cut), their payloads made by ``codec``. Returns the facts as written. Facts of several
+    tenants are written per tenant."""
+    return await _index(store, embedder, sparse, "facts", facts, Fact.embed_text, codec.fact_to_payload)
 
 
 async def index_summaries(
-    store: MemoryStore, embedder: Embedder, sparse: SparseEncoder, summaries: Sequence[Summary]
+    store: MemoryStore,
+    embedder: Embedder,
+    sparse: SparseEncoder,
+    summaries: Sequence[Summary],
+    *,
+    codec: PayloadCodec = PLAIN,
 ) -> list[Summary]:
     """Embed and upsert session summaries (id = ``summary_id(tenant, session)``); returns them as written."""
-    return await _index(store, embedder, sparse, "summaries", summaries, lambda s: s.text, summary_to_payload)
+    return await _index(
+        store, embedder, sparse, "summaries", summaries, lambda s: s.text, codec.summary_to_payload
+    )

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory.codec import fact_from_payload, fact_to_payload, summary_from_payload
+from memory.codec import PayloadCodec
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
 from memory.locks import LocalLocks, Locks
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Source, Summary, summary_id, utcnow
-from memory.ports import Embedder, MemoryStore, RecordFilter, SparseEncoder
+from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 
 __all__ = ["REMOVE", "Change", "MemoryService", "RememberResult", "Remove", "RetractResult"]
@@ -101,7 +101,11 @@ def _without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
 
 
 class MemoryService:
-    """Facts and summaries for every tenant, on one store with one embedder."""
+    """Facts and summaries for every tenant, on one store with one embedder.
+
+    ``codec`` maps records to payloads (and seals their free text); by default the retriever's, so
+    reads and writes always agree.
+    """
 
     def __init__(
         self,
@@ -112,6 +116,7 @@ class MemoryService:
         *,
         clock: Callable[[], datetime] = utcnow,
         locks: Locks | None = None,
+        codec: PayloadCodec | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
@@ -119,10 +124,15 @@ class MemoryService:
         self.retriever = retriever
         self.clock = clock
         self.locks: Locks = locks or LocalLocks()
+        self.codec: PayloadCodec = codec or retriever.codec
 
     @staticmethod
     def _lock_key(tenant: str, fact_id: str) -> str:
         return f"fact:{tenant}:{fact_id}"
+
+    @staticmethod
+    def _summary_lock_key(tenant: str, summary_id: str) -> str:
+        return f"summary:{tenant}:{summary_id}"
 
     # --- facts ---------------------------------------------------------------------------------
 
@@ -145,7 +155,7 @@ class MemoryService:
                 outcomes.append(outcome)
             changed = {o.fact.id: o.fact for o in outcomes if o.action is not Action.NOOP}
             if changed:
-                await index_facts(self.store, self.embedder, self.sparse, list(changed.values()))
+                await index_facts(self.store, self.embedder, self.sparse, list(changed.values()), codec=self.codec)
         result = RememberResult(tuple(outcomes))
         log.info(
             "remember %s: %d inserted, %d updated, %d disputed, %d unchanged",
@@ -163,7 +173,7 @@ class MemoryService:
 
     async def get_many(self, scope: Scope, ids: Sequence[str]) -> list[Fact]:
         hits = await self.store.retrieve("facts", scope, list(ids))
-        return [fact_from_payload(h.payload) for h in hits]
+        return [self.codec.fact_from_payload(h.payload) for h in hits]
 
     async def iter_facts(self, scope: Scope, flt: RecordFilter | None = None) -> AsyncIterator[Fact]:
         """Every fact in scope matching ``flt``, page by page."""
@@ -171,7 +181,7 @@ class MemoryService:
         while True:
             hits, offset = await self.store.scroll("facts", scope, flt or RecordFilter(), _PAGE, offset)
             for hit in hits:
-                yield fact_from_payload(hit.payload)
+                yield self.codec.fact_from_payload(hit.payload)
             if offset is None:
                 return
 
@@ -202,9 +212,10 @@ class MemoryService:
                 raise ScopeError(f"a change of {fact_id} must keep its id and tenant")
             new = new.model_copy(update={"updated_at": self.clock()})
             if current.embed_text() == new.embed_text():
-                await self.store.set_payload("facts", tenant, new.id, fact_to_payload(new))
+                await self.store.set_payload(
+                    "facts", tenant, new.id, self.codec.for_merge("facts", self.codec.fact_to_payload(new)))
             else:
-                await index_facts(self.store, self.embedder, self.sparse, [new])
+                await index_facts(self.store, self.embedder, self.sparse, [new], codec=self.codec)
             return new
 
     async def set_status(self, scope: Scope, fact_id: str, status: FactStatus) -> Fact:
@@ -275,24 +286,25 @@ class MemoryService:
         if not scope.session:
             return None
         hits = await self.store.retrieve("summaries", scope, [summary_id(scope.tenant, scope.session)])
-        return summary_from_payload(hits[0].payload) if hits else None
+        return self.codec.summary_from_payload(hits[0].payload) if hits else None
 
     async def save_summary(self, summary: Summary) -> Summary:
         """Store a new version of the session summary, keeping earlier texts in its history."""
         summary = summary.with_id()
-        old = await self.summary(Scope(tenant=summary.tenant, session=summary.session))
-        if old is not None:
-            if old.text == summary.text:
-                return old
-            summary = summary.model_copy(
-                update={
-                    "version": old.version + 1,
-                    "history": (*old.history, old.text),
-                    "created_at": old.created_at,
-                    "updated_at": self.clock(),
-                }
-            )
-        await index_summaries(self.store, self.embedder, self.sparse, [summary])
+        async with self.locks.hold([self._summary_lock_key(summary.tenant, summary.id)]):
+            old = await self.summary(Scope(tenant=summary.tenant, session=summary.session))
+            if old is not None:
+                if old.text == summary.text:
+                    return old
+                summary = summary.model_copy(
+                    update={
+                        "version": old.version + 1,
+                        "history": (*old.history, old.text),
+                        "created_at": old.created_at,
+                        "updated_at": self.clock(),
+                    }
+                )
+            await index_summaries(self.store, self.embedder, self.sparse, [summary], codec=self.codec)
         return summary
 
     async def iter_summaries(self, scope: Scope) -> AsyncIterator[Summary]:
@@ -301,9 +313,34 @@ class MemoryService:
         while True:
             hits, offset = await self.store.scroll("summaries", scope, RecordFilter(), _PAGE, offset)
             for hit in hits:
-                yield summary_from_payload(hit.payload)
+                yield self.codec.summary_from_payload(hit.payload)
             if offset is None:
                 return
+
+    # --- key rotation --------------------------------------------------------------------------
+
+    async def reseal(self, layer: Layer, tenant: str, ids: Sequence[str]) -> int:
+        """Rewrite these records' payloads sealed with the first key (``heyan keys rotate``); returns
+        how many were rewritten. Payload-only writes: vectors are kept, nothing is re-embedded.
+
+        Each record is read again under its lock (the one ``modify``, ``remember`` and
+        ``save_summary`` take), so a change made meanwhile is never overwritten with an older copy;
+        a record already under the first key, or gone, is left alone — a killed run resumes.
+        """
+        scope = Scope(tenant=tenant)
+        lock = self._lock_key if layer == "facts" else self._summary_lock_key
+        written = 0
+        for record_id in ids:
+            async with self.locks.hold([lock(tenant, record_id)]):
+                hits = await self.store.retrieve(layer, scope, [record_id])
+                if not hits:
+                    continue
+                payload = self.codec.reseal(layer, hits[0].id, hits[0].payload)
+                if payload is None:
+                    continue
+                await self.store.set_payload(layer, scope, hits[0].id, payload)
+                written += 1
+        return written
 
     # --- reading -------------------------------------------------------------------------------
 

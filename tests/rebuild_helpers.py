@@ -14,12 +14,18 @@ from rich.console import Console
 
 from adapters.rebuild import Records, read_records
 from bot.settings import LLMSettings, QdrantSettings, RedisSettings, Settings
+from memory.codec import PayloadCodec
+from memory.crypto import Cipher, parse_keys
 from memory.models import Fact, Kind, Scope, Summary
 from memory.ports import DENSE, MemoryStore, RecordFilter, VectorQuery
 from memory.retrieval import index_facts, index_summaries
 from memory.sparse import Bm25Encoder
+from tests.keys import TEST_KEY
 
 TENANTS = ("discord:1", "discord:2", "slack:T3")
+
+#: The codec of the test run's key (``HEYAN_ENCRYPTION_KEYS``): what reindex and migrate read and write with.
+CODEC = PayloadCodec(Cipher(parse_keys(TEST_KEY)))
 
 
 class SeededEmbedder:
@@ -91,14 +97,14 @@ def memories(facts_per_tenant: int = 50, tag: str = "") -> tuple[list[Fact], lis
 async def seed(store: MemoryStore, embedder: Any, facts: Sequence[Fact], summaries: Sequence[Summary]) -> Records:
     """Write the records through the normal write path; returns them as the store now holds them."""
     sparse = Bm25Encoder()
-    await index_facts(store, embedder, sparse, facts)
-    await index_summaries(store, embedder, sparse, summaries)
-    return await read_records(store, "seed")
+    await index_facts(store, embedder, sparse, facts, codec=CODEC)
+    await index_summaries(store, embedder, sparse, summaries, codec=CODEC)
+    return await read_records(store, "seed", codec=CODEC)
 
 
 async def check_holds(store: MemoryStore, expected: Records, embedder: Any) -> None:
     """``store`` holds exactly ``expected``, and its vectors are ``embedder``'s (exact top hits)."""
-    got = await read_records(store, "check")
+    got = await read_records(store, "check", codec=CODEC)
     assert got.facts.keys() == expected.facts.keys()
     assert got.summaries.keys() == expected.summaries.keys()
     assert got.same_as(expected)

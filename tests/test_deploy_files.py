@@ -90,7 +90,7 @@ def test_compose_wires_the_distributed_shape() -> None:
 
     env = {k: "" for k in services["bot"]["environment"]}
     names = set(_setting_names(load_settings().masked()))
-    unknown = [k for k in env if k.removeprefix("HEYAN_") not in names and k != "HEYAN_EMBEDDER"]
+    unknown = [k for k in env if k.removeprefix("HEYAN_") not in names and k not in ("HEYAN_EMBEDDER", "HEYAN_ENCRYPTION_KEYS")]
     assert unknown == []
 
 

@@ -39,6 +39,7 @@ from adapters.runtime import Runtime
 from bot.settings import load_settings
 from jobs import admin
 from memory.models import Kind, Scope
+from tests.keys import TEST_KEY
 from tests.openai_stub import (
     MediatorResponder,
     StubResponse,
@@ -278,6 +279,7 @@ async def test_nothing_lost_nothing_twice(workdir: Path, monkeypatch: pytest.Mon
                 "HEYAN_EMBEDDING_API_KEY": "stub", "HEYAN_JOBS_JOB_TIMEOUT": "10", "HEYAN_JOBS_MAX_TRIES": "6",
                 "HEYAN_JOBS_IDLE_SECONDS": "3", "HEYAN_JOBS_RECONCILE_MINUTES": "1", "HEYAN_LIMITS_ENABLED": "false",
                 "HEYAN_ANSWER_CLAIM_SECONDS": "3", "HEYAN_LOG_LEVEL": "INFO", "HEYAN_TIMEZONE": "UTC",
+                "HEYAN_ENCRYPTION_KEYS": TEST_KEY,  # the distributed shape: every process shares the keys
             }
             child_env = {**{k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}, **env,
                          "PYTHONPATH": str(ROOT)}

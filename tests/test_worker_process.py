@@ -32,6 +32,7 @@ from jobs.cron import reconcile
 from jobs.tasks import send_reminder
 from memory.models import Kind, Scope, utcnow
 from tests.jobs_helpers import TimedNotifier
+from tests.keys import TEST_KEY
 from tests.qdrant_standin import QdrantStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +59,8 @@ async def shared(tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
             "HEYAN_TIMEZONE": "UTC",
             "HEYAN_JOBS_JOB_TIMEOUT": "30",
             "HEYAN_LOG_LEVEL": "INFO",
+            # the distributed shape: every process shares the keys
+            "HEYAN_ENCRYPTION_KEYS": TEST_KEY,
         }
         for key in [k for k in os.environ if k.startswith("HEYAN_")]:
             monkeypatch.delenv(key)

@@ -41,7 +41,7 @@ from rich.progress import (
 from rich.table import Table
 
 from adapters.bench.chroma import chroma_missing
-from adapters.bench.load_engine import engine_settings, measure_engine
+from adapters.bench.load_engine import engine_settings, measure_engine, with_keys
 from adapters.bench.load_stores import (
     ChromaAlternative,
     LoadConfig,
@@ -54,6 +54,8 @@ from adapters.bench.plots import plot_load, plots_missing
 from adapters.bench.synth import tenant_name, tenant_size
 from adapters.runtime import build_embedder
 from bot.settings import QdrantSettings, Settings, SettingsError, load_settings
+from memory.codec import PayloadCodec
+from memory.crypto import Cipher, parse_keys
 from memory.models import Scope
 from memory.ports import MemoryStore
 from memory.store_edge import EdgeStore
@@ -140,6 +142,10 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
                    "loadavg": [round(x, 2) for x in os.getloadavg()]},
         "alternatives": {},
     }
+    settings = with_keys(settings)
+    keys = settings.privacy.encryption_keys
+    assert keys is not None
+    codec = PayloadCodec(Cipher(parse_keys(keys.get_secret_value())))  # sealed, as a Heyan process writes
     work = Path(tempfile.mkdtemp(prefix="heyan-bench-load-"))
     inner = build_embedder(settings)
     loader = getattr(inner, "load", None)
@@ -154,7 +160,7 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
             store, store_dir, qdrant = await _open_heyan(cfg, settings, work, embedder)
             try:
                 result["heyan"] = await measure_heyan(cfg, store, store_dir, embedder, settings.recall_k,
-                                                      vectors_file, lambda n: progress.advance(task, n))
+                                                      vectors_file, lambda n: progress.advance(task, n), codec)
             finally:
                 await store.close()
             if cfg.messages:

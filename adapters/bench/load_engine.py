@@ -21,19 +21,31 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from pydantic import SecretStr
+
 from adapters.bench.measure import summary
 from adapters.bench.synth import dispute
 from adapters.runtime import Runtime
 from bot.models import Message
 from bot.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings, load_settings
+from memory.crypto import generate_key
 from memory.models import Scope
 
-__all__ = ["engine_settings", "measure_engine"]
+__all__ = ["engine_settings", "measure_engine", "with_keys"]
+
+
+def with_keys(settings: Settings) -> Settings:
+    """``settings`` with encryption keys: the configured ones, else a throwaway key (the bench's records
+    are its own and deleted afterwards), so every phase seals and opens with the same keys."""
+    keys = settings.privacy.encryption_keys or SecretStr(generate_key())
+    return settings.model_copy(update={"privacy": settings.privacy.model_copy(update={"encryption_keys": keys})})
 
 
 def engine_settings(base: Settings, data_dir: Path, store: str, qdrant: QdrantSettings) -> Settings:
-    """The settings of the engine phase: the bench's store, its own Valkey, no LLM, no rate limits."""
+    """The settings of the engine phase: the bench's store, its own Valkey, no LLM, no rate limits, and
+    the bench's keys (``with_keys``)."""
     return load_settings(
+        privacy=base.privacy,
         data_dir=data_dir,
         store=store,
         embeddings=base.embeddings,

@@ -24,7 +24,7 @@ import numpy as np
 
 from adapters.bench.measure import TimedEmbedder, dir_mb, peak_rss_mb, rss_mb, summary
 from adapters.bench.synth import SynthMemory, memory_at
-from memory.codec import fact_to_payload
+from memory.codec import PayloadCodec, fact_to_payload
 from memory.embedders import bounded
 from memory.models import Scope
 from memory.ports import MemoryStore, RecordFilter, StoredPoint, VectorQuery
@@ -70,7 +70,7 @@ def replace_feedback(retriever: Retriever) -> Retriever:
     return Retriever(retriever.store, retriever.embedder, retriever.sparse, method=retriever.method,
                      dense_weight=retriever.dense_weight, fusion=retriever.fusion, k=retriever.k,
                      threshold=retriever.threshold, candidates=retriever.candidates, feedback=0,
-                     feedback_weight=retriever.feedback_weight)
+                     feedback_weight=retriever.feedback_weight, codec=retriever.codec)
 
 
 def checkpoints(n: int) -> list[int]:
@@ -132,11 +132,12 @@ async def _measure_queries(
 
 async def measure_heyan(
     cfg: LoadConfig, store: MemoryStore, store_dir: Path | None, embedder: TimedEmbedder, k: int,
-    vectors_file: Path, tick: Tick,
+    vectors_file: Path, tick: Tick, codec: PayloadCodec,
 ) -> dict[str, Any]:
-    """Ingest ``cfg.memories`` through the production write path, measuring at each checkpoint."""
+    """Ingest ``cfg.memories`` through the production write path (payloads sealed by ``codec``),
+    measuring at each checkpoint."""
     sparse = Bm25Encoder()
-    retriever = Retriever(store, embedder, sparse, k=k)
+    retriever = Retriever(store, embedder, sparse, k=k, codec=codec)
     keep = cfg.compare_max
     base_rss = rss_mb()
     points: list[dict[str, Any]] = []
@@ -150,7 +151,7 @@ async def measure_heyan(
                 batch = [memory_at(i, cfg.tenants, seed=cfg.seed) for i in range(done, stop)]
                 embed_before = embedder.seconds
                 started = time.perf_counter()
-                await index_facts(store, embedder, sparse, [m.fact for m in batch])
+                await index_facts(store, embedder, sparse, [m.fact for m in batch], codec=codec)
                 ingest_s += time.perf_counter() - started
                 embed_s += embedder.seconds - embed_before
                 if done < keep:  # the alternatives get the very vectors index_facts embedded

@@ -4,7 +4,8 @@
 format of shared/data/README.md) as one tenant and one session through the production path — the
 configured-by-default local embedder, the BM25 encoder, ``memory.retrieval.index_facts`` and an
 ``EdgeStore`` in a temporary directory — then runs every query through ``Retriever.search`` and
-reports recall@k, MRR and query latency per method.
+reports recall@k, MRR and query latency per method. Payloads are sealed with a throwaway key, as a
+Heyan process stores them (encryption at rest is part of the measured path).
 
 Each memory becomes a fact of kind ``event`` with ``subject`` = the memory's subject, attribute
 "observation" and ``value`` = its text, so the embedded text is the production template ("About
@@ -30,6 +31,8 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.lang import detect_lang
+from memory.codec import PayloadCodec
+from memory.crypto import Cipher, generate_key, parse_keys
 from memory.embedders import LocalEmbedder
 from memory.models import NAMESPACE, Fact, Kind, Scope
 from memory.retrieval import (
@@ -191,8 +194,11 @@ async def run_retrieval(
     feedback: int = DEFAULT_FEEDBACK,
     feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
     embedder: LocalEmbedder | None = None,
+    codec: PayloadCodec | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Ingest, query and score; returns metrics per method."""
+    """Ingest, query and score; returns metrics per method. ``codec``: sealed with a throwaway key
+    unless given (``memory.codec.PLAIN`` measures without encryption)."""
+    codec = codec or PayloadCodec(Cipher(parse_keys(generate_key())))
     embedder = embedder or LocalEmbedder()
     sparse = Bm25Encoder()
     kmax = max(ks)
@@ -205,7 +211,7 @@ async def run_retrieval(
                 scope = Scope(tenant=f"bench:{conv.name}", session=conv.name)
                 scopes[conv.name] = scope
                 back.update({_point_id(m.id): m.id for m in conv.memories})
-                await index_facts(store, embedder, sparse, _facts(conv, scope))
+                await index_facts(store, embedder, sparse, _facts(conv, scope), codec=codec)
             retriever = Retriever(
                 store,
                 embedder,
@@ -217,6 +223,7 @@ async def run_retrieval(
                 candidates=candidates,
                 feedback=feedback,
                 feedback_weight=feedback_weight,
+                codec=codec,
             )
             # Warm up: the first query pays for lazy initialisation that no user query would.
             first = conversations[0]
