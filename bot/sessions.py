@@ -166,7 +166,7 @@ class SessionBook:
         async for key in self.redis.scan_iter(match=f"{_PREFIX}*", count=500):
             raw = await self.redis.hget(key, "data")  # type: ignore[misc]
             if raw:
-                found.append(SessionInfo.from_json(raw))
+                found.append(SessionInfo.from_json(raw, self.cipher))
         return found
 
     async def tenant_sessions(self, tenant: str) -> list[SessionInfo]:
