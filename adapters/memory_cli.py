@@ -32,7 +32,8 @@ from bot.actors import Actor
 from bot.audit import AuditEntry
 from bot.moderation import ReviewPage
 from bot.names import TenantNames
-from memory.models import Fact, FactStatus, Kind, Scope
+from bot.settings import load_settings
+from memory.models import Fact, FactStatus, Kind, Scope, utcnow
 
 __all__ = ["app"]
 
@@ -236,8 +237,13 @@ def memory_export(
     data = with_runtime(body)
     text = json.dumps(data, ensure_ascii=False, indent=1)
     if out is None:
-        print(text)
-        return
+        folder = load_settings().privacy.export_dir
+        if folder is None:
+            print(text)
+            return
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        stamp = utcnow().strftime("%Y%m%dT%H%M%SZ")
+        out = folder / f"{(tenant or 'all').replace(':', '_')}-{user.replace(':', '_')}-{stamp}.json"
     out.write_text(text + "\n", encoding="utf-8")
     out.chmod(0o600)  # it is a member's personal data
     console.print(f"wrote {out}", markup=False)

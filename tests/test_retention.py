@@ -130,6 +130,12 @@ async def test_export_and_forget_a_member_in_every_tenant(tmp_path: Path, redis_
     assert out.exit_code == 0, out.output
     exported = json.loads(out.stdout)
     assert sorted(e["tenant"] for e in exported["tenants"]) == ["discord:1", "slack:T9"]
+    folder = tmp_path / "exports"
+    out = await asyncio.to_thread(runner.invoke, app, ["memory", "export", "--user", "u-zoe", "--tenant", "discord:1"],
+                                  env={**env, "HEYAN_PRIVACY_EXPORT_DIR": str(folder)})
+    assert out.exit_code == 0, out.output
+    [written] = list(folder.iterdir())
+    assert (written.stat().st_mode & 0o777) == 0o600 and json.loads(written.read_text())["user"] == "u-zoe"
     out = await asyncio.to_thread(runner.invoke, app, ["memory", "forget", "--user", "u-zoe", "--yes"], env=env)
     assert out.exit_code == 0 and "erased 2 records" in out.output, out.output
     out = await asyncio.to_thread(runner.invoke, app, ["memory", "list", "--json"], env=env)
