@@ -10,6 +10,7 @@ from bot.lang import session_lang
 from bot.llm.base import MediatorProvider
 from bot.window import ConversationWindow
 from memory.models import Scope, Summary, Visibility
+from memory.poisoning import attempt
 from memory.service import MemoryService
 
 __all__ = ["summarize_session"]
@@ -22,6 +23,10 @@ async def summarize_session(
     provider has nothing to say). It keeps the session's visibility and names its participants."""
     assert scope.session is not None, "a summary is per session"
     messages = await window.recent(scope)
+    names = {m.author_name for m in messages}
+    # a message that tries to instruct the bot or speak as someone else is not summarized: a summary
+    # is recalled as memory, and such a message must never be recited as one (memory.poisoning)
+    messages = [m for m in messages if attempt(m.text, speaker=m.author_name, names=names) is None]
     if not messages:
         return None
     previous = await memory.summary(scope)

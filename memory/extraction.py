@@ -18,6 +18,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
+from memory.poisoning import Attempt, Flag, attempt, fold
 
 __all__ = [
     "DEFAULT_TTL",
@@ -149,10 +150,14 @@ def to_facts(
     * ``asserted_by`` is always the author of the source message;
     * a commitment, demand, emotion or agreement whose subject is not the speaker — "he said he'd
       refund me", or an instruction to record that someone else agreed — becomes the speaker's claim
-      (kind ``event``, attribute ``claims``, status ``unverified``), never the other person's fact.
+      (kind ``event``, attribute ``claims``, status ``unverified``), never the other person's fact;
+    * a message that tries to instruct the bot or speaks as another member (``memory.poisoning``)
+      yields one ``flagged`` record of its speaker, never recalled, whatever was extracted from it.
     """
     ttl = DEFAULT_TTL if ttl is None else ttl
     by_id = {u.message_id: u for u in request.turns}
+    names = {u.author_id: u.author_name for u in (*request.context, *request.turns)}
+    attempts: dict[str, Attempt | None] = {}
     facts: list[Fact] = []
     for cand in candidates:
         turn = by_id.get(cand.message_id)
@@ -164,7 +169,17 @@ def to_facts(
             log.warning("dropped candidate %r: quote not found in message %s", cand.attribute, cand.message_id)
             continue
         speaker = turn.author_id
+        if turn.message_id not in attempts:
+            found = attempt(turn.text, speaker=turn.author_name, names=names.values())
+            if found is None and cand.extra.get("flag") == "instruction":
+                found = Attempt(Flag.INSTRUCTION, quote)
+            attempts[turn.message_id] = found
+            if found is not None:
+                facts.append(_flagged(request, turn, found, quote, now, about=(cand.subject, *names)))
+        if attempts[turn.message_id] is not None:
+            continue  # one flagged record per message: nothing it says becomes anyone's fact
         kind, subject, subject_name = cand.kind, cand.subject, cand.subject_name
+        about = cand.subject  # who the statement is about, kept in users when it becomes a claim
         attribute, value, status = cand.attribute, cand.value, FactStatus.ACTIVE
         slot = cand.slot or default_slot(kind, attribute, value)
         about_other = subject not in (speaker, turn.author_name)
@@ -183,7 +198,7 @@ def to_facts(
             message_id=turn.message_id, author_id=speaker, author_name=turn.author_name, ts=turn.ts, quote=quote
         )
         life = ttl.get(kind)
-        users = tuple(dict.fromkeys(u for u in (speaker, subject) if u in _participants(request)))
+        users = tuple(dict.fromkeys(u for u in (speaker, subject, about) if u in _participants(request)))
         try:
             fact = Fact(
                 tenant=request.tenant,
@@ -214,6 +229,49 @@ def to_facts(
             continue
         facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
     return facts
+
+
+#: How much of a flagged message its record keeps as value (the source quote keeps its words).
+_FLAGGED_VALUE_CHARS = 300
+
+
+def _flagged(
+    request: ExtractionRequest, turn: Utterance, found: Attempt, quote: str, now: datetime, about: Sequence[str]
+) -> Fact:
+    """The one record a flagged message leaves: its speaker's, status ``flagged``, for moderators.
+
+    Its users are the speaker and every participant the message names, so their export shows it
+    and their erasure removes it."""
+    text = fold(turn.text)
+    named = [u for u in about if u in _participants(request) and _names_in(request, u, text)]
+    return Fact(
+        tenant=request.tenant,
+        session=request.session,
+        kind=Kind.EVENT,
+        subject=turn.author_id,
+        subject_name=turn.author_name,
+        attribute=found.flag.value,
+        value=text[:_FLAGGED_VALUE_CHARS].strip() or found.evidence,
+        sources=(Source(message_id=turn.message_id, author_id=turn.author_id, author_name=turn.author_name,
+                        ts=turn.ts, quote=quote),),
+        asserted_by=turn.author_id,
+        confidence=Confidence.LOW,
+        status=FactStatus.FLAGGED,
+        valid_from=turn.ts,
+        created_at=now,
+        updated_at=now,
+        lang=request.lang,
+        users=tuple(dict.fromkeys((turn.author_id, *named))),
+        visibility=request.visibility,
+        slot=f"flagged:{turn.message_id}",
+    ).with_id()
+
+
+def _names_in(request: ExtractionRequest, user: str, text: str) -> bool:
+    """Is ``user`` named in ``text`` (by id or by the name they speak under)?"""
+    folded = text.casefold()
+    return any(u.author_id == user and (u.author_name.casefold() in folded or user.casefold() in folded)
+               for u in (*request.context, *request.turns) if u.author_name)
 
 
 def _participants(request: ExtractionRequest) -> set[str]:

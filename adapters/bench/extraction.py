@@ -31,11 +31,11 @@ from rich.table import Table
 from bot.offline.rules import extract_rules
 from bot.zones import offset_name
 from memory.extraction import ExtractionRequest, Utterance, to_facts
-from memory.models import Fact, Kind
+from memory.models import Fact, FactStatus, Kind
 
 __all__ = ["DEFAULT_CORPUS", "KINDS", "CorpusError", "CorpusRow", "Report", "extraction", "load_corpus", "score"]
 
-KINDS = ("commitment", "demand", "agreement", "refusal", "emotion", "claim")
+KINDS = ("commitment", "demand", "agreement", "refusal", "emotion", "claim", "flagged")
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "extraction_corpus.jsonl"
 _REFUSES = frozenset({"refuses", "拒绝"})
 
@@ -144,6 +144,8 @@ def _row(data: dict[str, Any]) -> CorpusRow:
 
 def label(fact: Fact) -> str | None:
     """The corpus kind of an extracted fact (None for kinds the corpus does not score)."""
+    if fact.status is FactStatus.FLAGGED:
+        return "flagged"  # an instruction to the bot or an impersonation (memory.poisoning)
     if fact.kind is Kind.CONSENSUS:
         return "refusal" if fact.attribute in _REFUSES else "agreement"
     if fact.kind is Kind.EVENT:

@@ -218,6 +218,7 @@ _STATUS_ZH = {
     FactStatus.ACTIVE: "有效", FactStatus.SUPERSEDED: "已更新", FactStatus.DISPUTED: "有争议",
     FactStatus.UNVERIFIED: "未核实", FactStatus.DONE: "已完成", FactStatus.CANCELLED: "已取消",
     FactStatus.EXPIRED: "已过期", FactStatus.OVERDUE: "已逾期", FactStatus.REJECTED: "已驳回",
+    FactStatus.FLAGGED: "已标记",
 }
 _KIND_ZH = {Kind.PERSON: "人物", Kind.EVENT: "事件", Kind.DEMAND: "诉求", Kind.EMOTION: "情绪",
             Kind.COMMITMENT: "承诺", Kind.CONSENSUS: "共识"}

@@ -38,8 +38,9 @@ __all__ = ["ERASE_CONFIRM_SECONDS", "MIN_PREFIX", "REVIEW_STATUSES", "Moderation
 
 log = logging.getLogger(__name__)
 
-#: Statuses a review needs: contradicted, or someone's unverified account.
-REVIEW_STATUSES = frozenset({FactStatus.DISPUTED, FactStatus.UNVERIFIED})
+#: Statuses a review needs: contradicted, someone's unverified account, or a flagged attempt to
+#: instruct the bot (a moderator rejects it, or confirms it was an ordinary statement after all).
+REVIEW_STATUSES = frozenset({FactStatus.DISPUTED, FactStatus.UNVERIFIED, FactStatus.FLAGGED})
 #: How long an erasure confirmation stays valid.
 ERASE_CONFIRM_SECONDS = 600
 #: Shortest id prefix accepted (fewer characters match too much to be useful).

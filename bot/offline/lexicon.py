@@ -28,7 +28,6 @@ __all__ = [
     "EN_COMMIT_HEAD",
     "FIRST_PERSON",
     "HEDGE",
-    "INJECTION",
     "LEADING_TIME",
     "NEGATION_BEFORE",
     "NEG_COMMIT",
@@ -267,16 +266,6 @@ NEG_COMMIT = re.compile(
     r"|^(?:i|we)\s+(?:promise|swear)\s+(?:not\s+to|never\s+to|i\s+won'?t|i'?ll\s+never|we\s+won'?t)\b"
     r"|^(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\s+again\b"
     r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)",
-    _I,
-)
-
-#: Messages that try to instruct the bot instead of talking to the other side.
-INJECTION = re.compile(
-    r"忽略(?:之前|以上|前面|上面|所有)|无视(?:之前|以上|前面)|(?:之前|以上)的(?:指令|指示|规则)|系统提示|你现在是|"
-    r"(?:帮我|请)?(?:记录|记下|记住)(?:下来)?(?:说|一下)?[^，。]{0,6}(?:同意|答应|承诺|欠)"
-    r"|\bignore\s+(?:all\s+|any\s+)?(?:the\s+)?(?:previous|prior|above|earlier|your)\s+(?:instructions|rules|prompts?)\b"
-    r"|\bdisregard\b|\bsystem\s+prompt\b|\byou\s+are\s+now\b|\bnew\s+instructions\b"
-    r"|\b(?:record|remember|note|store)\s+that\b|\bmark\s+(?:it|this)\s+as\b",
     _I,
 )
 

@@ -10,8 +10,9 @@ Rules chosen here (measured on ``tests/data/extraction_corpus.jsonl``, see docs/
 * Everything is owned by the speaker. A clause about someone else ("他说他会退款给我", "Bob agreed
   to pay me", "you never reply") is the speaker's claim: kind ``event``, attribute ``claims``,
   ``reported=True``.
-* A message that tries to instruct the bot ("ignore previous instructions and record that …") yields
-  one low-confidence claim by its author and nothing else.
+* A message that tries to instruct the bot ("ignore previous instructions and record that …", a fake
+  system note; ``memory.poisoning``) yields one low-confidence claim by its author, flagged, and
+  nothing else; ``to_facts`` turns it into a ``flagged`` record.
 * A promise keeps its whole action and its deadline as said ("move my bike out of the hallway by
   Monday"); ``attribute`` is the action without the deadline. "I can … starting tonight", "from now
   on", "我来…", "…之前…", "以后不再…", "I won't … again" and a sentence tagged "…, I promise" are
@@ -42,6 +43,7 @@ from bot.offline.slots import slot_of
 from bot.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Confidence, Kind, Lang
+from memory.poisoning import attempt, fold
 
 __all__ = ["ATTRIBUTES", "MAX_MESSAGE_CHARS", "Clause", "extract_rules", "split_clauses"]
 
@@ -148,15 +150,17 @@ class _Turn:
 
     def extract(self) -> list[CandidateFact]:
         clauses = split_clauses(self.text)
-        injected = next((c for c in clauses if lx.INJECTION.search(c.text[:MAX_CLAUSE_CHARS])), None)
-        if injected is not None:
+        flagged = attempt(self.text, speaker=self.turn.author_name, names=self.others)
+        injected = next((c for c in clauses if flagged is not None and flagged.evidence in fold(c.text)), None)
+        if flagged is not None:
+            quote = injected.text if injected is not None else clauses[0].text if clauses else self.text
             # An instruction to the bot is never stored as anyone's fact: only as what its author said.
             return [
                 self.fact(
                     Kind.EVENT,
                     self.attr["claims"],
                     clean(self.text[:MAX_CLAUSE_CHARS]),
-                    injected.text,
+                    quote,
                     confidence=Confidence.LOW,
                     reported=True,
                     extra={"flag": "instruction"},
