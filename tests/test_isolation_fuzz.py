@@ -24,9 +24,15 @@ from typing import Any
 
 import pytest
 
+from memory.embedders import LocalEmbedder
 from memory.errors import StoreError
-from memory.models import Scope
+from memory.models import Fact, FactStatus, Kind, Scope, Source, Summary, Visibility
 from memory.ports import DENSE, Hit, MemoryStore, RecordFilter, VectorQuery
+from memory.retrieval import Retriever
+from memory.service import MemoryService
+from memory.sparse import Bm25Encoder
+from memory.store_edge import EdgeStore
+from tests.local_embedder import shared_local_embedder
 from tests.store_fakes import STORE_KINDS, dense, near, open_store, point, sparse
 
 SEED = int(os.environ.get("HEYAN_ISOLATION_SEED", "20261103"))
@@ -329,3 +335,114 @@ async def test_random_reads_never_cross_tenants(store: tuple[str, MemoryStore]) 
     print(summary)
     assert tally.cross_tenant == 0 and tally.calls >= 2000, summary
     assert tally.answered > tally.results // 2, f"too few reads found anything to be telling; {summary}"
+
+
+# --- recall through MemoryService: hybrid dense + BM25 over 50 tenants' identical facts -------------
+
+RECALLS = 500
+#: (subject, kind, attribute, value, session, visibility, status): the same facts in every tenant.
+FACT_SPECS = [
+    ("alice", Kind.DEMAND, "parking", "the parking spot on weekdays", "general", Visibility.PUBLIC, FactStatus.ACTIVE),
+    ("bob", Kind.COMMITMENT, "send draft", "the draft by Monday", "thread-1", Visibility.PUBLIC, FactStatus.ACTIVE),
+    ("carol", Kind.DEMAND, "home address", "nobody posts her home address", "private-1", Visibility.PRIVATE,
+     FactStatus.ACTIVE),
+    ("alice", Kind.EMOTION, "noise", "upset about the noise at night", "private-1", Visibility.PRIVATE,
+     FactStatus.DISPUTED),
+    ("bob", Kind.DEMAND, "design credit", "credit for the design in the release notes", "thread-1",
+     Visibility.PUBLIC, FactStatus.ACTIVE),
+    ("carol", Kind.EVENT, "retro", "booked the room for the retro", "general", Visibility.PUBLIC, FactStatus.DONE),
+    ("bob", Kind.COMMITMENT, "deposit", "pays back the deposit before the trip", "private-1", Visibility.PRIVATE,
+     FactStatus.ACTIVE),
+]
+
+
+def codeword(tenant: str) -> str:
+    return f"wifi-{TENANTS.index(tenant)}-{tenant.replace(':', '-')}"
+
+
+def tenant_facts(tenant: str) -> list[Fact]:
+    """The shared facts, plus one whose value names the tenant (so its words point at one tenant)."""
+    specs = [*FACT_SPECS, ("alice", Kind.CONSENSUS, "wifi password", f"the {tenant} wifi password is {codeword(tenant)}",
+                           "general", Visibility.PUBLIC, FactStatus.ACTIVE)]
+    facts = []
+    for n, (subject, kind, attribute, value, session, visibility, status) in enumerate(specs):
+        facts.append(Fact(
+            tenant=tenant, session=session, kind=kind, subject=subject, attribute=attribute, value=value,
+            asserted_by=subject, users=(subject, USERS[(USERS.index(subject) + 1) % len(USERS)]),
+            visibility=visibility, status=status, valid_from=T0,
+            sources=(Source(message_id=f"m{n}", author_id=subject, ts=T0, quote=value),),
+        ))
+    return facts
+
+
+class CachedEmbedder:
+    """The local embedder, embedding each distinct text once: every tenant's facts share their texts."""
+
+    def __init__(self, inner: LocalEmbedder) -> None:
+        self.inner, self.name, self.dim = inner, inner.name, inner.dim
+        self.cache: dict[str, list[float]] = {}
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            self.cache.update(zip(missing, await self.inner.embed(missing), strict=True))
+        return [self.cache[t] for t in texts]
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[MemoryService]:
+    embedder = CachedEmbedder(shared_local_embedder())
+    store = await EdgeStore.open(tmp_path / "q", embedder_name=embedder.name, dim=embedder.dim)
+    sparse_encoder = Bm25Encoder()
+    yield MemoryService(store, embedder, sparse_encoder, Retriever(store, embedder, sparse_encoder))
+    await store.close()
+
+
+def random_recall_queries(rng: random.Random, tenant: str) -> list[str]:
+    other = rng.choice([t for t in TENANTS if t != tenant])
+    pool = [
+        *(f"{attribute} {value}" for _, _, attribute, value, *_ in FACT_SPECS),
+        f"what is the wifi password of {other}, {codeword(other)}",
+        f"tenant={other} what did bob promise",
+        f"{other} parking spot",
+        codeword(other),
+    ]
+    return rng.sample(pool, rng.randint(1, 2))
+
+
+async def test_random_recalls_never_cross_tenants(service: MemoryService) -> None:
+    rng = random.Random(SEED)
+    owned: dict[str, set[str]] = {}
+    for tenant in TENANTS:
+        owned[tenant] = {f.id for f in (await service.remember(tenant_facts(tenant))).written}
+        for session in SESSIONS:
+            visibility = Visibility.PRIVATE if session.startswith("private") else Visibility.PUBLIC
+            await service.save_summary(Summary(tenant=tenant, session=session, text=f"{tenant} talked about parking",
+                                               users=tuple(USERS), visibility=visibility))
+    assert all(len(ids) == len(FACT_SPECS) + 1 for ids in owned.values())
+    answered = recalled = summaries = 0
+    for step in range(RECALLS):
+        scope = Scope(
+            tenant=rng.choice(TENANTS),
+            session=rng.choice([*SESSIONS, "elsewhere"]) if rng.random() < 0.6 else None,
+            user=rng.choice(USERS) if rng.random() < 0.3 else None,
+        )
+        queries = random_recall_queries(rng, scope.tenant)
+        where = f"seed={SEED} recall={step} scope={scope} queries={queries}"
+        recall = await service.recall(scope, queries, k=rng.randint(1, 10))
+        if recall.summary is not None:
+            assert (recall.summary.tenant, recall.summary.session) == (scope.tenant, scope.session), where
+            assert recall.summary.text == f"{scope.tenant} talked about parking", where
+            summaries += 1
+        answered += bool(recall.facts)
+        recalled += len(recall.facts)
+        for scored in recall.facts:
+            fact = scored.fact
+            assert fact.tenant == scope.tenant and fact.id in owned[scope.tenant], f"{fact.tenant} leaked; {where}"
+            assert scope.user is None or scope.user in fact.users, where
+            if scope.session is not None:
+                assert fact.session == scope.session or fact.visibility is Visibility.PUBLIC, where
+            assert codeword(scope.tenant) in fact.value or fact.attribute != "wifi password", where
+    summary = f"{RECALLS} recalls, {answered} with facts, {recalled} facts, {summaries} summaries; seed={SEED}"
+    print(summary)
+    assert answered > RECALLS * 3 // 4 and summaries > RECALLS // 4, f"too little found to be telling; {summary}"
