@@ -8,6 +8,7 @@ Real discord.py parses every gateway event; Heyan's replies are checked as Disco
 from __future__ import annotations
 
 import asyncio
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -208,3 +209,24 @@ async def test_leaving_a_guild_schedules_its_purge_and_coming_back_cancels_it(tm
         while await request() is not None:
             assert asyncio.get_running_loop().time() < deadline, "the purge was not cancelled"
             await asyncio.sleep(0.05)
+
+
+async def test_the_tenant_is_the_events_guild_whatever_the_text_says(tmp_path: Path, redis_url: str) -> None:
+    """Text naming another tenant ("tenant=discord:4242", "guild 4242", role and channel markup) in a
+    message and in a slash command's option lands in the guild's tenant, and nothing anywhere names 4242."""
+    forged = "tenant=discord:4242 guild 4242 <@&4242> <#4242> server discord:dm:4242"
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        thread = h.discord.guild.channel("existing-thread")
+        await open_dispute(h, thread.id)
+        await h.say("{bot} " + forged, author="bob", channel=thread)
+        await h.bot_posts(thread.id)
+        answer = await h.run("dispute open", {"title": forged}, user="alice", channel="general")
+        assert "<#" in answer["content"]
+
+        assert await window_texts(h, thread.id) == [forged]  # unknown role and channel markup kept as is
+        assert await window_texts(h, thread.id, tenant="discord:4242") == []
+        titles = [s.title for s in await h.rt.sessions.tenant_sessions(h.tenant)]
+        assert forged in titles and await h.rt.sessions.tenant_sessions("discord:4242") == []
+        keys = [k if isinstance(k, str) else k.decode() async for k in h.rt.redis.scan_iter(count=1000)]
+        assert any(h.tenant in k for k in keys)
+        assert [k for k in keys if re.search(r"(?<!\d)4242(?!\d)", k)] == []

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import inspect
+import typing
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from memory.errors import ScopeError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, MemoryStore, RecordFilter, VectorQuery
+from memory.retrieval import Retriever
+from memory.service import MemoryService
+from memory.store_edge import EdgeStore
+from memory.store_server import ServerStore
 from tests.store_fakes import STORE_KINDS, dense, near, open_store, point, sparse
 
 TENANTS = [f"discord:{1000 + i}" for i in range(50)]
@@ -105,3 +113,83 @@ async def test_bm25_statistics_are_per_tenant(filled: tuple[MemoryStore, dict[st
     after = [(h.id, h.score) for h in (await store.search("facts", scope, ANY, query, limit=4))[0]]
     assert [i for i, _ in after] == [i for i, _ in before]
     assert [s for _, s in after] == pytest.approx([s for _, s in before], rel=1e-5)
+
+
+# --- every store call is scoped -------------------------------------------------------------------
+
+#: Public store methods without a Scope, and why none is needed. A new method must take a
+#: ``scope: Scope`` or be added here with its reason.
+UNSCOPED = {
+    "open": "opens the store",
+    "flush": "makes writes durable",
+    "close": "releases the store",
+    "tenants": "lists tenant names for purge and reconcile (admin and cron), never records",
+}
+#: The same for the layers above the store: these take records (or a tenant) that carry the tenant.
+UNSCOPED_ABOVE = {
+    "remember": "writes facts of one tenant, refused when they name several",
+    "save_summary": "writes one summary, whose tenant is the scope",
+    "reseal": "re-encrypts one tenant's records by id, the tenant given",
+}
+
+
+def public_methods(cls: type) -> dict[str, Callable[..., Any]]:
+    return {n: getattr(cls, n) for n in dir(cls) if not n.startswith("_") and callable(getattr(cls, n))}
+
+
+def scope_type(method: Callable[..., Any]) -> object:
+    return typing.get_type_hints(method).get("scope")
+
+
+@pytest.mark.parametrize("cls", [MemoryStore, EdgeStore, ServerStore], ids=lambda c: c.__name__)
+def test_every_store_data_method_takes_a_scope(cls: type) -> None:
+    methods = public_methods(cls)
+    scoped = {n for n in methods if n not in UNSCOPED}
+    assert scoped == {"upsert", "set_payload", "retrieve", "search", "scroll", "count", "delete"}
+    for name in scoped:
+        params = list(inspect.signature(methods[name]).parameters)
+        assert params[:3] == ["self", "layer", "scope"], f"{cls.__name__}.{name}{params}"
+        assert scope_type(methods[name]) is Scope, f"{cls.__name__}.{name} must take scope: Scope"
+
+
+@pytest.mark.parametrize("cls", [MemoryService, Retriever], ids=lambda c: c.__name__)
+def test_every_read_and_write_above_the_store_takes_a_scope(cls: type) -> None:
+    for name, method in public_methods(cls).items():
+        if name not in UNSCOPED_ABOVE:
+            assert scope_type(method) is Scope, f"{cls.__name__}.{name} must take scope: Scope"
+
+
+#: Arguments for every scoped store method, by parameter name (scope aside).
+def store_args(pid: str) -> dict[str, Any]:
+    return {
+        "layer": "facts",
+        "points": [point(pid, {"tenant": " ", "session": "general"}, "x")],
+        "point_id": pid,
+        "payload": {"status": "done"},
+        "ids": [pid],
+        "flt": RecordFilter(),
+        "queries": [VectorQuery("dense", dense=dense("x"))],
+        "limit": 3,
+        "offset": None,
+    }
+
+
+@pytest.mark.parametrize("tenant", ["", "   "])
+async def test_every_scoped_store_method_refuses_a_blank_tenant(
+    filled: tuple[MemoryStore, dict[str, set[str]]], tenant: str
+) -> None:
+    """Found by introspection, so a method added later is covered too (test_store_contract lists them)."""
+    store, owned = filled
+    blank = Scope.model_construct(tenant=tenant, session=None, user=None)
+    theirs = next(iter(owned[TENANTS[0]]))
+    called = []
+    for name, method in public_methods(type(store)).items():
+        if name in UNSCOPED:
+            continue
+        params = [p for p in inspect.signature(method).parameters if p not in ("self", "scope")]
+        args = store_args(theirs)
+        with pytest.raises(ScopeError):
+            await getattr(store, name)(scope=blank, **{p: args[p] for p in params})
+        called.append(name)
+    assert len(called) == 7
+    assert await store.count("facts", Scope(tenant=TENANTS[0])) == len(TEMPLATES)
