@@ -18,6 +18,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
+from memory.normalize import locate, normalize
 
 __all__ = [
     "DEFAULT_TTL",
@@ -159,8 +160,8 @@ def to_facts(
         if turn is None:
             log.warning("dropped candidate %r: message %s is not in the batch", cand.attribute, cand.message_id)
             continue
-        quote = cand.quote.strip()
-        if not quote or _squash(quote) not in _squash(turn.text):
+        quote = locate(cand.quote, turn.text)  # the member's raw words, matched normalized
+        if quote is None:
             log.warning("dropped candidate %r: quote not found in message %s", cand.attribute, cand.message_id)
             continue
         speaker = turn.author_id
@@ -190,9 +191,10 @@ def to_facts(
                 session=request.session,
                 kind=kind,
                 subject=subject,
-                subject_name=subject_name or (turn.author_name if subject == speaker else subject),
-                attribute=attribute,
-                value=value,
+                # what is matched and shown is normalized; the source quote keeps the raw words
+                subject_name=normalize(subject_name or (turn.author_name if subject == speaker else subject)),
+                attribute=normalize(attribute),
+                value=normalize(value),
                 sources=(source,),
                 asserted_by=speaker,
                 confidence=cand.confidence,

@@ -52,6 +52,12 @@ _KEEP = frozenset(
 )
 
 
+#: Anything ``normalize`` would remove or rewrite, beyond NFKC: the fast path's test.
+_SUSPECT = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]"
+)
+
+
 def _is_control(ch: str) -> bool:
     """C0, DEL and C1 — newlines and tabs included (callers decide whether to keep them)."""
     code = ord(ch)
@@ -124,6 +130,8 @@ def normalize(text: str) -> str:
     """The text rules and prompts should see: escape sequences, controls (but ``\\n`` and ``\\t``) and
     invisible or bidi format characters removed, line ends made ``\\n``, then NFKC (CJK full-width
     punctuation kept). Idempotent."""
+    if unicodedata.is_normalized("NFKC", text) and not _SUSPECT.search(text):
+        return text  # the common case, and the cost of a 40,000-character message stays small
     return _normalized(text)[0]
 
 
