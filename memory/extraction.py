@@ -116,10 +116,6 @@ _FIRST_PERSON_KINDS = frozenset({Kind.COMMITMENT, Kind.DEMAND, Kind.EMOTION, Kin
 log = logging.getLogger(__name__)
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
 def default_slot(kind: Kind, attribute: str, value: str) -> str:
     """A slot for a candidate whose extractor gave none: the attribute for a person or a commitment
     (a person has one value per attribute, a commitment is named by its action), else the value —
