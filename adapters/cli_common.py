@@ -16,12 +16,13 @@ from typing import Any, TypeVar
 
 import typer
 from arq.connections import ArqRedis
-from rich.console import Console
+from rich.markup import escape as escape_markup
 
 from adapters.cli_style import Typer
 from adapters.console import ScriptError
 from adapters.logs import configure_logging
 from adapters.runtime import Runtime, StartupError
+from adapters.terminal import SafeConsole
 from bot.actors import Actor, ModerationError, NotFound
 from bot.limits import SlowDown
 from bot.names import TenantNames
@@ -45,8 +46,9 @@ __all__ = [
     "with_runtime",
 ]
 
-console = Console()
-err = Console(stderr=True)
+# members' names and words reach these: they print control characters as visible escapes
+console = SafeConsole()
+err = SafeConsole(stderr=True)
 T = TypeVar("T")
 
 TENANT_HELP = "only this tenant, e.g. discord:<guild id> or console:local (default: every tenant)"
@@ -56,8 +58,9 @@ SESSION_HELP = "only this thread or channel id (default: every session)"
 
 
 def fail(message: str) -> typer.Exit:
-    """Print ``error: message`` on stderr; raise the returned Exit (status 2)."""
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True, markup=True)
+    """Print ``error: message`` on stderr; raise the returned Exit (status 2). The message may echo
+    what a member or the operator typed: it is printed as text, never as markup."""
+    err.print(f"[bold red]error:[/] {escape_markup(message)}", highlight=False, soft_wrap=True, markup=True)
     return typer.Exit(2)
 
 

@@ -25,6 +25,7 @@ from bot.models import Message, Reply
 from bot.outbox import Post, PostKind
 from bot.zones import is_zone, offset_name
 from memory.models import Scope, Visibility
+from memory.normalize import escape_controls
 
 __all__ = ["ConsoleSender", "ScriptError", "parse_script", "render_reply"]
 
@@ -116,9 +117,10 @@ def parse_script(path: Path, warn: Callable[[str], None] | None = None) -> list[
 
 def render_reply(console: Console, reply: Reply) -> None:
     """A reply, then the ids of the facts it drew on (each one ``heyan memory show`` shows) and,
-    apart, the session summary's."""
+    apart, the session summary's. The reply may repeat members' names and words: control characters
+    are shown as escapes, never sent to the terminal."""
     console.print(f"[bold cyan]和言[/] [dim]({reply.stage.value})[/] ", end="")
-    console.print(reply.text, markup=False, highlight=False)
+    console.print(escape_controls(reply.text), markup=False, highlight=False)
     used = []
     if reply.memory_ids:
         used.append(f"memories used: {', '.join(i[:8] for i in reply.memory_ids)}")
@@ -155,5 +157,5 @@ class ConsoleSender:
         else:
             label = _LABELS.get(post.kind, "notice")
             self.console.print(f"[bold yellow]和言 {label}[/] [dim]({post.session})[/] ", end="")
-            self.console.print(post.body.plain(), markup=False, highlight=False)
+            self.console.print(escape_controls(post.body.plain()), markup=False, highlight=False)
         return f"console-{self._sent}"

@@ -16,6 +16,7 @@ from rich.rule import Rule
 
 from adapters.console import ConsoleSender, render_reply
 from adapters.runtime import Runtime
+from adapters.terminal import shown
 from adapters.views import memory_table
 from bot.actors import Actor
 from bot.models import Message
@@ -76,7 +77,7 @@ async def _reset(rt: Runtime) -> None:
 
 async def _play(rt: Runtime, console: Console, messages: list[Message]) -> None:
     for msg in messages:
-        console.print(f"[dim]{msg.ts:%m-%d %H:%M}[/] [bold]{msg.author_name}[/]: {msg.text}")
+        console.print(f"[dim]{msg.ts:%m-%d %H:%M}[/] [bold]{shown(msg.author_name)}[/]: {shown(msg.text)}")
         await rt.engine.observe(msg)
         if msg.mention:
             await rt.engine.flush(Scope(tenant=DEMO_TENANT, session=msg.session))

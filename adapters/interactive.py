@@ -21,6 +21,7 @@ from rich.console import Console
 
 from adapters.console import ConsoleSender, render_reply
 from adapters.runtime import Runtime
+from adapters.terminal import shown
 from adapters.views import commitment_view, commitments_table, memory_table
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
@@ -215,7 +216,7 @@ async def interactive(settings: Settings, *, console: Console, tenant: str, sess
                 try:
                     await chat.command(cmd, arg.strip())
                 except (ModerationError, SlowDown) as exc:
-                    console.print(f"[red]{exc}[/]", highlight=False)
+                    console.print(f"[red]{shown(str(exc))}[/]", highlight=False)
                 continue
             await chat.say(line)
         await rt.engine.flush(Scope(tenant=chat.tenant, session=chat.session))

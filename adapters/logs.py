@@ -4,6 +4,11 @@
 line (``ts``, ``level``, ``logger``, ``message``, ``process``, ``exc`` when there is a traceback,
 and any ``extra=`` fields), so a log shipper (Loki, Vector, CloudWatch) can parse it without a
 grammar — a traceback stays inside its record instead of spilling over several lines.
+
+Log lines quote members (names, message ids, dropped quotes): the text format writes their control
+characters as visible escapes (``\x1b``, ``\u202e``) and a message's line breaks as ``\n``, so a
+record is one line and cannot drive the terminal or forge another record; ``json.dumps`` does the
+same for the JSON format.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.settings import Settings
+from memory.normalize import escape_controls
 
-__all__ = ["JsonFormatter", "configure_logging"]
+__all__ = ["JsonFormatter", "TextFormatter", "configure_logging"]
 
 _FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -44,8 +50,24 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
+class TextFormatter(logging.Formatter):
+    """One readable line per record, control characters escaped; a traceback keeps its line breaks."""
+
+    def __init__(self) -> None:
+        super().__init__(_FORMAT)
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        return escape_controls(super().formatMessage(record), keep_newlines=False)
+
+    def formatException(self, ei: Any) -> str:
+        return escape_controls(super().formatException(ei))
+
+    def formatStack(self, stack_info: str) -> str:
+        return escape_controls(super().formatStack(stack_info))
+
+
 def _formatter(settings: Settings) -> logging.Formatter:
-    return JsonFormatter() if settings.log_format == "json" else logging.Formatter(_FORMAT)
+    return JsonFormatter() if settings.log_format == "json" else TextFormatter()
 
 
 def configure_logging(settings: Settings) -> None:

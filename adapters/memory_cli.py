@@ -34,6 +34,7 @@ from bot.moderation import ReviewPage
 from bot.names import TenantNames
 from bot.settings import load_settings
 from memory.models import Fact, FactStatus, Kind, Scope, utcnow
+from memory.normalize import escape_controls
 
 __all__ = ["app"]
 
@@ -135,7 +136,8 @@ def memory_history(
     for col in ("version", "value", "status", "said by", "from", "to"):
         table.add_column(col, overflow="fold")
     for v in versions:
-        table.add_row(str(v["version"]), str(v["value"]), str(v["status"]), str(v["asserted_by"]),
+        table.add_row(str(v["version"]), escape_controls(str(v["value"])), str(v["status"]),
+                      escape_controls(str(v["asserted_by"])),
                       str(v["from"])[:16], str(v["to"] or "now")[:16])
     console.print(table)
     console.print(audit_table(entries, f"{len(entries)} changes"))

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from adapters.console import ConsoleSender, render_reply
 from adapters.runtime import Runtime
+from adapters.terminal import shown
 from bot.models import Message, Reply
 from bot.settings import Settings
 from memory.models import Scope
@@ -36,7 +37,7 @@ async def replay(settings: Settings, messages: Sequence[Message], *, console: Co
             scope = Scope(tenant=msg.scope.tenant, session=msg.session)
             sessions[(scope.tenant, msg.session)] = scope
             if not as_json:
-                console.print(f"[dim]{msg.ts:%m-%d %H:%M}[/] [bold]{msg.author_name}[/]: {msg.text}")
+                console.print(f"[dim]{msg.ts:%m-%d %H:%M}[/] [bold]{shown(msg.author_name)}[/]: {shown(msg.text)}")
             if not await rt.engine.observe(msg):
                 continue
             if msg.mention:

@@ -5,6 +5,10 @@ times) never wrap, and only the free-text column wraps, at spaces — no word is
 CJK line breaks between characters, as CJK text does). A person is named by their latest display
 name in the tenant (``bot.names``), whatever name an older message was sent under; the tenant
 column appears when the rows come from more than one tenant.
+
+Every text cell and title is passed through ``escape_controls``: names, values and reasons are
+members' words, and an escape sequence in one must show as ``\x1b[2J``, not clear the screen (the
+``--json`` shapes stay data; ``json.dumps`` escapes what JSON must).
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from bot.audit import AuditEntry
 from bot.moderation import fact_view
 from bot.names import TenantNames
 from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind
+from memory.normalize import escape_controls as _safe
 
 __all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table"]
 
@@ -25,7 +30,7 @@ _REFUSES = frozenset({"refuses", "拒绝"})
 
 def _table(title: str) -> Table:
     """A table without rules: one space between columns leaves the text column room at 80 columns."""
-    return Table(title=title, box=None, padding=(0, 1), collapse_padding=True, pad_edge=False,
+    return Table(title=_safe(title), box=None, padding=(0, 1), collapse_padding=True, pad_edge=False,
                  title_justify="left", header_style="bold underline")
 
 
@@ -68,16 +73,16 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
     tenants = _many_tenants({f.tenant for f in facts})
     rows = []
     for f in facts:
-        who = names.name(f.tenant, f.subject, f.subject_name)
+        who = _safe(names.name(f.tenant, f.subject, f.subject_name))
         if f.asserted_by != f.subject:
-            who += f" (per {names.name(f.tenant, f.asserted_by)})"
-        what = f.value if f.kind is not Kind.PERSON else f"{f.attribute}: {f.value}"
+            who += f" (per {_safe(names.name(f.tenant, f.asserted_by))})"
+        what = _safe(f.value if f.kind is not Kind.PERSON else f"{f.attribute}: {f.value}")
         if f.due_at is not None:
             what += f" — due {f.due_at:%a %m-%d %H:%M}"
         status = f.status.value + (" (low)" if f.confidence is Confidence.LOW else "")
         said = f.sources[0].ts if f.sources else f.valid_from
         # several tenants take a column: the day alone leaves the text its room
-        rows.append((*((f.tenant,) if tenants else ()), f.id[:8], kind_label(f), who, what, status,
+        rows.append((*((_safe(f.tenant),) if tenants else ()), f.id[:8], kind_label(f), who, what, status,
                      f"{said:%m-%d}" if tenants else f"{said:%m-%d %H:%M}"))
     _fixed(table, *(("tenant",) if tenants else ()), "id", "kind")
     offset = 3 if tenants else 2
@@ -118,26 +123,28 @@ def commitments_table(views: list[dict[str, Any]]) -> Table:
     table = _table(f"{len(views)} commitments")
     tenants = _many_tenants({v["tenant"] for v in views})
     _fixed(table, *(("tenant",) if tenants else ()), "id")
-    _names(table, "owner", [v["owner_name"] or v["owner"] for v in views])
-    _text(table, "promised", [v["description"] for v in views])
+    owners = [_safe(v["owner_name"] or v["owner"]) for v in views]
+    _names(table, "owner", owners)
+    _text(table, "promised", [_safe(v["description"]) for v in views])
     _fixed(table, "due", "status", "sent")
-    for v in views:
+    for v, owner in zip(views, owners, strict=True):
         due = f"{datetime.fromisoformat(v['due_at']):%a %m-%d %H:%M}" if v["due_at"] else "-"
-        table.add_row(*((v["tenant"],) if tenants else ()), v["id"][:8], v["owner_name"] or v["owner"],
-                      v["description"], due, v["status"], str(len(v["reminders_sent"])))
+        table.add_row(*((_safe(v["tenant"]),) if tenants else ()), v["id"][:8], owner,
+                      _safe(v["description"]), due, v["status"], str(len(v["reminders_sent"])))
     return table
 
 
 def audit_table(entries: list[AuditEntry], title: str) -> Table:
     table = _table(title)
     _fixed(table, "at")
-    _names(table, "who", [e.actor_name or e.actor_id for e in entries])
+    _names(table, "who", [_safe(e.actor_name or e.actor_id) for e in entries])
     _fixed(table, "action", "target")
-    _text(table, "reason", [e.reason for e in entries])
+    _text(table, "reason", [_safe(e.reason) for e in entries])
     table.add_column("change", overflow="fold", ratio=1)
     for e in entries:
         change = " → ".join(part for part in (_brief(e.before), _brief(e.after)) if part)
-        table.add_row(f"{e.at:%m-%d %H:%M}", e.actor_name or e.actor_id, e.action, e.target[:8], e.reason, change)
+        table.add_row(f"{e.at:%m-%d %H:%M}", _safe(e.actor_name or e.actor_id), e.action, _safe(e.target[:8]),
+                      _safe(e.reason), _safe(change))
     return table
 
 

@@ -15,6 +15,7 @@ from bot.models import Message
 from bot.offline.rules import extract_rules
 from memory.extraction import ExtractionRequest
 from memory.models import Kind
+from memory.normalize import normalize
 
 __all__ = ["fact_bearing"]
 
@@ -26,9 +27,10 @@ TRIGGER_LIMIT = 2000
 
 
 def fact_bearing(msg: Message) -> bool:
-    """True when the rules find a commitment, demand, agreement or refusal in the message."""
+    """True when the rules find a commitment, demand, agreement or refusal in the message (read
+    normalized, as the rules read it: hidden characters neither hide a promise nor fake one)."""
     turn = msg.utterance()
-    head = dataclasses.replace(turn, text=turn.text[:TRIGGER_LIMIT])
+    head = dataclasses.replace(turn, text=normalize(turn.text[:TRIGGER_LIMIT]))
     request = ExtractionRequest(
         tenant=msg.scope.tenant, session=msg.session, turns=[head], lang=detect_lang(head.text)
     )

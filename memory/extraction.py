@@ -18,6 +18,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
+from memory.normalize import locate, normalize
 from memory.poisoning import Attempt, Flag, attempt, fold
 
 __all__ = [
@@ -116,10 +117,6 @@ _FIRST_PERSON_KINDS = frozenset({Kind.COMMITMENT, Kind.DEMAND, Kind.EMOTION, Kin
 log = logging.getLogger(__name__)
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
 def default_slot(kind: Kind, attribute: str, value: str) -> str:
     """A slot for a candidate whose extractor gave none: the attribute for a person or a commitment
     (a person has one value per attribute, a commitment is named by its action), else the value —
@@ -164,8 +161,8 @@ def to_facts(
         if turn is None:
             log.warning("dropped candidate %r: message %s is not in the batch", cand.attribute, cand.message_id)
             continue
-        quote = cand.quote.strip()
-        if not quote or _squash(quote) not in _squash(turn.text):
+        quote = locate(cand.quote, turn.text)  # the member's raw words, matched normalized
+        if quote is None:
             log.warning("dropped candidate %r: quote not found in message %s", cand.attribute, cand.message_id)
             continue
         speaker = turn.author_id
@@ -205,9 +202,10 @@ def to_facts(
                 session=request.session,
                 kind=kind,
                 subject=subject,
-                subject_name=subject_name or (turn.author_name if subject == speaker else subject),
-                attribute=attribute,
-                value=value,
+                # what is matched and shown is normalized; the source quote keeps the raw words
+                subject_name=normalize(subject_name or (turn.author_name if subject == speaker else subject)),
+                attribute=normalize(attribute),
+                value=normalize(value),
                 sources=(source,),
                 asserted_by=speaker,
                 confidence=cand.confidence,
@@ -242,8 +240,8 @@ def _flagged(
 
     Its users are the speaker and every participant the message names, so their export shows it
     and their erasure removes it."""
-    text = fold(turn.text)
-    named = [u for u in about if u in _participants(request) and _names_in(request, u, text)]
+    text = normalize(turn.text)
+    named = [u for u in about if u in _participants(request) and _names_in(request, u, fold(text))]
     return Fact(
         tenant=request.tenant,
         session=request.session,

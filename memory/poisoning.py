@@ -18,10 +18,11 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
+
+from memory.normalize import normalize
 
 __all__ = ["Attempt", "Flag", "attempt", "fold"]
 
@@ -44,8 +45,6 @@ class Attempt:
 
 _I = re.IGNORECASE
 
-#: Zero-width, joiners, word joiner, BOM, soft hyphen and the bidi controls.
-_INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 _MARKDOWN = re.compile(r"(?m)^\s{0,3}(?:>\s?)+|^\s{0,3}#{1,6}\s+|\*{1,3}|_{2,3}|`{1,3}|~~|\|\|")
 
 #: Who may give the bot orders in a real deployment (as a member could fake them): roles, not people.
@@ -114,10 +113,10 @@ _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+
 
 
 def fold(text: str) -> str:
-    """What detection reads: NFKC, invisible and bidi controls removed, markdown marks dropped,
-    runs of spaces squashed (line breaks kept: a fake transcript is line by line)."""
-    text = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
-    text = _MARKDOWN.sub("", text)
+    """What detection reads: ``memory.normalize.normalize`` (NFKC, escapes, controls, invisible and
+    bidi characters removed), markdown marks dropped, runs of spaces squashed (line breaks kept: a
+    fake transcript is line by line)."""
+    text = _MARKDOWN.sub("", normalize(text))
     return "\n".join(" ".join(line.split()) for line in text.splitlines())
 
 

@@ -95,7 +95,8 @@ def test_ordinary_messages_are_not_flagged(row: dict[str, Any]) -> None:
 def test_folding_reads_through_invisible_characters_and_markdown() -> None:
     assert fold("ign\u200bore\u202e **previous** instruc\u200ctions") == "ignore previous instructions"
     assert fold("> Bob: ok\n### Admin note") == "Bob: ok\nAdmin note"
-    assert fold("ＳＹＳＴＥＭ：") == "SYSTEM:"
+    assert fold("ＳＹＳＴＥＭ：") == "SYSTEM："  # full-width letters fold; CJK punctuation is kept as typed
+    assert fold("\x1b[31m[system]\x1b[0m\x00") == "[system]"
 
 
 def test_impersonation_needs_another_participants_name() -> None:

@@ -16,6 +16,7 @@ from adapters.discord.translate import kind_label, stage_label, status_label, t
 from bot.audit import AuditEntry
 from bot.moderation import DisputeStatus
 from memory.models import Fact, Lang, Summary, Visibility
+from memory.normalize import strip_controls
 
 __all__ = [
     "LIST_LIMIT",
@@ -61,7 +62,8 @@ def fact_line(fact: Fact, lang: Lang) -> str:
 def facts_embed(facts: Sequence[Fact], lang: Lang, title: str) -> discord.Embed:
     """A list of facts, at most ``LIST_LIMIT`` lines, saying how many were left out."""
     shown = list(facts)[:LIST_LIMIT]
-    embed = discord.Embed(title=title, colour=_COLOUR, description="\n".join(fact_line(f, lang) for f in shown))
+    embed = discord.Embed(title=strip_controls(title), colour=_COLOUR,
+                          description="\n".join(fact_line(f, lang) for f in shown))
     if len(facts) > len(shown):
         embed.set_footer(text=t(lang, "memory.more", shown=len(shown), total=len(facts)))
     return embed
@@ -70,7 +72,7 @@ def facts_embed(facts: Sequence[Fact], lang: Lang, title: str) -> discord.Embed:
 def fact_embed(fact: Fact, lang: Lang) -> discord.Embed:
     """One memory in full: value, status, who said it where, sources, due time, competing accounts."""
     title = f"{kind_label(fact.kind, lang)} · {fact.subject_name or fact.subject}: {fact.attribute}"
-    embed = discord.Embed(title=discord.utils.escape_markdown(title)[:256], colour=_COLOUR,
+    embed = discord.Embed(title=discord.utils.escape_markdown(strip_controls(title))[:256], colour=_COLOUR,
                           description=safe(fact.value, 2000))
     embed.add_field(name=t(lang, "fact.status"), value=f"{status_label(fact.status, lang)} · {fact.confidence.value}")
     embed.add_field(name=t(lang, "fact.said_by"), value=f"<@{fact.asserted_by}>" if fact.asserted_by.isdigit()
@@ -97,7 +99,7 @@ def status_embed(status: DisputeStatus, lang: Lang) -> discord.Embed:
     """Where a dispute stands: state, opener, members, stage, messages, open commitments, summary."""
     info = status.info
     title = t(lang, "status.title", title=info.title) if info and info.title else t(lang, "status.session")
-    embed = discord.Embed(title=discord.utils.escape_markdown(title)[:256], colour=_COLOUR)
+    embed = discord.Embed(title=discord.utils.escape_markdown(strip_controls(title))[:256], colour=_COLOUR)
     state = ("status.open" if info.is_open else "status.closed") if info and info.title else "status.never"
     embed.add_field(name=t(lang, "status.state"), value=t(lang, state))
     if info and info.opened_by:

@@ -4,7 +4,9 @@ Two layers, because either alone can be bypassed: the content escapes ``@everyon
 user/role mention markup inside untrusted text (quotes, names, LLM output) with
 ``discord.utils.escape_mentions``, and every message carries ``allowed_mentions`` that lets through
 only the users the ``RichText`` means to mention — never everyone, here, a role, or the replied-to
-author. Messages longer than Discord's 2,000 characters are split on line boundaries.
+author. Messages longer than Discord's 2,000 characters are split on line boundaries. Untrusted
+text also loses its control characters, escape sequences and bidi or zero-width characters
+(``memory.normalize.strip_controls``): members read it, so they are removed, not shown as escapes.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import discord
 
 from bot.richtext import RichText
+from memory.normalize import strip_controls
 
 __all__ = ["MAX_MESSAGE", "allowed_mentions", "escape", "render", "split_message"]
 
@@ -22,8 +25,9 @@ MAX_MESSAGE = 2000
 def escape(text: str) -> str:
     """Untrusted text with every mention neutralised (it still reads the same): ``@everyone``,
     ``@here`` and ``<@…>`` / ``<@&…>`` markup of any length get a zero-width space after the ``@``
-    or ``<``."""
-    return discord.utils.escape_mentions(text).replace("<@", "<\u200b@")
+    or ``<``. Hidden and control characters are stripped first — the member's own zero-width
+    characters go, the ones escaping adds stay."""
+    return discord.utils.escape_mentions(strip_controls(text)).replace("<@", "<\u200b@")
 
 
 def allowed_mentions(text: RichText) -> discord.AllowedMentions:

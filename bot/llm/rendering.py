@@ -18,14 +18,18 @@ from bot.llm.base import ReplyRequest
 from bot.zones import speaker_zone
 from memory.extraction import Utterance
 from memory.models import Fact
+from memory.normalize import normalize
 
 __all__ = ["fact_line", "reply_messages", "reply_people", "utterance_line"]
 
 
 def utterance_line(u: Utterance, tz: str) -> str:
     """One message as a data line: id, the speaker's local time (their own zone when known, else
-    ``tz``), author and the JSON-quoted text."""
-    return prompts.format_utterance(u.message_id, u.author_id, u.author_name, u.text, u.ts, speaker_zone(u.zone, tz))
+    ``tz``), author and the JSON-quoted text — name and text normalized (``memory.normalize``): the
+    model reads "pro\u200bmise" as "promise", and no escape sequence or bidi override reaches it."""
+    return prompts.format_utterance(
+        u.message_id, u.author_id, normalize(u.author_name), normalize(u.text), u.ts, speaker_zone(u.zone, tz)
+    )
 
 
 def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
@@ -33,7 +37,7 @@ def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
     # a participant is named by their current name (bot.names), not the one an old message was sent under
     if fact.sources:
         source = fact.sources[0]
-        speaker, when = people.get(source.author_id) or source.author_name or source.author_id, source.ts
+        speaker, when = people.get(source.author_id) or normalize(source.author_name) or source.author_id, source.ts
     else:
         speaker, when = people.get(fact.asserted_by, fact.asserted_by), fact.valid_from
     subject = people.get(fact.subject) or fact.subject_name or fact.subject
@@ -54,8 +58,9 @@ def _participants(utterances: Sequence[Utterance]) -> dict[str, str]:
 
 
 def reply_people(request: ReplyRequest) -> dict[str, str]:
-    """User id → display name for everyone the reply prompt may name."""
-    return {**_participants([*request.window, request.turn]), **request.participants}
+    """User id → display name (normalized) for everyone the reply prompt may name."""
+    people = {**_participants([*request.window, request.turn]), **request.participants}
+    return {uid: normalize(name) for uid, name in people.items()}
 
 
 def reply_messages(request: ReplyRequest) -> tuple[str, str]:

@@ -26,6 +26,7 @@ from bot.offline.slots import slot_of
 from bot.zones import speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
+from memory.normalize import locate, normalize
 
 __all__ = [
     "MAX_QUERIES",
@@ -161,14 +162,10 @@ def _strictify(node: Any) -> None:
             _strictify(item)
 
 
-def _squash(text: str) -> str:
-    return " ".join(text.split())
-
-
 def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[CandidateFact]:
     people = {u.author_id: u.author_name for u in (*request.context, *request.turns)}
     by_id = {u.message_id: u for u in request.turns}
-    by_name = {name.casefold(): uid for uid, name in people.items() if name}
+    by_name = {normalize(name).casefold(): uid for uid, name in people.items() if name}
     facts: list[CandidateFact] = []
     for item in out.facts:
         turn = by_id.get(item.message_id)
@@ -181,7 +178,8 @@ def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[Candidat
             )
             continue
         quote = item.quote.strip()
-        if not quote or _squash(quote) not in _squash(turn.text):
+        # the model read the normalized text (``rendering.utterance_line``); the quote is found by it
+        if locate(quote, turn.text) is None:
             log.warning(
                 "extract: dropped %s %r: quote %r is not in message %s",
                 item.kind,

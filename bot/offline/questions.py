@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bot.offline import lexicon as lx
+from memory.normalize import normalize
 
 __all__ = ["CJK_RUN", "EN_WORD", "GLOSSARY", "Ask", "Question", "read_question", "stem"]
 
@@ -127,8 +128,11 @@ def stem(word: str) -> str:
 
 
 def read_question(text: str, asker: str, aliases: Mapping[str, Sequence[str]]) -> Question | None:
-    """The question ``text`` asks about the record, or None when it asks nothing the record answers."""
-    body = text
+    """The question ``text`` asks about the record, or None when it asks nothing the record answers.
+
+    Question and names are read normalized (``memory.normalize``): a zero-width space or a bidi
+    override typed into "what did Sam pro\u200bmise" changes nothing."""
+    body = normalize(text)
     while m := _ADDRESS.match(body):
         if not m.group():
             break
@@ -141,7 +145,7 @@ def read_question(text: str, asker: str, aliases: Mapping[str, Sequence[str]]) -
         return None
     found: list[tuple[int, str, str]] = []
     for uid, names in aliases.items():
-        for name in names:
+        for name in map(normalize, names):
             if len(name) < 2 or name.casefold() in ("heyan", "和言"):
                 continue
             # a Latin name may touch CJK text ("Sam答应了什么"): guard with letters, not \b

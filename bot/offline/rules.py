@@ -29,6 +29,7 @@ Cost: one pass over the message and constant work per clause (clauses are capped
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Sequence
@@ -43,6 +44,7 @@ from bot.offline.slots import slot_of
 from bot.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Confidence, Kind, Lang
+from memory.normalize import normalize
 from memory.poisoning import attempt, fold
 
 __all__ = ["ATTRIBUTES", "MAX_MESSAGE_CHARS", "Clause", "extract_rules", "split_clauses"]
@@ -89,14 +91,24 @@ _ANAPHORA = re.compile(
 
 
 def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
-    """Candidate facts from ``request.turns`` (context only answers "what was agreed to")."""
-    names = {u.author_name: u.author_id for u in (*request.context, *request.turns) if u.author_name}
-    history: list[Utterance] = list(request.context)
+    """Candidate facts from ``request.turns`` (context only answers "what was agreed to").
+
+    The rules read each message and name normalized (``memory.normalize``): a zero-width space inside
+    "pro\u200bmise" or a colour code before "I'll" must not hide a promise. Quotes are cut from the
+    normalized text; ``to_facts`` finds the member's raw words for them.
+    """
+    context, turns = [_normalized(u) for u in request.context], [_normalized(u) for u in request.turns]
+    names = {u.author_name: u.author_id for u in (*context, *turns) if u.author_name}
+    history: list[Utterance] = list(context)
     out: list[CandidateFact] = []
-    for turn in request.turns:
+    for turn in turns:
         out.extend(_Turn(turn, request, history, names).extract())
         history.append(turn)
     return out
+
+
+def _normalized(u: Utterance) -> Utterance:
+    return dataclasses.replace(u, text=normalize(u.text), author_name=normalize(u.author_name))
 
 
 class _Turn:
