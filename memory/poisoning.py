@@ -166,11 +166,16 @@ def _decoded(text: str) -> list[str]:
     return out
 
 
+#: How much of a message is read: what extraction reads (``bot.models.READ_LIMIT``), no more.
+READ_CHARS = 8000
+
+
 def attempt(text: str, *, speaker: str = "", names: Iterable[str] = ()) -> Attempt | None:
     """Does this message try to write memory by instructing the bot, by speaking as another member
-    (``names``: the other participants' names; ``speaker``: the author's), or in base64?"""
+    (``names``: the other participants' names; ``speaker``: the author's), or in base64?
+    Reads the first ``READ_CHARS`` characters: the part anything is extracted from."""
     names = tuple(names)
-    folded = fold(text)
+    folded = fold(text[:READ_CHARS])
     if m := _OVERRIDE.search(folded):
         return Attempt(Flag.INSTRUCTION, m.group().strip())
     if found := _steering(folded):
