@@ -13,7 +13,6 @@ token budget → reply (the provider falls back to the offline one if the LLM fa
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from dataclasses import dataclass, replace
 
@@ -30,7 +29,7 @@ from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
-from bot.window import ConversationWindow
+from bot.window import ConversationWindow, text_digest
 from memory.models import Scope
 from memory.privacy import redact
 from memory.service import MemoryService, RetractResult
@@ -149,7 +148,7 @@ class Engine:
             log.info("edited message %s is no longer in the window; its new text is not read", msg.id)
             return
         await self.window.unmark_extracted(scope, [msg.id])
-        revision = hashlib.blake2b(msg.text.encode(), digest_size=6).hexdigest()
+        revision = text_digest(msg.text)
         await self.scheduler.extract(scope, [msg.id], revision=revision)
 
     async def retract(self, scope: Scope, message_id: str) -> int:

@@ -8,6 +8,7 @@ visibility and zone stay in the clear.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 import json
 import time
@@ -22,7 +23,17 @@ from bot.sealing import Advance, open_fields, reseal_value, scan, seal_fields
 from memory.crypto import Cipher
 from memory.models import Scope, Visibility
 
-__all__ = ["ConversationWindow"]
+__all__ = ["ConversationWindow", "text_digest"]
+
+#: The hash of extracted message ids → digest of the text extracted ("extracted" held a plain set
+#: before; such keys are left to expire with the window).
+_EXTRACTED = "extracted2"
+
+
+def text_digest(text: str) -> str:
+    """A short digest of a message's text: which reading of a message a job or a revision is."""
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
 
 _PREFIX = "heyan"
 
@@ -234,7 +245,7 @@ class ConversationWindow:
                      self._key("answered", tenant, session) + f":{msg.id}"]
         messages = len(keys) // 3
         keys += [self._key(kind, tenant, session)
-                 for kind in ("win", "turns", "pending", "extracted", "stage", "idlewatch")]
+                 for kind in ("win", "turns", "pending", "extracted", _EXTRACTED, "stage", "idlewatch")]
         await self.redis.delete(*keys)
         return messages
 
@@ -253,7 +264,7 @@ class ConversationWindow:
         """Let these messages be extracted again (their text changed)."""
         assert scope.session is not None
         if ids:
-            await _aw(self.redis.srem(self._key("extracted", scope.tenant, scope.session), *ids))
+            await _aw(self.redis.hdel(self._key(_EXTRACTED, scope.tenant, scope.session), *ids))
 
     async def turns(self, scope: Scope) -> int:
         assert scope.session is not None
@@ -307,21 +318,28 @@ class ConversationWindow:
                 await _aw(self.redis.srem(_WAITING, entry))
         return found
 
-    async def mark_extracted(self, scope: Scope, ids: Sequence[str]) -> None:
+    async def mark_extracted(self, scope: Scope, messages: Sequence[Message]) -> None:
+        """Record that these messages were extracted, each with a digest of the text that was read:
+        an edit that lands while the job is finishing changes the text, so the edited message still
+        counts as not extracted (whatever order the job's mark and the edit's unmark run in)."""
         assert scope.session is not None
-        key = self._key("extracted", scope.tenant, scope.session)
-        if ids:
-            await _aw(self.redis.sadd(key, *ids))
+        key = self._key(_EXTRACTED, scope.tenant, scope.session)
+        if messages:
+            await _aw(self.redis.hset(key, mapping={m.id: text_digest(m.text) for m in messages}))
             await self.redis.expire(key, self.ttl)
 
     async def not_extracted(self, scope: Scope, ids: Sequence[str]) -> list[str]:
-        """The ids among ``ids`` no extraction has finished yet (so a retried job skips done ones)."""
+        """The ids among ``ids`` whose current text no extraction has finished yet (so a retried job
+        skips done ones, and an edited message is read again)."""
         assert scope.session is not None
         if not ids:
             return []
-        key = self._key("extracted", scope.tenant, scope.session)
-        flags = await _aw(self.redis.smismember(key, list(ids)))
-        return [i for i, done in zip(ids, flags, strict=True) if not done]
+        key = self._key(_EXTRACTED, scope.tenant, scope.session)
+        raw = await _aw(self.redis.hmget(key, list(ids)))
+        done = {i: d.decode() if isinstance(d, bytes) else str(d) for i, d in zip(ids, raw, strict=True) if d}
+        current = {m.id: text_digest(m.text) for m in await self.get_many(scope, list(done))}
+        # a message no longer held keeps its mark (there is nothing left to read)
+        return [i for i in ids if i not in done or (i in current and current[i] != done[i])]
 
     # --- the idle watch: one deferred job per quiet session, not one per message ----------------
 

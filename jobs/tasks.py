@@ -72,7 +72,7 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
         await svc.audit.record(AuditEntry(tenant=tenant, actor_id=SYSTEM, actor_name="Heyan",
                                           action="memory.extract", target=session, users=users,
                                           after={**changes, "messages": [m.id for m in turns]}))
-    await svc.window.mark_extracted(scope, [m.id for m in turns])
+    await svc.window.mark_extracted(scope, turns)
     return len(result.written)
 
 

@@ -32,7 +32,7 @@ from bot.reminders import record_delivery, reminder_post
 from bot.settings import SettingsError, load_settings
 from jobs.cron import reconcile
 from jobs.queue import QUEUE
-from jobs.tasks import extract_idle
+from jobs.tasks import extract_idle, extract_memories
 from jobs.worker import DEAD_LETTER
 from memory.errors import StoreError
 from memory.models import Fact, Kind, Scope, Source, utcnow
@@ -210,6 +210,36 @@ async def test_a_failed_idle_extraction_keeps_its_batch(tmp_path: Path, redis_ur
     provider.fail.clear()
     assert await extract_idle(ctx(rt), T, "quiet", turn) == 1
     assert await rt.window.pending(scope) == []
+
+
+async def test_an_edit_landing_while_its_extraction_finishes_is_read_again(
+    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+) -> None:
+    """The edit's unmark used to run before the first job's mark, which then marked the *new* text
+    extracted: the edit's job skipped it and the message's memories were gone (seen under load)."""
+    provider = ScriptedProvider()
+    rt = await start(settings(tmp_path, redis_url), provider=provider, worker=False)
+    msg, cand = promise(T, "edit", "e1", "u-bob", "Bob", "send the draft by Friday", None)
+    provider.script[msg.id] = [cand]
+    await rt.engine.observe(msg)
+    scope = Scope(tenant=T, session="edit")
+    real_mark = rt.window.mark_extracted
+    edited = replace(msg, text=msg.text.replace("Friday", "Monday"))
+
+    async def edit_before_mark(scope: Scope, messages: Any) -> None:
+        provider.script[msg.id] = [replace(cand, value=cand.value.replace("Friday", "Monday"),
+                                           attribute=cand.attribute.replace("Friday", "Monday"),
+                                           quote=cand.quote.replace("Friday", "Monday"))]
+        await rt.engine.revise(edited)  # the edit lands after the facts were written, before the mark
+        await real_mark(scope, messages)
+
+    rt.window.mark_extracted = edit_before_mark  # type: ignore[method-assign]
+    await extract_memories(ctx(rt), T, "edit", [msg.id])
+    rt.window.mark_extracted = real_mark  # type: ignore[method-assign]
+    assert await rt.window.not_extracted(scope, [msg.id]) == [msg.id]  # the new text is still to read
+    await extract_memories(ctx(rt), T, "edit", [msg.id])  # the edit's own job
+    assert [f.value for f in await rt.memory.open_commitments(Scope(tenant=T))] == ["send the draft by Monday"]
+    assert await rt.window.not_extracted(scope, [msg.id]) == []
 
 
 async def test_a_crash_between_storing_and_queueing_leaves_work_for_the_sweep(
