@@ -172,7 +172,9 @@ def build_app(rt: Runtime, client: AsyncWebClient, identity: Identity, *, signin
               moderator_group: str | None = None) -> tuple[AsyncApp, Bridge]:
     """The bolt app over ``rt`` with every Heyan listener, and the ``Bridge`` they share."""
     app = AsyncApp(
-        name="heyan",
+        # bolt names its logger after the app and pins that logger's level to the root's at creation:
+        # a name of its own keeps it from freezing the level of anything else logged as "heyan.*"
+        name="heyan.slack",
         client=client,
         signing_secret=signing_secret,
         request_verification_enabled=True,
