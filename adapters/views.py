@@ -54,7 +54,10 @@ def _names(table: Table, name: str, texts: list[str]) -> None:
 
 
 def kind_label(fact: Fact) -> str:
-    """The kind as a person reads it: agreement/refusal for consensus, claim for a reported event."""
+    """The kind as a person reads it: agreement/refusal for consensus, claim for a reported event, and
+    why a flagged message was flagged (instruction, impersonation, encoded instruction)."""
+    if fact.status is FactStatus.FLAGGED:
+        return fact.attribute
     if fact.kind is Kind.CONSENSUS:
         return "refusal" if fact.attribute in _REFUSES else "agreement"
     if fact.kind is Kind.EVENT and fact.attribute == "claims":

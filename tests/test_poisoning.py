@@ -150,6 +150,8 @@ def test_attempts_are_flagged_and_never_recited(tmp_path: Path) -> None:
     assert sorted(f["attribute"] for f in flagged) == ["impersonation", "instruction", "instruction", "instruction"]
     assert all(f["subject"] == f["asserted_by"] == "u-ann" for f in flagged)
     assert [(f["kind"], f["subject"]) for f in facts if f["status"] != "flagged"] == [("commitment", "u-bob")]
+    review = runner.invoke(app, ["memory", "review", "--tenant", "console:p"], env=env)
+    assert review.exit_code == 0 and "impersonation" in review.stdout and "instruction" in review.stdout, review.output
 
     # the session summary (recalled as memory too) leaves the attempts out
     exported = runner.invoke(app, ["memory", "export", "--user", "u-bob", "--tenant", "console:p"], env=env)
