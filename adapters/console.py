@@ -14,6 +14,7 @@ malformed line stops the replay with nothing half-written.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -27,7 +28,10 @@ from bot.zones import is_zone, offset_name
 from memory.models import Scope, Visibility
 from memory.normalize import escape_controls
 
-__all__ = ["ConsoleSender", "ScriptError", "parse_script", "render_reply"]
+__all__ = ["ADDRESSED", "ConsoleSender", "ScriptError", "parse_script", "render_reply"]
+
+#: A line that starts by addressing the bot: "@heyan …", "@和言，…" (the console has no mention markup).
+ADDRESSED = re.compile(r"^\s*@(heyan|和言)\b[\s,，:：]*", re.IGNORECASE)
 
 _REQUIRED = ("tenant", "session", "user_id", "user_name", "text", "ts")
 
@@ -62,7 +66,8 @@ def _parse_line(path: Path, number: int, raw: str) -> Message:
         raise ScriptError(f"{where}: ts {data['ts']!r} is not ISO-8601 (e.g. 2026-11-03T10:00:00+08:00)") from None
     if ts.tzinfo is None:
         raise ScriptError(f"{where}: ts {data['ts']!r} has no UTC offset (add e.g. +08:00 or Z)")
-    mention = data.get("mention", False)
+    # without a "mention" field, a line that starts with @heyan / @和言 addresses the bot, as in chat
+    mention = data.get("mention", bool(ADDRESSED.match(data["text"])))
     if not isinstance(mention, bool):
         raise ScriptError(f"{where}: mention must be true or false")
     private = data.get("private", False)

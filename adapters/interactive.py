@@ -11,7 +11,6 @@ import asyncio
 import codecs
 import logging
 import os
-import re
 import sys
 import threading
 import uuid
@@ -19,7 +18,7 @@ from datetime import datetime
 
 from rich.console import Console
 
-from adapters.console import ConsoleSender, render_reply
+from adapters.console import ADDRESSED, ConsoleSender, render_reply
 from adapters.runtime import Runtime
 from adapters.terminal import shown
 from adapters.views import commitment_view, commitments_table, memory_table
@@ -51,7 +50,6 @@ Start a line with @heyan (or @和言) to address the bot."""
 
 log = logging.getLogger(__name__)
 
-_MENTION = re.compile(r"^\s*@(heyan|和言)\b[\s,，:：]*", re.IGNORECASE)
 
 
 class _Stdin:
@@ -175,12 +173,12 @@ class _Chat:
         return Visibility.PRIVATE if self.session in self.private else Visibility.PUBLIC
 
     async def say(self, line: str) -> None:
-        mention = bool(_MENTION.match(line))
+        mention = bool(ADDRESSED.match(line))
         msg = Message(
             id=uuid.uuid4().hex,
             scope=Scope(tenant=self.tenant, session=self.session, user=f"console:{self.name}"),
             author_name=self.name,
-            text=_MENTION.sub("", line) if mention else line,
+            text=ADDRESSED.sub("", line) if mention else line,
             ts=utcnow(),
             mention=mention,
             visibility=self._visibility(),

@@ -45,3 +45,11 @@ def test_bad_line_names_file_and_line(tmp_path: Path, line: str, reason: str) ->
         parse_script(path)
     assert str(exc.value).startswith(f"{path}:2: ")
     assert reason in str(exc.value)
+
+
+def test_a_line_starting_with_at_heyan_addresses_the_bot_unless_it_says_otherwise(tmp_path: Path) -> None:
+    lines = [{**GOOD, "text": "@heyan what did we agree?"}, {**GOOD, "text": "@和言，我们说好了什么？"},
+             {**GOOD, "text": "tell @heyan later"}, {**GOOD, "text": "@heyan not this one", "mention": False},
+             {**GOOD, "text": "@heyanfan is my name"}]
+    path = write(tmp_path, [json.dumps({**line, "id": str(i)}, ensure_ascii=False) for i, line in enumerate(lines)])
+    assert [m.mention for m in parse_script(path)] == [True, True, False, False, False]
