@@ -31,6 +31,7 @@ from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
 from bot.window import ConversationWindow, text_digest
 from memory.models import Scope
+from memory.poisoning import attempt
 from memory.privacy import redact
 from memory.service import MemoryService, RetractResult
 from prompts import neutralise
@@ -220,7 +221,11 @@ class Engine:
         msg = self._redacted(msg)  # the turn reaches the prompt (and an LLM) without identifiers
         session = Scope(tenant=msg.scope.tenant, session=msg.session)
         window = await self.window.recent(session)
-        turns = [m.utterance() for m in window if m.id != msg.id]
+        names = {m.author_name for m in (*window, msg)}
+        # a message flagged as an attempt to instruct the bot or speak as someone else is no context
+        # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
+        turns = [m.utterance() for m in window
+                 if m.id != msg.id and attempt(m.text, speaker=m.author_name, names=names) is None]
         turn = msg.utterance()
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
