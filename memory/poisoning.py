@@ -112,11 +112,19 @@ _ADDRESSING = re.compile(r"\s*(?:you\b|your\b|you'|you’|can\s+you|could\s+you|
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/=])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=])")
 
 
+#: Cyrillic and Greek letters that look like Latin ones ("Ignоre" with a Cyrillic о): read as Latin
+#: for detection only (the stored text is untouched).
+_LOOKALIKES = str.maketrans(
+    "аеорсухіѕјԁһԛԝАВЕКМНОРСТХІЅЈΑΒΕΖΗΙΚΜΝΟΡΤΥΧον",
+    "aeopcyxisjdhqwABEKMHOPCTXISJABEZHIKMNOPTYXov",
+)
+
+
 def fold(text: str) -> str:
     """What detection reads: ``memory.normalize.normalize`` (NFKC, escapes, controls, invisible and
-    bidi characters removed), markdown marks dropped, runs of spaces squashed (line breaks kept: a
+    bidi characters removed), Latin lookalikes read as Latin, markdown marks dropped, runs of spaces squashed (line breaks kept: a
     fake transcript is line by line)."""
-    text = _MARKDOWN.sub("", normalize(text))
+    text = _MARKDOWN.sub("", normalize(text).translate(_LOOKALIKES))
     return "\n".join(" ".join(line.split()) for line in text.splitlines())
 
 

@@ -1,5 +1,5 @@
-"""Poisoning: 69 attempts in Chinese and English to plant facts about someone else — instructions to
-the bot, fake system and admin tags, impersonation, base64, zero-width characters, markdown — yield
+"""Poisoning: 72 attempts in Chinese and English to plant facts about someone else — instructions to
+the bot, fake system and admin tags, impersonation, base64, zero-width characters, markdown, lookalike letters — yield
 0 facts or commitments attributed to someone who did not say them, whether the offline rules or a
 fooled LLM extracted them; every instruction is flagged and never recited back as a memory."""
 
