@@ -172,7 +172,7 @@ def to_facts(
                 found = Attempt(Flag.INSTRUCTION, quote)
             attempts[turn.message_id] = found
             if found is not None:
-                facts.append(_flagged(request, turn, found, quote, now, about=(cand.subject, *names)))
+                facts.append(_flagged(request, turn, found, quote, now, names))
         if attempts[turn.message_id] is not None:
             continue  # one flagged record per message: nothing it says becomes anyone's fact
         kind, subject, subject_name = cand.kind, cand.subject, cand.subject_name
@@ -195,7 +195,7 @@ def to_facts(
             message_id=turn.message_id, author_id=speaker, author_name=turn.author_name, ts=turn.ts, quote=quote
         )
         life = ttl.get(kind)
-        users = tuple(dict.fromkeys(u for u in (speaker, subject, about) if u in _participants(request)))
+        users = tuple(dict.fromkeys(u for u in (speaker, subject, about) if u in names))
         try:
             fact = Fact(
                 tenant=request.tenant,
@@ -234,14 +234,15 @@ _FLAGGED_VALUE_CHARS = 300
 
 
 def _flagged(
-    request: ExtractionRequest, turn: Utterance, found: Attempt, quote: str, now: datetime, about: Sequence[str]
+    request: ExtractionRequest, turn: Utterance, found: Attempt, quote: str, now: datetime, names: dict[str, str]
 ) -> Fact:
     """The one record a flagged message leaves: its speaker's, status ``flagged``, for moderators.
 
-    Its users are the speaker and every participant the message names, so their export shows it
-    and their erasure removes it."""
+    Its users are the speaker and every participant (``names``: id → name) the message names, so
+    their export shows it and their erasure removes it."""
     text = normalize(turn.text)
-    named = [u for u in about if u in _participants(request) and _names_in(request, u, fold(text))]
+    folded = fold(text).casefold()
+    named = [uid for uid, name in names.items() if (name and name.casefold() in folded) or uid.casefold() in folded]
     return Fact(
         tenant=request.tenant,
         session=request.session,
@@ -263,14 +264,3 @@ def _flagged(
         visibility=request.visibility,
         slot=f"flagged:{turn.message_id}",
     ).with_id()
-
-
-def _names_in(request: ExtractionRequest, user: str, text: str) -> bool:
-    """Is ``user`` named in ``text`` (by id or by the name they speak under)?"""
-    folded = text.casefold()
-    return any(u.author_id == user and (u.author_name.casefold() in folded or user.casefold() in folded)
-               for u in (*request.context, *request.turns) if u.author_name)
-
-
-def _participants(request: ExtractionRequest) -> set[str]:
-    return {u.author_id for u in (*request.context, *request.turns)}

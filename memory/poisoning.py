@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -169,7 +170,7 @@ def _decoded(text: str) -> list[str]:
             words = raw.decode("utf-8")
         except (binascii.Error, UnicodeDecodeError):
             continue  # not base64 of text: an id, a hash, a word
-        if words.isprintable() or all(c.isprintable() or c in "\n\t" for c in words):
+        if all(c.isprintable() or c in "\n\t" for c in words):
             out.append(words)
     return out
 
@@ -181,9 +182,15 @@ READ_CHARS = 8000
 def attempt(text: str, *, speaker: str = "", names: Iterable[str] = ()) -> Attempt | None:
     """Does this message try to write memory by instructing the bot, by speaking as another member
     (``names``: the other participants' names; ``speaker``: the author's), or in base64?
-    Reads the first ``READ_CHARS`` characters: the part anything is extracted from."""
-    names = tuple(names)
-    folded = fold(text[:READ_CHARS])
+    Reads the first ``READ_CHARS`` characters: the part anything is extracted from. The same
+    message is asked about by extraction, summaries and every reply that has it in its window:
+    answers are cached."""
+    return _attempt(text[:READ_CHARS], speaker, tuple(sorted(set(names))))
+
+
+@functools.lru_cache(maxsize=2048)
+def _attempt(text: str, speaker: str, names: tuple[str, ...]) -> Attempt | None:
+    folded = fold(text)
     if m := _OVERRIDE.search(folded):
         return Attempt(Flag.INSTRUCTION, m.group().strip())
     if found := _steering(folded):
@@ -192,6 +199,6 @@ def attempt(text: str, *, speaker: str = "", names: Iterable[str] = ()) -> Attem
         return Attempt(Flag.IMPERSONATION, found)
     for words in _decoded(folded):
         inner = fold(words)
-        if attempt(inner, speaker=speaker, names=names) is not None or _FACT_WORDS.search(inner):
+        if _attempt(inner, speaker, names) is not None or _FACT_WORDS.search(inner):
             return Attempt(Flag.ENCODED, words[:80])
     return None
