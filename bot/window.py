@@ -12,7 +12,7 @@ import hashlib
 import inspect
 import json
 import time
-from collections.abc import Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar, TypeVar
 
@@ -212,20 +212,26 @@ class ConversationWindow:
             pipe.lrem(self._key("pending", tenant, session), 0, message_id)
             await pipe.execute()
 
-    async def forget_author(self, tenant: str, user: str) -> int:
-        """Erase every message ``user`` wrote in ``tenant``: its text, its place in the window and in
-        the waiting batch. Returns how many messages went."""
-        removed = 0
-        pattern = f"{_PREFIX}:msg:{_glob(tenant)}:*"
+    async def _stored(self, tenant: str, session: str | None = None) -> AsyncIterator[tuple[bytes | str, Message]]:
+        """Every stored message of ``tenant`` (of one session when given), with its key. The key
+        pattern also matches longer ids with these as their prefix; those are skipped."""
+        pattern = f"{_PREFIX}:msg:{_glob(tenant)}:" + (f"{_glob(session)}:*" if session is not None else "*")
         async for key in self.redis.scan_iter(match=pattern, count=500):
             raw = await self.redis.get(key)
             if raw is None:
                 continue
             msg = _decode(raw, self.cipher)
-            if msg.scope.tenant != tenant or msg.author_id != user:
-                continue
-            await self.remove(Scope(tenant=tenant, session=msg.session), msg.id)
-            removed += 1
+            if msg.scope.tenant == tenant and (session is None or msg.session == session):
+                yield key, msg
+
+    async def forget_author(self, tenant: str, user: str) -> int:
+        """Erase every message ``user`` wrote in ``tenant``: its text, its place in the window and in
+        the waiting batch. Returns how many messages went."""
+        removed = 0
+        async for _, msg in self._stored(tenant):
+            if msg.author_id == user:
+                await self.remove(Scope(tenant=tenant, session=msg.session), msg.id)
+                removed += 1
         return removed
 
     async def forget_session(self, scope: Scope) -> int:
@@ -233,14 +239,8 @@ class ConversationWindow:
         assert scope.session is not None
         tenant, session = scope.tenant, scope.session
         keys: list[bytes | str] = []
-        pattern = f"{_PREFIX}:msg:{_glob(tenant)}:{_glob(session)}:*"
-        async for key in self.redis.scan_iter(match=pattern, count=500):
-            raw = await self.redis.get(key)
-            if raw is None:
-                continue
-            msg = _decode(raw, self.cipher)
-            if msg.scope.tenant != tenant or msg.session != session:
-                continue  # a longer session id with this one as its prefix (a Slack thread of a channel)
+        # (a Slack thread's id has its channel's as prefix: _stored keeps to this session exactly)
+        async for key, msg in self._stored(tenant, session):
             keys += [key, self._key("seen", tenant, session) + f":{msg.id}",
                      self._key("answered", tenant, session) + f":{msg.id}"]
         messages = len(keys) // 3
