@@ -10,7 +10,7 @@ that says what to do, and exit status 2.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -62,6 +62,13 @@ def fail(message: str) -> typer.Exit:
     what a member or the operator typed: it is printed as text, never as markup."""
     err.print(f"[bold red]error:[/] {escape_markup(message)}", highlight=False, soft_wrap=True, markup=True)
     return typer.Exit(2)
+
+
+def one_of(what: str, value: str, choices: Sequence[str]) -> str:
+    """``value`` when it is one of ``choices``; else the error naming them (``fail``)."""
+    if value not in choices:
+        raise fail(f"unknown {what} {value!r}; use one of: {', '.join(choices)}")
+    return value
 
 
 def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:

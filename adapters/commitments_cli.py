@@ -15,6 +15,7 @@ from adapters.cli_common import (
     console,
     fail,
     find_in_tenants,
+    one_of,
     tenant_names,
     tenants_of,
     with_runtime,
@@ -42,8 +43,8 @@ def commitments_list(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """List commitments, their due times and reminders (the tenant column appears when there are several)."""
-    if status is not None and status not in _STATUSES:
-        raise fail(f"unknown status {status!r}; use one of: {', '.join(_STATUSES)}")
+    if status is not None:
+        one_of("status", status, _STATUSES)
 
     async def body(rt: Runtime) -> list[dict[str, Any]]:
         views: list[dict[str, Any]] = []

@@ -20,6 +20,7 @@ from adapters.cli_common import (
     console,
     fail,
     find_in_tenants,
+    one_of,
     run,
     tenant_names,
     tenants_of,
@@ -47,21 +48,11 @@ STATUS_HELP = "only this status: " + ", ".join(s.value for s in FactStatus)
 
 
 def _kind(value: str | None) -> Kind | None:
-    if value is None:
-        return None
-    try:
-        return Kind(value)
-    except ValueError:
-        raise fail(f"unknown kind {value!r}; use one of: {', '.join(k.value for k in Kind)}") from None
+    return None if value is None else Kind(one_of("kind", value, [k.value for k in Kind]))
 
 
 def _status(value: str | None) -> FactStatus | None:
-    if value is None:
-        return None
-    try:
-        return FactStatus(value)
-    except ValueError:
-        raise fail(f"unknown status {value!r}; use one of: {', '.join(s.value for s in FactStatus)}") from None
+    return None if value is None else FactStatus(one_of("status", value, [s.value for s in FactStatus]))
 
 
 @app.command("list")

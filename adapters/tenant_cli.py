@@ -14,7 +14,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.table import Table
 
-from adapters.cli_common import console, fail, redis_only, run
+from adapters.cli_common import console, fail, one_of, redis_only, run
 from adapters.cli_style import Typer
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettingError, TenantSettings, check_timezone
@@ -109,9 +109,7 @@ def tenant_set_retention(
     days: Annotated[str, typer.Argument(help="days to keep (a positive number), or keep (until erased)")],
 ) -> None:
     """How long a tenant keeps each kind of memory; expired ones leave recall at once and are purged."""
-    kinds = [k.value for k in Kind]
-    if kind not in (*kinds, "closed"):
-        raise fail(f"unknown kind {kind!r}; use one of: {', '.join(kinds)}, closed")
+    one_of("kind", kind, [*(k.value for k in Kind), "closed"])
     value: float | None
     if days == "keep":
         if kind == "closed":

@@ -27,6 +27,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.cli_common import fail, one_of
 from bot.lang import detect_lang
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
@@ -190,16 +191,13 @@ def answers(
 ) -> None:
     """Item precision and recall, no-record accuracy and reply language of the offline answers."""
     if not qa.is_file():
-        print(f"error: no QA set at {qa}; pass --qa FILE", file=sys.stderr)
-        raise typer.Exit(2)
+        raise fail(f"no QA set at {qa}; pass --qa FILE")
     try:
         cases = load_qa(qa)
     except ValueError as exc:
         print(exc, file=sys.stderr)
         raise typer.Exit(2) from None
-    if split not in ("all", "dev", "heldout"):
-        print(f"error: unknown split {split!r}; use one of: all, dev, heldout", file=sys.stderr)
-        raise typer.Exit(2)
+    one_of("split", split, ("all", "dev", "heldout"))
     report = score_qa([c for c in cases if split in ("all", c.split)])
     if as_json:
         data = report.as_dict() | {"qa": str(qa), "split": split}

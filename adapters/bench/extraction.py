@@ -28,6 +28,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.cli_common import fail, one_of
 from bot.offline.rules import extract_rules
 from bot.zones import offset_name
 from memory.extraction import ExtractionRequest, Utterance, to_facts
@@ -200,17 +201,14 @@ def extraction(
 ) -> None:
     """Precision and recall per kind, due-time accuracy and commitment owners of the offline rules."""
     if not corpus.is_file():
-        print(f"error: no corpus at {corpus}; pass --corpus FILE", file=sys.stderr)
-        raise typer.Exit(2)
+        raise fail(f"no corpus at {corpus}; pass --corpus FILE")
     try:
         rows = load_corpus(corpus)
     except CorpusError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         raise typer.Exit(2) from None
-    if split not in ("all", "dev", "heldout"):
-        print(f"error: unknown split {split!r}; use one of: all, dev, heldout", file=sys.stderr)
-        raise typer.Exit(2)
+    one_of("split", split, ("all", "dev", "heldout"))
     report = score([r for r in rows if split in ("all", r.split)])
     if as_json:
         data = report.as_dict() | {"corpus": str(corpus), "split": split}
