@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from bot.sealing import Advance, needs_reseal, open_fields, reseal_value, scan, seal_fields
+from bot.sealing import Advance, needs_reseal, open_fields, reseal_keys, reseal_value, scan, seal_fields
 from memory.crypto import Cipher
 from memory.models import utcnow
 
@@ -175,10 +175,8 @@ class AuditLog:
         rewritten. ``advance(1)`` per stream or detail visited."""
         assert self.cipher is not None, "rotation needs the cipher"
         cipher = self.cipher
-        written = 0
-        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
-            written += await self._reseal_stream(key, cipher)
-            advance(1)
+        written = await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance,
+                                    lambda key: self._reseal_stream(key, cipher))
         async for key in scan(self.redis, self.SEALED_PATTERNS[1]):
             tenant, _, entry_id = key[len(_DETAIL):].rpartition(":")
             context = _detail_context(tenant, entry_id)

@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 from redis.asyncio import Redis
 
 from bot.richtext import RichText
-from bot.sealing import Advance, open_fields, reseal_hash_field, scan, seal_fields
+from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
 from memory.crypto import Cipher
 from memory.models import Lang, utcnow
 
@@ -342,12 +342,8 @@ class Outbox:
         many were rewritten. ``advance(1)`` per post visited."""
         assert self.cipher is not None, "rotation needs the cipher"
         cipher = self.cipher
-        written = 0
-        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
-            written += await reseal_hash_field(
-                self.redis, key, "data", cipher, lambda raw: Post.from_json(raw, cipher).to_json(cipher))
-            advance(1)
-        return written
+        return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance, lambda key: reseal_hash_field(
+            self.redis, key, "data", cipher, lambda raw: Post.from_json(raw, cipher).to_json(cipher)))
 
     async def platforms(self) -> list[str]:
         return sorted(_text(p) or "" for p in await self.redis.smembers(_PLATFORMS))  # type: ignore[misc]

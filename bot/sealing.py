@@ -33,6 +33,7 @@ __all__ = [
     "needs_reseal",
     "open_fields",
     "reseal_hash_field",
+    "reseal_keys",
     "reseal_value",
     "scan",
     "seal_fields",
@@ -119,6 +120,18 @@ async def scan(redis: Redis, pattern: str) -> AsyncIterator[str]:
 
 def _text(value: bytes | str | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
+
+
+async def reseal_keys(
+    redis: Redis, pattern: str, advance: Advance, reseal_one: Callable[[str], Awaitable[int]]
+) -> int:
+    """Key rotation over every key matching ``pattern``: ``reseal_one(key)`` each (how many it
+    rewrote), ``advance(1)`` per key visited; returns the total rewritten."""
+    written = 0
+    async for key in scan(redis, pattern):
+        written += await reseal_one(key)
+        advance(1)
+    return written
 
 
 async def reseal_value(redis: Redis, key: str, cipher: Cipher, rewrite: Callable[[str], str]) -> bool:

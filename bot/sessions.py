@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
-from bot.sealing import Advance, open_fields, reseal_hash_field, scan, seal_fields
+from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
 from memory.crypto import Cipher
 from memory.models import Visibility, utcnow
 
@@ -183,9 +183,5 @@ class SessionBook:
         many were rewritten. ``advance(1)`` per session visited."""
         assert self.cipher is not None, "rotation needs the cipher"
         cipher = self.cipher
-        written = 0
-        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
-            written += await reseal_hash_field(
-                self.redis, key, "data", cipher, lambda raw: SessionInfo.from_json(raw, cipher).to_json(cipher))
-            advance(1)
-        return written
+        return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance, lambda key: reseal_hash_field(
+            self.redis, key, "data", cipher, lambda raw: SessionInfo.from_json(raw, cipher).to_json(cipher)))

@@ -19,7 +19,7 @@ from typing import Any, ClassVar, TypeVar
 from redis.asyncio import Redis
 
 from bot.models import Message
-from bot.sealing import Advance, open_fields, reseal_value, scan, seal_fields
+from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from memory.crypto import Cipher
 from memory.models import Scope, Visibility
 
@@ -254,11 +254,8 @@ class ConversationWindow:
         returns how many were rewritten. ``advance(1)`` per message visited."""
         assert self.cipher is not None, "rotation needs the cipher"
         cipher = self.cipher
-        written = 0
-        async for key in scan(self.redis, self.SEALED_PATTERNS[0]):
-            written += await reseal_value(self.redis, key, cipher, lambda raw: _encode(_decode(raw, cipher), cipher))
-            advance(1)
-        return written
+        return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance, lambda key: reseal_value(
+            self.redis, key, cipher, lambda raw: _encode(_decode(raw, cipher), cipher)))
 
     async def unmark_extracted(self, scope: Scope, ids: Sequence[str]) -> None:
         """Let these messages be extracted again (their text changed)."""
