@@ -19,7 +19,7 @@ from pydantic import ValidationError
 
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
 from memory.normalize import locate, normalize
-from memory.poisoning import Attempt, Flag, attempt, fold
+from memory.poisoning import Attempt, attempt, fold
 
 __all__ = [
     "DEFAULT_TTL",
@@ -168,8 +168,6 @@ def to_facts(
         speaker = turn.author_id
         if turn.message_id not in attempts:
             found = attempt(turn.text, speaker=turn.author_name, names=names.values())
-            if found is None and cand.extra.get("flag") == "instruction":
-                found = Attempt(Flag.INSTRUCTION, quote)
             attempts[turn.message_id] = found
             if found is not None:
                 facts.append(_flagged(request, turn, found, quote, now, names))
