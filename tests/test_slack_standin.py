@@ -114,7 +114,8 @@ async def test_app_mention_is_answered_in_the_thread(slack: SlackStandIn) -> Non
     assert call.params["team_id"] == slack.workspace.team_id  # bolt's per-request client adds it
     assert slack.methods_called() == ["auth.test", "chat.postMessage"]  # auth.test on the first request
     thread = await web_client(slack).conversations_replies(channel=GENERAL, ts=parent)
-    assert [m["text"] for m in thread["messages"]] == ["a thread about the schedule", "noted"]
+    # the mention is a message of the thread too (Slack keeps what its events are about)
+    assert [m["text"] for m in thread["messages"]] == ["a thread about the schedule", mention["text"], "noted"]
 
 
 async def test_process_before_response_runs_the_listener_before_answering(slack: SlackStandIn) -> None:
@@ -469,7 +470,7 @@ async def test_messages_views_and_ephemeral(slack: SlackStandIn) -> None:
     assert raised.value.response["error"] == "user_not_in_channel"
 
     home = await client.views_publish(user_id=ALICE, view={"type": "home", "blocks": []})
-    modal = await client.views_open(trigger_id="1.2.abc", view=NOTE_MODAL)
+    modal = await client.views_open(trigger_id=slack.payloads.trigger_id(), view=NOTE_MODAL)
     again = await client.views_update(
         view_id=modal["view"]["id"], view={**NOTE_MODAL, "private_metadata": "x"}
     )
