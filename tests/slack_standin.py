@@ -1063,8 +1063,10 @@ class SlackStandIn(StandInMore):
     # -- state helpers used by the payloads and the handlers -----------------------------------------
 
     def next_ts(self) -> str:
-        self._ts_seq += 1
-        return f"{self._ts_base}.{self._ts_seq:06d}"
+        """A new message ``ts``: the stand-in's clock in microseconds, always increasing (Slack's
+        ``ts`` is the time the message was posted, unique per channel)."""
+        self._ts_seq = max(self._ts_seq + 1, int(self.now() * 1_000_000))
+        return f"{self._ts_seq // 1_000_000}.{self._ts_seq % 1_000_000:06d}"
 
     def new_view(self, view: Mapping[str, Any]) -> dict[str, Any]:
         view_id = self._new_id("V")

@@ -27,6 +27,9 @@ __all__ = ["CatchUp", "catch_up"]
 
 log = logging.getLogger(__name__)
 
+#: Seconds Slack's clock may be behind this process's (a dispute's opening time is ours; ``ts`` are Slack's).
+CLOCK_SKEW = 5.0
+
 
 @dataclass(slots=True)
 class CatchUp:
@@ -52,7 +55,8 @@ async def catch_up(bridge: Bridge) -> CatchUp:
             here = await bridge.at(info.tenant)
             channel, thread = split_session(info.session)
             last = await bridge.places.last_seen(info.tenant, info.session)
-            oldest = last or (f"{info.opened_at.timestamp():.6f}" if info.opened_at else "0")
+            # nothing heard since the opening: from a little before it (Slack's clock may be behind ours)
+            oldest = last or (f"{info.opened_at.timestamp() - CLOCK_SKEW:.6f}" if info.opened_at else "0")
             threads = await bridge.places.threads(info.tenant, info.session) if thread is None else ()
             found = await since(here.reads, channel, thread, oldest, threads)
         except NotInstalled:

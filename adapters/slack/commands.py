@@ -117,8 +117,6 @@ async def open_dispute(inv: Invocation, session: str, *, title: str, members: li
         inv.actor, session, title=title, members=[Mention(u, names[u]) for u in members],
         visibility=await people.directory.visibility(channel), channel=channel,
     )
-    if info.opened_at is not None:  # catch-up reads from here if nothing is heard before a restart
-        await inv.bridge.places.seen(inv.tenant, session, f"{info.opened_at.timestamp():.6f}")
     key = "dispute.opened.thread" if session != channel else "dispute.opened"
     return t(key, inv.lang, title=escape(info.title))
 
