@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
 from bot.audit import AuditEntry, AuditLog
+from bot.conversation import MessageLog, StageBook
 from bot.erasure import Erasure
 from bot.limits import RateLimits
 from bot.llm.base import MediatorProvider
@@ -20,7 +21,6 @@ from bot.ports import Scheduler
 from bot.reminders import reminder_time
 from bot.sessions import SessionBook
 from bot.settings import JobSettings
-from bot.window import ConversationWindow
 from memory.models import (
     OPEN_COMMITMENT,
     Fact,
@@ -58,7 +58,8 @@ class ModerationBase:
         audit: AuditLog,
         outbox: Outbox,
         scheduler: Scheduler,
-        window: ConversationWindow,
+        window: MessageLog,
+        stages: StageBook,
         provider: MediatorProvider,
         redis: Redis,
         jobs: JobSettings,
@@ -71,6 +72,7 @@ class ModerationBase:
         self.outbox = outbox
         self.scheduler = scheduler
         self.window = window
+        self.stages = stages
         self.provider = provider
         self.redis = redis
         self.jobs = jobs
