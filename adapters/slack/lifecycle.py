@@ -58,7 +58,7 @@ async def channel_gone(bridge: Bridge, tenant: str, channel: str) -> int:
             continue
         scope = Scope(tenant=tenant, session=info.session)
         records = await rt.store.delete("facts", scope) + await rt.store.delete("summaries", scope)
-        messages = await rt.window.forget_session(scope)
+        messages = await rt.conversation.forget_session(scope)
         posts = await rt.outbox.cancel(tenant, info.session)
         state = DisputeState.CLOSED if info.is_open else info.state
         await rt.sessions.put(replace(info, state=state, closed_at=info.closed_at or utcnow(),
