@@ -113,3 +113,25 @@ async def test_one_redis_database_serves_one_slack_app(tmp_path: Path, redis_url
         with pytest.raises(StartupError, match="already serves another Slack app"):
             async with slack_world(tmp_path, redis_url, slack=slack, slack_overrides=oauth(slack)):
                 pass
+
+
+async def test_installations_are_sealed_and_follow_a_key_rotation(redis_url: str) -> None:
+    from redis.asyncio import Redis
+
+    from adapters.slack.workspaces import RedisInstallationStore, Workspace
+    from memory.crypto import Cipher, generate_key, parse_keys
+
+    old, new = parse_keys(generate_key())[0], parse_keys(generate_key())[0]
+    redis = Redis.from_url(redis_url)
+    try:
+        ws = Workspace(tenant="slack:T1", team_id="T1", bot_token="xoxb-secret", bot_user_id="U1", bot_id="B1")
+        await RedisInstallationStore(redis, Cipher([old])).put(ws)
+        rotated = RedisInstallationStore(redis, Cipher([new, old]))
+        assert await rotated.reseal(lambda _n: None) == 1
+        after_rotation = await RedisInstallationStore(redis, Cipher([new])).find("slack:T1")  # the old key retired
+        raw = await redis.get("heyan:slack-install:slack:T1")
+    finally:
+        await redis.aclose()
+
+    assert after_rotation == ws and raw is not None and b"xoxb-secret" not in raw
+    assert "bot_token" not in repr(ws) and "xoxb" not in repr(ws)

@@ -21,12 +21,12 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from arq.connections import ArqRedis
 from arq.worker import Worker, func
 
-from bot.sealing import open_fields, seal_fields
+from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from jobs.queue import deserialize, serialize
 from jobs.worker import resilient
 from memory.crypto import Cipher
@@ -53,6 +53,9 @@ def _text(value: bytes | str | None) -> str | None:
 
 class EventRedo:
     """Stored Slack deliveries waiting for a re-run."""
+
+    #: The keys holding sealed member text (``heyan keys rotate`` rewrites them).
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*",)
 
     def __init__(self, redis: ArqRedis, cipher: Cipher | None, *, defer_seconds: float = DEFER_SECONDS) -> None:
         self.redis = redis
@@ -91,6 +94,21 @@ class EventRedo:
 
     async def done(self, tenant: str, event_id: str) -> None:
         await self.redis.delete(self.key(tenant, event_id))
+
+    async def reseal(self, advance: Advance) -> int:
+        """Key rotation: every stored delivery sealed with the first key (compare-and-set)."""
+        assert self.cipher is not None, "rotation needs the cipher"
+        cipher = self.cipher
+
+        def rewrite(raw: str) -> str:
+            data = json.loads(raw)
+            context = f"slack-redo/{data['tenant']}/{data['event_id']}"
+            opened = open_fields(data, cipher, context)
+            return json.dumps(seal_fields({"tenant": data["tenant"], "event_id": data["event_id"]},
+                                          {"body": opened["body"]}, cipher, context), ensure_ascii=False)
+
+        return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance,
+                                 lambda key: reseal_value(self.redis, key, cipher, rewrite))
 
 
 def _context(tenant: str) -> dict[str, Any]:
