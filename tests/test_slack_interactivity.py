@@ -105,6 +105,23 @@ async def test_a_slow_lookup_does_not_let_the_correct_buttons_trigger_expire(tmp
     assert filled.response["ok"] and "a quiet evening" in texts(filled)
 
 
+async def test_a_click_that_reaches_heyan_after_its_trigger_expired_is_told_once(tmp_path: Path, redis_url: str) -> None:
+    """Slack answers expired_trigger_id (the click arrived more than 3 s after it was made): the
+    presser hears why, once, where they pressed; nothing else happens."""
+    async with slack_world(tmp_path, redis_url) as w:
+        ids = await seed(w)
+        payload = w.slack.payloads.block_actions(user=BOB, action_id="heyan_mem_correct", value=ids["quiet"],
+                                                 channel=GENERAL)
+        w.slack.advance(3.5)  # the click was held up on its way
+        await w.sender.interaction(payload)
+        told = await w.response(payload["response_url"])
+        opened = w.slack.calls_to("views.open")
+
+    assert [c.response["error"] for c in opened] == ["expired_trigger_id"]
+    assert "expired_trigger_id" in told.params["text"] and "views.update" not in w.slack.methods_called()
+    assert len(w.slack.calls_to(RESPONSE_URL)) == 1
+
+
 async def test_a_member_cannot_open_the_modal_for_someone_elses_memory(tmp_path: Path, redis_url: str) -> None:
     async with slack_world(tmp_path, redis_url) as w:
         ids = await seed(w)
