@@ -135,3 +135,24 @@ async def test_installations_are_sealed_and_follow_a_key_rotation(redis_url: str
 
     assert after_rotation == ws and raw is not None and b"xoxb-secret" not in raw
     assert "bot_token" not in repr(ws) and "xoxb" not in repr(ws)
+
+
+async def test_a_revoked_token_fails_a_post_once_with_the_reason(tmp_path: Path, redis_url: str) -> None:
+    """The token stops working before Slack's tokens_revoked event arrives: the post is dead-lettered
+    at its first refusal, with Slack's reason — not retried for hours, not posted twice."""
+    async with slack_world(tmp_path, redis_url) as w:
+        w.slack.revoked_tokens.add(w.slack.workspace.bot_token)
+        await w.rt.outbox.append(Post(id="revoked:1", tenant=w.tenant, session=GENERAL,
+                                      body=RichText.of("a follow-up"), kind=PostKind.REMINDER))
+
+        async def dead() -> Any:
+            record = await w.rt.outbox.get("revoked:1")
+            return record if record is not None and record.state.value == "dead" else None
+
+        record = await w.until(dead, "the post was never dead-lettered")
+        await w.rt.deliver_now()
+        attempts = list(w.slack.calls_to("chat.postMessage"))
+
+    assert record is not None and record.state.value == "dead"
+    assert "token_revoked" in (record.error or "") and "revoked its token" in (record.error or "")
+    assert len(attempts) == 1 and attempts[0].response["error"] == "token_revoked"
