@@ -60,6 +60,9 @@ class AuditEntry:
     users: tuple[str, ...] = ()
     at: datetime = field(default_factory=utcnow)
     id: str = ""
+    #: The kind of memory the change is about (``memory.models.Kind``), when it is about one: its
+    #: details expire with that kind's retention in the tenant.
+    kind: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +70,7 @@ class AuditEntry:
             "actor_name": self.actor_name, "action": self.action, "target": self.target, "reason": self.reason,
             "before": dict(self.before) if self.before is not None else None,
             "after": dict(self.after) if self.after is not None else None, "users": list(self.users),
+            "kind": self.kind,
         }
 
 
@@ -95,6 +99,7 @@ def _decode(entry_id: str, raw: str, cipher: Cipher | None = None) -> AuditEntry
         before=data.get("before"),
         after=data.get("after"),
         users=tuple(data.get("users") or ()),
+        kind=data.get("kind"),
     )
 
 
