@@ -224,14 +224,15 @@ class ConversationWindow:
             if msg.scope.tenant == tenant and (session is None or msg.session == session):
                 yield key, msg
 
-    async def forget_author(self, tenant: str, user: str) -> int:
+    async def forget_author(self, tenant: str, user: str) -> list[Message]:
         """Erase every message ``user`` wrote in ``tenant``: its text, its place in the window and in
-        the waiting batch. Returns how many messages went."""
-        removed = 0
+        the waiting batch. Returns the messages that went (the erasure looks for their ids and the
+        names they were written under elsewhere)."""
+        removed: list[Message] = []
         async for _, msg in self._stored(tenant):
             if msg.author_id == user:
                 await self.remove(Scope(tenant=tenant, session=msg.session), msg.id)
-                removed += 1
+                removed.append(msg)
         return removed
 
     async def forget_session(self, scope: Scope) -> int:

@@ -138,8 +138,7 @@ class MemberSelfService(ModerationBase):
                                  "删除确认已过期或不匹配；请重新发起")
         await self.redis.delete(key)
         report = await self.erasure.erase(actor.tenant, user, request_id=token)
-        await self._log(actor, "member.erase", user, users=[user],
-                        after={"records": report.records, "messages": report.messages, "posts": report.posts})
+        await self._log(actor, "member.erase", user, users=[user], after=report.counts())
         return report.records
 
     async def commitments(
@@ -201,3 +200,4 @@ class MemberSelfService(ModerationBase):
                         after={"due_at": until.isoformat()})
         await self._rescheduled(saved)
         return saved
+
