@@ -110,7 +110,8 @@ class MemberSelfService(ModerationBase):
             return exact
 
     async def request_erasure(self, actor: Actor, user: str | None = None) -> ErasureRequest:
-        """Step one of erasing a member: what would go, and a token to confirm it with."""
+        """Step one of erasing a member: what would go in the actor's tenant — only there — and a token
+        to confirm it with (in the same tenant, by the same actor)."""
         await self._enter(actor)
         user = user or actor.user_id
         if user != actor.user_id:
@@ -120,7 +121,7 @@ class MemberSelfService(ModerationBase):
         summaries = await self.memory.store.count("summaries", scope)
         token = secrets.token_urlsafe(8)
         await self.redis.set(self._erase_key(actor, user), token, ex=ERASE_CONFIRM_SECONDS)
-        return ErasureRequest(user=user, facts=facts, summaries=summaries, token=token)
+        return ErasureRequest(user=user, facts=facts, summaries=summaries, token=token, tenant=actor.tenant)
 
     @staticmethod
     def _erase_key(actor: Actor, user: str) -> str:
