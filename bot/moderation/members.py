@@ -7,6 +7,7 @@ import secrets
 from datetime import datetime
 
 from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
+from bot.erasure import ErasureReport
 from bot.moderation.base import ERASE_CONFIRM_SECONDS, REVIEW_STATUSES, ModerationBase
 from bot.moderation.corrections import (
     CLOSED_TO_MEMBERS,
@@ -129,6 +130,12 @@ class MemberSelfService(ModerationBase):
 
     async def confirm_erasure(self, actor: Actor, token: str, user: str | None = None) -> int:
         """Step two: erase every memory and summary about or from the member; returns how many."""
+        return (await self.erase_member(actor, token, user)).records
+
+    async def erase_member(self, actor: Actor, token: str, user: str | None = None) -> ErasureReport:
+        """Step two, with what went per store: erase the member in the actor's tenant — only there —
+        with the token ``request_erasure`` gave this actor in this tenant (a token from another
+        tenant, or another actor's, is refused)."""
         await self._enter(actor)
         user = user or actor.user_id
         key = self._erase_key(actor, user)
@@ -140,7 +147,7 @@ class MemberSelfService(ModerationBase):
         await self.redis.delete(key)
         report = await self.erasure.erase(actor.tenant, user, request_id=token)
         await self._log(actor, "member.erase", user, users=[user], after=report.counts())
-        return report.records
+        return report
 
     async def commitments(
         self, actor: Actor, *, session: str | None = None, include_closed: bool = False
