@@ -15,6 +15,7 @@ Redis: ``heyan:dead-letter`` — a list of JSON entries, oldest first.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -67,6 +68,8 @@ class DeadLetters:
         """One list entry: ids and the error's type in the clear, its message sealed."""
         data = {"job_id": job_id, "function": function, "args": list(args), "error": error, "tries": tries,
                 "at": utcnow().isoformat()}
+        if not detail:  # our own words (a timeout): nothing to seal
+            return json.dumps({**data, "detail": ""}, ensure_ascii=False)
         return json.dumps(seal_fields(data, {"detail": detail}, self.cipher, _context(job_id)), ensure_ascii=False)
 
     async def add(self, *, job_id: str, function: str, args: Sequence[Any], exc: BaseException, tries: int,
@@ -91,11 +94,14 @@ class DeadLetters:
         def scrubbed(raw: str) -> str | None:
             data: dict[str, Any] = json.loads(raw)
             args = data.get("args") or []
-            if not args or args[0] != tenant or not (data.get("sealed") or data.get("detail")):
+            error = str(data.get("error") or "")
+            # an entry written before details were sealed kept "<type>: <message>" in the clear
+            legacy = "detail" not in data and "sealed" not in data and ": " in error
+            if not args or args[0] != tenant or not (data.get("sealed") or data.get("detail") or legacy):
                 return None
             data.pop("sealed", None)
             data["detail"] = ""
-            data["error"] = f"{str(data.get('error') or '').split(' (')[0]} (details removed by an erasure)"
+            data["error"] = f"{re.split(r'[ :(]', error, maxsplit=1)[0]} (details removed by an erasure)"
             return json.dumps(data, ensure_ascii=False)
 
         return await self._rewrite(scrubbed)

@@ -196,16 +196,25 @@ async def test_a_dead_letter_keeps_its_error_sealed_and_erasure_drops_it(
         assert MARK not in str(failure.value)
     await DeadLetters(rt.redis).add(job_id="other", function="extract", args=[OTHER, "s", ["m"]],
                                     exc=ValueError(f"{MARK} elsewhere"), tries=2)
+    # an entry from before errors were sealed, and a timeout (our own words): one to scrub, one to keep
+    await rt.redis.rpush(DEAD_LETTER, json.dumps({  # type: ignore[misc]
+        "job_id": "old", "function": "extract", "args": [T, "s", ["m"]], "error": f"ValueError: {NAME} said",
+        "tries": 2, "at": "2026-01-01T00:00:00+00:00"}))
+    await rt.services.dead_letters.add(job_id="slow", function="extract", args=[T, "s", ["m"]],  # type: ignore[union-attr]
+                                       exc=TimeoutError(), tries=2, timeout=10)
     raw = b"\n".join(await rt.redis.lrange(DEAD_LETTER, 0, -1))  # type: ignore[misc]
     assert raw.count(MARK.encode()) == 1  # only the unsealed one of the other tenant (no cipher there)
     assert MARK not in caplog.text and NAME not in caplog.text  # logs: the error's type, not its words
-    [mine, theirs] = await admin.dead_letters(rt.redis, rt.services.dead_letters)
+    [mine, theirs, old, slow] = await admin.dead_letters(rt.redis, rt.services.dead_letters)
     assert mine.error.startswith("ValueError") and MARK in mine.detail
+    assert slow.error == "timed out after 10s" and slow.detail == ""
 
     report = await _erase(rt)
-    assert report.dead_letters == 1
-    [mine, theirs] = await admin.dead_letters(rt.redis, rt.services.dead_letters)
+    assert report.dead_letters == 2
+    [mine, theirs, old, slow] = await admin.dead_letters(rt.redis, rt.services.dead_letters)
     assert mine.detail == "" and "removed by an erasure" in mine.error and mine.args[0] == T
+    assert old.error == "ValueError (details removed by an erasure)" and NAME not in old.raw
+    assert slow.error == "timed out after 10s"  # nothing of anyone's in it: kept as it was
     assert MARK in theirs.detail  # another tenant's job is not this erasure's
     assert await admin.retry_dead(rt.redis, "extract:x") == 1  # it can still be retried
 
