@@ -35,12 +35,12 @@ from typing import Any
 from redis.asyncio import Redis
 
 from bot.audit import AuditLog
+from bot.conversation import Conversation
 from bot.deadletters import DeadLetters
 from bot.models import Message
 from bot.outbox import Outbox, Post, PostKind
 from bot.ports import Scheduler
 from bot.sessions import SessionBook
-from bot.window import ConversationWindow
 from memory.models import Fact, Scope, utcnow
 from memory.normalize import names_in
 from memory.service import MemoryService
@@ -98,11 +98,11 @@ class _Traces:
 class Erasure:
     """Erases members, and tells extraction which facts must not be written again."""
 
-    def __init__(self, *, memory: MemoryService, window: ConversationWindow, outbox: Outbox, audit: AuditLog,
+    def __init__(self, *, memory: MemoryService, conversation: Conversation, outbox: Outbox, audit: AuditLog,
                  redis: Redis, scheduler: Scheduler, settle_seconds: float, keep_seconds: int,
                  sessions: SessionBook | None = None, dead_letters: DeadLetters | None = None) -> None:
         self.memory = memory
-        self.window = window
+        self.conversation = conversation
         self.outbox = outbox
         self.audit = audit
         self.redis = redis
@@ -122,7 +122,7 @@ class Erasure:
         scope = Scope(tenant=tenant, user=user)
         facts = await self.memory.list_facts(scope)
         forgotten = await self.memory.forget_user(scope)
-        messages = await self.window.forget_author(tenant, user)
+        messages = await self.conversation.forget_author(tenant, user)
         traces = _traces(user, facts, messages)
         posts = await self.outbox.forget(tenant, lambda post: _concerns(post, user, traces))
         audit = await self.audit.scrub(tenant, user, traces.names)

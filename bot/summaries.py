@@ -13,9 +13,9 @@ run of this function writes it again from what remains.
 
 from __future__ import annotations
 
+from bot.conversation.log import MessageLog
 from bot.lang import session_lang
 from bot.llm.base import MediatorProvider
-from bot.window import ConversationWindow
 from memory.models import Scope, Summary, Visibility
 from memory.poisoning import attempt
 from memory.service import MemoryService
@@ -24,7 +24,7 @@ __all__ = ["summarize_session"]
 
 
 async def summarize_session(
-    window: ConversationWindow, memory: MemoryService, provider: MediatorProvider, scope: Scope, turn: int | None = None
+    window: MessageLog, memory: MemoryService, provider: MediatorProvider, scope: Scope, turn: int | None = None
 ) -> Summary | None:
     """A new version of the session summary from its window (None when the window is empty or the
     provider has nothing to say). It keeps the session's visibility and names its participants."""
