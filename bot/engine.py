@@ -30,7 +30,7 @@ from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
 from bot.window import ConversationWindow, text_digest
-from memory.models import Scope
+from memory.models import Lang, Scope
 from memory.poisoning import attempt
 from memory.privacy import redact
 from memory.service import MemoryService, RetractResult
@@ -43,6 +43,13 @@ log = logging.getLogger(__name__)
 #: Tokens of ``HEYAN_CONTEXT_TOKENS`` kept for the reply itself (the persona asks for ~120 words).
 #: The prompt's fixed part (persona, stage instructions, headings, the turn) is measured, not reserved.
 REPLY_RESERVE_TOKENS = 250
+
+#: The answer to a turn that tries to instruct the bot or write its memory (``memory.poisoning``).
+_DECLINE: dict[Lang, str] = {
+    "en": "I don't take instructions to change what I remember or how I work; moderators review such "
+          "requests. Ask me what was said or agreed here and I'll tell you.",
+    "zh": "我不接受修改记忆或改变我工作方式的指令；这类请求由管理员审核。想知道这里说过或约定过什么，可以问我。",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,11 +231,15 @@ class Engine:
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
         # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
-        turns = [m.utterance() for m in window
-                 if m.id != msg.id and attempt(m.text, speaker=m.author_name, names=names) is None]
+        turns = [m.utterance() for m in window if m.id != msg.id
+                 and attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention) is None]
         turn = msg.utterance()
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
+        if attempt(msg.text, speaker=msg.author_name, names=names, addressed=msg.mention) is not None:
+            # the turn itself tries to instruct the bot: not passed on as a turn to obey, not recalled on
+            stage = Stage(await self.window.stage(session) or Stage.GATHERING)
+            return Reply(session=msg.session, body=RichText.of(_DECLINE[lang]), lang=lang, stage=stage)
         participants = {m.author_id: m.author_name for m in (*window, msg)}
 
         queries = await self.provider.rewrite(turn, turns, lang)
