@@ -88,13 +88,15 @@ def mentions_bot(text: str) -> bool:
 
 # --- the parts of a command ---------------------------------------------------------------------
 
+#: Words before a command's verb ("please just", "ok Heyan,"). Bounded: a run of them at every clause
+#: start must not be read to the end of the sentence each time.
 _LEAD_EN = (r"\s*(?:(?:please|pls|plz|kindly|just|now|also|so|and|then|ok|okay|hey|hi|yo|btw|first|immediately|"
-            r"go\s+ahead\s+and|from\s+now\s+on|@?heyan|bot|ai|assistant)\b[\s,:!]*)*")
+            r"go\s+ahead\s+and|from\s+now\s+on|@?heyan|bot|ai|assistant)\b[\s,:!]*){0,4}")
 _MODAL_EN = (r"(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+)?"
              r"|i\s+(?:need|want)\s+you\s+to\s+|(?:you|u)\s+(?:must|should|need\s+to|have\s+to|will|gotta|are\s+to)\s+"
              r"|make\s+sure\s+(?:you\s+|to\s+)?|(?P<neg>don't|dont|do\s+not|never|stop|quit|no\s+longer)\s+)?")
 _LEAD_ZH = (r"\s*(?:(?:请|麻烦你?|帮我|帮忙|给我|你要|你必须|你得|你给我|你以后|你从现在起|你(?=就|只要|只管)|你只要|你只管|以后|从现在(?:开始|起)|现在|马上|立刻|赶紧|直接|就|先|也|"
-            r"对了|另外|顺便|喂|好了|还有|和言|机器人|AI|助手|@和言)[\s,，:：]*)*")
+            r"对了|另外|顺便|喂|好了|还有|和言|机器人|AI|助手|@和言)[\s,，:：]*){0,4}")
 
 _RECORD = (r"(?:record|note(?:\s+down)?|write(?:\s+(?:down|up|in))?|jot(?:\s+down)?|mark\s+down|log|save|store|"
            r"remember|memori[sz]e|keep\s+in\s+mind|register|document|make\s+(?:a\s+)?note(?:\s+of)?|"
@@ -219,6 +221,10 @@ _NEW_ROLE = re.compile(r"\b(?:you\s+are|you're|ur)\s+(?:now|no\s+longer)\b|\bfro
 _QUOTED = re.compile(r"\"[^\"\n]{0,300}\"|“[^”\n]{0,300}”|「[^」\n]{0,300}」|『[^』\n]{0,300}』|‘[^’\n]{0,300}’")
 _SENTENCE = re.compile(r"[^.!?。！？；;\n]+[.!?。！？；;]*")
 _CLAUSE = re.compile(r"[,，:：、—]\s*|\b(?:and|then|but|so)\s+|然后|并且|而且|再把|再")
+_OBSERVE = re.compile(r"\s*(?:note|notice)\s+that\b", _I)  # "note that …" said to the room: "observe that"
+_FROM_NOW = re.compile(r"from\s+now\s+on|从现在", _I)
+_NEXT_REPLY = re.compile(r"\b(?:in|for)\s+your\s+next\s+(?:reply|answer|response)", _I)
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b", _I)
 _QUESTION = re.compile(r"^[\s,，]*(?:(?:@?heyan|和言|bot|hey|hi|so|and|also|ok)[\s,，:：]*)*"
                        r"(?:what|who|whom|whose|when|where|why|how|which|do|does|did|is|are|was|were|have|has|had|"
                        r"should|shall|may|might|am|isn't|aren't|didn't|doesn't)\b", _I)
@@ -270,14 +276,15 @@ def classify(text: str, *, addressed: bool, others: re.Pattern[str] | None) -> F
                 # and then told to change records is the bot
                 addressed = to_bot = True
         question = _QUESTION.match(sentence) is not None and sentence.rstrip().endswith(("?", "？"))
-        if question and not re.search(r"\b(?:can|could|would|will)\s+(?:you|u)\b", sentence, _I):
+        if question and not _REQUEST.search(sentence):
             continue
         if to_bot and (m := _UNSAY_ZH.search(sentence)):
             return Found(Ask.FORGET, m.group())
         if to_bot and (m := _TELL_ZH.search(sentence)) and _FACT.search(sentence, m.end()):
             return Found(Ask.SAY, m.group())  # "以后谁问起就说张伟同意了": the verb follows a condition
         around = (sentences[i - 1][-_WINDOW:] if i else "", sentences[i + 1][:_WINDOW] if i + 1 < len(sentences) else "")
-        if found := _command(sentence, around, to_bot=to_bot, others=others):
+        member = _member_spoken_to(sentence, others)  # once per sentence: clauses must not rescan it
+        if found := _command(sentence, around, to_bot=to_bot, member=member, others=others):
             return found
     return None
 
@@ -295,8 +302,10 @@ def _member_spoken_to(sentence: str, others: re.Pattern[str] | None) -> bool:
     return _vocative_member(sentence, others)
 
 
-def _command(sentence: str, around: tuple[str, str], *, to_bot: bool,
+def _command(sentence: str, around: tuple[str, str], *, to_bot: bool, member: bool,
              others: re.Pattern[str] | None) -> Found | None:
+    """The first clause of ``sentence`` that gives the bot a command it must not take. ``member``:
+    someone else is spoken to in the sentence ("you", a participant's name as a vocative)."""
     for start in _clause_starts(sentence):
         for ask, english, chinese in _COMMANDS:
             m = english.match(sentence, start)
@@ -311,7 +320,7 @@ def _command(sentence: str, around: tuple[str, str], *, to_bot: bool,
                 if to_bot or _VOID_STRICT.search(m.group()) or "所有" in m.group():
                     return Found(ask, m.group().strip())
                 continue
-            if _wants(ask, rest, around, sentence, to_bot=to_bot, others=others):
+            if _wants(ask, rest, around, sentence, to_bot=to_bot, member=member, others=others):
                 return Found(ask, sentence[start:m.end()].strip() or m.group())
         if (ba := _BA.match(sentence, start)) and to_bot:
             verb = ba.group("verb")
@@ -322,7 +331,7 @@ def _command(sentence: str, around: tuple[str, str], *, to_bot: bool,
     return None
 
 
-def _wants(ask: Ask, rest: str, around: tuple[str, str], sentence: str, *, to_bot: bool,
+def _wants(ask: Ask, rest: str, around: tuple[str, str], sentence: str, *, to_bot: bool, member: bool,
            others: re.Pattern[str] | None) -> bool:
     """Whether a command of kind ``ask`` with object ``rest`` is one the bot must not take.
     ``around``: the sentences before and after, for an object that only points ("save it")."""
@@ -331,7 +340,7 @@ def _wants(ask: Ask, rest: str, around: tuple[str, str], sentence: str, *, to_bo
         obj = rest.lstrip(" :：,，")
         if _OWN.match(obj) or _NOT_A_RECORD.match(obj):
             return False
-        if not to_bot and re.match(r"\s*(?:note|notice)\s+that\b", sentence, _I):
+        if not to_bot and _OBSERVE.match(sentence):
             return False  # "Note that Bob agreed to this last week, so …": "observe that", to the room
         if len(obj.strip(" .。!！")) < 6:
             obj = f"{before} {obj} {following}".strip()  # "Heyan, save this: …" / "… Save it." / "记下来。张伟同意…"
@@ -340,7 +349,7 @@ def _wants(ask: Ask, rest: str, around: tuple[str, str], sentence: str, *, to_bo
         people, fact = about_people(obj, others), _FACT.search(obj) is not None
         if to_bot:
             return people or fact
-        return people and fact and not _member_spoken_to(sentence, others)
+        return people and fact and not member
     if ask is Ask.OVERRIDE:
         if _THEIR_RULES.match(rest):
             return True
@@ -354,10 +363,10 @@ def _wants(ask: Ask, rest: str, around: tuple[str, str], sentence: str, *, to_bo
     if ask is Ask.ROLE:
         return to_bot
     if ask is Ask.OBEY:
-        return to_bot or re.search(r"from\s+now\s+on|从现在", sentence, _I) is not None
+        return to_bot or _FROM_NOW.search(sentence) is not None
     # SAY
     if not to_bot:
-        return re.search(r"\b(?:in|for)\s+your\s+next\s+(?:reply|answer|response)", sentence, _I) is not None
+        return _NEXT_REPLY.search(sentence) is not None
     if re.match(r"\s*(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)|你的", rest, _I):
         return True
     return (about_people(rest, others) and _FACT.search(rest) is not None) or re.search(
