@@ -64,8 +64,8 @@ class ModerationBase:
         redis: Redis,
         jobs: JobSettings,
         erasure: Erasure,
+        tenants: TenantConfig,
         limits: RateLimits | None = None,
-        tenants: TenantConfig | None = None,
     ) -> None:
         self.memory = memory
         self.sessions = sessions
@@ -77,9 +77,8 @@ class ModerationBase:
         self.redis = redis
         self.jobs = jobs
         self.erasure = erasure
-        self.limits = limits
-        #: the tenants' zones and TTLs, for a message extracted again on a moderator's confirm
         self.tenants = tenants
+        self.limits = limits
 
     async def _enter(self, actor: Actor) -> None:
         if self.limits is not None and not actor.unlimited:

@@ -144,15 +144,14 @@ class MemoryReview(ModerationBase):
             source.message_id, source.author_id, source.author_name, source.quote, source.ts)
         context = [m.utterance() for m in window if m.ts <= turn.ts and m.id != turn.message_id][-6:]
         lang = session_lang([*(u.text for u in context), turn.text])
-        tenant = await self.tenants.get(flagged.tenant) if self.tenants is not None else None
+        tenant = await self.tenants.get(flagged.tenant)
         request = ExtractionRequest(
             tenant=flagged.tenant, session=flagged.session or "", turns=[turn], context=context, lang=lang,
-            timezone=tenant.timezone if tenant else "UTC", visibility=flagged.visibility,
-            cleared=frozenset({turn.message_id}),
+            timezone=tenant.timezone, visibility=flagged.visibility, cleared=frozenset({turn.message_id}),
         )
         candidates = await self.provider.extract(request)
         facts = await self.erasure.admissible(
-            to_facts(request, candidates, now=utcnow(), lang=lang, ttl=tenant.ttl() if tenant else None))
+            to_facts(request, candidates, now=utcnow(), lang=lang, ttl=tenant.ttl()))
         result = await self.memory.remember(facts)
         for fact in result.written:
             await self._rescheduled(fact)
