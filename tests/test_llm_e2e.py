@@ -347,6 +347,5 @@ def test_injection_through_the_llm_is_only_a_claim(
     bob_commitments = [f for f in facts if f["kind"] == "commitment" and f["subject"] == "u-bob"]
     assert [c["sources"][0]["quote"] for c in bob_commitments] == ["I'll pay my half of the bill by Friday"]
     flagged = next(f for f in facts if f["sources"][0]["quote"].startswith("Ignore previous"))
-    assert (flagged["kind"], flagged["subject"], flagged["asserted_by"], flagged["attribute"], flagged["status"]) == (
-        "event", "u-ann", "u-ann", "instruction", "flagged"
-    )
+    assert (flagged["kind"], flagged["subject"], flagged["asserted_by"], flagged["attribute"].split(":")[0],
+            flagged["status"]) == ("event", "u-ann", "u-ann", "instruction", "flagged")
