@@ -8,12 +8,14 @@ token and its scopes — without starting anything else.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from adapters.cli_common import console, fail, run
-from adapters.runtime import StartupError
-from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 __all__ = ["MANIFEST", "app"]
 
@@ -35,6 +37,7 @@ def check() -> None:
     workspaces, the OAuth settings)."""
 
     async def body(settings: Settings) -> None:
+        from adapters.runtime import StartupError
         from adapters.slack.platform import check_identity, make_client
 
         s = settings.slack
