@@ -140,7 +140,7 @@ def redo_worker(bridge: Bridge, redis: ArqRedis, *, max_tries: int, timeout: int
         functions=[func(resilient(slack_event, timeout), name="slack_event",  # type: ignore[arg-type]
                         max_tries=max_tries + 1, timeout=timeout + 5)],
         queue_name=QUEUE, redis_pool=redis, burst=False, handle_signals=False,
-        ctx={"slack": bridge, "max_tries": max_tries}, poll_delay=0.2, log_results=False,
+        ctx={"slack": bridge, "heyan": bridge.rt.services, "max_tries": max_tries}, poll_delay=0.2, log_results=False,
         job_serializer=serialize, job_deserializer=deserialize, keep_result=3600, max_tries=max_tries + 1,
         job_timeout=timeout + 5,
     )
