@@ -26,7 +26,7 @@ from tests.slack_standin import (
 from tests.slack_world import SECRET, free_port, no_slack_env_fixture, texts  # noqa: F401  (fixture)
 from tests.test_slack_run import WAIT, _env, _heyan, _listening
 
-pytestmark = pytest.mark.fault  # two starts of a real process: behind the marker `make test` runs
+pytestmark = pytest.mark.slow  # two starts of a real process (~20 s): `make test` runs it, `make test-fast` skips it
 
 DAN = "U0DAN00001"
 RANDOM = "C0RANDOM01"
