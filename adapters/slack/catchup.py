@@ -58,7 +58,7 @@ async def catch_up(bridge: Bridge) -> CatchUp:
             # nothing heard since the opening: from a little before it (Slack's clock may be behind ours)
             oldest = last or (f"{info.opened_at.timestamp() - CLOCK_SKEW:.6f}" if info.opened_at else "0")
             threads = await bridge.places.threads(info.tenant, info.session) if thread is None else ()
-            found = await since(here.reads, channel, thread, oldest, threads)
+            found = await since(here.client, channel, thread, oldest, threads)  # waits out a rate limit once
         except NotInstalled:
             continue
         except HistoryRefused as exc:
