@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memory.instructions import about_people, classify, names_pattern
+from memory.instructions import about_people, classify, names_pattern, says_you
 from memory.normalize import normalize
 
 __all__ = ["READ_CHARS", "Attempt", "Flag", "attempt", "flag_of", "fold"]
@@ -102,12 +102,13 @@ _SPELLED_APART = re.compile(r"\b(?:[A-Za-z] ){3,}[A-Za-z]\b")
 _CJK_GAP = re.compile(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _LEET = str.maketrans("013457", "oieast")
+_UNIT = re.compile(r"\d+[a-z]{1,3}|[a-z]{1,3}\d+", _I)  # "5pm", "2nd", "mp3", "v2": not hidden words
 
 
 def _unleet(m: re.Match[str]) -> str:
     """"1gn0re" → "ignore", "agr33d" → "agreed"; "5pm", "4k", "2nd", "80" stay as typed."""
     word = m.group()
-    if word.isalpha() or word.isdigit() or re.fullmatch(r"\d+[a-z]{1,3}|[a-z]{1,3}\d+", word, _I):
+    if word.isalpha() or word.isdigit() or _UNIT.fullmatch(word):
         return word
     return word.translate(_LEET)
 
@@ -150,7 +151,6 @@ _VERDICT = re.compile(r"\b(?:verified|confirmed|resolved|closed|withdrawn|ruled|
                       r"(?:record|store|write|log)(?:\s+(?:fact|down))?\s*(?:that\b|[:：]))"
                       r"|核实|裁定|结案|撤回|事实|写入|记录", _I)
 _DISPUTE = re.compile(r"\b(?:dispute|case|complaint|claims?|thread|members?|everyone)\b|争议|投诉|案|成员|大家", _I)
-_SECOND_PERSON = re.compile(r"\b(?:you|your|you're|you’re|you'll|yours|u|ur)\b|你|您", _I)
 _ADDRESSING = re.compile(r"\s*(?:you\b|your\b|you'|you’|can\s+you|could\s+you|please|pls|@|你|您)", _I)
 
 
@@ -182,8 +182,15 @@ def _marker_detail(evidence: str) -> str:
 
 # --- speaking as someone else --------------------------------------------------------------------
 
-_INTRO = re.compile(r"^\s*[(（\[【]?\s*(?:this\s+is|it'?s|it\s+is|signed|from|sent\s+by|posting\s+as|writing\s+as|"
+_INTRO = re.compile(r"^\s*[(（\[【]?\s*(?:this\s+is|it'?s|it\s+is|sent\s+by|posting\s+as|writing\s+as|"
                     r"speaking\s+as|这是|我是|本人是)\s*[:,，]?\s*", _I | re.MULTILINE)
+#: After "this is Bob, …": the writer goes on as Bob ("I promise …", "typing from Alice's phone") —
+#: "It's Bob, he never pays on time" names Bob, it does not speak as him.
+_GOES_ON = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|my|me)\b|\b(?:here|speaking|typing|writing|using|posting)\b|"
+                      r"\bon\s+\S+(?:'s|’s)\s+(?:account|phone|laptop)|我|在用|用.{0,6}号", _I)
+_LINE_END = re.compile(r"[ .!。！]*(?:\n|$)")
+#: "From: Bob" heading a message, "Signed, Bob" / "Regards, Bob" closing it.
+_LETTER = re.compile(r"^\s*(?:from\s*:|signed\s*,?|regards\s*,?|sincerely\s*,?|cheers\s*,?|best\s*,)\s*", _I | re.MULTILINE)
 _AFTER_INTRO = re.compile(r"\s*(?:[,:：，.!—\-(（)）]|here\b|speaking\b|typing\b|writing\b|on\b|from\b|using\b|"
                           r"在用|用|本人|$)", _I)
 _SPEAKS = re.compile(r"\s+(?:here|speaking|typing|writing)\s*(?:[:,，：!—\-]|$)|\s*(?:本人)?在此\s*[:：，,]|\s*本人(?:在这里?)?\s*[:：，,]", _I)
@@ -212,7 +219,12 @@ def _impersonation(text: str, others: dict[str, str], speaker: str, quoted: froz
     assert names is not None
     for m in _INTRO.finditer(text):
         who = names.match(text, m.end())
-        if who and _AFTER_INTRO.match(text, who.end()) and not text.startswith(("'s", "’s", "的"), who.end()):
+        if (who and _AFTER_INTRO.match(text, who.end()) and not text.startswith(("'s", "’s", "的"), who.end())
+                and _GOES_ON.search(text, who.end(), who.end() + 60)):
+            return who.group()
+    for m in _LETTER.finditer(text):
+        who = names.match(text, m.end())
+        if who and _LINE_END.match(text, who.end()) and _FIRST_PERSON_FACT.search(text):
             return who.group()
     lines = text.splitlines()
     labelled = sum(1 for line in lines if (t := _TRANSCRIPT.match(line)) and t.group("b"))
@@ -231,7 +243,7 @@ def _impersonation(text: str, others: dict[str, str], speaker: str, quoted: froz
                 # transcript of several speakers or one that names its author as someone else does not
                 staged = (t.group("a") is not None or number in quoted or labelled > 1
                           or (me is not None and me.search(said) is not None))
-                if staged or not _SECOND_PERSON.search(said):
+                if staged or not says_you(said):
                     return label.strip()
         s = _SIGNATURE.search(line)
         if s is not None and _key(s.group("name")) in others and _FIRST_PERSON_FACT.search(text):
