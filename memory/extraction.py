@@ -164,11 +164,11 @@ def to_facts(
     for cand in candidates:
         turn = by_id.get(cand.message_id)
         if turn is None:
-            log.warning("dropped candidate %r: message %s is not in the batch", cand.attribute, cand.message_id)
+            log.warning("dropped a %s candidate: message %s is not in the batch", cand.kind.value, cand.message_id)
             continue
         quote = locate(cand.quote, turn.text)  # the member's raw words, matched normalized
         if quote is None:
-            log.warning("dropped candidate %r: quote not found in message %s", cand.attribute, cand.message_id)
+            log.warning("dropped a %s candidate: quote not found in message %s", cand.kind.value, cand.message_id)
             continue
         speaker = turn.author_id
         if turn.message_id not in attempts:
@@ -226,8 +226,8 @@ def to_facts(
             )
         except ValidationError as exc:
             # one unusable candidate (an empty attribute, say) must not sink the batch's other facts
-            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            log.warning("dropped candidate %r from message %s: %s", cand.attribute, cand.message_id, problem)
+            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_input=False))
+            log.warning("dropped a %s candidate from message %s: %s", cand.kind.value, cand.message_id, problem)
             continue
         facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
     return facts

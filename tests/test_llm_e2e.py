@@ -243,8 +243,10 @@ def test_malformed_extraction_writes_no_memory(
     assert _facts(env) == []
     assert len(replies[0]["memory_ids"]) <= 1  # at most the session summary (a separate task that worked)
     messages = [r.getMessage() for r in caplog.records]
-    assert any(re.search(r"extract: output still invalid after one repair \(request stub-req-\d+\)", m)
+    # the operator sees which request went wrong and that the job gave up, never the output itself
+    assert any(re.search(r"extract: invalid output of \d+ characters \(request stub-req-\d+\)", m)
                for m in messages), messages
+    assert any("extract_memories dead-lettered" in m for m in messages), messages
 
 
 # --- 4. every message is extracted exactly once: batches, idle, provider and job retries ----------

@@ -73,7 +73,7 @@ class MemoryReview(ModerationBase):
         fact, saved = await self._change(actor, found, edit)
         if saved is fact:
             return saved
-        await self._log(actor, "memory.edit", fact.id, reason=reason, users=fact.users,
+        await self._log(actor, "memory.edit", fact.id, reason=reason, users=fact.users, kind=fact.kind,
                         before={"value": fact.value, "status": fact.status.value, "version": fact.version},
                         after={"value": saved.value, "status": saved.status.value, "version": saved.version})
         await self._rescheduled(saved)
@@ -85,7 +85,8 @@ class MemoryReview(ModerationBase):
         self._require(actor, "delete memories", "删除记忆")
         fact = await self._find(actor, ref)
         await self.memory.delete(Scope(tenant=actor.tenant), [fact.id])
-        await self._log(actor, "memory.delete", fact.id, reason=reason, before=outline(fact), users=fact.users)
+        await self._log(actor, "memory.delete", fact.id, reason=reason, before=outline(fact), users=fact.users,
+                        kind=fact.kind)
         return fact
 
     async def memory_confirm(self, actor: Actor, ref: str, reason: str = "") -> Fact:
@@ -110,7 +111,7 @@ class MemoryReview(ModerationBase):
             return cur.model_copy(update=update)
 
         fact, saved = await self._change(actor, found, confirm)
-        await self._log(actor, "memory.confirm", fact.id, reason=reason, users=fact.users,
+        await self._log(actor, "memory.confirm", fact.id, reason=reason, users=fact.users, kind=fact.kind,
                         before={"status": fact.status.value, "confidence": fact.confidence.value,
                                 "contested": len(fact.contested)},
                         after={"status": saved.status.value, "confidence": saved.confidence.value, "contested": 0})
@@ -170,7 +171,7 @@ class MemoryReview(ModerationBase):
         self._require(actor, "reject memories", "驳回记忆")
         found = await self._find(actor, ref)
         fact, saved = await self._change(actor, found, lambda cur: cur.model_copy(update={"status": FactStatus.REJECTED}))
-        await self._log(actor, "memory.reject", fact.id, reason=reason, users=fact.users,
+        await self._log(actor, "memory.reject", fact.id, reason=reason, users=fact.users, kind=fact.kind,
                         before={"status": fact.status.value}, after={"status": saved.status.value})
         return saved
 

@@ -44,12 +44,14 @@ class ClosedDispute:
 
 @dataclass(frozen=True, slots=True)
 class ErasureRequest:
-    """What erasing ``user`` would remove; confirm with ``token`` within ``ERASE_CONFIRM_SECONDS``."""
+    """What erasing ``user`` would remove; confirm with ``token`` within ``ERASE_CONFIRM_SECONDS``.
+    ``tenant``: the one community it applies to (records elsewhere are erased there, not here)."""
 
     user: str
     facts: int
     summaries: int
     token: str
+    tenant: str = ""
 
 
 @dataclass(frozen=True, slots=True)
