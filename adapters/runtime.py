@@ -81,8 +81,8 @@ def _check_data_dir(settings: Settings) -> None:
 def build_embedder(settings: Settings) -> Embedder:
     """The configured dense embedder."""
     e = settings.embeddings
-    if e.provider == "local":
-        return make_embedder("local", threads=e.threads)
+    if e.provider in ("local", "e5"):
+        return make_embedder(e.provider, threads=e.threads)
     return make_embedder(
         "openai",
         model=e.model,

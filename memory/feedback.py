@@ -39,11 +39,15 @@ DEFAULT_FEEDBACK = 3
 #: facts, hybrid R@5 / R@10: 0.2 0.685 / 0.750; 0.3 0.678 / 0.758; 0.5 0.689 / 0.761; 0.7 0.691 /
 #: 0.750; 1.0 0.696 / 0.752 (R@1 0.488 → 0.480). 0.5 is the middle of the plateau.
 DEFAULT_FEEDBACK_WEIGHT = 0.5
-#: At most this many feedback terms per query (0: no cap). See docs/BENCHMARKS.md for the sweep.
-DEFAULT_FEEDBACK_TERMS = 0
+#: At most this many feedback terms per query (0: no cap). Three facts hold ~60-95 terms besides the
+#: template's. Hybrid R@5 locomo-dev / Chinese dev: no cap 0.689 / 0.935; 32 0.689 / 0.935; 16 0.687 /
+#: 0.938 (R@10 0.761 → 0.748); 8 0.674 / 0.928. A BM25 query's cost with tenant IDF grows with its
+#: terms (~0.1 ms a term at 100k: 23 terms 0.65 ms, 55 terms 5-6 ms p50 on the unoptimized store).
+DEFAULT_FEEDBACK_TERMS = 32
 #: Skip the second pass when the first one's best fact leads the second by this much fused score
-#: (None: never skip). See docs/BENCHMARKS.md for the sweep.
-DEFAULT_FEEDBACK_SKIP: float | None = None
+#: (None: never skip). Hybrid R@5 locomo-dev / Chinese dev: never 0.689 / 0.935; 0.3 0.689 / 0.935
+#: (R@10 0.761 → 0.758); 0.2 0.689 / 0.935 (R@10 0.744); 0.1 0.689 / 0.932 (R@10 0.744).
+DEFAULT_FEEDBACK_SKIP: float | None = 0.3
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,8 @@
 RRF). ``Signals`` then adds, per candidate, from the few clear payload fields the store returns with
 each hit (``RANK_FIELDS``; never the sealed text):
 
+The fields come from whole payloads: the retriever asks for them only when a signal applies.
+
 * **names** — the fact's subject is someone or something the query names (``entity_weight``). The
   query's names are matched in the form the store keeps subjects in (``PayloadCodec.subject_key``:
   a keyed pseudonym for an entity name, the id for a member), so nothing is decrypted to compare.
@@ -45,7 +47,7 @@ Fusion = Literal["rrf", "weighted"]
 
 #: Reciprocal-rank-fusion constant from Cormack et al. (2009); 60 is the usual choice.
 RRF_K = 60
-#: The clear payload fields a search returns with each hit for ranking (ids, dates: never sealed text).
+#: The clear payload fields the signals read (ids and dates: never sealed text).
 RANK_FIELDS = ("subject", "session", "valid_from")
 
 
@@ -134,14 +136,13 @@ _NAME_SCAN = 400
 
 def query_names(text: str) -> set[str]:
     """Strings in a query that may name a subject: capitalised words and runs of them ("Caroline",
-    "Mount Rainier"), each word of such a run, and every 2-4 character piece of a Chinese run."""
+    "Mount Rainier") with every piece of such a run, and every 2-4 character piece of a Chinese run."""
     text = text[:_NAME_SCAN]
     names: set[str] = set()
     for match in _LATIN_NAME.finditer(text):
-        run = match.group(0)
-        names.add(run)
-        words = run.split()
-        names.update(w.removesuffix("'s") for w in words)
+        words = [w.removesuffix("'s") for w in match.group(0).split()][:6]
+        # every contiguous piece: "Did Mount Rainier" holds "Mount Rainier" (the run starts a sentence)
+        names.update(" ".join(words[i:j]) for i in range(len(words)) for j in range(i + 1, len(words) + 1))
     for match in _CJK_RUN.finditer(text):
         run = match.group(0)
         for size in _CJK_NAME_LEN:

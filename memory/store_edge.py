@@ -288,7 +288,8 @@ class EdgeStore:
             raise failures[0]
         store = cls(path, shards, lock, dim, optimize_after=optimize_after, optimize_every=optimize_every,
                     clock=clock)
-        store._start_optimizing()  # a store written by an older version, or killed mid-merge
+        if optimize_after > 0:
+            store._start_optimizing()  # a store written by an older version, or killed mid-merge
         return store
 
     # -- plumbing ---------------------------------------------------------------------------------
@@ -487,6 +488,8 @@ class EdgeStore:
 
     def _wrote(self, n: int) -> None:
         self._written += n
+        if self.optimize_after <= 0:
+            return  # background optimization off: the owner calls optimize()
         due = self._written >= self.optimize_after or (
             self._clock() - self._last_optimized >= self.optimize_every
         )
