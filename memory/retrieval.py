@@ -36,6 +36,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
+from memory.cache import RecallCache
 from memory.codec import PLAIN, PayloadCodec
 from memory.embedders import QUERY_CACHE_SIZE, QueryVectors, bounded
 from memory.feedback import (
@@ -169,6 +170,7 @@ class Retriever:
         time_weight: float = DEFAULT_TIME_WEIGHT,
         recency_weight: float = DEFAULT_RECENCY_WEIGHT,
         query_cache: int = QUERY_CACHE_SIZE,
+        recall_cache: RecallCache | None = None,
         codec: PayloadCodec = PLAIN,
     ) -> None:
         if method not in ("dense", "sparse", "hybrid"):
@@ -198,6 +200,8 @@ class Retriever:
         self.recency_weight = recency_weight
         self.codec = codec
         self.queries = QueryVectors(embedder, query_cache)
+        #: Recall results reused while their tenant is unwritten (``memory.cache``; None: off).
+        self.recall_cache = recall_cache
         self._expander = Expander(sparse, self.feedback_settings)
         self._calibrate: Callable[[float], float] | None = getattr(embedder, "calibrate", None)
         #: Second BM25 passes run and skipped as confident (for the benches).
@@ -231,7 +235,7 @@ class Retriever:
             "feedback_weight": f.weight, "feedback_terms": f.terms, "feedback_skip": f.skip_margin,
             "entity_weight": self.entity_weight, "time_weight": self.time_weight,
             "recency_weight": self.recency_weight, "query_cache": self.queries.size, "codec": self.codec,
-        }
+        }  # never the recall cache: its answers were made with these settings
         settings.update(changes)
         return Retriever(self.store, self.embedder, self.sparse, **settings)
 
@@ -361,6 +365,19 @@ class Retriever:
         With a session, the facts are those that may be shown there: the session's own and the
         tenant's public records (a private thread's records never surface in another thread).
         """
+        cache = self.recall_cache
+        if cache is None:
+            return await self._recall(scope, queries, k, now)
+        key = cache.key(scope, queries, k, now or utcnow())
+        found = cache.get(key)
+        if isinstance(found, Recall):
+            return found
+        generation = cache.store.generation(scope.tenant)  # before: a write meanwhile makes it stale
+        result = await self._recall(scope, queries, k, now)
+        cache.put(key, result, generation)
+        return result
+
+    async def _recall(self, scope: Scope, queries: Sequence[str], k: int | None, now: datetime | None) -> Recall:
         summary: Summary | None = None
         if not scope.session:
             return Recall(None, await self.search(scope, queries, k=k, now=now))

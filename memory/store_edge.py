@@ -224,6 +224,7 @@ class EdgeStore:
         #: Optimizations that ran (background or called), and those that changed segments.
         self.optimizations = 0
         self.optimized = 0
+        self._generations: dict[str, int] = {}  # writes per tenant (memory.cache reads them)
 
     def __repr__(self) -> str:
         return f"EdgeStore(path={str(self.path)!r}, dim={self.dim}, open={self._shards is not None})"
@@ -338,9 +339,11 @@ class EdgeStore:
                 vector[SPARSE] = EdgeSparse(list(p.sparse.indices), list(p.sparse.values))
             edge_points.append(Point(p.id, vector, dict(p.payload)))
         async with self._write_lock:
+            self._bump(scope.tenant)
             await self._write(
                 f"upsert {len(points)} points", layer, UpdateOperation.upsert_points(edge_points)
             )
+            self._bump(scope.tenant)  # a recall that ran during the write read the old points or the new
         self._wrote(len(points))
 
     async def set_payload(
@@ -355,7 +358,9 @@ class EdgeStore:
                     f"cannot set the payload of point {point_id}: it is not in {layer} for {scope}"
                 )
             op = UpdateOperation.set_payload_by_filter(_filter(conditions), dict(payload))
+            self._bump(scope.tenant)
             await self._write(f"set the payload of point {point_id}", layer, op)
+            self._bump(scope.tenant)
 
     async def retrieve(self, layer: Layer, scope: Scope, ids: Sequence[str]) -> list[Hit]:
         scope = check_scope(scope)
@@ -445,9 +450,11 @@ class EdgeStore:
         async with self._write_lock:
             n = self._count(layer, conditions)
             if n:
+                self._bump(scope.tenant)
                 await self._write(
                     f"delete {n} points", layer, UpdateOperation.delete_points_by_filter(_filter(conditions))
                 )
+                self._bump(scope.tenant)
         if n:
             self._wrote(n)
         return n
@@ -485,6 +492,14 @@ class EdgeStore:
         task = self._optimizing
         if task is not None:
             await asyncio.shield(task)
+
+    def generation(self, tenant: str) -> int:
+        """How many writes ``tenant`` has had since the store opened: a recall cached at one generation
+        is stale at the next (``memory.cache``). This process is the only writer (the lock)."""
+        return self._generations.get(tenant, 0)
+
+    def _bump(self, tenant: str) -> None:
+        self._generations[tenant] = self._generations.get(tenant, 0) + 1
 
     def _wrote(self, n: int) -> None:
         self._written += n

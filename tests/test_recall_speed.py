@@ -181,3 +181,43 @@ async def test_documents_are_embedded_off_the_event_loop() -> None:
     assert len(vectors) == DOCUMENT_CHUNK + 3
     stop.set()
     await task
+
+
+async def test_recall_cache_reuses_answers_until_the_tenant_is_written(tmp_path: Path) -> None:
+    from memory.cache import RecallCache
+
+    embedder = shared_local_embedder()
+    store = await EdgeStore.open(tmp_path / "q", embedder_name=embedder.name, dim=embedder.dim)
+    try:
+        sparse = Bm25Encoder()
+        first = Fact(tenant=T.tenant, session="s1", kind=Kind.COMMITMENT, subject="alice", attribute="deposit",
+                     asserted_by="alice", value="Alice will return the hall deposit by Friday")
+        await index_facts(store, embedder, sparse, [first])
+        now = [0.0]
+        cache = RecallCache(store, ttl=300, clock=lambda: now[0])
+        r = Retriever(store, embedder, sparse, recall_cache=cache)
+        scope = Scope(tenant=T.tenant, session="s1")
+        a = await r.recall(scope, ["When does the deposit come back?"])
+        b = await r.recall(scope, ["When does the deposit come back?"])
+        assert b is a and (cache.hits, cache.misses) == (1, 1)
+        other = Scope(tenant="discord:other", session="s1")
+        assert (await r.recall(other, ["When does the deposit come back?"])).facts == []  # keyed by scope
+        # a write to the tenant: the next recall reads the store again and sees it
+        second = first.model_copy(update={"attribute": "keys", "value": "Alice will return the hall deposit and keys"})
+        await index_facts(store, embedder, sparse, [second])
+        c = await r.recall(scope, ["When does the deposit come back?"])
+        assert c is not a and len(c.facts) == 2 and cache.stale == 1
+        now[0] += 301  # aged out
+        assert await r.recall(scope, ["When does the deposit come back?"]) is not c
+        assert cache.stale == 2
+    finally:
+        await store.close()
+
+
+def test_recall_cache_is_off_for_a_store_that_does_not_see_every_write() -> None:
+    from memory.cache import RecallCache
+
+    class Server:
+        name = "server"
+
+    assert RecallCache.for_store(Server()) is None
