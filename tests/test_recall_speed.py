@@ -65,7 +65,7 @@ async def test_edge_optimizes_after_a_bulk_write_and_on_schedule(tmp_path: Path)
 async def test_close_waits_for_a_background_optimization(tmp_path: Path) -> None:
     store = await EdgeStore.open(tmp_path / "q", embedder_name=EMBEDDER, dim=DIM, optimize_after=10)
     await _write(store, 10)
-    task = store._optimizing
+    task = store._optimizer.task
     assert task is not None
     await store.close()
     assert task.done()
