@@ -60,15 +60,20 @@ class SlackSender:
         channel, thread = split_session(post.session)
         # an answer to a top-level mention goes in a thread under that message (ids are <channel>:<ts>)
         answered = post.ref.get("reply_to", "").rpartition(":")[2] or None
-        return await self.post(channel, post.body, thread_ts=post.ref.get("thread_ts") or thread or answered)
+        return await self.post(channel, post.body, thread_ts=post.ref.get("thread_ts") or thread or answered,
+                               post_id=post.id)
 
-    async def post(self, channel: str, body: RichText, *, thread_ts: str | None = None) -> str:
-        """Post ``body`` in ``channel`` (in the thread ``thread_ts``); raise ``DeliveryError``."""
+    async def post(self, channel: str, body: RichText, *, thread_ts: str | None = None,
+                   post_id: str | None = None) -> str:
+        """Post ``body`` in ``channel`` (in the thread ``thread_ts``); raise ``DeliveryError``.
+        ``post_id``: the outbox post's id, carried in the message's metadata (Slack has no
+        idempotency key for chat.postMessage; the metadata lets a repeat be found afterwards)."""
         text = render(body)
+        metadata = {"event_type": "heyan_post", "event_payload": {"post_id": post_id}} if post_id else None
         try:
             response = await self.client.chat_postMessage(
                 channel=channel, text=text, thread_ts=thread_ts, link_names=False,
-                unfurl_links=False, unfurl_media=False,
+                unfurl_links=False, unfurl_media=False, metadata=metadata,
             )
         except SlackApiError as exc:
             raise _delivery_error(exc, channel) from exc
