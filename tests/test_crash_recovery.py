@@ -3,8 +3,9 @@ points, then the same replay run again, must finish without a traceback, at once
 takes over the dead one's locks, claims, leases and running jobs: it holds the data dir's lock), with
 every promise stored exactly once — the same commitments as one uninterrupted run.
 
-The kill points are spread over the length of one clean run (measured first, in its own data dir);
-whatever point a kill lands on, the outcome must be the same. Marked ``fault`` (about two minutes)."""
+The kill points are moments the run's own log announces (a job started, a summary being written, ...);
+whatever point a kill lands on, the outcome must be the same as one clean run's (in its own data
+dir). Marked ``fault`` (a minute or two)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -21,8 +21,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).parent / "data" / "crash_replay.jsonl"
-#: Where in one clean run's length each kill lands (fractions of it).
-KILL_POINTS = (0.15, 0.3, 0.45, 0.6, 0.8)
+#: Where each kill lands: when the run's log shows this for the n-th time — a job just started (its
+#: in-progress marker set), a summary being written (its lock held), records just written (other jobs
+#: mid-way), the embedded Valkey just started (before any message).
+KILL_POINTS = (("arq.worker:", 6), ("→ summary:", 1), ("memory.service: remember", 2), ("embedded Valkey on", 1),
+               ("→ extract:", 3))
 
 pytestmark = pytest.mark.fault
 
@@ -30,25 +33,31 @@ pytestmark = pytest.mark.fault
 def _env(data: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}
     return {**env, "HEYAN_DATA_DIR": str(data), "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": "",
-            "HEYAN_TIMEZONE": "America/New_York", "PYTHONPATH": str(ROOT)}
+            "HEYAN_TIMEZONE": "America/New_York", "HEYAN_LOG_LEVEL": "INFO", "PYTHONPATH": str(ROOT)}
 
 
 def _heyan(*args: str) -> list[str]:
     return [sys.executable, "-m", "adapters.cli", *args]
 
 
-def _replay(data: Path, *, kill_after: float | None = None, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def _replay(data: Path, *, kill_at: tuple[str, int] | None = None) -> tuple[int, str]:
+    """Run the replay; with ``kill_at=(marker, n)``, SIGKILL it as its log shows ``marker`` for the
+    ``n``-th time (the process only: its Valkey child is orphaned, as in a crash). Returns the exit
+    status and stderr."""
     proc = subprocess.Popen(_heyan("chat", "--script", str(SCRIPT), "--json"), env=_env(data), cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if kill_after is not None:
-        try:
-            out, err = proc.communicate(timeout=kill_after)  # finished before the kill point
-        except subprocess.TimeoutExpired:
-            proc.send_signal(signal.SIGKILL)  # the process only: its Valkey child is orphaned, as in a crash
-            out, err = proc.communicate()
-    else:
-        out, err = proc.communicate(timeout=timeout)
-    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    lines: list[str] = []
+    seen = 0
+    for line in proc.stderr:
+        lines.append(line)
+        if kill_at is not None and kill_at[0] in line:
+            seen += 1
+            if seen == kill_at[1]:
+                proc.send_signal(signal.SIGKILL)
+                break
+    lines += proc.stderr.read().splitlines(keepends=True)
+    return proc.wait(timeout=600), "".join(lines)
 
 
 def _commitments(data: Path) -> Counter[tuple[str, str, str]]:
@@ -59,17 +68,15 @@ def _commitments(data: Path) -> Counter[tuple[str, str, str]]:
 
 
 def test_five_kills_then_the_same_replay_stores_every_promise_once(tmp_path: Path) -> None:
-    started = time.monotonic()
-    clean = _replay(tmp_path / "clean")
-    length = time.monotonic() - started
-    assert clean.returncode == 0, clean.stderr
+    status, err = _replay(tmp_path / "clean")
+    assert status == 0, err
     expected = _commitments(tmp_path / "clean")
     assert len(expected) == 8 and set(expected.values()) == {1}, expected
 
     data = tmp_path / "crashed"
     for point in KILL_POINTS:
-        _replay(data, kill_after=point * length)
-    final = _replay(data)
-    assert final.returncode == 0, final.stderr
-    assert "Traceback" not in final.stderr and "TimeoutError" not in final.stderr, final.stderr
+        _replay(data, kill_at=point)
+    status, err = _replay(data)
+    assert status == 0, err
+    assert "Traceback" not in err and "TimeoutError" not in err, err
     assert _commitments(data) == expected  # every promise, each exactly once
