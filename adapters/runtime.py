@@ -284,7 +284,7 @@ class Runtime:
         self.moderation = ModerationService(
             memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
             scheduler=self.queue, window=self.window, stages=self.conversation.stages, provider=self.provider,
-            redis=self.redis, jobs=s.jobs, erasure=self.erasure, limits=self.limits,
+            redis=self.redis, jobs=s.jobs, erasure=self.erasure, tenants=self.tenants, limits=self.limits,
         )
         if self.valkey is not None:
             await self._take_over()
