@@ -1,9 +1,11 @@
 """``RedisLocks``: the record locks of ``memory.locks`` across processes, in the shared Redis.
 
-Each key is ``SET heyan:lock:<key> <token> NX PX <lease>``. While the holder works, a heartbeat
-(``bot.heartbeat``) extends the lease every third of it, only if the token is still the holder's
-(a Lua compare-and-extend), so a slow holder — an embedding or LLM call that takes minutes — never
-loses its lock to the TTL; the lease only bounds how long a *crashed* holder blocks a record. Right
+Each key is ``SET heyan:lock:<key> <token> NX PX <lease>``. While the holder works, one renewer
+task per ``RedisLocks`` (started when a lock is taken, ending when none is held) extends every held
+lease every third of it, only if the token is still the holder's (a Lua compare-and-extend), so a
+slow holder — an embedding or LLM call that takes minutes — never loses its lock to the TTL; the
+lease only bounds how long a *crashed* holder blocks a record. (One task for all holds, not one per
+hold: a write costs no task creation.) Right
 before writing, the holder calls ``Held.ensure()``: compare-and-extend once more, and ``LockLost``
 if the lock is gone or someone else's. Release is a compare-and-delete. Waiters poll with a short
 backoff and give up after ``wait`` seconds with ``LockTimeout`` (the job retries later).
@@ -16,16 +18,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 
 from redis.asyncio import Redis
 
-from bot.heartbeat import Pulse, Sleep, keep_alive
+from bot.heartbeat import Sleep
 from memory.locks import HELD, Held, LockLost, LockTimeout
 
 __all__ = ["LOCK_PREFIX", "RedisLocks"]
+
+log = logging.getLogger(__name__)
 
 #: Every record and summary lock's key starts with this.
 LOCK_PREFIX = "heyan:lock:"
@@ -42,14 +47,16 @@ return 0
 
 
 class _RedisHeld:
-    def __init__(self, locks: RedisLocks, keys: list[str], token: str, pulse: Pulse) -> None:
-        self.locks, self.keys, self.token, self.pulse = locks, keys, token, pulse
+    def __init__(self, locks: RedisLocks, keys: list[str], token: str) -> None:
+        self.locks, self.keys, self.token = locks, keys, token
+        self.lost = False
 
     def __repr__(self) -> str:
-        return f"Held({self.keys}, lost={self.pulse.lost})"
+        return f"Held({self.keys}, lost={self.lost})"
 
     async def ensure(self) -> None:
-        if self.pulse.lost or not await self.locks.extend(self.keys, self.token):
+        if self.lost or not await self.locks.extend(self.keys, self.token):
+            self.lost = True
             raise LockLost(f"{', '.join(self.keys)} is no longer this writer's lock; nothing was written")
 
 
@@ -68,6 +75,8 @@ class RedisLocks:
         self.sleep = sleep
         self._release = redis.register_script(_RELEASE)
         self._extend = redis.register_script(_EXTEND)
+        self._holding: set[_RedisHeld] = set()
+        self._renewer: asyncio.Task[None] | None = None
 
     def __repr__(self) -> str:
         return f"RedisLocks(lease={self.lease}, wait={self.wait})"
@@ -99,12 +108,30 @@ class RedisLocks:
             if not taken:
                 yield HELD
                 return
-            async with keep_alive(lambda: self.extend(taken, token), self.lease / 3, what=f"lock {taken[0]}",
-                                  sleep=self.sleep) as pulse:
-                yield _RedisHeld(self, taken, token, pulse)
+            held = _RedisHeld(self, taken, token)
+            self._holding.add(held)
+            if self._renewer is None or self._renewer.done():
+                self._renewer = asyncio.create_task(self._renew_all(), name="heyan-lock-renewer")
+            try:
+                yield held
+            finally:
+                self._holding.discard(held)
         finally:
             for key in reversed(taken):
                 await asyncio.shield(self._release(keys=[key], args=[token]))
+
+    async def _renew_all(self) -> None:
+        """Extend every held lock every third of a lease, while any is held."""
+        while self._holding:
+            await self.sleep(self.lease / 3)
+            for held in list(self._holding):
+                try:
+                    if not await self.extend(held.keys, held.token):
+                        held.lost = True
+                        self._holding.discard(held)
+                        log.warning("lock %s was lost while its holder was still working", held.keys[0])
+                except Exception as exc:  # Redis unreachable for a moment: the next round tries again
+                    log.warning("could not renew lock %s (%s: %s)", held.keys[0], type(exc).__name__, exc)
 
     async def take_over(self) -> int:
         """Delete every lock (their holders are known to be dead); returns how many there were."""
