@@ -47,7 +47,7 @@ import json
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -56,7 +56,7 @@ from redis.asyncio import Redis
 
 from bot import outbox_scripts as lua
 from bot.richtext import RichText
-from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
+from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, scan, seal_fields
 from memory.crypto import Cipher
 from memory.models import Lang, utcnow
 
@@ -380,6 +380,29 @@ class Outbox:
                 continue
             chosen.append(post_id)
         return await self._withdraw_known(platform, chosen)
+
+    async def forget(self, tenant: str, match: Callable[[Post], bool]) -> int:
+        """Erasure: every post of ``tenant`` that ``match``es, in any state (waiting, being sent, sent,
+        dead, cancelled), loses its text — the body is emptied, the record stays so its id still blocks
+        a second append — and one not sent yet is withdrawn (cancelled, out of the dead letters).
+        Returns how many posts were emptied. A scan of every post: erasures are rare."""
+        emptied = 0
+        async for key in scan(self.redis, f"{_POST}*"):
+            record = await self.get(key[len(_POST):])
+            if record is None or record.post.tenant != tenant or not record.post.body.spans \
+                    or not match(record.post):
+                continue
+            ready, leased, dead = _keys(record.post.platform)
+            blank = replace(record.post, body=RichText())
+            state = PostState.SENT if record.state is PostState.SENT else PostState.CANCELLED
+            async with self.redis.pipeline(transaction=True) as pipe:
+                for queue in (ready, leased, dead):
+                    pipe.zrem(queue, record.post.id)
+                pipe.hset(key, mapping={"data": blank.to_json(self.cipher), "state": state.value})
+                pipe.expire(key, SENT_TTL_SECONDS)
+                await pipe.execute()
+            emptied += 1
+        return emptied
 
     async def reseal(self, advance: Advance) -> int:
         """Key rotation: seal every post's body with the first key (compare-and-set); returns how
