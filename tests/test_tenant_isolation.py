@@ -130,6 +130,7 @@ UNSCOPED_ABOVE = {
     "remember": "writes facts of one tenant, refused when they name several",
     "save_summary": "writes one summary, whose tenant is the scope",
     "reseal": "re-encrypts one tenant's records by id, the tenant given",
+    "watch": "registers a watcher of writes; reads and writes nothing",
 }
 
 
