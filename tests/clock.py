@@ -10,8 +10,9 @@ Tests never wait for the wall clock to reach a due time, and never sleep to let 
 * ``JobSchedule`` — arq runs a deferred job (a reminder, an idle watch) once the real time reaches its
   score in the queue. ``deferred()`` lists what is scheduled for when, so a test can assert *when* a job
   would run; ``run_due(until)`` makes every job deferred to ``until`` or earlier ready now, so the worker
-  (in this process or a ``heyan worker`` child) takes it on its next poll. A test then waits for the
-  job's effect (a post, a record), never for a number of seconds. It works on any Redis the jobs use:
+  (in this process or a ``heyan worker`` child) takes it on its next poll; ``skip(delta)`` does so for
+  the next ``delta`` (a retry's backoff, an idle watch). A test then waits for the job's effect (a post,
+  a record), never for a number of seconds. It works on any Redis the jobs use:
   the test run's Valkey (``redis_url``) or a child process's embedded one (connect to its socket).
 """
 
@@ -103,6 +104,11 @@ class JobSchedule:
     async def deferred(self, prefix: str = "") -> dict[str, datetime]:
         """Jobs waiting in the queue (ids starting with ``prefix``) and when each is due to run."""
         return {job_id: datetime.fromtimestamp(ms / 1000, UTC) for job_id, ms in (await self._scores(prefix)).items()}
+
+    async def skip(self, delta: timedelta, prefix: str = "") -> list[str]:
+        """As if ``delta`` passed: jobs deferred up to ``delta`` from now become ready now (a retry's
+        backoff, an idle watch). Call it from the probe of a wait to keep time flowing."""
+        return await self.run_due(datetime.now(UTC) + delta, prefix)
 
     async def wait_deferred(self, prefix: str, *, timeout: float = 60.0) -> dict[str, datetime]:
         """Wait until a job whose id starts with ``prefix`` is in the queue (e.g. the reminder an
