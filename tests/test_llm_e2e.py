@@ -186,6 +186,7 @@ def _long_script(n: int) -> list[Line]:
     return lines
 
 
+@pytest.mark.slow  # 1,000 lines through the real runtime and the OpenAI client
 def test_prompt_stays_within_budget_on_1000_lines(
     stub: tuple[OpenAIStub, MediatorResponder], tmp_path: Path
 ) -> None:
