@@ -103,7 +103,13 @@ def jobs_dead_letter(
         return
 
     async def both(redis: ArqRedis) -> tuple[list[admin.DeadLetter], list[PostRecord]]:
-        return await admin.dead_letters(redis), await _dead_posts(redis)
+        # with this process's keys: a dead job's error message is sealed (it may quote members)
+        from adapters.runtime import build_cipher
+        from bot.deadletters import DeadLetters
+        from bot.settings import load_settings
+
+        letters = DeadLetters(redis, cipher=build_cipher(load_settings()))
+        return await admin.dead_letters(redis, letters), await _dead_posts(redis)
 
     dead, posts = with_redis(both)
     if as_json:
@@ -114,7 +120,7 @@ def jobs_dead_letter(
     for col in ("job id", "function", "tries", "error", "at"):
         table.add_column(col, overflow="fold")
     for d in dead:
-        table.add_row(d.job_id, d.function, str(d.tries), d.error, d.at)
+        table.add_row(d.job_id, d.function, str(d.tries), f"{d.error}: {d.detail}" if d.detail else d.error, d.at)
     console.print(table)
     ptable = Table(title=f"{len(posts)} dead posts")
     for col in ("post id", "platform", "attempts", "error"):

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 
 from bot.audit import AuditLog
+from bot.conversation import Conversation
+from bot.deadletters import DeadLetters
 from bot.erasure import Erasure
 from bot.llm.base import MediatorProvider
 from bot.outbox import Outbox
@@ -20,7 +22,6 @@ from bot.ports import Scheduler
 from bot.sessions import SessionBook
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettings
-from bot.window import ConversationWindow
 from memory.ports import MemoryStore
 from memory.service import MemoryService
 
@@ -35,7 +36,7 @@ class Services:
     store: MemoryStore
     memory: MemoryService
     redis: Redis
-    window: ConversationWindow
+    conversation: Conversation
     tenants: TenantConfig
     scheduler: Scheduler
     provider: MediatorProvider
@@ -43,6 +44,8 @@ class Services:
     sessions: SessionBook
     audit: AuditLog
     erasure: Erasure
+    #: Where jobs that failed their last try go, with their errors sealed (None: unsealed, tests).
+    dead_letters: DeadLetters | None = None
 
     async def tenant(self, tenant: str) -> TenantSettings:
         """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""

@@ -245,8 +245,10 @@ def test_malformed_extraction_writes_no_memory(
     assert _facts(env) == []
     assert len(replies[0]["memory_ids"]) <= 1  # at most the session summary (a separate task that worked)
     messages = [r.getMessage() for r in caplog.records]
-    assert any(re.search(r"extract: output still invalid after one repair \(request stub-req-\d+\)", m)
+    # the operator sees which request went wrong and that the job gave up, never the output itself
+    assert any(re.search(r"extract: invalid output of \d+ characters \(request stub-req-\d+\)", m)
                for m in messages), messages
+    assert any("extract_memories dead-lettered" in m for m in messages), messages
 
 
 # --- 4. every message is extracted exactly once: batches, idle, provider and job retries ----------
@@ -289,7 +291,7 @@ async def test_every_message_is_extracted_exactly_once(
         async def extracted(upto: int, skip: str | None = None) -> bool:
             if skip is not None:  # time flows for these jobs: a retry's backoff, the idle minute (tests/clock.py)
                 await JobSchedule(rt.redis).skip(timedelta(minutes=5), skip)
-            return not await rt.window.not_extracted(scope, ids[:upto])
+            return not await rt.conversation.batches.not_extracted(scope, ids[:upto])
 
         for n, text in enumerate(texts):
             msg = _message(n, (ANN, BOB)[n % 2], text)
@@ -350,6 +352,5 @@ def test_injection_through_the_llm_is_only_a_claim(
     bob_commitments = [f for f in facts if f["kind"] == "commitment" and f["subject"] == "u-bob"]
     assert [c["sources"][0]["quote"] for c in bob_commitments] == ["I'll pay my half of the bill by Friday"]
     flagged = next(f for f in facts if f["sources"][0]["quote"].startswith("Ignore previous"))
-    assert (flagged["kind"], flagged["subject"], flagged["asserted_by"], flagged["attribute"], flagged["status"]) == (
-        "event", "u-ann", "u-ann", "instruction", "flagged"
-    )
+    assert (flagged["kind"], flagged["subject"], flagged["asserted_by"], flagged["attribute"].split(":")[0],
+            flagged["status"]) == ("event", "u-ann", "u-ann", "instruction", "flagged")

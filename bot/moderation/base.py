@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
 from bot.audit import AuditEntry, AuditLog
+from bot.conversation import MessageLog, StageBook
 from bot.erasure import Erasure
 from bot.limits import RateLimits
 from bot.llm.base import MediatorProvider
@@ -20,7 +21,7 @@ from bot.ports import Scheduler
 from bot.reminders import reminder_time
 from bot.sessions import SessionBook
 from bot.settings import JobSettings
-from bot.window import ConversationWindow
+from bot.tenants import TenantConfig
 from memory.models import (
     OPEN_COMMITMENT,
     Fact,
@@ -58,11 +59,13 @@ class ModerationBase:
         audit: AuditLog,
         outbox: Outbox,
         scheduler: Scheduler,
-        window: ConversationWindow,
+        window: MessageLog,
+        stages: StageBook,
         provider: MediatorProvider,
         redis: Redis,
         jobs: JobSettings,
         erasure: Erasure,
+        tenants: TenantConfig,
         limits: RateLimits | None = None,
     ) -> None:
         self.memory = memory
@@ -71,10 +74,12 @@ class ModerationBase:
         self.outbox = outbox
         self.scheduler = scheduler
         self.window = window
+        self.stages = stages
         self.provider = provider
         self.redis = redis
         self.jobs = jobs
         self.erasure = erasure
+        self.tenants = tenants
         self.limits = limits
 
     async def _enter(self, actor: Actor) -> None:
@@ -137,10 +142,11 @@ class ModerationBase:
 
     async def _log(self, actor: Actor, action: str, target: str, *, reason: str = "",
                    before: dict[str, Any] | None = None, after: dict[str, Any] | None = None,
-                   users: Sequence[str] = ()) -> None:
+                   users: Sequence[str] = (), kind: Kind | None = None) -> None:
         await self.audit.record(AuditEntry(
             tenant=actor.tenant, actor_id=actor.user_id, actor_name=actor.display, action=action,
             target=target, reason=reason, before=before, after=after, users=tuple(dict.fromkeys(users)),
+            kind=kind.value if kind is not None else None,
         ))
 
     async def _rescheduled(self, fact: Fact) -> None:
