@@ -28,7 +28,6 @@ bound to the post id (``bot.sealing``); ids, kind, language and times stay in th
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -40,7 +39,7 @@ from redis.asyncio import Redis
 from bot.richtext import RichText
 from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, scan, seal_fields
 from memory.crypto import Cipher
-from memory.models import Lang, utcnow
+from memory.models import Clock, Lang, utcnow
 
 __all__ = ["Outbox", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
 
@@ -153,10 +152,6 @@ def _text(value: bytes | str | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
-
-
 _APPEND = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'data', ARGV[1], 'state', 'pending', 'attempts', 0)
@@ -220,10 +215,12 @@ class Outbox:
     #: The keys holding member text (``reseal`` rewrites them).
     SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_POST}*",)
 
-    def __init__(self, redis: Redis, *, max_attempts: int = 5, cipher: Cipher | None = None) -> None:
+    def __init__(self, redis: Redis, *, max_attempts: int = 5, cipher: Cipher | None = None,
+                 clock: Clock = utcnow) -> None:
         self.redis = redis
         self.max_attempts = max_attempts
         self.cipher = cipher
+        self.clock = clock  # leases, retries and "sent at" read it (tests move it: tests/clock.py)
         self._append = redis.register_script(_APPEND)
         self._claim = redis.register_script(_CLAIM)
         self._delivered = redis.register_script(_DELIVERED)
@@ -232,10 +229,13 @@ class Outbox:
     def __repr__(self) -> str:
         return f"Outbox(max_attempts={self.max_attempts})"
 
+    def _now_ms(self) -> int:
+        return int(self.clock().timestamp() * 1000)
+
     async def append(self, post: Post, *, not_before: datetime | None = None) -> bool:
         """Queue ``post`` for its platform; False when a post with this id already exists (or was sent)."""
         ready, _, _ = _keys(post.platform)
-        at = int(not_before.timestamp() * 1000) if not_before else _now_ms()
+        at = int(not_before.timestamp() * 1000) if not_before else self._now_ms()
         added = await self._append(keys=[_POST + post.id, ready, _PLATFORMS],
                                    args=[post.to_json(self.cipher), at, post.id, post.platform])
         return bool(added)
@@ -258,7 +258,7 @@ class Outbox:
     async def claim(self, platform: str, *, limit: int = 10, lease_seconds: float = 60.0) -> list[Post]:
         """Lease up to ``limit`` posts that are due; an expired lease (a crashed sender) counts as due."""
         ready, leased, _ = _keys(platform)
-        now = _now_ms()
+        now = self._now_ms()
         raws = await self._claim(keys=[ready, leased],
                                  args=[now, now + int(lease_seconds * 1000), limit, _POST])
         return [Post.from_json(r, self.cipher) for r in raws]
@@ -267,7 +267,7 @@ class Outbox:
         """Record that the platform accepted ``post`` as ``message_id``; False if it was already sent."""
         ready, leased, _ = _keys(post.platform)
         done = await self._delivered(keys=[_POST + post.id, leased, ready],
-                                     args=[post.id, message_id, utcnow().isoformat(), SENT_TTL_SECONDS])
+                                     args=[post.id, message_id, self.clock().isoformat(), SENT_TTL_SECONDS])
         return bool(done)
 
     async def failed(
@@ -276,7 +276,7 @@ class Outbox:
         """A send failed: back to ready in ``retry_in`` seconds, or dead after the last attempt or a
         permanent error. Returns the new state (None if the post is gone)."""
         ready, leased, dead = _keys(post.platform)
-        now = _now_ms()
+        now = self._now_ms()
         state = _text(await self._failed(
             keys=[_POST + post.id, leased, ready, dead],
             args=[post.id, reason[:500], "1" if permanent else "0", self.max_attempts,
@@ -290,7 +290,7 @@ class Outbox:
         ready, leased, _ = _keys(post.platform)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.zrem(leased, post.id)
-            pipe.zadd(ready, {post.id: _now_ms()})
+            pipe.zadd(ready, {post.id: self._now_ms()})
             pipe.hset(_POST + post.id, mapping={"state": PostState.PENDING.value})
             pipe.hincrby(_POST + post.id, "attempts", -1)
             await pipe.execute()
@@ -373,7 +373,7 @@ class Outbox:
 
     async def stats(self) -> list[OutboxStats]:
         """Counts per platform that ever had a post."""
-        now = _now_ms()
+        now = self._now_ms()
         out: list[OutboxStats] = []
         for platform in await self.platforms():
             ready, leased, dead = _keys(platform)
@@ -407,7 +407,7 @@ class Outbox:
                 continue  # someone else retried it
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.hset(_POST + record.post.id, mapping={"state": PostState.PENDING.value, "attempts": 0})
-                pipe.zadd(ready, {record.post.id: _now_ms()})
+                pipe.zadd(ready, {record.post.id: self._now_ms()})
                 await pipe.execute()
             count += 1
         return count

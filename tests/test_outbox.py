@@ -3,7 +3,6 @@ with the reason, cancellation, and a post recorded as sent only after the platfo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -13,6 +12,7 @@ from redis.asyncio import Redis
 from bot.delivery import Deliverer, DeliveryError
 from bot.outbox import Outbox, Post, PostKind, PostState, platform_of
 from bot.richtext import Mention, RichText
+from tests.clock import FakeClock
 
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)
 
@@ -113,12 +113,14 @@ async def test_a_backoff_keeps_the_post_waiting(redis: Redis) -> None:
     assert (stats.ready, stats.waiting, stats.dead) == (0, 1, 0)
 
 
-async def test_an_expired_lease_is_claimed_again(redis: Redis) -> None:
-    box = Outbox(redis)
+async def test_an_expired_lease_is_claimed_again(redis: Redis, fake_clock: FakeClock) -> None:
+    box = Outbox(redis, clock=fake_clock)
     await box.append(post(1))
-    [claimed] = await box.claim("discord", lease_seconds=0.05)  # a sender that died mid-send
+    [claimed] = await box.claim("discord", lease_seconds=60)  # a sender that died mid-send
     assert claimed.id == "p1" and await box.claim("discord") == []
-    await asyncio.sleep(0.2)
+    fake_clock.advance(seconds=59)
+    assert await box.claim("discord") == []  # its lease still runs
+    fake_clock.advance(seconds=2)
     [again] = await box.claim("discord")
     assert again.id == "p1"
     record = await box.get("p1")
