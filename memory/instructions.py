@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Ask", "Found", "about_people", "classify", "mentions_bot", "names_pattern"]
+__all__ = ["Ask", "Found", "about_people", "classify", "mentions_bot", "names_pattern", "says_you"]
 
 
 class Ask(StrEnum):
@@ -45,6 +45,8 @@ class Ask(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Found:
+    """An instruction to the bot: what it asks, and the words that give it away."""
+
     ask: Ask
     evidence: str
 
@@ -124,7 +126,7 @@ _FORGET_ZH = (r"(?:忘掉|忘记|忘了|删掉|删除|删了|删|抹掉|抹去|�
               r"别记|不要记|别再记|不用记|别再提醒|不要再提醒|作废)")
 _RULES_ZH = r"(?:指令|指示|规则|设定|人设|提示词|系统提示|限制|规定|要求|政策|准则|命令|设置)"
 _OVERRIDE_ZH = (r"(?:忽略|无视|忘掉|忘记|别管|不要管|不用管|不要理会|别理会?|跳过|绕过|打破|不要遵守|别遵守|停止遵守)(?:掉)?\s*"
-                r"(?:你的|你|之前的?|以上的?|上面的?|前面的?|原来的?|原有的?|先前的?|所有的?|全部的?|一切|的)*" + _RULES_ZH)
+                r"(?:你的|你|之前的?|以上的?|上面的?|前面的?|原来的?|原有的?|先前的?|所有的?|全部的?|一切|的){0,6}" + _RULES_ZH)
 _ROLE_ZH = (r"(?:你现在(?:就)?是|你现在不是|你不再是|你以后(?:就)?(?:叫|是)|从现在(?:开始|起)[，,]?你(?:就)?是|"
             r"假装(?:你是|自己是|成)|扮演|切换(?:到|成)|进入|开启|你是一个没有(?:任何)?限制)")
 _OBEY_ZH = r"(?:只?听我(?:一个人)?的|按我说的(?:做|来|办)?|按我的来|站在我这边|只?(?:帮|替)我说话|不要听|别听|服从我|以我为准|把我的话当)"
@@ -236,6 +238,11 @@ def names_pattern(names: Iterable[str]) -> re.Pattern[str] | None:
     if not keys:
         return None
     return re.compile("|".join(re.escape(k) for k in keys), _I)
+
+
+def says_you(text: str) -> bool:
+    """Whether ``text`` speaks to someone as "you" / "你" / "您"."""
+    return _SECOND_PERSON.search(text) is not None
 
 
 def about_people(text: str, others: re.Pattern[str] | None) -> bool:

@@ -32,7 +32,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memory.instructions import about_people, classify, names_pattern
+from memory.instructions import about_people, classify, names_pattern, says_you
 from memory.normalize import normalize
 
 __all__ = ["READ_CHARS", "Attempt", "Flag", "attempt", "flag_of", "fold"]
@@ -84,20 +84,31 @@ def fold(text: str) -> str:
     """What detection reads: ``memory.normalize.normalize`` (NFKC, escapes, controls, invisible and
     bidi characters removed), Latin lookalikes read as Latin, markdown marks dropped, runs of spaces
     squashed (line breaks kept: a fake transcript is line by line)."""
-    text = _MARKDOWN.sub("", normalize(text).translate(_LOOKALIKES))
-    return "\n".join(" ".join(line.split()) for line in text.splitlines())
+    return _folded(text)[0]
+
+
+_QUOTE_LINE = re.compile(r"^\s{0,3}>")
+
+
+def _folded(text: str) -> tuple[str, frozenset[int]]:
+    """``fold(text)`` and the numbers of its lines that were markdown block quotes ("> Bob: …")."""
+    plain = normalize(text).translate(_LOOKALIKES)
+    quoted = frozenset(i for i, line in enumerate(plain.splitlines()) if _QUOTE_LINE.match(line))
+    plain = _MARKDOWN.sub("", plain)
+    return "\n".join(" ".join(line.split()) for line in plain.splitlines()), quoted
 
 
 _SPELLED_APART = re.compile(r"\b(?:[A-Za-z] ){3,}[A-Za-z]\b")
 _CJK_GAP = re.compile(r"(?<=[\u4e00-\u9fff]) +(?=[\u4e00-\u9fff])")
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _LEET = str.maketrans("013457", "oieast")
+_UNIT = re.compile(r"\d+[a-z]{1,3}|[a-z]{1,3}\d+", _I)  # "5pm", "2nd", "mp3", "v2": not hidden words
 
 
 def _unleet(m: re.Match[str]) -> str:
     """"1gn0re" → "ignore", "agr33d" → "agreed"; "5pm", "4k", "2nd", "80" stay as typed."""
     word = m.group()
-    if word.isalpha() or word.isdigit() or re.fullmatch(r"\d+[a-z]{1,3}|[a-z]{1,3}\d+", word, _I):
+    if word.isalpha() or word.isdigit() or _UNIT.fullmatch(word):
         return word
     return word.translate(_LEET)
 
@@ -130,10 +141,16 @@ _LABELLED = re.compile(
     _I | re.MULTILINE,
 )
 _SHOUTED = re.compile(r"\b(?:SYSTEM|SYS|ADMIN|MODERATOR|DEVELOPER|OPERATOR|ASSISTANT)\b\s*[:：]")
-#: A ruling or a record in a marker's payload ("… is verified", "closed", "已核实", "结案").
-_RULING = re.compile(r"\b(?:verified|confirmed|resolved|closed|withdrawn|at\s+fault|favou?r|ruled|responsible|"
-                     r"policy|facts?|records?|store|write|agreed|accepted|promised|owes?|admitted|consented)\b"
-                     r"|核实|裁定|结案|撤回|胜诉|败诉|责任|事实|写入|记录|同意|答应|承诺|承认|欠|保证", _I)
+#: A ruling about people in a marker's payload ("Bob agreed", "… is at fault", "张伟承认"): enough alone.
+_BINDING = re.compile(r"\b(?:agreed|agrees|accepted|accepts|promised|promises|owes?|owed|admitted|admits|consented|"
+                      r"confessed|apologi[sz]ed|at\s+fault|favou?r|responsible|liable|guilty)\b"
+                      r"|同意|答应|承诺|承认|欠|保证|认错|胜诉|败诉|责任|赔偿", _I)
+#: A verdict or a write ("… is verified", "closed", "store that", "已核实", "写入"): only about people or a
+#: dispute ("Admin: maintenance confirmed for Saturday" announces, it does not rule).
+_VERDICT = re.compile(r"\b(?:verified|confirmed|resolved|closed|withdrawn|ruled|policy|facts?|"
+                      r"(?:record|store|write|log)(?:\s+(?:fact|down))?\s*(?:that\b|[:：]))"
+                      r"|核实|裁定|结案|撤回|事实|写入|记录", _I)
+_DISPUTE = re.compile(r"\b(?:dispute|case|complaint|claims?|thread|members?|everyone)\b|争议|投诉|案|成员|大家", _I)
 _ADDRESSING = re.compile(r"\s*(?:you\b|your\b|you'|you’|can\s+you|could\s+you|please|pls|@|你|您)", _I)
 
 
@@ -146,7 +163,8 @@ def _marker(text: str, others: re.Pattern[str] | None) -> str | None:
             payload = text[m.end():m.end() + 300]
             if _ADDRESSING.match(payload):
                 continue  # "Admin: can you check my role?" speaks to the admin
-            if _RULING.search(payload) or (about_people(payload, others) and _RULING.search(payload)):
+            if _BINDING.search(payload) or (_VERDICT.search(payload) and (
+                    about_people(payload, others) or _DISPUTE.search(payload))):
                 return m.group().strip()
     return None
 
@@ -164,8 +182,15 @@ def _marker_detail(evidence: str) -> str:
 
 # --- speaking as someone else --------------------------------------------------------------------
 
-_INTRO = re.compile(r"^\s*[(（\[【]?\s*(?:this\s+is|it'?s|it\s+is|signed|from|sent\s+by|posting\s+as|writing\s+as|"
+_INTRO = re.compile(r"^\s*[(（\[【]?\s*(?:this\s+is|it'?s|it\s+is|sent\s+by|posting\s+as|writing\s+as|"
                     r"speaking\s+as|这是|我是|本人是)\s*[:,，]?\s*", _I | re.MULTILINE)
+#: After "this is Bob, …": the writer goes on as Bob ("I promise …", "typing from Alice's phone") —
+#: "It's Bob, he never pays on time" names Bob, it does not speak as him.
+_GOES_ON = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|my|me)\b|\b(?:here|speaking|typing|writing|using|posting)\b|"
+                      r"\bon\s+\S+(?:'s|’s)\s+(?:account|phone|laptop)|我|在用|用.{0,6}号", _I)
+_LINE_END = re.compile(r"[ .!。！]*(?:\n|$)")
+#: "From: Bob" heading a message, "Signed, Bob" / "Regards, Bob" closing it.
+_LETTER = re.compile(r"^\s*(?:from\s*:|signed\s*,?|regards\s*,?|sincerely\s*,?|cheers\s*,?|best\s*,)\s*", _I | re.MULTILINE)
 _AFTER_INTRO = re.compile(r"\s*(?:[,:：，.!—\-(（)）]|here\b|speaking\b|typing\b|writing\b|on\b|from\b|using\b|"
                           r"在用|用|本人|$)", _I)
 _SPEAKS = re.compile(r"\s+(?:here|speaking|typing|writing)\s*(?:[:,，：!—\-]|$)|\s*(?:本人)?在此\s*[:：，,]|\s*本人(?:在这里?)?\s*[:：，,]", _I)
@@ -185,17 +210,26 @@ def _key(name: str) -> str:
     return "".join(fold(name).casefold().split())
 
 
-def _impersonation(text: str, others: dict[str, str]) -> str | None:
-    """The name of another participant the message speaks as, or None. ``others``: key → name."""
+def _impersonation(text: str, others: dict[str, str], speaker: str, quoted: frozenset[int]) -> str | None:
+    """The name of another participant the message speaks as, or None. ``others``: key → name;
+    ``quoted``: the lines that were block quotes."""
     if not others:
         return None
     names = names_pattern(others.values())
     assert names is not None
     for m in _INTRO.finditer(text):
         who = names.match(text, m.end())
-        if who and _AFTER_INTRO.match(text, who.end()) and not text.startswith(("'s", "’s", "的"), who.end()):
+        if (who and _AFTER_INTRO.match(text, who.end()) and not text.startswith(("'s", "’s", "的"), who.end())
+                and _GOES_ON.search(text, who.end(), who.end() + 60)):
             return who.group()
-    for line in text.splitlines():
+    for m in _LETTER.finditer(text):
+        who = names.match(text, m.end())
+        if who and _LINE_END.match(text, who.end()) and _FIRST_PERSON_FACT.search(text):
+            return who.group()
+    lines = text.splitlines()
+    labelled = sum(1 for line in lines if (t := _TRANSCRIPT.match(line)) and t.group("b"))
+    me = re.compile(re.escape(speaker), _I) if speaker.strip() else None
+    for number, line in enumerate(lines):
         start = len(line) - len(line.lstrip())
         who = names.match(line, start)
         if who and _SPEAKS.match(line, who.end()):
@@ -205,7 +239,12 @@ def _impersonation(text: str, others: dict[str, str]) -> str | None:
             label = t.group("a") or t.group("b") or ""
             said = line[t.end():]
             if _key(label) in others and not _ADDRESSING.match(said) and _BINDS.search(said[:200]):
-                return label.strip()
+                # "Bob: sure, see you at 8" speaks to Bob; a bracketed label, a block quote, a
+                # transcript of several speakers or one that names its author as someone else does not
+                staged = (t.group("a") is not None or number in quoted or labelled > 1
+                          or (me is not None and me.search(said) is not None))
+                if staged or not says_you(said):
+                    return label.strip()
         s = _SIGNATURE.search(line)
         if s is not None and _key(s.group("name")) in others and _FIRST_PERSON_FACT.search(text):
             return s.group("name")
@@ -249,14 +288,14 @@ def attempt(text: str, *, speaker: str = "", names: Iterable[str] = (), addresse
 
 @functools.lru_cache(maxsize=2048)
 def _attempt(text: str, speaker: str, names: tuple[str, ...], addressed: bool) -> Attempt | None:
-    folded = fold(text)
+    folded, quoted = _folded(text)
     view = _view(folded)
     me = _key(speaker)
     others = {k: n for n in names if (k := _key(n)) and k != me}
     pattern = names_pattern(others.values())
     if found := _marker(view, pattern):
         return Attempt(Flag.MARKER, _marker_detail(found), found)
-    if who := _impersonation(view, others):
+    if who := _impersonation(view, others, speaker, quoted):
         return Attempt(Flag.IMPERSONATION, f"writes as {who}", who)
     if instruction := classify(view, addressed=addressed, others=pattern):
         return Attempt(Flag.INSTRUCTION, instruction.ask.value, instruction.evidence)
