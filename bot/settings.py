@@ -204,6 +204,7 @@ class JobSettings(BaseSettings):
     reconcile_minutes: int = Field(5, ge=1, le=60)
     job_timeout: int = Field(120, ge=5)
     max_tries: int = Field(5, ge=1)
+    post_retry_hours: float = Field(24.0, gt=0, description="retry a failing post this long, then dead-letter it")
 
 
 class Settings(BaseSettings):
