@@ -130,10 +130,24 @@ class Harness:
                                                    timeout=WAIT)
 
     async def message_after_click(self, click: Payload) -> Payload:
-        """The message a click's UPDATE_MESSAGE callback produced (or its ephemeral answer)."""
+        """What a click ended in: the message it redrew (an UPDATE_MESSAGE callback, or a deferred
+        update followed by an edit of ``@original``), or the private followup that answered it."""
         request = await self.callback(click)
         if request.json["type"] == 7:
             return self.discord.messages[int(click["message"]["id"])]
+        if request.json["type"] == 6:
+            pattern = re.compile(rf"/webhooks/\d+/{re.escape(click['token'])}(/messages/@original)?")
+
+            def finished() -> RecordedRequest | None:
+                return next((r for r in self.discord.requests if r.method in ("PATCH", "POST")
+                             and pattern.fullmatch(r.path)), None)
+
+            await wait_until(finished, timeout=WAIT, what=f"the work of click {click['id']}")
+            ended = finished()
+            assert ended is not None
+            if ended.method == "PATCH":
+                return self.discord.messages[int(click["message"]["id"])]
+            return self.discord.interactions[int(click["id"])].followups[-1]
         return await self.answer(click)
 
     # --- messages and memory -------------------------------------------------------------------------

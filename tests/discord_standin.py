@@ -780,6 +780,7 @@ class DiscordStandIn(DiscordWorld):
             ("GET", r"/users/@me", self._get_me),
             ("GET", r"/users/(?P<user_id>\d+)", self._get_user),
             ("DELETE", r"/users/@me/guilds/(?P<guild_id>\d+)", self._leave_guild),
+            ("POST", r"/users/@me/channels", self._create_dm),
             ("GET", r"/oauth2/applications/@me", self._get_application),
             ("GET", r"/applications/@me", self._get_application),
             ("PUT", rf"/applications/{app}/commands", self._put_commands),
@@ -834,6 +835,15 @@ class DiscordStandIn(DiscordWorld):
         if not guild.has_member(int(user_id)):
             raise ApiError(404, 10007, "Unknown Member")
         return _Reply(body=guild.member(int(user_id)).payload())
+
+    async def _create_dm(self, request: RecordedRequest) -> _Reply:
+        try:
+            recipient = self.user(int((request.json or {}).get("recipient_id", 0)))
+        except (KeyError, ValueError):
+            raise _form_error("recipient_id", "BASE_TYPE_REQUIRED", "This field is required") from None
+        channel_id = self.dm_channel_id(recipient)
+        return _Reply(body={"id": str(channel_id), "type": DM, "last_message_id": None,
+                            "recipients": [recipient.payload()]})
 
     async def _leave_guild(self, request: RecordedRequest, guild_id: str) -> _Reply:
         guild = self._guild_or_404(int(guild_id))

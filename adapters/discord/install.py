@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from adapters.discord.client import AnyBot, Heyan
+from adapters.discord.commitments import CommitmentDone, CommitmentsPage
 from adapters.discord.disputes import Disputes
 from adapters.discord.listeners import Listeners
 from adapters.discord.member_commands import (
-    CommitmentDone,
     CorrectPick,
     EraseAsk,
     EraseCancel,
     EraseConfirm,
     MemberCommands,
+    MyMemoryPage,
 )
-from adapters.discord.memory_commands import MemoryCommands
+from adapters.discord.memory_commands import MemoryCommands, MemoryPage
 from adapters.discord.review import ReviewAction, ReviewTurn
 
 __all__ = ["install"]
@@ -26,4 +27,5 @@ async def install(bot: AnyBot, heyan: Heyan) -> None:
     await bot.add_cog(Disputes(bot, heyan))
     await bot.add_cog(MemoryCommands(bot, heyan))
     await bot.add_cog(MemberCommands(bot, heyan))
-    bot.add_dynamic_items(ReviewAction, ReviewTurn, CorrectPick, EraseAsk, EraseConfirm, EraseCancel, CommitmentDone)
+    bot.add_dynamic_items(ReviewAction, ReviewTurn, CorrectPick, EraseAsk, EraseConfirm, EraseCancel, CommitmentDone,
+                          CommitmentsPage, MemoryPage, MyMemoryPage)

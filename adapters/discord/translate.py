@@ -166,6 +166,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fact.contested": ("Competing accounts", "不同说法"),
     "fact.private": ("private", "私密"),
     "fact.public": ("public", "公开"),
+    "page.footer": ("Page {page} of {pages} · {total} in all", "第 {page}/{pages} 页 · 共 {total} 条"),
+    "page.previous": ("Previous", "上一页"),
+    "page.next": ("Next", "下一页"),
+    "late": ("I finished what you asked in {where}, but Discord's 15 minutes for answering it had passed, so "
+             "the answer could not be shown there. Run the command again to see the result.",
+             "你在 {where} 请求的操作已经完成，但超过了 Discord 允许回复的 15 分钟，结果无法在那里显示。"
+             "请重新运行命令查看结果。"),
     "review.empty": ("Nothing waits for review.", "没有待审核的记忆。"),
     "review.title": ("Review queue: {start}–{end} of {total}", "待审核：第 {start}–{end} 条，共 {total} 条"),
     "review.confirm": ("Confirm {n}", "确认 {n}"),
