@@ -5,6 +5,7 @@ from __future__ import annotations
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.commitments import CommitmentDone, CommitmentsPage
 from adapters.discord.disputes import Disputes
+from adapters.discord.guilds import Guilds
 from adapters.discord.listeners import Listeners
 from adapters.discord.member_commands import (
     CorrectPick,
@@ -24,6 +25,7 @@ async def install(bot: AnyBot, heyan: Heyan) -> None:
     """Add the listeners and command cogs, and register every ``DynamicItem`` so clicks on
     messages sent before a restart still reach their handlers."""
     await bot.add_cog(Listeners(bot, heyan))
+    await bot.add_cog(Guilds(bot, heyan))
     await bot.add_cog(Disputes(bot, heyan))
     await bot.add_cog(MemoryCommands(bot, heyan))
     await bot.add_cog(MemberCommands(bot, heyan))
