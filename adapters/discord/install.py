@@ -17,6 +17,7 @@ from adapters.discord.member_commands import (
 )
 from adapters.discord.memory_commands import MemoryCommands, MemoryPage
 from adapters.discord.review import ReviewAction, ReviewTurn
+from adapters.discord.settings_commands import SettingsCommands
 
 __all__ = ["install"]
 
@@ -29,5 +30,6 @@ async def install(bot: AnyBot, heyan: Heyan) -> None:
     await bot.add_cog(Disputes(bot, heyan))
     await bot.add_cog(MemoryCommands(bot, heyan))
     await bot.add_cog(MemberCommands(bot, heyan))
+    await bot.add_cog(SettingsCommands(bot, heyan))
     bot.add_dynamic_items(ReviewAction, ReviewTurn, CorrectPick, EraseAsk, EraseConfirm, EraseCancel, CommitmentDone,
                           CommitmentsPage, MemoryPage, MyMemoryPage)
