@@ -190,9 +190,10 @@ class Harness:
 @contextlib.asynccontextmanager
 async def heyan_on_discord(
     tmp_path: Path, redis_url: str, *, provider: ScriptedProvider | None = None,
-    standin: DiscordStandIn | None = None, worker: bool = True, **discord: Any,
+    standin: DiscordStandIn | None = None, worker: bool = True, serve: bool = True, **discord: Any,
 ) -> AsyncIterator[Harness]:
-    """The stand-in, a runtime and the Discord platform, started as ``heyan run`` starts them."""
+    """The stand-in, a runtime and the Discord platform, started as ``heyan run`` starts them
+    (``serve=False``: the test awaits ``platform.serve()`` itself, e.g. to see how it ends)."""
     scripted = provider if provider is not None else ScriptedProvider()
     async with contextlib.AsyncExitStack() as stack:
         stand = await stack.enter_async_context(standin or DiscordStandIn())
@@ -203,13 +204,14 @@ async def heyan_on_discord(
         stack.push_async_callback(platform.stop)
         sender = await platform.start(rt)
         rt.connect(sender, poll_seconds=0.1)
-        serving = asyncio.create_task(platform.serve(), name="test-discord-serve")
+        if serve:
+            serving = asyncio.create_task(platform.serve(), name="test-discord-serve")
 
-        async def _end_serving() -> None:
-            await platform.stop()
-            await asyncio.wait_for(serving, WAIT)
+            async def _end_serving() -> None:
+                await platform.stop()
+                await asyncio.wait_for(serving, WAIT)
 
-        stack.push_async_callback(_end_serving)
+            stack.push_async_callback(_end_serving)
         yield Harness(stand, rt, platform, scripted, s)
 
 
