@@ -153,7 +153,7 @@ async def test_deleting_a_dispute_thread_forgets_it_and_closes_the_dispute(tmp_p
         kept = h.fact("carol", "wants", "a quiet evening", session="elsewhere")
         await h.seed(h.fact("bob", "repaint", "repaint the fence", kind=Kind.COMMITMENT, session=str(thread.id)),
                      kept)
-        await h.rt.window.record(Message(
+        await h.rt.conversation.intake.record(Message(
             id="m1", scope=Scope(tenant=h.tenant, session=str(thread.id), user=h.user_id("bob")),
             author_name="Bob", text="I will repaint the fence", ts=discord.utils.utcnow(),
             visibility=Visibility.PUBLIC))

@@ -10,7 +10,7 @@
   and a pending purge of one of them is cancelled (Heyan was added back while offline). The first
   READY of a deployment that never kept the set seeds it from the sessions Heyan holds.
 * Deleting a thread or channel where Heyan holds a conversation forgets it and closes its dispute
-  (``bot.conversations``), and the catch-up stops following it.
+  (``bot.session_deletion``), and the catch-up stops following it.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from discord.ext import commands
 from adapters.discord.catchup import SeenMarks
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.mapping import guild_tenant
-from bot.conversations import conversation_deleted
 from bot.departures import left_pending, tenant_left, tenant_returned
+from bot.session_deletion import conversation_deleted
 
 __all__ = ["GUILDS_KEY", "Guilds", "owned_by"]
 
@@ -121,7 +121,7 @@ class Guilds(commands.Cog):
     async def _deleted(self, guild_id: int, channel_id: int) -> None:
         rt = self.heyan.rt
         tenant, session = guild_tenant(guild_id), str(channel_id)
-        forgotten = await conversation_deleted(store=rt.store, window=rt.window, sessions=rt.sessions, audit=rt.audit,
+        forgotten = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions, audit=rt.audit,
                                                tenant=tenant, session=session)
         if forgotten is not None:
             await SeenMarks(rt.redis).stop(tenant, session)

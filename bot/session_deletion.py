@@ -17,8 +17,8 @@ import logging
 from dataclasses import dataclass, replace
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.conversation import Conversation
 from bot.sessions import DisputeState, SessionBook
-from bot.window import ConversationWindow
 from memory.models import Scope, utcnow
 from memory.ports import MemoryStore
 
@@ -41,7 +41,7 @@ class ForgottenConversation:
 
 
 async def conversation_deleted(
-    *, store: MemoryStore, window: ConversationWindow, sessions: SessionBook, audit: AuditLog, tenant: str,
+    *, store: MemoryStore, conversation: Conversation, sessions: SessionBook, audit: AuditLog, tenant: str,
     session: str,
 ) -> ForgottenConversation | None:
     """Forget ``session`` of ``tenant`` (deleted on its platform); None when Heyan never saw it."""
@@ -50,7 +50,7 @@ async def conversation_deleted(
         return None
     scope = Scope(tenant=tenant, session=session)
     records = await store.delete("facts", scope) + await store.delete("summaries", scope)
-    messages = await window.forget_session(scope)
+    messages = await conversation.forget_session(scope)
     now = utcnow()
     closed = replace(info, extra={**info.extra, "purged_at": now.isoformat()})
     if info.state is not DisputeState.CLOSED:
