@@ -173,3 +173,22 @@ async def test_deleting_a_dispute_thread_forgets_it_and_closes_the_dispute(tmp_p
         info = await h.rt.sessions.get(h.tenant, str(thread.id))
         assert info is not None and info.close_reason == "deleted on the platform"
         assert any(e.action == "session.deleted" for e in await h.rt.audit.entries(h.tenant))
+
+
+async def test_a_dispute_thread_deleted_while_offline_is_forgotten_at_ready(tmp_path: Path, redis_url: str) -> None:
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        thread = h.discord.guild.channel("existing-thread")
+        await h.run("dispute open", {"title": "Fence"}, user="alice", channel=thread)
+        await h.seed(h.fact("bob", "repaint", "repaint the fence", kind=Kind.COMMITMENT, session=str(thread.id)))
+        await h.platform.stop()
+        h.discord.guild.channels.remove(thread)  # deleted while Heyan was away: no THREAD_DELETE reaches it
+        platform = DiscordPlatform(h.settings, guild_ready_timeout=0.2, identify_delay=0)
+        await platform.start(h.rt)
+        try:
+            listeners = platform.bot.get_cog("Listeners") if platform.bot else None
+            await listeners.caught_up()  # type: ignore[union-attr]
+            info = await h.rt.sessions.get(h.tenant, str(thread.id))
+            assert info is not None and not info.is_open and info.close_reason == "deleted on the platform"
+            assert await h.facts() == []
+        finally:
+            await platform.stop()

@@ -15,7 +15,10 @@ already holds — so a message is taken in exactly once however often it is read
   taken in as context — an answer hours late, out of the flow, helps nobody.
 * Without the Message Content intent, Discord returns only the text of messages that mention Heyan;
   the others add nothing (docs/DISCORD.md says so).
-* In a process that runs some of the shards (``HEYAN_DISCORD_SHARD_IDS``), only its guilds are read.
+* In a process that runs some of the shards (``HEYAN_DISCORD_SHARD_IDS``), only its guilds are read;
+  when one shard of a sharded bot has to identify again, only that shard's guilds.
+* A dispute thread that no longer exists (deleted while Heyan was away) is forgotten as a live
+  deletion would have it (``guilds.forget_deleted``).
 """
 
 from __future__ import annotations
@@ -84,23 +87,29 @@ class SeenMarks:
 
 #: What the catch-up hands each message to: the listener's own path (``live=False``).
 Hear = Callable[[discord.Message, bool], Awaitable[None]]
+#: What it calls for a dispute thread Discord says no longer exists (deleted while Heyan was away).
+Gone = Callable[[str, str], Awaitable[None]]
+UNKNOWN_CHANNEL = 10003
 
 
 class CatchUp:
     """Reads back the open disputes of the guilds a bot holds."""
 
-    def __init__(self, bot: discord.Client, sessions: SessionBook, marks: SeenMarks, hear: Hear) -> None:
+    def __init__(self, bot: discord.Client, sessions: SessionBook, marks: SeenMarks, hear: Hear, gone: Gone) -> None:
         self.bot = bot
         self.sessions = sessions
         self.marks = marks
         self.hear = hear
+        self.gone = gone
 
     def __repr__(self) -> str:
         return f"CatchUp(guilds={len(self.bot.guilds)})"
 
-    async def run(self) -> int:
-        """Read every open dispute of this process's guilds since its mark; returns messages read."""
-        mine = {guild_tenant(g.id): g for g in self.bot.guilds if not g.unavailable}
+    async def run(self, shard_id: int | None = None) -> int:
+        """Read every open dispute of this process's guilds (of one shard: a shard that had to
+        identify again) since its mark; returns how many messages were read."""
+        mine = {guild_tenant(g.id): g for g in self.bot.guilds
+                if not g.unavailable and (shard_id is None or g.shard_id == shard_id)}
         read = 0
         for info in await self.sessions.all_sessions():
             guild = mine.get(info.tenant)
@@ -111,6 +120,12 @@ class CatchUp:
                 continue
             try:
                 read += await self._dispute(guild, info)
+            except discord.NotFound as exc:
+                if exc.code != UNKNOWN_CHANNEL:
+                    raise
+                log.info("catch-up: dispute thread %s of %s was deleted while Heyan was away", info.session,
+                         info.tenant)
+                await self.gone(info.tenant, info.session)
             except discord.HTTPException as exc:
                 log.warning("catch-up: cannot read dispute thread %s of %s (%s %s); it is read again at the next "
                             "start", info.session, info.tenant, exc.status, exc.text)

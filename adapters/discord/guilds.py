@@ -26,7 +26,7 @@ from adapters.discord.mapping import guild_tenant
 from bot.departures import left_pending, tenant_left, tenant_returned
 from bot.session_deletion import conversation_deleted
 
-__all__ = ["GUILDS_KEY", "Guilds", "owned_by"]
+__all__ = ["GUILDS_KEY", "Guilds", "forget_deleted", "owned_by"]
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +43,22 @@ def owned_by(bot: discord.Client, guild_id: int) -> bool:
     return (guild_id >> 22) % count in ids
 
 
+async def forget_deleted(heyan: Heyan, tenant: str, session: str) -> None:
+    """A thread or channel was deleted: forget what Heyan held from it and close its dispute."""
+    rt = heyan.rt
+    forgotten = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions,
+                                           audit=rt.audit, tenant=tenant, session=session)
+    if forgotten is not None:
+        await SeenMarks(rt.redis).stop(tenant, session)
+
+
 class Guilds(commands.Cog):
     """Departures, returns and deletions."""
 
     def __init__(self, bot: AnyBot, heyan: Heyan) -> None:
         self.bot = bot
         self.heyan = heyan
+        self._ready = False
 
     async def _left(self, guild_id: int) -> None:
         rt = self.heyan.rt
@@ -68,6 +78,16 @@ class Guilds(commands.Cog):
 
     @commands.Cog.listener()
     async def on_ready(self) -> None:
+        self._ready = True
+        await self._reconcile()
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard of a sharded bot identified again after its first READY (the first is ``on_ready``'s)."""
+        if self._ready:
+            await self._reconcile()
+
+    async def _reconcile(self) -> None:
         try:
             await self.reconcile()
         except Exception:
@@ -119,9 +139,4 @@ class Guilds(commands.Cog):
         await self._deleted(channel.guild.id, channel.id)
 
     async def _deleted(self, guild_id: int, channel_id: int) -> None:
-        rt = self.heyan.rt
-        tenant, session = guild_tenant(guild_id), str(channel_id)
-        forgotten = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions, audit=rt.audit,
-                                               tenant=tenant, session=session)
-        if forgotten is not None:
-            await SeenMarks(rt.redis).stop(tenant, session)
+        await forget_deleted(self.heyan, guild_tenant(guild_id), str(channel_id))

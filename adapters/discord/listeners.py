@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 
 import discord
@@ -35,6 +36,7 @@ from discord.ext import commands
 
 from adapters.discord.catchup import ANSWER_WITHIN, CatchUp, SeenMarks
 from adapters.discord.client import AnyBot, Heyan
+from adapters.discord.guilds import forget_deleted
 from adapters.discord.history import ConversationReader, conversation
 from adapters.discord.mapping import (
     dm_tenant,
@@ -62,6 +64,7 @@ class Listeners(commands.Cog):
         self.bot = bot
         self.heyan = heyan
         self._catching_up: asyncio.Task[int] | None = None
+        self._ready = False
 
     # --- what a message is -----------------------------------------------------------------------
 
@@ -102,11 +105,11 @@ class Listeners(commands.Cog):
         guild_locale = message.guild.preferred_locale if message.guild is not None else None
         return await language(self.heyan.rt.tenants, tenant, None, guild_locale)
 
-    @property
+    @functools.cached_property
     def marks(self) -> SeenMarks:
-        return SeenMarks(self.heyan.rt.redis)
+        return SeenMarks(self.heyan.rt.redis)  # on first use: ``heyan discord sync`` has no runtime
 
-    @property
+    @functools.cached_property
     def notices(self) -> Notices:
         return Notices(self.heyan.rt.redis)
 
@@ -214,15 +217,26 @@ class Listeners(commands.Cog):
     @commands.Cog.listener()
     async def on_ready(self) -> None:
         """Every READY (also after a session could not be resumed): read back open disputes, in the
-        background — the gateway keeps delivering meanwhile, and the window drops what comes twice."""
+        background — the gateway keeps delivering meanwhile, and the intake drops what comes twice."""
+        self._ready = True
+        self._start_catch_up(None)
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """One shard of a sharded bot identified again after the first READY: read back its guilds."""
+        if self._ready:
+            self._start_catch_up(shard_id)
+
+    def _start_catch_up(self, shard_id: int | None) -> None:
         if self._catching_up is not None and not self._catching_up.done():
             return
-        catch_up = CatchUp(self.bot, self.heyan.rt.sessions, self.marks, self.hear)
-        self._catching_up = asyncio.create_task(self._catch_up(catch_up), name="heyan-discord-catch-up")
+        catch_up = CatchUp(self.bot, self.heyan.rt.sessions, self.marks, self.hear,
+                           lambda tenant, session: forget_deleted(self.heyan, tenant, session))
+        self._catching_up = asyncio.create_task(self._catch_up(catch_up, shard_id), name="heyan-discord-catch-up")
 
-    async def _catch_up(self, catch_up: CatchUp) -> int:
+    async def _catch_up(self, catch_up: CatchUp, shard_id: int | None) -> int:
         try:
-            return await catch_up.run()
+            return await catch_up.run(shard_id)
         except Exception:
             log.exception("catch-up after READY failed; it runs again at the next READY")
             return 0
