@@ -1,7 +1,8 @@
 """The moderation service: everything a moderator or a member does with Heyan, on every surface.
 
 Disputes (open, status, summary, close), memory review (list, show, edit, delete, confirm, reject,
-the review queue, a member's export, the audit trail), member self-service (what Heyan holds about
+the review queue, a member's export, the audit trail, search, a member's records, the commitments
+board, the tenant's settings), member self-service (what Heyan holds about
 me, correct it, erase me) and commitments (list, done, snooze). Console, Discord and Slack are thin
 callers: they turn their caller into an ``Actor``, call one method, and render what comes back.
 
@@ -14,11 +15,15 @@ from __future__ import annotations
 
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
+from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, SettingsView, WeekTally
 from bot.moderation.review import MemoryReview
 from bot.moderation.views import ClosedDispute, DisputeStatus, ErasureRequest, ReviewPage, fact_view
 
-__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "ReviewPage", "fact_view"]
+__all__ = [
+    "ClosedDispute", "CommitmentBoard", "DisputeStatus", "ErasureRequest", "MemberRecords", "ModerationService",
+    "ReviewPage", "SettingsView", "WeekTally", "fact_view",
+]
 
 
-class ModerationService(MemoryReview, MemberSelfService, Disputes):
+class ModerationService(MemoryReview, MemberSelfService, Disputes, Overview):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

@@ -20,6 +20,7 @@ from bot.ports import Scheduler
 from bot.reminders import reminder_time
 from bot.sessions import SessionBook
 from bot.settings import JobSettings
+from bot.tenants import TenantConfig
 from bot.window import ConversationWindow
 from memory.models import (
     OPEN_COMMITMENT,
@@ -64,6 +65,7 @@ class ModerationBase:
         jobs: JobSettings,
         erasure: Erasure,
         limits: RateLimits | None = None,
+        tenants: TenantConfig | None = None,
     ) -> None:
         self.memory = memory
         self.sessions = sessions
@@ -76,6 +78,8 @@ class ModerationBase:
         self.jobs = jobs
         self.erasure = erasure
         self.limits = limits
+        #: Per-tenant settings (the web console reads and changes them through the service).
+        self.tenants = tenants
 
     async def _enter(self, actor: Actor) -> None:
         if self.limits is not None and not actor.unlimited:
