@@ -20,6 +20,7 @@ from adapters.cli_style import Typer
 from adapters.console import ScriptError, parse_script
 from adapters.discord import cli as discord_cli
 from adapters.slack import cli as slack_cli
+from adapters.web import cli as web_cli
 from bot.settings import SettingsError, load_settings
 
 __all__ = ["app", "main"]
@@ -33,6 +34,7 @@ app.add_typer(keys_cli.app, name="keys")
 app.add_typer(bench_app, name="bench")
 app.add_typer(discord_cli.app, name="discord")
 app.add_typer(slack_cli.app, name="slack")
+app.add_typer(web_cli.app, name="web")
 
 
 @app.command()
