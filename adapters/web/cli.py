@@ -29,8 +29,8 @@ app.add_typer(tokens_app, name="token")
 def web(
     ctx: typer.Context,
     host: Annotated[str | None, typer.Option(help="listening address (default HEYAN_WEB_HOST, 127.0.0.1)")] = None,
-    port: Annotated[int | None, typer.Option(help="listening port (default HEYAN_WEB_PORT, else 8080)",
-                                             min=1, max=65535)] = None,
+    port: Annotated[int | None, typer.Option(help="listening port (default HEYAN_WEB_PORT, else 8080; 0: any free one)",
+                                             min=0, max=65535)] = None,
     local: Annotated[bool, typer.Option("--local", help="127.0.0.1 only; you are the console operator, no sign-in")]
     = False,
 ) -> None:
@@ -40,10 +40,10 @@ def web(
     if local and host not in (None, "127.0.0.1", "localhost"):
         raise fail(f"--local binds 127.0.0.1 only (it signs in whoever connects as the operator); drop --host {host}")
 
-    def ready(bound: int) -> None:
-        where = "127.0.0.1" if local else host or "HEYAN_WEB_HOST"
-        console.print(f"Heyan console on http://{where}:{bound}/ (API under /api/v1); Ctrl-C stops it",
-                      markup=False, highlight=False)
+    def ready(where: str, bound: int) -> None:
+        shown = f"[{where}]" if ":" in where else where
+        console.print(f"Heyan console on http://{shown}:{bound}/ (API under /api/v1); Ctrl-C stops it",
+                      markup=False, highlight=False, soft_wrap=True)
 
     async def main(settings: Settings) -> None:
         from adapters.web.server import serve_web

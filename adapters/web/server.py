@@ -27,7 +27,7 @@ from adapters.web.tokens import ApiTokens
 from bot.settings import Settings
 from memory.models import utcnow
 
-__all__ = ["LOOPBACK", "WebServer", "build_console", "serve_web", "start_web"]
+__all__ = ["LOOPBACK", "WebServer", "bind", "build_console", "serve_web", "start_web"]
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +59,7 @@ class _Server(uvicorn.Server):
         yield
 
 
-def _bind(host: str, port: int) -> socket.socket:
+def bind(host: str, port: int) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -77,8 +77,9 @@ def _bind(host: str, port: int) -> socket.socket:
 class WebServer:
     """The console served on the current event loop until ``stop()``."""
 
-    def __init__(self, console: Console, http: httpx.AsyncClient, host: str, port: int) -> None:
-        self.sock = _bind(host, port)
+    def __init__(self, console: Console, http: httpx.AsyncClient, host: str, port: int,
+                 sock: socket.socket | None = None) -> None:
+        self.sock = sock if sock is not None else bind(host, port)
         self.http = http
         config = uvicorn.Config(create_app(console), lifespan="off", log_config=None, log_level="warning",
                                 access_log=False, server_header=False, proxy_headers=True,
@@ -125,12 +126,13 @@ async def start_web(settings: Settings, rt: Runtime, *, host: str | None = None,
 
 
 async def serve_web(settings: Settings, *, host: str | None, port: int | None, local: bool,
-                    ready: Callable[[int], None] | None = None) -> None:
+                    ready: Callable[[str, int], None] | None = None) -> None:
     """``heyan web``: a runtime (with its worker in the embedded shape) and the console, until a
     signal. ``--local`` binds 127.0.0.1 whatever ``host`` says."""
     rt = await Runtime.start(settings, worker=settings.redis.url is None)
     try:
-        web = await start_web(settings, rt, host=host, port=port or settings.web.port or 8080, local=local)
+        chosen = port if port is not None else settings.web.port if settings.web.port is not None else 8080
+        web = await start_web(settings, rt, host=host, port=chosen, local=local)
         assert web is not None
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -138,7 +140,7 @@ async def serve_web(settings: Settings, *, host: str | None, port: int | None, l
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.add_signal_handler(sig, stop.set)
         if ready is not None:
-            ready(web.port)
+            ready(LOOPBACK if local else host or settings.web.host, web.port)
         try:
             assert web.task is not None
             waiter = asyncio.create_task(stop.wait())
