@@ -4,7 +4,12 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck unit clean
+.PHONY: install demo test lint typecheck unit clean chromium screenshots
+
+# The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
+# apt-get when it is missing (as root, or through sudo).
+CHROMIUM ?= /usr/bin/chromium
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,8 +28,18 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
-unit: $(STAMP)
+# (and a Chinese font, so that zh pages and their screenshots show characters)
+CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
+chromium:
+	@test -x $(CHROMIUM) -a -e $(CJK_FONT) || { echo "installing Debian's chromium for the browser tests"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-wqy-microhei; }
+
+unit: $(STAMP) chromium
 	$(BIN)/pytest -q
+
+# Re-take the console's screenshots shown in README (docs/img/web-*.png).
+screenshots: $(STAMP) chromium
+	HEYAN_WEB_SCREENSHOTS=docs/img $(BIN)/pytest -q -m browser tests/web
 
 test: lint typecheck unit
 
