@@ -27,6 +27,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextC
 
 from adapters.cli_common import Typer, console, with_runtime
 from adapters.runtime import Runtime
+from adapters.web.sessions import WebSessions
+from adapters.web.tokens import ApiTokens
 from bot.sealing import Resealable, scan, write_marker
 from memory.crypto import generate_key
 from memory.models import Scope
@@ -90,7 +92,9 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     report = RotationReport(key=rt.cipher.primary, others=rt.cipher.key_ids[1:])
     totals = await _store_totals(rt)
     tasks = {layer: progress.add_task(f"store {layer}", total=totals[layer]) for layer in _LAYERS}
-    redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions, "audit": rt.audit}
+    redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions, "audit": rt.audit,
+                                          "web sign-ins": WebSessions(rt.redis, cipher=rt.cipher),
+                                          "web tokens": ApiTokens(rt.redis, cipher=rt.cipher)}
     redis_totals = {
         name: sum([len([k async for k in scan(rt.redis, p)]) for p in part.SEALED_PATTERNS])
         for name, part in redis_parts.items()
