@@ -5,7 +5,13 @@ fact-bearing messages (promises, agreements, refusals, demands) at once, the res
 turns or when the session goes quiet. Extraction always runs as a job (through the ``Scheduler``
 port), never on the reply path.
 
-respond: rewrite the turn into queries → hybrid recall of what may be shown in this session (its
+hear: the one entry for a platform's message — answered when it addresses the bot, observed only
+inside an open dispute (its own session, or a conversation that holds it: a Slack thread's channel),
+else left alone. Platforms call this rather than choosing between observe and handle themselves.
+
+respond: the thread's context (the stored window, plus the platform's recent history when the adapter
+passes a ``HistoryReader``, and the facts of lines not extracted yet — ``bot.context``) → rewrite the
+turn into queries → hybrid recall of what may be shown in this session (its
 own records and the tenant's public ones; summary first) → open commitments of the people in the
 thread, with the same visibility → classify and move the mediation stage → fit everything in the
 token budget → reply (the provider falls back to the offline one if the LLM fails).
@@ -14,25 +20,28 @@ token budget → reply (the provider falls back to the offline one if the LLM fa
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.context import merge_history, unstored_facts
+from bot.conversation import Conversation, text_digest
 from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.models import Message, Reply, Stage
-from bot.ports import Scheduler
+from bot.ports import HistoryReader, Scheduler
 from bot.richtext import RichText
 from bot.sessions import SessionBook
 from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
-from bot.window import ConversationWindow, text_digest
-from memory.models import Scope
+from memory.models import OPEN_COMMITMENT, Kind, Scope
 from memory.poisoning import attempt
 from memory.privacy import redact
+from memory.retrieval import ScoredFact
 from memory.service import MemoryService, RetractResult
 from prompts import neutralise
 
@@ -66,7 +75,7 @@ class Engine:
     def __init__(
         self,
         *,
-        window: ConversationWindow,
+        conversation: Conversation,
         memory: MemoryService,
         scheduler: Scheduler,
         provider: MediatorProvider,
@@ -76,7 +85,8 @@ class Engine:
         limits: RateLimits | None = None,
         audit: AuditLog | None = None,
     ) -> None:
-        self.window = window
+        self.conversation = conversation
+        self.log = conversation.log
         self.memory = memory
         self.scheduler = scheduler
         self.provider = provider
@@ -95,18 +105,18 @@ class Engine:
         reconcile sweep), never lost.
         """
         msg = self._redacted(msg)
-        turn = await self.window.record(msg)
+        turn = await self.conversation.intake.record(msg)
         if turn == 0:
             log.info("dropped duplicate message %s", msg.id)
             return False
         await self.sessions.seen(msg.scope.tenant, msg.session, msg.visibility)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         cfg = self.config
-        waiting = await self.window.pending(scope)
+        waiting = await self.conversation.batches.pending(scope)
         if fact_bearing(msg) or len(waiting) >= cfg.batch_turns:
             await self.extract_now(scope, waiting)
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
-        if await self.window.claim_idle_watch(scope, cfg.idle_seconds):
+        if await self.conversation.idle.claim(scope, cfg.idle_seconds):
             await self.scheduler.extract_when_idle(scope, turn, cfg.idle_seconds)
         if turn % cfg.summary_turns == 0:
             await self.scheduler.summarize(scope, turn)
@@ -125,30 +135,30 @@ class Engine:
 
     async def extract_now(self, scope: Scope, ids: list[str] | None = None) -> None:
         """Queue the waiting batch (or ``ids`` of it) for extraction, then take it off the list."""
-        ids = await self.window.pending(scope) if ids is None else ids
+        ids = await self.conversation.batches.pending(scope) if ids is None else ids
         if ids:
             await self.scheduler.extract(scope, ids)
-            await self.window.drop_pending(scope, ids)
+            await self.conversation.batches.drop_pending(scope, ids)
 
     async def flush(self, scope: Scope) -> None:
         """Extract whatever waits in this session now (end of a script, session closed)."""
         await self.extract_now(scope)
-        await self.scheduler.summarize(scope, await self.window.turns(scope))
+        await self.scheduler.summarize(scope, await self.log.turns(scope))
 
     async def revise(self, msg: Message) -> None:
         """A message was edited on the platform: take back what its old text said, keep the new
         text in the window, and extract it again (as a job)."""
         msg = self._redacted(msg)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
-        held = await self.window.get_many(scope, [msg.id])
+        held = await self.log.get_many(scope, [msg.id])
         if held and held[0].text == msg.text:
             return  # the same text (an unfurl, a pin): re-reading it would change nothing
         await self._audit_retraction(scope, msg.id, await self.memory.retract_message(scope, msg.id),
                                      "edited on the platform")
-        if not await self.window.replace(msg):
+        if not await self.log.replace(msg):
             log.info("edited message %s is no longer in the window; its new text is not read", msg.id)
             return
-        await self.window.unmark_extracted(scope, [msg.id])
+        await self.conversation.batches.unmark_extracted(scope, [msg.id])
         revision = text_digest(msg.text)
         await self.scheduler.extract(scope, [msg.id], revision=revision)
 
@@ -158,20 +168,20 @@ class Engine:
         records changed."""
         result = await self.memory.retract_message(scope, message_id)
         await self._audit_retraction(scope, message_id, result, "deleted on the platform")
-        await self.window.remove(scope, message_id)
-        await self.scheduler.summarize(scope, await self.window.turns(scope), revision=f"del-{message_id}")
+        await self.conversation.remove(scope, message_id)
+        await self.scheduler.summarize(scope, await self.log.turns(scope), revision=f"del-{message_id}")
         return len(result.deleted) + len(result.updated)
 
     async def unanswered(self) -> list[Message]:
         """Mentions a process began answering and never finished (it died): answer them again with
         ``handle`` (a platform adapter runs this at start and now and then)."""
-        return await self.window.orphaned_answers(self.config.answer_claim_seconds)
+        return await self.conversation.answers.orphaned(self.config.answer_claim_seconds)
 
     async def answered(self, msg: Message) -> None:
         """Record that the reply to ``msg`` was posted (``handle(msg, confirm=True)`` leaves this to
         the caller, so a crash between answering and posting leaves the mention to be answered on
         its redelivery)."""
-        await self.window.mark_answered(msg)
+        await self.conversation.answers.mark_answered(msg)
 
     async def _audit_retraction(self, scope: Scope, message_id: str, result: RetractResult, why: str) -> None:
         if self.audit is None or not (result.deleted or result.updated):
@@ -181,13 +191,37 @@ class Engine:
             tenant=scope.tenant, actor_id=SYSTEM, actor_name="Heyan", action="memory.retract", target=message_id,
             reason=why, users=users, after={"deleted": list(result.deleted), "updated": [f.id for f in result.updated]}))
 
-    async def handle(self, msg: Message, *, confirm: bool = False) -> Reply | None:
+    async def in_dispute(self, tenant: str, session: str, within: Sequence[str] = ()) -> bool:
+        """Is a dispute open in ``session`` or in a conversation that holds it (``within``)?"""
+        for place in (session, *within):
+            if await self.sessions.is_open(tenant, place):
+                return True
+        return False
+
+    async def hear(
+        self, msg: Message, *, within: Sequence[str] = (), history: HistoryReader | None = None,
+        confirm: bool = False,
+    ) -> Reply | None:
+        """A platform's message, whatever it is: a message addressing the bot is answered (``handle``,
+        with the conversation's ``history`` as context); any other one is remembered only inside an
+        open dispute — its own session, or one of ``within`` (the conversations holding it, such as
+        a Slack thread's channel) — and otherwise ignored. Returns the reply, if any."""
+        if msg.mention:
+            return await self.handle(msg, confirm=confirm, history=history)
+        if await self.in_dispute(msg.scope.tenant, msg.session, within):
+            await self.observe(msg)
+        return None
+
+    async def handle(
+        self, msg: Message, *, confirm: bool = False, history: HistoryReader | None = None
+    ) -> Reply | None:
         """Observe a message and, when it addresses the bot, reply to it — within the rate limits:
         over them, the member hears "slow down" once per window and nothing else. A redelivered
         mention is answered if it was not answered before (the process died in between). With
-        ``confirm``, the caller calls ``answered(msg)`` once the reply is posted."""
+        ``confirm``, the caller calls ``answered(msg)`` once the reply is posted. ``history`` reads
+        the conversation from the platform, as context for the reply (``bot.context``)."""
         await self.observe(msg)
-        if not msg.mention or not await self.window.claim_answer(msg, seconds=self.config.answer_claim_seconds):
+        if not msg.mention or not await self.conversation.answers.claim(msg, seconds=self.config.answer_claim_seconds):
             return None  # not addressed, or answered (or being answered) already: once is enough
         reply: Reply | None
         if self.limits is not None:
@@ -195,16 +229,16 @@ class Engine:
                 await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
             except SlowDown as exc:
                 reply = await self._slow_down(msg, exc)
-                await self.window.mark_answered(msg)
+                await self.conversation.answers.mark_answered(msg)
                 return reply
-        reply = await self.respond(msg)
+        reply = await self.respond(msg, history=history)
         if not confirm:
-            await self.window.mark_answered(msg)
+            await self.conversation.answers.mark_answered(msg)
         return reply
 
     async def _slow_down(self, msg: Message, exc: SlowDown) -> Reply | None:
         key = f"heyan:slowdown:{msg.scope.tenant}:{msg.author_id if exc.scope == 'user' else '*'}"
-        if not await self.window.redis.set(key, b"1", nx=True, ex=int(exc.retry_after) + 1):
+        if not await self.conversation.redis.set(key, b"1", nx=True, ex=int(exc.retry_after) + 1):
             return None  # already told them in this window
         lang = detect_lang(msg.text)
         seconds = int(exc.retry_after + 0.5)
@@ -214,18 +248,19 @@ class Engine:
         else:
             who = "You're" if exc.scope == "user" else "Everyone's"
             text = f"{who} asking faster than I can answer well. Please try me again in {seconds} seconds."
-        stage = Stage(await self.window.stage(Scope(tenant=msg.scope.tenant, session=msg.session)) or Stage.GATHERING)
+        stage = Stage(await self.conversation.stages.get(Scope(tenant=msg.scope.tenant, session=msg.session)) or Stage.GATHERING)
         return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage)
 
-    async def respond(self, msg: Message) -> Reply:
+    async def respond(self, msg: Message, *, history: HistoryReader | None = None) -> Reply:
         msg = self._redacted(msg)  # the turn reaches the prompt (and an LLM) without identifiers
         session = Scope(tenant=msg.scope.tenant, session=msg.session)
-        window = await self.window.recent(session)
+        stored = await self.log.recent(session)
+        window, read = await merge_history(stored, msg, history, clean=self._redacted)
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
         # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
-        turns = [m.utterance() for m in window
-                 if m.id != msg.id and attempt(m.text, speaker=m.author_name, names=names) is None]
+        flagged = {m.id for m in window if attempt(m.text, speaker=m.author_name, names=names) is not None}
+        turns = [m.utterance() for m in window if m.id not in flagged]
         turn = msg.utterance()
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
@@ -237,17 +272,39 @@ class Engine:
             Scope(tenant=session.tenant), list(participants), visible_in=msg.session
         )
 
+        # what the thread said that memory may not hold yet: lines read from the platform, and stored
+        # lines no extraction has finished (a promise one line before the question)
+        settings = await self.tenants.get(session.tenant)
+        fresh = {m.id for m in read}
+        fresh.update(await self.conversation.batches.not_extracted(session, [m.id for m in stored if m.id != msg.id]))
+        clean = [m for m in window if m.id not in flagged]
+        unstored = unstored_facts(clean, frozenset(fresh), scope=session, lang=lang, timezone=settings.timezone,
+                                  ttl=settings.ttl())
+        found = list(recall.facts)
+        known = {c.id for c in commitments} | {s.fact.id for s in found}
+        floor = min((s.score for s in found), default=0.0)
+        transient: set[str] = set()
+        for fact in unstored:
+            if fact.id in known:
+                continue
+            known.add(fact.id)
+            transient.add(fact.id)
+            if fact.kind is Kind.COMMITMENT and fact.status in OPEN_COMMITMENT:
+                commitments.append(fact)
+            else:
+                found.append(ScoredFact(fact=fact, score=floor, dense=None, sparse_rank=None))
+
         classification: Classification = await self.provider.classify(turn, turns, lang)
-        current = Stage(await self.window.stage(session) or Stage.GATHERING)
+        current = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)
         stage = next_stage(current, classification)
         if stage is not current:
-            await self.window.set_stage(session, stage.value)
+            await self.conversation.stages.set(session, stage.value)
 
         open_ids = {c.id for c in commitments}
-        recalled = [s for s in recall.facts if s.fact.id not in open_ids]  # commitments are listed apart
+        recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart
         # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
         # with no memories and no window; each item costs its line as the provider renders it.
-        tz = (await self.tenants.get(session.tenant)).timezone
+        tz = settings.timezone
         frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
         fixed = sum(estimate_tokens(part) for part in reply_messages(frame))
         room = self.config.context_tokens - fixed
@@ -287,7 +344,9 @@ class Engine:
             open_commitments_total=len(commitments),
         )
         text = await self.provider.reply(request)
-        used = [*(f.id for f in request.facts), *(c.id for c in request.open_commitments)]
+        # the memories used: stored records only (a line's facts not extracted yet have no record)
+        used = [i for i in (*(f.id for f in request.facts), *(c.id for c in request.open_commitments))
+                if i not in transient]
         # The reply text is untrusted (LLM output, names, quotes): plain text, never a ping.
         return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage, memory_ids=tuple(used),
                      summary_id=request.summary.id if request.summary else None)

@@ -202,11 +202,11 @@ async def audit(request: Request, who: Who, user: Annotated[str | None, Query(ma
 
 @router.get("/tenants/{tenant}/settings", response_model=SettingsOut, summary="The community's settings")
 async def settings(request: Request, who: Who) -> SettingsOut:
-    return SettingsOut.of(who.tenant, await console(request).moderation.settings_show(who))
+    return SettingsOut.of(who.tenant, await console(request).moderation.community_settings(who))
 
 
 @router.patch("/tenants/{tenant}/settings", response_model=SettingsOut, summary="Change some settings (audited)")
 async def change_settings(request: Request, who: Who, body: SettingsIn) -> SettingsOut:
     values = body.model_dump(exclude_unset=True, exclude={"reason"})
-    view = await console(request).moderation.settings_update(who, values, body.reason)
-    return SettingsOut.of(who.tenant, view)
+    updated = await console(request).moderation.update_community_settings(who, body.reason, **values)
+    return SettingsOut.of(who.tenant, updated)

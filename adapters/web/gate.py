@@ -101,6 +101,10 @@ class Gate:
         self._guilds[session.key] = (now + self.ttl, guilds)
         return guilds
 
+    async def _roles(self, tenant: str) -> list[str]:
+        """The community's own moderator roles (Discord role ids, Slack user-group ids)."""
+        return list((await self.moderation.tenants.get(tenant)).moderator_roles)
+
     async def _moderator(self, principal: Principal, tenant: str) -> bool | None:
         """Does the platform say the principal moderates ``tenant``? None: not a member of it at all."""
         session = principal.session
@@ -119,11 +123,12 @@ class Gate:
             guild = (await self._discord_guilds(session)).get(tenant.removeprefix("discord:"))
             if not tenant.startswith("discord:") or tenant.startswith("discord:dm:") or guild is None:
                 return None
-            answer = guild.moderator or await self.discord.has_moderator_role(guild.id, principal.user_id)
+            answer = guild.moderator or await self.discord.has_moderator_role(
+                guild.id, principal.user_id, await self._roles(tenant))
         elif principal.kind == "slack" and self.slack is not None:
             if tenant != session.tenant:
                 return None
-            answer = await self.slack.is_moderator(principal.user_id)
+            answer = await self.slack.is_moderator(principal.user_id, await self._roles(tenant))
         else:
             return None
         self._moderates[cache_key] = (self.clock() + self.ttl, answer)

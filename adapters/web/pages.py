@@ -282,15 +282,15 @@ async def audit(request: Request, who: Who, user: str = "") -> HTMLResponse:
 
 @router.get("/t/{tenant}/settings", response_class=HTMLResponse)
 async def settings(request: Request, who: Who, saved: bool = False) -> HTMLResponse:
-    view = await console(request).moderation.settings_show(who)
-    return render(request, "settings.html", tenant=who.tenant, view=view, saved=saved)
+    values = await console(request).moderation.community_settings(who)
+    return render(request, "settings.html", tenant=who.tenant, values=values, saved=saved)
 
 
 @router.post("/t/{tenant}/settings")
 async def settings_save(request: Request, who: Who, principal: Caller) -> Response:
     values = await form(request, principal)
     changes: dict[str, Any] = {}
-    current = (await console(request).moderation.settings_show(who)).values
+    current = await console(request).moderation.community_settings(who)
     if values.get("timezone", "").strip() and values["timezone"].strip() != current.timezone:
         changes["timezone"] = values["timezone"].strip()
     if values.get("language") and values["language"] != current.language:
@@ -316,6 +316,12 @@ async def settings_save(request: Request, who: Who, principal: Caller) -> Respon
             retention[kind.value] = days
     if retention != current.retention_days:
         changes["retention_days"] = retention
+    if values.get("dispute_openers") and values["dispute_openers"] != current.dispute_openers:
+        changes["dispute_openers"] = values["dispute_openers"]
+    for name in ("moderator_roles", "dispute_channels"):
+        listed = [v for v in (x.strip() for x in values.get(name, "").replace("\n", ",").split(",")) if v]
+        if listed != getattr(current, name):
+            changes[name] = listed
     if changes:
-        await console(request).moderation.settings_update(who, changes, values.get("reason", "")[:500])
+        await console(request).moderation.update_community_settings(who, values.get("reason", "")[:500], **changes)
     return RedirectResponse(f"{_base(who.tenant)}/settings?saved=1", status_code=303)

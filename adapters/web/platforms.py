@@ -6,8 +6,8 @@ Discord: the authorize page redirects back with ``code`` and ``state``; ``POST /
 ``GET /users/@me/guilds`` lists their servers with their guild-wide ``permissions``. The moderator
 capability is decided as the Discord adapter decides it (``adapters.discord.mapping.is_moderator``):
 Manage Messages or Administrator guild-wide (owners have every permission), or the role named by
-``HEYAN_DISCORD_MODERATOR_ROLE`` — which needs the bot token (``GET /guilds/{id}/members/{user}``
-and ``/roles``), since ``identify guilds`` does not show roles.
+``HEYAN_DISCORD_MODERATOR_ROLE`` or one of the community's ``moderator_roles`` — which needs the bot
+token (``GET /guilds/{id}/members/{user}`` and ``/roles``), since ``identify guilds`` shows no roles.
 
 Slack: ``openid.connect.token`` exchanges the code, ``openid.connect.userInfo`` names the user and
 their workspace. Slack's sign-in tells nothing about admin rights, so, as the Slack adapter decides
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -158,24 +159,25 @@ class DiscordSignIn:
                 return out
             after = str(page[-1]["id"])
 
-    async def has_moderator_role(self, guild_id: str, user_id: str) -> bool:
-        """The user holds ``HEYAN_DISCORD_MODERATOR_ROLE`` (by id or name) in the guild; False without
-        the role setting or the bot token, or when the bot is not in that guild."""
-        if not (self.moderator_role and self.bot_token):
+    async def has_moderator_role(self, guild_id: str, user_id: str, roles: Sequence[str] = ()) -> bool:
+        """The user holds ``HEYAN_DISCORD_MODERATOR_ROLE`` (by id or name) or one of the community's
+        ``moderator_roles`` (ids) in the guild; False without either, without the bot token, or when
+        the bot is not in that guild."""
+        if not ((self.moderator_role or roles) and self.bot_token):
             return False
         try:
             member = await self._get(f"/guilds/{guild_id}/members/{user_id}", self.bot_token, bot=True)
         except PlatformUnavailable as exc:
             log.warning("cannot read the roles of %s in guild %s (%s): not a moderator by role", user_id, guild_id, exc)
             return False
-        roles = {str(r) for r in member.get("roles") or ()}
-        if self.moderator_role in roles:
+        held = {str(r) for r in member.get("roles") or ()}
+        if held & {*roles, self.moderator_role}:
             return True
-        if self.moderator_role.isdigit():
+        if not self.moderator_role or self.moderator_role.isdigit():
             return False
         named = await self._get(f"/guilds/{guild_id}/roles", self.bot_token, bot=True)
         wanted = self.moderator_role.casefold()
-        return any(str(r["id"]) in roles and str(r.get("name", "")).casefold() == wanted for r in named)
+        return any(str(r["id"]) in held and str(r.get("name", "")).casefold() == wanted for r in named)
 
 
 class SlackSignIn:
@@ -229,9 +231,9 @@ class SlackSignIn:
             team_domain=str(info.get("https://slack.com/team_domain") or ""),
         )
 
-    async def is_moderator(self, user_id: str) -> bool:
-        """A workspace admin or owner, or a member of ``HEYAN_SLACK_MODERATOR_GROUP`` (asked with the
-        bot token); False without it."""
+    async def is_moderator(self, user_id: str, groups: Sequence[str] = ()) -> bool:
+        """A workspace admin or owner, or a member of ``HEYAN_SLACK_MODERATOR_GROUP`` or of one of the
+        community's ``moderator_roles`` (user-group ids), asked with the bot token; False without it."""
         if not self.bot_token:
             log.warning("HEYAN_SLACK_BOT_TOKEN is not set: Slack sign-ins cannot be checked for moderator rights")
             return False
@@ -241,18 +243,18 @@ class SlackSignIn:
         user = info.get("user") or {}
         if user.get("is_admin") or user.get("is_owner") or user.get("is_primary_owner"):
             return True
-        if not self.moderator_group:
-            return False
-        group = self.moderator_group
-        if not re.fullmatch(r"S[A-Z0-9]+", group):
-            groups = await self._call("usergroups.list", self.bot_token)
-            handle = group.lstrip("@")
-            group = next((str(g["id"]) for g in groups.get("usergroups") or ()
-                          if handle in (g.get("handle"), g.get("name"))), "")
-            if not group:
-                return False
-        members = await self._call("usergroups.users.list", self.bot_token, usergroup=group)
-        return user_id in (members.get("users") or ())
+        for group in (*([self.moderator_group] if self.moderator_group else []), *groups):
+            if not re.fullmatch(r"S[A-Z0-9]+", group):
+                listed = await self._call("usergroups.list", self.bot_token)
+                handle = group.lstrip("@")
+                group = next((str(g["id"]) for g in listed.get("usergroups") or ()
+                              if handle in (g.get("handle"), g.get("name"))), "")
+                if not group:
+                    continue
+            members = await self._call("usergroups.users.list", self.bot_token, usergroup=group)
+            if user_id in (members.get("users") or ()):
+                return True
+        return False
 
 
 def _error(response: httpx.Response) -> str:

@@ -10,7 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.web.links import message_link
 from bot.audit import AuditEntry
-from bot.moderation import CommitmentBoard, ErasureRequest, MemberRecords, SettingsView
+from bot.moderation import CommitmentBoard, ErasureRequest, MemberRecords
+from bot.tenants import TenantSettings
 from memory.models import Fact, HistoryEntry, Source
 
 __all__ = [
@@ -206,14 +207,14 @@ class ErasedOut(BaseModel):
 
 
 class SettingsOut(BaseModel):
+    """The community's settings as they apply now (the deployment's defaults with its own values)."""
+
     tenant: str
     values: dict[str, Any]
-    #: The settings this tenant set itself; the rest are the defaults.
-    overrides: list[str]
 
     @classmethod
-    def of(cls, tenant: str, view: SettingsView) -> SettingsOut:
-        return cls(tenant=tenant, values=view.values.model_dump(mode="json"), overrides=sorted(view.overrides))
+    def of(cls, tenant: str, values: TenantSettings) -> SettingsOut:
+        return cls(tenant=tenant, values=values.model_dump(mode="json"))
 
 
 class ReasonIn(BaseModel):
@@ -241,4 +242,7 @@ class SettingsIn(BaseModel):
     language: Literal["auto", "zh", "en"] | None = None
     retention_days: dict[str, float | None] | None = None
     closed_purge_days: float | None = None
+    moderator_roles: list[str] | None = None
+    dispute_openers: Literal["members", "moderators"] | None = None
+    dispute_channels: list[str] | None = None
     reason: str = Field("", max_length=500)

@@ -1,9 +1,9 @@
 """The moderation service: everything a moderator or a member does with Heyan, on every surface.
 
 Disputes (open, status, summary, close), memory review (list, show, edit, delete, confirm, reject,
-the review queue, a member's export, the audit trail, search, a member's records, the commitments
-board, the tenant's settings), member self-service (what Heyan holds about
-me, correct it, erase me) and commitments (list, done, snooze). Console, Discord and Slack are thin
+the review queue, a member's export, the audit trail), member self-service (what Heyan holds about
+me, correct it, erase me), commitments (list, done, snooze), the community's settings, and what a
+console needs beyond them (search, a member's records, the commitments board). Console, Discord and Slack are thin
 callers: they turn their caller into an ``Actor``, call one method, and render what comes back.
 
 Each method checks permission here: moderator actions need ``Capability.MODERATE``; a member sees
@@ -13,17 +13,18 @@ Refusals are ``ModerationError``s and change nothing. Rate limits apply per user
 
 from __future__ import annotations
 
+from bot.moderation.community import CommunitySettings
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
-from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, SettingsView, WeekTally
+from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, WeekTally
 from bot.moderation.review import MemoryReview
 from bot.moderation.views import ClosedDispute, DisputeStatus, ErasureRequest, ReviewPage, fact_view
 
 __all__ = [
     "ClosedDispute", "CommitmentBoard", "DisputeStatus", "ErasureRequest", "MemberRecords", "ModerationService",
-    "ReviewPage", "SettingsView", "WeekTally", "fact_view",
+    "ReviewPage", "WeekTally", "fact_view",
 ]
 
 
-class ModerationService(MemoryReview, MemberSelfService, Disputes, Overview):
+class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, Overview):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
 from bot.audit import AuditEntry, AuditLog
+from bot.conversation import MessageLog, StageBook
 from bot.erasure import Erasure
 from bot.limits import RateLimits
 from bot.llm.base import MediatorProvider
@@ -21,7 +22,6 @@ from bot.reminders import reminder_time
 from bot.sessions import SessionBook
 from bot.settings import JobSettings
 from bot.tenants import TenantConfig
-from bot.window import ConversationWindow
 from memory.models import (
     OPEN_COMMITMENT,
     Fact,
@@ -59,13 +59,14 @@ class ModerationBase:
         audit: AuditLog,
         outbox: Outbox,
         scheduler: Scheduler,
-        window: ConversationWindow,
+        window: MessageLog,
+        stages: StageBook,
         provider: MediatorProvider,
         redis: Redis,
         jobs: JobSettings,
         erasure: Erasure,
+        tenants: TenantConfig,
         limits: RateLimits | None = None,
-        tenants: TenantConfig | None = None,
     ) -> None:
         self.memory = memory
         self.sessions = sessions
@@ -73,13 +74,13 @@ class ModerationBase:
         self.outbox = outbox
         self.scheduler = scheduler
         self.window = window
+        self.stages = stages
         self.provider = provider
         self.redis = redis
         self.jobs = jobs
         self.erasure = erasure
-        self.limits = limits
-        #: Per-tenant settings (the web console reads and changes them through the service).
         self.tenants = tenants
+        self.limits = limits
 
     async def _enter(self, actor: Actor) -> None:
         if self.limits is not None and not actor.unlimited:

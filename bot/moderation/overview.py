@@ -1,27 +1,24 @@
 """What a moderator console needs beyond the chat surfaces: the tenants Heyan holds anything for,
-searching a tenant's memory, one member's records, the commitments board with kept / overdue
-counts per week, and the tenant's settings (read and changed, audited).
+searching a tenant's memory, one member's records, and the commitments board with kept / overdue
+counts per week.
 
-Same rules as every other method of the service: moderator actions need ``Capability.MODERATE``,
-each change writes an audit entry, refusals are ``ModerationError``s and change nothing.
+Same rules as every other method of the service: they need ``Capability.MODERATE``; refusals are
+``ModerationError``s and change nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
 
 from bot.actors import Actor, InvalidRequest, NotFound
 from bot.audit import AuditEntry
 from bot.moderation.base import ModerationBase
 from bot.names import NameBook
-from bot.tenants import TenantConfig, TenantSettingError, TenantSettings
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope
 from memory.ports import RecordFilter
 
-__all__ = ["MAX_QUERY_CHARS", "CommitmentBoard", "MemberRecords", "Overview", "SettingsView", "WeekTally"]
+__all__ = ["MAX_QUERY_CHARS", "CommitmentBoard", "MemberRecords", "Overview", "WeekTally"]
 
 #: A search query longer than this is refused: recall reads queries of a sentence or two, and an
 #: unbounded one would cost an embedding of the whole text for nothing.
@@ -61,14 +58,6 @@ class MemberRecords:
     audit: tuple[AuditEntry, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class SettingsView:
-    """A tenant's settings and which of them it set itself (the rest are the declared defaults)."""
-
-    values: TenantSettings
-    overrides: frozenset[str]
-
-
 def _monday(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
@@ -80,9 +69,7 @@ class Overview(ModerationBase):
         """Every tenant Heyan holds memories, summaries or settings for, sorted. Not filtered by an
         actor: the surface intersects it with what its caller moderates."""
         found = set(await self.memory.store.tenants("facts")) | set(await self.memory.store.tenants("summaries"))
-        if self.tenants is not None:
-            found |= set(await self.tenants.tenants())
-        return sorted(found)
+        return sorted(found | set(await self.tenants.tenants()))
 
     async def memory_search(
         self, actor: Actor, query: str, *, kind: Kind | None = None, status: FactStatus | None = None,
@@ -141,41 +128,13 @@ class Overview(ModerationBase):
             if week in tally:
                 tally[week] += 1
         far = datetime.max.replace(tzinfo=now.tzinfo)
-        order = lambda f: (f.due_at or far, f.id)  # noqa: E731
+
+        def order(f: Fact) -> tuple[datetime, str]:
+            return (f.due_at or far, f.id)
+
         return CommitmentBoard(
             open=tuple(sorted((f for f in due if f.id not in ids), key=order)),
             overdue=tuple(sorted(overdue, key=order)),
             done=tuple(sorted(done, key=order, reverse=True)),
             weeks=tuple(WeekTally(s, kept[s], late[s]) for s in starts),
         )
-
-    async def settings_show(self, actor: Actor) -> SettingsView:
-        """The tenant's settings (moderators)."""
-        await self._enter(actor)
-        self._require(actor, "see the settings", "查看设置")
-        config = self._config()
-        return SettingsView(await config.get(actor.tenant), frozenset(await config.overrides(actor.tenant)))
-
-    async def settings_update(self, actor: Actor, values: Mapping[str, Any], reason: str = "") -> SettingsView:
-        """Change some of the tenant's settings (moderators); all are checked before any is written."""
-        await self._enter(actor)
-        self._require(actor, "change the settings", "修改设置")
-        if not values:
-            raise InvalidRequest("nothing to change: give at least one setting", "没有要修改的内容：请至少给出一项设置")
-        config = self._config()
-        before = await config.get(actor.tenant)
-        try:
-            after = await config.set(actor.tenant, **dict(values))
-        except TenantSettingError as exc:
-            raise InvalidRequest(str(exc), f"设置无效：{exc}") from None
-        names = sorted(values)
-        await self._log(actor, "tenant.settings", actor.tenant, reason=reason,
-                        before={n: before.model_dump(mode="json")[n] for n in names},
-                        after={n: after.model_dump(mode="json")[n] for n in names})
-        return SettingsView(after, frozenset(await config.overrides(actor.tenant)))
-
-    def _config(self) -> TenantConfig:
-        if self.tenants is None:
-            raise InvalidRequest("per-community settings are not available in this process",
-                                 "这个进程无法读取社区设置")
-        return self.tenants

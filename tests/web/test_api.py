@@ -12,6 +12,7 @@ import pytest
 from adapters.web.tokens import ApiTokens
 from memory.models import FactStatus, Scope
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.web.oauth_standin import DiscordUser
 from tests.web.world import (
     EVIL_NAME,
     EVIL_VALUE,
@@ -110,6 +111,19 @@ async def test_moderator_role_counts_as_the_discord_adapter_decides(world: World
     async with world.client() as client:
         await world.sign_in(client, "discord", ROLE_MOD)
         assert [t["id"] for t in (await client.get("/api/v1/tenants")).json()] == [T]
+        assert (await client.get(f"/api/v1/tenants/{T}/review")).status_code == 200
+
+
+async def test_the_communitys_own_moderator_roles_count(world: World) -> None:
+    world.standin.discord_users["1004"] = DiscordUser("1004", "Dee", {"100": ("Maple Guild", 0, False)},
+                                                      roles={"100": ["88"]})
+    async with world.client() as client:
+        await world.sign_in(client, "discord", "1004")
+        assert (await client.get(f"/api/v1/tenants/{T}/review")).status_code == 403
+        changed = await client.patch(f"/api/v1/tenants/{T}/settings", headers=await _token(world),
+                                     json={"moderator_roles": ["88"], "reason": "Dee's team"})
+        assert changed.status_code == 200, changed.text
+        world.mono[0] += 61
         assert (await client.get(f"/api/v1/tenants/{T}/review")).status_code == 200
 
 
@@ -246,9 +260,10 @@ async def test_edit_snooze_settings_and_review_through_the_api(world: World) -> 
         assert bad.status_code == 400 and "IANA" in bad.json()["detail"]
         good = await client.patch(f"/api/v1/tenants/{T}/settings", headers=headers,
                                   json={"timezone": "Asia/Shanghai", "reason": "most of us are there"})
-        assert good.json()["values"]["timezone"] == "Asia/Shanghai" and good.json()["overrides"] == ["timezone"]
+        assert good.json()["values"]["timezone"] == "Asia/Shanghai"
         audit = (await client.get(f"/api/v1/tenants/{T}/audit", headers=headers)).json()
-        assert audit[0]["action"] == "tenant.settings" and audit[0]["after"] == {"timezone": "Asia/Shanghai"}
+        assert audit[0]["action"] == "settings.update" and audit[0]["after"] == {"timezone": "Asia/Shanghai"}
+        assert audit[0]["reason"] == "most of us are there"
         deleted = await client.delete(f"/api/v1/tenants/{T}/memories/{world.ids['evil']}", headers=headers)
         assert deleted.status_code == 200
         gone = await client.get(f"/api/v1/tenants/{T}/memories/{world.ids['evil']}", headers=headers)
