@@ -307,3 +307,23 @@ async def test_session_cookie_is_httponly_secure_lax(world: World) -> None:
         done = await client.get(consent.headers["location"].removeprefix("https://heyan.test"))
         cookie = done.headers["set-cookie"].lower()
         assert "heyan_session=" in cookie and "httponly" in cookie and "secure" in cookie and "samesite=lax" in cookie
+
+
+async def test_sign_in_refusals_are_clear(world: World) -> None:
+    from httpx import ASGITransport, AsyncClient
+
+    async with world.client() as client, AsyncClient(transport=ASGITransport(app=world.standin.app)) as provider:
+        world.standin.decline = True
+        consent = await provider.get((await client.get("/auth/discord")).headers["location"])
+        cancelled = await client.get(consent.headers["location"].removeprefix("https://heyan.test"))
+        assert cancelled.status_code == 403 and "cancelled" in cancelled.text
+        world.standin.decline = False
+        world.standin.signs_in = MOD
+        consent = await provider.get((await client.get("/auth/discord")).headers["location"])
+        callback = consent.headers["location"].removeprefix("https://heyan.test")
+        world.standin.discord_client = ("disc-client", "rotated-secret")  # the app's secret is now wrong
+        refused = await client.get(callback)
+        assert refused.status_code == 401 and "refused the sign-in code" in refused.text
+        assert (await client.get("/api/v1/tenants")).status_code == 401  # no session was made
+        replay = await client.get(callback)  # the state was used up
+        assert replay.status_code == 403
