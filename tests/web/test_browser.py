@@ -104,6 +104,12 @@ async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Ser
         await expect(page.get_by_role("link", name="open the message")).to_have_attribute(
             "href", "https://discord.com/channels/100/555/9003")
         await page.screenshot(path=str(shots / "web-memory.png"), full_page=True)
+        # a refusal is shown in place (htmx swaps error pages too), and changes nothing
+        await page.locator("details summary").first.click()
+        await page.get_by_label("What it should say").fill("   ")
+        await page.get_by_role("button", name="Save").click()
+        await expect(page.get_by_role("alert")).to_contain_text("the new value is empty")
+        await page.go_back()
 
         await page.get_by_role("link", name="Commitments").click()
         await expect(page.locator("svg.chart")).to_be_visible()
