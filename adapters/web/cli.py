@@ -1,20 +1,22 @@
 """``heyan web``: serve the console (``--local`` for one machine, no sign-in), and ``heyan web token``
-to create, list and revoke API tokens for scripts. FastAPI is imported only when serving."""
+to create, list and revoke API tokens for scripts. Like every group, this module imports only typer
+and rich at the top: FastAPI, the runtime and Redis are imported by the command that uses them."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Annotated, TypeVar
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.table import Table
 
 from adapters.cli_common import console, fail, redis_only, run
 from adapters.cli_style import Typer
-from adapters.runtime import build_cipher
-from adapters.web.tokens import ApiTokens, TokenError
-from bot.settings import Settings
+
+if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, Redis or FastAPI
+    from adapters.web.tokens import ApiTokens
+    from bot.settings import Settings
 
 __all__ = ["app"]
 
@@ -54,6 +56,9 @@ def web(
 
 
 def _with_tokens(body: Callable[[ApiTokens], Awaitable[T]]) -> T:
+    from adapters.runtime import build_cipher
+    from adapters.web.tokens import ApiTokens, TokenError
+
     async def main(settings: Settings) -> T:
         async with redis_only(settings) as redis:
             return await body(ApiTokens(redis, cipher=build_cipher(settings)))

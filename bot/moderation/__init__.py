@@ -18,11 +18,18 @@ from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
 from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, WeekTally
 from bot.moderation.review import MemoryReview
-from bot.moderation.views import ClosedDispute, DisputeStatus, ErasureRequest, ReviewPage, fact_view
+from bot.moderation.views import (
+    ClosedDispute,
+    DisputeStatus,
+    ErasureRequest,
+    Recovered,
+    ReviewPage,
+    fact_view,
+)
 
 __all__ = [
     "ClosedDispute", "CommitmentBoard", "DisputeStatus", "ErasureRequest", "MemberRecords", "ModerationService",
-    "ReviewPage", "WeekTally", "fact_view",
+    "Recovered", "ReviewPage", "WeekTally", "fact_view",
 ]
 
 
