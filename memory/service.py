@@ -11,14 +11,14 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from memory.codec import PayloadCodec
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
 from memory.locks import LocalLocks, Locks
-from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Source, Summary, summary_id, utcnow
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
 from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
+from memory.retraction import Forgotten, RetractResult, only_contested_by, without_contester, without_message
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
@@ -62,55 +62,6 @@ REMOVE = Remove()
 
 #: A change of one record: the record as stored now in, the record to store (or REMOVE) out.
 Change = Callable[[Fact], "Fact | Remove"]
-
-
-@dataclass(frozen=True, slots=True)
-class RetractResult:
-    """What taking back one message did: records deleted (by id) and records updated; ``said_at``:
-    when the message was said, as the records citing it knew (None when none did)."""
-
-    deleted: tuple[str, ...]
-    updated: tuple[Fact, ...]
-    said_at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Forgotten:
-    """What erasing a member removed from the store: facts deleted, summaries rolled back to a version
-    without their words (``summaries_rewritten``) or deleted when no such version exists."""
-
-    facts: int
-    summaries_rewritten: int
-    summaries_deleted: int
-
-
-def _without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
-    """``fact`` with ``message_id`` taken out of it: the same object when it never cited it, None when
-    nothing is left (its only value came from that message and it has no earlier version)."""
-    def keep(sources: tuple[Source, ...]) -> tuple[Source, ...]:
-        return tuple(s for s in sources if s.message_id != message_id)
-
-    cites = any(s.message_id == message_id for s in fact.sources)
-    in_history = any(s.message_id == message_id for e in (*fact.history, *fact.contested) for s in e.sources)
-    if not cites and not in_history:
-        return fact
-    history = tuple(e for e in fact.history if not e.sources or keep(e.sources))
-    history = tuple(e.model_copy(update={"sources": keep(e.sources)}) for e in history)
-    contested = tuple(e for e in fact.contested if not e.sources or keep(e.sources))
-    update: dict[str, Any] = {"history": history, "contested": contested, "updated_at": now}
-    remaining = keep(fact.sources)
-    if cites and not remaining:
-        if not history:
-            return None
-        previous = history[-1]
-        update.update(value=previous.value, asserted_by=previous.asserted_by, sources=previous.sources,
-                      status=previous.status, valid_from=previous.valid_from, valid_to=None,
-                      history=history[:-1], version=fact.version + 1)
-    else:
-        update["sources"] = remaining
-    if not contested and fact.status is FactStatus.DISPUTED and "status" not in update:
-        update["status"] = FactStatus.ACTIVE
-    return fact.model_copy(update=update)
 
 
 class MemoryService:
@@ -276,7 +227,7 @@ class MemoryService:
         cited: list[str] = []
         said: list[datetime] = []
         async for fact in self.iter_facts(scope, RecordFilter(cites=frozenset({message_id}))):
-            if _without_message(fact, message_id, self.clock()) is not fact:
+            if without_message(fact, message_id, self.clock()) is not fact:
                 cited.append(fact.id)
                 sources = (*fact.sources, *(s for e in (*fact.history, *fact.contested) for s in e.sources))
                 said += [s.ts for s in sources if s.message_id == message_id]
@@ -284,7 +235,7 @@ class MemoryService:
         updated: list[Fact] = []
         for fact_id in cited:
             def change(fact: Fact) -> Fact | Remove:
-                taken = _without_message(fact, message_id, self.clock())
+                taken = without_message(fact, message_id, self.clock())
                 return REMOVE if taken is None else taken
 
             after = await self.modify(scope, fact_id, change)
@@ -297,11 +248,16 @@ class MemoryService:
     async def forget_user(self, scope: Scope) -> Forgotten:
         """Erase every fact about or from ``scope.user``, and their words from every session summary:
         each summary that carried them (or whose authors are unknown) is rolled back to its last
-        version without them, or deleted when there is none (``memory.summary_versions``)."""
+        version without them, or deleted when there is none (``memory.summary_versions``). Another
+        member's record they had only contested keeps its own words and loses theirs."""
         if not scope.user:
             raise ScopeError("forget_user needs a scope with a user")
-        facts = await self.store.delete("facts", scope)
         user, tenant = scope.user, Scope(tenant=scope.tenant)
+        contested = [f.id async for f in self.iter_facts(scope) if only_contested_by(f, user)]
+        for fact_id in contested:  # first, so the deletion below leaves them
+            await self.modify(tenant, fact_id, lambda f: without_contester(f, user, self.clock())
+                              if only_contested_by(f, user) else f)
+        facts = await self.store.delete("facts", scope)
         sessions: list[str] = []
         offset: str | None = None
         while True:  # one summary per session: the tenant's are few, and their authors are in the clear
@@ -317,7 +273,7 @@ class MemoryService:
                 rewritten += 1
             elif result is not None and result.action is Rollback.DELETED:
                 deleted += 1
-        return Forgotten(facts, rewritten, deleted)
+        return Forgotten(facts, rewritten, deleted, len(contested))
 
     # --- summaries -----------------------------------------------------------------------------
 
