@@ -162,20 +162,23 @@ class AuditLog:
                                  ex=max(1, int(ttl.total_seconds())))
         return AuditEntry(**{**_fields(entry), "id": entry_id})
 
-    async def expire_details(self, tenant: str) -> int:
-        """Give details written before they expired (no TTL) the expiry the retention policy sets,
-        counted from their entry's time (the hourly purge runs this); returns how many were set."""
+    async def expire_details(self) -> int:
+        """Give details written before they expired (no TTL) the expiry their tenant's retention
+        policy sets, counted from their entry's time (the hourly purge runs this; one scan of the
+        detail keys, and a detail already expiring is left alone); returns how many were set."""
         count = 0
-        async for key in scan(self.redis, f"{_DETAIL}{_glob(tenant)}:*"):
-            entry_id = key[len(self._detail_key(tenant, "")):]
-            if ":" in entry_id or await self.redis.ttl(key) != -1:
-                continue  # another tenant's whose id has this one as prefix, or already expiring
+        ttls: dict[str, timedelta] = {}
+        async for key in scan(self.redis, f"{_DETAIL}*"):
+            tenant, _, entry_id = key[len(_DETAIL):].rpartition(":")
+            if not tenant or await self.redis.ttl(key) != -1:
+                continue
+            if tenant not in ttls:
+                ttls[tenant] = await self._detail_ttl(tenant, None)
             at = datetime.fromtimestamp(int(entry_id.split("-")[0]) / 1000, UTC)
-            ttl = await self._detail_ttl(tenant, None)
-            if at + ttl <= utcnow():
+            if at + ttls[tenant] <= utcnow():
                 count += int(await self.redis.delete(key))
             else:
-                count += int(await self.redis.expireat(key, at + ttl))
+                count += int(await self.redis.expireat(key, at + ttls[tenant]))
         return count
 
     async def scrub(self, tenant: str, user: str, names: Collection[str] = ()) -> int:
@@ -306,11 +309,6 @@ def _with_detail(entry: AuditEntry, raw: bytes | str | None, cipher: Cipher | No
         return entry
     detail = open_fields(json.loads(raw), cipher, _detail_context(entry.tenant, entry.id))
     return AuditEntry(**{**_fields(entry), "before": detail.get("before"), "after": detail.get("after")})
-
-
-def _glob(text: str) -> str:
-    """``text`` with Redis glob characters escaped."""
-    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)
 
 
 def _fields(entry: AuditEntry) -> dict[str, Any]:
