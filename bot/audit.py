@@ -187,10 +187,12 @@ class AuditLog:
         The details (before/after texts) of every entry that concerns them or names them (``names``:
         the names they were known by) are dropped; entries they made lose their name, and a reason
         they wrote or that names them is removed. Who did what to which record, and when, stays."""
-        names = [*names, user]
+        entries = await self.entries(tenant, limit=MAX_ENTRIES)
+        # the names they acted under are theirs too
+        names = [*names, user, *{e.actor_name for e in entries if e.actor_id == user and e.actor_name}]
         detail_keys: list[str] = []
         rewrite: set[str] = set()
-        for e in await self.entries(tenant, limit=MAX_ENTRIES):
+        for e in entries:
             concerns = user in e.users or e.actor_id == user
             if (e.before is not None or e.after is not None) and \
                     (concerns or names_in(json.dumps([e.before, e.after], ensure_ascii=False), names)):
