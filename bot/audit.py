@@ -170,8 +170,8 @@ class AuditLog:
         ttls: dict[str, timedelta] = {}
         async for key in scan(self.redis, f"{_DETAIL}*"):
             tenant, _, entry_id = key[len(_DETAIL):].rpartition(":")
-            if not tenant or await self.redis.ttl(key) != -1:
-                continue
+            if not tenant or not entry_id.split("-")[0].isdigit() or await self.redis.ttl(key) != -1:
+                continue  # not a detail key of ours, or already expiring
             if tenant not in ttls:
                 ttls[tenant] = await self._detail_ttl(tenant, None)
             at = datetime.fromtimestamp(int(entry_id.split("-")[0]) / 1000, UTC)
