@@ -246,7 +246,7 @@ def memory_export(
 
 #: What an erasure reports per store, as the table names it.
 _ERASED = {
-    "facts": "memories deleted", "contests": "their values taken off others' memories", "summaries_rewritten": "summaries rolled back (their words out)",
+    "facts": "memories deleted", "summaries_rewritten": "summaries rolled back (their words out)",
     "summaries_deleted": "summaries deleted", "messages": "messages (conversation windows)",
     "posts": "outbox posts emptied", "audit_entries": "audit entries scrubbed",
     "dead_letters": "dead-letter details dropped", "disputes": "dispute titles cleared",

@@ -3,8 +3,7 @@
 ``Erasure.erase`` works in one tenant — the one asked; a member's records in other tenants are
 theirs to erase there — and removes:
 
-* the store: every fact about or from the member (another member's record they only contested keeps
-  its own words and loses theirs), and their words from every session summary — a
+* the store: every fact about or from the member, and their words from every session summary — a
   summary carries earlier text forward, so it lists every author it ever read (``Summary.users``);
   each one listing the member is rolled back to its last version without them (history included)
   or deleted, and marked stale to be written again from what is left;
@@ -60,8 +59,6 @@ class ErasureReport:
     tenant: str
     user: str
     facts: int
-    #: Other members' records they had only contested: kept, without their values.
-    contests: int
     summaries_rewritten: int
     summaries_deleted: int
     messages: int
@@ -77,7 +74,7 @@ class ErasureReport:
 
     @property
     def total(self) -> int:
-        return (self.facts + self.contests + self.summaries_rewritten + self.summaries_deleted + self.messages + self.posts
+        return (self.facts + self.summaries_rewritten + self.summaries_deleted + self.messages + self.posts
                 + self.audit_entries + self.dead_letters + self.disputes)
 
     def as_dict(self) -> dict[str, Any]:
@@ -135,8 +132,7 @@ class Erasure:
             await self.scheduler.forget_user(tenant, user, f"{request_id}:again",
                                              when=now + timedelta(seconds=self.settle_seconds))
         report = ErasureReport(
-            tenant=tenant, user=user, facts=forgotten.facts, contests=forgotten.contests,
-            summaries_rewritten=forgotten.summaries_rewritten,
+            tenant=tenant, user=user, facts=forgotten.facts, summaries_rewritten=forgotten.summaries_rewritten,
             summaries_deleted=forgotten.summaries_deleted, messages=len(messages), posts=posts,
             audit_entries=audit, dead_letters=dead, disputes=disputes)
         log.info("erased %s in %s: %s", user, tenant,

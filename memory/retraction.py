@@ -1,6 +1,6 @@
-"""Taking things back from facts: a source message (deleted or edited on the platform), or an erased
-member's competing value on someone else's record — each a pure function of one record, applied by
-``MemoryService`` under the record's lock."""
+"""Taking back one source message (deleted or edited on the platform) from a fact: a pure function of
+one record, applied by ``MemoryService`` under the record's lock; and what taking back and forgetting
+report."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memory.models import Fact, FactStatus, Kind, Source
+from memory.models import Fact, FactStatus, Source
 
-__all__ = ["Forgotten", "RetractResult", "only_contested_by", "without_contester", "without_message"]
+__all__ = ["Forgotten", "RetractResult", "without_message"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +31,6 @@ class Forgotten:
     facts: int
     summaries_rewritten: int
     summaries_deleted: int
-    #: Other members' records they had only contested, kept without their competing values.
-    contests: int = 0
 
 
 def without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
@@ -63,25 +61,3 @@ def without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
         update["status"] = FactStatus.ACTIVE
     return fact.model_copy(update=update)
 
-
-def only_contested_by(fact: Fact, user: str) -> bool:
-    """Is ``user`` in this record only as someone who contested it? Then the record is someone else's
-    (not about them: a claim about them is theirs to erase), and erasing them strips their values."""
-    if user in (fact.subject, fact.asserted_by) or (fact.kind is Kind.EVENT and fact.attribute == "claims"):
-        return False
-    said = (*fact.sources, *(s for e in fact.history for s in e.sources))
-    if any(s.author_id == user for s in said) or any(e.asserted_by == user for e in fact.history):
-        return False
-    return any(e.asserted_by == user for e in fact.contested)
-
-
-def without_contester(fact: Fact, user: str, now: datetime) -> Fact:
-    """``fact`` without ``user``'s competing values (and without ``user`` among its users); a record
-    disputed only by them is active again."""
-    contested = tuple(e for e in fact.contested if e.asserted_by != user and all(
-        s.author_id != user for s in e.sources))
-    update: dict[str, Any] = {"contested": contested, "users": tuple(u for u in fact.users if u != user),
-                              "updated_at": now}
-    if not contested and fact.status is FactStatus.DISPUTED:
-        update["status"] = FactStatus.ACTIVE
-    return fact.model_copy(update=update)

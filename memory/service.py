@@ -18,7 +18,7 @@ from memory.errors import ScopeError
 from memory.locks import LocalLocks, Locks
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
 from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
-from memory.retraction import Forgotten, RetractResult, only_contested_by, without_contester, without_message
+from memory.retraction import Forgotten, RetractResult, without_message
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
@@ -248,15 +248,10 @@ class MemoryService:
     async def forget_user(self, scope: Scope) -> Forgotten:
         """Erase every fact about or from ``scope.user``, and their words from every session summary:
         each summary that carried them (or whose authors are unknown) is rolled back to its last
-        version without them, or deleted when there is none (``memory.summary_versions``). Another
-        member's record they had only contested keeps its own words and loses theirs."""
+        version without them, or deleted when there is none (``memory.summary_versions``)."""
         if not scope.user:
             raise ScopeError("forget_user needs a scope with a user")
         user, tenant = scope.user, Scope(tenant=scope.tenant)
-        contested = [f.id async for f in self.iter_facts(scope) if only_contested_by(f, user)]
-        for fact_id in contested:  # first, so the deletion below leaves them
-            await self.modify(tenant, fact_id, lambda f: without_contester(f, user, self.clock())
-                              if only_contested_by(f, user) else f)
         facts = await self.store.delete("facts", scope)
         sessions: list[str] = []
         offset: str | None = None
@@ -273,7 +268,7 @@ class MemoryService:
                 rewritten += 1
             elif result is not None and result.action is Rollback.DELETED:
                 deleted += 1
-        return Forgotten(facts, rewritten, deleted, len(contested))
+        return Forgotten(facts, rewritten, deleted)
 
     # --- summaries -----------------------------------------------------------------------------
 
