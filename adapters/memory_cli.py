@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.table import Table
@@ -28,16 +28,16 @@ from adapters.cli_common import (
     with_runtime,
 )
 from adapters.cli_style import Typer
-from adapters.runtime import Runtime
-from adapters.views import audit_table, fact_view, memory_table
 from bot.actors import Actor
-from bot.audit import AuditEntry
-from bot.erasure import ErasureReport
-from bot.moderation import ReviewPage
-from bot.names import TenantNames
-from bot.settings import load_settings
 from memory.models import Fact, FactStatus, Kind, Scope, utcnow
 from memory.normalize import escape_controls
+
+if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
+    from adapters.runtime import Runtime
+    from bot.audit import AuditEntry
+    from bot.erasure import ErasureReport
+    from bot.moderation import ReviewPage
+    from bot.names import TenantNames
 
 __all__ = ["app"]
 
@@ -67,6 +67,8 @@ def memory_list(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """List remembered facts (the tenant column appears when there are several tenants)."""
+    from adapters.views import fact_view, memory_table
+
     k, st = _kind(kind), _status(status)
 
     async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
@@ -97,6 +99,8 @@ def memory_show(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a pretty print")] = False,
 ) -> None:
     """Show one memory with its sources and history."""
+    from adapters.views import fact_view
+
     fact = _one(fact_id, tenant, "memory_show")
     if as_json:
         print(json.dumps(fact_view(fact), ensure_ascii=False, indent=1))
@@ -111,6 +115,7 @@ def memory_history(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
 ) -> None:
     """A memory's versions, and who changed it, when and why."""
+    from adapters.views import audit_table
 
     async def body(rt: Runtime) -> tuple[Fact, list[AuditEntry]]:
         return await find_in_tenants(rt, tenant, lambda actor: rt.moderation.memory_history(actor, fact_id),
@@ -187,6 +192,7 @@ def memory_review(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """The review queue: disputed, unverified and low-confidence memories."""
+    from adapters.views import fact_view, memory_table
 
     async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
         facts: list[Fact] = []
@@ -221,6 +227,7 @@ def memory_export(
     out: Annotated[Path | None, typer.Option(help="write the JSON here instead of stdout")] = None,
 ) -> None:
     """Everything Heyan holds about or from one member (in one tenant or all), as JSON."""
+    from bot.settings import load_settings
 
     async def body(rt: Runtime) -> dict[str, object]:
         tenants = await _tenants_of_user(rt, tenant, user)
@@ -321,6 +328,7 @@ def memory_audit(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """Who changed what, when and why (newest first)."""
+    from adapters.views import audit_table
 
     async def body(rt: Runtime) -> list[AuditEntry]:
         return await rt.moderation.audit_log(Actor.operator(tenant), user=user, limit=limit)

@@ -39,7 +39,7 @@ from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
-from memory.models import OPEN_COMMITMENT, Kind, Scope, SummaryVersion
+from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
 from memory.retrieval import ScoredFact
@@ -59,6 +59,13 @@ def _every_version(_: SummaryVersion) -> bool:
 #: Tokens of ``HEYAN_CONTEXT_TOKENS`` kept for the reply itself (the persona asks for ~120 words).
 #: The prompt's fixed part (persona, stage instructions, headings, the turn) is measured, not reserved.
 REPLY_RESERVE_TOKENS = 250
+
+#: The answer to a turn that tries to instruct the bot or write its memory (``memory.poisoning``).
+_DECLINE: dict[Lang, str] = {
+    "en": "I don't take instructions to change what I remember or how I work; moderators review such "
+          "requests. Ask me what was said or agreed here and I'll tell you.",
+    "zh": "我不接受修改记忆或改变我工作方式的指令；这类请求由管理员审核。想知道这里说过或约定过什么，可以问我。",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,11 +283,16 @@ class Engine:
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
         # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
-        flagged = {m.id for m in window if attempt(m.text, speaker=m.author_name, names=names) is not None}
+        flagged = {m.id for m in window
+                   if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention) is not None}
         turns = [m.utterance() for m in window if m.id not in flagged]
         turn = msg.utterance()
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
+        if attempt(msg.text, speaker=msg.author_name, names=names, addressed=msg.mention) is not None:
+            # the turn itself tries to instruct the bot: not passed on as a turn to obey, not recalled on
+            stage = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)
+            return Reply(session=msg.session, body=RichText.of(_DECLINE[lang]), lang=lang, stage=stage)
         participants = {m.author_id: m.author_name for m in (*window, msg)}
 
         queries = await self.provider.rewrite(turn, turns, lang)

@@ -33,7 +33,8 @@ async def summarize_session(
     names = {m.author_name for m in messages}
     # a message that tries to instruct the bot or speak as someone else is not summarized: a summary
     # is recalled as memory, and such a message must never be recited as one (memory.poisoning)
-    messages = [m for m in messages if attempt(m.text, speaker=m.author_name, names=names) is None]
+    messages = [m for m in messages
+                if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention) is None]
     if not messages:
         return None
     previous = await memory.summary(scope)

@@ -11,7 +11,7 @@ from memory.models import (
     Summary,
 )
 
-__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ReviewPage", "fact_view", "outline"]
+__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "Recovered", "ReviewPage", "fact_view", "outline"]
 
 @dataclass(frozen=True, slots=True)
 class ReviewPage:
@@ -52,6 +52,15 @@ class ErasureRequest:
     summaries: int
     token: str
     tenant: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """A flagged record confirmed as ordinary: the records its message yields now, and the flagged
+    record, retired (``superseded``)."""
+
+    retired: Fact
+    recovered: tuple[Fact, ...]
 
 
 def fact_view(fact: Fact) -> dict[str, Any]:
