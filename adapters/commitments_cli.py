@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -21,10 +21,11 @@ from adapters.cli_common import (
     with_runtime,
 )
 from adapters.cli_style import Typer
-from adapters.runtime import Runtime
-from adapters.views import commitment_view, commitments_table
 from bot.actors import Actor
-from memory.models import Fact
+
+if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
+    from adapters.runtime import Runtime
+    from memory.models import Fact
 
 __all__ = ["app"]
 
@@ -43,6 +44,8 @@ def commitments_list(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """List commitments, their due times and reminders (the tenant column appears when there are several)."""
+    from adapters.views import commitment_view, commitments_table
+
     if status is not None:
         one_of("status", status, _STATUSES)
 

@@ -14,6 +14,7 @@ from redis.asyncio import Redis
 
 from bot.audit import AuditLog
 from bot.conversation import Conversation
+from bot.deadletters import DeadLetters
 from bot.erasure import Erasure
 from bot.llm.base import MediatorProvider
 from bot.outbox import Outbox
@@ -43,6 +44,8 @@ class Services:
     sessions: SessionBook
     audit: AuditLog
     erasure: Erasure
+    #: Where jobs that failed their last try go, with their errors sealed (None: unsealed, tests).
+    dead_letters: DeadLetters | None = None
 
     async def tenant(self, tenant: str) -> TenantSettings:
         """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""

@@ -72,7 +72,7 @@ async def _tell(bridge: Bridge, actor: Actor, text: str, *, home: bool, response
         if response.status_code != 200:
             log.warning("response_url answered %s: %s", response.status_code, response.body)
     else:
-        log.warning("no way back to %s to say: %s", actor.user_id, text)
+        log.warning("no way back to %s to say an answer of %d characters", actor.user_id, len(text))
 
 
 async def _presser(bridge: Bridge, body: dict[str, Any], context: Any) -> Actor:

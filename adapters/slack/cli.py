@@ -8,12 +8,14 @@ token and its scopes — without starting anything else.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from adapters.cli_common import console, fail, run
-from adapters.runtime import StartupError
-from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 __all__ = ["MANIFEST", "app"]
 
@@ -34,6 +36,7 @@ def check() -> None:
     """Check HEYAN_SLACK_BOT_TOKEN and its scopes with Slack (auth.test), as `heyan run` does."""
 
     async def body(settings: Settings) -> None:
+        from adapters.runtime import StartupError
         from adapters.slack.platform import check_identity, make_client
 
         s = settings.slack
