@@ -30,9 +30,11 @@ API at a glance (``discord_`` is the stand-in):
            ``guild_create_payload``, ``guild_delete_payload``, ``slash_command_payload`` (``focused=``
            for autocomplete), ``context_menu_payload``, ``component_payload``, ``modal_submit_payload``
   send     ``await dispatch(event, payload)``; ``join_guild``, ``remove_from_guild``, ``delete_channel``,
-           ``request_reconnect``, ``invalidate_session``, ``close_gateway(code)``
+           ``request_reconnect``, ``invalidate_session``, ``close_gateway(code)``; ``post_offline(payload)``
+           (a message only the channel's history holds), ``await reset_token()``
   faults   ``inject(method, path_regex, Fault.rate_limited() | .missing_permissions() | ...)``,
-           ``close_on_identify(4014)``, ``privileged_intents_allowed=``, ``interaction_deadline=``
+           ``close_on_identify(4014)``, ``privileged_intents_allowed=``, ``interaction_deadline=``,
+           ``token_lifetime=``; time: ``clock.advance(seconds)`` (``StandInClock``)
   observe  ``requests`` (``RecordedRequest``: method, path, query, headers, json, files, status,
            response), ``find_requests``, ``await wait_for_request``, ``intents``, ``identify_payloads``,
            ``messages``, ``interactions`` (``InteractionRecord``), ``commands``, ``undelivered``
@@ -52,12 +54,21 @@ messages come back as MESSAGE_CREATE; mentions in sent messages obey ``allowed_m
 Discord's default of "ping everything" when it is absent); a thread started from a message takes
 the message's id; an interaction can be acknowledged once, followups need an acknowledged
 interaction, and the first followup after a "thinking" defer completes the loading message and
-inherits its ephemerality. 429s carry ``Retry-After``, ``retry_after`` and a ``Via`` header (without
+inherits its ephemerality; a deferred update (type 6) makes ``@original`` the component's message.
+Deadlines run on the stand-in's own clock (``StandInClock``, which moves only when a test advances
+it): the first answer 3 s after the interaction is refused (404 / 10062), its token serves followups
+and edits for 15 minutes, then answers 401 / 50027. Message bodies are checked against Discord's
+documented limits (``tests/discord_standin_limits.py``: content, embeds and the 6,000 total,
+components) and refused with 400 / 50035 naming the field. ``GET /channels/{id}/messages`` pages
+newest first with ``limit`` 1-100 and one of ``before`` / ``after`` / ``around``, answers 403 / 50001
+without View Channel and an empty list without Read Message History (as documented), and withholds
+content from an application not allowed Message Content. Deleting a thread needs Manage Threads,
+creating one Create Public / Private Threads (403 otherwise). 429s carry ``Retry-After``, ``retry_after`` and a ``Via`` header (without
 ``Via`` discord.py takes a 429 for a Cloudflare ban and raises instead of retrying).
 
 What it is not: Discord. No voice, presences, audit logs, invites, forum posts, stickers, polls,
-rate-limit buckets (429s come only from ``inject``), permission enforcement on REST calls (inject
-``Fault.missing_permissions()``), or ETF encoding. Responses are realistic in shape, not exhaustive.
+rate-limit buckets (429s come only from ``inject``), permission enforcement on REST calls other than
+the ones named above (inject ``Fault.missing_permissions()``), or ETF encoding. Responses are realistic in shape, not exhaustive.
 """
 
 from __future__ import annotations
