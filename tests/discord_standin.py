@@ -193,6 +193,8 @@ _EVENT_INTENTS: dict[str, tuple[int, int]] = {
 #: token for 15 minutes (``developers/interactions/receiving-and-responding.mdx``).
 INTERACTION_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
+#: How long Discord remembers a nonce sent with enforce_nonce ("the past few minutes"; taken as 5).
+NONCE_WINDOW_SECONDS = 300.0
 
 CLOSE_REASONS = {
     4000: "Unknown error.", 4004: "Authentication failed.", 4009: "Session timed out.",
@@ -441,12 +443,15 @@ class DiscordStandIn(DiscordWorld):
         self.identify_payloads: list[Payload] = []
         self.gateway_received: list[Payload] = []  # every op the client sent, heartbeats included
         self.heartbeats = 0
+        self.nonce_repeats = 0  # sends answered with the message an earlier one (same nonce) created
         self.undelivered: list[tuple[str, Payload]] = []  # dispatches no session wanted (intents, shard)
         self.attachments: dict[int, bytes] = {}
         self.faults: list[FaultRule] = []
         self.sessions: list[GatewaySession] = []  # open gateway connections
         self.connections: list[GatewaySession] = []  # every gateway connection, closed ones included
         self._resumable: dict[str, GatewaySession] = {}
+        # nonce -> (time on ``clock``, message) of the bot's messages sent with enforce_nonce (Create Message)
+        self._nonces: dict[str, tuple[float, Payload]] = {}
         self._identify_close_codes: list[int] = []
         self._recorded = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -979,12 +984,27 @@ class DiscordStandIn(DiscordWorld):
 
     async def _post_message(self, request: RecordedRequest, channel_id: str) -> _Reply:
         guild, channel = self._channel_or_404(int(channel_id))
+        body = request.json or {}
+        nonce = str(body["nonce"]) if body.get("nonce") is not None else None
+        if nonce is not None and len(nonce) > 25:
+            raise _form_error("nonce", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+        # enforce_nonce: "checked for uniqueness in the past few minutes. If another message was created by
+        # the same author with the same nonce, that message will be returned and no new message created"
+        if nonce is not None and body.get("enforce_nonce"):
+            seen = self._nonces.get(nonce)  # the author is the bot
+            if seen is not None and self.clock.now() - seen[0] < NONCE_WINDOW_SECONDS:
+                self.nonce_repeats += 1
+                return _Reply(body=seen[1])
         if channel is not None and channel.is_thread and channel.archived:
             if channel.locked:
                 raise ApiError(400, 50083, "Operation cannot be performed on an archived thread")
             channel.archived = False  # a message unarchives an unlocked thread
             await self._echo("THREAD_UPDATE", self.channel_payload(guild, channel))  # type: ignore[arg-type]
         message = self._bot_message(request, int(channel_id), guild)
+        if nonce is not None:
+            message["nonce"] = nonce
+            if body.get("enforce_nonce"):
+                self._nonces[nonce] = (self.clock.now(), message)
         await self._echo("MESSAGE_CREATE", message)
         return _Reply(body=message)
 

@@ -5,6 +5,9 @@ it belongs to the post's tenant (a post can never land in another guild), render
 with ``render()`` — structured mentions become ``<@id>``, all other text is made inert — splits it
 on line boundaries below Discord's 2,000 characters, and sends each piece with ``allowed_mentions``
 that let through only the users the post means to ping. The id of the first piece is the post's.
+Each piece carries a nonce derived from the post id and the piece's index (``Post.piece_key``), and
+discord.py sets ``enforce_nonce`` whenever a nonce is given: for a few minutes Discord returns the
+message it already created for that nonce instead of posting it again (docs/RELIABILITY.md).
 
 Failures become ``DeliveryError``s the outbox understands:
 
@@ -100,8 +103,10 @@ class DiscordSender:
         content, mentions = render(post.body)
         first: str | None = None
         try:
-            for piece in split_message(content):
-                sent = await channel.send(piece, allowed_mentions=mentions)
+            for i, piece in enumerate(split_message(content)):
+                # a stable nonce per piece: discord.py sends it with enforce_nonce, so Discord answers a
+                # repeat (a retry after a lost acknowledgement) with the message it already created
+                sent = await channel.send(piece, allowed_mentions=mentions, nonce=post.piece_key(i))
                 first = first or str(sent.id)
         except discord.HTTPException as exc:
             raise delivery_error(exc, f"channel {post.session}") from exc
