@@ -4,7 +4,8 @@ export, audit — with autocomplete for memory ids and kinds.
 The group carries ``default_permissions(manage_messages=True)``, which only decides who *sees* it:
 server admins can open it to anyone. So every call goes to the moderation service with the caller as
 an ``Actor``, and the service checks the moderator capability again; a member who reaches the
-command gets its refusal, ephemeral. Everything here answers ephemerally.
+command gets its refusal, ephemeral. Everything here answers ephemerally. ``/memory list`` comes a
+page at a time (``paging``); its Previous / Next ask the service again as the member who pressed.
 
 Autocomplete lists the tenant's memories through the same service call (so a member's autocomplete
 is empty). Discord asks on every keystroke, and each service call counts against the member's
