@@ -37,6 +37,7 @@ from jobs.worker import DEAD_LETTER
 from memory.errors import StoreError
 from memory.models import Fact, Kind, Scope, Source, utcnow
 from memory.store_edge import EdgeStore
+from tests.clock import JobSchedule
 from tests.jobs_helpers import ScriptedProvider, promise, settings
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
@@ -345,6 +346,7 @@ async def test_a_deleted_record_is_never_written_back(tmp_path: Path, redis_url:
 # --- jobs and the worker ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # two tries of the shortest job timeout the settings allow (5 s)
 async def test_a_job_that_times_out_is_retried_then_dead_lettered(tmp_path: Path, redis_url: str,
                                                                   start: Start) -> None:  # noqa: F811
     provider = ScriptedProvider()
@@ -356,6 +358,7 @@ async def test_a_job_that_times_out_is_retried_then_dead_lettered(tmp_path: Path
     await rt.queue.extract(Scope(tenant=T, session="slow"), [msg.id])
 
     async def dead() -> bool:
+        await JobSchedule(rt.redis).skip(timedelta(minutes=10), "extract:")  # no waiting out the retry's backoff
         return bool(await rt.redis.llen(DEAD_LETTER))  # type: ignore[misc]
 
     await until(dead, "the timed-out job to be dead-lettered", timeout=120)

@@ -14,7 +14,10 @@ Failures become ``DeliveryError``s the outbox understands:
 * permanent (dead-lettered at once, with the reason): the thread or channel was deleted (404), the
   bot can no longer see it or lacks a permission there (403), the thread is archived and locked
   (50083), any other 4xx (the request itself is wrong), a session that is not a channel id;
-* retryable: Discord's 5xx and network errors. 429s never get here: discord.py waits them out.
+* retryable: Discord's 5xx and network errors, and 401 — the bot token was reset or revoked: no post
+  is at fault, so none is dead-lettered; they wait for a process with a valid token (the gateway's
+  close code 4004 stops ``heyan run`` with what to do). 429s rarely get here: discord.py waits them
+  out itself, and Heyan adds no retry loop of its own on top of that.
 
 An archived thread that is not locked is unarchived by the post itself (Discord does that when the
 bot may send there), so a follow-up can revive a quiet dispute.
@@ -46,6 +49,9 @@ THREAD_ARCHIVED = 50083
 def delivery_error(exc: discord.HTTPException, where: str) -> DeliveryError:
     """A Discord HTTP error as a permanent or retryable ``DeliveryError`` naming the problem."""
     detail = f"{exc.status} {exc.text or exc.__class__.__name__}, Discord code {exc.code}"
+    if exc.status == 401:
+        return DeliveryError(f"Discord rejected Heyan's token posting to {where} ({detail}): the token was reset "
+                             "or revoked; put the new one in HEYAN_DISCORD_TOKEN and restart")
     if isinstance(exc, discord.NotFound):
         what = "no longer exists (deleted)" if exc.code == UNKNOWN_CHANNEL else "was not found"
         return DeliveryError(f"{where} {what} ({detail})", permanent=True)

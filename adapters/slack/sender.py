@@ -89,8 +89,8 @@ class SlackSender:
         ``DeliveryError``. ``post_id``: the outbox post's id, carried in the message's metadata (Slack
         has no idempotency key for chat.postMessage; the metadata lets a repeat be found afterwards)."""
         text = render(body)
-        metadata = {"event_type": "heyan_post", "event_payload": {"post_id": post_id}} if post_id else None
         client: AsyncWebClient = here.client
+        metadata = {"event_type": "heyan_post", "event_payload": {"post_id": post_id}} if post_id else None
         try:
             response = await client.chat_postMessage(
                 channel=channel, text=text, thread_ts=thread_ts, link_names=False,
