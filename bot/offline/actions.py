@@ -14,6 +14,7 @@ import re
 from bot.duetime import find_due_span
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
+from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
 
 __all__ = ["is_commitment", "is_standing", "promised_action", "split_due", "strip_head"]
 
@@ -22,6 +23,8 @@ _ZH_OPINION = re.compile(r"觉得|认为|想|猜|怕|估计|以为|知道|希望
 # A Chinese deadline that opens an action: "周五前把钱还你", "明天之前给你答复".
 _ZH_DEADLINE_FIRST = re.compile(r"^(?:我们?)?(?P<due>[^，,。]{1,12}?(?:之前|以前|前|之内|以内|内))(?=[\u4e00-\u9fff])")
 # "I can …" / "我可以…" promise only with a time marker.
+_ZH_TAKEN = re.compile(r"交给我了|我全?包了|算我的了|包在我身上了")
+_ZH_DEADLINE_WORD = re.compile(r"(?:之前|以前|前|之内|以内|内)(?![面后天])")
 _EN_CAN = re.compile(r"^(?:i|we)\s+can\s+|^我们?可以", re.IGNORECASE)
 _EN_NEG_HEAD = re.compile(
     r"^(?:i|we)\s*(?:won'?t|will\s+not|(?:'ll|’ll|\s+will)\s+never|\s+(?:promise|swear)\s+(?:not\s+to|never\s+to"
@@ -37,16 +40,21 @@ _LEAD_TAG = re.compile(r"^promise\s+(?:to\s+)?(?=\S)", re.IGNORECASE)  # "Promis
 _TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定|我保证)\W*$", re.IGNORECASE)
 
 
-def is_commitment(core: str, *, hedged: bool, promised: bool = False) -> bool:
+def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: bool = False) -> bool:
     """Does the clause (openers stripped: ``clauses.core``) promise something?
 
     ``promised`` is true when its sentence carries a promise tag ("…, I promise"): then any action
     counts, even one without a subject ("no music after 11pm"). A hedged clause never promises.
+    ``due``: the clause names a deadline (maybe before the part ``core`` keeps: "下周一之前我把押金退了"),
+    so a final 了 says done-by, not done already.
     """
     if hedged or not core:
         return False
     if promised:
         return True
+    part = promise_part(core)
+    if part != core:  # "As the admin I'll …", "Log the bug and I'll …", "发票我来开"
+        return is_commitment(part, hedged=hedged, due=due)
     if lx.NEG_COMMIT.search(core):
         return True
     if m := lx.COMMIT_EN.match(core):
@@ -56,12 +64,25 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False) -> bool:
         return bool(lx.STANDING.search(core) or find_due_span(core))
     if m := lx.ZH_COMMIT_HEAD.match(core):
         return not _ZH_OPINION.search(m.group("pre"))
-    if lx.PAST.search(core) or lx.DEMAND.search(core):
+    if is_indirect_promise(core) and not _past(core, due):
+        return True  # "let me handle it", "the pizza is on me", "包在我身上", "我明天给你答复"
+    if _past(core, due) or lx.DEMAND.search(core):
         return False  # done already ("我已经把钱转给你了"), or asked of the other ("我要求你周五前交")
     if lx.COMMIT_ZH.match(core):
         return True
     # "我周五之前给你答复": a first-person deadline before an action
     return bool(core.startswith("我") and _ZH_DEADLINE_FIRST.match(core) and find_due_span(core))
+
+
+def _past(core: str, due: bool = False) -> bool:
+    """Done already ("我已经把钱转给你了", "昨天我把钥匙还给他"); a final 了 after a deadline is not
+    past but done-by ("下周一之前我把押金退了", "这周的值日我包了")."""
+    m = lx.PAST.search(core)
+    if m is None:
+        return False
+    if m.group().startswith("了") and (due or _ZH_DEADLINE_WORD.search(core) or _ZH_TAKEN.search(core)):
+        return bool(lx.PAST.search(core[: m.start()]))
+    return True
 
 
 def is_standing(text: str) -> bool:
@@ -70,8 +91,12 @@ def is_standing(text: str) -> bool:
 
 
 def strip_head(core: str) -> str:
-    """The promised action: the clause without "我会"/"I'll"/"I promise to" (negations kept)."""
-    core = _LEAD_TAG.sub("", _TAIL_TAG.sub("", core))
+    """The promised action: the clause without "我会"/"I'll"/"I promise to" (negations kept), without
+    a lead phrase or a request before the promise, an indirect form read as its action
+    ("let me handle the booking" → "handle the booking")."""
+    core = promise_part(_LEAD_TAG.sub("", _TAIL_TAG.sub("", core)))
+    if (indirect := indirect_action(core)) is not None:
+        return clean(indirect)
     if m := _EN_NEG_HEAD.match(core):
         negation = "never" if "never" in m.group().lower() else "not"
         return clean(f"{negation} {core[m.end() :]}")

@@ -87,6 +87,8 @@ EMOTIONS: tuple[Emotion, ...] = (
     # "麻烦" is "trouble"/"could you please", not annoyance
     _emotion("烦", "annoyed", "upset", "(?<!麻)烦(?!请)", "annoyed|annoying|irritated"),
     _emotion("被忽视", "ignored", "upset", "被忽视|被无视|没人理", "ignored|invisible|left out"),
+    _emotion("不满", "dissatisfied", "upset", "不满意?|很有意见",
+             r"dissatisfied|unsatisfied|not\s+(?:at\s+all\s+)?(?:happy|satisfied|pleased)"),
     _emotion("不开心", "upset", "upset", "不开心|不高兴|不爽", "upset|unhappy"),
 )
 
@@ -100,7 +102,8 @@ HEDGE = re.compile(
     r"可能|也许|大概|或许|说不定|应该会|尽量|试试|试着|看看|考虑|不一定|不确定|不知道|争取|不敢保证|有空的话"
     r"|如果可以|如果有时间|再说吧|再看吧"
     r"|\b(?:maybe|might|perhaps|probably|possibly|i think i|i guess|i suppose|not sure|i don'?t know|i dunno"
-    r"|try to|i'?ll try|will try|i'?ll see|we'?ll see|see if i can|hopefully|i hope to|could|consider"
+    r"|try to|i'?ll try|will try|i'?ll see|we'?ll see|see if i can|hopefully|i hope to|could"
+    r"|consider(?!\s+(?:it|this|that|the\s+\w+(?:\s+\w+)?)\s+(?:done|handled|sorted))"
     r"|think about|no promises|can'?t promise|if i (?:can|have time|get (?:a|the) chance)|if possible)\b",
     _I,
 )
@@ -181,7 +184,8 @@ PROMISE_TAG = re.compile(
 
 #: Taking something on ("leave it to me", "交给我"): binds the promise next to it like a tag.
 DELEGATE = re.compile(
-    r"^(?:leave\s+it\s+(?:to|with)\s+me|count\s+on\s+me|consider\s+it\s+done|i'?m\s+on\s+it"
+    r"^(?:(?:just\s+)?leave\s+(?:it|this|that|them|the\s+[^,.;!?]{1,50}?)\s+(?:to|with)\s+me|count\s+on\s+me"
+    r"|consider\s+(?:it|this|that)\s+done|i'?m\s+on\s+it"
     r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
     _I,
 )
@@ -217,7 +221,7 @@ DEMAND = re.compile(
 
 #: Agreement with what was proposed. Checked after REFUSE, which holds the negated forms.
 AGREE = re.compile(
-    r"同意|就这么办|就这样吧|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
+    r"同意|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|\bagreed\b|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
     r"|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
