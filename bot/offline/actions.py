@@ -16,7 +16,7 @@ from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
 
-__all__ = ["is_commitment", "is_standing", "promised_action", "split_due", "strip_head"]
+__all__ = ["is_commitment", "is_standing", "promised_action", "split_due", "standing_promise", "strip_head"]
 
 # Words before a Chinese cue that make the sentence an opinion, not a promise ("我觉得会下雨").
 _ZH_OPINION = re.compile(r"觉得|认为|想|猜|怕|估计|以为|知道|希望|要求|说|听|看|记得|发现")
@@ -37,6 +37,8 @@ _ZH_PURE_CUES = frozenset({"保证", "答应", "承诺", "发誓", "一定", "�
                            "负责", "来", "先来"})
 _SPACE_NEAR_CJK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])\s+|\s+(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
 _LEAD_TAG = re.compile(r"^promise\s+(?:to\s+)?(?=\S)", re.IGNORECASE)  # "Promise I'll …", "promise to …"
+# A standing promise in Chinese, its 以后 already read as a leading time: "以后我十点以后不放音乐了".
+_ZH_STANDING_FIRST = re.compile(r"^我们?[^，,。你他她]{0,10}?(?:不|别|会|都|先|一定|按时|准时)(?!是|知道|行|对|清楚|确定)")
 _TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定|我保证)\W*$", re.IGNORECASE)
 
 
@@ -85,6 +87,12 @@ def _past(core: str, due: bool = False) -> bool:
     return True
 
 
+def standing_promise(text: str, core: str) -> bool:
+    """ "以后我十点以后不放音乐了", "下次我先问你": a first-person rule for the future, after 以后/下次."""
+    return bool(re.match(r"^\W*(?:以后|今后|从今以后|从今天起|从现在起|下次|下回)", text)
+                and _ZH_STANDING_FIRST.match(core))
+
+
 def is_standing(text: str) -> bool:
     """A promise that holds from now on ("from now on", "以后不再…"): it has no deadline."""
     return bool(lx.STANDING.search(text))
@@ -94,7 +102,7 @@ def strip_head(core: str) -> str:
     """The promised action: the clause without "我会"/"I'll"/"I promise to" (negations kept), without
     a lead phrase or a request before the promise, an indirect form read as its action
     ("let me handle the booking" → "handle the booking")."""
-    core = promise_part(_LEAD_TAG.sub("", _TAIL_TAG.sub("", core)))
+    core = promise_part(lx.LEAD_PROMISE_TAG.sub("", _LEAD_TAG.sub("", _TAIL_TAG.sub("", core))))
     if (indirect := indirect_action(core)) is not None:
         return clean(indirect)
     if m := _EN_NEG_HEAD.match(core):

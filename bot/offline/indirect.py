@@ -11,7 +11,7 @@ people write them in disputes:
 * Chinese with the object first — "发票我来开", "钥匙今晚我带过来", "这周的值日我包了", "钥匙的事包在我身上";
 * Chinese first person with a time or an intent word and an action — "我明天给你答复", "我今晚顺路买",
   "我自己今晚收拾";
-* Chinese without a subject after an assent — "可以，周五前退给你" (the answer to "能…吗？").
+* Chinese without a subject, a deadline then an action to the listener — "（可以，）周五前退给你".
 
 ``promise_part`` gives the words that carry the promise (the lead phrase or request taken off);
 ``indirect_action`` the action to remember for a taking-on form ("handle the booking", "take care
@@ -26,7 +26,7 @@ import re
 from bot.duetime import find_due_span
 from bot.offline import lexicon as lx
 
-__all__ = ["ZH_ACTION_VERBS", "indirect_action", "is_indirect_promise", "promise_part", "zh_assent_promise"]
+__all__ = ["ZH_ACTION_VERBS", "indirect_action", "is_indirect_promise", "promise_part", "zh_deadline_to_you"]
 
 _I = re.IGNORECASE
 
@@ -80,8 +80,6 @@ _ZH_TOPIC = re.compile(r"^(?P<topic>[^，,。！？!?我你他她]{1,12}?)(?=我
 _ZH_TAKEN_ON = re.compile(
     r"^(?:[^，,。你他她]{1,10}?(?:的事|这事|这件事)?)?(?:就|都)?(?:交给我|包在我身上|我包了|我全包了|算我的|算我一个|我来吧|我来)"
 )
-# "可以，周五前退给你" (the answer to "你能…吗？"): an assent, then a deadline and an action without a subject.
-_ZH_ASSENT = re.compile(r"^(?:好的?|行|可以|没问题|放心吧?|嗯|ok|okay|sure)[\s,，!！]+", _I)
 _ZH_TO_YOU = re.compile(r"(?:给|还|发|退|寄|送|转)(?:给)?你")
 
 
@@ -136,21 +134,20 @@ def is_indirect_promise(core: str) -> bool:
         return bool(re.match(r"\s+(?:covered|handled|sorted)\b", rest, _I) or _EN_WHEN.search(rest) or find_due_span(rest))
     if _ZH_TAKEN_ON.match(core):
         return True
-    if _zh_first(core):
+    if _zh_first(core) or zh_deadline_to_you(core):
         return True
     m = _ZH_TOPIC.match(core)
     return bool(m and _is_zh_promise(core[m.end() :]) and not re.search(r"[A-Za-z]", m.group("topic")))
 
 
-def zh_assent_promise(text: str) -> bool:
-    """ "可以，周五前退给你": an assent, then a deadline and an action to the listener, no subject."""
-    m = _ZH_ASSENT.match(text)
-    if m is None:
+def zh_deadline_to_you(core: str) -> bool:
+    """ "（可以，）周五前退给你": a deadline, then an action done to the listener, the subject left out
+    as Chinese does (an assent opener is stripped with the other openers)."""
+    span = find_due_span(core)
+    if span is None or span[0] != 0:
         return False
-    rest = text[m.end() :]
-    span = find_due_span(rest)
-    return bool(span and span[0] == 0 and re.match(rf"(?:就|会|一定)?{_ZH_VERB}", rest[span[1] :])
-                and _ZH_TO_YOU.search(rest))
+    rest = core[span[1] :]
+    return bool(re.match(rf"(?:就|会|一定|都)?{_ZH_VERB}", rest) and _ZH_TO_YOU.search(rest))
 
 
 def indirect_action(core: str) -> str | None:

@@ -29,6 +29,7 @@ __all__ = [
     "FIRST_PERSON",
     "HEDGE",
     "LEADING_TIME",
+    "LEAD_PROMISE_TAG",
     "NEGATION_BEFORE",
     "NEG_COMMIT",
     "NOT_A_PROMISE",
@@ -77,7 +78,7 @@ EMOTIONS: tuple[Emotion, ...] = (
     _emotion("受够了", "fed up", "angry", "受够了?|忍无可忍", "fed up|sick of|had enough|sick and tired|tired of"),
     _emotion("委屈", "hurt", "hurt", "委屈|受伤|心寒|被冒犯|不被尊重", "hurt|wronged|disrespected|insulted"),
     _emotion("失望", "disappointed", "hurt", "失望|寒心", "disappointed|let down"),
-    _emotion("难过", "sad", "hurt", "难过|伤心|心痛", "sad|heartbroken|upset and sad"),
+    _emotion("难过", "sad", "hurt", "难过|伤心|心痛", "sad|heartbroken|upset and sad|gutted|devastated|miserable|crushed"),
     _emotion("焦虑", "anxious", "anxious", "焦虑|着急|紧张|压力很大|压力好大", "anxious|stressed|nervous|panicking"),
     _emotion("担心", "worried", "anxious", "担心|担忧|害怕", "worried|concerned|scared|afraid"),
     _emotion(
@@ -182,6 +183,13 @@ PROMISE_TAG = re.compile(
     _I,
 )
 
+#: A promise tag that opens its clause: "You have my word, the noise stops at 10", "我保证，…".
+LEAD_PROMISE_TAG = re.compile(
+    r"^(?:you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word|(?:i\s+)?promise(?:\s+you)?|i\s+swear|trust\s+me"
+    r"|我保证|我发誓|我向你保证|说到做到)[\s,，:：!！]+(?=\S)",
+    _I,
+)
+
 #: Taking something on ("leave it to me", "交给我"): binds the promise next to it like a tag.
 DELEGATE = re.compile(
     r"^(?:(?:just\s+)?leave\s+(?:it|this|that|them|the\s+[^,.;!?]{1,50}?)\s+(?:to|with)\s+me|count\s+on\s+me"
@@ -194,7 +202,8 @@ DELEGATE = re.compile(
 REQUEST_QUESTION = re.compile(
     r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:please|kindly)\b|^please\b|\bplease\s+(?:stop|give|pay|send"
     r"|return|move|clean)\b"
-    r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)把|^(?:能不能|可不可以)请你|^麻烦你",
+    r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)把|^(?:能不能|可不可以)请你|^麻烦你"
+    r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)",
     _I,
 )
 
@@ -210,8 +219,9 @@ LEADING_TIME = re.compile(
 
 #: Demands: what the speaker wants from the other side.
 DEMAND = re.compile(
-    r"^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要|需要|坚持|只要|只想|想让|想请)"
-    r"|必须|请你|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能|能不能请你"
+    r"^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
+    r"|想让|想请)"
+    r"|必须|请你|^请(?!问|教|假|客|坐|进|多|稍)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能|能不能请你"
     r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
     r"|^i(?:'d|’d| would)?\s+(?:just\s+|really\s+|only\s+|still\s+)?(?:want|demand|expect|insist|would\s+like|'d\s+like|like\s+you\s+to|need\s+you\b"
     r"|need\s+(?:a|an|the|my|our|some|it|this|that|him|her|them)\b|ask\s+(?:you\s+)?(?:for|that|to))\b"
@@ -224,7 +234,8 @@ AGREE = re.compile(
     r"同意|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|\bagreed\b|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
-    r"|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
+    r"|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
+    r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
     _I,
 )
 
@@ -240,7 +251,9 @@ REFUSE = re.compile(
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
     r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to|doing|giving|apologi[sz]ing|moving)\b)"
-    r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b",
+    r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b|^(?:absolutely|certainly|definitely|of\s+course)\s+not\b"
+    r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+lie)\b)"
+    r"\w+ing\b",
     _I,
 )
 

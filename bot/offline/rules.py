@@ -38,7 +38,7 @@ from datetime import UTC, datetime
 from bot.duetime import find_due_span, resolve_due
 from bot.lang import detect_lang
 from bot.offline import lexicon as lx
-from bot.offline.actions import is_commitment, is_standing, split_due, strip_head
+from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
 from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
 from bot.offline.slots import slot_of
@@ -219,6 +219,7 @@ class _Turn:
     def clause(self, text: str, quote: str, *, alone: bool, promised: bool) -> list[CandidateFact]:
         text = text[:MAX_CLAUSE_CHARS]
         body = core(text)
+        promised = promised or bool(lx.LEAD_PROMISE_TAG.match(body))  # "You have my word, …"
         hedged = bool(lx.HEDGE.search(text))
         confidence = Confidence.LOW if hedged else Confidence.HIGH
         out: list[CandidateFact] = []
@@ -247,8 +248,8 @@ class _Turn:
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote,
                                      confidence=confidence, extra=extra))
-        elif is_commitment(body, hedged=hedged, promised=promised, due=_future_due(text)) \
-                and not _only_feeling(body):
+        elif (is_commitment(body, hedged=hedged, promised=promised, due=_future_due(text))
+              or (not hedged and standing_promise(text, body))) and not _only_feeling(body):
             out.append(self.commitment(text, body, quote))
         elif m := lx.DEMAND.search(body):
             value = body[m.end() :].strip(" ,，:：") if len(body) - m.end() >= 2 else body
