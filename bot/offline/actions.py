@@ -56,7 +56,7 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: bool 
         return True
     part = promise_part(core)
     if part != core:  # "As the admin I'll …", "Log the bug and I'll …", "发票我来开"
-        return is_commitment(part, hedged=hedged, due=due)
+        return is_commitment(part, hedged=hedged, due=due) or (is_indirect_promise(core) and not _past(core, due))
     if lx.NEG_COMMIT.search(core):
         return True
     if m := lx.COMMIT_EN.match(core):
@@ -89,8 +89,10 @@ def _past(core: str, due: bool = False) -> bool:
 
 def standing_promise(text: str, core: str) -> bool:
     """ "以后我十点以后不放音乐了", "下次我先问你": a first-person rule for the future, after 以后/下次."""
-    return bool(re.match(r"^\W*(?:以后|今后|从今以后|从今天起|从现在起|下次|下回)", text)
-                and _ZH_STANDING_FIRST.match(core))
+    if not re.match(r"^\W*(?:以后|今后|从今以后|从今天起|从现在起|下次|下回)", text):
+        return False
+    at = core.find("我")  # "下次借你的车我先问你": the rule may come after what it is about
+    return 0 <= at <= 12 and bool(_ZH_STANDING_FIRST.match(core[at:]))
 
 
 def is_standing(text: str) -> bool:

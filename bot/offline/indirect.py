@@ -32,7 +32,7 @@ _I = re.IGNORECASE
 
 # "As the admin of the repo I'll …", "Once I'm paid on the 25th I'll …": a lead phrase, then the promise.
 _EN_LEAD = re.compile(
-    r"^(?:as|once|when|after|as\s+soon\s+as|before|since|being|for\s+(?:the|my|our)|in\s+(?:that|this|any)"
+    r"^(?:as|once|when|after|as\s+soon\s+as|before|since|being|for\s+(?:the|my|our)|in\s+(?:that|this|any)|next\s+time"
     r"|to\s+be\s+(?:fair|honest|clear))\b[^.;!?]{0,80}?[\s,]+(?=(?:i|we)(?:'ll|’ll|\s+will|\s+shall)\b)",
     _I,
 )
@@ -56,7 +56,7 @@ _LEAVE_WITH_ME = re.compile(r"^(?:just\s+)?leave\s+(?P<what>it|this|that|them|th
 _CONSIDER_DONE = re.compile(r"^consider\s+(?P<what>it|this|that|the\s+[^,.;!?]{1,50}?)\s+(?:done|handled|sorted)\b", _I)
 _GOT_IT = re.compile(r"^(?:i'?ve|i\s+have)\s+got\s+(?P<what>it|this|that|them|the\s+[^,.;!?]{1,50}?)"
                      r"(?P<rest>\s+(?:covered|handled|sorted)\b.*|\s+.*)?$", _I)
-_COUNT_ME_IN = re.compile(r"^count\s+me\s+in\b", _I)
+_COUNT_ME_IN = re.compile(r"^count\s+me\s+in\b|^(?:you\s+can\s+)?count\s+on\s+me\b", _I)
 _EN_WHEN = re.compile(r"\b(?:tonight|today|tomorrow|this\s+(?:week|weekend|time|month|evening|afternoon|morning)"
                       r"|next\s+\w+|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|every\s+\w+|from\s+now\s+on)\b", _I)
 
@@ -65,16 +65,18 @@ _EN_WHEN = re.compile(r"\b(?:tonight|today|tomorrow|this\s+(?:week|weekend|time|
 ZH_ACTION_VERBS = (
     "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒|洗|清理|整理|安排|联系|通知|回复"
     "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出|接|取|叫|催|谈|商量|去|来|开|搞定"
-    "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收"
+    "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收|报名|参加|到|过来|回来"
+    "|请|签|填|订|赶|陪|帮"
 )
 _ZH_VERB = rf"(?:{ZH_ACTION_VERBS})"
 # Time words that make a first-person action a promise ("我明天…", "我这周…"), beyond the due times.
 _ZH_WHEN = (r"(?:每[天晚周次月]|以后|今后|从今以后|今天|明天|后天|今晚|明早|明晚|这周|本周|下周|周末|这个?月|下个?月|月底|年底|待会儿?|等会儿?|一会儿?|晚点"
             r"|回头|马上|立刻|现在|这就|今天下午|下午|晚上|早上|上午|中午|下班后?|周[一二三四五六日天]|星期[一二三四五六日天])")
-_ZH_INTENT = r"(?:先|来|去|负责|就|马上|立刻|这就|一定|肯定|保证|自己|亲自|顺路|顺便|再)"
-_ZH_NOT_ACTION = re.compile(r"^(?:是|有|在|觉得|认为|想|要|没|不|已经|刚|得|可能|也许|大概|记得|知道|希望|担心|怕|猜)")
+_ZH_INTENT = r"(?:先|来|去|负责|就|马上|立刻|这就|一定|肯定|保证|自己|亲自|顺路|顺便|再|准时|按时|一早|提前|尽快|今天就|明天就)"
+_ZH_NOT_ACTION = re.compile(r"^(?:还在|正在|还没|一直|从来|也在|还是没|是|有|在|觉得|认为|想|要|没|不|已经|刚|得|可能|也许|大概|记得|知道|希望|担心|怕|猜)")
 # "我明天给你答复", "我自己今晚收拾", "我今晚顺路买": 我 + time/intent words + an action.
 _ZH_FIRST = re.compile(rf"^我们?(?P<mods>(?:{_ZH_WHEN}|{_ZH_INTENT}|[，,\s])*)(?P<verb>{_ZH_VERB})")
+_ZH_MOD = re.compile(rf"(?:{_ZH_WHEN}(?:之前|以前|前|之内|以内|内|开始)?|{_ZH_INTENT}|[，,\s]+)")
 # The object first: "发票我来开", "钥匙今晚我带过来", "这个月的网费我先垫上".
 _ZH_TOPIC = re.compile(r"^(?P<topic>[^，,。！？!?我你他她]{1,12}?)(?=我)")
 _ZH_TAKEN_ON = re.compile(
@@ -83,13 +85,25 @@ _ZH_TAKEN_ON = re.compile(
 _ZH_TO_YOU = re.compile(r"(?:给|还|发|退|寄|送|转)(?:给)?你")
 
 
-def _zh_first(core: str) -> bool:
-    """我 + time or intent words + an action verb: "我明天给你答复", "我今晚顺路买"."""
-    m = _ZH_FIRST.match(core)
-    if m is None or _ZH_NOT_ACTION.match(core[m.start("mods") :]):
+def _zh_first(core: str, *, topic: bool = False) -> bool:
+    """我 + time or intent words (or a deadline) + an action verb: "我明天给你答复", "我今晚顺路买",
+    "我周五前付". After a topic ("下一轮我请", "发票我开") the verb alone will do."""
+    m = re.match(r"我们?", core)
+    if m is None:
         return False
-    mods = m.group("mods")
-    return bool(mods.strip(" ，,") or find_due_span(core))
+    rest, marked = core[m.end() :], False
+    for _ in range(4):  # at most a few time and intent words before the verb
+        if step := _ZH_MOD.match(rest):
+            rest, marked = rest[step.end() :], True
+            continue
+        span = find_due_span(rest)
+        if span is not None and span[0] == 0:
+            rest, marked = rest[span[1] :], True
+            continue
+        break
+    if _ZH_NOT_ACTION.match(rest) or not re.match(_ZH_VERB, rest):
+        return False
+    return marked or topic or bool(find_due_span(core))
 
 
 def promise_part(core: str) -> str:
@@ -119,7 +133,8 @@ def _with_topic(rest: str, topic: str) -> str:
 
 
 def _is_zh_promise(core: str) -> bool:
-    return bool(lx.ZH_COMMIT_HEAD.match(core) or _zh_first(core) or _ZH_TAKEN_ON.match(core))
+    """After an object put first ("发票我来开", "下一轮我请"): 我 and the rest of a promise."""
+    return bool(lx.ZH_COMMIT_HEAD.match(core) or _zh_first(core, topic=True) or _ZH_TAKEN_ON.match(core))
 
 
 def is_indirect_promise(core: str) -> bool:

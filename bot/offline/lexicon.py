@@ -202,8 +202,10 @@ DELEGATE = re.compile(
 REQUEST_QUESTION = re.compile(
     r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:please|kindly)\b|^please\b|\bplease\s+(?:stop|give|pay|send"
     r"|return|move|clean)\b"
-    r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)把|^(?:能不能|可不可以)请你|^麻烦你"
-    r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)",
+    r"|^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:stop|not|quit)\b|^would\s+you\s+mind\b"
+    r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)(?:把|别|不要|少|小点)|^(?:能不能|可不可以)请你|^麻烦你"
+    r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)"
+    r"|^[^，,。你我]{0,6}?(?:能|可以|能不能)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我",
     _I,
 )
 
@@ -221,7 +223,9 @@ LEADING_TIME = re.compile(
 DEMAND = re.compile(
     r"^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
     r"|想让|想请)"
-    r"|必须|请你|^请(?!问|教|假|客|坐|进|多|稍)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能|能不能请你"
+    r"|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
+    r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)"
+    r"|^[^，,。我你他她]{0,10}?(?:之前|以前|前)?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)"
     r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
     r"|^i(?:'d|’d| would)?\s+(?:just\s+|really\s+|only\s+|still\s+)?(?:want|demand|expect|insist|would\s+like|'d\s+like|like\s+you\s+to|need\s+you\b"
     r"|need\s+(?:a|an|the|my|our|some|it|this|that|him|her|them)\b|ask\s+(?:you\s+)?(?:for|that|to))\b"
@@ -234,7 +238,7 @@ AGREE = re.compile(
     r"同意|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|\bagreed\b|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
-    r"|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
+    r"|^(?:好|行|可以|ok|okay)[，,]\s*那就(?!算了)(?=[\u4e00-\u9fff\d])|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
     r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
     _I,
 )
@@ -244,12 +248,14 @@ ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|�
 
 #: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(
-    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让)"
+    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
+    r"|出|做|去|换|签|交|借)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
     r"|门都没有|想都别想"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
     r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b|\bi\s+won'?t\b|\bi\s+will\s+not\b"
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
+    r"|^(?:no|nope|nah)\b[.!\s]*$|^(?:no|nope|nah)\s*,|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
     r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to|doing|giving|apologi[sz]ing|moving)\b)"
     r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b|^(?:absolutely|certainly|definitely|of\s+course)\s+not\b"
     r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+lie)\b)"
