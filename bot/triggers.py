@@ -79,21 +79,21 @@ def _cue(text: str) -> bool:
 
 
 # a whole message that answers: "OK.", "Fine.", "行。", "好的。"
-_WHOLE_ANSWER = re.compile(r"^(?:ok|okay|k|sure|fine|yes|yep|yeah|alright|deal|agreed|好|好的|行|可以|成交|同意|不|不行|不要"
+_WHOLE_ANSWER = re.compile(r"^(?:ok|okay|k|sure|fine|yes|yep|yeah|alright|deal|agreed|好|好的|行|可以|我可以|成交|同意|我同意|不|不行|不要"
                            r"|no|nope|nah)[\s.!！。~]*$", re.IGNORECASE)
 # the speaker taking something on: "I'll", "I can", "gonna", "will do", "我来", "我明天…", "我把…"
 _OFFER = re.compile(
     r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+gonna|\s+can|'d\s+be\s+happy\s+to"
     r"|'m\s+happy\s+to|\s+am\s+happy\s+to)\b|\bwill\s+do\b|\bgonna\b|\bon\s+it\b|\bmy\s+(?:bad|fault|mess)\b"
     r"|我们?(?:会|来(?![晚了过自的])|去(?![过了])|就|先|负责|保证|答应|承诺|一定|马上|这就|立刻|尽快|今天|明天|后天|今晚|明晚|下午|晚上|周[一二三四五六日末]"
-    r"|这周|下周|月底|把|给你|帮你|请|赔|陪|准时|按时|以后|下次|再也|不会再)(?!不|会不会|很|有点|好累|太|真|是|在|有|没|刚)",
+    r"|这周|下周|月底|把|给你|帮你|请|赔|陪|准时|按时|以后|下次|再也|不会再|跟你|和你)(?!不|会不会|很|有点|好累|太|真|是|在|有|没|刚|一直|都|还|也)",
     re.IGNORECASE,
 )
 # a thought about what will happen, not an offer: "I'm worried we'll lose the deposit"
 _OPINION = re.compile(r"\b(?:worried|afraid|think|thought|hope|guess|fear|suspect|bet|feel|felt|imagine|wonder|sure|doubt)\b"
                       r"|担心|害怕|觉得|认为|怕|估计|猜", re.IGNORECASE)
 # done already, and nothing ahead: "我今天已经交了", "I've sent it"
-_PAST_ONLY = re.compile(r"已经|刚才|刚刚|昨天|上周|\b(?:already|yesterday|last\s+(?:week|night))\b", re.IGNORECASE)
+_PAST_ONLY = re.compile(r"已经|刚才|刚刚|昨天|上周|(?<=[\u4e00-\u9fff])过(?![来去年日节])|\b(?:already|yesterday|last\s+(?:week|night))\b", re.IGNORECASE)
 # the listener asked to act, in a question: "can you …?", "你能…吗？", "能不能…？"
 _ASK_TO_ACT = re.compile(
     r"^(?:can|could|would|will)\s+you\s+(?!(?:be|believe|imagine|see|tell\s+me\s+(?:why|what|who|where|when)|remind\s+me\s+what)\b)"
@@ -106,7 +106,7 @@ _REQUEST = re.compile(
     r"^(?:please|pls|plz|stop|make\s+sure|don'?t|do\s+not|never|always|remember\s+to|be\s+sure\s+to|quit|kindly)\b"
     r"|\byou\s+(?:need|have|must|should|better|gotta|got\s+to|ought)\b|\bi\s+(?:need|want|expect|insist|demand)\b"
     r"|\bi'?d\s+(?:like|appreciate|prefer|rather)\b|\bi\s+(?:agree|accept|disagree|refuse)\b|\b(?:works|fine|good)\s+(?:for|with|by)\s+me\b"
-    r"|^(?:请|麻烦|记得|别再|不要再|别|不许|必须|一定要)|你(?:得|必须|应该|要|最好|别|不要|不许)(?!是|不要)|(?:我|我们)(?:要求|坚持|希望你|需要你|想让你)"
+    r"|(?<![我你他她])记得(?![吗吧])|^(?:请|麻烦|别再|不要再|别|不许|必须|一定要)|你(?:得|必须|应该|要|最好|别|不要|不许)(?!是|不要)|(?:我|我们)(?:要求|坚持|希望你|需要你|想让你)"
     r"|同意|接受|没意见|就这么|一言为定|不干|没门",
     re.IGNORECASE,
 )

@@ -42,13 +42,13 @@ _ZH_STANDING_FIRST = re.compile(r"^我们?[^，,。你他她]{0,10}?(?:不|别|�
 _TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定|我保证)\W*$", re.IGNORECASE)
 
 
-def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: bool = False) -> bool:
+def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:
     """Does the clause (openers stripped: ``clauses.core``) promise something?
 
     ``promised`` is true when its sentence carries a promise tag ("…, I promise"): then any action
     counts, even one without a subject ("no music after 11pm"). A hedged clause never promises.
-    ``due``: the clause names a deadline (maybe before the part ``core`` keeps: "下周一之前我把押金退了"),
-    so a final 了 says done-by, not done already.
+    ``due``: the clause's due-time words, maybe before the part ``core`` keeps ("周日我送你去机场",
+    "下周一之前我把押金退了": a final 了 after a deadline says done-by, not done already).
     """
     if hedged or not core:
         return False
@@ -56,7 +56,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: bool 
         return True
     part = promise_part(core)
     if part != core:  # "As the admin I'll …", "Log the bug and I'll …", "发票我来开"
-        return is_commitment(part, hedged=hedged, due=due) or (is_indirect_promise(core) and not _past(core, due))
+        return is_commitment(part, hedged=hedged, due=due) or (
+            is_indirect_promise(core, timed=bool(due)) and not _past(core, due))
     if lx.NEG_COMMIT.search(core):
         return True
     if m := lx.COMMIT_EN.match(core):
@@ -66,7 +67,7 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: bool 
         return bool(lx.STANDING.search(core) or find_due_span(core))
     if m := lx.ZH_COMMIT_HEAD.match(core):
         return not _ZH_OPINION.search(m.group("pre"))
-    if is_indirect_promise(core) and not _past(core, due):
+    if is_indirect_promise(core, timed=bool(due)) and not _past(core, due):
         return True  # "let me handle it", "the pizza is on me", "包在我身上", "我明天给你答复"
     if _past(core, due) or lx.DEMAND.search(core):
         return False  # done already ("我已经把钱转给你了"), or asked of the other ("我要求你周五前交")
@@ -76,13 +77,14 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: bool 
     return bool(core.startswith("我") and _ZH_DEADLINE_FIRST.match(core) and find_due_span(core))
 
 
-def _past(core: str, due: bool = False) -> bool:
+def _past(core: str, due: str = "") -> bool:
     """Done already ("我已经把钱转给你了", "昨天我把钥匙还给他"); a final 了 after a deadline is not
     past but done-by ("下周一之前我把押金退了", "这周的值日我包了")."""
     m = lx.PAST.search(core)
     if m is None:
         return False
-    if m.group().startswith("了") and (due or _ZH_DEADLINE_WORD.search(core) or _ZH_TAKEN.search(core)):
+    if m.group().startswith("了") and (_ZH_DEADLINE_WORD.search(due) or _ZH_DEADLINE_WORD.search(core)
+                                       or _ZH_TAKEN.search(core)):
         return bool(lx.PAST.search(core[: m.start()]))
     return True
 

@@ -49,7 +49,8 @@ _LET_ME = re.compile(
     r"|remind\b|check\s+if\b|finish\s+(?:speaking|talking)\b|repeat\b|put\s+it\b|go\b)(?P<action>[a-z].*)",
     _I,
 )
-_ON_ME = re.compile(r"^(?P<what>(?:the\s+|this\s+|that\s+|these\s+|those\s+|it\b)[^,.;!?]{0,50}?)\s+(?:is|are|'s)\s+on\s+me\b"
+_ON_ME = re.compile(r"^(?P<what>(?:the\s+|this\s+|that\s+|these\s+|those\s+|it\b)[^,.;!?]{0,50}?)\s+(?:is|are|'s)\s+(?:on\s+me"
+                    r"|covered|sorted|handled|taken\s+care\s+of)\b"
                     r"(?P<rest>.*)", _I)
 _LEAVE_WITH_ME = re.compile(r"^(?:just\s+)?leave\s+(?P<what>it|this|that|them|the\s+[^,.;!?]{1,50}?|[\w'-]+)\s+"
                             r"(?:to|with)\s+me\b(?P<rest>.*)", _I)
@@ -85,7 +86,7 @@ _ZH_TAKEN_ON = re.compile(
 _ZH_TO_YOU = re.compile(r"(?:给|还|发|退|寄|送|转)(?:给)?你")
 
 
-def _zh_first(core: str, *, topic: bool = False) -> bool:
+def _zh_first(core: str, *, topic: bool = False, timed: bool = False) -> bool:
     """我 + time or intent words (or a deadline) + an action verb: "我明天给你答复", "我今晚顺路买",
     "我周五前付". After a topic ("下一轮我请", "发票我开") the verb alone will do."""
     m = re.match(r"我们?", core)
@@ -103,7 +104,7 @@ def _zh_first(core: str, *, topic: bool = False) -> bool:
         break
     if _ZH_NOT_ACTION.match(rest) or not re.match(_ZH_VERB, rest):
         return False
-    return marked or topic or bool(find_due_span(core))
+    return marked or topic or timed or bool(find_due_span(core))
 
 
 def promise_part(core: str) -> str:
@@ -137,8 +138,9 @@ def _is_zh_promise(core: str) -> bool:
     return bool(lx.ZH_COMMIT_HEAD.match(core) or _zh_first(core, topic=True) or _ZH_TAKEN_ON.match(core))
 
 
-def is_indirect_promise(core: str) -> bool:
-    """Does the clause take something on in one of the indirect forms of the module docstring?"""
+def is_indirect_promise(core: str, *, timed: bool = False) -> bool:
+    """Does the clause take something on in one of the indirect forms of the module docstring?
+    ``timed``: the clause names a time before ``core`` ("周日我送你去机场")."""
     if not core:
         return False
     if _LET_ME.match(core) or _ON_ME.match(core) or _LEAVE_WITH_ME.match(core) or _CONSIDER_DONE.match(core) \
@@ -149,7 +151,7 @@ def is_indirect_promise(core: str) -> bool:
         return bool(re.match(r"\s+(?:covered|handled|sorted)\b", rest, _I) or _EN_WHEN.search(rest) or find_due_span(rest))
     if _ZH_TAKEN_ON.match(core):
         return True
-    if _zh_first(core) or zh_deadline_to_you(core):
+    if _zh_first(core, timed=timed) or zh_deadline_to_you(core) or _zh_to_you(core, timed=timed):
         return True
     m = _ZH_TOPIC.match(core)
     return bool(m and _is_zh_promise(core[m.end() :]) and not re.search(r"[A-Za-z]", m.group("topic")))
@@ -163,6 +165,13 @@ def zh_deadline_to_you(core: str) -> bool:
         return False
     rest = core[span[1] :]
     return bool(re.match(rf"(?:就|会|一定|都)?{_ZH_VERB}", rest) and _ZH_TO_YOU.search(rest))
+
+
+def _zh_to_you(core: str, *, timed: bool) -> bool:
+    """ "合同今晚发你": no subject, a time, an action done to the listener (the speaker acts)."""
+    if core.startswith(("你", "您")) or not (timed or find_due_span(core) or re.search(_ZH_WHEN, core)):
+        return False
+    return bool(re.search(r"(?<=[\u4e00-\u9fff])(?:发|给|还|转|寄|送|退|交|付|带)(?:给)?你(?!们)", core))
 
 
 def indirect_action(core: str) -> str | None:

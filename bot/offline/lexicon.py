@@ -143,7 +143,7 @@ CAN_NOT_PROMISE = re.compile(r"^(?:i|we)\s+can\s+(?:see|hear|understand|imagine|
 
 #: Chinese promise heads after the subject (我/我们, at most a few characters before the cue).
 ZH_COMMIT_HEAD = re.compile(
-    r"^(?:我们?|咱们?)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
+    r"^(?:我们?|咱们?)(?!妈|爸|哥|姐|弟|妹|家|老婆|老公|男朋友|女朋友|朋友|同事|室友|老板|儿|孩)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
     r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|会(?!议|面|员|长|计|儿)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
     r"|先来|来(?=吧?$)|来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
     r"|去(?=[找跟和把给交付还买修换打清洗搬收退])"
@@ -204,7 +204,7 @@ REQUEST_QUESTION = re.compile(
     r"|return|move|clean)\b"
     r"|^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:stop|not|quit)\b|^would\s+you\s+mind\b"
     r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)(?:把|别|不要|少|小点)|^(?:能不能|可不可以)请你|^麻烦你"
-    r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)"
+    r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)|^[^，,。你我]{0,6}?能(?:不能)?(?:别|不要)"
     r"|^[^，,。你我]{0,6}?(?:能|可以|能不能)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我",
     _I,
 )
@@ -221,7 +221,7 @@ LEADING_TIME = re.compile(
 
 #: Demands: what the speaker wants from the other side.
 DEMAND = re.compile(
-    r"^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
+    r"^希望你(?!好|开心|早日|身体|一切|顺利)|^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要(?!不要)|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
     r"|想让|想请)"
     r"|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
     r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)"
@@ -238,7 +238,8 @@ AGREE = re.compile(
     r"同意|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|\bagreed\b|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
-    r"|^(?:好|行|可以|ok|okay)[，,]\s*那就(?!算了)(?=[\u4e00-\u9fff\d])|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
+    r"|^(?:好|行|可以|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"
+    r"|\bi'?m\s+(?:good|cool|fine|ok|okay)\s+with\b|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
     r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
     _I,
 )
@@ -255,7 +256,7 @@ REFUSE = re.compile(
     r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b|\bi\s+won'?t\b|\bi\s+will\s+not\b"
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
-    r"|^(?:no|nope|nah)\b[.!\s]*$|^(?:no|nope|nah)\s*,|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
+    r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
     r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to|doing|giving|apologi[sz]ing|moving)\b)"
     r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b|^(?:absolutely|certainly|definitely|of\s+course)\s+not\b"
     r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+lie)\b)"
@@ -288,7 +289,8 @@ NEG_COMMIT = re.compile(
     r"\b(?:again|anymore|any\s+more|ever)\b"
     r"|^(?:i|we)\s+(?:promise|swear)\s+(?:not\s+to|never\s+to|i\s+won'?t|i'?ll\s+never|we\s+won'?t)\b"
     r"|^(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\s+again\b"
-    r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)",
+    r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)"
+    r"|^我们?(?:以后|今后|从今以后|再也)不(?!是|知道|行|对|清楚|确定|喜欢)",
     _I,
 )
 

@@ -248,7 +248,7 @@ class _Turn:
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote,
                                      confidence=confidence, extra=extra))
-        elif (is_commitment(body, hedged=hedged, promised=promised, due=_future_due(text))
+        elif (is_commitment(body, hedged=hedged, promised=promised, due=_due_words(text))
               or (not hedged and standing_promise(text, body))) and not _only_feeling(body):
             out.append(self.commitment(text, body, quote))
         elif m := lx.DEMAND.search(body):
@@ -365,10 +365,11 @@ def _dismissive(text: str) -> dict[str, str]:
     return {"dismissive": "yes"} if DISMISSIVE.match(clean(text)) else {}
 
 
-def _future_due(text: str) -> bool:
-    """The clause names a deadline with 前/之前/内 ("下周一之前…退了"): a final 了 is done-by, not done."""
+def _due_words(text: str) -> str:
+    """The clause's due-time words, which ``core`` may have taken off its front ("周日我送你…",
+    "下周一之前我把押金退了"); "" when it names none."""
     span = find_due_span(text)
-    return span is not None and bool(re.search(r"(?:之前|以前|前|之内|以内|内)$", text[span[0] : span[1]]))
+    return text[span[0] : span[1]] if span is not None else ""
 
 
 def _only_feeling(body: str) -> bool:
