@@ -273,7 +273,7 @@ class Runtime:
         self.moderation = ModerationService(
             memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
             scheduler=self.queue, window=self.window, provider=self.provider, redis=self.redis,
-            jobs=s.jobs, erasure=self.erasure, limits=self.limits,
+            jobs=s.jobs, erasure=self.erasure, tenants=self.tenants, limits=self.limits,
         )
 
     # --- the worker and the outbox --------------------------------------------------------------

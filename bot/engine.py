@@ -5,7 +5,13 @@ fact-bearing messages (promises, agreements, refusals, demands) at once, the res
 turns or when the session goes quiet. Extraction always runs as a job (through the ``Scheduler``
 port), never on the reply path.
 
-respond: rewrite the turn into queries → hybrid recall of what may be shown in this session (its
+hear: the one entry for a platform's message — answered when it addresses the bot, observed only
+inside an open dispute (its own session, or a conversation that holds it: a Slack thread's channel),
+else left alone. Platforms call this rather than choosing between observe and handle themselves.
+
+respond: the thread's context (the stored window, plus the platform's recent history when the adapter
+passes a ``HistoryReader``, and the facts of lines not extracted yet — ``bot.context``) → rewrite the
+turn into queries → hybrid recall of what may be shown in this session (its
 own records and the tenant's public ones; summary first) → open commitments of the people in the
 thread, with the same visibility → classify and move the mediation stage → fit everything in the
 token budget → reply (the provider falls back to the offline one if the LLM fails).
@@ -14,15 +20,17 @@ token budget → reply (the provider falls back to the offline one if the LLM fa
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.context import merge_history, unstored_facts
 from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.models import Message, Reply, Stage
-from bot.ports import Scheduler
+from bot.ports import HistoryReader, Scheduler
 from bot.richtext import RichText
 from bot.sessions import SessionBook
 from bot.stages import next_stage
@@ -30,9 +38,10 @@ from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
 from bot.window import ConversationWindow, text_digest
-from memory.models import Scope
+from memory.models import OPEN_COMMITMENT, Kind, Scope
 from memory.poisoning import attempt
 from memory.privacy import redact
+from memory.retrieval import ScoredFact
 from memory.service import MemoryService, RetractResult
 from prompts import neutralise
 
@@ -181,11 +190,35 @@ class Engine:
             tenant=scope.tenant, actor_id=SYSTEM, actor_name="Heyan", action="memory.retract", target=message_id,
             reason=why, users=users, after={"deleted": list(result.deleted), "updated": [f.id for f in result.updated]}))
 
-    async def handle(self, msg: Message, *, confirm: bool = False) -> Reply | None:
+    async def in_dispute(self, tenant: str, session: str, within: Sequence[str] = ()) -> bool:
+        """Is a dispute open in ``session`` or in a conversation that holds it (``within``)?"""
+        for place in (session, *within):
+            if await self.sessions.is_open(tenant, place):
+                return True
+        return False
+
+    async def hear(
+        self, msg: Message, *, within: Sequence[str] = (), history: HistoryReader | None = None,
+        confirm: bool = False,
+    ) -> Reply | None:
+        """A platform's message, whatever it is: a message addressing the bot is answered (``handle``,
+        with the conversation's ``history`` as context); any other one is remembered only inside an
+        open dispute — its own session, or one of ``within`` (the conversations holding it, such as
+        a Slack thread's channel) — and otherwise ignored. Returns the reply, if any."""
+        if msg.mention:
+            return await self.handle(msg, confirm=confirm, history=history)
+        if await self.in_dispute(msg.scope.tenant, msg.session, within):
+            await self.observe(msg)
+        return None
+
+    async def handle(
+        self, msg: Message, *, confirm: bool = False, history: HistoryReader | None = None
+    ) -> Reply | None:
         """Observe a message and, when it addresses the bot, reply to it — within the rate limits:
         over them, the member hears "slow down" once per window and nothing else. A redelivered
         mention is answered if it was not answered before (the process died in between). With
-        ``confirm``, the caller calls ``answered(msg)`` once the reply is posted."""
+        ``confirm``, the caller calls ``answered(msg)`` once the reply is posted. ``history`` reads
+        the conversation from the platform, as context for the reply (``bot.context``)."""
         await self.observe(msg)
         if not msg.mention or not await self.window.claim_answer(msg, seconds=self.config.answer_claim_seconds):
             return None  # not addressed, or answered (or being answered) already: once is enough
@@ -197,7 +230,7 @@ class Engine:
                 reply = await self._slow_down(msg, exc)
                 await self.window.mark_answered(msg)
                 return reply
-        reply = await self.respond(msg)
+        reply = await self.respond(msg, history=history)
         if not confirm:
             await self.window.mark_answered(msg)
         return reply
@@ -217,15 +250,16 @@ class Engine:
         stage = Stage(await self.window.stage(Scope(tenant=msg.scope.tenant, session=msg.session)) or Stage.GATHERING)
         return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage)
 
-    async def respond(self, msg: Message) -> Reply:
+    async def respond(self, msg: Message, *, history: HistoryReader | None = None) -> Reply:
         msg = self._redacted(msg)  # the turn reaches the prompt (and an LLM) without identifiers
         session = Scope(tenant=msg.scope.tenant, session=msg.session)
-        window = await self.window.recent(session)
+        stored = await self.window.recent(session)
+        window, read = await merge_history(stored, msg, history, clean=self._redacted)
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
         # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
-        turns = [m.utterance() for m in window
-                 if m.id != msg.id and attempt(m.text, speaker=m.author_name, names=names) is None]
+        flagged = {m.id for m in window if attempt(m.text, speaker=m.author_name, names=names) is not None}
+        turns = [m.utterance() for m in window if m.id not in flagged]
         turn = msg.utterance()
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
@@ -237,6 +271,28 @@ class Engine:
             Scope(tenant=session.tenant), list(participants), visible_in=msg.session
         )
 
+        # what the thread said that memory may not hold yet: lines read from the platform, and stored
+        # lines no extraction has finished (a promise one line before the question)
+        settings = await self.tenants.get(session.tenant)
+        fresh = {m.id for m in read}
+        fresh.update(await self.window.not_extracted(session, [m.id for m in stored if m.id != msg.id]))
+        clean = [m for m in window if m.id not in flagged]
+        unstored = unstored_facts(clean, frozenset(fresh), scope=session, lang=lang, timezone=settings.timezone,
+                                  ttl=settings.ttl())
+        found = list(recall.facts)
+        known = {c.id for c in commitments} | {s.fact.id for s in found}
+        floor = min((s.score for s in found), default=0.0)
+        transient: set[str] = set()
+        for fact in unstored:
+            if fact.id in known:
+                continue
+            known.add(fact.id)
+            transient.add(fact.id)
+            if fact.kind is Kind.COMMITMENT and fact.status in OPEN_COMMITMENT:
+                commitments.append(fact)
+            else:
+                found.append(ScoredFact(fact=fact, score=floor, dense=None, sparse_rank=None))
+
         classification: Classification = await self.provider.classify(turn, turns, lang)
         current = Stage(await self.window.stage(session) or Stage.GATHERING)
         stage = next_stage(current, classification)
@@ -244,10 +300,10 @@ class Engine:
             await self.window.set_stage(session, stage.value)
 
         open_ids = {c.id for c in commitments}
-        recalled = [s for s in recall.facts if s.fact.id not in open_ids]  # commitments are listed apart
+        recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart
         # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
         # with no memories and no window; each item costs its line as the provider renders it.
-        tz = (await self.tenants.get(session.tenant)).timezone
+        tz = settings.timezone
         frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
         fixed = sum(estimate_tokens(part) for part in reply_messages(frame))
         room = self.config.context_tokens - fixed
@@ -287,7 +343,9 @@ class Engine:
             open_commitments_total=len(commitments),
         )
         text = await self.provider.reply(request)
-        used = [*(f.id for f in request.facts), *(c.id for c in request.open_commitments)]
+        # the memories used: stored records only (a line's facts not extracted yet have no record)
+        used = [i for i in (*(f.id for f in request.facts), *(c.id for c in request.open_commitments))
+                if i not in transient]
         # The reply text is untrusted (LLM output, names, quotes): plain text, never a ping.
         return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage, memory_ids=tuple(used),
                      summary_id=request.summary.id if request.summary else None)

@@ -8,13 +8,20 @@ Every method is idempotent for the same arguments and returns False when the job
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import Protocol, runtime_checkable
 
+from bot.models import Message
 from memory.models import Scope
 
-__all__ = ["Scheduler"]
+__all__ = ["HistoryReader", "Scheduler"]
+
+#: Reads the recent messages of the conversation a mention came from, through the platform's API
+#: (Discord channel history, Slack conversations.replies/history), oldest first, as ``Message``s of
+#: that session. The engine calls it only when it answers; what it returns is context for that reply,
+#: never stored (``bot.context``). It may raise: the reply is then given from memory alone.
+HistoryReader = Callable[[], Awaitable[Sequence[Message]]]
 
 
 @runtime_checkable

@@ -1,7 +1,8 @@
 """Per-tenant settings: declared defaults, per-tenant overrides (the shape of Red-DiscordBot's Config).
 
-``TenantSettings`` declares every per-tenant setting with its default (today: ``timezone``, whose
-default is ``HEYAN_TIMEZONE``); ``TenantConfig`` reads a tenant's overrides on top of the defaults and
+``TenantSettings`` declares every per-tenant setting with its default (the timezone, whose default
+is ``HEYAN_TIMEZONE``; the language; retention; who moderates and where disputes may be opened);
+``TenantConfig`` reads a tenant's overrides on top of the defaults and
 writes them. Only overrides are stored, so changing ``HEYAN_TIMEZONE`` moves every tenant that never
 set its own zone, and a new field needs no migration.
 
@@ -78,6 +79,15 @@ class TenantSettings(BaseModel):
     retention_days: dict[str, float | None] = Field(default_factory=dict)
     #: Days after a dispute is closed before everything of its session is purged.
     closed_purge_days: float = Field(30.0, ge=0)
+    #: Platform groups whose members moderate Heyan in this community, beside the platform's own
+    #: administrators: Discord role ids, Slack user-group ids. Platforms turn membership into
+    #: ``Capability.MODERATE`` when they build an ``Actor``.
+    moderator_roles: list[str] = Field(default_factory=list)
+    #: Who may open a dispute: ``members`` (anyone who can talk there) or ``moderators`` only.
+    dispute_openers: Literal["members", "moderators"] = "members"
+    #: Channels where disputes may be opened (platform channel ids; a thread counts as its parent
+    #: channel). Empty: anywhere Heyan is.
+    dispute_channels: list[str] = Field(default_factory=list)
 
     @field_validator("timezone")
     @classmethod

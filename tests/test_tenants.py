@@ -121,14 +121,17 @@ def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> 
     out = runner.invoke(app, ["tenant", "show", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.output) == {
-        "defaults": {"timezone": "Europe/Paris", "language": "auto", "retention_days": {}, "closed_purge_days": 30.0},
+        "defaults": {"timezone": "Europe/Paris", "language": "auto", "retention_days": {}, "closed_purge_days": 30.0,
+                     "moderator_roles": [], "dispute_openers": "members", "dispute_channels": []},
         "tenants": [{"tenant": "discord:7", "timezone": SH, "language": "auto", "retention_days": {},
-                     "closed_purge_days": 30.0, "overrides": ["timezone"]}],
+                     "closed_purge_days": 30.0, "moderator_roles": [], "dispute_openers": "members",
+                     "dispute_channels": [], "overrides": ["timezone"]}],
     }
     out = runner.invoke(app, ["tenant", "show", "--tenant", "slack:T1", "--json"])
     assert json.loads(out.output)["tenants"] == [
         {"tenant": "slack:T1", "timezone": "Europe/Paris", "language": "auto", "retention_days": {},
-         "closed_purge_days": 30.0, "overrides": []}]
+         "closed_purge_days": 30.0, "moderator_roles": [], "dispute_openers": "members",
+         "dispute_channels": [], "overrides": []}]
     out = runner.invoke(app, ["tenant", "reset", "discord:7"])
     assert out.exit_code == 0, out.output
     out = runner.invoke(app, ["tenant", "show", "--json"])

@@ -2,7 +2,7 @@
 
 Disputes (open, status, summary, close), memory review (list, show, edit, delete, confirm, reject,
 the review queue, a member's export, the audit trail), member self-service (what Heyan holds about
-me, correct it, erase me) and commitments (list, done, snooze). Console, Discord and Slack are thin
+me, correct it, erase me), commitments (list, done, snooze) and the community's settings. Console, Discord and Slack are thin
 callers: they turn their caller into an ``Actor``, call one method, and render what comes back.
 
 Each method checks permission here: moderator actions need ``Capability.MODERATE``; a member sees
@@ -12,6 +12,7 @@ Refusals are ``ModerationError``s and change nothing. Rate limits apply per user
 
 from __future__ import annotations
 
+from bot.moderation.community import CommunitySettings
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
 from bot.moderation.review import MemoryReview
@@ -20,5 +21,5 @@ from bot.moderation.views import ClosedDispute, DisputeStatus, ErasureRequest, R
 __all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "ReviewPage", "fact_view"]
 
 
-class ModerationService(MemoryReview, MemberSelfService, Disputes):
+class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

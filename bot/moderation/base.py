@@ -20,6 +20,7 @@ from bot.ports import Scheduler
 from bot.reminders import reminder_time
 from bot.sessions import SessionBook
 from bot.settings import JobSettings
+from bot.tenants import TenantConfig
 from bot.window import ConversationWindow
 from memory.models import (
     OPEN_COMMITMENT,
@@ -63,6 +64,7 @@ class ModerationBase:
         redis: Redis,
         jobs: JobSettings,
         erasure: Erasure,
+        tenants: TenantConfig,
         limits: RateLimits | None = None,
     ) -> None:
         self.memory = memory
@@ -75,6 +77,7 @@ class ModerationBase:
         self.redis = redis
         self.jobs = jobs
         self.erasure = erasure
+        self.tenants = tenants
         self.limits = limits
 
     async def _enter(self, actor: Actor) -> None:

@@ -27,11 +27,14 @@ class Disputes(ModerationBase):
 
     async def dispute_open(
         self, actor: Actor, session: str, *, title: str, members: Sequence[Mention] = (),
-        visibility: Visibility = Visibility.PUBLIC, announce: bool = True,
+        visibility: Visibility = Visibility.PUBLIC, announce: bool = True, channel: str | None = None,
     ) -> SessionInfo:
         """Open a dispute in ``session`` (a thread the platform created); the opening message is
-        posted through the outbox, mentioning the members."""
+        posted through the outbox, mentioning the members. ``channel`` is where it opens (a thread's
+        parent channel), checked against the community's ``dispute_channels``; a community that set
+        ``dispute_openers`` to moderators refuses everyone else."""
         await self._enter(actor)
+        await self._check_dispute_place(actor, channel)
         title = " ".join(title.split())
         if not title:
             raise InvalidRequest("a dispute needs a title", "争议需要一个标题")
@@ -104,3 +107,20 @@ class Disputes(ModerationBase):
         await self._log(actor, "dispute.close", session, reason=reason, users=info.members,
                         after={"summary": summary.id if summary else None, "cancelled_followups": cancelled})
         return ClosedDispute(closed, summary, cancelled)
+
+    async def _check_dispute_place(self, actor: Actor, channel: str | None) -> None:
+        """Refuse to open a dispute where the community does not allow it: ``dispute_openers`` =
+        moderators and the actor is not one, or ``dispute_channels`` set and ``channel`` (where the
+        dispute would open; a thread's parent channel) is not among them. Moderators may open
+        anywhere."""
+        settings = await self.tenants.get(actor.tenant)
+        if actor.is_moderator:
+            return
+        if settings.dispute_openers == "moderators":
+            hint = f" ({actor.moderator_hint})" if actor.moderator_hint else ""
+            raise PermissionDenied(f"in this community only moderators open disputes{hint}; ask one of them",
+                                   f"本社区只有管理员可以发起争议{hint}；请联系管理员")
+        if settings.dispute_channels and (channel is None or channel not in settings.dispute_channels):
+            raise PermissionDenied(
+                "disputes can't be opened in this channel here; use one of the channels the moderators set "
+                "for disputes", "本社区不能在这个频道发起争议；请到管理员指定的争议频道发起")
