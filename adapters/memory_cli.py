@@ -8,6 +8,7 @@ platforms. Without ``--tenant``, list-like commands cover every tenant and id lo
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -27,10 +28,12 @@ from adapters.cli_common import (
     with_runtime,
 )
 from adapters.cli_style import Typer
+from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
 from adapters.runtime import Runtime
 from adapters.views import audit_table, fact_view, memory_table
 from bot.actors import Actor
 from bot.audit import AuditEntry
+from bot.clock import show_stamp
 from bot.moderation import ReviewPage
 from bot.names import TenantNames
 from bot.settings import load_settings
@@ -63,21 +66,24 @@ def memory_list(
     kind: Annotated[str | None, typer.Option(help=KIND_HELP)] = None,
     status: Annotated[str | None, typer.Option(help=STATUS_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+    zone: Annotated[str | None, typer.Option(help=ZONE_HELP)] = None,
 ) -> None:
     """List remembered facts (the tenant column appears when there are several tenants)."""
     k, st = _kind(kind), _status(status)
+    checked_zone(zone)
 
-    async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
+    async def body(rt: Runtime) -> tuple[list[Fact], TenantNames, dict[str, str]]:
         facts: list[Fact] = []
         for t in await tenants_of(rt, tenant):
             facts += await rt.moderation.memory_list(Actor.operator(t), user=user, kind=k, status=st, session=session)
-        return facts, await tenant_names(rt, {f.tenant for f in facts})
+        tenants = {f.tenant for f in facts}
+        return facts, await tenant_names(rt, tenants), await display_zones(rt, tenants or {tenant or ""}, zone)
 
-    facts, names = with_runtime(body)
+    facts, names, zones = with_runtime(body)
     if as_json:
         print(json.dumps([fact_view(f) for f in facts], ensure_ascii=False, indent=1))
     else:
-        console.print(memory_table(facts, f"{len(facts)} memories", names))
+        console.print(memory_table(facts, f"{len(facts)} memories", names, zones))
 
 
 def _one(fact_id: str, tenant: str | None, call_name: str, *args: str) -> Fact:
@@ -124,14 +130,18 @@ def memory_history(
                          ensure_ascii=False, indent=1))
         return
     table = Table(title=f"{fact.id[:8]}: {len(versions)} versions")
-    for col in ("version", "value", "status", "said by", "from", "to"):
+    for col in ("version", "value", "status", "said by", "from (UTC)", "to (UTC)"):
         table.add_column(col, overflow="fold")
     for v in versions:
         table.add_row(str(v["version"]), escape_controls(str(v["value"])), str(v["status"]),
-                      escape_controls(str(v["asserted_by"])),
-                      str(v["from"])[:16], str(v["to"] or "now")[:16])
+                      escape_controls(str(v["asserted_by"])), _utc(v["from"]), _utc(v["to"]) if v["to"] else "now")
     console.print(table)
     console.print(audit_table(entries, f"{len(entries)} changes"))
+
+
+def _utc(iso: object) -> str:
+    """An ISO time of a version as a cell of a column headed "(UTC)"."""
+    return show_stamp(datetime.fromisoformat(str(iso)), "UTC")
 
 
 @app.command("edit")

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.clock import reply_zone
 from bot.context import merge_history, unstored_facts
 from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
@@ -303,7 +304,8 @@ class Engine:
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart
         # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
         # with no memories and no window; each item costs its line as the provider renders it.
-        tz = settings.timezone
+        # times are shown in the asker's zone when the platform tells it, else the tenant's (bot.clock)
+        tz = reply_zone(msg.speaker_zone, settings.timezone)
         frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
         fixed = sum(estimate_tokens(part) for part in reply_messages(frame))
         room = self.config.context_tokens - fixed

@@ -246,6 +246,8 @@ def to_facts(
     return facts
 
 
+#: How soon after a message a "you" is read as its answer (see ``_recipient``).
+_ANSWER_WITHIN = timedelta(minutes=15)
 # "you", "your", "你", "您": a statement made to someone (the listener), whose name it does not say.
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|ya)\b|你(?!们)|您", re.IGNORECASE)
 
@@ -263,7 +265,8 @@ def _named(text: str, name: str) -> bool:
 def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utterance], names: dict[str, str]) -> str:
     """Whom the speaker made the promise or demand to: the extractor's answer when it names a
     participant; else the one other participant the message names; else, when the words say "you",
-    the last other person who spoke before it. "" when nobody is known (never the speaker)."""
+    the author of the message just before it, written by someone else within ``_ANSWER_WITHIN``.
+    "" when nobody is known (never the speaker)."""
     by_name = {n.casefold(): uid for uid, n in names.items() if n}
     if given in names and given != turn.author_id:
         return given
@@ -275,9 +278,13 @@ def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utteran
         return named[0]
     if named or not _SECOND_PERSON.search(quote):
         return ""
-    before = [u for u in thread if u.ts <= turn.ts and u.message_id != turn.message_id]
-    previous = next((u for u in reversed(before) if u.author_id != turn.author_id), None)
-    return previous.author_id if previous is not None else ""
+    # "you" answers the message just before it, when that came from someone else a moment earlier;
+    # further back, in a busy thread, "you" could be anyone: better no recipient than a wrong one
+    before = sorted((u for u in thread if u.ts <= turn.ts and u.message_id != turn.message_id), key=lambda u: u.ts)
+    previous = before[-1] if before else None
+    if previous is None or previous.author_id == turn.author_id or turn.ts - previous.ts > _ANSWER_WITHIN:
+        return ""
+    return previous.author_id
 
 
 def _proposal_source(cand: CandidateFact, thread: Sequence[Utterance]) -> Source | None:

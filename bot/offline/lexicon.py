@@ -186,7 +186,7 @@ PROMISE_TAG = re.compile(
 #: A promise tag that opens its clause: "You have my word, the noise stops at 10", "我保证，…".
 LEAD_PROMISE_TAG = re.compile(
     r"^(?:you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word|(?:i\s+)?promise(?:\s+you)?|i\s+swear|trust\s+me"
-    r"|我保证|我发誓|我向你保证|说到做到)[\s,，:：!！]+(?=\S)",
+    r"|我保证|我发誓|我向你保证|说到做到)\s*[,，:：!！]+\s*(?=\S)",
     _I,
 )
 
