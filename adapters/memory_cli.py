@@ -31,13 +31,14 @@ from adapters.cli_style import Typer
 from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
 from adapters.runtime import Runtime
 from adapters.views import audit_table, fact_view, memory_table
+from bot import kinds
 from bot.actors import Actor
 from bot.audit import AuditEntry
 from bot.clock import show_stamp
 from bot.moderation import ReviewPage
 from bot.names import TenantNames
 from bot.settings import load_settings
-from memory.models import Fact, FactStatus, Kind, Scope, utcnow
+from memory.models import Fact, FactStatus, Scope, utcnow
 from memory.normalize import escape_controls
 
 __all__ = ["app"]
@@ -46,12 +47,19 @@ app = Typer(no_args_is_help=True, help="Review what Heyan remembers.")
 
 ID_HELP = "a memory id (a unique prefix of at least 4 characters is enough)"
 REASON_HELP = "why (kept in the audit trail)"
-KIND_HELP = "only this kind: " + ", ".join(k.value for k in Kind)
+KIND_HELP = "only this kind: " + ", ".join(kinds.LABELS) + " (or consensus: agreements and refusals)"
 STATUS_HELP = "only this status: " + ", ".join(s.value for s in FactStatus)
 
 
-def _kind(value: str | None) -> Kind | None:
-    return None if value is None else Kind(one_of("kind", value, [k.value for k in Kind]))
+def _kind(value: str | None) -> str | None:
+    """A kind filter in any of its names (``bot.kinds``); refused with the accepted ones."""
+    if value is None:
+        return None
+    try:
+        kinds.parse(value)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    return value
 
 
 def _status(value: str | None) -> FactStatus | None:
@@ -77,7 +85,7 @@ def memory_list(
         for t in await tenants_of(rt, tenant):
             facts += await rt.moderation.memory_list(Actor.operator(t), user=user, kind=k, status=st, session=session)
         tenants = {f.tenant for f in facts}
-        return facts, await tenant_names(rt, tenants), await display_zones(rt, tenants or {tenant or ""}, zone)
+        return facts, await tenant_names(rt, tenants), await display_zones(rt, tenants, zone)
 
     facts, names, zones = with_runtime(body)
     if as_json:

@@ -25,6 +25,7 @@ from rich.table import Table
 
 from bot.audit import AuditEntry
 from bot.clock import local, show_due, show_stamp, zone_heading
+from bot.kinds import label
 from bot.moderation import fact_view
 from bot.names import TenantNames
 from bot.zones import zone_label
@@ -32,8 +33,6 @@ from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind
 from memory.normalize import escape_controls as _safe
 
 __all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table"]
-
-_REFUSES = frozenset({"refuses", "拒绝"})
 
 
 def _table(title: str) -> Table:
@@ -62,15 +61,11 @@ def _names(table: Table, name: str, texts: list[str]) -> None:
 
 
 def kind_label(fact: Fact) -> str:
-    """The kind as a person reads it: agreement/refusal for consensus, claim for a reported event, and
-    why a flagged message was flagged (instruction, impersonation, encoded instruction)."""
+    """The kind as a person reads it (``bot.kinds``: agreement/refusal for consensus, claim for a
+    reported event), and why a flagged message was flagged (instruction, impersonation, …)."""
     if fact.status is FactStatus.FLAGGED:
         return fact.attribute
-    if fact.kind is Kind.CONSENSUS:
-        return "refusal" if fact.attribute in _REFUSES else "agreement"
-    if fact.kind is Kind.EVENT and fact.attribute == "claims":
-        return "claim"
-    return fact.kind.value
+    return label(fact)
 
 
 def _many_tenants(tenants: set[str]) -> bool:

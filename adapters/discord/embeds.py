@@ -55,7 +55,7 @@ def fact_line(fact: Fact, lang: Lang) -> str:
     """`` `1a2b3c4d` commitment · Bob: send the draft — by Friday (active, due …)``"""
     who = safe(fact.subject_name or fact.subject, 60)
     extra = ", ".join(x for x in (status_label(fact.status, lang), _when(fact, lang)) if x)
-    return (f"`{short_id(fact)}` **{kind_label(fact.kind, lang)}** · {who}: {safe(fact.attribute, 60)} — "
+    return (f"`{short_id(fact)}` **{kind_label(fact, lang)}** · {who}: {safe(fact.attribute, 60)} — "
             f"{safe(fact.value, 120)} ({extra})")
 
 
@@ -71,7 +71,7 @@ def facts_embed(facts: Sequence[Fact], lang: Lang, title: str) -> discord.Embed:
 
 def fact_embed(fact: Fact, lang: Lang) -> discord.Embed:
     """One memory in full: value, status, who said it where, sources, due time, competing accounts."""
-    title = f"{kind_label(fact.kind, lang)} · {fact.subject_name or fact.subject}: {fact.attribute}"
+    title = f"{kind_label(fact, lang)} · {fact.subject_name or fact.subject}: {fact.attribute}"
     embed = discord.Embed(title=discord.utils.escape_markdown(strip_controls(title))[:256], colour=_COLOUR,
                           description=safe(fact.value, 2000))
     embed.add_field(name=t(lang, "fact.status"), value=f"{status_label(fact.status, lang)} · {fact.confidence.value}")

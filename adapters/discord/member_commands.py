@@ -49,7 +49,7 @@ def my_memory_message(facts: Sequence[Fact], lang: Lang) -> tuple[str, list[disc
     ordered = sorted(facts, key=lambda f: f.updated_at, reverse=True)
     embed = facts_embed(ordered, lang, t(lang, "mymemory.title", count=len(ordered)))
     view = discord.ui.View(timeout=None)
-    options = [discord.SelectOption(label=f"{short_id(f)} · {kind_label(f.kind, lang)}: {f.attribute}"[:100],
+    options = [discord.SelectOption(label=f"{short_id(f)} · {kind_label(f, lang)}: {f.attribute}"[:100],
                                     description=" ".join(f.value.split())[:100], value=f.id)
                for f in ordered[:25]]
     view.add_item(CorrectPick(options, placeholder=t(lang, "mymemory.pick")))

@@ -27,9 +27,10 @@ from adapters.discord.embeds import audit_embed, fact_embed, facts_embed, short_
 from adapters.discord.interactions import Refusal, actor, answer, defer, require_guild
 from adapters.discord.review import REVIEW_PAGE, review_message
 from adapters.discord.translate import kind_label, status_label, t
+from bot import kinds
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
-from memory.models import Fact, Kind, Lang
+from memory.models import Fact, Lang
 
 __all__ = ["MemoryCommands", "fact_choices", "kind_choices"]
 
@@ -43,20 +44,23 @@ REASON = "Why (kept in the audit trail)"
 Member = discord.Member | discord.User
 
 
-def _kind(value: str | None, lang: Lang) -> Kind | None:
+def _kind(value: str | None, lang: Lang) -> str | None:
+    """A kind in any of its names (``bot.kinds``: agreement, consensus, 同意, …)."""
     if not value:
         return None
     try:
-        return Kind(value.strip().lower())
+        kinds.parse(value)
     except ValueError:
-        raise Refusal("bad_kind", kind=value, kinds=", ".join(k.value for k in Kind)) from None
+        raise Refusal("bad_kind", kind=value, kinds=", ".join(kinds.LABELS)) from None
+    return value.strip()
 
 
 def kind_choices(current: str, lang: Lang) -> list[app_commands.Choice[str]]:
-    """The six kinds, labelled in the caller's language, filtered by what was typed."""
+    """The kinds as every surface names them (``bot.kinds``), labelled in the caller's language,
+    filtered by what was typed."""
     needle = current.strip().casefold()
-    return [app_commands.Choice(name=f"{k.value} · {kind_label(k, 'zh')}" if lang == "zh" else k.value, value=k.value)
-            for k in Kind if not needle or needle in k.value or needle in kind_label(k, "zh")]
+    return [app_commands.Choice(name=f"{k} · {kind_label(k, 'zh')}" if lang == "zh" else k, value=k)
+            for k in kinds.LABELS if not needle or needle in k or needle in kind_label(k, "zh")]
 
 
 def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_commands.Choice[str]]:
@@ -67,7 +71,7 @@ def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_comman
     hits.sort(key=lambda f: f.updated_at, reverse=True)
     choices = []
     for f in hits[:MAX_CHOICES]:
-        label = (f"{short_id(f)} · {kind_label(f.kind, lang)} · {f.subject_name or f.subject}: {f.value} "
+        label = (f"{short_id(f)} · {kind_label(f, lang)} · {f.subject_name or f.subject}: {f.value} "
                  f"({status_label(f.status, lang)})")
         choices.append(app_commands.Choice(name=" ".join(label.split())[:100], value=f.id))
     return choices

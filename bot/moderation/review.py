@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot import kinds
 from bot.actors import Actor, InvalidRequest
 from bot.audit import AuditEntry
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
@@ -26,14 +27,21 @@ class MemoryReview(ModerationBase):
     """Memory review: what moderators do with what Heyan remembers."""
 
     async def memory_list(
-        self, actor: Actor, *, user: str | None = None, kind: Kind | None = None,
+        self, actor: Actor, *, user: str | None = None, kind: Kind | str | None = None,
         status: FactStatus | None = None, session: str | None = None,
     ) -> list[Fact]:
+        """``kind``: a store kind, or any name of the kind vocabulary (``bot.kinds``: "agreement",
+        "consensus", "claim", "同意", …)."""
         await self._enter(actor)
         self._require(actor, "list memories", "查看记忆列表")
-        flt = RecordFilter(kinds=frozenset({kind.value}) if kind else frozenset(),
+        try:
+            query = kinds.parse(kind.value if isinstance(kind, Kind) else kind) if kind else None
+        except ValueError as exc:
+            raise InvalidRequest(str(exc), f"未知的类型 {kind}；可用的类型：{'、'.join(kinds.LABELS)}") from None
+        flt = RecordFilter(kinds=frozenset(k.value for k in query.stored) if query else frozenset(),
                            statuses=frozenset({status.value}) if status else frozenset())
-        return await self.memory.list_facts(Scope(tenant=actor.tenant, session=session, user=user), flt)
+        facts = await self.memory.list_facts(Scope(tenant=actor.tenant, session=session, user=user), flt)
+        return query.only(facts) if query else facts
 
     async def memory_show(self, actor: Actor, ref: str, *, session: str | None = None) -> Fact:
         """A moderator sees any memory of the tenant; a member, those that concern them (and, asked
