@@ -94,12 +94,12 @@ class OfflineProvider:
         names = NameBook.of([*request.facts, *request.open_commitments], [*request.window, request.turn],
                             request.participants)
         asker = request.turn.author_id
-        chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)
-        if chat is not None:  # "hi", "what's the weather?": what Heyan is for, not a mediation line
-            return chat
         question = read_question(request.turn.text, asker, names.aliases())
         if question is not None:
             return answer(question, request, names, lang)
+        chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)
+        if chat is not None:  # "hi", "what's the weather?": what Heyan is for, not a mediation line
+            return chat
         return mediate(request, names, lang)
 
     async def summarize(self, turns: Sequence[Utterance], previous: Summary | None, lang: Lang) -> str:
