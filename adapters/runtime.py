@@ -22,6 +22,7 @@ from arq.worker import Worker
 
 from adapters.valkey import EmbeddedValkey, ValkeyStartError
 from bot.audit import AuditLog
+from bot.conversation import Conversation, MessageLog
 from bot.delivery import Deliverer, PostSender
 from bot.engine import Engine, EngineConfig
 from bot.erasure import Erasure
@@ -38,7 +39,6 @@ from bot.services import Services
 from bot.sessions import SessionBook
 from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
-from bot.window import ConversationWindow
 from jobs.queue import QUEUE, JobQueue, connect
 from jobs.worker import build_worker
 from memory.codec import PayloadCodec
@@ -168,7 +168,8 @@ class Runtime:
         self.embedder: Embedder
         self.memory: MemoryService
         self.redis: ArqRedis
-        self.window: ConversationWindow
+        self.conversation: Conversation
+        self.window: MessageLog
         self.tenants: TenantConfig
         self.queue: JobQueue
         self.provider: MediatorProvider
@@ -239,8 +240,9 @@ class Runtime:
         # record locks in the shared Redis: every process's writes to one record are serialised
         self.memory = MemoryService(self.store, self.embedder, sparse, retriever, locks=RedisLocks(self.redis),
                                     codec=self.codec)
-        self.window = ConversationWindow(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds,
-                                         cipher=self.cipher)
+        self.conversation = Conversation.open(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds,
+                                              cipher=self.cipher)
+        self.window = self.conversation.log  # the recent messages: what adapters and tools read
         self.tenants = TenantConfig(self.redis, TenantSettings(timezone=s.timezone))
         self.queue = JobQueue(self.redis)
         offline = OfflineProvider()
@@ -254,17 +256,17 @@ class Runtime:
             commands_per_user=lim.commands_per_user, commands_per_tenant=lim.commands_per_tenant,
         )) if lim.enabled else None
         self.erasure = Erasure(
-            memory=self.memory, window=self.window, outbox=self.outbox, audit=self.audit, redis=self.redis,
-            scheduler=self.queue, settle_seconds=s.jobs.job_timeout + 30,
+            memory=self.memory, conversation=self.conversation, outbox=self.outbox, audit=self.audit,
+            redis=self.redis, scheduler=self.queue, settle_seconds=s.jobs.job_timeout + 30,
             keep_seconds=s.window_ttl_seconds + 86_400,
         )
         self.services = Services(
-            settings=s, store=self.store, memory=self.memory, redis=self.redis, window=self.window,
+            settings=s, store=self.store, memory=self.memory, redis=self.redis, conversation=self.conversation,
             tenants=self.tenants, scheduler=self.queue, provider=self.provider, outbox=self.outbox,
             sessions=self.sessions, audit=self.audit, erasure=self.erasure,
         )
         self.engine = Engine(
-            window=self.window, memory=self.memory, scheduler=self.queue, provider=self.provider,
+            conversation=self.conversation, memory=self.memory, scheduler=self.queue, provider=self.provider,
             tenants=self.tenants, sessions=self.sessions, limits=self.limits, audit=self.audit,
             config=EngineConfig(context_tokens=s.context_tokens, batch_turns=s.jobs.batch_turns,
                                 idle_seconds=s.jobs.idle_seconds, summary_turns=s.jobs.summary_turns,
@@ -272,8 +274,8 @@ class Runtime:
         )
         self.moderation = ModerationService(
             memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
-            scheduler=self.queue, window=self.window, provider=self.provider, redis=self.redis,
-            jobs=s.jobs, erasure=self.erasure, tenants=self.tenants, limits=self.limits,
+            scheduler=self.queue, window=self.window, stages=self.conversation.stages, provider=self.provider,
+            redis=self.redis, jobs=s.jobs, erasure=self.erasure, tenants=self.tenants, limits=self.limits,
         )
 
     # --- the worker and the outbox --------------------------------------------------------------

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.clock import reply_zone
 from bot.context import merge_history, unstored_facts
+from bot.conversation import Conversation, text_digest
 from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
@@ -38,7 +39,6 @@ from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import fact_bearing
-from bot.window import ConversationWindow, text_digest
 from memory.models import OPEN_COMMITMENT, Kind, Scope
 from memory.poisoning import attempt
 from memory.privacy import redact
@@ -76,7 +76,7 @@ class Engine:
     def __init__(
         self,
         *,
-        window: ConversationWindow,
+        conversation: Conversation,
         memory: MemoryService,
         scheduler: Scheduler,
         provider: MediatorProvider,
@@ -86,7 +86,8 @@ class Engine:
         limits: RateLimits | None = None,
         audit: AuditLog | None = None,
     ) -> None:
-        self.window = window
+        self.conversation = conversation
+        self.log = conversation.log
         self.memory = memory
         self.scheduler = scheduler
         self.provider = provider
@@ -105,18 +106,18 @@ class Engine:
         reconcile sweep), never lost.
         """
         msg = self._redacted(msg)
-        turn = await self.window.record(msg)
+        turn = await self.conversation.intake.record(msg)
         if turn == 0:
             log.info("dropped duplicate message %s", msg.id)
             return False
         await self.sessions.seen(msg.scope.tenant, msg.session, msg.visibility)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         cfg = self.config
-        waiting = await self.window.pending(scope)
+        waiting = await self.conversation.batches.pending(scope)
         if fact_bearing(msg) or len(waiting) >= cfg.batch_turns:
             await self.extract_now(scope, waiting)
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
-        if await self.window.claim_idle_watch(scope, cfg.idle_seconds):
+        if await self.conversation.idle.claim(scope, cfg.idle_seconds):
             await self.scheduler.extract_when_idle(scope, turn, cfg.idle_seconds)
         if turn % cfg.summary_turns == 0:
             await self.scheduler.summarize(scope, turn)
@@ -135,30 +136,30 @@ class Engine:
 
     async def extract_now(self, scope: Scope, ids: list[str] | None = None) -> None:
         """Queue the waiting batch (or ``ids`` of it) for extraction, then take it off the list."""
-        ids = await self.window.pending(scope) if ids is None else ids
+        ids = await self.conversation.batches.pending(scope) if ids is None else ids
         if ids:
             await self.scheduler.extract(scope, ids)
-            await self.window.drop_pending(scope, ids)
+            await self.conversation.batches.drop_pending(scope, ids)
 
     async def flush(self, scope: Scope) -> None:
         """Extract whatever waits in this session now (end of a script, session closed)."""
         await self.extract_now(scope)
-        await self.scheduler.summarize(scope, await self.window.turns(scope))
+        await self.scheduler.summarize(scope, await self.log.turns(scope))
 
     async def revise(self, msg: Message) -> None:
         """A message was edited on the platform: take back what its old text said, keep the new
         text in the window, and extract it again (as a job)."""
         msg = self._redacted(msg)
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
-        held = await self.window.get_many(scope, [msg.id])
+        held = await self.log.get_many(scope, [msg.id])
         if held and held[0].text == msg.text:
             return  # the same text (an unfurl, a pin): re-reading it would change nothing
         await self._audit_retraction(scope, msg.id, await self.memory.retract_message(scope, msg.id),
                                      "edited on the platform")
-        if not await self.window.replace(msg):
+        if not await self.log.replace(msg):
             log.info("edited message %s is no longer in the window; its new text is not read", msg.id)
             return
-        await self.window.unmark_extracted(scope, [msg.id])
+        await self.conversation.batches.unmark_extracted(scope, [msg.id])
         revision = text_digest(msg.text)
         await self.scheduler.extract(scope, [msg.id], revision=revision)
 
@@ -168,20 +169,20 @@ class Engine:
         records changed."""
         result = await self.memory.retract_message(scope, message_id)
         await self._audit_retraction(scope, message_id, result, "deleted on the platform")
-        await self.window.remove(scope, message_id)
-        await self.scheduler.summarize(scope, await self.window.turns(scope), revision=f"del-{message_id}")
+        await self.conversation.remove(scope, message_id)
+        await self.scheduler.summarize(scope, await self.log.turns(scope), revision=f"del-{message_id}")
         return len(result.deleted) + len(result.updated)
 
     async def unanswered(self) -> list[Message]:
         """Mentions a process began answering and never finished (it died): answer them again with
         ``handle`` (a platform adapter runs this at start and now and then)."""
-        return await self.window.orphaned_answers(self.config.answer_claim_seconds)
+        return await self.conversation.answers.orphaned(self.config.answer_claim_seconds)
 
     async def answered(self, msg: Message) -> None:
         """Record that the reply to ``msg`` was posted (``handle(msg, confirm=True)`` leaves this to
         the caller, so a crash between answering and posting leaves the mention to be answered on
         its redelivery)."""
-        await self.window.mark_answered(msg)
+        await self.conversation.answers.mark_answered(msg)
 
     async def _audit_retraction(self, scope: Scope, message_id: str, result: RetractResult, why: str) -> None:
         if self.audit is None or not (result.deleted or result.updated):
@@ -221,7 +222,7 @@ class Engine:
         ``confirm``, the caller calls ``answered(msg)`` once the reply is posted. ``history`` reads
         the conversation from the platform, as context for the reply (``bot.context``)."""
         await self.observe(msg)
-        if not msg.mention or not await self.window.claim_answer(msg, seconds=self.config.answer_claim_seconds):
+        if not msg.mention or not await self.conversation.answers.claim(msg, seconds=self.config.answer_claim_seconds):
             return None  # not addressed, or answered (or being answered) already: once is enough
         reply: Reply | None
         if self.limits is not None:
@@ -229,16 +230,16 @@ class Engine:
                 await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
             except SlowDown as exc:
                 reply = await self._slow_down(msg, exc)
-                await self.window.mark_answered(msg)
+                await self.conversation.answers.mark_answered(msg)
                 return reply
         reply = await self.respond(msg, history=history)
         if not confirm:
-            await self.window.mark_answered(msg)
+            await self.conversation.answers.mark_answered(msg)
         return reply
 
     async def _slow_down(self, msg: Message, exc: SlowDown) -> Reply | None:
         key = f"heyan:slowdown:{msg.scope.tenant}:{msg.author_id if exc.scope == 'user' else '*'}"
-        if not await self.window.redis.set(key, b"1", nx=True, ex=int(exc.retry_after) + 1):
+        if not await self.conversation.redis.set(key, b"1", nx=True, ex=int(exc.retry_after) + 1):
             return None  # already told them in this window
         lang = detect_lang(msg.text)
         seconds = int(exc.retry_after + 0.5)
@@ -248,13 +249,13 @@ class Engine:
         else:
             who = "You're" if exc.scope == "user" else "Everyone's"
             text = f"{who} asking faster than I can answer well. Please try me again in {seconds} seconds."
-        stage = Stage(await self.window.stage(Scope(tenant=msg.scope.tenant, session=msg.session)) or Stage.GATHERING)
+        stage = Stage(await self.conversation.stages.get(Scope(tenant=msg.scope.tenant, session=msg.session)) or Stage.GATHERING)
         return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage)
 
     async def respond(self, msg: Message, *, history: HistoryReader | None = None) -> Reply:
         msg = self._redacted(msg)  # the turn reaches the prompt (and an LLM) without identifiers
         session = Scope(tenant=msg.scope.tenant, session=msg.session)
-        stored = await self.window.recent(session)
+        stored = await self.log.recent(session)
         window, read = await merge_history(stored, msg, history, clean=self._redacted)
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
@@ -276,7 +277,7 @@ class Engine:
         # lines no extraction has finished (a promise one line before the question)
         settings = await self.tenants.get(session.tenant)
         fresh = {m.id for m in read}
-        fresh.update(await self.window.not_extracted(session, [m.id for m in stored if m.id != msg.id]))
+        fresh.update(await self.conversation.batches.not_extracted(session, [m.id for m in stored if m.id != msg.id]))
         clean = [m for m in window if m.id not in flagged]
         unstored = unstored_facts(clean, frozenset(fresh), scope=session, lang=lang, timezone=settings.timezone,
                                   ttl=settings.ttl())
@@ -295,10 +296,10 @@ class Engine:
                 found.append(ScoredFact(fact=fact, score=floor, dense=None, sparse_rank=None))
 
         classification: Classification = await self.provider.classify(turn, turns, lang)
-        current = Stage(await self.window.stage(session) or Stage.GATHERING)
+        current = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)
         stage = next_stage(current, classification)
         if stage is not current:
-            await self.window.set_stage(session, stage.value)
+            await self.conversation.stages.set(session, stage.value)
 
         open_ids = {c.id for c in commitments}
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart

@@ -19,9 +19,9 @@ from datetime import datetime, timedelta
 from redis.asyncio import Redis
 
 from bot.audit import AuditLog
+from bot.conversation import Conversation
 from bot.outbox import Outbox
 from bot.ports import Scheduler
-from bot.window import ConversationWindow
 from memory.models import Fact, Scope, utcnow
 from memory.service import MemoryService
 
@@ -49,10 +49,10 @@ class ErasureReport:
 class Erasure:
     """Erases members, and tells extraction which facts must not be written again."""
 
-    def __init__(self, *, memory: MemoryService, window: ConversationWindow, outbox: Outbox, audit: AuditLog,
+    def __init__(self, *, memory: MemoryService, conversation: Conversation, outbox: Outbox, audit: AuditLog,
                  redis: Redis, scheduler: Scheduler, settle_seconds: float, keep_seconds: int) -> None:
         self.memory = memory
-        self.window = window
+        self.conversation = conversation
         self.outbox = outbox
         self.audit = audit
         self.redis = redis
@@ -68,7 +68,7 @@ class Erasure:
         now = utcnow()
         await self.redis.set(f"{_TOMBSTONE}{tenant}:{user}", now.isoformat(), ex=self.keep_seconds)
         records = await self.memory.forget_user(Scope(tenant=tenant, user=user))
-        messages = await self.window.forget_author(tenant, user)
+        messages = await self.conversation.forget_author(tenant, user)
         posts = await self.outbox.cancel_mentioning(tenant, user)
         details = await self.audit.scrub(tenant, user)
         if second_pass:

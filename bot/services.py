@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from redis.asyncio import Redis
 
 from bot.audit import AuditLog
+from bot.conversation import Conversation
 from bot.erasure import Erasure
 from bot.llm.base import MediatorProvider
 from bot.outbox import Outbox
@@ -20,7 +21,6 @@ from bot.ports import Scheduler
 from bot.sessions import SessionBook
 from bot.settings import Settings
 from bot.tenants import TenantConfig, TenantSettings
-from bot.window import ConversationWindow
 from memory.ports import MemoryStore
 from memory.service import MemoryService
 
@@ -35,7 +35,7 @@ class Services:
     store: MemoryStore
     memory: MemoryService
     redis: Redis
-    window: ConversationWindow
+    conversation: Conversation
     tenants: TenantConfig
     scheduler: Scheduler
     provider: MediatorProvider

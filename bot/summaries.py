@@ -6,9 +6,9 @@ service when a dispute's summary is asked for or the dispute is closed.
 
 from __future__ import annotations
 
+from bot.conversation.log import MessageLog
 from bot.lang import session_lang
 from bot.llm.base import MediatorProvider
-from bot.window import ConversationWindow
 from memory.models import Scope, Summary, Visibility
 from memory.poisoning import attempt
 from memory.service import MemoryService
@@ -17,7 +17,7 @@ __all__ = ["summarize_session"]
 
 
 async def summarize_session(
-    window: ConversationWindow, memory: MemoryService, provider: MediatorProvider, scope: Scope, turn: int | None = None
+    window: MessageLog, memory: MemoryService, provider: MediatorProvider, scope: Scope, turn: int | None = None
 ) -> Summary | None:
     """A new version of the session summary from its window (None when the window is empty or the
     provider has nothing to say). It keeps the session's visibility and names its participants."""

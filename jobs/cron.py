@@ -92,13 +92,13 @@ async def sweep_waiting(svc: Services) -> int:
     """Queue the extraction of every waiting batch that nothing watches any more (its idle job was
     lost with Redis, or the process died between storing a message and arming the watch)."""
     swept = 0
-    for scope in await svc.window.waiting_sessions():
-        if await svc.window.idle_watch_active(scope):
+    for scope in await svc.conversation.batches.waiting_sessions():
+        if await svc.conversation.idle.active(scope):
             continue
-        ids = await svc.window.pending(scope)
+        ids = await svc.conversation.batches.pending(scope)
         if ids:
             await svc.scheduler.extract(scope, ids)
-            await svc.window.drop_pending(scope, ids)
+            await svc.conversation.batches.drop_pending(scope, ids)
             swept += 1
     if swept:
         log.info("reconcile: %d waiting batches had no watcher and were queued for extraction", swept)
@@ -127,7 +127,7 @@ async def purge(ctx: dict[str, Any]) -> dict[str, int]:
             continue
         scope = Scope(tenant=info.tenant, session=info.session)
         n = await svc.store.delete("facts", scope) + await svc.store.delete("summaries", scope)
-        messages = await svc.window.forget_session(scope)
+        messages = await svc.conversation.forget_session(scope)
         await svc.sessions.put(replace(info, extra={**info.extra, "purged_at": now.isoformat()}))
         await svc.audit.record(AuditEntry(
             tenant=info.tenant, actor_id=SYSTEM, actor_name="Heyan", action="retention.purge-closed",

@@ -36,11 +36,11 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     """Extract facts from the given messages of one session; returns how many records changed."""
     svc = services(ctx)
     scope = Scope(tenant=tenant, session=session)
-    todo = await svc.window.not_extracted(scope, message_ids)
-    turns = await svc.window.get_many(scope, todo)
+    todo = await svc.conversation.batches.not_extracted(scope, message_ids)
+    turns = await svc.conversation.log.get_many(scope, todo)
     if not turns:
         return 0
-    window = await svc.window.recent(scope)
+    window = await svc.conversation.log.recent(scope)
     first = turns[0].ts
     context = [m.utterance() for m in window if m.ts < first and m.id not in todo][-6:]
     lang = session_lang([m.text for m in (*window, *turns)])
@@ -72,7 +72,7 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
         await svc.audit.record(AuditEntry(tenant=tenant, actor_id=SYSTEM, actor_name="Heyan",
                                           action="memory.extract", target=session, users=users,
                                           after={**changes, "messages": [m.id for m in turns]}))
-    await svc.window.mark_extracted(scope, turns)
+    await svc.conversation.batches.mark_extracted(scope, turns)
     return len(result.written)
 
 
@@ -82,17 +82,17 @@ async def extract_idle(ctx: dict[str, Any], tenant: str, session: str, turn: int
     svc = services(ctx)
     scope = Scope(tenant=tenant, session=session)
     idle = svc.settings.jobs.idle_seconds
-    latest = await svc.window.turns(scope)
+    latest = await svc.conversation.log.turns(scope)
     if latest != turn:
-        await svc.window.hold_idle_watch(scope, idle)
+        await svc.conversation.idle.hold(scope, idle)
         await svc.scheduler.extract_when_idle(scope, latest, idle)
         return 0
-    ids = await svc.window.pending(scope)
+    ids = await svc.conversation.batches.pending(scope)
     changed = 0
     if ids:  # extracted here, and only then taken off the waiting list: a failed try keeps them
         changed = await extract_memories(ctx, tenant, session, ids)
-        await svc.window.drop_pending(scope, ids)
-    await svc.window.release_idle_watch(scope)
+        await svc.conversation.batches.drop_pending(scope, ids)
+    await svc.conversation.idle.release(scope)
     await svc.scheduler.summarize(scope, turn)
     return changed
 
@@ -100,7 +100,7 @@ async def extract_idle(ctx: dict[str, Any], tenant: str, session: str, turn: int
 async def summarize_session(ctx: dict[str, Any], tenant: str, session: str, turn: int) -> str:
     """Write a new version of the session summary from the window and the previous summary."""
     svc = services(ctx)
-    saved = await write_summary(svc.window, svc.memory, svc.provider, Scope(tenant=tenant, session=session), turn)
+    saved = await write_summary(svc.conversation.log, svc.memory, svc.provider, Scope(tenant=tenant, session=session), turn)
     return saved.id if saved is not None else ""
 
 

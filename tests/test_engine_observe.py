@@ -40,11 +40,11 @@ async def test_small_talk_waits_for_one_idle_watch_then_is_extracted(
     # the idle job extracts, then drops the batch, then releases the watch: wait for the last step
     # (generously: a busy machine can hold a job for seconds)
     deadline = asyncio.get_running_loop().time() + 60
-    while await rt.window.idle_watch_active(SCOPE):
+    while await rt.conversation.idle.active(SCOPE):
         assert asyncio.get_running_loop().time() < deadline, "the idle watch was never released"
         await asyncio.sleep(0.1)
-    assert await rt.window.not_extracted(SCOPE, [f"m{i}" for i in range(5)]) == []
-    assert await rt.window.claim_idle_watch(SCOPE, 1)  # the watch was released when the session went quiet
+    assert await rt.conversation.batches.not_extracted(SCOPE, [f"m{i}" for i in range(5)]) == []
+    assert await rt.conversation.idle.claim(SCOPE, 1)  # the watch was released when the session went quiet
 
 
 async def test_fact_bearing_message_is_extracted_at_once_with_the_waiting_batch(
@@ -57,4 +57,4 @@ async def test_fact_bearing_message_is_extracted_at_once_with_the_waiting_batch(
     await rt.engine.observe(msg(0, "hi all"))
     await rt.engine.observe(msg(1, "I'll send the draft by Friday."))
     assert len(await queued(rt, "extract:")) == 1
-    assert await rt.window.pending(SCOPE) == []  # the waiting turn went with it
+    assert await rt.conversation.batches.pending(SCOPE) == []  # the waiting turn went with it

@@ -349,7 +349,7 @@ async def check_outcome(rt: Runtime, procs: Processes, script: Script, state: Pa
             for session in ("s1", "s2", "s3"):
                 ids = [m["id"] for m in script.messages if m["tenant"] == tenant and m["session"] == session
                        and m["user"] != ERASED[1]]
-                left += await rt.window.not_extracted(Scope(tenant=tenant, session=session), ids)
+                left += await rt.conversation.batches.not_extracted(Scope(tenant=tenant, session=session), ids)
         return left
 
     async def settled() -> bool:

@@ -175,12 +175,12 @@ async def test_job_of_a_killed_worker_completes_later_without_duplicates(
     )
     try:
         # The job is enqueued from here (Redis only: the store belongs to the worker process).
-        from bot.window import ConversationWindow
+        from bot.conversation import MessageLog
         from jobs.queue import JobQueue, connect
 
         pool = await connect(redis_url)
         try:
-            await ConversationWindow(pool).append(msg)
+            await MessageLog(pool).append(msg)
             assert await JobQueue(pool).extract(Scope(tenant=tenant, session=session), [msg.id])
             deadline = time.monotonic() + 30
             while not marker.exists():

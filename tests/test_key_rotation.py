@@ -19,11 +19,11 @@ from adapters.keys_cli import rotate
 from adapters.runtime import Runtime, StartupError
 from bot.actors import Actor
 from bot.audit import AuditEntry, AuditLog
+from bot.conversation import MessageLog
 from bot.models import Message
 from bot.outbox import Outbox, Post
 from bot.richtext import RichText
 from bot.sessions import SessionBook, SessionInfo
-from bot.window import ConversationWindow
 from memory.codec import PLAIN
 from memory.crypto import Cipher, key_id, parse_keys
 from memory.models import Fact, Kind, Scope, Summary, utcnow
@@ -100,7 +100,7 @@ async def _seed(rt: Runtime) -> None:
     # written before encryption existed: the plain codec and components without a cipher
     legacy = [_fact(100 + n, f"the legacy value {n}") for n in range(3)]
     await index_facts(rt.store, rt.embedder, Bm25Encoder(), legacy, codec=PLAIN)
-    await ConversationWindow(rt.redis).append(Message(id="legacy-msg", scope=Scope(tenant=T, session=S, user="u2"),
+    await MessageLog(rt.redis).append(Message(id="legacy-msg", scope=Scope(tenant=T, session=S, user="u2"),
                                                       author_name="Bo", text="legacy message", ts=utcnow()))
     await Outbox(rt.redis).append(Post(id="post-legacy", tenant=T, session=S, body=RichText.of("a legacy post")))
     await SessionBook(rt.redis).put(SessionInfo(tenant=T, session="thread-legacy", title="legacy title"))

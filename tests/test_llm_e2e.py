@@ -285,7 +285,7 @@ async def test_every_message_is_extracted_exactly_once(
         ids = [f"m{n}" for n in range(len(texts))]
 
         async def extracted(upto: int) -> bool:
-            return not await rt.window.not_extracted(scope, ids[:upto])
+            return not await rt.conversation.batches.not_extracted(scope, ids[:upto])
 
         for n, text in enumerate(texts):
             msg = _message(n, (ANN, BOB)[n % 2], text)

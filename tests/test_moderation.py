@@ -265,7 +265,7 @@ async def test_erasure_reaches_windows_posts_audit_and_in_flight_extraction(
     await runtime.moderation.confirm_erasure(ANN, ticket.token)
     assert await runtime.memory.list_facts(Scope(tenant=T, user="u-ann")) == []
     assert await runtime.window.get_many(scope, ["e1"]) == []  # the summary cannot rebuild it
-    assert await runtime.window.pending(scope) == []
+    assert await runtime.conversation.batches.pending(scope) == []
     record = await runtime.outbox.get(reminder_post(owed, "UTC").id)
     assert record is not None and record.state is PostState.CANCELLED
     [edit] = [e for e in await runtime.moderation.audit_log(MOD) if e.action == "memory.edit"]

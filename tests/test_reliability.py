@@ -201,15 +201,15 @@ async def test_a_failed_idle_extraction_keeps_its_batch(tmp_path: Path, redis_ur
     provider.script[msg.id] = [replace(cand, quote="water the plants")]
     await rt.engine.observe(msg)
     scope = Scope(tenant=T, session="quiet")
-    assert await rt.window.pending(scope) == ["q1"]
+    assert await rt.conversation.batches.pending(scope) == ["q1"]
     turn = await rt.window.turns(scope)
     provider.fail.add("quiet")
     with pytest.raises(ProviderError):
         await extract_idle(ctx(rt), T, "quiet", turn)  # the LLM fails; the job will be retried
-    assert await rt.window.pending(scope) == ["q1"]  # the batch is still there for the retry
+    assert await rt.conversation.batches.pending(scope) == ["q1"]  # the batch is still there for the retry
     provider.fail.clear()
     assert await extract_idle(ctx(rt), T, "quiet", turn) == 1
-    assert await rt.window.pending(scope) == []
+    assert await rt.conversation.batches.pending(scope) == []
 
 
 async def test_an_edit_landing_while_its_extraction_finishes_is_read_again(
@@ -223,7 +223,7 @@ async def test_an_edit_landing_while_its_extraction_finishes_is_read_again(
     provider.script[msg.id] = [cand]
     await rt.engine.observe(msg)
     scope = Scope(tenant=T, session="edit")
-    real_mark = rt.window.mark_extracted
+    real_mark = rt.conversation.batches.mark_extracted
     edited = replace(msg, text=msg.text.replace("Friday", "Monday"))
 
     async def edit_before_mark(scope: Scope, messages: Any) -> None:
@@ -233,13 +233,13 @@ async def test_an_edit_landing_while_its_extraction_finishes_is_read_again(
         await rt.engine.revise(edited)  # the edit lands after the facts were written, before the mark
         await real_mark(scope, messages)
 
-    rt.window.mark_extracted = edit_before_mark  # type: ignore[method-assign]
+    rt.conversation.batches.mark_extracted = edit_before_mark  # type: ignore[method-assign]
     await extract_memories(ctx(rt), T, "edit", [msg.id])
-    rt.window.mark_extracted = real_mark  # type: ignore[method-assign]
-    assert await rt.window.not_extracted(scope, [msg.id]) == [msg.id]  # the new text is still to read
+    rt.conversation.batches.mark_extracted = real_mark  # type: ignore[method-assign]
+    assert await rt.conversation.batches.not_extracted(scope, [msg.id]) == [msg.id]  # the new text is still to read
     await extract_memories(ctx(rt), T, "edit", [msg.id])  # the edit's own job
     assert [f.value for f in await rt.memory.open_commitments(Scope(tenant=T))] == ["send the draft by Monday"]
-    assert await rt.window.not_extracted(scope, [msg.id]) == []
+    assert await rt.conversation.batches.not_extracted(scope, [msg.id]) == []
 
 
 async def test_a_crash_between_storing_and_queueing_leaves_work_for_the_sweep(
@@ -258,8 +258,8 @@ async def test_a_crash_between_storing_and_queueing_leaves_work_for_the_sweep(
     rt.queue.extract = real  # type: ignore[method-assign]
     assert not await rt.engine.observe(msg)  # the platform's redelivery is a duplicate: it was stored…
     scope = Scope(tenant=T, session="crash")
-    assert await rt.window.pending(scope) == ["m1"]  # …and it still waits for extraction
-    await rt.window.release_idle_watch(scope)  # as if the idle job had been lost too
+    assert await rt.conversation.batches.pending(scope) == ["m1"]  # …and it still waits for extraction
+    await rt.conversation.idle.release(scope)  # as if the idle job had been lost too
     report = await reconcile(ctx(rt))
     assert report.swept == 1
     rt.start_worker()

@@ -12,6 +12,7 @@ from redis.asyncio import Redis
 
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
 from bot.audit import AuditEntry, AuditLog
+from bot.conversation import MessageLog, StageBook
 from bot.erasure import Erasure
 from bot.limits import RateLimits
 from bot.llm.base import MediatorProvider
@@ -21,7 +22,6 @@ from bot.reminders import reminder_time
 from bot.sessions import SessionBook
 from bot.settings import JobSettings
 from bot.tenants import TenantConfig
-from bot.window import ConversationWindow
 from memory.models import (
     OPEN_COMMITMENT,
     Fact,
@@ -59,7 +59,8 @@ class ModerationBase:
         audit: AuditLog,
         outbox: Outbox,
         scheduler: Scheduler,
-        window: ConversationWindow,
+        window: MessageLog,
+        stages: StageBook,
         provider: MediatorProvider,
         redis: Redis,
         jobs: JobSettings,
@@ -73,6 +74,7 @@ class ModerationBase:
         self.outbox = outbox
         self.scheduler = scheduler
         self.window = window
+        self.stages = stages
         self.provider = provider
         self.redis = redis
         self.jobs = jobs

@@ -75,7 +75,7 @@ class Disputes(ModerationBase):
         info = await self.sessions.get(actor.tenant, session)
         commitments = await self.memory.open_commitments(Scope(tenant=actor.tenant), visible_in=session)
         return DisputeStatus(
-            tenant=actor.tenant, session=session, info=info, stage=await self.window.stage(scope) or "gathering",
+            tenant=actor.tenant, session=session, info=info, stage=await self.stages.get(scope) or "gathering",
             turns=await self.window.turns(scope), open_commitments=tuple(commitments),
             summary=await self.memory.summary(scope),
         )
