@@ -38,7 +38,7 @@ from bot.sessions import SessionBook
 from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
-from bot.triggers import fact_bearing
+from bot.triggers import urgent
 from memory.models import OPEN_COMMITMENT, Kind, Scope
 from memory.poisoning import attempt
 from memory.privacy import redact
@@ -114,7 +114,7 @@ class Engine:
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         cfg = self.config
         waiting = await self.conversation.batches.pending(scope)
-        if fact_bearing(msg) or len(waiting) >= cfg.batch_turns:
+        if urgent(msg) or len(waiting) >= cfg.batch_turns:
             await self.extract_now(scope, waiting)
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
         if await self.conversation.idle.claim(scope, cfg.idle_seconds):

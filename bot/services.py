@@ -16,6 +16,7 @@ from bot.audit import AuditLog
 from bot.conversation import Conversation
 from bot.erasure import Erasure
 from bot.llm.base import MediatorProvider
+from bot.moderation import ModerationService
 from bot.outbox import Outbox
 from bot.ports import Scheduler
 from bot.sessions import SessionBook
@@ -43,6 +44,15 @@ class Services:
     sessions: SessionBook
     audit: AuditLog
     erasure: Erasure
+
+    def moderation(self) -> ModerationService:
+        """The moderation service on these collaborators (no rate limits: a job acts for the system),
+        for jobs that change records the way members and moderators do (``bot.completions``)."""
+        return ModerationService(
+            memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
+            scheduler=self.scheduler, window=self.conversation.log, stages=self.conversation.stages,
+            provider=self.provider, redis=self.redis, jobs=self.settings.jobs, erasure=self.erasure,
+            tenants=self.tenants)
 
     async def tenant(self, tenant: str) -> TenantSettings:
         """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""

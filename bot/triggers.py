@@ -20,12 +20,13 @@ from bot.lang import detect_lang
 from bot.models import Message
 from bot.offline import lexicon as lx
 from bot.offline.clauses import core, split_clauses
+from bot.offline.done import done_reports
 from bot.offline.rules import extract_rules
 from memory.extraction import ExtractionRequest
 from memory.models import Kind
 from memory.normalize import normalize
 
-__all__ = ["TRIGGER_LIMIT", "fact_bearing"]
+__all__ = ["TRIGGER_LIMIT", "fact_bearing", "urgent"]
 
 #: Kinds that make a message worth extracting now (emotions and events can wait for the batch).
 _URGENT = frozenset({Kind.COMMITMENT, Kind.DEMAND, Kind.CONSENSUS})
@@ -46,6 +47,15 @@ def fact_bearing(msg: Message) -> bool:
     if any(c.kind in _URGENT and not c.reported for c in extract_rules(request)):
         return True
     return _bare_answer(head.text) or _cue(head.text)
+
+
+def urgent(msg: Message) -> bool:
+    """Extract now: the message is fact-bearing, or reports a promise kept ("done", "已经发了"), which
+    must close its commitment before the follow-up fires (``bot.completions``)."""
+    if fact_bearing(msg):
+        return True
+    turn = msg.utterance()
+    return bool(done_reports([dataclasses.replace(turn, text=turn.text[:TRIGGER_LIMIT])]))
 
 
 def _bare_answer(text: str) -> bool:

@@ -9,6 +9,7 @@ from datetime import datetime
 from bot.actors import Actor, InvalidRequest, PermissionDenied
 from bot.moderation.base import ERASE_CONFIRM_SECONDS, REVIEW_STATUSES, ModerationBase
 from bot.moderation.views import ErasureRequest
+from bot.offline.actions import reread_due
 from memory.models import (
     OPEN_COMMITMENT,
     Confidence,
@@ -44,12 +45,13 @@ class MemberSelfService(ModerationBase):
         if not (actor.is_moderator or self._concerns(actor, found)):
             raise PermissionDenied("you can only correct memories about yourself", "你只能更正关于你自己的记忆")
         own = actor.user_id in (found.subject, found.asserted_by)
+        zone = (await self.tenants.get(actor.tenant)).timezone
 
         def correction(cur: Fact) -> Fact:
             if own:
                 status = FactStatus.ACTIVE if cur.status in REVIEW_STATUSES else cur.status
                 return self._new_version(cur, actor, value=value, asserted_by=actor.user_id, status=status,
-                                         confidence=Confidence.HIGH)
+                                         confidence=Confidence.HIGH, **reread_due(cur, value, zone))
             claim = HistoryEntry(version=cur.version, value=value, asserted_by=actor.user_id,
                                  status=FactStatus.DISPUTED, valid_from=utcnow(), valid_to=utcnow())
             return cur.model_copy(update={"status": FactStatus.DISPUTED, "contested": (*cur.contested, claim)})

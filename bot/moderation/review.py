@@ -10,6 +10,7 @@ from bot.actors import Actor, InvalidRequest
 from bot.audit import AuditEntry
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
 from bot.moderation.views import ReviewPage, fact_view, outline
+from bot.offline.actions import reread_due
 from memory.models import (
     Confidence,
     Fact,
@@ -69,12 +70,15 @@ class MemoryReview(ModerationBase):
             raise InvalidRequest("the new value is empty; write what the memory should say",
                                  "新内容为空；请写出这条记忆应有的内容")
         found = await self._find(actor, ref)
+        zone = (await self.tenants.get(actor.tenant)).timezone
 
         def edit(cur: Fact) -> Fact:
             if value == cur.value:
                 return cur
             status = FactStatus.ACTIVE if cur.status in REVIEW_STATUSES else cur.status
-            return self._new_version(cur, actor, value=value, status=status, confidence=Confidence.HIGH, contested=())
+            # a commitment's new words may name a new deadline: read it again (its follow-up moves too)
+            return self._new_version(cur, actor, value=value, status=status, confidence=Confidence.HIGH, contested=(),
+                                     **reread_due(cur, value, zone))
 
         fact, saved = await self._change(actor, found, edit)
         if saved is fact:

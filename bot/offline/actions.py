@@ -10,13 +10,18 @@ the action when the slot or a reply needs the action alone.
 from __future__ import annotations
 
 import re
+from datetime import UTC
+from typing import Any
 
-from bot.duetime import find_due_span
+from bot.duetime import find_due_span, resolve_due
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
+from bot.zones import zone_or_utc
+from memory.models import Fact, Kind
 
-__all__ = ["is_commitment", "is_standing", "promised_action", "split_due", "standing_promise", "strip_head"]
+__all__ = ["is_commitment", "is_standing", "promised_action", "reread_due", "split_due", "standing_promise",
+           "strip_head"]
 
 # Words before a Chinese cue that make the sentence an opinion, not a promise ("我觉得会下雨").
 _ZH_OPINION = re.compile(r"觉得|认为|想|猜|怕|估计|以为|知道|希望|要求|说|听|看|记得|发现")
@@ -138,6 +143,29 @@ def split_due(action: str) -> tuple[str, str]:
         return clean(action), ""
     rest = _SPACE_NEAR_CJK.sub("", (action[: span[0]] + " " + action[span[1] :]).strip())
     return clean(rest.strip(" ,，")), clean(action[span[0] : span[1]])
+
+
+def reread_due(fact: Fact, value: str, zone: str) -> dict[str, Any]:
+    """The due-time fields of ``fact`` once its text becomes ``value`` (a moderator's edit, a member's
+    correction): the deadline the new words name, read from when the promise was said, in the zone
+    its due time was read in (else ``zone``); none when the words that named one are gone; kept when
+    it never came from the words (a snooze). A new due time clears ``reminders_sent``, so the new
+    version gets its follow-up. ``{}`` when nothing changes (or ``fact`` is no commitment)."""
+    if fact.kind is not Kind.COMMITMENT:
+        return {}
+    said = fact.sources[0].ts if fact.sources else fact.valid_from
+    clock = fact.due_at.tzinfo if fact.due_at is not None and fact.due_at.tzinfo is not None else zone_or_utc(zone)
+    if is_standing(value):
+        due = None
+    elif (found := resolve_due(value, said if said.tzinfo else said.replace(tzinfo=UTC), clock)) is not None:
+        due = found
+    elif find_due_span(fact.value) is not None:
+        due = None  # the deadline words were taken out
+    else:
+        return {}
+    if due == fact.due_at:
+        return {}
+    return {"due_at": due, "reminders_sent": ()}
 
 
 def promised_action(value: str) -> str:
