@@ -4,7 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test lint typecheck unit clean
+# pytest-xdist workers: `auto` is one per core; PYTEST_WORKERS=0 runs the suite in one process
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
+
+.PHONY: install demo test test-fast lint typecheck unit unit-fast clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -24,9 +28,15 @@ typecheck: $(STAMP)
 	$(BIN)/mypy
 
 unit: $(STAMP)
-	$(BIN)/pytest -q
+	$(PYTEST)
+
+# everything but the tests marked `slow` (the fault-injection suite among them): for developers
+unit-fast: $(STAMP)
+	$(PYTEST) -m "not slow"
 
 test: lint typecheck unit
+
+test-fast: lint typecheck unit-fast
 
 clean:
 	rm -rf $(VENV) data .pytest_cache .mypy_cache .ruff_cache

@@ -3,6 +3,10 @@
 Every command reads Settings once; any startup problem (bad setting, locked store, unreachable
 server, malformed script, a refused request) ends in one line on stderr that says what to do, and
 exit status 2. Shared helpers are in ``adapters.cli_common``; each group lives in its own module.
+
+Start-up stays quick (``heyan --help`` well under a second): this module and the groups import only
+typer, rich and light helpers at the top; each command imports the runtime, the stores, arq or a
+platform SDK inside its own body (tests/test_cli_startup.py checks what importing the CLI loads).
 """
 
 from __future__ import annotations
@@ -17,10 +21,8 @@ from adapters import commitments_cli, jobs_cli, keys_cli, memory_cli, tenant_cli
 from adapters.bench import app as bench_app
 from adapters.cli_common import console, err, fail, run
 from adapters.cli_style import Typer
-from adapters.console import ScriptError, parse_script
 from adapters.discord import cli as discord_cli
 from adapters.slack import cli as slack_cli
-from bot.settings import SettingsError, load_settings
 
 __all__ = ["app", "main"]
 
@@ -38,6 +40,8 @@ app.add_typer(slack_cli.app, name="slack")
 @app.command()
 def config() -> None:
     """Print the resolved settings, secrets masked."""
+    from bot.settings import SettingsError, load_settings
+
     try:
         settings = load_settings()
     except SettingsError as exc:
@@ -58,6 +62,8 @@ def chat(
 ) -> None:
     """Talk with Heyan in the terminal, or replay a script of messages."""
     if script is not None:
+        from adapters.console import ScriptError, parse_script
+
         try:
             # the whole file is checked before anything runs; a repeated id is reported, then dropped
             messages = parse_script(script, warn=lambda line: err.print(f"warning: {line}", markup=False,
@@ -99,6 +105,8 @@ def worker() -> None:
 
     It runs jobs and queues posts; it never posts to a platform itself — the process connected to
     the platform delivers them."""
+    from bot.settings import SettingsError, load_settings
+
     try:
         settings = load_settings()
     except SettingsError as exc:

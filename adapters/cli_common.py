@@ -12,23 +12,21 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
-from arq.connections import ArqRedis
 from rich.markup import escape as escape_markup
 
 from adapters.cli_style import Typer
-from adapters.console import ScriptError
-from adapters.logs import configure_logging
-from adapters.runtime import Runtime, StartupError
 from adapters.terminal import SafeConsole
-from bot.actors import Actor, ModerationError, NotFound
-from bot.limits import SlowDown
-from bot.names import TenantNames
-from bot.settings import Settings, SettingsError, load_settings, mask_url
-from jobs.queue import connect
-from memory.errors import HeyanMemoryError
+
+if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, arq or the stores
+    from arq.connections import ArqRedis
+
+    from adapters.runtime import Runtime
+    from bot.actors import Actor
+    from bot.names import TenantNames
+    from bot.settings import Settings
 
 __all__ = [
     "SESSION_HELP",
@@ -73,6 +71,15 @@ def one_of(what: str, value: str, choices: Sequence[str]) -> str:
 
 def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
     """Load settings and run an async command; known failures become one clear line and exit 2."""
+    # here, not at the top: a command pays for the runtime's imports only when it runs
+    from adapters.console import ScriptError
+    from adapters.logs import configure_logging
+    from adapters.runtime import StartupError
+    from bot.actors import ModerationError
+    from bot.limits import SlowDown
+    from bot.settings import SettingsError, load_settings
+    from memory.errors import HeyanMemoryError
+
     try:
         settings = load_settings()
         configure_logging(settings)
@@ -85,6 +92,8 @@ def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
 
 def with_runtime(body: Callable[[Runtime], Awaitable[T]], **kw: Any) -> T:
     """Run ``body`` on a runtime without a worker (admin commands must not run jobs)."""
+
+    from adapters.runtime import Runtime
 
     async def main(settings: Settings) -> T:
         rt = await Runtime.start(settings, worker=False, **kw)
@@ -99,6 +108,10 @@ def with_runtime(body: Callable[[Runtime], Awaitable[T]], **kw: Any) -> T:
 @asynccontextmanager
 async def redis_only(settings: Settings) -> AsyncIterator[ArqRedis]:
     """The queue's Redis: the configured server, or the embedded Valkey through a worker-less runtime."""
+    from adapters.runtime import Runtime, StartupError
+    from bot.settings import mask_url
+    from jobs.queue import connect
+
     url = settings.redis.url
     if url is None:
         rt = await Runtime.start(settings, worker=False)
@@ -133,6 +146,9 @@ async def tenants_of(rt: Runtime, tenant: str | None) -> list[str]:
 async def tenant_names(rt: Runtime, tenants: set[str]) -> TenantNames:
     """Everyone's latest display name in these tenants, read from all of their records — so a
     filtered listing names people as the unfiltered one does."""
+    from bot.actors import Actor
+    from bot.names import TenantNames
+
     facts = []
     for t in sorted(tenants):
         facts += await rt.moderation.memory_list(Actor.operator(t))
@@ -144,6 +160,8 @@ async def find_in_tenants(
 ) -> T:
     """Run a lookup as the local operator in ``tenant``, or in every tenant when none is given;
     exactly one tenant must answer (else one clear error)."""
+    from bot.actors import Actor, NotFound
+
     found: list[T] = []
     missing: NotFound | None = None
     for t in await tenants_of(rt, tenant):

@@ -5,10 +5,13 @@ names. Tables name it in their headings, JSON beside each time (``bot.clock``)."
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from adapters.cli_common import fail
-from adapters.runtime import Runtime
 from bot.zones import is_zone
+
+if TYPE_CHECKING:  # the CLI imports the runtime inside its commands (`heyan --help` stays light)
+    from adapters.runtime import Runtime
 
 __all__ = ["ZONE_HELP", "checked_zone", "display_zones"]
 

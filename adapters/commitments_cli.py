@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -22,12 +22,11 @@ from adapters.cli_common import (
 )
 from adapters.cli_style import Typer
 from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
-from adapters.runtime import Runtime
-from adapters.views import commitment_view, commitments_table
 from bot.actors import Actor
-from bot.clock import show_time
-from bot.zones import offset_name
-from memory.models import Fact
+
+if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
+    from adapters.runtime import Runtime
+    from memory.models import Fact
 
 __all__ = ["app"]
 
@@ -48,6 +47,8 @@ def commitments_list(
 ) -> None:
     """List commitments, their due times (in the tenant's zone, named) and reminders (the tenant column
     appears when there are several)."""
+    from adapters.views import commitment_view, commitments_table
+
     if status is not None:
         one_of("status", status, _STATUSES)
     checked_zone(zone)
@@ -108,5 +109,8 @@ def commitments_snooze(
         )
 
     fact = with_runtime(body)
+    from bot.clock import show_time
+    from bot.zones import offset_name
+
     due = show_time(fact.due_at, offset_name(fact.due_at) or "UTC", "en") if fact.due_at else "-"
     console.print(f"snoozed: {fact.subject_name or fact.subject} — {fact.value}, due {due}", markup=False)

@@ -10,19 +10,21 @@ the jobs it enqueues run in the bot or in ``heyan worker``).
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from arq.connections import ArqRedis
 from rich.table import Table
 
 from adapters.cli_common import console, fail, with_redis, with_runtime
 from adapters.cli_style import Typer
-from adapters.runtime import Runtime, build_cipher
-from bot.outbox import Outbox, OutboxStats, PostRecord
-from bot.settings import load_settings
-from jobs import admin
-from jobs.cron import ReconcileReport, reconcile
+
+if TYPE_CHECKING:  # the commands import what they use: `heyan --help` must not load arq
+    from arq.connections import ArqRedis
+
+    from adapters.runtime import Runtime
+    from bot.outbox import Outbox, OutboxStats, PostRecord
+    from jobs import admin
+    from jobs.cron import ReconcileReport
 
 __all__ = ["app"]
 
@@ -30,6 +32,9 @@ app = Typer(no_args_is_help=True, help="The background job queue and the outboxe
 
 
 async def _status(redis: ArqRedis) -> tuple[admin.QueueStatus, list[OutboxStats]]:
+    from bot.outbox import Outbox
+    from jobs import admin
+
     return await admin.status(redis), await Outbox(redis).stats()
 
 
@@ -55,6 +60,10 @@ def jobs_status(as_json: Annotated[bool, typer.Option("--json", help="JSON inste
 
 def _outbox(redis: ArqRedis) -> Outbox:
     """The outbox with this process's keys: a dead post's body is sealed."""
+    from adapters.runtime import build_cipher
+    from bot.outbox import Outbox
+    from bot.settings import load_settings
+
     return Outbox(redis, cipher=build_cipher(load_settings()))
 
 
@@ -74,6 +83,8 @@ def jobs_dead_letter(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
 ) -> None:
     """List jobs and posts that failed their last try; --retry ID or --all enqueues them again."""
+    from jobs import admin
+
     if retry is not None and retry_all:
         raise fail("use either --retry ID or --all, not both")
     if retry is not None or retry_all:
@@ -92,7 +103,13 @@ def jobs_dead_letter(
         return
 
     async def both(redis: ArqRedis) -> tuple[list[admin.DeadLetter], list[PostRecord]]:
-        return await admin.dead_letters(redis), await _dead_posts(redis)
+        # with this process's keys: a dead job's error message is sealed (it may quote members)
+        from adapters.runtime import build_cipher
+        from bot.deadletters import DeadLetters
+        from bot.settings import load_settings
+
+        letters = DeadLetters(redis, cipher=build_cipher(load_settings()))
+        return await admin.dead_letters(redis, letters), await _dead_posts(redis)
 
     dead, posts = with_redis(both)
     if as_json:
@@ -103,7 +120,7 @@ def jobs_dead_letter(
     for col in ("job id", "function", "tries", "error", "at"):
         table.add_column(col, overflow="fold")
     for d in dead:
-        table.add_row(d.job_id, d.function, str(d.tries), d.error, d.at)
+        table.add_row(d.job_id, d.function, str(d.tries), f"{d.error}: {d.detail}" if d.detail else d.error, d.at)
     console.print(table)
     ptable = Table(title=f"{len(posts)} dead posts")
     for col in ("post id", "platform", "attempts", "error"):
@@ -116,6 +133,7 @@ def jobs_dead_letter(
 @app.command("reconcile")
 def jobs_reconcile(as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a sentence")] = False) -> None:
     """Rebuild missing reminder jobs from the store and mark past-due commitments overdue, now."""
+    from jobs.cron import reconcile
 
     async def body(rt: Runtime) -> ReconcileReport:
         return await reconcile({"heyan": rt.services, "redis": rt.redis})

@@ -22,15 +22,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from adapters.cli_common import Typer, console, with_runtime
-from adapters.runtime import Runtime
-from bot.sealing import Resealable, scan, write_marker
-from memory.crypto import generate_key
 from memory.models import Scope
 from memory.ports import Layer, RecordFilter
+
+if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, redis or the stores
+    from adapters.runtime import Runtime
+    from bot.sealing import Resealable
 
 __all__ = ["RotationReport", "app", "rotate"]
 
@@ -85,12 +87,24 @@ def _advancer(progress: Progress, task: TaskID) -> Callable[[int], None]:
     return advance
 
 
+def _slack_parts(rt: Runtime) -> dict[str, Resealable]:
+    """Slack's sealed values: workspace installations (bot tokens) and deliveries waiting for a re-run."""
+    from adapters.slack.redo import EventRedo
+    from adapters.slack.workspaces import RedisInstallationStore
+
+    return {"slack installs": RedisInstallationStore(rt.redis, rt.cipher), "slack re-runs": EventRedo(rt.redis, rt.cipher)}
+
+
 async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     """Re-encrypt every record with the first key; see the module docstring."""
+    from bot.sealing import scan, write_marker
+
     report = RotationReport(key=rt.cipher.primary, others=rt.cipher.key_ids[1:])
     totals = await _store_totals(rt)
     tasks = {layer: progress.add_task(f"store {layer}", total=totals[layer]) for layer in _LAYERS}
-    redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions, "audit": rt.audit}
+    redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions,
+                                          "audit": rt.audit, "dead letters": rt.dead_letters}
+    redis_parts.update(_slack_parts(rt))
     redis_totals = {
         name: sum([len([k async for k in scan(rt.redis, p)]) for p in part.SEALED_PATTERNS])
         for name, part in redis_parts.items()
@@ -108,6 +122,8 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
 @app.command("generate")
 def keys_generate() -> None:
     """Print a new random key (32 bytes, url-safe base64) for HEYAN_ENCRYPTION_KEYS."""
+    from memory.crypto import generate_key
+
     print(generate_key())
 
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import json
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from adapters.cli_common import (
     SESSION_HELP,
@@ -29,17 +30,17 @@ from adapters.cli_common import (
 )
 from adapters.cli_style import Typer
 from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
-from adapters.runtime import Runtime
-from adapters.views import audit_table, fact_view, memory_table
 from bot import kinds
 from bot.actors import Actor
-from bot.audit import AuditEntry
-from bot.clock import show_stamp
-from bot.moderation import ReviewPage
-from bot.names import TenantNames
-from bot.settings import load_settings
 from memory.models import Fact, FactStatus, Scope, utcnow
 from memory.normalize import escape_controls
+
+if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
+    from adapters.runtime import Runtime
+    from bot.audit import AuditEntry
+    from bot.erasure import ErasureReport
+    from bot.moderation import ReviewPage
+    from bot.names import TenantNames
 
 __all__ = ["app"]
 
@@ -77,6 +78,8 @@ def memory_list(
     zone: Annotated[str | None, typer.Option(help=ZONE_HELP)] = None,
 ) -> None:
     """List remembered facts (the tenant column appears when there are several tenants)."""
+    from adapters.views import fact_view, memory_table
+
     k, st = _kind(kind), _status(status)
     checked_zone(zone)
 
@@ -109,6 +112,8 @@ def memory_show(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a pretty print")] = False,
 ) -> None:
     """Show one memory with its sources and history."""
+    from adapters.views import fact_view
+
     fact = _one(fact_id, tenant, "memory_show")
     if as_json:
         print(json.dumps(fact_view(fact), ensure_ascii=False, indent=1))
@@ -123,6 +128,7 @@ def memory_history(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
 ) -> None:
     """A memory's versions, and who changed it, when and why."""
+    from adapters.views import audit_table
 
     async def body(rt: Runtime) -> tuple[Fact, list[AuditEntry]]:
         return await find_in_tenants(rt, tenant, lambda actor: rt.moderation.memory_history(actor, fact_id),
@@ -149,6 +155,8 @@ def memory_history(
 
 def _utc(iso: object) -> str:
     """An ISO time of a version as a cell of a column headed "(UTC)"."""
+    from bot.clock import show_stamp
+
     return show_stamp(datetime.fromisoformat(str(iso)), "UTC")
 
 
@@ -203,6 +211,7 @@ def memory_review(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """The review queue: disputed, unverified and low-confidence memories."""
+    from adapters.views import fact_view, memory_table
 
     async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
         facts: list[Fact] = []
@@ -237,6 +246,7 @@ def memory_export(
     out: Annotated[Path | None, typer.Option(help="write the JSON here instead of stdout")] = None,
 ) -> None:
     """Everything Heyan holds about or from one member (in one tenant or all), as JSON."""
+    from bot.settings import load_settings
 
     async def body(rt: Runtime) -> dict[str, object]:
         tenants = await _tenants_of_user(rt, tenant, user)
@@ -260,32 +270,73 @@ def memory_export(
     console.print(f"wrote {out}", markup=False)
 
 
+#: What an erasure reports per store, as the table names it.
+_ERASED = {
+    "facts": "memories deleted", "summaries_rewritten": "summaries rolled back (their words out)",
+    "summaries_deleted": "summaries deleted", "messages": "messages (conversation windows)",
+    "posts": "outbox posts emptied", "audit_entries": "audit entries scrubbed",
+    "dead_letters": "dead-letter details dropped", "disputes": "dispute titles cleared",
+}
+
+
+def _erasure_table(report: ErasureReport) -> Table:
+    table = Table(title=Text(f"erased {report.user} in {report.tenant} (only there)"), title_justify="left")
+    table.add_column("store")
+    table.add_column("removed", justify="right")
+    for key, count in report.counts().items():
+        table.add_row(_ERASED.get(key, key), str(count))
+    return table
+
+
 @app.command("forget")
 def memory_forget(
     user: Annotated[str, typer.Option(help="the member's user id")],
-    tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
+    tenant: Annotated[str | None, typer.Option(help="erase in this tenant only, e.g. discord:<guild id>")] = None,
+    all_tenants: Annotated[bool, typer.Option("--all-tenants", help="erase in every tenant holding their records")] = False,
     yes: Annotated[bool, typer.Option("--yes", help="do not ask for confirmation")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
-    """Erase everything about or from one member — memories, summaries, their messages, unsent posts
-    and audit details — in one tenant or all (asks first)."""
+    """Erase everything about or from one member in one tenant — memories, their words in summaries,
+    their messages, posts, audit details, dead-letter details — and print what went per store.
+    A member with records in several tenants is erased only where asked: --tenant T, or every
+    tenant with --all-tenants."""
+    if tenant and all_tenants:
+        raise fail("give --tenant T or --all-tenants, not both")
 
-    async def body(rt: Runtime) -> int:
-        tenants = await _tenants_of_user(rt, tenant, user)
-        requests = [(t, await rt.moderation.request_erasure(Actor.operator(t), user)) for t in tenants]
+    async def body(rt: Runtime) -> tuple[list[ErasureReport], list[str]]:
+        holding = await _tenants_of_user(rt, None, user)
+        if tenant or all_tenants:
+            targets = [tenant] if tenant else holding
+        elif len(holding) > 1:
+            raise fail(f"{user} has memories in {len(holding)} tenants ({', '.join(holding)}): give --tenant T to "
+                       "erase in one of them, or --all-tenants to erase in every one")
+        elif not holding:
+            raise fail(f"no memories or summaries of {user} in any tenant; give --tenant T to erase their "
+                       "messages, posts and audit details there")
+        else:
+            targets = holding
+        requests = [(t, await rt.moderation.request_erasure(Actor.operator(t), user)) for t in targets]
+        others = [t for t in holding if t not in targets]
         if not yes:
             facts = sum(r.facts for _, r in requests)
             summaries = sum(r.summaries for _, r in requests)
-            where = tenant or f"{len(tenants)} tenant(s)"
-            if not typer.confirm(f"erase {facts} memories and {summaries} summaries of {user} in {where}?",
-                                 default=False):
+            where = ", ".join(targets) + (f" only (not {', '.join(others)})" if others else "")
+            if not typer.confirm(f"erase {facts} memories of {user}, and their words in {summaries} summaries, "
+                                 f"in {where}?", default=False):
                 raise typer.Exit(1)
-        removed = 0
-        for t, request in requests:
-            removed += await rt.moderation.confirm_erasure(Actor.operator(t), request.token, user)
-        return removed
+        reports = [await rt.moderation.erase_member(Actor.operator(t), r.token, user) for t, r in requests]
+        return reports, others
 
-    removed = with_runtime(body)
-    console.print(f"erased {removed} records of {user}", markup=False)
+    reports, others = with_runtime(body)
+    if as_json:
+        print(json.dumps({"user": user, "erased": [r.as_dict() for r in reports], "not_erased_in": others},
+                         ensure_ascii=False, indent=1))
+        return
+    for report in reports:
+        console.print(_erasure_table(report))
+    if others:
+        console.print(f"{user} also has memories in {', '.join(others)}: not erased there "
+                      f"(run with --tenant {others[0]})", markup=False)
 
 
 @app.command("audit")
@@ -296,6 +347,7 @@ def memory_audit(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """Who changed what, when and why (newest first)."""
+    from adapters.views import audit_table
 
     async def body(rt: Runtime) -> list[AuditEntry]:
         return await rt.moderation.audit_log(Actor.operator(tenant), user=user, limit=limit)

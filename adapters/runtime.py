@@ -23,6 +23,7 @@ from arq.worker import Worker
 from adapters.valkey import EmbeddedValkey, ValkeyStartError
 from bot.audit import AuditLog
 from bot.conversation import Conversation, MessageLog
+from bot.deadletters import DeadLetters
 from bot.delivery import Deliverer, PostSender
 from bot.engine import Engine, EngineConfig
 from bot.erasure import Erasure
@@ -176,6 +177,7 @@ class Runtime:
         self.outbox: Outbox
         self.sessions: SessionBook
         self.audit: AuditLog
+        self.dead_letters: DeadLetters
         self.erasure: Erasure
         self.limits: RateLimits | None
         self.services: Services
@@ -249,7 +251,8 @@ class Runtime:
         self.provider = FallbackProvider(provider or _provider(s), offline)
         self.outbox = Outbox(self.redis, cipher=self.cipher)
         self.sessions = SessionBook(self.redis, cipher=self.cipher)
-        self.audit = AuditLog(self.redis, cipher=self.cipher)
+        self.audit = AuditLog(self.redis, cipher=self.cipher, tenants=self.tenants)
+        self.dead_letters = DeadLetters(self.redis, cipher=self.cipher)
         lim = s.limits
         self.limits = RateLimits(url, LimitRules(
             replies_per_user=lim.replies_per_user, replies_per_tenant=lim.replies_per_tenant,
@@ -258,12 +261,12 @@ class Runtime:
         self.erasure = Erasure(
             memory=self.memory, conversation=self.conversation, outbox=self.outbox, audit=self.audit,
             redis=self.redis, scheduler=self.queue, settle_seconds=s.jobs.job_timeout + 30,
-            keep_seconds=s.window_ttl_seconds + 86_400,
+            keep_seconds=s.window_ttl_seconds + 86_400, sessions=self.sessions, dead_letters=self.dead_letters,
         )
         self.services = Services(
             settings=s, store=self.store, memory=self.memory, redis=self.redis, conversation=self.conversation,
             tenants=self.tenants, scheduler=self.queue, provider=self.provider, outbox=self.outbox,
-            sessions=self.sessions, audit=self.audit, erasure=self.erasure,
+            sessions=self.sessions, audit=self.audit, erasure=self.erasure, dead_letters=self.dead_letters,
         )
         self.engine = Engine(
             conversation=self.conversation, memory=self.memory, scheduler=self.queue, provider=self.provider,

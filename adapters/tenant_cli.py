@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Awaitable, Callable
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.table import Table
 
 from adapters.cli_common import console, fail, one_of, redis_only, run
 from adapters.cli_style import Typer
-from bot.settings import Settings
-from bot.tenants import TenantConfig, TenantSettingError, TenantSettings, check_timezone
-from memory.models import Kind
+
+if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light (bot.tenants needs redis)
+    from bot.settings import Settings
+    from bot.tenants import TenantConfig, TenantSettings
 
 __all__ = ["app"]
 
@@ -28,6 +29,8 @@ T = TypeVar("T")
 
 
 def _with_config(body: Callable[[TenantConfig], Awaitable[T]]) -> T:
+    from bot.tenants import TenantConfig, TenantSettingError, TenantSettings
+
     async def main(settings: Settings) -> T:
         async with redis_only(settings) as redis:
             return await body(TenantConfig(redis, TenantSettings(timezone=settings.timezone)))
@@ -63,6 +66,8 @@ def tenant_show(
     if as_json:
         print(json.dumps(shown, ensure_ascii=False, indent=1))
         return
+    from bot.tenants import TenantSettings
+
     fields = list(TenantSettings.model_fields)
     table = Table(title=f"tenant settings (defaults: {', '.join(f'{k}={v}' for k, v in shown['defaults'].items())})")
     table.add_column("tenant", overflow="fold")
@@ -81,6 +86,8 @@ def tenant_set_timezone(
     zone: Annotated[str, typer.Argument(help="an IANA timezone, e.g. Asia/Shanghai or America/New_York")],
 ) -> None:
     """Set a tenant's timezone: due times it hears and the times it shows use this zone from now on."""
+    from bot.tenants import TenantSettingError, check_timezone
+
     try:
         check_timezone(zone)  # before starting anything
     except TenantSettingError as exc:
@@ -109,6 +116,8 @@ def tenant_set_retention(
     days: Annotated[str, typer.Argument(help="days to keep (a positive number), or keep (until erased)")],
 ) -> None:
     """How long a tenant keeps each kind of memory; expired ones leave recall at once and are purged."""
+    from memory.models import Kind
+
     one_of("kind", kind, [*(k.value for k in Kind), "closed"])
     value: float | None
     if days == "keep":
@@ -138,6 +147,8 @@ def tenant_reset(
     setting: Annotated[str | None, typer.Option(help="only this setting (default: all)")] = None,
 ) -> None:
     """Drop a tenant's own settings: it follows the defaults (HEYAN_TIMEZONE) again."""
+    from bot.tenants import TenantSettings
+
     if setting is not None and setting not in TenantSettings.model_fields:
         raise fail(f"unknown tenant setting {setting}; known: {', '.join(TenantSettings.model_fields)}")
     updated = _with_config(lambda config: config.reset(tenant, *([setting] if setting else [])))

@@ -31,6 +31,7 @@ from bot.names import TenantNames
 from bot.zones import zone_label
 from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind
 from memory.normalize import escape_controls as _safe
+from memory.poisoning import flag_of
 
 __all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table"]
 
@@ -62,9 +63,11 @@ def _names(table: Table, name: str, texts: list[str]) -> None:
 
 def kind_label(fact: Fact) -> str:
     """The kind as a person reads it (``bot.kinds``: agreement/refusal for consensus, claim for a
-    reported event), and why a flagged message was flagged (instruction, impersonation, …)."""
+    reported event), and which rule flagged a flagged message (instruction, impersonation, fake marker,
+    encoded instruction; ``memory_table`` shows the whole reason with the text)."""
     if fact.status is FactStatus.FLAGGED:
-        return fact.attribute
+        flag = flag_of(fact.attribute)
+        return flag.value if flag is not None else fact.attribute
     return label(fact)
 
 
@@ -103,6 +106,8 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
         if f.asserted_by != f.subject:
             who += f" (per {_safe(names.name(f.tenant, f.asserted_by))})"
         what = _safe(f.value if f.kind is not Kind.PERSON else f"{f.attribute}: {f.value}")
+        if f.status is FactStatus.FLAGGED:  # why it was flagged (the kind column has the rule), then what was said
+            what = f"{_safe(f.attribute.split(':', 1)[-1].strip())} — {what}"
         if f.due_at is not None:
             what += f" — due {show_due(f.due_at, zone, 'en')}"
         status = f.status.value + (" (low)" if f.confidence is Confidence.LOW else "")

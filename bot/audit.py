@@ -4,9 +4,12 @@ Every change made through the moderation service (a moderator's edit, a member's
 dispute opened or closed, an erasure) appends one ``AuditEntry`` to the tenant's stream in Redis
 (``heyan:audit:<tenant>``, newest last). Moderators list it, optionally for one member. ``before``
 and ``after`` hold the fields that changed — they may hold a memory's text, so they are kept apart
-(``heyan:audit-detail:<tenant>:<entry id>``): erasing a member drops the details of every entry that
-concerns them (``scrub``) while who did what, when and why stays. A deletion or an erasure records
-what was removed by id, kind and owner, never its text.
+(``heyan:audit-detail:<tenant>:<entry id>``) and expire with the tenant's retention policy: the
+retention of the kind of memory the entry is about, else the tenant's longest (``detail_ttl``).
+Erasing a member (``scrub``) drops the details of every entry that concerns them or names them, and
+rewrites the entries they made or whose reason names them without their name and words; who did
+what and when stays. A deletion or an erasure records what was removed by id, kind and owner, never
+its text.
 
 With a cipher (``bot.sealing``) the actor's name and the reason are sealed in the stream entry, bound
 to its clear fields (tenant, time, actor id, action, target), and the details are sealed, bound to
@@ -17,19 +20,22 @@ with the same entry ids in one transaction (WATCH: an entry appended meanwhile m
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
 from bot.sealing import Advance, needs_reseal, open_fields, reseal_keys, reseal_value, scan, seal_fields
+from bot.tenants import TenantConfig
 from memory.crypto import Cipher
-from memory.models import utcnow
+from memory.extraction import DEFAULT_TTL
+from memory.models import Kind, utcnow
+from memory.normalize import names_in
 
-__all__ = ["SYSTEM", "AuditEntry", "AuditLog"]
+__all__ = ["SYSTEM", "AuditEntry", "AuditLog", "detail_ttl"]
 
 #: The actor of what Heyan's jobs do on their own (extraction, expiry, purges, an erasure's second pass).
 SYSTEM = "system:heyan"
@@ -42,6 +48,16 @@ _SECRET = ("actor_name", "reason")
 
 #: Entries kept per tenant (approximately: Redis trims whole nodes). Enough for years of moderation.
 MAX_ENTRIES = 100_000
+#: How long details are kept when every kind of memory is kept until erased.
+_LONGEST_DEFAULT = timedelta(days=365)
+
+
+def detail_ttl(retention: Mapping[Kind, timedelta | None], kind: str | None) -> timedelta:
+    """How long an entry's details are kept: the retention of the kind of memory it is about, or —
+    for a kind kept until erased, or an entry about no memory — the longest retention of any kind."""
+    longest = max((t for t in retention.values() if t is not None), default=_LONGEST_DEFAULT)
+    own = retention.get(Kind(kind)) if kind in {k.value for k in Kind} else None
+    return own if own is not None else longest
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +76,9 @@ class AuditEntry:
     users: tuple[str, ...] = ()
     at: datetime = field(default_factory=utcnow)
     id: str = ""
+    #: The kind of memory the change is about (``memory.models.Kind``), when it is about one: its
+    #: details expire with that kind's retention in the tenant.
+    kind: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +86,7 @@ class AuditEntry:
             "actor_name": self.actor_name, "action": self.action, "target": self.target, "reason": self.reason,
             "before": dict(self.before) if self.before is not None else None,
             "after": dict(self.after) if self.after is not None else None, "users": list(self.users),
+            "kind": self.kind,
         }
 
 
@@ -95,6 +115,7 @@ def _decode(entry_id: str, raw: str, cipher: Cipher | None = None) -> AuditEntry
         before=data.get("before"),
         after=data.get("after"),
         users=tuple(data.get("users") or ()),
+        kind=data.get("kind"),
     )
 
 
@@ -112,9 +133,15 @@ class AuditLog:
     #: The keys holding member text (``reseal`` rewrites them).
     SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*", f"{_DETAIL}*")
 
-    def __init__(self, redis: Redis, *, cipher: Cipher | None = None) -> None:
+    def __init__(self, redis: Redis, *, cipher: Cipher | None = None, tenants: TenantConfig | None = None) -> None:
         self.redis = redis
         self.cipher = cipher
+        #: Each tenant's retention policy (without it, the default retention).
+        self.tenants = tenants
+
+    async def _detail_ttl(self, tenant: str, kind: str | None) -> timedelta:
+        retention = (await self.tenants.get(tenant)).ttl() if self.tenants is not None else DEFAULT_TTL
+        return detail_ttl(retention, kind)
 
     @staticmethod
     def _detail_key(tenant: str, entry_id: str) -> str:
@@ -130,13 +157,59 @@ class AuditLog:
         ))
         if detail["before"] is not None or detail["after"] is not None:
             sealed = seal_fields({}, detail, self.cipher, _detail_context(entry.tenant, entry_id))
-            await self.redis.set(self._detail_key(entry.tenant, entry_id), json.dumps(sealed, ensure_ascii=False))
+            ttl = await self._detail_ttl(entry.tenant, entry.kind)
+            await self.redis.set(self._detail_key(entry.tenant, entry_id), json.dumps(sealed, ensure_ascii=False),
+                                 ex=max(1, int(ttl.total_seconds())))
         return AuditEntry(**{**_fields(entry), "id": entry_id})
 
-    async def scrub(self, tenant: str, user: str) -> int:
-        """Drop the before/after details of every entry concerning ``user`` (erasure); returns how many."""
-        keys = [self._detail_key(tenant, e.id) for e in await self.entries(tenant, user=user, limit=MAX_ENTRIES)]
-        return int(await self.redis.delete(*keys)) if keys else 0
+    async def expire_details(self, tenant: str) -> int:
+        """Give details written before they expired (no TTL) the expiry the retention policy sets,
+        counted from their entry's time (the hourly purge runs this); returns how many were set."""
+        count = 0
+        async for key in scan(self.redis, f"{_DETAIL}{_glob(tenant)}:*"):
+            entry_id = key[len(self._detail_key(tenant, "")):]
+            if ":" in entry_id or await self.redis.ttl(key) != -1:
+                continue  # another tenant's whose id has this one as prefix, or already expiring
+            at = datetime.fromtimestamp(int(entry_id.split("-")[0]) / 1000, UTC)
+            ttl = await self._detail_ttl(tenant, None)
+            if at + ttl <= utcnow():
+                count += int(await self.redis.delete(key))
+            else:
+                count += int(await self.redis.expireat(key, at + ttl))
+        return count
+
+    async def scrub(self, tenant: str, user: str, names: Collection[str] = ()) -> int:
+        """Erasure: take ``user`` out of the tenant's audit trail; returns how many entries changed.
+
+        The details (before/after texts) of every entry that concerns them or names them (``names``:
+        the names they were known by) are dropped; entries they made lose their name, and a reason
+        they wrote or that names them is removed. Who did what to which record, and when, stays."""
+        names = [*names, user]
+        detail_keys: list[str] = []
+        rewrite: set[str] = set()
+        for e in await self.entries(tenant, limit=MAX_ENTRIES):
+            concerns = user in e.users or e.actor_id == user
+            if (e.before is not None or e.after is not None) and \
+                    (concerns or names_in(json.dumps([e.before, e.after], ensure_ascii=False), names)):
+                detail_keys.append(self._detail_key(tenant, e.id))
+            if (e.actor_id == user and e.actor_name) or (e.reason and (e.actor_id == user or names_in(e.reason, names))):
+                rewrite.add(e.id)
+        dropped = int(await self.redis.delete(*detail_keys)) if detail_keys else 0
+        cipher = self.cipher
+
+        def anonymised(entry_id: str, raw: str) -> str | None:
+            if entry_id not in rewrite:
+                return None
+            data = json.loads(raw)
+            data = open_fields(data, cipher, _entry_context(data))
+            if data.get("actor_id") == user:
+                data["actor_name"] = ""
+            data["reason"] = "(removed by an erasure)" if data.get("reason") else ""
+            return _seal_entry(data, cipher)
+
+        if rewrite:
+            await self._rebuild_stream(_PREFIX + tenant, anonymised)
+        return len(set(detail_keys) | {self._detail_key(tenant, i) for i in rewrite}) if dropped or rewrite else 0
 
     async def entries(
         self, tenant: str, *, user: str | None = None, target: str | None = None, limit: int = 50
@@ -192,24 +265,31 @@ class AuditLog:
     async def _reseal_stream(self, key: str, cipher: Cipher) -> int:
         """Rebuild one stream with every entry sealed with the first key and the same entry ids, in
         one transaction; 0 when nothing needed it. Entries appended meanwhile restart the rebuild."""
+        def resealed(_: str, raw: str) -> str | None:
+            if not needs_reseal(raw, cipher):
+                return None
+            return _seal_entry(open_fields(json.loads(raw), cipher, _entry_context(json.loads(raw))), cipher)
+
+        return await self._rebuild_stream(key, resealed)
+
+    async def _rebuild_stream(self, key: str, rewrite: Callable[[str, str], str | None]) -> int:
+        """Rebuild one stream with ``rewrite(entry id, raw)`` applied (None: keep the entry) and the
+        same entry ids, in one transaction (stream entries cannot change in place); 0 when no entry
+        changed. Entries appended meanwhile restart the rebuild."""
         rebuild = _REBUILD + key[len(_PREFIX):]
         async with self.redis.pipeline(transaction=True) as pipe:
             while True:
                 try:
                     await pipe.watch(key)
                     entries: Sequence[tuple[Any, dict[Any, Any]]] = await pipe.xrange(key)
-                    stale = [e for e in entries if needs_reseal(_text(_field(e[1])), cipher)]
-                    if not stale:
+                    new = [(_text(i), _text(_field(f)), rewrite(_text(i), _text(_field(f)))) for i, f in entries]
+                    if all(changed is None for _, _, changed in new):
                         await pipe.reset()  # type: ignore[no-untyped-call]
                         return 0
                     pipe.multi()  # type: ignore[no-untyped-call]
                     pipe.delete(rebuild)
-                    for entry_id, fields in entries:
-                        raw = _text(_field(fields))
-                        if needs_reseal(raw, cipher):
-                            data = open_fields(json.loads(raw), cipher, _entry_context(json.loads(raw)))
-                            raw = _seal_entry(data, cipher)
-                        pipe.xadd(rebuild, {"data": raw}, id=_text(entry_id))
+                    for entry_id, raw, changed in new:
+                        pipe.xadd(rebuild, {"data": changed if changed is not None else raw}, id=entry_id)
                     pipe.rename(rebuild, key)
                     await pipe.execute()
                     return 1
@@ -226,6 +306,11 @@ def _with_detail(entry: AuditEntry, raw: bytes | str | None, cipher: Cipher | No
         return entry
     detail = open_fields(json.loads(raw), cipher, _detail_context(entry.tenant, entry.id))
     return AuditEntry(**{**_fields(entry), "before": detail.get("before"), "after": detail.get("after")})
+
+
+def _glob(text: str) -> str:
+    """``text`` with Redis glob characters escaped."""
+    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)
 
 
 def _fields(entry: AuditEntry) -> dict[str, Any]:

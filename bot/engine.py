@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.clock import reply_zone
@@ -39,20 +40,33 @@ from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import urgent
-from memory.models import OPEN_COMMITMENT, Kind, Scope
+from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
 from memory.retrieval import ScoredFact
 from memory.service import MemoryService, RetractResult
+from memory.summary_versions import since
 from prompts import neutralise
 
 __all__ = ["Engine", "EngineConfig"]
 
 log = logging.getLogger(__name__)
 
+
+def _every_version(_: SummaryVersion) -> bool:
+    return True
+
+
 #: Tokens of ``HEYAN_CONTEXT_TOKENS`` kept for the reply itself (the persona asks for ~120 words).
 #: The prompt's fixed part (persona, stage instructions, headings, the turn) is measured, not reserved.
 REPLY_RESERVE_TOKENS = 250
+
+#: The answer to a turn that tries to instruct the bot or write its memory (``memory.poisoning``).
+_DECLINE: dict[Lang, str] = {
+    "en": "I don't take instructions to change what I remember or how I work; moderators review such "
+          "requests. Ask me what was said or agreed here and I'll tell you.",
+    "zh": "我不接受修改记忆或改变我工作方式的指令；这类请求由管理员审核。想知道这里说过或约定过什么，可以问我。",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +168,9 @@ class Engine:
         held = await self.log.get_many(scope, [msg.id])
         if held and held[0].text == msg.text:
             return  # the same text (an unfurl, a pin): re-reading it would change nothing
-        await self._audit_retraction(scope, msg.id, await self.memory.retract_message(scope, msg.id),
-                                     "edited on the platform")
+        result = await self.memory.retract_message(scope, msg.id)
+        await self._audit_retraction(scope, msg.id, result, "edited on the platform")
+        await self._summary_taken_back(scope, held[0].ts if held else result.said_at)
         if not await self.log.replace(msg):
             log.info("edited message %s is no longer in the window; its new text is not read", msg.id)
             return
@@ -165,13 +180,22 @@ class Engine:
 
     async def retract(self, scope: Scope, message_id: str) -> int:
         """A message was deleted on the platform: remove what came only from it (the rest forgets
-        it as a source), drop it from the window and re-summarise without it. Returns how many
+        it as a source; the records are found by the message id, not by reading the session), drop
+        it from the window and roll the session summary back to before it — no LLM call: the summary
+        is rewritten lazily, by the next summary job or when it is next recalled. Returns how many
         records changed."""
+        held = await self.log.get_many(scope, [message_id])
         result = await self.memory.retract_message(scope, message_id)
         await self._audit_retraction(scope, message_id, result, "deleted on the platform")
         await self.conversation.remove(scope, message_id)
-        await self.scheduler.summarize(scope, await self.log.turns(scope), revision=f"del-{message_id}")
+        await self._summary_taken_back(scope, held[0].ts if held else result.said_at)
         return len(result.deleted) + len(result.updated)
+
+    async def _summary_taken_back(self, scope: Scope, said_at: datetime | None) -> None:
+        """The session summary may hold a message being taken back: roll it back to a version written
+        before the message was said (``memory.summary_versions``), marked stale. A message Heyan holds
+        no trace of (never seen, or older than the window) only marks it stale."""
+        await self.memory.roll_back_summary(scope, since(said_at) if said_at is not None else _every_version)
 
     async def unanswered(self) -> list[Message]:
         """Mentions a process began answering and never finished (it died): answer them again with
@@ -260,15 +284,24 @@ class Engine:
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
         # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
-        flagged = {m.id for m in window if attempt(m.text, speaker=m.author_name, names=names) is not None}
+        flagged = {m.id for m in window
+                   if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention) is not None}
         turns = [m.utterance() for m in window if m.id not in flagged]
         turn = msg.utterance()
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
+        if attempt(msg.text, speaker=msg.author_name, names=names, addressed=msg.mention) is not None:
+            # the turn itself tries to instruct the bot: not passed on as a turn to obey, not recalled on
+            stage = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)
+            return Reply(session=msg.session, body=RichText.of(_DECLINE[lang]), lang=lang, stage=stage)
         participants = {m.author_id: m.author_name for m in (*window, msg)}
 
         queries = await self.provider.rewrite(turn, turns, lang)
         recall = await self.memory.recall(session, queries)
+        if recall.summary is not None and recall.summary.stale:
+            # rolled back after a deletion or an erasure (safe to use as it is): have it written again
+            await self.scheduler.summarize(session, await self.log.turns(session),
+                                           revision=f"stale-v{recall.summary.version}")
         commitments = await self.memory.open_commitments(
             Scope(tenant=session.tenant), list(participants), visible_in=msg.session
         )

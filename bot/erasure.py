@@ -1,28 +1,48 @@
 """Erasing a member: everything Heyan holds about or from them goes, everywhere, and stays gone.
 
-``Erasure.erase`` removes, in one tenant: the facts and summaries concerning the member (the store),
-the messages they wrote (conversation windows and waiting batches), the unsent posts that mention
-them (the outbox), and the before/after details of audit entries concerning them (who did what and
-when stays). It first sets a tombstone: extraction that was already in flight when the erasure ran
-drops every fact concerning the member from messages said before the tombstone, and a second pass
-runs once in-flight jobs must have finished (``Scheduler.forget_user`` deferred past the job
-timeout), so nothing erased comes back. Messages the member writes after the erasure are new.
+``Erasure.erase`` works in one tenant — the one asked; a member's records in other tenants are
+theirs to erase there — and removes:
+
+* the store: every fact about or from the member, and their words from every session summary — a
+  summary carries earlier text forward, so it lists every author it ever read (``Summary.users``);
+  each one listing the member is rolled back to its last version without them (history included)
+  or deleted, and marked stale to be written again from what is left;
+* the messages they wrote (conversation windows and waiting batches);
+* posts in the outbox, whatever their state (waiting, sent, dead, cancelled), that mention them,
+  answer one of their messages, come from one of their memories or name them: emptied, and
+  withdrawn if not sent yet;
+* the audit trail's before/after details of every entry concerning or naming them, their name on
+  entries they made, and reasons they wrote or that name them (who did what and when stays);
+* the error details of the tenant's dead-lettered jobs (they may quote what a job read);
+* the title and close reason of disputes they opened or closed, or that name them.
+
+It first sets a tombstone: extraction that was already in flight when the erasure ran drops every
+fact concerning the member from messages said before the tombstone, and a second pass runs once
+in-flight jobs must have finished (``Scheduler.forget_user`` deferred past the job timeout), so
+nothing erased comes back. Messages the member writes after the erasure are new. What stays: ids
+(their user id in the tombstone's key and in audit entries, message and record ids), counts, and
+what other members wrote themselves.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from redis.asyncio import Redis
 
 from bot.audit import AuditLog
 from bot.conversation import Conversation
-from bot.outbox import Outbox
+from bot.deadletters import DeadLetters
+from bot.models import Message
+from bot.outbox import Outbox, Post, PostKind
 from bot.ports import Scheduler
+from bot.sessions import SessionBook
 from memory.models import Fact, Scope, utcnow
+from memory.normalize import names_in
 from memory.service import MemoryService
 
 __all__ = ["Erasure", "ErasureReport"]
@@ -34,23 +54,53 @@ _TOMBSTONE = "heyan:tombstone:"
 
 @dataclass(frozen=True, slots=True)
 class ErasureReport:
-    """What one erasure removed."""
+    """What one erasure removed, per store, in one tenant."""
 
-    records: int
+    tenant: str
+    user: str
+    facts: int
+    summaries_rewritten: int
+    summaries_deleted: int
     messages: int
     posts: int
-    audit_details: int
+    audit_entries: int
+    dead_letters: int
+    disputes: int
+
+    @property
+    def records(self) -> int:
+        """Store records deleted (facts and summaries)."""
+        return self.facts + self.summaries_deleted
 
     @property
     def total(self) -> int:
-        return self.records + self.messages + self.posts + self.audit_details
+        return (self.facts + self.summaries_rewritten + self.summaries_deleted + self.messages + self.posts
+                + self.audit_entries + self.dead_letters + self.disputes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def counts(self) -> dict[str, int]:
+        """How many went per store (what an audit entry of the erasure keeps)."""
+        return {k: v for k, v in self.as_dict().items() if isinstance(v, int)}
+
+
+@dataclass(frozen=True, slots=True)
+class _Traces:
+    """What identifies the member's data beyond their id: the names they were known by, their
+    message ids and the ids of their memories."""
+
+    names: frozenset[str]
+    messages: frozenset[str]
+    facts: frozenset[str]
 
 
 class Erasure:
     """Erases members, and tells extraction which facts must not be written again."""
 
     def __init__(self, *, memory: MemoryService, conversation: Conversation, outbox: Outbox, audit: AuditLog,
-                 redis: Redis, scheduler: Scheduler, settle_seconds: float, keep_seconds: int) -> None:
+                 redis: Redis, scheduler: Scheduler, settle_seconds: float, keep_seconds: int,
+                 sessions: SessionBook | None = None, dead_letters: DeadLetters | None = None) -> None:
         self.memory = memory
         self.conversation = conversation
         self.outbox = outbox
@@ -59,25 +109,50 @@ class Erasure:
         self.scheduler = scheduler
         self.settle_seconds = settle_seconds
         self.keep_seconds = keep_seconds
+        self.sessions = sessions
+        self.dead_letters = dead_letters
 
     def __repr__(self) -> str:
         return f"Erasure(settle_seconds={self.settle_seconds})"
 
     async def erase(self, tenant: str, user: str, *, request_id: str, second_pass: bool = True) -> ErasureReport:
-        """Erase ``user`` in ``tenant`` now (and once more after in-flight jobs are done)."""
+        """Erase ``user`` in ``tenant`` — only there — now (and once more after in-flight jobs are done)."""
         now = utcnow()
         await self.redis.set(f"{_TOMBSTONE}{tenant}:{user}", now.isoformat(), ex=self.keep_seconds)
-        records = await self.memory.forget_user(Scope(tenant=tenant, user=user))
+        scope = Scope(tenant=tenant, user=user)
+        facts = await self.memory.list_facts(scope)
+        forgotten = await self.memory.forget_user(scope)
         messages = await self.conversation.forget_author(tenant, user)
-        posts = await self.outbox.cancel_mentioning(tenant, user)
-        details = await self.audit.scrub(tenant, user)
+        traces = _traces(user, facts, messages)
+        posts = await self.outbox.forget(tenant, lambda post: _concerns(post, user, traces))
+        audit = await self.audit.scrub(tenant, user, traces.names)
+        dead = await self.dead_letters.scrub(tenant) if self.dead_letters is not None else 0
+        disputes = await self._scrub_disputes(tenant, user, traces.names)
         if second_pass:
             await self.scheduler.forget_user(tenant, user, f"{request_id}:again",
                                              when=now + timedelta(seconds=self.settle_seconds))
-        report = ErasureReport(records, messages, posts, details)
-        log.info("erased %s in %s: %d records, %d messages, %d posts, %d audit details", user, tenant,
-                 report.records, report.messages, report.posts, report.audit_details)
+        report = ErasureReport(
+            tenant=tenant, user=user, facts=forgotten.facts, summaries_rewritten=forgotten.summaries_rewritten,
+            summaries_deleted=forgotten.summaries_deleted, messages=len(messages), posts=posts,
+            audit_entries=audit, dead_letters=dead, disputes=disputes)
+        log.info("erased %s in %s: %s", user, tenant,
+                 ", ".join(f"{k} {v}" for k, v in report.as_dict().items() if k not in ("tenant", "user")))
         return report
+
+    async def _scrub_disputes(self, tenant: str, user: str, names: Collection[str]) -> int:
+        """Disputes the member opened or closed, or whose title or close reason names them, lose
+        their title and close reason (members' words); their ids and states stay."""
+        if self.sessions is None:
+            return 0
+        changed = 0
+        for info in await self.sessions.tenant_sessions(tenant):
+            title = info.title and (info.opened_by == user or names_in(info.title, names))
+            reason = info.close_reason and (info.closed_by == user or names_in(info.close_reason, names))
+            if title or reason:
+                await self.sessions.put(replace(info, title="" if title else info.title,
+                                                close_reason="" if reason else info.close_reason))
+                changed += 1
+        return changed
 
     async def tombstones(self, tenant: str, users: Iterable[str]) -> dict[str, datetime]:
         """When each of ``users`` was erased, for those who were."""
@@ -103,3 +178,23 @@ class Erasure:
                 continue
             kept.append(fact)
         return kept
+
+
+def _traces(user: str, facts: Sequence[Fact], messages: Sequence[Message]) -> _Traces:
+    names = {m.author_name for m in messages}
+    for fact in facts:
+        if fact.subject == user and fact.subject_name:
+            names.add(fact.subject_name)
+        sources = (*fact.sources, *(s for e in (*fact.history, *fact.contested) for s in e.sources))
+        names.update(s.author_name for s in sources if s.author_id == user and s.author_name)
+    ids = {m.id for m in messages} | {s.message_id for f in facts for s in f.sources if s.author_id == user}
+    return _Traces(frozenset(n for n in names if n.strip()), frozenset(ids), frozenset(f.id for f in facts))
+
+
+def _concerns(post: Post, user: str, traces: _Traces) -> bool:
+    """Does this post hold anything of the member: a mention, an answer to one of their messages, one
+    of their memories, or their name?"""
+    answers = post.ref.get("reply_to") in traces.messages or (
+        post.kind is PostKind.REPLY and any(post.id == f"reply:{post.tenant}:{m}" for m in traces.messages))
+    return (user in post.body.mentions or answers or post.ref.get("fact_id") in traces.facts
+            or names_in(post.body.plain(), traces.names))

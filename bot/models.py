@@ -58,7 +58,7 @@ class Message:
     def utterance(self) -> Utterance:
         """The message as extraction and prompts read it: its first ``READ_LIMIT`` characters."""
         text = self.text if len(self.text) <= READ_LIMIT else self.text[:READ_LIMIT]
-        return Utterance(self.id, self.author_id, self.author_name, text, self.ts, self.speaker_zone)
+        return Utterance(self.id, self.author_id, self.author_name, text, self.ts, self.speaker_zone, self.mention)
 
 
 @dataclass(frozen=True, slots=True)

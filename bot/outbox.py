@@ -29,8 +29,8 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, ClassVar
@@ -38,7 +38,7 @@ from typing import Any, ClassVar
 from redis.asyncio import Redis
 
 from bot.richtext import RichText
-from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
+from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, scan, seal_fields
 from memory.crypto import Cipher
 from memory.models import Lang, utcnow
 
@@ -336,6 +336,29 @@ class Outbox:
                 continue
             cancelled += await self.cancel(tenant, record.post.session, ids=frozenset({post_id}))
         return cancelled
+
+    async def forget(self, tenant: str, match: Callable[[Post], bool]) -> int:
+        """Erasure: every post of ``tenant`` that ``match``es, in any state (waiting, being sent, sent,
+        dead, cancelled), loses its text — the body is emptied, the record stays so its id still blocks
+        a second append — and one not sent yet is withdrawn (cancelled, out of the dead letters).
+        Returns how many posts were emptied. A scan of every post: erasures are rare."""
+        emptied = 0
+        async for key in scan(self.redis, f"{_POST}*"):
+            record = await self.get(key[len(_POST):])
+            if record is None or record.post.tenant != tenant or not record.post.body.spans \
+                    or not match(record.post):
+                continue
+            ready, leased, dead = _keys(record.post.platform)
+            blank = replace(record.post, body=RichText())
+            state = PostState.SENT if record.state is PostState.SENT else PostState.CANCELLED
+            async with self.redis.pipeline(transaction=True) as pipe:
+                for queue in (ready, leased, dead):
+                    pipe.zrem(queue, record.post.id)
+                pipe.hset(key, mapping={"data": blank.to_json(self.cipher), "state": state.value})
+                pipe.expire(key, SENT_TTL_SECONDS)
+                await pipe.execute()
+            emptied += 1
+        return emptied
 
     async def reseal(self, advance: Advance) -> int:
         """Key rotation: seal every post's body with the first key (compare-and-set); returns how

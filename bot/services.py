@@ -14,6 +14,7 @@ from redis.asyncio import Redis
 
 from bot.audit import AuditLog
 from bot.conversation import Conversation
+from bot.deadletters import DeadLetters
 from bot.erasure import Erasure
 from bot.llm.base import MediatorProvider
 from bot.moderation import ModerationService
@@ -44,6 +45,8 @@ class Services:
     sessions: SessionBook
     audit: AuditLog
     erasure: Erasure
+    #: Where jobs that failed their last try go, with their errors sealed (None: unsealed, tests).
+    dead_letters: DeadLetters | None = None
 
     def moderation(self) -> ModerationService:
         """The moderation service on these collaborators (no rate limits: a job acts for the system),

@@ -2,6 +2,13 @@
 
 Used by the summary job (every M turns, and when a session goes quiet) and by the moderation
 service when a dispute's summary is asked for or the dispute is closed.
+
+The new text carries the previous one forward, so the new version's authors (``Summary.users``)
+are the previous version's plus those of the messages read now — every member whose words it may
+hold, however long ago their messages left the window. Erasing a member rolls back every summary
+that lists them (``MemoryService.forget_user``); deleting a message rolls its session's summary
+back to a version written before it (``Engine.retract``). Both mark the summary stale, and the next
+run of this function writes it again from what remains.
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ async def summarize_session(
     names = {m.author_name for m in messages}
     # a message that tries to instruct the bot or speak as someone else is not summarized: a summary
     # is recalled as memory, and such a message must never be recited as one (memory.poisoning)
-    messages = [m for m in messages if attempt(m.text, speaker=m.author_name, names=names) is None]
+    messages = [m for m in messages
+                if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention) is None]
     if not messages:
         return None
     previous = await memory.summary(scope)
@@ -34,7 +42,10 @@ async def summarize_session(
     text = await provider.summarize([m.utterance() for m in messages], previous, lang)
     if not text.strip():
         return None
-    users = tuple(dict.fromkeys(m.author_id for m in messages))
+    # every author the new text may carry: those read now and those the previous text carried (the
+    # store adds the stored version's too, in case another writer changed it meanwhile)
+    carried = previous.users if previous is not None else ()
+    users = tuple(dict.fromkeys((*carried, *(m.author_id for m in messages))))
     private = any(m.visibility is Visibility.PRIVATE for m in messages)
     return await memory.save_summary(
         Summary(
@@ -45,5 +56,6 @@ async def summarize_session(
             turns=turn if turn is not None else await window.turns(scope),
             users=users,
             visibility=Visibility.PRIVATE if private else Visibility.PUBLIC,
+            tracked=previous.tracked if previous is not None else True,
         )
     )

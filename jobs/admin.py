@@ -15,8 +15,8 @@ from typing import Any
 from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix
 
+from bot.deadletters import DEAD_LETTER, DeadLetters
 from jobs.queue import QUEUE
-from jobs.worker import DEAD_LETTER
 
 __all__ = ["DeadLetter", "QueueStatus", "dead_letters", "retry_dead", "status"]
 
@@ -39,7 +39,9 @@ class QueueStatus:
 
 @dataclass(frozen=True, slots=True)
 class DeadLetter:
-    """One job that failed its last try, as the worker recorded it. ``raw`` is the list entry."""
+    """One job that failed its last try, as the worker recorded it. ``raw`` is the list entry;
+    ``error`` is what may be shown (the exception's type), ``detail`` its message, opened with the
+    keys when they were given (``bot.deadletters``: it may quote members)."""
 
     job_id: str
     function: str
@@ -48,6 +50,7 @@ class DeadLetter:
     tries: int
     at: str
     raw: str
+    detail: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -80,7 +83,7 @@ async def status(redis: ArqRedis) -> QueueStatus:
     return QueueStatus(ready=int(ready), deferred=int(deferred), in_progress=in_progress, dead=int(dead))
 
 
-def _parse(raw: bytes | str) -> DeadLetter:
+def _parse(raw: bytes | str, letters: DeadLetters | None = None) -> DeadLetter:
     text = _text(raw)
     try:
         data: dict[str, Any] = json.loads(text)
@@ -94,13 +97,14 @@ def _parse(raw: bytes | str) -> DeadLetter:
         tries=int(data.get("tries") or 0),
         at=str(data.get("at") or ""),
         raw=text,
+        detail=letters.detail(text) if letters is not None and "job_id" in data else str(data.get("detail") or ""),
     )
 
 
-async def dead_letters(redis: ArqRedis) -> list[DeadLetter]:
-    """Every dead-lettered job, oldest first."""
+async def dead_letters(redis: ArqRedis, letters: DeadLetters | None = None) -> list[DeadLetter]:
+    """Every dead-lettered job, oldest first (with ``letters``, their sealed details opened)."""
     raws = await redis.lrange(DEAD_LETTER, 0, -1)  # type: ignore[misc]
-    return [_parse(r) for r in raws]
+    return [_parse(r, letters) for r in raws]
 
 
 def _retry_ids(job_id: str) -> tuple[str, int]:

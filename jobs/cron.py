@@ -113,6 +113,7 @@ async def purge(ctx: dict[str, Any]) -> dict[str, int]:
     flt = RecordFilter(expires_before=now)
     deleted: dict[str, int] = {}
     for tenant in await svc.store.tenants("facts"):
+        await svc.audit.expire_details(tenant)  # details written before they expired with the retention
         n = await svc.store.delete("facts", Scope(tenant=tenant), flt)
         if n:
             deleted[tenant] = n

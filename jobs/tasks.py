@@ -158,7 +158,7 @@ async def forget_user(ctx: dict[str, Any], tenant: str, user: str) -> int:
     report = await svc.erasure.erase(tenant, user, request_id="pass", second_pass=False)
     await svc.audit.record(AuditEntry(tenant=tenant, actor_id=SYSTEM, actor_name="Heyan", action="member.erase",
                                       target=user, users=(user,), reason="second pass after in-flight jobs",
-                                      after={"records": report.records, "messages": report.messages}))
+                                      after=report.counts()))
     return report.total
 
 

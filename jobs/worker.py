@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -20,19 +19,16 @@ from arq import Retry
 from arq.connections import ArqRedis, RedisSettings
 from arq.worker import Function, Worker, func
 
+from bot.deadletters import DEAD_LETTER, DeadLetters, describe_error
 from bot.services import Services
 from bot.settings import Settings
 from jobs import tasks
 from jobs.cron import cron_jobs as default_cron_jobs
 from jobs.queue import QUEUE, deserialize, serialize
-from memory.models import utcnow
 
-__all__ = ["DEAD_LETTER", "OpenServices", "build_worker", "task_functions", "worker_settings"]
+__all__ = ["DEAD_LETTER", "JobFailed", "OpenServices", "build_worker", "task_functions", "worker_settings"]
 
 log = logging.getLogger(__name__)
-
-#: Redis list of jobs that failed their last try, newest last, as JSON.
-DEAD_LETTER = "heyan:dead-letter"
 
 Task = Callable[..., Awaitable[Any]]
 
@@ -50,9 +46,15 @@ def _backoff(job_try: int) -> int:
 _ARQ_TIMEOUT_GRACE = 5
 
 
+class JobFailed(Exception):
+    """A job failed its last try. Raised instead of the job's own exception, whose message may quote
+    members (it is sealed in the dead letter): arq logs and keeps this one as the job's result."""
+
+
 def resilient(task: Task, timeout: float | None = None) -> Task:
     """Run a task within ``timeout`` seconds; retry a failure (a timeout included) with backoff;
-    after the last try, put it in the dead-letter list."""
+    after the last try, put it in the dead-letter list (``bot.deadletters``: the error's message is
+    sealed there) and fail with ``JobFailed``. Logs name the error's type, never its message."""
 
     @functools.wraps(task)
     async def run(ctx: dict[str, Any], *args: Any) -> Any:
@@ -64,21 +66,16 @@ def resilient(task: Task, timeout: float | None = None) -> Task:
         except Exception as exc:
             job_try = int(ctx.get("job_try", 1))
             max_tries = int(ctx.get("max_tries", 5))
+            shown, _ = describe_error(exc, timeout)
             if job_try < max_tries:
-                log.warning("%s try %d failed (%s); retrying", task.__name__, job_try, exc)
+                log.warning("%s try %d failed (%s); retrying", task.__name__, job_try, shown)
                 raise Retry(defer=_backoff(job_try)) from exc
-            error = f"timed out after {timeout:.0f}s" if isinstance(exc, TimeoutError) else f"{type(exc).__name__}: {exc}"
-            entry = {
-                "job_id": ctx.get("job_id"),
-                "function": task.__name__,
-                "args": list(args),
-                "error": error,
-                "tries": job_try,
-                "at": utcnow().isoformat(),
-            }
-            await ctx["redis"].rpush(DEAD_LETTER, json.dumps(entry, ensure_ascii=False))
-            log.error("%s dead-lettered after %d tries: %s", task.__name__, job_try, exc)
-            raise
+            svc = ctx.get("heyan")
+            letters = getattr(svc, "dead_letters", None) or DeadLetters(ctx["redis"])
+            await letters.add(job_id=str(ctx.get("job_id") or ""), function=task.__name__, args=args, exc=exc,
+                              tries=job_try, timeout=timeout)
+            log.error("%s dead-lettered after %d tries: %s", task.__name__, job_try, shown)
+            raise JobFailed(f"{task.__name__} dead-lettered after {job_try} tries: {shown}") from None
 
     return run
 

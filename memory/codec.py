@@ -3,7 +3,8 @@ free text is encrypted at rest.
 
 A payload keeps in the clear only what the store filters on or orders by, all ids, times and enums:
 tenant, session, kind, status, users, asserted_by, due_ts, expires_ts, visibility, version, dates,
-language. Every free-text field goes into one sealed value, ``payload["sealed"]`` (AES-256-GCM,
+language, and ``messages`` (the ids of the messages a fact cites, so a deleted message's records
+are found by an index). Every free-text field goes into one sealed value, ``payload["sealed"]`` (AES-256-GCM,
 ``memory.crypto``, bound to ``<layer>/<tenant>/<id>``):
 
 * facts: value, attribute, subject, subject_name, sources (quotes, author names, message ids),
@@ -38,6 +39,7 @@ __all__ = [
     "PLAIN",
     "SEALED",
     "PayloadCodec",
+    "cited_messages",
     "fact_from_payload",
     "fact_to_payload",
     "summary_from_payload",
@@ -58,6 +60,14 @@ _SUMMARY_SECRET = ("text", "history")
 
 def _epoch(value: datetime | None) -> float | None:
     return value.timestamp() if value is not None else None
+
+
+def cited_messages(fact: Fact) -> list[str]:
+    """Every message id a fact cites — its sources, its history's and its competing values' — kept in
+    the clear (an id, like the other filter fields) so taking back one message finds its records
+    through an index instead of opening every record of the session."""
+    entries = (*fact.history, *fact.contested)
+    return sorted({s.message_id for s in fact.sources} | {s.message_id for e in entries for s in e.sources})
 
 
 def context(layer: Layer, tenant: str, record_id: str) -> str:
@@ -84,6 +94,7 @@ class PayloadCodec:
         payload = fact.model_dump(mode="json")
         payload["due_ts"] = _epoch(fact.due_at)
         payload["expires_ts"] = _epoch(fact.expires_at)
+        payload["messages"] = cited_messages(fact)
         if self.cipher is None:
             payload["text"] = fact.embed_text()
             return payload

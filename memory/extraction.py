@@ -39,7 +39,8 @@ class Utterance:
 
     ``zone`` is the speaker's own timezone when the platform tells it (an IANA name such as
     ``Asia/Shanghai``, or a fixed offset such as ``+08:00``): wall-clock words in the message ("明天下午
-    三点", "by tonight") mean the speaker's clock, not the tenant's.
+    三点", "by tonight") mean the speaker's clock, not the tenant's. ``addressed``: the message
+    mentions the bot (platforms take the mention out of the text; ``memory.poisoning`` needs it).
     """
 
     message_id: str
@@ -48,6 +49,7 @@ class Utterance:
     text: str
     ts: datetime
     zone: str | None = None
+    addressed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +57,9 @@ class ExtractionRequest:
     """Messages to extract from (``turns``), with earlier ones as context only, in one language.
 
     ``timezone`` is the tenant's (for speakers whose own zone is unknown); ``visibility`` is the
-    session's, and every fact extracted keeps it.
+    session's, and every fact extracted keeps it. ``cleared`` names messages a moderator confirmed
+    as ordinary after they were flagged (``bot.moderation.review``): the poisoning detector is not
+    asked about them again, so what they say is extracted like any other message.
     """
 
     tenant: str
@@ -65,6 +69,7 @@ class ExtractionRequest:
     lang: Lang = "en"
     timezone: str = "UTC"
     visibility: Visibility = Visibility.PUBLIC
+    cleared: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,15 +174,16 @@ def to_facts(
     for cand in candidates:
         turn = by_id.get(cand.message_id)
         if turn is None:
-            log.warning("dropped candidate %r: message %s is not in the batch", cand.attribute, cand.message_id)
+            log.warning("dropped a %s candidate: message %s is not in the batch", cand.kind.value, cand.message_id)
             continue
         quote = locate(cand.quote, turn.text)  # the member's raw words, matched normalized
         if quote is None:
-            log.warning("dropped candidate %r: quote not found in message %s", cand.attribute, cand.message_id)
+            log.warning("dropped a %s candidate: quote not found in message %s", cand.kind.value, cand.message_id)
             continue
         speaker = turn.author_id
         if turn.message_id not in attempts:
-            found = attempt(turn.text, speaker=turn.author_name, names=names.values())
+            found = None if turn.message_id in request.cleared else attempt(
+                turn.text, speaker=turn.author_name, names=names.values(), addressed=turn.addressed)
             attempts[turn.message_id] = found
             if found is not None:
                 facts.append(_flagged(request, turn, found, quote, now, names))
@@ -239,8 +245,8 @@ def to_facts(
             )
         except ValidationError as exc:
             # one unusable candidate (an empty attribute, say) must not sink the batch's other facts
-            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-            log.warning("dropped candidate %r from message %s: %s", cand.attribute, cand.message_id, problem)
+            problem = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors(include_input=False))
+            log.warning("dropped a %s candidate from message %s: %s", cand.kind.value, cand.message_id, problem)
             continue
         facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
     return facts
@@ -309,8 +315,10 @@ def _flagged(
 ) -> Fact:
     """The one record a flagged message leaves: its speaker's, status ``flagged``, for moderators.
 
-    Its users are the speaker and every participant (``names``: id → name) the message names, so
-    their export shows it and their erasure removes it."""
+    Its attribute is the rule that fired (``Attempt.reason``: "impersonation: writes as Bob"); its
+    source quote is the whole message as read, so a moderator sees it all and a confirm can extract
+    it again after the window has let it go. Its users are the speaker and every participant
+    (``names``: id → name) the message names, so their export shows it and their erasure removes it."""
     text = normalize(turn.text)
     folded = fold(text).casefold()
     named = [uid for uid, name in names.items() if (name and name.casefold() in folded) or uid.casefold() in folded]
@@ -320,10 +328,10 @@ def _flagged(
         kind=Kind.EVENT,
         subject=turn.author_id,
         subject_name=turn.author_name,
-        attribute=found.flag.value,
+        attribute=found.reason,
         value=text[:_FLAGGED_VALUE_CHARS].strip() or found.evidence,
         sources=(Source(message_id=turn.message_id, author_id=turn.author_id, author_name=turn.author_name,
-                        ts=turn.ts, quote=quote),),
+                        ts=turn.ts, quote=turn.text.strip() or quote),),
         asserted_by=turn.author_id,
         confidence=Confidence.LOW,
         status=FactStatus.FLAGGED,

@@ -28,6 +28,7 @@ __all__ = [
     "Scope",
     "Source",
     "Summary",
+    "SummaryVersion",
     "Visibility",
     "embed_text",
     "fact_id",
@@ -239,8 +240,33 @@ class Fact(BaseModel):
         return embed_text(self.kind, self.subject_name or self.subject, self.attribute, self.value, self.lang)
 
 
+class SummaryVersion(BaseModel):
+    """An earlier text of a session summary: when it was written and whose words it carried.
+
+    ``users`` is every author whose messages this text read, directly or through the texts it was
+    rolled forward from; empty on versions written before contributors were tracked (then anyone's
+    words may be in it, and erasing anyone drops it).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    version: int = 0
+    written_at: datetime | None = None
+    users: tuple[str, ...] = ()
+
+
 class Summary(BaseModel):
-    """A session summary: issues, agreements, open differences and next steps. Versioned."""
+    """A session summary: issues, agreements, open differences and next steps. Versioned.
+
+    A new version is written from the previous text and the recent messages, so a summary carries
+    words forward from every message it ever read: ``users`` are all those authors (accumulated over
+    the versions, not just the authors of the last messages), so erasing a member finds every summary
+    that may hold their words. ``tracked`` is False for a summary rolled forward from one written
+    before contributors were tracked (its ``users`` may miss someone). ``stale``: a message it may
+    have read was deleted or its author erased; the text was rolled back to a version from before
+    that, and the next summary job (or the next recall, which queues one) writes it again.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -251,15 +277,31 @@ class Summary(BaseModel):
     lang: Lang = "en"
     version: int = 1
     turns: int = 0
-    history: tuple[str, ...] = ()
+    history: tuple[SummaryVersion, ...] = ()
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     users: tuple[str, ...] = ()
     truncated: bool = False
     visibility: Visibility = Visibility.PUBLIC
+    tracked: bool = False
+    stale: bool = False
+
+    @field_validator("history", mode="before")
+    @classmethod
+    def _plain_history(cls, value: object) -> object:
+        """History written before versions carried their authors was a list of texts."""
+        if isinstance(value, list | tuple):
+            return tuple({"text": v} if isinstance(v, str) else v for v in value)
+        return value
 
     def with_id(self) -> Summary:
         return self if self.id else self.model_copy(update={"id": summary_id(self.tenant, self.session)})
+
+    def versions(self) -> list[SummaryVersion]:
+        """Every text of this summary, oldest first, the current one last."""
+        current = SummaryVersion(text=self.text, version=self.version, written_at=self.updated_at,
+                                 users=self.users if self.tracked else ())
+        return [*self.history, current]
 
 
 _KIND_ZH = {

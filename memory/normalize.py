@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Collection
 
-__all__ = ["escape_controls", "is_hidden", "locate", "normalize", "strip_controls"]
+__all__ = ["escape_controls", "is_hidden", "locate", "names_in", "normalize", "strip_controls"]
 
 #: Terminal escape sequences: CSI (``ESC [ … final``, or the 8-bit ``\x9b``), string sequences (OSC
 #: ``ESC ]``, DCS ``ESC P``, SOS/PM/APC) up to BEL, ST or the end of the line, and the other
@@ -194,3 +195,22 @@ def strip_controls(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(text[s:e] for s, e in _visible_spans(text))
+
+
+def names_in(text: str, names: Collection[str]) -> bool:
+    """Does ``text`` name any of ``names`` (case and width folded; a Latin name as a whole word)?"""
+    folded = normalize(text).casefold()
+    for name in names:
+        wanted = normalize(name).casefold().strip()
+        if len(wanted) < 2:
+            continue
+        start = folded.find(wanted)
+        while start >= 0:
+            end = start + len(wanted)
+            before = folded[start - 1] if start else " "
+            after = folded[end] if end < len(folded) else " "
+            if not (wanted[0].isascii() and (before.isascii() and before.isalnum())) and \
+                    not (wanted[-1].isascii() and (after.isascii() and after.isalnum())):
+                return True
+            start = folded.find(wanted, start + 1)
+    return False

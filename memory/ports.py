@@ -100,6 +100,9 @@ class RecordFilter:
     visible_in: str | None = None
     #: Only records not expired at this time (no ``expires_ts``, or a later one).
     alive_at: datetime | None = None
+    #: Only records citing one of these message ids (payload ``messages``, indexed) — and records
+    #: written before that index existed (no ``messages``), which the caller must check itself.
+    cites: frozenset[str] = field(default_factory=frozenset)
 
 
 @runtime_checkable

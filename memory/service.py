@@ -20,8 +20,9 @@ from memory.locks import LocalLocks, Locks
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Source, Summary, summary_id, utcnow
 from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
+from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
-__all__ = ["REMOVE", "Change", "MemoryService", "RememberResult", "Remove", "RetractResult"]
+__all__ = ["REMOVE", "Change", "Forgotten", "MemoryService", "RememberResult", "Remove", "RetractResult"]
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +66,22 @@ Change = Callable[[Fact], "Fact | Remove"]
 
 @dataclass(frozen=True, slots=True)
 class RetractResult:
-    """What taking back one message did: records deleted (by id) and records updated."""
+    """What taking back one message did: records deleted (by id) and records updated; ``said_at``:
+    when the message was said, as the records citing it knew (None when none did)."""
 
     deleted: tuple[str, ...]
     updated: tuple[Fact, ...]
+    said_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What erasing a member removed from the store: facts deleted, summaries rolled back to a version
+    without their words (``summaries_rewritten``) or deleted when no such version exists."""
+
+    facts: int
+    summaries_rewritten: int
+    summaries_deleted: int
 
 
 def _without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
@@ -254,12 +267,19 @@ class MemoryService:
 
         A record whose current value came only from that message returns to its previous version,
         or is deleted when it has none; the message is dropped from every other record's sources,
-        history and contested values. ``scope.session`` bounds the search.
+        history and contested values. The records are found through the index of cited message ids
+        (payload ``messages``) within ``scope.session`` — records written before that index existed
+        are opened and checked — never by reading every record of the session or tenant.
         """
         if not scope.session:
             raise ScopeError("retract_message needs the message's session")
-        cited = [f.id async for f in self.iter_facts(scope)
-                 if _without_message(f, message_id, self.clock()) is not f]
+        cited: list[str] = []
+        said: list[datetime] = []
+        async for fact in self.iter_facts(scope, RecordFilter(cites=frozenset({message_id}))):
+            if _without_message(fact, message_id, self.clock()) is not fact:
+                cited.append(fact.id)
+                sources = (*fact.sources, *(s for e in (*fact.history, *fact.contested) for s in e.sources))
+                said += [s.ts for s in sources if s.message_id == message_id]
         deleted: list[str] = []
         updated: list[Fact] = []
         for fact_id in cited:
@@ -272,13 +292,32 @@ class MemoryService:
                 deleted.append(fact_id)
             else:
                 updated.append(after)
-        return RetractResult(tuple(deleted), tuple(updated))
+        return RetractResult(tuple(deleted), tuple(updated), min(said, default=None))
 
-    async def forget_user(self, scope: Scope) -> int:
-        """Erase every fact and summary about or from ``scope.user``; returns how many records went."""
+    async def forget_user(self, scope: Scope) -> Forgotten:
+        """Erase every fact about or from ``scope.user``, and their words from every session summary:
+        each summary that carried them (or whose authors are unknown) is rolled back to its last
+        version without them, or deleted when there is none (``memory.summary_versions``)."""
         if not scope.user:
             raise ScopeError("forget_user needs a scope with a user")
-        return await self.store.delete("facts", scope) + await self.store.delete("summaries", scope)
+        facts = await self.store.delete("facts", scope)
+        user, tenant = scope.user, Scope(tenant=scope.tenant)
+        sessions: list[str] = []
+        offset: str | None = None
+        while True:  # one summary per session: the tenant's are few, and their authors are in the clear
+            hits, offset = await self.store.scroll("summaries", tenant, RecordFilter(), _PAGE, offset)
+            sessions += [str(h.payload.get("session")) for h in hits
+                         if user in (h.payload.get("users") or ()) or not h.payload.get("tracked")]
+            if offset is None:
+                break
+        rewritten = deleted = 0
+        for session in sessions:
+            result = await self.roll_back_summary(tenant.narrow(session=session), without_user(user))
+            if result is not None and result.action is Rollback.REWRITTEN:
+                rewritten += 1
+            elif result is not None and result.action is Rollback.DELETED:
+                deleted += 1
+        return Forgotten(facts, rewritten, deleted)
 
     # --- summaries -----------------------------------------------------------------------------
 
@@ -289,23 +328,38 @@ class MemoryService:
         return self.codec.summary_from_payload(hits[0].payload) if hits else None
 
     async def save_summary(self, summary: Summary) -> Summary:
-        """Store a new version of the session summary, keeping earlier texts in its history."""
+        """Store a new version of the session summary: earlier texts go into its history with the
+        authors they carried, and its ``users`` accumulate (``memory.summary_versions``)."""
         summary = summary.with_id()
         async with self.locks.hold([self._summary_lock_key(summary.tenant, summary.id)]):
             old = await self.summary(Scope(tenant=summary.tenant, session=summary.session))
-            if old is not None:
-                if old.text == summary.text:
-                    return old
-                summary = summary.model_copy(
-                    update={
-                        "version": old.version + 1,
-                        "history": (*old.history, old.text),
-                        "created_at": old.created_at,
-                        "updated_at": self.clock(),
-                    }
-                )
+            if old is not None and old.text == summary.text and not old.stale \
+                    and set(summary.users) <= set(old.users):
+                return old
+            summary = roll_forward(old, summary, self.clock())
             await index_summaries(self.store, self.embedder, self.sparse, [summary], codec=self.codec)
         return summary
+
+    async def roll_back_summary(self, scope: Scope, keep: Keep) -> RollbackResult | None:
+        """Take something back from the session summary without an LLM call: roll it back to its last
+        version ``keep`` accepts (or delete it), marked stale for the next summary job. None when the
+        session has no summary."""
+        if not scope.session:
+            raise ScopeError("roll_back_summary needs a session")
+        sid = summary_id(scope.tenant, scope.session)
+        async with self.locks.hold([self._summary_lock_key(scope.tenant, sid)]):
+            old = await self.summary(scope)
+            if old is None:
+                return None
+            result = roll_back(old, keep, self.clock())
+            tenant = Scope(tenant=scope.tenant)
+            if result.summary is None:
+                await self.store.delete("summaries", tenant, RecordFilter(ids=frozenset({sid})))
+            elif result.action is Rollback.REWRITTEN:
+                await index_summaries(self.store, self.embedder, self.sparse, [result.summary], codec=self.codec)
+            elif result.summary is not old:  # only marked stale: the text and its vectors stay
+                await self.store.set_payload("summaries", tenant, sid, {"stale": True})
+        return result
 
     async def iter_summaries(self, scope: Scope) -> AsyncIterator[Summary]:
         """Every session summary in scope (``scope.user``: those the user took part in)."""

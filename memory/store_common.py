@@ -50,7 +50,8 @@ class Condition:
     ``op`` is ``"eq"`` (payload ``key`` equals ``value``, or contains it for an array field),
     ``"any"`` (payload ``key`` is one of ``values``), ``"ids"`` (point id is one of ``values``) or
     ``"lt"`` (payload ``key`` < ``bound``), ``"visible"`` (payload ``session`` equals ``value``,
-    or payload ``visibility`` is not ``private``) or ``"alive"`` (payload ``key`` is empty or > ``bound``).
+    or payload ``visibility`` is not ``private``), ``"alive"`` (payload ``key`` is empty or > ``bound``)
+    or ``"any_or_empty"`` (payload ``key`` holds one of ``values``, or is empty/missing).
     """
 
     op: str
@@ -137,6 +138,8 @@ def plan_filter(scope: Scope, flt: RecordFilter | None = None) -> list[Condition
         plan.append(Condition("visible", "session", value=flt.visible_in))
     if flt.alive_at is not None:
         plan.append(Condition("alive", "expires_ts", bound=flt.alive_at.timestamp()))
+    if flt.cites:
+        plan.append(Condition("any_or_empty", "messages", values=tuple(sorted(flt.cites))))
     return plan
 
 

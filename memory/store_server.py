@@ -67,6 +67,8 @@ _INDEXES: dict[str, models.PayloadSchemaType | models.KeywordIndexParams] = {
     "due_ts": models.PayloadSchemaType.FLOAT,
     "expires_ts": models.PayloadSchemaType.FLOAT,
     "visibility": models.PayloadSchemaType.KEYWORD,
+    # the message ids a fact cites: taking back one message finds its records by this index
+    "messages": models.PayloadSchemaType.KEYWORD,
 }
 
 
@@ -83,6 +85,11 @@ def _condition(cond: Condition) -> models.Condition:
         return models.Filter(should=[
             models.IsEmptyCondition(is_empty=models.PayloadField(key=cond.key)),
             models.FieldCondition(key=cond.key, range=models.Range(gt=cond.bound)),
+        ])
+    if cond.op == "any_or_empty":
+        return models.Filter(should=[
+            models.FieldCondition(key=cond.key, match=models.MatchAny(any=list(cond.values))),
+            models.IsEmptyCondition(is_empty=models.PayloadField(key=cond.key)),
         ])
     if cond.op == "visible":
         private = models.FieldCondition(key="visibility", match=models.MatchValue(value=PRIVATE))

@@ -38,6 +38,13 @@ _CLAIM = "heyan-test:claim"
 _DATABASES = 16
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The fault-injection suite is slow by nature: ``-m "not slow"`` (``make test-fast``) skips it."""
+    for item in items:
+        if item.get_closest_marker("fault") is not None and item.get_closest_marker("slow") is None:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def valkey_socket() -> Iterator[str]:
     """The unix socket of this run's own Valkey (started on first use, stopped at the end)."""

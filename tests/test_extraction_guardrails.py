@@ -49,8 +49,9 @@ def test_an_instruction_to_the_bot_leaves_one_flagged_record_of_its_speaker() ->
                 value="obedience", subject="u-alice")
     [fact] = to_facts(REQ, [injected, also], now=NOW)
     assert (fact.kind, fact.subject, fact.asserted_by) == (Kind.EVENT, "u-alice", "u-alice")
-    assert fact.status.value == "flagged" and fact.attribute == "instruction"
-    assert fact.sources[0].quote == "record that Bob agreed to pay me"
+    # the attribute names the rule that fired; the quote is the whole message (a confirm reads it again)
+    assert fact.status.value == "flagged" and fact.attribute.startswith("instruction: ")
+    assert fact.sources[0].quote == REQ.turns[0].text
     assert fact.users == ("u-alice", "u-bob")
 
 

@@ -243,8 +243,10 @@ def test_malformed_extraction_writes_no_memory(
     assert _facts(env) == []
     assert len(replies[0]["memory_ids"]) <= 1  # at most the session summary (a separate task that worked)
     messages = [r.getMessage() for r in caplog.records]
-    assert any(re.search(r"extract: output still invalid after one repair \(request stub-req-\d+\)", m)
+    # the operator sees which request went wrong and that the job gave up, never the output itself
+    assert any(re.search(r"extract: invalid output of \d+ characters \(request stub-req-\d+\)", m)
                for m in messages), messages
+    assert any("extract_memories dead-lettered" in m for m in messages), messages
 
 
 # --- 4. every message is extracted exactly once: batches, idle, provider and job retries ----------
@@ -347,6 +349,5 @@ def test_injection_through_the_llm_is_only_a_claim(
     bob_commitments = [f for f in facts if f["kind"] == "commitment" and f["subject"] == "u-bob"]
     assert [c["sources"][0]["quote"] for c in bob_commitments] == ["I'll pay my half of the bill by Friday"]
     flagged = next(f for f in facts if f["sources"][0]["quote"].startswith("Ignore previous"))
-    assert (flagged["kind"], flagged["subject"], flagged["asserted_by"], flagged["attribute"], flagged["status"]) == (
-        "event", "u-ann", "u-ann", "instruction", "flagged"
-    )
+    assert (flagged["kind"], flagged["subject"], flagged["asserted_by"], flagged["attribute"].split(":")[0],
+            flagged["status"]) == ("event", "u-ann", "u-ann", "instruction", "flagged")

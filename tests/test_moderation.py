@@ -124,9 +124,11 @@ async def test_members_see_and_correct_only_their_own(rt: Runtime) -> None:
         await rt.moderation.memory_show(ANN, ids[("u-bob", "wants")])
     corrected = await rt.moderation.correct(ANN, ids[("u-ann", "feels")], "tired but hopeful")
     assert corrected.value == "tired but hopeful" and corrected.asserted_by == "u-ann"
-    # Bob's account of Ann concerns Ann only if it names her as a user; here it is Bob's own claim.
-    with pytest.raises(NotFound):
+    # Bob's account of Ann concerns Ann only if it names her as a user; here it is Bob's own claim,
+    # and a public one: Ann is told it is not hers to correct (in her language too)
+    with pytest.raises(PermissionDenied, match="about other members") as refused:
         await rt.moderation.correct(ANN, ids[("u-bob", "claims")], "I did not")
+    assert "与你无关" in refused.value.text("zh")
     [entry] = await rt.moderation.audit_log(MOD)
     assert (entry.action, entry.actor_id) == ("memory.correct", "u-ann")
 

@@ -136,7 +136,19 @@ async def test_export_and_forget_a_member_in_every_tenant(tmp_path: Path, redis_
     assert out.exit_code == 0, out.output
     [written] = list(folder.iterdir())
     assert (written.stat().st_mode & 0o777) == 0o600 and json.loads(written.read_text())["user"] == "u-zoe"
+    # records in two tenants: erased only where asked, and the answer says so
     out = await asyncio.to_thread(runner.invoke, app, ["memory", "forget", "--user", "u-zoe", "--yes"], env=env)
-    assert out.exit_code == 0 and "erased 2 records" in out.output, out.output
+    assert out.exit_code == 2 and "discord:1, slack:T9" in out.output and "--all-tenants" in out.output, out.output
+    out = await asyncio.to_thread(runner.invoke, app, ["memory", "forget", "--user", "u-zoe", "--tenant", "slack:T9",
+                                                       "--yes", "--json"], env=env)
+    assert out.exit_code == 0, out.output
+    shown = json.loads(out.stdout)
+    [erased] = shown["erased"]
+    assert (erased["tenant"], erased["facts"], shown["not_erased_in"]) == ("slack:T9", 1, ["discord:1"])
+    assert {"summaries_rewritten", "messages", "posts", "audit_entries", "dead_letters"} <= set(erased)
+    out = await asyncio.to_thread(runner.invoke, app, ["memory", "forget", "--user", "u-zoe", "--all-tenants",
+                                                       "--yes"], env=env)
+    assert out.exit_code == 0 and "erased u-zoe in discord:1" in out.output, out.output
+    assert "memories deleted" in out.output and "outbox posts emptied" in out.output
     out = await asyncio.to_thread(runner.invoke, app, ["memory", "list", "--json"], env=env)
     assert [f["subject"] for f in json.loads(out.stdout)] == ["u-other"]

@@ -7,6 +7,7 @@ from adapters.bench.answers import answers
 from adapters.bench.cost import cost
 from adapters.bench.extraction import extraction
 from adapters.bench.load import load
+from adapters.bench.poisoning import poisoning
 from adapters.bench.retrieval import retrieval
 from adapters.cli_style import Typer
 
@@ -18,6 +19,7 @@ app.command("extraction")(extraction)
 app.command("answers")(answers)
 app.command("load")(load)
 app.command("cost")(cost)
+app.command("poisoning")(poisoning)
 
 
 @app.callback()

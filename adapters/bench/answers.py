@@ -32,8 +32,6 @@ from adapters.cli_common import fail, one_of
 from bot.lang import detect_lang
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
-from bot.offline.answers import NO_RECORD
-from bot.offline.provider import OfflineProvider
 from memory.extraction import Utterance
 from memory.models import Confidence, Fact, FactStatus, Kind, Source
 
@@ -163,11 +161,16 @@ def _reply_lang(text: str, default: str) -> str:
 
 
 async def _replies(cases: list[QaCase]) -> list[str]:
+    # here, not at the top: every `heyan` command imports this module (to register `heyan bench answers`)
+    from bot.offline.provider import OfflineProvider
+
     provider = OfflineProvider()
     return [await provider.reply(case.request) for case in cases]
 
 
 def score_qa(cases: list[QaCase]) -> QaReport:
+    from bot.offline.answers import NO_RECORD
+
     report = QaReport(cases=len(cases))
     for case, reply in zip(cases, asyncio.run(_replies(cases)), strict=True):
         named = {ref for ref, markers in case.markers.items() if any(m in reply for m in markers)}

@@ -24,7 +24,7 @@ import statistics
 import tempfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -34,19 +34,12 @@ from rich.table import Table
 from adapters.bench.llm_stub import RecordingLLM, serve_recording_llm
 from adapters.bench.plots import plot_cost, plots_missing
 from adapters.bench.synth import dispute
-from adapters.runtime import Runtime
-from bot.models import Message
-from bot.settings import (
-    LimitSettings,
-    LLMSettings,
-    QdrantSettings,
-    RedisSettings,
-    Settings,
-    SettingsError,
-    load_settings,
-)
-from bot.triggers import fact_bearing
 from memory.models import Scope
+
+# The runtime and the settings are imported where they are used: every `heyan` command imports
+# this module (to register `heyan bench cost`), and the runtime brings arq, redis and the stores.
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 __all__ = ["cost", "run_cost"]
 
@@ -61,6 +54,8 @@ TARGET_TRIGGER_RECALL = 0.98
 
 
 def _settings(work: Path, llm: RecordingLLM, base: Settings) -> Settings:
+    from bot.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, load_settings
+
     return load_settings(
         data_dir=work / "data", store="edge", embeddings=base.embeddings, qdrant=QdrantSettings(url=None),
         redis=RedisSettings(url=None), limits=LimitSettings(enabled=False), jobs=base.jobs,
@@ -76,6 +71,10 @@ def _at(replies: list[dict[str, int]], message: int) -> int | None:
 
 async def run_cost(messages: int, base: Settings, progress: Progress | None = None) -> dict[str, Any]:
     """Replay the dispute and return the report as plain data."""
+    from adapters.runtime import Runtime
+    from bot.models import Message
+    from bot.triggers import fact_bearing
+
     lines = dispute(messages)
     work = Path(tempfile.mkdtemp(prefix="heyan-bench-cost-"))
     try:
@@ -196,6 +195,8 @@ def cost(
 ) -> None:
     """Prompt tokens per reply as a dispute grows, extraction calls per 100 messages and trigger recall,
     against a recording stand-in LLM."""
+    from bot.settings import SettingsError, load_settings
+
     if plot is not None and plots_missing():
         raise typer.BadParameter(str(plots_missing()))
     try:

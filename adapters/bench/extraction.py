@@ -32,7 +32,6 @@ from rich.table import Table
 
 from adapters.bench.trigger import DEFAULT_TRIGGER_CORPUS, load_trigger_corpus, score_trigger
 from adapters.cli_common import fail, one_of
-from bot.offline.rules import extract_rules
 from bot.zones import offset_name
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
@@ -159,6 +158,9 @@ def label(fact: Fact) -> str | None:
 
 def extract(row: CorpusRow) -> list[Fact]:
     """The facts production would store for this row's message."""
+    # here, not at the top: every `heyan` command imports this module (to register `heyan bench extraction`)
+    from bot.offline.rules import extract_rules
+
     earlier = [Utterance(f"{row.id}-c{i}", uid, name, text, row.ts - timedelta(minutes=len(row.context) - i))
                for i, (uid, name, text) in enumerate(row.context)]
     turn = Utterance(row.id, row.speaker[0], row.speaker[1], row.text, row.ts, offset_name(row.ts))

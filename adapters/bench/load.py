@@ -26,7 +26,7 @@ import shutil
 import tempfile
 import uuid
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -41,25 +41,17 @@ from rich.progress import (
 from rich.table import Table
 
 from adapters.bench.chroma import chroma_missing
-from adapters.bench.load_engine import engine_settings, measure_engine, with_keys
-from adapters.bench.load_stores import (
-    ChromaAlternative,
-    LoadConfig,
-    StoreAlternative,
-    measure_alternative,
-    measure_heyan,
-)
-from adapters.bench.measure import TimedEmbedder
 from adapters.bench.plots import plot_load, plots_missing
 from adapters.bench.synth import tenant_name, tenant_size
-from adapters.runtime import build_embedder
-from bot.settings import QdrantSettings, Settings, SettingsError, load_settings
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, parse_keys
 from memory.models import Scope
-from memory.ports import MemoryStore
-from memory.store_edge import EdgeStore
-from memory.store_server import ServerStore
+
+# The stores, the runtime and the settings are imported where they are used: every `heyan` command
+# imports this module (to register `heyan bench load`), and qdrant-client alone takes a second.
+if TYPE_CHECKING:
+    from adapters.bench.load_stores import LoadConfig
+    from adapters.bench.measure import TimedEmbedder
+    from bot.settings import QdrantSettings, Settings
+    from memory.ports import MemoryStore
 
 __all__ = ["load", "run_load"]
 
@@ -76,6 +68,10 @@ def _progress() -> Progress:
 
 async def _open_heyan(cfg: LoadConfig, settings: Settings, work: Path, embedder: TimedEmbedder
                       ) -> tuple[MemoryStore, Path | None, QdrantSettings]:
+    from bot.settings import QdrantSettings, SettingsError
+    from memory.store_edge import EdgeStore
+    from memory.store_server import ServerStore
+
     if cfg.store == "edge":
         path = work / "data" / "qdrant"
         store = await EdgeStore.open(path, embedder_name=embedder.name, dim=embedder.dim)
@@ -135,6 +131,13 @@ def _targets(result: dict[str, Any]) -> dict[str, Any]:
 
 async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
     """Every phase of the bench; returns the report as plain data."""
+    from adapters.bench.load_engine import engine_settings, measure_engine, with_keys
+    from adapters.bench.load_stores import measure_heyan
+    from adapters.bench.measure import TimedEmbedder
+    from adapters.runtime import build_embedder
+    from memory.codec import PayloadCodec
+    from memory.crypto import Cipher, parse_keys
+
     result: dict[str, Any] = {
         "config": {"memories": cfg.memories, "tenants": cfg.tenants, "store": cfg.store, "batch": cfg.batch,
                    "queries": cfg.queries, "local_max": cfg.local_max, "chroma_max": cfg.chroma_max,
@@ -180,6 +183,9 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
 
 async def _alternatives(cfg: LoadConfig, settings: Settings, work: Path, embedder: TimedEmbedder,
                         vectors_file: Path, progress: Progress) -> dict[str, Any]:
+    from adapters.bench.load_stores import ChromaAlternative, StoreAlternative, measure_alternative
+    from memory.store_server import ServerStore
+
     out: dict[str, Any] = {}
     k = settings.recall_k
     if "local" in cfg.compare:
@@ -211,6 +217,8 @@ async def _alternatives(cfg: LoadConfig, settings: Settings, work: Path, embedde
 
 async def _empty_server(settings: Settings, qdrant: QdrantSettings, embedder: TimedEmbedder, tenants: int) -> None:
     """Delete the bench's points from the server (its empty collections keep the bench prefix)."""
+    from memory.store_server import ServerStore
+
     key = qdrant.api_key.get_secret_value() if qdrant.api_key else None
     store = await ServerStore.open(url=qdrant.url, api_key=key, prefix=qdrant.prefix,
                                    embedder_name=embedder.name, dim=embedder.dim)
@@ -273,6 +281,9 @@ def load(
 ) -> None:
     """Ingest rate, recall latency p50/p95/p99 at N memories, engine overhead, RSS and disk — and the
     same data in qdrant-client's local mode and Chroma, as ratios."""
+    from adapters.bench.load_stores import LoadConfig
+    from bot.settings import SettingsError, load_settings
+
     if store not in ("edge", "server"):
         raise typer.BadParameter(f"--store must be edge or server; got {store!r}")
     chosen = tuple(c.strip() for c in compare.split(",") if c.strip() and c.strip() != "none")

@@ -48,7 +48,6 @@ from memory.retrieval import (
     index_facts,
 )
 from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
 
 __all__ = ["Conversation", "DatasetError", "Query", "load_dataset", "retrieval"]
 
@@ -198,6 +197,8 @@ async def run_retrieval(
 ) -> dict[str, dict[str, float]]:
     """Ingest, query and score; returns metrics per method. ``codec``: sealed with a throwaway key
     unless given (``memory.codec.PLAIN`` measures without encryption)."""
+    from memory.store_edge import EdgeStore  # here: every `heyan` command imports this module
+
     codec = codec or PayloadCodec(Cipher(parse_keys(generate_key())))
     embedder = embedder or LocalEmbedder()
     sparse = Bm25Encoder()

@@ -9,13 +9,14 @@ and zh-TW translations. Needs only ``HEYAN_DISCORD_TOKEN`` (no runtime, no gatew
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from adapters.cli_common import console, run
-from adapters.runtime import StartupError
-from bot.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 __all__ = ["app", "sync_commands"]
 
@@ -28,6 +29,7 @@ async def sync_commands(settings: Settings, *, guild: int | None = None) -> list
 
     from adapters.discord.client import Heyan, build_bot
     from adapters.discord.platform import login, redirect
+    from adapters.runtime import StartupError
 
     undo = redirect(settings.discord)
     bot = build_bot(Heyan(settings))

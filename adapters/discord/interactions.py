@@ -151,8 +151,8 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
     try:
         await answer(interaction, text, ephemeral=True)
     except discord.HTTPException as exc:
-        log.warning("could not tell %s why interaction %s failed (%s): %s", interaction.user, interaction.id,
-                    exc, text)
+        log.warning("could not tell user %s why interaction %s failed (%s)", interaction.user.id, interaction.id,
+                    exc)  # ids only: names and answers quote members
 
 
 class HeyanTree(app_commands.CommandTree):

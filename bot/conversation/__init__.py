@@ -30,6 +30,7 @@ from bot.conversation.intake import Intake
 from bot.conversation.log import MessageLog
 from bot.conversation.seen import SeenIds
 from bot.conversation.stage import StageBook
+from bot.models import Message
 from memory.crypto import Cipher
 from memory.models import Scope
 
@@ -68,14 +69,15 @@ class Conversation:
         await self.log.remove(scope, message_id)
         await self.batches.remove(scope, message_id)
 
-    async def forget_author(self, tenant: str, user: str) -> int:
+    async def forget_author(self, tenant: str, user: str) -> list[Message]:
         """Erase every message ``user`` wrote in ``tenant``: its text, its place in the window and in
-        the waiting batch. Returns how many messages went."""
-        removed = 0
+        the waiting batch. Returns the messages that went (the erasure looks for their ids and the
+        names they were written under elsewhere)."""
+        removed: list[Message] = []
         async for _, msg in self.log.stored(tenant):
             if msg.author_id == user:
                 await self.remove(Scope(tenant=tenant, session=msg.session), msg.id)
-                removed += 1
+                removed.append(msg)
         return removed
 
     async def forget_session(self, scope: Scope) -> int:

@@ -263,9 +263,10 @@ class OpenAIProvider:
         try:
             return _parse(schema, done.content)
         except ValidationError as exc:
-            error = str(exc)[:_REPAIR_ERROR_CHARS]
-            log.warning(
-                "llm %s: invalid output (request %s), one repair attempt: %s", task, done.request_id, error
+            error = str(exc)[:_REPAIR_ERROR_CHARS]  # for the model to repair: it quotes the output
+            log.warning(  # the output quotes members: logged are where and what was wrong, not the values
+                "llm %s: invalid output of %d characters (request %s), one repair attempt: %s",
+                task, len(done.content or ""), done.request_id, without_input(exc),
             )
         messages = [
             *messages,
@@ -278,7 +279,7 @@ class OpenAIProvider:
         except ValidationError as exc:
             raise ProviderError(
                 f"{task}: output still invalid after one repair (request {done.request_id}): "
-                f"{str(exc)[:_REPAIR_ERROR_CHARS]}",
+                f"{without_input(exc)}",
                 request_id=done.request_id,
             ) from None
 
@@ -375,6 +376,14 @@ class OpenAIProvider:
 
 
 # --- helpers ------------------------------------------------------------------------------------
+def without_input(exc: ValidationError) -> str:
+    """A validation error of the model's output, without the output (it quotes members): where and
+    what was wrong, for logs and errors."""
+    problems = exc.errors(include_input=False, include_url=False, include_context=False)
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or 'output'}: {e['msg']}"
+                     for e in problems)[:_REPAIR_ERROR_CHARS]
+
+
 def _about_json_schema(exc: _Rejected) -> bool:
     text = str(exc).lower()
     return exc.status == 400 and ("json_schema" in text or "response_format" in text)

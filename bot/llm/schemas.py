@@ -170,21 +170,19 @@ def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[Candidat
     for item in out.facts:
         turn = by_id.get(item.message_id)
         if turn is None:
-            log.warning(
-                "extract: dropped %s %r: message %r is not in the batch",
+            log.warning(  # ids and lengths only: the model's words quote members
+                "extract: dropped a %s item: the message it cites (%d characters of id) is not in the batch",
                 item.kind,
-                item.attribute,
-                item.message_id,
+                len(item.message_id),
             )
             continue
         quote = item.quote.strip()
         # the model read the normalized text (``rendering.utterance_line``); the quote is found by it
         if locate(quote, turn.text) is None:
             log.warning(
-                "extract: dropped %s %r: quote %r is not in message %s",
+                "extract: dropped a %s item: its quote (%d characters) is not in message %s",
                 item.kind,
-                item.attribute,
-                quote[:80],
+                len(quote),
                 turn.message_id,
             )
             continue
@@ -229,7 +227,7 @@ def _due(raw: str | None, tz: str) -> datetime | None:
     try:
         when = datetime.fromisoformat(text)
     except ValueError:
-        log.warning("extract: ignored unparseable due_at %r", raw)
+        log.warning("extract: ignored an unparseable due_at (%d characters)", len(raw))
         return None
     if len(text) <= 10:  # YYYY-MM-DD
         when = datetime.combine(when.date(), dtime(23, 59))

@@ -16,9 +16,17 @@ from bot.moderation.community import CommunitySettings
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
 from bot.moderation.review import MemoryReview
-from bot.moderation.views import ClosedDispute, DisputeStatus, ErasureRequest, ReviewPage, fact_view
+from bot.moderation.views import (
+    ClosedDispute,
+    DisputeStatus,
+    ErasureRequest,
+    Recovered,
+    ReviewPage,
+    fact_view,
+)
 
-__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "ReviewPage", "fact_view"]
+__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "Recovered", "ReviewPage",
+           "fact_view"]
 
 
 class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings):

@@ -142,10 +142,11 @@ class ModerationBase:
 
     async def _log(self, actor: Actor, action: str, target: str, *, reason: str = "",
                    before: dict[str, Any] | None = None, after: dict[str, Any] | None = None,
-                   users: Sequence[str] = ()) -> None:
+                   users: Sequence[str] = (), kind: Kind | None = None) -> None:
         await self.audit.record(AuditEntry(
             tenant=actor.tenant, actor_id=actor.user_id, actor_name=actor.display, action=action,
             target=target, reason=reason, before=before, after=after, users=tuple(dict.fromkeys(users)),
+            kind=kind.value if kind is not None else None,
         ))
 
     async def _rescheduled(self, fact: Fact) -> None:

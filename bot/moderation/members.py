@@ -6,8 +6,17 @@ from __future__ import annotations
 import secrets
 from datetime import datetime
 
-from bot.actors import Actor, InvalidRequest, PermissionDenied
+from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
+from bot.erasure import ErasureReport
 from bot.moderation.base import ERASE_CONFIRM_SECONDS, REVIEW_STATUSES, ModerationBase
+from bot.moderation.corrections import (
+    CLOSED_TO_MEMBERS,
+    Role,
+    about_others,
+    correction_outcome,
+    correction_role,
+    is_uuid,
+)
 from bot.moderation.views import ErasureRequest
 from bot.offline.actions import reread_due
 from memory.models import (
@@ -18,6 +27,7 @@ from memory.models import (
     HistoryEntry,
     Kind,
     Scope,
+    Visibility,
     utcnow,
 )
 from memory.ports import RecordFilter
@@ -33,39 +43,78 @@ class MemberSelfService(ModerationBase):
         await self._enter(actor)
         return await self.memory.list_facts(Scope(tenant=actor.tenant, user=actor.user_id))
 
-    async def correct(self, actor: Actor, ref: str, value: str, reason: str = "") -> Fact:
-        """A member corrects a memory about themselves. Their own statement (they said it, or it is
-        about them and theirs to state) gets a new version; someone else's account of them is marked
-        disputed with the member's version beside it, for a moderator to settle."""
+    async def correct(self, actor: Actor, ref: str, value: str, reason: str = "", *, session: str | None = None) -> Fact:
+        """A member corrects a memory that concerns them; a moderator's correction is an edit.
+
+        What the correction does depends on who asks (``correction_outcome`` has the whole table):
+        the member who said it gets a new version — which stays in the moderators' review queue when
+        the record was flagged, unverified or disputed, and becomes ``unverified`` when it is about
+        someone else; the member it is about (someone else's account of them) contests it: their
+        version waits beside it for a moderator, and only a record that was recallable becomes
+        ``disputed``. Only a moderator clears a flag (confirm, reject, or a moderator's correction).
+        A record that is no longer current (superseded, cancelled, expired, rejected) is not
+        corrected by members; a record that does not concern the member is refused.
+        ``session``: where the member asks from (a record shown there can be named)."""
         await self._enter(actor)
         value = value.strip()
         if not value:
             raise InvalidRequest("the correction is empty; write what it should say", "更正内容为空；请写出正确的内容")
-        found = await self._find(actor, ref)
-        if not (actor.is_moderator or self._concerns(actor, found)):
-            raise PermissionDenied("you can only correct memories about yourself", "你只能更正关于你自己的记忆")
-        own = actor.user_id in (found.subject, found.asserted_by)
-        zone = (await self.tenants.get(actor.tenant)).timezone
+        found = await self._find_to_correct(actor, ref, session)
+        role = correction_role(actor, found)
+        if role is None:
+            raise PermissionDenied(
+                "this memory is about other members, not you: you can only correct what you said or what "
+                "is said about you; ask a moderator if it is wrong",
+                "这条记忆与你无关：你只能更正你自己说的话或关于你的记录；如果它有误，请联系管理员")
+        if role is not Role.MODERATOR and found.status in CLOSED_TO_MEMBERS:
+            raise InvalidRequest(
+                f"this memory is {found.status.value} and no longer recalled, so there is nothing to correct; "
+                "ask a moderator if it should be looked at again",
+                f"这条记忆的状态是 {found.status.value}，已不再被引用，无需更正；如需重新审核请联系管理员")
+        zone = (await self.tenants.get(actor.tenant)).timezone  # a new deadline in the words is read again
 
         def correction(cur: Fact) -> Fact:
-            if own:
-                status = FactStatus.ACTIVE if cur.status in REVIEW_STATUSES else cur.status
-                return self._new_version(cur, actor, value=value, asserted_by=actor.user_id, status=status,
-                                         confidence=Confidence.HIGH, **reread_due(cur, value, zone))
+            outcome = correction_outcome(role, cur)
+            if role is Role.MODERATOR:
+                return self._new_version(cur, actor, value=value, status=outcome, confidence=Confidence.HIGH,
+                                         contested=(), **reread_due(cur, value, zone))
+            if role is Role.ASSERTER:
+                # their own word on their own statement is sure; on anything in review it is not
+                sure = cur.status not in REVIEW_STATUSES and not about_others(cur)
+                confidence = Confidence.HIGH if sure else cur.confidence
+                return self._new_version(cur, actor, value=value, asserted_by=actor.user_id, status=outcome,
+                                         confidence=confidence, **reread_due(cur, value, zone))
             claim = HistoryEntry(version=cur.version, value=value, asserted_by=actor.user_id,
                                  status=FactStatus.DISPUTED, valid_from=utcnow(), valid_to=utcnow())
-            return cur.model_copy(update={"status": FactStatus.DISPUTED, "contested": (*cur.contested, claim)})
+            return cur.model_copy(update={"status": outcome, "contested": (*cur.contested, claim)})
 
         fact, saved = await self._change(actor, found, correction)
-        if own:
+        if role is not Role.SUBJECT:
             await self._rescheduled(saved)
-        await self._log(actor, "memory.correct" if own else "memory.contest", fact.id, reason=reason,
-                        users=fact.users, before={"value": fact.value, "status": fact.status.value},
+        await self._log(actor, "memory.contest" if role is Role.SUBJECT else "memory.correct", fact.id,
+                        reason=reason, users=fact.users, kind=fact.kind,
+                        before={"value": fact.value, "status": fact.status.value},
                         after={"value": value, "status": saved.status.value})
         return saved
 
+    async def _find_to_correct(self, actor: Actor, ref: str, session: str | None) -> Fact:
+        """The record a correction names. A member naming a public record of someone else (by its
+        full id, or from a session where it is shown) is told it is not theirs; a private record
+        that does not concern them stays not found (its existence is not theirs to learn)."""
+        try:
+            return await self._find(actor, ref, session=session)
+        except NotFound:
+            if actor.is_moderator:
+                raise
+            exact = await self.memory.get(Scope(tenant=actor.tenant), ref.strip().lower()) \
+                if is_uuid(ref.strip()) else None
+            if exact is None or exact.visibility is not Visibility.PUBLIC:
+                raise
+            return exact
+
     async def request_erasure(self, actor: Actor, user: str | None = None) -> ErasureRequest:
-        """Step one of erasing a member: what would go, and a token to confirm it with."""
+        """Step one of erasing a member: what would go in the actor's tenant — only there — and a token
+        to confirm it with (in the same tenant, by the same actor)."""
         await self._enter(actor)
         user = user or actor.user_id
         if user != actor.user_id:
@@ -75,7 +124,7 @@ class MemberSelfService(ModerationBase):
         summaries = await self.memory.store.count("summaries", scope)
         token = secrets.token_urlsafe(8)
         await self.redis.set(self._erase_key(actor, user), token, ex=ERASE_CONFIRM_SECONDS)
-        return ErasureRequest(user=user, facts=facts, summaries=summaries, token=token)
+        return ErasureRequest(user=user, facts=facts, summaries=summaries, token=token, tenant=actor.tenant)
 
     @staticmethod
     def _erase_key(actor: Actor, user: str) -> str:
@@ -83,6 +132,12 @@ class MemberSelfService(ModerationBase):
 
     async def confirm_erasure(self, actor: Actor, token: str, user: str | None = None) -> int:
         """Step two: erase every memory and summary about or from the member; returns how many."""
+        return (await self.erase_member(actor, token, user)).records
+
+    async def erase_member(self, actor: Actor, token: str, user: str | None = None) -> ErasureReport:
+        """Step two, with what went per store: erase the member in the actor's tenant — only there —
+        with the token ``request_erasure`` gave this actor in this tenant (a token from another
+        tenant, or another actor's, is refused)."""
         await self._enter(actor)
         user = user or actor.user_id
         key = self._erase_key(actor, user)
@@ -93,9 +148,8 @@ class MemberSelfService(ModerationBase):
                                  "删除确认已过期或不匹配；请重新发起")
         await self.redis.delete(key)
         report = await self.erasure.erase(actor.tenant, user, request_id=token)
-        await self._log(actor, "member.erase", user, users=[user],
-                        after={"records": report.records, "messages": report.messages, "posts": report.posts})
-        return report.records
+        await self._log(actor, "member.erase", user, users=[user], after=report.counts())
+        return report
 
     async def commitments(
         self, actor: Actor, *, session: str | None = None, include_closed: bool = False
@@ -156,3 +210,4 @@ class MemberSelfService(ModerationBase):
                         after={"due_at": until.isoformat()})
         await self._rescheduled(saved)
         return saved
+

@@ -8,9 +8,11 @@ from typing import Any
 from bot import kinds
 from bot.actors import Actor, InvalidRequest
 from bot.audit import AuditEntry
+from bot.lang import session_lang
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
-from bot.moderation.views import ReviewPage, fact_view, outline
+from bot.moderation.views import Recovered, ReviewPage, fact_view, outline
 from bot.offline.actions import reread_due
+from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import (
     Confidence,
     Fact,
@@ -83,7 +85,7 @@ class MemoryReview(ModerationBase):
         fact, saved = await self._change(actor, found, edit)
         if saved is fact:
             return saved
-        await self._log(actor, "memory.edit", fact.id, reason=reason, users=fact.users,
+        await self._log(actor, "memory.edit", fact.id, reason=reason, users=fact.users, kind=fact.kind,
                         before={"value": fact.value, "status": fact.status.value, "version": fact.version},
                         after={"value": saved.value, "status": saved.status.value, "version": saved.version})
         await self._rescheduled(saved)
@@ -95,14 +97,22 @@ class MemoryReview(ModerationBase):
         self._require(actor, "delete memories", "删除记忆")
         fact = await self._find(actor, ref)
         await self.memory.delete(Scope(tenant=actor.tenant), [fact.id])
-        await self._log(actor, "memory.delete", fact.id, reason=reason, before=outline(fact), users=fact.users)
+        await self._log(actor, "memory.delete", fact.id, reason=reason, before=outline(fact), users=fact.users,
+                        kind=fact.kind)
         return fact
 
     async def memory_confirm(self, actor: Actor, ref: str, reason: str = "") -> Fact:
-        """A moderator confirms a disputed, unverified or low-confidence memory: it becomes active."""
+        """A moderator confirms a disputed, unverified or low-confidence memory: it becomes active.
+
+        A flagged record's confirm means "this message was ordinary": the message is extracted again
+        with the poisoning detector overridden for it, so its promises and facts become records as
+        any message's would, and the flagged record is retired (``superseded``); see
+        ``recover_flagged``, which also says what was recovered."""
         await self._enter(actor)
         self._require(actor, "confirm memories", "确认记忆")
         found = await self._find(actor, ref)
+        if found.status is FactStatus.FLAGGED:
+            return (await self._recover(actor, found, reason)).retired
 
         def confirm(cur: Fact) -> Fact:
             rejected = tuple(c.model_copy(update={"status": FactStatus.REJECTED}) for c in cur.contested)
@@ -113,11 +123,59 @@ class MemoryReview(ModerationBase):
             return cur.model_copy(update=update)
 
         fact, saved = await self._change(actor, found, confirm)
-        await self._log(actor, "memory.confirm", fact.id, reason=reason, users=fact.users,
+        await self._log(actor, "memory.confirm", fact.id, reason=reason, users=fact.users, kind=fact.kind,
                         before={"status": fact.status.value, "confidence": fact.confidence.value,
                                 "contested": len(fact.contested)},
                         after={"status": saved.status.value, "confidence": saved.confidence.value, "contested": 0})
         return saved
+
+    async def recover_flagged(self, actor: Actor, ref: str, reason: str = "") -> Recovered:
+        """Confirm a flagged record as ordinary (``memory_confirm``) and return what its message
+        yields now: the records written from it and the retired flagged record."""
+        await self._enter(actor)
+        self._require(actor, "confirm memories", "确认记忆")
+        found = await self._find(actor, ref)
+        if found.status is not FactStatus.FLAGGED:
+            raise InvalidRequest(f"memory {found.id[:8]} is {found.status.value}, not flagged; confirm it instead",
+                                 f"记忆 {found.id[:8]} 的状态是 {found.status.value}，不是已标记；请直接确认")
+        return await self._recover(actor, found, reason)
+
+    async def _recover(self, actor: Actor, flagged: Fact, reason: str) -> Recovered:
+        """Extract a flagged record's message again through the extractor and ``to_facts``, the
+        detector overridden for that message, remember what it yields (follow-ups included), then
+        retire the flagged record. The message is read from the window while it is kept there (its
+        speaker's zone, whether it mentioned the bot, the turns before it), else from the record,
+        whose source quote is the whole message."""
+        if not flagged.sources:
+            raise InvalidRequest(f"flagged memory {flagged.id[:8]} has no source message to read again",
+                                 f"已标记记忆 {flagged.id[:8]} 没有可重新读取的原消息")
+        source = flagged.sources[0]
+        scope = Scope(tenant=flagged.tenant, session=flagged.session)
+        window = await self.window.recent(scope) if flagged.session else []
+        held = next((m for m in window if m.id == source.message_id), None)
+        turn = held.utterance() if held is not None else Utterance(
+            source.message_id, source.author_id, source.author_name, source.quote, source.ts)
+        context = [m.utterance() for m in window if m.ts <= turn.ts and m.id != turn.message_id][-6:]
+        lang = session_lang([*(u.text for u in context), turn.text])
+        tenant = await self.tenants.get(flagged.tenant)
+        request = ExtractionRequest(
+            tenant=flagged.tenant, session=flagged.session or "", turns=[turn], context=context, lang=lang,
+            timezone=tenant.timezone, visibility=flagged.visibility, cleared=frozenset({turn.message_id}),
+        )
+        candidates = await self.provider.extract(request)
+        facts = await self.erasure.admissible(
+            to_facts(request, candidates, now=utcnow(), lang=lang, ttl=tenant.ttl()))
+        result = await self.memory.remember(facts)
+        for fact in result.written:
+            await self._rescheduled(fact)
+        before, retired = await self._change(
+            actor, flagged, lambda cur: self._new_version(cur, actor, status=FactStatus.SUPERSEDED))
+        recovered = tuple(result.written)
+        await self._log(actor, "memory.confirm", flagged.id, reason=reason,
+                        users=(*flagged.users, *(u for f in recovered for u in f.users)),
+                        before={"status": before.status.value},
+                        after={"status": retired.status.value, "recovered": [f.id for f in recovered]})
+        return Recovered(retired=retired, recovered=recovered)
 
     async def memory_reject(self, actor: Actor, ref: str, reason: str = "") -> Fact:
         """A moderator finds a memory wrong: it is kept for the record but never recalled again."""
@@ -125,7 +183,7 @@ class MemoryReview(ModerationBase):
         self._require(actor, "reject memories", "驳回记忆")
         found = await self._find(actor, ref)
         fact, saved = await self._change(actor, found, lambda cur: cur.model_copy(update={"status": FactStatus.REJECTED}))
-        await self._log(actor, "memory.reject", fact.id, reason=reason, users=fact.users,
+        await self._log(actor, "memory.reject", fact.id, reason=reason, users=fact.users, kind=fact.kind,
                         before={"status": fact.status.value}, after={"status": saved.status.value})
         return saved
 

@@ -12,7 +12,7 @@ from memory.models import (
     Summary,
 )
 
-__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ReviewPage", "fact_view", "outline"]
+__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "Recovered", "ReviewPage", "fact_view", "outline"]
 
 @dataclass(frozen=True, slots=True)
 class ReviewPage:
@@ -45,12 +45,23 @@ class ClosedDispute:
 
 @dataclass(frozen=True, slots=True)
 class ErasureRequest:
-    """What erasing ``user`` would remove; confirm with ``token`` within ``ERASE_CONFIRM_SECONDS``."""
+    """What erasing ``user`` would remove; confirm with ``token`` within ``ERASE_CONFIRM_SECONDS``.
+    ``tenant``: the one community it applies to (records elsewhere are erased there, not here)."""
 
     user: str
     facts: int
     summaries: int
     token: str
+    tenant: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Recovered:
+    """A flagged record confirmed as ordinary: the records its message yields now, and the flagged
+    record, retired (``superseded``)."""
+
+    retired: Fact
+    recovered: tuple[Fact, ...]
 
 
 def fact_view(fact: Fact) -> dict[str, Any]:

@@ -121,6 +121,7 @@ class _Turn:
                      turn.message_id, len(self.text), MAX_MESSAGE_CHARS)
             self.text = self.text[:MAX_MESSAGE_CHARS]
         self.lang: Lang = request.lang
+        self.cleared = request.cleared  # confirmed ordinary by a moderator: not asked about again
         self.attr = ATTRIBUTES[self.lang]
         self.history = history
         self.others = sorted((n for n, uid in names.items() if uid != turn.author_id), key=len, reverse=True)
@@ -159,7 +160,8 @@ class _Turn:
 
     def extract(self) -> list[CandidateFact]:
         clauses = split_clauses(self.text)
-        flagged = attempt(self.text, speaker=self.turn.author_name, names=self.others)
+        flagged = None if self.turn.message_id in self.cleared else attempt(
+            self.text, speaker=self.turn.author_name, names=self.others, addressed=self.turn.addressed)
         injected = next((c for c in clauses if flagged is not None and flagged.evidence in fold(c.text)), None)
         if flagged is not None:
             quote = injected.text if injected is not None else clauses[0].text if clauses else self.text

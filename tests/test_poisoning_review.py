@@ -1,0 +1,104 @@
+"""A moderator's verdict on a flagged record: confirm means "this was an ordinary message" — it is
+extracted again, the detector overridden for it, so its promise becomes a commitment with its
+follow-up, and the flagged record is retired; reject keeps it out for good."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from arq.constants import job_key_prefix
+
+from adapters.runtime import Runtime
+from bot.actors import Actor, Capability, InvalidRequest, PermissionDenied
+from bot.models import Message
+from bot.offline.provider import OfflineProvider
+from jobs.tasks import extract_memories
+from memory.models import Fact, FactStatus, Kind, Scope
+from memory.poisoning import Flag, flag_of
+from tests.jobs_helpers import settings
+from tests.test_jobs import Start, ctx, hash_embedder, remind_id, start  # noqa: F401  (fixtures)
+
+T, SESSION = "console:review", "thread-7"
+NOW = datetime(2026, 11, 20, 9, tzinfo=UTC)
+MOD = Actor(tenant=T, user_id="u-mod", name="Mo", capabilities=frozenset({Capability.MODERATE}))
+ANN = Actor(tenant=T, user_id="u-ann", name="Ann")
+#: An ordinary line the detector reads as a request to record what Bob agreed: a moderator's call.
+LINE = "Please note that Bob agreed to lend me his car, and I'll return it by Sunday 6pm."
+
+
+@pytest.fixture
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+    runtime = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
+    for mid, (uid, name, text) in enumerate([("u-bob", "Bob", "Sure, you can borrow the car this weekend."),
+                                             ("u-ann", "Ann", LINE)]):
+        await runtime.window.append(Message(id=f"m{mid}", scope=Scope(tenant=T, session=SESSION, user=uid),
+                                            author_name=name, text=text, ts=NOW.replace(minute=mid)))
+        await extract_memories(ctx(runtime), T, SESSION, [f"m{mid}"])
+    return runtime
+
+
+async def _facts(rt: Runtime) -> list[Fact]:
+    return await rt.memory.list_facts(Scope(tenant=T))
+
+
+async def _flagged(rt: Runtime) -> Fact:
+    [flagged] = [f for f in await _facts(rt) if f.status is FactStatus.FLAGGED]
+    assert flag_of(flagged.attribute) is Flag.INSTRUCTION and flagged.sources[0].quote == LINE
+    assert not [f for f in await _facts(rt) if f.kind is Kind.COMMITMENT]  # the promise waits for a moderator
+    return flagged
+
+
+@pytest.mark.parametrize("window_kept", [True, False], ids=["from the window", "from the record"])
+async def test_confirm_recovers_the_promise_and_retires_the_flag(rt: Runtime, window_kept: bool) -> None:
+    flagged = await _flagged(rt)
+    if not window_kept:  # days later: the window let the message go; the record's quote is the message
+        await rt.window.remove(Scope(tenant=T, session=SESSION), "m1")
+
+    retired = await rt.moderation.memory_confirm(MOD, flagged.id[:8], "an ordinary update")
+
+    assert (retired.id, retired.status, retired.version) == (flagged.id, FactStatus.SUPERSEDED, flagged.version + 1)
+    facts = await _facts(rt)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert (promise.subject, promise.asserted_by, promise.status) == ("u-ann", "u-ann", FactStatus.ACTIVE)
+    assert "return it" in promise.value and promise.due_at == datetime(2026, 11, 22, 18, tzinfo=UTC)
+    assert promise.sources[0].message_id == "m1"
+    # what she said about Bob stays her claim, not his promise
+    assert not [f for f in facts if f.subject == "u-bob" and f.kind is Kind.COMMITMENT]
+    assert await rt.redis.exists(job_key_prefix + remind_id(promise))  # its follow-up is queued
+    assert not [f for f in facts if f.status is FactStatus.FLAGGED]
+    [entry] = [e for e in await rt.audit.entries(T, target=flagged.id) if e.action == "memory.confirm"]
+    assert entry.after is not None and promise.id in entry.after["recovered"]
+    assert entry.after["status"] == "superseded" and entry.actor_id == "u-mod"
+    # the review queue no longer holds it
+    assert flagged.id not in {f.id for f in (await rt.moderation.review_queue(MOD, limit=50)).items}
+
+
+async def test_recover_flagged_says_what_was_recovered(rt: Runtime) -> None:
+    flagged = await _flagged(rt)
+    recovered = await rt.moderation.recover_flagged(MOD, flagged.id)
+    assert recovered.retired.status is FactStatus.SUPERSEDED
+    assert [f.kind for f in recovered.recovered if f.kind is Kind.COMMITMENT] == [Kind.COMMITMENT]
+    with pytest.raises(InvalidRequest, match="not flagged"):
+        await rt.moderation.recover_flagged(MOD, recovered.recovered[0].id)
+
+
+async def test_reject_keeps_it_out(rt: Runtime) -> None:
+    flagged = await _flagged(rt)
+    rejected = await rt.moderation.memory_reject(MOD, flagged.id, "a plant")
+    assert rejected.status is FactStatus.REJECTED
+    # the same extraction again (a replayed job, the idle batch) writes nothing from it
+    assert await extract_memories(ctx(rt), T, SESSION, ["m1"]) == 0
+    facts = await _facts(rt)
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT or (f.sources[0].message_id == "m1"
+                and f.id != flagged.id)]
+    assert [f.status for f in facts if f.id == flagged.id] == [FactStatus.REJECTED]
+
+
+async def test_only_a_moderator_confirms_a_flag(rt: Runtime) -> None:
+    flagged = await _flagged(rt)
+    with pytest.raises(PermissionDenied):
+        await rt.moderation.memory_confirm(ANN, flagged.id)
+    assert [f.status for f in await _facts(rt) if f.id == flagged.id] == [FactStatus.FLAGGED]
+    assert not [f for f in await _facts(rt) if f.kind is Kind.COMMITMENT]
