@@ -259,13 +259,14 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|ya)\b|你(?!们)|您"
 
 
 def _named(text: str, name: str) -> bool:
-    """Does ``text`` name ``name``? Latin names as whole words (so "Ann" is not in "Annual"), CJK
-    names as written, an @mention either way."""
+    """Does ``text`` name ``name``? Latin names as whole words, as written (so "Ann" is not in
+    "Annual", nor "Will" in "I will"), CJK names as written."""
     if not name or len(name) < 2:
         return False
     if re.search(r"[\u3400-\u9fff]", name):
         return name in text
-    return re.search(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", text, re.IGNORECASE) is not None
+    # as written, capital included: a member called Will is not in "I will send it"
+    return re.search(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", text) is not None
 
 
 def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utterance], names: dict[str, str]) -> str:

@@ -82,6 +82,8 @@ def test_a_promise_keeps_whom_it_was_made_to() -> None:
     assert [f.recipient for f in named if f.kind is Kind.COMMITMENT] == ["u-wei"]
     alone = facts([("u-bob", "Bob", "I'll send you the slides tonight.")])
     assert alone[0].recipient == ""  # nobody known: no guess
+    will = facts([("u-will", "Will", "hi"), ("u-ann", "Ann", "hello"), ("u-bob", "Bob", "I will send the report.")])
+    assert will[-1].recipient == ""  # "will" is no name; Ann wrote last, but Bob said no "you"
 
 
 async def _answer(question: str, asker: str, found: list[Fact]) -> str:
