@@ -15,10 +15,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bot.models import Message
-from bot.triggers import fact_bearing
-from memory.models import Scope
-
 __all__ = ["DEFAULT_TRIGGER_CORPUS", "TriggerLine", "TriggerReport", "load_trigger_corpus", "score_trigger"]
 
 DEFAULT_TRIGGER_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "trigger_corpus.jsonl"
@@ -74,6 +70,10 @@ def load_trigger_corpus(path: Path) -> list[TriggerLine]:
 
 def score_trigger(lines: list[TriggerLine]) -> dict[str, TriggerReport]:
     """One report per part (``split``) and one for all lines (``"all"``)."""
+    from bot.models import Message  # the rules load when a bench runs, not when the CLI starts
+    from bot.triggers import fact_bearing
+    from memory.models import Scope
+
     reports: dict[str, TriggerReport] = {"all": TriggerReport()}
     for line in lines:
         msg = Message(id=line.id, scope=Scope(tenant="bench", session="trigger", user="u-bench"),
