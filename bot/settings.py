@@ -394,7 +394,8 @@ def load_settings(**overrides: Any) -> Settings:
         if key in overrides:
             continue
         try:
-            sections[key] = cls(**from_files.get(key, {}))
+            given: dict[str, Any] = dict(from_files.get(key, {}))
+            sections[key] = cls(**given)
         except ValidationError as exc:
             problems.append(_describe(cls, exc))
     settings: Settings | None = None
