@@ -39,9 +39,10 @@ from adapters.discord.interactions import (
 from adapters.discord.paging import list_embed, nav_buttons, page_of
 from adapters.discord.review import REVIEW_PAGE, review_message
 from adapters.discord.translate import kind_label, status_label, t
+from bot import kinds
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
-from memory.models import Fact, Kind, Lang
+from memory.models import Fact, Lang
 
 __all__ = ["MemoryCommands", "MemoryPage", "fact_choices", "kind_choices", "memory_list_message"]
 
@@ -57,20 +58,26 @@ REASON = "Why (kept in the audit trail)"
 Member = discord.Member | discord.User
 
 
-def _kind(value: str | None, lang: Lang) -> Kind | None:
+def _kind(value: str | None, lang: Lang) -> str | None:
+    """A kind in any of its names (``bot.kinds``: agreement, consensus, 同意, …)."""
     if not value:
         return None
     try:
-        return Kind(value.strip().lower())
+        query = kinds.parse(value)
     except ValueError:
-        raise Refusal("bad_kind", kind=value, kinds=", ".join(k.value for k in Kind)) from None
+        raise Refusal("bad_kind", kind=value, kinds=", ".join(kinds.LABELS)) from None
+    # one ASCII name, so a page button's custom id can carry it ("同意" → "agreement")
+    if len(query.labels) == 1:
+        return next(iter(query.labels))
+    return "consensus" if query.labels == {"agreement", "refusal"} else value.strip().casefold()
 
 
 def kind_choices(current: str, lang: Lang) -> list[app_commands.Choice[str]]:
-    """The six kinds, labelled in the caller's language, filtered by what was typed."""
+    """The kinds as every surface names them (``bot.kinds``), labelled in the caller's language,
+    filtered by what was typed."""
     needle = current.strip().casefold()
-    return [app_commands.Choice(name=f"{k.value} · {kind_label(k, 'zh')}" if lang == "zh" else k.value, value=k.value)
-            for k in Kind if not needle or needle in k.value or needle in kind_label(k, "zh")]
+    return [app_commands.Choice(name=f"{k} · {kind_label(k, 'zh')}" if lang == "zh" else k, value=k)
+            for k in kinds.LABELS if not needle or needle in k or needle in kind_label(k, "zh")]
 
 
 def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_commands.Choice[str]]:
@@ -81,7 +88,7 @@ def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_comman
     hits.sort(key=lambda f: f.updated_at, reverse=True)
     choices = []
     for f in hits[:MAX_CHOICES]:
-        label = (f"{short_id(f)} · {kind_label(f.kind, lang)} · {f.subject_name or f.subject}: {f.value} "
+        label = (f"{short_id(f)} · {kind_label(f, lang)} · {f.subject_name or f.subject}: {f.value} "
                  f"({status_label(f.status, lang)})")
         choices.append(app_commands.Choice(name=" ".join(label.split())[:100], value=f.id))
     return choices
@@ -194,7 +201,7 @@ class MemoryCommands(commands.Cog):
         who = await self._start(interaction)
         wanted = _kind(kind, who.lang)
         content, embeds, view = await memory_list_message(self.heyan, who, member=str(member.id) if member else None,
-                                                          kind=wanted.value if wanted else None)
+                                                          kind=wanted)
         await answer(interaction, content, embeds=embeds, view=view)
 
     @memory.command(name="show", description="Show one memory in full")
