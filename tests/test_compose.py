@@ -24,14 +24,11 @@ from packaging.version import Version
 
 from bot.secret_files import secret_files
 from bot.settings import load_settings
-from tests.deploy_helpers import sections, setting_variables
-from tests.test_lock import LOCK, pins
+from tests.deploy_helpers import COMPOSE_ONLY, LOCK, pins, sections, setting_variables
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = ROOT / "tests" / "data" / "compose-spec" / "compose-spec.json"
 HEYAN_SERVICES = ("bot", "worker", "web")
-#: Variables compose.yaml interpolates that are not Heyan settings (they shape the compose project).
-COMPOSE_ONLY = {"HEYAN_IMAGE", "HEYAN_BASE_IMAGE", "SLACK_HTTP_PUBLISH", "QDRANT_MEMORY_LIMIT", "VALKEY_MEMORY_LIMIT"}
 
 
 def _text() -> str:

