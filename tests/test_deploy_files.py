@@ -115,3 +115,11 @@ def test_dockerignore_lets_in_only_what_the_build_copies() -> None:
     for never in (".env", "secrets", "data", ".venv", "tests", ".git"):
         assert never not in let_in
     assert {"**/__pycache__", "**/.env", "**/.env.*"} <= set(patterns)
+
+
+def test_the_scripts_are_valid_shell() -> None:
+    """scripts/build-image.sh needs root, podman and minutes (run by hand, results in docs/DEPLOY.md);
+    here it and the other scripts are at least parsed."""
+    for script in sorted((ROOT / "scripts").glob("*.sh")):
+        proc = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True, timeout=30)
+        assert proc.returncode == 0, (script.name, proc.stderr)
