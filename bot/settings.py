@@ -17,6 +17,7 @@ from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError,
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.limits import check_rule
+from bot.secret_files import secret_file_values
 
 __all__ = [
     "DiscordSettings",
@@ -388,12 +389,14 @@ def load_settings(**overrides: Any) -> Settings:
         "limits": LimitSettings,
         "web": WebSettings,
     }
-    problems: list[str] = []
+    # HEYAN_<NAME>_FILE: secrets handed over as files (compose secrets, Kubernetes secret volumes)
+    from_files, problems = secret_file_values(section_types)
     for key, cls in section_types.items():
         if key in overrides:
             continue
         try:
-            sections[key] = cls()
+            given: dict[str, Any] = dict(from_files.get(key, {}))
+            sections[key] = cls(**given)
         except ValidationError as exc:
             problems.append(_describe(cls, exc))
     settings: Settings | None = None
