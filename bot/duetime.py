@@ -15,8 +15,8 @@ Conventions (one rule each, so reminders are predictable):
   Wednesday it is this Friday, on Friday it is today, on Saturday it is next Friday.
 * "下周一" / "next Monday" is the Monday of the next calendar week (weeks start on Monday), so
   "下周一" said on Sunday is tomorrow and "next Friday" said on Wednesday is nine days later.
-* "end of week" / "本周内" / "this weekend" / "周末" is Sunday 23:59 of this week; "月底" the month's
-  last day; "年底" 31 Dec.
+* "end of week" / "本周内" / "this week" / "这周" / "this weekend" / "周末" is Sunday 23:59 of this week;
+  "月底" the month's last day; "年底" 31 Dec; "下个月15号" the 15th of next month.
 * A time that starts or conditions something is not a deadline: "after 11pm", "starting tonight",
   "from Monday on", "晚上11点以后", "从明天起" name no due time.
 * A date without a year ("on 3 Dec", "12月3日") is this year's, or next year's when already past; a
@@ -122,14 +122,16 @@ _DAYS = [
         r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
         _I,
     ),
-    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末)"),
-    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?weekend)\b", _I),
+    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
+               r"|(?:这个?|本)(?:周|星期)(?![一二三四五六日天末内]))"),
+    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?weekend|this\s+week)\b", _I),
     re.compile(
         r"\b(?:the\s+)?(?P<period>end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|year)|eod|eow|eom|cob"
         r"|close\s+of\s+business)\b",
         _I,
     ),
     re.compile(rf"(?:(?P<y>\d{{4}})年)?(?P<m>{NUM_ZH})月(?P<d>{NUM_ZH})[日号]"),
+    re.compile(rf"(?P<mrel>下个?|这个?|本)月(?P<d>{NUM_ZH})[日号]"),
     re.compile(rf"(?<![月\d])(?P<d>{NUM_ZH})号(?![楼线房床])"),
     re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?", _I),
     re.compile(rf"\bthe\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
@@ -364,6 +366,13 @@ def _period(p: str, today: date) -> date:
 
 def _calendar_date(g: dict[str, str | None], today: date) -> date | None:
     day = parse_number(g["d"] or "")
+    if g.get("mrel"):  # "下个月15号", "这个月20号"
+        later = (g["mrel"] or "").startswith("下")
+        year, month_of = (today.year + (today.month == 12), today.month % 12 + 1) if later else (today.year, today.month)
+        try:
+            return date(year, month_of, day) if day is not None else None
+        except ValueError:
+            return None
     if g.get("mon"):
         month: int | None = _MONTHS[(g["mon"] or "").lower()]
     elif g.get("m"):

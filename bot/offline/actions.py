@@ -17,6 +17,7 @@ from bot.duetime import find_due_span, resolve_due
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
+from bot.offline.informal import informal_action, is_informal_promise
 from bot.zones import zone_or_utc
 from memory.models import Fact, Kind
 
@@ -30,6 +31,8 @@ _ZH_DEADLINE_FIRST = re.compile(r"^(?:我们?)?(?P<due>[^，,。]{1,12}?(?:之�
 # "I can …" / "我可以…" promise only with a time marker.
 _ZH_TAKEN = re.compile(r"交给我了|我全?包了|算我的了|包在我身上了")
 _ZH_DEADLINE_WORD = re.compile(r"(?:之前|以前|前|之内|以内|内)(?![面后天])")
+# A time still ahead: a final 了 after it says done-by, not done already ("我今晚把碗洗了", "明天把车挪了").
+_ZH_AHEAD = re.compile(r"明天|后天|今晚|明早|明晚|待会|等会|一会儿|晚点|回头|马上|下周|下个?月|周末|月底|这周|本周")
 _EN_CAN = re.compile(r"^(?:i|we)\s+can\s+|^我们?可以", re.IGNORECASE)
 _EN_NEG_HEAD = re.compile(
     r"^(?:i|we)\s*(?:won'?t|will\s+not|(?:'ll|’ll|\s+will)\s+never|\s+(?:promise|swear)\s+(?:not\s+to|never\s+to"
@@ -76,8 +79,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return True  # "let me handle it", "the pizza is on me", "包在我身上", "我明天给你答复"
     if _past(core, due) or lx.DEMAND.search(core):
         return False  # done already ("我已经把钱转给你了"), or asked of the other ("我要求你周五前交")
-    if lx.COMMIT_ZH.match(core):
-        return True
+    if lx.COMMIT_ZH.match(core) or is_informal_promise(core, due=due):
+        return True  # "我把钱转你", and the informal shapes: "will send it tonight", "sending it now", "周五之前交"
     # "我周五之前给你答复": a first-person deadline before an action
     return bool(core.startswith("我") and _ZH_DEADLINE_FIRST.match(core) and find_due_span(core))
 
@@ -89,7 +92,7 @@ def _past(core: str, due: str = "") -> bool:
     if m is None:
         return False
     if m.group().startswith("了") and (_ZH_DEADLINE_WORD.search(due) or _ZH_DEADLINE_WORD.search(core)
-                                       or _ZH_TAKEN.search(core)):
+                                       or _ZH_TAKEN.search(core) or _ZH_AHEAD.search(due or core)):
         return bool(lx.PAST.search(core[: m.start()]))
     return True
 
@@ -114,6 +117,8 @@ def strip_head(core: str) -> str:
     core = promise_part(lx.LEAD_PROMISE_TAG.sub("", _LEAD_TAG.sub("", _TAIL_TAG.sub("", core))))
     if (indirect := indirect_action(core)) is not None:
         return clean(indirect)
+    if (informal := informal_action(core)) is not None:
+        return clean(informal)
     if m := _EN_NEG_HEAD.match(core):
         negation = "never" if "never" in m.group().lower() else "not"
         return clean(f"{negation} {core[m.end() :]}")

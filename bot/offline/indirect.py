@@ -26,7 +26,8 @@ import re
 from bot.duetime import find_due_span
 from bot.offline import lexicon as lx
 
-__all__ = ["ZH_ACTION_VERBS", "indirect_action", "is_indirect_promise", "promise_part", "zh_deadline_to_you"]
+__all__ = ["ZH_ACTION_VERBS", "indirect_action", "is_indirect_promise", "promise_part", "zh_deadline_to_you",
+           "zh_modifiers"]
 
 _I = re.IGNORECASE
 
@@ -57,6 +58,8 @@ _LEAVE_WITH_ME = re.compile(r"^(?:just\s+)?leave\s+(?P<what>it|this|that|them|th
 _CONSIDER_DONE = re.compile(r"^consider\s+(?P<what>it|this|that|the\s+[^,.;!?]{1,50}?)\s+(?:done|handled|sorted)\b", _I)
 _GOT_IT = re.compile(r"^(?:i'?ve|i\s+have)\s+got\s+(?P<what>it|this|that|them|the\s+[^,.;!?]{1,50}?)"
                      r"(?P<rest>\s+(?:covered|handled|sorted)\b.*|\s+.*)?$", _I)
+# "On it, tonight.", "on it — will have an answer by lunch": taking on what was just asked.
+_ON_IT = re.compile(r"^(?:i'?m\s+|i’m\s+|i\s+am\s+)?on\s+it\b(?!\s+(?:is|was|and\s+it))(?P<rest>.*)", _I)
 _COUNT_ME_IN = re.compile(r"^count\s+me\s+in\b|^(?:you\s+can\s+)?count\s+on\s+me\b", _I)
 _EN_WHEN = re.compile(r"\b(?:tonight|today|tomorrow|this\s+(?:week|weekend|time|month|evening|afternoon|morning)"
                       r"|next\s+\w+|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|every\s+\w+|from\s+now\s+on)\b", _I)
@@ -67,19 +70,22 @@ ZH_ACTION_VERBS = (
     "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒|洗|清理|整理|安排|联系|通知|回复"
     "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出|接|取|叫|催|谈|商量|去|来|开|搞定"
     "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收|报名|参加|到|过来|回来"
-    "|请|签|填|订|赶|陪|帮"
+    "|请|签|填|订|赶|陪|帮|放|录|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清"
 )
 _ZH_VERB = rf"(?:{ZH_ACTION_VERBS})"
 # Time words that make a first-person action a promise ("我明天…", "我这周…"), beyond the due times.
 _ZH_WHEN = (r"(?:每[天晚周次月]|以后|今后|从今以后|今天|明天|后天|今晚|明早|明晚|这周|本周|下周|周末|这个?月|下个?月|月底|年底|待会儿?|等会儿?|一会儿?|晚点"
             r"|回头|马上|立刻|现在|这就|今天下午|下午|晚上|早上|上午|中午|下班后?|周[一二三四五六日天]|星期[一二三四五六日天])")
-_ZH_INTENT = r"(?:先|来|去|负责|就|马上|立刻|这就|一定|肯定|保证|自己|亲自|顺路|顺便|再|准时|按时|一早|提前|尽快|今天就|明天就)"
+_ZH_INTENT = (r"(?:先|来|去|负责|就|马上|立刻|这就|一定|肯定|保证|自己|亲自|顺路|顺便|再|准时|按时|一早|提前|尽快|今天就|明天就"
+              r"|重新|早点|早些|抓紧|赶紧|现在就|还是)")
 _ZH_NOT_ACTION = re.compile(r"^(?:还在|正在|还没|一直|从来|也在|还是没|是|有|在|觉得|认为|想|要|没|不|已经|刚|得|可能|也许|大概|记得|知道|希望|担心|怕|猜)")
 # "我明天给你答复", "我自己今晚收拾", "我今晚顺路买": 我 + time/intent words + an action.
 _ZH_FIRST = re.compile(rf"^我们?(?P<mods>(?:{_ZH_WHEN}|{_ZH_INTENT}|[，,\s])*)(?P<verb>{_ZH_VERB})")
 _ZH_MOD = re.compile(rf"(?:{_ZH_WHEN}(?:之前|以前|前|之内|以内|内|开始)?|{_ZH_INTENT}|[，,\s]+)")
-# The object first: "发票我来开", "钥匙今晚我带过来", "这个月的网费我先垫上".
-_ZH_TOPIC = re.compile(r"^(?P<topic>[^，,。！？!?我你他她]{1,12}?)(?=我)")
+# The object first: "发票我来开", "钥匙今晚我带过来", "这个月的网费我先垫上", "你的充电器我明早带给你".
+_ZH_TOPIC = re.compile(r"^(?P<topic>(?:[你您他她]的)?[^，,。！？!?我你他她]{1,12}?)(?=我)")
+# A topic that is a past time or a cleft ("水费上个月是我付的", "钥匙上周我就还了"): a report, not a promise.
+_ZH_PAST_TOPIC = re.compile(r"是$|就是$|都是$|上个?月|上周|上次|昨天|前天|去年|之前|刚才|已经")
 _ZH_TAKEN_ON = re.compile(
     r"^(?:[^，,。你他她]{1,10}?(?:的事|这事|这件事)?)?(?:就|都)?(?:交给我|包在我身上|我包了|我全包了|算我的|算我一个|我来吧|我来)"
 )
@@ -92,19 +98,34 @@ def _zh_first(core: str, *, topic: bool = False, timed: bool = False) -> bool:
     m = re.match(r"我们?", core)
     if m is None:
         return False
-    rest, marked = core[m.end() :], False
-    for _ in range(4):  # at most a few time and intent words before the verb
-        if step := _ZH_MOD.match(rest):
-            rest, marked = rest[step.end() :], True
-            continue
-        span = find_due_span(rest)
-        if span is not None and span[0] == 0:
-            rest, marked = rest[span[1] :], True
-            continue
-        break
+    rest, marked, _ = zh_modifiers(core[m.end() :])
+    if re.match(r"我们?.*[去来]$", core[: len(core) - len(rest)]) and (place := _ZH_PLACE_THEN.match(rest)):
+        rest = rest[place.end() :]  # "我去物业问一下": where, then what
     if _ZH_NOT_ACTION.match(rest) or not re.match(_ZH_VERB, rest):
         return False
     return marked or topic or timed or bool(find_due_span(core))
+
+
+def zh_modifiers(text: str) -> tuple[str, bool, bool]:
+    """``text`` without the time and intent words that open it ("周五前", "明天", "马上", "先"): (the rest,
+    whether there were any, whether one was a deadline). At most a few, so the cost is a constant."""
+    rest, marked, deadline = text, False, False
+    for _ in range(4):  # at most a few time and intent words before the verb
+        span = find_due_span(rest)  # a whole due phrase first: "下周五之前", not "下周" then "五之前"
+        if span is not None and span[0] == 0:
+            deadline = deadline or bool(_DEADLINE_END.search(rest[: span[1]]))
+            rest, marked = rest[span[1] :], True
+            continue
+        if step := _ZH_MOD.match(rest):
+            deadline = deadline or bool(_DEADLINE_END.search(step.group()))
+            rest, marked = rest[step.end() :], True
+            continue
+        break
+    return rest, marked, deadline
+
+
+_ZH_PLACE_THEN = re.compile(rf"[^，,。！？!?\s]{{1,4}}?(?={_ZH_VERB})")
+_DEADLINE_END = re.compile(r"(?:之前|以前|前|之内|以内|内)$")
 
 
 def promise_part(core: str) -> str:
@@ -115,7 +136,7 @@ def promise_part(core: str) -> str:
         return core[m.end() :]
     if core.startswith("我") or _ZH_TAKEN_ON.match(core):
         return core
-    if (m := _ZH_TOPIC.match(core)) and not re.search(r"[A-Za-z]", m.group("topic")):
+    if (m := _ZH_TOPIC.match(core)) and _topic_ok(m.group("topic")):
         topic, rest = m.group("topic"), core[m.end() :]
         if _is_zh_promise(rest):
             return _with_topic(rest, topic)
@@ -144,7 +165,7 @@ def is_indirect_promise(core: str, *, timed: bool = False) -> bool:
     if not core:
         return False
     if _LET_ME.match(core) or _ON_ME.match(core) or _LEAVE_WITH_ME.match(core) or _CONSIDER_DONE.match(core) \
-            or _COUNT_ME_IN.match(core):
+            or _COUNT_ME_IN.match(core) or _ON_IT.match(core):
         return True
     if m := _GOT_IT.match(core):
         rest = m.group("rest") or ""
@@ -154,7 +175,12 @@ def is_indirect_promise(core: str, *, timed: bool = False) -> bool:
     if _zh_first(core, timed=timed) or zh_deadline_to_you(core) or _zh_to_you(core, timed=timed):
         return True
     m = _ZH_TOPIC.match(core)
-    return bool(m and _is_zh_promise(core[m.end() :]) and not re.search(r"[A-Za-z]", m.group("topic")))
+    return bool(m and _is_zh_promise(core[m.end() :]) and _topic_ok(m.group("topic")))
+
+
+def _topic_ok(topic: str) -> bool:
+    """An object put first ("发票", "你的充电器"), not English words, a past time or a cleft ("上个月是")."""
+    return not re.search(r"[A-Za-z]", topic) and not _ZH_PAST_TOPIC.search(topic)
 
 
 def zh_deadline_to_you(core: str) -> bool:
@@ -191,4 +217,8 @@ def indirect_action(core: str) -> str | None:
         return f"take care of {m.group('what')}{rest}".strip()
     if _COUNT_ME_IN.match(core):
         return core
+    if m := _ON_IT.match(core):
+        rest = re.sub(r"^[\s,.;:!—–-]+", "", m.group("rest"))
+        informal = re.match(r"(?:will|gonna|going\s+to)\s+(?P<act>.+)", rest, _I)
+        return informal.group("act") if informal else f"take care of it {rest}".strip()
     return None

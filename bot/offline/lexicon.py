@@ -112,7 +112,9 @@ HEDGE = re.compile(
 #: English promise heads, anchored at the clause's subject: "I'll", "I promise to", "we're going to".
 EN_COMMIT_HEAD = re.compile(
     r"^(?:i|we)\s*(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to|’m\s+going\s+to|\s+am\s+going\s+to|'re\s+going\s+to"
-    r"|\s+are\s+going\s+to|'m\s+gonna|\s+am\s+gonna|\s+promise|\s+swear|\s+guarantee|\s+commit"
+    r"|\s+are\s+going\s+to|'m\s+gonna|’m\s+gonna|\s+am\s+gonna|'re\s+gonna|\s+are\s+gonna"
+    r"|(?:'m|’m|\s+am|'re|’re|\s+are)\s+planning\s+(?:to|on)|\s+plan\s+to|\s+intend\s+to"
+    r"|\s+promise|\s+swear|\s+guarantee|\s+commit"
     r"|\s+give\s+you\s+my\s+word)"
     r"(?:\s+(?:that\s+)?(?:i|we)(?:'ll|’ll|\s+will)|\s+(?:to|that|you))?"
     r"(?:\s+(?:make\s+sure(?:\s+(?:to|that|i))?|definitely|really|also|absolutely|personally|be\s+sure\s+to))*\s*",
@@ -122,9 +124,10 @@ EN_COMMIT_HEAD = re.compile(
 #: An English clause that promises: a promise head, "I can … from now on", "I won't … again".
 COMMIT_EN = re.compile(
     r"^(?:i|we)\s*(?:'ll|’ll|\s+will|\s+shall)\b"
-    r"|^(?:i|we)\s*(?:'m|’m|\s+am|'re|\s+are)\s+(?:going\s+to|gonna)\b"
+    r"|^(?:i|we)\s*(?:'m|’m|\s+am|'re|’re|\s+are)\s+(?:going\s+to|gonna|planning\s+(?:to|on))\b"
+    r"|^(?:i|we)\s+(?:plan|intend)\s+to\b"
     r"|^(?:i|we)\s+(?:promise|swear|guarantee|commit\s+to)\b"
-    r"|^i\s+give\s+you\s+my\s+word\b|^promise\s+(?:i'?ll|i\s+will|to)\b"
+    r"|^i\s+give\s+you\s+my\s+word\b|^promise\s+(?:i'?ll|i\s+will|to|you'?ll|you\s+will)\b"
     r"|^(?:leave\s+it\s+(?:to|with)\s+me|count\s+on\s+me|consider\s+it\s+done|i'?m\s+on\s+it)\b",
     _I,
 )
@@ -134,7 +137,13 @@ NOT_A_PROMISE = re.compile(
     r"^(?:be\s+(?:honest|frank|blunt|upset|angry|mad|furious|sad|fine|okay|ok|happy|glad|surprised)"
     r"|admit|say\s+(?:this|it|that)|tell\s+you\s+(?:what|something|this)|never\s+forget|believe\s+it"
     r"|wait\s+and\s+see|let\s+it\s+go|remember\s+(?:this|that)|give\s+you\s+that|leave\s+it\s+there"
-    r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b|let\s+you\s+know\s+if)",
+    r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b|let\s+you\s+know\s+if"
+    # a state or a place, not a deed: "I'll be late", "I'm going to be away", "going to bed", "going to need …"
+    r"|be\s+(?:a\s+(?:bit|little)\s+|so\s+|very\s+|really\s+|running\s+)?(?:late|away|busy|out|home|off|sick|gone|asleep"
+    r"|around|at\s+work|in\s+(?:a\s+)?meeting|on\s+(?:holiday|vacation|leave)|travel+ing|working)\b"
+    r"|need\b|have\s+to\b|has\s+to\b|believe\b|miss\b|regret\b|lose\b|(?:bed|sleep|school|class|church|town|lunch|dinner)\b"
+    r"|work\b(?!\s+on\b)|(?:the|a|an|my|your|his|her|their|our)\s+(?:gym|store|shop|office|doctor|dentist|hospital|party"
+    r"|movies|beach|bathroom|toilet|meeting|bank|airport|station)\b)",
     _I,
 )
 
@@ -144,8 +153,8 @@ CAN_NOT_PROMISE = re.compile(r"^(?:i|we)\s+can\s+(?:see|hear|understand|imagine|
 #: Chinese promise heads after the subject (我/我们, at most a few characters before the cue).
 ZH_COMMIT_HEAD = re.compile(
     r"^(?:我们?|咱们?)(?!妈|爸|哥|姐|弟|妹|家|老婆|老公|男朋友|女朋友|朋友|同事|室友|老板|儿|孩)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
-    r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|会(?!议|面|员|长|计|儿)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
-    r"|先来|来(?=吧?$)|来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
+    r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|(?<![开聚约机散例年舞宴社工协体误理学])会(?!议|面|员|长|计|儿)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
+    r"|先来|(?<![从后原本将过起出回未])来(?=吧?$)|(?<![从后原本将过起出回未])来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
     r"|去(?=[找跟和把给交付还买修换打清洗搬收退])"
     r"|以后不再|以后不会再|再也不|不会再|不再)"
 )
@@ -205,7 +214,8 @@ REQUEST_QUESTION = re.compile(
     r"|^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:stop|not|quit)\b|^would\s+you\s+mind\b"
     r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)(?:把|别|不要|少|小点)|^(?:能不能|可不可以)请你|^麻烦你"
     r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)|^[^，,。你我]{0,6}?能(?:不能)?(?:别|不要)"
-    r"|^[^，,。你我]{0,6}?(?:能|可以|能不能)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我",
+    r"|^[^，,。你我]{0,6}?(?:能|可以|能不能)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我"
+    r"|^你?[^，,。]{0,8}?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)[^，,。]{0,3}?(?:好吗|行吗|可以吗|好不好|行不行)",
     _I,
 )
 
@@ -223,7 +233,7 @@ LEADING_TIME = re.compile(
 DEMAND = re.compile(
     r"^希望你(?!好|开心|早日|身体|一切|顺利)|^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要(?!不要)|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
     r"|想让|想请)"
-    r"|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
+    r"|^你先把|^(?:别|不要|不许)(?!说|提|客气|担心|介意|着急|急|怕|生气|难过|紧|了|管)|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
     r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)"
     r"|^[^，,。我你他她]{0,10}?(?:之前|以前|前)?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)"
     r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
@@ -251,15 +261,17 @@ ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|�
 REFUSE = re.compile(
     r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
     r"|出|做|去|换|签|交|借)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
-    r"|门都没有|想都别想"
+    r"|门都没有|想都别想|想得美|做梦吧?|才怪"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
-    r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b|\bi\s+won'?t\b|\bi\s+will\s+not\b"
+    r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b"
+    r"|\bi\s+(?:won'?t|will\s+not)\b(?!\s+be\s+(?:able|home|around|available|free|back|in\s+town)\b)"
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
     r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
-    r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to|doing|giving|apologi[sz]ing|moving)\b)"
+    r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to(?!\s+(?:lie|pretend|argue|repeat|sugar-?coat|fight|judge"
+    r"|say|bother|beat\s+around))|doing|giving|apologi[sz]ing|moving)\b)"
     r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b|^(?:absolutely|certainly|definitely|of\s+course)\s+not\b"
-    r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+lie)\b)"
+    r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+(?:lie|pretend|argue|repeat|sugar-?coat|fight|judge|say|bother))\b)"
     r"\w+ing\b",
     _I,
 )
@@ -276,8 +288,12 @@ REPORTED = re.compile(
     r"|^(?:he|she|they|(?:my|the|our|your)\s+(?:landlord|roommate|flatmate|boss|manager|neighbou?r|friend|partner"
     r"|sister|brother|colleague|teammate|guild\s+master|officer|leader))\s+(?:said|says|told|promised|agreed|claimed"
     r"|claims|swore|will|'ll|’ll|would|'d|is\s+going\s+to|was\s+going\s+to|owes|admitted|never|always|didn'?t|keeps)\b"
-    r"|^(?!(?:i|we|you|it|this|that|there)\b)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:said|says|told|promised"
-    r"|agreed|claimed|claims|swore|owes|admitted|never|always|didn'?t|keeps)\b"
+    r"|^(?!(?:i|we|you|it|this|that|there|everyone|everybody|nobody|someone|somebody|anyone|today|tomorrow|tonight"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|the|my|our|your|which|what|who|how|when|where|why"
+    r"|one|both|each|all|none|either|neither)\b)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:said|says|told|promised"
+    r"|agreed|claimed|claims|swore|owes|admitted|never|always|didn'?t|keeps|will|'ll|’ll|is\s+going\s+to|is\s+gonna"
+    r"|is\s+planning\s+to|wants\s+to|plans\s+to)\b"
+    r"|^我?记得(?:[^，,。]{0,4}?)(?:你|他|她|他们|她们)(?:[^，,。]{0,4}?)(?:说过?|答应过?|承诺过?|保证过?)"
     r"|^you\s+(?:said|told|promised|agreed|swore|never|always|didn'?t|did\s+not|haven'?t|keep|kept|still\s+haven'?t)\b"
     r"|\bi\s+heard\b|\baccording\s+to\b",
     _I,
