@@ -124,7 +124,7 @@ _DAYS = [
     ),
     re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
                r"|(?:这个?|本)(?:周|星期)(?![一二三四五六日天末内]))"),
-    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?weekend|this\s+week)\b", _I),
+    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|this\s+week)\b", _I),
     re.compile(
         r"\b(?:the\s+)?(?P<period>end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|year)|eod|eow|eom|cob"
         r"|close\s+of\s+business)\b",
@@ -140,7 +140,7 @@ _DAYS = [
 ]
 _TIMES = [
     re.compile(
-        rf"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)"
+        rf"(?<!第)(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)(?!间)"
         rf"(?:(?P<half>半)|(?P<quarter>一刻|三刻)|(?P<mi>{NUM_ZH})分?)?"
     ),
     re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap])\.?m\b\.?)?", _I),
@@ -148,7 +148,7 @@ _TIMES = [
     re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
     re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
-    re.compile(r"\b(?:at|by)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
+    re.compile(r"\b(?:at|by|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
     re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b", _I),
 ]
@@ -359,7 +359,7 @@ def _period(p: str, today: date) -> date:
         return date(year, month, calendar.monthrange(year, month)[1])
     if "年" in p or p.endswith("year"):
         return date(today.year, 12, 31)
-    if "周" in p or "星期" in p or p.endswith(("week", "weekend")) or p == "eow":
+    if "周" in p or "星期" in p or p.endswith(("week", "weekend", "wknd")) or p == "eow":
         return today + timedelta(days=6 - today.weekday() + (7 if nxt else 0))
     return today  # end of day, EOD, close of business
 

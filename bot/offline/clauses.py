@@ -36,9 +36,11 @@ _SOFT = re.compile(
     r"(?:我|你|他|她|对方|咱|\b(?:i|i'll|i'm|you|he|she|we|they)\b)"
     # an apology or thanks after a comma is a clause of its own: "I'll send it tonight, sorry for the delay"
     r"|\s*(?:sorry|thanks|thank\s+you|抱歉|对不起|谢谢|不好意思)\b"
+    # the subject left out after a comma: "Sorry about that, will pay you back Friday", "…, cleaning it up now"
+    rf"|\s*(?:(?:and|but|so|then)\s+)?(?:will|gonna|(?:{lx.EN_HANDING})\b)\s+(?!(?:you|u|it\s+be|be\s+able)\b)[a-z]"
     # Chinese drops the subject: a time or an object first, then the promise ("我记住了，下个月15号之前把房租补上",
     # "是我的问题，周五前我重写一份", "顺便说下，钥匙我明天还你", "我也有责任，从下周开始我…")
-    rf"|\s*(?:(?:但是|但|不过|可是|所以|然后)\s*)?(?:{_ZH_TIME_START}|[^，,。！？!?:：\sA-Za-z你他她]{{1,10}}?我(?!们?的))"
+    rf"|\s*(?:(?:但是|但|不过|可是|所以|然后)\s*)?(?:{_ZH_TIME_START}|(?:顺便|顺路|然后再?|再)把|[^，,。！？!?:：\sA-Za-z你他她]{{1,10}}?我(?!们?的))"
     # "I can't remember the number but I'll …", "I'm not happy about it, so I'll …": the promise after a concession
     r")|\s+(?=(?:but|so|though|yet|however|although|and\s+so)\s+(?:i|we)(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to"
     r"|’m\s+going\s+to|\s+am\s+going\s+to|'m\s+gonna|\s+promise|\s+swear)\b)",
@@ -49,7 +51,7 @@ _FILLER = re.compile(
     r"^(?:(?:@\S+|<@!?\w+>|和言|heyan\b|但是|但|不过|可是|所以|而且|然后|其实|反正|那么|那|嗯|哦|唉|哎|好吧|好的|好|行|抱歉"
     r"|对不起|不好意思|这样吧|收到|知道了|明白了?|了解|放心吧?|你放心|请放心|可以(?=[，,])|没问题(?=[，,])|说实话|(?:备注|说明|补充|提醒一下|请记住|记住)[:：]"
     # preambles before what the speaker says ("记一下：", "说好了，", "老实说", "For the record", "btw", "Note to self:")
-    r"|说真的|实话说|老实说|讲真|坦白说|说白了|话说|对了|另外|总之|顺便(?:说|提)?一?下?"
+    r"|说真的|实话说|老实说|讲真|坦白说|说白了|话说|对了|另外|总之|顺便(?:说|提)一?下?|顺便一提|别着?急|不急"
     r"|(?:记一下|记下|备注一下|提醒一下自己|提醒自己|先说好|先说清楚|说好了?[啊啦哈]?|说定了|补充一下|说明一下|讲道理)[:：，,！!]"
     r"|(?:(?:just\s+)?(?:a\s+)?(?:quick\s+|side\s+)?note(?:\s+to\s+(?:self|all|everyone))?(?:\s+and\s+(?:everyone|all))?"
     r"|nb|ps|p\.s\.|fyi|update|reminder|heads\s+up|edit|for\s+the\s+record)\s*[:：,，—–-]"
@@ -57,7 +59,7 @@ _FILLER = re.compile(
     r"|(?:by\s+the\s+way|btw|fyi|fwiw|for\s+what\s+it'?s\s+worth|(?:just\s+)?for\s+the\s+record"
     r"|(?:just\s+)?to\s+be\s+(?:clear|honest|fair|frank)|tbh|frankly|seriously|just\s+so\s+(?:you\s+know|we'?re\s+clear)"
     r"|to\s+clarify|anyways?|anyhow|ugh|argh|oh|ah|hey|hmm|um|uh|oops|whoops|sure\s+thing|got\s+it|noted|understood"
-    r"|fair\s+point|good\s+point|point\s+taken|you'?re\s+right|i\s+hear\s+you|(?:will|can)\s+do(?=\s*[,，.!—–-])"
+    r"|fair\s+point|good\s+point|point\s+taken|i\s+got\s+you|gotcha|you'?re\s+right|i\s+hear\s+you|(?:will|can)\s+do(?=\s*[,，.!—–-])"
     r"|ok|okay|well|but|and|so|also|then|actually|honestly|look|listen|fine|alright|sorry|yes|yeah|sure"
     r"|don'?t\s+worry|no\s+worries|right)\b)[\s,，、!！.—–-]*)+",
     re.IGNORECASE,

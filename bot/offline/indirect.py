@@ -59,7 +59,7 @@ _CONSIDER_DONE = re.compile(r"^consider\s+(?P<what>it|this|that|the\s+[^,.;!?]{1
 _GOT_IT = re.compile(r"^(?:i'?ve|i\s+have)\s+got\s+(?P<what>it|this|that|them|the\s+[^,.;!?]{1,50}?)"
                      r"(?P<rest>\s+(?:covered|handled|sorted)\b.*|\s+.*)?$", _I)
 # "On it, tonight.", "on it — will have an answer by lunch": taking on what was just asked.
-_ON_IT = re.compile(r"^(?:i'?m\s+|i’m\s+|i\s+am\s+)?on\s+it\b(?!\s+(?:is|was|and\s+it))(?P<rest>.*)", _I)
+_ON_IT = re.compile(r"^(?:i'?m\s+|i’m\s+|i\s+am\s+)?(?:on|working\s+on)\s+it\b(?!\s+(?:is|was|and\s+it))(?P<rest>.*)", _I)
 _COUNT_ME_IN = re.compile(r"^count\s+me\s+in\b|^(?:you\s+can\s+)?count\s+on\s+me\b", _I)
 _EN_WHEN = re.compile(r"\b(?:tonight|today|tomorrow|this\s+(?:week|weekend|time|month|evening|afternoon|morning)"
                       r"|next\s+\w+|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|every\s+\w+|from\s+now\s+on)\b", _I)
@@ -68,7 +68,7 @@ _EN_WHEN = re.compile(r"\b(?:tonight|today|tomorrow|this\s+(?:week|weekend|time|
 #: intent word is a promise ("我明天给你答复", "我今晚顺路买").
 ZH_ACTION_VERBS = (
     "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒|洗|清理|整理|安排|联系|通知|回复"
-    "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出|接|取|叫|催|谈|商量|去|来|开|搞定"
+    "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出(?!差|国|门|去)|接|取|叫|催|谈|商量|去|来|开|搞定"
     "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收|报名|参加|到|过来|回来"
     "|请|签|填|订|赶|陪|帮|放|录|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清"
 )
@@ -99,7 +99,8 @@ def _zh_first(core: str, *, topic: bool = False, timed: bool = False) -> bool:
     if m is None:
         return False
     rest, marked, _ = zh_modifiers(core[m.end() :])
-    if re.match(r"我们?.*[去来]$", core[: len(core) - len(rest)]) and (place := _ZH_PLACE_THEN.match(rest)):
+    if (timed or find_due_span(core)) and re.match(r"我们?.*[去来]$", core[: len(core) - len(rest)]) \
+            and (place := _ZH_PLACE_THEN.match(rest)):
         rest = rest[place.end() :]  # "我去物业问一下": where, then what
     if _ZH_NOT_ACTION.match(rest) or not re.match(_ZH_VERB, rest):
         return False
@@ -139,7 +140,7 @@ def promise_part(core: str) -> str:
     if (m := _ZH_TOPIC.match(core)) and _topic_ok(m.group("topic")):
         topic, rest = m.group("topic"), core[m.end() :]
         if _is_zh_promise(rest):
-            return _with_topic(rest, topic)
+            return core if re.fullmatch(_ZH_WHEN, topic) else _with_topic(rest, topic)  # "回头我…": a time, not an object
     return core
 
 
@@ -156,7 +157,8 @@ def _with_topic(rest: str, topic: str) -> str:
 
 def _is_zh_promise(core: str) -> bool:
     """After an object put first ("发票我来开", "下一轮我请"): 我 and the rest of a promise."""
-    return bool(lx.ZH_COMMIT_HEAD.match(core) or _zh_first(core, topic=True) or _ZH_TAKEN_ON.match(core))
+    return bool(lx.ZH_COMMIT_HEAD.match(core) or _zh_first(core, topic=True) or _ZH_TAKEN_ON.match(core)
+                or re.match(r"我们?[^，,。你他她]{0,6}?把[^，,。]{1,12}?(?:" + ZH_ACTION_VERBS + ")", core))
 
 
 def is_indirect_promise(core: str, *, timed: bool = False) -> bool:
@@ -195,7 +197,7 @@ def zh_deadline_to_you(core: str) -> bool:
 
 def _zh_to_you(core: str, *, timed: bool) -> bool:
     """ "合同今晚发你": no subject, a time, an action done to the listener (the speaker acts)."""
-    if core.startswith(("你", "您")) or not (timed or find_due_span(core) or re.search(_ZH_WHEN, core)):
+    if re.match(r"你|您|他|她|它|对方|人家|别人|大家", core) or not (timed or find_due_span(core) or re.search(_ZH_WHEN, core)):
         return False
     return bool(re.search(r"(?<=[\u4e00-\u9fff])(?:发|给|还|转|寄|送|退|交|付|带)(?:给)?你(?!们)", core))
 
@@ -218,7 +220,7 @@ def indirect_action(core: str) -> str | None:
     if _COUNT_ME_IN.match(core):
         return core
     if m := _ON_IT.match(core):
-        rest = re.sub(r"^[\s,.;:!—–-]+", "", m.group("rest"))
+        rest = re.sub(r"^[\s,.;:!—–-]+(?:(?:it\s+)?(?:should|will)\s+be\s+(?:done|ready|sorted|fixed)\s+)?", "", m.group("rest"))
         informal = re.match(r"(?:will|gonna|going\s+to)\s+(?P<act>.+)", rest, _I)
         return informal.group("act") if informal else f"take care of it {rest}".strip()
     return None

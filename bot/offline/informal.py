@@ -37,11 +37,7 @@ _EN_HEAD = re.compile(
 )
 # "sending the photos now", "I'm dropping the keys off tomorrow": handing something over, in the progressive.
 _EN_DOING = re.compile(
-    r"^(?:(?:i'?m|i’m|i\s+am|we'?re|we’re|we\s+are)\s+)?(?:just\s+)?(?P<verb>sending|transferring|paying|returning|dropping"
-    r"|bringing|covering|fixing|cleaning|calling|emailing|texting|forwarding|refunding|replacing|handling|booking|ordering"
-    r"|picking\s+up|sorting|posting|sharing|writing|finishing|submitting|updating|uploading|repairing|buying|giving"
-    r"|handing|delivering|mailing|wiring|settling|signing|redoing|rewriting|swapping)\b",
-    _I,
+    rf"^(?:(?:i'?m|i’m|i\s+am|we'?re|we’re|we\s+are)\s+)?(?:just\s+)?(?P<verb>{lx.EN_HANDING})\b", _I
 )
 # Words that make a progressive about now or soon, beyond the due times ``bot.duetime`` reads.
 _EN_SOON = re.compile(
@@ -89,6 +85,8 @@ def _zh_subjectless(core: str, due: str) -> bool:
         return False
     lead = due + core[: len(core) - len(rest)]
     deadline = deadline or bool(re.search(r"(?:之前|以前|前|之内|以内|内)$", due))
+    if not rest.strip("了吧啊哈") and re.search(r"[去来]$", lead):  # "明天一早就去", "马上来"
+        return bool(_ZH_STRONG.search(lead[:-1]))
     if rest.startswith("把"):
         return bool(_ZH_VERB.search(rest[:16]))
     if not _ZH_VERB.match(rest):

@@ -26,6 +26,7 @@ __all__ = [
     "DEMAND",
     "EMOTIONS",
     "EN_COMMIT_HEAD",
+    "EN_HANDING",
     "FIRST_PERSON",
     "HEDGE",
     "LEADING_TIME",
@@ -98,6 +99,14 @@ NEGATION_BEFORE = re.compile(
     r"(?:不|没有?|别|并不)(?:太|很|再|是|算)?$|\b(?:not|never|n't|no longer)\s+(?:\w+\s+)?$", _I
 )
 
+#: Verbs of doing something for someone, in the progressive ("sending the photos now"): with a time, a promise.
+EN_HANDING = (
+    r"sending|transferring|paying|returning|dropping|bringing|covering|fixing|cleaning|calling|emailing|texting"
+    r"|forwarding|refunding|replacing|handling|booking|ordering|picking\s+up|sorting|posting|sharing|writing|finishing"
+    r"|submitting|updating|uploading|repairing|buying|giving|handing|delivering|mailing|wiring|settling|signing|redoing"
+    r"|rewriting|swapping"
+)
+
 #: Cues of uncertainty. A hedged promise is not a commitment; other hedged facts get low confidence.
 HEDGE = re.compile(
     r"可能|也许|大概|或许|说不定|应该会|尽量|试试|试着|看看|考虑|不一定|不确定|不知道|争取|不敢保证|有空的话"
@@ -153,7 +162,7 @@ CAN_NOT_PROMISE = re.compile(r"^(?:i|we)\s+can\s+(?:see|hear|understand|imagine|
 #: Chinese promise heads after the subject (我/我们, at most a few characters before the cue).
 ZH_COMMIT_HEAD = re.compile(
     r"^(?:我们?|咱们?)(?!妈|爸|哥|姐|弟|妹|家|老婆|老公|男朋友|女朋友|朋友|同事|室友|老板|儿|孩)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
-    r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|(?<![开聚约机散例年舞宴社工协体误理学])会(?!议|面|员|长|计|儿)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
+    r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|(?<![开聚约机散例年舞宴社工协体误理学])会(?!议|面|员|长|计|儿|很|太|比较|非常|有点|特别|挺|更|被)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
     r"|先来|(?<![从后原本将过起出回未])来(?=吧?$)|(?<![从后原本将过起出回未])来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
     r"|去(?=[找跟和把给交付还买修换打清洗搬收退])"
     r"|以后不再|以后不会再|再也不|不会再|不再)"
@@ -202,7 +211,7 @@ LEAD_PROMISE_TAG = re.compile(
 #: Taking something on ("leave it to me", "交给我"): binds the promise next to it like a tag.
 DELEGATE = re.compile(
     r"^(?:(?:just\s+)?leave\s+(?:it|this|that|them|the\s+[^,.;!?]{1,50}?)\s+(?:to|with)\s+me|count\s+on\s+me"
-    r"|consider\s+(?:it|this|that)\s+done|i'?m\s+on\s+it"
+    r"|consider\s+(?:it|this|that)\s+done|(?:i'?m\s+)?(?:on|working\s+on)\s+it|will\s+do|can\s+do"
     r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
     _I,
 )
@@ -233,13 +242,13 @@ LEADING_TIME = re.compile(
 DEMAND = re.compile(
     r"^希望你(?!好|开心|早日|身体|一切|顺利)|^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要(?!不要)|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
     r"|想让|想请)"
-    r"|^你先把|^(?:别|不要|不许)(?!说|提|客气|担心|介意|着急|急|怕|生气|难过|紧|了|管)|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
+    r"|^你先把|^你[^，,。我]{0,8}?(?:之前|以前|前)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)|^(?:别|不要|不许)(?!说|提|客气|担心|介意|着急|急|怕|生气|难过|紧|了|管)|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
     r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)"
     r"|^[^，,。我你他她]{0,10}?(?:之前|以前|前)?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)"
     r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
     r"|^i(?:'d|’d| would)?\s+(?:just\s+|really\s+|only\s+|still\s+)?(?:want|demand|expect|insist|would\s+like|'d\s+like|like\s+you\s+to|need\s+you\b"
     r"|need\s+(?:a|an|the|my|our|some|it|this|that|him|her|them)\b|ask\s+(?:you\s+)?(?:for|that|to))\b"
-    r"|^we\s+(?:want|demand|need|expect|insist)\b|^please\b|\byou\s+(?:must|need\s+to|have\s+to|should|better)\b",
+    r"|^we\s+(?:want|demand|need|expect|insist)\b|^please\b|\byou(?:'ll|’ll|\s+will)?\s+(?:must|need\s+to|have\s+to|should|better)\b",
     _I,
 )
 
@@ -261,7 +270,7 @@ ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|�
 REFUSE = re.compile(
     r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
     r"|出|做|去|换|签|交|借)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
-    r"|门都没有|想都别想|想得美|做梦吧?|才怪"
+    r"|门都没有|想都别想|想得美|做梦吧?|才怪|开什么玩笑|别开玩笑了?"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
     r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b"
     r"|\bi\s+(?:won'?t|will\s+not)\b(?!\s+be\s+(?:able|home|around|available|free|back|in\s+town)\b)"
@@ -279,7 +288,7 @@ REFUSE = re.compile(
 #: Someone else's words or deeds reported by the speaker: the speaker's claim, never the other's fact.
 REPORTED = re.compile(
     r"^(?:他们?|她们?|对方|人家|老板|房东|房主|经理|卖家|买家|店家|同事|室友|会长|队长)"
-    r"(?:[^，,。我]{0,6}?)(?:说|答应|承诺|保证|同意|表示|告诉我|声称|发誓|欠|会|要|从来不|总是|又没|根本没|没有?)"
+    r"(?:[^，,。我]{0,6}?)(?:说|答应|承诺|保证|同意|表示|告诉我|声称|发誓|欠|会|要|从来不|总是|又没|根本没|没有?|把|已经|刚)"
     r"|^你(?:[^，,。我]{0,4}?)(?:说过|答应过?|承诺过?|保证过?|明明说|从来都?不|从来没|总是|老是|又|根本没|一直没|还没|上次说"
     r"|没有?(?!事|错|关系))"
     r"|^(?![我你咱刚明今昨后前上下这那每])(?:(?![你我他她它就按照])[\u4e00-\u9fff]){2,3}"

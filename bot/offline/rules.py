@@ -44,6 +44,7 @@ from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
     asserted,
+    completes,
     has_subject,
     sarcastic,
     tagged,
@@ -219,12 +220,13 @@ class _Turn:
                 before = found[-1]
                 if any(f.reported for f in before):
                     continue  # "他说，明天把钱还我": still his words
-                if _has_commitment(before) and _has_commitment(facts):
+                if _has_commitment(before) and _has_commitment(facts) and completes(core(clause.text)):
                     # "我来打扫厨房，今天之内搞定": when, not a second promise — one promise over both clauses
                     span = self.text[rest[i - 1].start : clause.end]
                     merged = self.commitment(span, core(span), span)
                     found[-1] = [f for f in before if f.kind is not Kind.COMMITMENT] + [merged]
                     facts = [f for f in facts if f.kind is not Kind.COMMITMENT]
+                facts = self.inherit_due(facts, rest[i - 1].text, clause.text)
             found.append(facts)
         out = [fact for facts in without_bare_answers(found) for fact in facts]
         text = self.text[sentence[0].start : sentence[-1].end]
@@ -233,6 +235,16 @@ class _Turn:
             if (m := SARCASTIC_REFUSAL.search(text)) and not any(f.kind is Kind.CONSENSUS for f in out):
                 out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], m.group("what") or m.group("would"), text))
         return out
+
+    def inherit_due(self, facts: list[CandidateFact], before: str, text: str) -> list[CandidateFact]:
+        """ "我明天早点出门，顺便把快递帮你拿上来": a promise without a subject or a time of its own is due
+        when the clause before it says (unless that clause is about the past)."""
+        if not _has_commitment(facts) or find_due_span(text) or is_standing(text) or _PAST_FRAME.search(before):
+            return facts
+        due = resolve_due(before, self.ts, self.tz)
+        if due is None:
+            return facts
+        return [dataclasses.replace(f, due_at=due) if f.kind is Kind.COMMITMENT and f.due_at is None else f for f in facts]
 
     def question(self, sentence: Sequence[Clause]) -> list[CandidateFact]:
         """What a question still says: a request is a demand, a rhetorical "凭什么要我…" a refusal."""
@@ -357,6 +369,8 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+# A clause about the past: its time is not the due time of what follows ("I was sick on Monday, will send it").
+_PAST_FRAME = re.compile(r"\b(?:was|were|did|had|yesterday|last|ago)\b|已经|昨天|上周|上次|刚才|了$", re.IGNORECASE)
 _THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
 # Someone else as the subject just before an emotion word: their feeling, not the speaker's.
 _OTHERS_FEELING = re.compile(

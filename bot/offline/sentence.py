@@ -22,10 +22,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.offline.clauses import TAG_QUESTION, Clause, core
+from bot.offline.indirect import zh_modifiers
 from memory.extraction import CandidateFact
 from memory.models import Kind
 
-__all__ = ["SARCASTIC_REFUSAL", "asserted", "has_subject", "sarcastic", "tagged", "without_bare_answers"]
+__all__ = ["SARCASTIC_REFUSAL", "asserted", "completes", "has_subject", "sarcastic", "tagged", "without_bare_answers"]
 
 _I = re.IGNORECASE
 
@@ -41,6 +42,7 @@ SARCASTIC_REFUSAL = re.compile(
     r"\blike\s+(?:i'?m|i’m|i\s+am)\s+(?:going\s+to|gonna)\s+(?P<what>\w.*)|\blike\s+i(?:'d|’d|\s+would)\s+(?P<would>\w.*)",
     _I,
 )
+_EN_DONE = re.compile(r"^(?:(?:will\s+)?(?:have\s+it\s+|be\s+)?(?:done|finished|sorted|ready|fixed)\b|(?:by|before|no\s+later\s+than)\b)", _I)
 _SUBJECT = re.compile(
     r"^(?:我|咱|你|您|他|她|它|对方|大家|人家|(?:i|we|you|he|she|they|it|this|that|there)\b|i'|i’|we'|you'|(?-i:[A-Z][a-z]+)\s)",
     _I,
@@ -61,6 +63,15 @@ def asserted(sentence: Sequence[Clause]) -> list[Clause] | None:
 def sarcastic(text: str) -> bool:
     """Is the sentence sarcasm that takes back what it seems to promise?"""
     return bool(_SARCASM.search(text[:400]) or SARCASTIC_REFUSAL.search(text[:400]))
+
+
+def completes(body: str) -> bool:
+    """Does a clause without a subject only say when the promise before it is done ("今天之内搞定", "周五前
+    给你结果", "done by Friday") rather than promise another thing ("剩下的月底结清")?"""
+    if _EN_DONE.match(body):
+        return True
+    rest, marked, _ = zh_modifiers(body)
+    return marked and len(rest) <= 5 and not rest.startswith("把")
 
 
 def has_subject(body: str) -> bool:
