@@ -115,7 +115,7 @@ _DURATIONS = [
 ]
 _DAYS = [
     re.compile(r"(?P<rel>大后天|后天|明天|明日|明早|明晚|今天|今日|今早|今晚|当天)"),
-    re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|today|tonight)\b", _I),
+    re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|tmr|today|tonight|tonite|2nite)\b", _I),
     re.compile(r"(?P<mod>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
     re.compile(
         rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{'|'.join(_WEEKDAYS_EN)})\b"
@@ -327,7 +327,8 @@ _REL_DAYS: dict[str, tuple[int, str | None]] = {
     "今天": (0, None), "今日": (0, None), "当天": (0, None), "今早": (0, "morning"), "今晚": (0, "evening"),
     "明天": (1, None), "明日": (1, None), "明早": (1, "morning"), "明晚": (1, "evening"), "后天": (2, None),
     "大后天": (3, None), "today": (0, None), "tonight": (0, "evening"), "tomorrow": (1, None),
-    "tmrw": (1, None), "the day after tomorrow": (2, None),
+    "tmrw": (1, None), "tmr": (1, None), "tonite": (0, "evening"), "2nite": (0, "evening"),
+    "the day after tomorrow": (2, None),
 }  # fmt: skip
 
 

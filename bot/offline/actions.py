@@ -39,7 +39,8 @@ _EN_NEG_HEAD = re.compile(
     r"|i\s+won'?t|i'?ll\s+never|we\s+won'?t))\s*",
     re.IGNORECASE,
 )
-_ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还)+")
+_ZH_LETS = re.compile(r"^(?:我们|咱们?)[^，,。]{0,16}?一起[^，,。]{0,16}?吧[呀啊]?$")
+_ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还(?=是|会|要|得|能|在))+")  # 还钱 keeps its 还
 # Cues that only say "I promise" (dropped from the action); time words like 马上 or 以后不再 stay.
 _ZH_PURE_CUES = frozenset({"保证", "答应", "承诺", "发誓", "一定", "一定会", "肯定会", "绝对", "绝对会", "会", "将", "将会",
                            "负责", "来", "先来"})
@@ -62,6 +63,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return False
     if promised:
         return True
+    if _ZH_LETS.match(core):
+        return False  # "我们这周六一起把阳台清理一下吧": a suggestion to both
     part = promise_part(core)
     if part != core:  # "As the admin I'll …", "Log the bug and I'll …", "发票我来开"
         return is_commitment(part, hedged=hedged, due=due) or (

@@ -143,6 +143,10 @@ def split_clauses(text: str) -> list[Clause]:
             if _only_time(part.text) and part is not parts[-1]:
                 carry = part
                 continue
+            if merged and part is parts[-1] and _only_time(part.text):
+                last = merged[-1]  # "这钱我肯定会还，月底前": the time belongs to the clause before it
+                merged[-1] = Clause(text[last.start : part.end], last.start, part.end, part.sentence, part.question)
+                continue
             merged.append(part)
         clauses.extend(merged)
     return clauses

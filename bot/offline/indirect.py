@@ -67,14 +67,14 @@ _EN_WHEN = re.compile(r"\b(?:tonight|today|tomorrow|this\s+(?:week|weekend|time|
 #: Chinese verbs of doing something for someone: a first-person clause with one of these and a time or
 #: intent word is a promise ("我明天给你答复", "我今晚顺路买").
 ZH_ACTION_VERBS = (
-    "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒|洗|清理|整理|安排|联系|通知|回复"
+    "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒(?!霉)|洗|清理|整理|安排|联系|通知|回复"
     "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出(?!差|国|门|去)|接|取|叫|催|谈|商量|去|来|开|搞定"
     "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收|报名|参加|到|过来|回来"
     "|请|签|填|订|赶|陪|帮|放|录|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清"
 )
 _ZH_VERB = rf"(?:{ZH_ACTION_VERBS})"
 # Time words that make a first-person action a promise ("我明天…", "我这周…"), beyond the due times.
-_ZH_WHEN = (r"(?:每[天晚周次月]|以后|今后|从今以后|今天|明天|后天|今晚|明早|明晚|这周|本周|下周|周末|这个?月|下个?月|月底|年底|待会儿?|等会儿?|一会儿?|晚点"
+_ZH_WHEN = (r"(?:每[天晚周次月]|以后|今后|从今以后|稍后|随后|过会儿?|今天|明天|后天|今晚|明早|明晚|这周|本周|下周|周末|这个?月|下个?月|月底|年底|待会儿?|等会儿?|一会儿?|晚点"
             r"|回头|马上|立刻|现在|这就|今天下午|下午|晚上|早上|上午|中午|下班后?|周[一二三四五六日天]|星期[一二三四五六日天])")
 _ZH_INTENT = (r"(?:先|来|去|负责|就|马上|立刻|这就|一定|肯定|保证|自己|亲自|顺路|顺便|再|准时|按时|一早|提前|尽快|今天就|明天就"
               r"|重新|早点|早些|抓紧|赶紧|现在就|还是)")
@@ -148,6 +148,9 @@ def _with_topic(rest: str, topic: str) -> str:
     """ "我来开" + "发票" → "我来开发票"; "我今晚带过来" + "钥匙" → "我今晚把钥匙带过来"."""
     m = _ZH_FIRST.match(rest)
     if m is None:
+        cue = lx.ZH_COMMIT_HEAD.match(rest)  # "这钱我肯定会还" → "我肯定会还这钱"
+        if cue is not None and len(rest) - cue.end() <= 2 and re.match(_ZH_VERB, rest[cue.end() :]):
+            return f"{rest}{topic}"
         return f"{rest}（{topic}）" if not rest.endswith(topic) else rest
     head, after = rest[: m.start("verb")], rest[m.start("verb") :]
     if len(after) <= 2:  # a bare verb: "开" → "开发票"

@@ -31,13 +31,16 @@ _I = re.IGNORECASE
 # "will send …", "gonna clean …", "planning to pay …": a future head with the subject left out. "Will" the
 # name is followed by what people do with names ("Will said", "Will is").
 _EN_HEAD = re.compile(
-    r"^(?:will|gonna|going\s+to|planning\s+(?:to|on)|plan\s+to|intend\s+to|promise\s+to)\s+"
+    r"^(?:(?:definitely|def|totally|absolutely|for\s+sure|certainly|surely)\s+)?"
+    r"(?:will|gonna|going\s+to|planning\s+(?:to|on)|plan\s+to|intend\s+to|promise\s+to)\s+"
     r"(?!(?:you|u|ya|we|they|he|she|it|this|that|there|said|says|told|is|was|has|had|and|or|if|be\s+able)\b)(?=[a-z])",
     _I,
 )
 # "sending the photos now", "I'm dropping the keys off tomorrow": handing something over, in the progressive.
 _EN_DOING = re.compile(
-    rf"^(?:(?:i'?m|i’m|i\s+am|we'?re|we’re|we\s+are)\s+)?(?:just\s+)?(?P<verb>{lx.EN_HANDING})\b", _I
+    rf"^(?:(?:i'?m|i’m|i\s+am|we'?re|we’re|we\s+are)\s+)?(?:just\s+|definitely\s+|def\s+|totally\s+|absolutely\s+)?"
+    rf"(?P<verb>{lx.EN_HANDING})\b",
+    _I,
 )
 # Words that make a progressive about now or soon, beyond the due times ``bot.duetime`` reads.
 _EN_SOON = re.compile(

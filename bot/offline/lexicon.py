@@ -104,7 +104,7 @@ EN_HANDING = (
     r"sending|transferring|paying|returning|dropping|bringing|covering|fixing|cleaning|calling|emailing|texting"
     r"|forwarding|refunding|replacing|handling|booking|ordering|picking\s+up|sorting|posting|sharing|writing|finishing"
     r"|submitting|updating|uploading|repairing|buying|giving|handing|delivering|mailing|wiring|settling|signing|redoing"
-    r"|rewriting|swapping"
+    r"|rewriting|swapping|making\s+sure|taking\s+care\s+of"
 )
 
 #: Cues of uncertainty. A hedged promise is not a commitment; other hedged facts get low confidence.
@@ -112,7 +112,7 @@ HEDGE = re.compile(
     r"可能|也许|大概|或许|说不定|应该会|尽量|试试|试着|看看|考虑|不一定|不确定|不知道|争取|不敢保证|有空的话"
     r"|如果可以|如果有时间|再说吧|再看吧"
     r"|\b(?:maybe|might|perhaps|probably|possibly|i think i|i guess|i suppose|not sure|i don'?t know|i dunno"
-    r"|try to|i'?ll try|will try|i'?ll see|we'?ll see|see if i can|hopefully|i hope to|could"
+    r"|try to|i'?ll try|will try|i'?ll see(?!\s+to\s+it)|we'?ll see|see if i can|hopefully|i hope to|could"
     r"|consider(?!\s+(?:it|this|that|the\s+\w+(?:\s+\w+)?)\s+(?:done|handled|sorted))"
     r"|think about|no promises|can'?t promise|if i (?:can|have time|get (?:a|the) chance)|if possible)\b",
     _I,
@@ -146,7 +146,7 @@ NOT_A_PROMISE = re.compile(
     r"^(?:be\s+(?:honest|frank|blunt|upset|angry|mad|furious|sad|fine|okay|ok|happy|glad|surprised)"
     r"|admit|say\s+(?:this|it|that)|tell\s+you\s+(?:what|something|this)|never\s+forget|believe\s+it"
     r"|wait\s+and\s+see|let\s+it\s+go|remember\s+(?:this|that)|give\s+you\s+that|leave\s+it\s+there"
-    r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b|let\s+you\s+know\s+if"
+    r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b(?!\s+to\s+it)|let\s+you\s+know\s+if"
     # a state or a place, not a deed: "I'll be late", "I'm going to be away", "going to bed", "going to need …"
     r"|be\s+(?:a\s+(?:bit|little)\s+|so\s+|very\s+|really\s+|running\s+)?(?:late|away|busy|out|home|off|sick|gone|asleep"
     r"|around|at\s+work|in\s+(?:a\s+)?meeting|on\s+(?:holiday|vacation|leave)|travel+ing|working)\b"
@@ -203,8 +203,8 @@ PROMISE_TAG = re.compile(
 
 #: A promise tag that opens its clause: "You have my word, the noise stops at 10", "我保证，…".
 LEAD_PROMISE_TAG = re.compile(
-    r"^(?:you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word|(?:i\s+)?promise(?:\s+you)?|i\s+swear|trust\s+me"
-    r"|我保证|我发誓|我向你保证|说到做到)\s*[,，:：!！]+\s*(?=\S)",
+    r"^(?:(?:you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word)(?:\s+that)?\s*[,，:：!！]*"
+    r"|(?:(?:i\s+)?promise(?:\s+you)?|i\s+swear|trust\s+me|我保证|我发誓|我向你保证|说到做到)\s*[,，:：!！]+)\s*(?=\S)",
     _I,
 )
 
@@ -212,7 +212,7 @@ LEAD_PROMISE_TAG = re.compile(
 DELEGATE = re.compile(
     r"^(?:(?:just\s+)?leave\s+(?:it|this|that|them|the\s+[^,.;!?]{1,50}?)\s+(?:to|with)\s+me|count\s+on\s+me"
     r"|consider\s+(?:it|this|that)\s+done|(?:i'?m\s+)?(?:on|working\s+on)\s+it|will\s+do|can\s+do"
-    r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
+    r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上|我来?负责)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
     _I,
 )
 
@@ -297,6 +297,9 @@ REPORTED = re.compile(
     r"|^(?:he|she|they|(?:my|the|our|your)\s+(?:landlord|roommate|flatmate|boss|manager|neighbou?r|friend|partner"
     r"|sister|brother|colleague|teammate|guild\s+master|officer|leader))\s+(?:said|says|told|promised|agreed|claimed"
     r"|claims|swore|will|'ll|’ll|would|'d|is\s+going\s+to|was\s+going\s+to|owes|admitted|never|always|didn'?t|keeps)\b"
+    r"|^(?!(?:i|we|you|it|this|that|there|everyone|everybody|nobody|someone|somebody|anyone|today|tomorrow|tonight"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|the|my|our|your|which|what|who|how|when|where|why"
+    r"|one|both|each|all|none|either|neither|here|let|what|who)\b)(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:going\s+to|gonna|planning\s+to)\b"
     r"|^(?!(?:i|we|you|it|this|that|there|everyone|everybody|nobody|someone|somebody|anyone|today|tomorrow|tonight"
     r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|the|my|our|your|which|what|who|how|when|where|why"
     r"|one|both|each|all|none|either|neither)\b)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:said|says|told|promised"
