@@ -16,12 +16,13 @@ Conventions (one rule each, so reminders are predictable):
 * "下周一" / "next Monday" is the Monday of the next calendar week (weeks start on Monday), so
   "下周一" said on Sunday is tomorrow and "next Friday" said on Wednesday is nine days later.
 * "end of week" / "本周内" / "this week" / "这周" / "this weekend" / "周末" is Sunday 23:59 of this week;
-  "月底" the month's last day; "年底" 31 Dec; "下个月15号" the 15th of next month.
+  "月底" / "这个月" the month's last day; "月中" its 15th, "月初" its 5th (next month's when passed);
+  "年底" 31 Dec; "下个月15号" the 15th of next month.
 * A time that starts or conditions something is not a deadline: "after 11pm", "starting tonight",
   "from Monday on", "晚上11点以后", "从明天起" name no due time.
 * A date without a year ("on 3 Dec", "12月3日") is this year's, or next year's when already past; a
   bare day of month ("5号") likewise rolls to next month.
-* Hours, minutes and seconds ("两小时内", "in 10 minutes", "三十秒内") are elapsed time, added in UTC, so "in 2 hours"
+* Hours, minutes and seconds ("两小时内", "in 10 minutes", "within the hour", "三十秒内") are elapsed time, added in UTC, so "in 2 hours"
   across a DST fall-back is exactly two hours later. Days and weeks ("三天内", "in 2 days") are
   calendar days, due at the end of the last day.
 * Wall-clock times are built in the tenant's zone with zoneinfo: a time that a spring-forward skips
@@ -108,7 +109,7 @@ _DURATIONS = [
         rf"(?:(?P<n>{NUM_ZH})\s*个?)?(?P<half>半)?个?(?P<unit>小时|钟头|分钟|秒钟|秒|天|周|星期|礼拜)(?:之内|以内|内|之后|以后|后)"
     ),
     re.compile(
-        rf"\b(?:in|within)\s+(?:the\s+next\s+)?(?:(?P<n>{NUM_EN})\s*)?(?P<half>half\s+(?:an?\s+)?)?"
+        rf"\b(?:in|within)\s+(?:the\s+next\s+|the\s+(?=hour\b))?(?:(?P<n>{NUM_EN})\s*)?(?P<half>half\s+(?:an?\s+)?)?"
         rf"(?P<unit>hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?)\b",
         _I,
     ),
@@ -122,7 +123,7 @@ _DAYS = [
         r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
         _I,
     ),
-    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
+    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末中初]|年[底末]|(?:这个?|本)月(?![底末中初0-9０-９零一二两三四五六七八九十])|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
                r"|(?:这个?|本)(?:周|星期)(?![一二三四五六日天末内]))"),
     re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|this\s+week)\b", _I),
     re.compile(
@@ -211,7 +212,7 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
     if family == "dur":
         if (groups.get("unit") or "").lower().startswith("sec") and (groups.get("n") or "").lower() in ("a", "an"):
             return False  # "in a second" means soon, not a due time
-        return bool(groups.get("n") or groups.get("half"))
+        return bool(groups.get("n") or groups.get("half") or re.search(r"\bthe\s+hour$", m.group(), _I))
     if family == "day":
         if (groups.get("mod") or "").startswith("上"):
             return False  # last week's Friday is not a due time
@@ -308,7 +309,7 @@ def _local(day: date, hour_minute: tuple[int, int], zone: tzinfo) -> datetime:
 
 
 def _duration(m: re.Match[str], now: datetime, local_now: datetime, zone: tzinfo) -> datetime:
-    n = parse_number(m.group("n")) if m.group("n") else 0
+    n = parse_number(m.group("n")) if m.group("n") else (1 if "the" in m.group().lower() else 0)  # "within the hour"
     amount = (n or 0) + (0.5 if m.group("half") else 0.0)
     unit = m.group("unit").lower()
     if unit.startswith(("小时", "钟头", "h")):
@@ -357,6 +358,12 @@ def _period(p: str, today: date) -> date:
         year, month = (
             (today.year + (today.month == 12), today.month % 12 + 1) if nxt else (today.year, today.month)
         )
+        if p.endswith(("月中", "月初")):  # the 15th, the 5th; this month's when still ahead, else next month's
+            found = date(year, month, 15 if p.endswith("中") else 5)
+            if found < today:
+                year, month = today.year + (today.month == 12), today.month % 12 + 1
+                found = date(year, month, found.day)
+            return found
         return date(year, month, calendar.monthrange(year, month)[1])
     if "年" in p or p.endswith("year"):
         return date(today.year, 12, 31)

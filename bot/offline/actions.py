@@ -32,13 +32,15 @@ _ZH_DEADLINE_FIRST = re.compile(r"^(?:我们?)?(?P<due>[^，,。]{1,12}?(?:之�
 _ZH_TAKEN = re.compile(r"交给我了|我全?包了|算我的了|包在我身上了")
 _ZH_DEADLINE_WORD = re.compile(r"(?:之前|以前|前|之内|以内|内)(?![面后天])")
 # A time still ahead: a final 了 after it says done-by, not done already ("我今晚把碗洗了", "明天把车挪了").
-_ZH_AHEAD = re.compile(r"明天|后天|今晚|明早|明晚|待会|等会|一会儿|晚点|回头|马上|下周|下个?月|周末|月底|这周|本周")
+_ZH_AHEAD = re.compile(r"明天|后天|今晚|明早|明晚|待会|等会|一会儿|晚点|回头|马上|下周|下个?月|周末|月底|这周|本周"
+                       r"|回去就|到家就|下班就|回家就")
 _EN_CAN = re.compile(r"^(?:i|we)\s+can\s+|^我们?可以", re.IGNORECASE)
 _EN_NEG_HEAD = re.compile(
     r"^(?:i|we)\s*(?:won'?t|will\s+not|(?:'ll|’ll|\s+will)\s+never|\s+(?:promise|swear)\s+(?:not\s+to|never\s+to"
     r"|i\s+won'?t|i'?ll\s+never|we\s+won'?t))\s*",
     re.IGNORECASE,
 )
+_ZH_PAST_WHEN = re.compile(r"去年|前年|上个?月|上周|上次|昨天|前天|当时|那时|^(?:之前|以前)")
 _ZH_LETS = re.compile(r"^(?:我们|咱们?)[^，,。]{0,16}?一起[^，,。]{0,16}?吧[呀啊]?$")
 _ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还(?=是|会|要|得|能|在))+")  # 还钱 keeps its 还
 # Cues that only say "I promise" (dropped from the action); time words like 马上 or 以后不再 stay.
@@ -77,7 +79,9 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         # "I can keep music off after 11pm starting tonight": an offer becomes a promise with a time
         return bool(lx.STANDING.search(core) or find_due_span(core))
     if m := lx.ZH_COMMIT_HEAD.match(core):
-        return not _ZH_OPINION.search(m.group("pre"))
+        # "我去年答应过每周打扫": a promise told as past, not made now
+        return not _ZH_OPINION.search(m.group("pre")) and not (
+            core[m.end() : m.end() + 1] == "过" or _ZH_PAST_WHEN.search(m.group("pre")))
     if is_indirect_promise(core, timed=bool(due)) and not _past(core, due):
         return True  # "let me handle it", "the pizza is on me", "包在我身上", "我明天给你答复"
     if _past(core, due) or lx.DEMAND.search(core):

@@ -36,11 +36,13 @@ _SOFT = re.compile(
     r"(?:我|你|他|她|对方|咱|\b(?:i|i'll|i'm|you|he|she|we|they)\b)"
     # an apology or thanks after a comma is a clause of its own: "I'll send it tonight, sorry for the delay"
     r"|\s*(?:sorry|thanks|thank\s+you|抱歉|对不起|谢谢|不好意思)\b"
+    r"|\s*(?:and|but|so|then)\s+[^,.;!?]{0,30}?\b(?:i'll|i’ll|i\s+will|i'm\s+going\s+to|we'll|we\s+will)\b"
     # the subject left out after a comma: "Sorry about that, will pay you back Friday", "…, cleaning it up now"
     rf"|\s*(?:(?:and|but|so|then)\s+)?(?:will|gonna|(?:{lx.EN_HANDING})\b)\s+(?!(?:you|u|it\s+be|be\s+able)\b)[a-z]"
     # Chinese drops the subject: a time or an object first, then the promise ("我记住了，下个月15号之前把房租补上",
     # "是我的问题，周五前我重写一份", "顺便说下，钥匙我明天还你", "我也有责任，从下周开始我…")
-    rf"|\s*(?:(?:但是|但|不过|可是|所以|然后)\s*)?(?:{_ZH_TIME_START}|(?:顺便|顺路|然后再?|再)把|[^，,。！？!?:：\sA-Za-z你他她]{{1,10}}?我(?!们?的))"
+    rf"|\s*(?:(?:但是|但|不过|可是|所以|然后)\s*)?(?:{_ZH_TIME_START}|(?:顺便|顺路|然后再?|再)把|(?:别|不要|不许)(?!急|着急|客气)"
+    rf"|(?!那|就|按|照)[^，,。！？!?:：\sA-Za-z你他她我]{{1,6}}?{_ZH_TIME_START}|[^，,。！？!?:：\sA-Za-z你他她]{{1,10}}?我(?!们?的))"
     # "I can't remember the number but I'll …", "I'm not happy about it, so I'll …": the promise after a concession
     r")|\s+(?=(?:but|so|though|yet|however|although|and\s+so)\s+(?:i|we)(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to"
     r"|’m\s+going\s+to|\s+am\s+going\s+to|'m\s+gonna|\s+promise|\s+swear)\b)",
@@ -81,7 +83,8 @@ _LABEL_WORDS = re.compile(
     re.IGNORECASE,
 )
 # Words that only sharpen the time that follows them: "first thing tomorrow", "early Monday", "no later than".
-_TIME_LEAD = re.compile(r"^(?:first\s+thing|early|late|sometime|at\s+the\s+latest|no\s+later\s+than)\s+", re.IGNORECASE)
+_TIME_LEAD = re.compile(r"^(?:first\s+thing|early|late|sometime|at\s+the\s+latest|no\s+later\s+than)[\s,，]+", re.IGNORECASE)
+_TIME_TAIL = re.compile(r"^[\s,，]*(?:first\s+thing|at\s+the\s+latest|latest|early|sharp)[\s,，]*$", re.IGNORECASE)
 _EDGE_JUNK = " \t,，、.。!！?？;；:：~～的了啦哈吧呢啊"
 _ZH_QUESTION_END = re.compile(r"[吗么]\s*$|(?:行不行|好不好|可不可以|对不对|是不是|能不能|要不要|有没有)\s*$")
 
@@ -167,7 +170,7 @@ def _only_time(text: str) -> bool:
         return True
     body = _TIME_LEAD.sub("", body)  # "First thing tomorrow, I'll …"
     span = find_due_span(body)
-    return span is not None and span[0] == 0 and not body[span[1] :].strip(" ,，")
+    return span is not None and span[0] == 0 and not _TIME_TAIL.sub("", body[span[1] :]).strip(" ,，")
 
 
 @lru_cache(maxsize=512)
@@ -179,9 +182,10 @@ def core(text: str) -> str:
             body = body[m.end() :].lstrip(" ,，")
             continue
         span = find_due_span(body)
-        if span and span[0] == 0 and re.match(r"[\s,，]*(?:我|i\b|we\b|i'|咱|you'?ll\b|you’ll|you\s+will\b)",
+        if span and span[0] == 0 and re.match(r"[\s,，]*(?:(?:first\s+thing|at\s+the\s+latest|latest|early|sharp)[\s,，]+)?"
+                                              r"(?:我|i\b|we\b|i'|咱|you'?ll\b|you’ll|you\s+will\b)",
                                               body[span[1] :], re.IGNORECASE):
-            body = body[span[1] :].lstrip(" ,，")
+            body = _TIME_LEAD.sub("", body[span[1] :].lstrip(" ,，"))
             continue
         break
     return _FILLER.sub("", body).strip()

@@ -32,7 +32,8 @@ _I = re.IGNORECASE
 # name is followed by what people do with names ("Will said", "Will is").
 _EN_HEAD = re.compile(
     r"^(?:(?:definitely|def|totally|absolutely|for\s+sure|certainly|surely)\s+)?"
-    r"(?:will|gonna|going\s+to|planning\s+(?:to|on)|plan\s+to|intend\s+to|promise\s+to)\s+"
+    r"(?:will|gonna|going\s+to|planning\s+(?:to|on)|plan\s+to|intend\s+to|promise\s+to"
+    r"|(?:(?:i'?m|i’m|i\s+am|i'?d\s+be|we'?re|we\s+are)\s+)?(?:happy|glad|willing)\s+to)\s+"
     r"(?!(?:you|u|ya|we|they|he|she|it|this|that|there|said|says|told|is|was|has|had|and|or|if|be\s+able)\b)(?=[a-z])",
     _I,
 )
@@ -45,7 +46,7 @@ _EN_DOING = re.compile(
 # Words that make a progressive about now or soon, beyond the due times ``bot.duetime`` reads.
 _EN_SOON = re.compile(
     r"\b(?:now|right\s+now|right\s+away|asap|shortly|straight\s+away|in\s+a\s+(?:bit|sec|second|minute|moment|few)"
-    r"|first\s+thing|this\s+(?:morning|afternoon|evening|week|weekend))\b",
+    r"|first\s+thing|this\s+(?:morning|afternoon|evening|week|weekend|time)|next\s+time|within\s+the\s+hour)\b",
     _I,
 )
 # "You'll have the money by Monday": what the listener will get is the speaker's promise.

@@ -209,6 +209,8 @@ class _Turn:
                 or (len(sentence) > 1 and lx.DELEGATE.match(core(c.text) or c.text))]
         rest = [c for c in sentence if c not in tags]
         target = tagged(rest, tags[0]) if tags else None
+        if target is not None and _OTHER_SUBJECT.match(core(target.text)):
+            target = None  # "我来，你别管了": the tag is the promise, the rest is said to the other
         found: list[list[CandidateFact]] = []
         for i, clause in enumerate(rest):
             quote = clause.text
@@ -216,6 +218,8 @@ class _Turn:
                 start, end = min(clause.start, tags[0].start), max(clause.end, tags[0].end)
                 quote = self.text[start:end]
             facts = self.clause(clause.text, quote, alone=alone, promised=clause is target)
+            if i and _THREAT_IF.search(rest[i - 1].text):
+                facts = [f for f in facts if f.kind is not Kind.COMMITMENT]  # "你要是再这样，我就搬走": a threat
             if i and not has_subject(core(clause.text)):
                 before = found[-1]
                 if any(f.reported for f in before):
@@ -344,7 +348,8 @@ class _Turn:
         if zh and span is not None and span[0] == 0:
             action = re.sub(r"^(?:在|于)", "", action)
         bare, _ = split_due(action)
-        return self.fact(Kind.COMMITMENT, bare or action, action, quote, due_at=due_at)
+        return self.fact(Kind.COMMITMENT, bare or action or clean(body) or clean(quote), action or clean(body), quote,
+                         due_at=due_at)
 
     def answer_to(self, remainder: str, *, strong: bool, weak: bool = False) -> tuple[str, dict[str, str]] | None:
         """What an agreement or refusal is about: its own words when it has some (citing the proposal it
@@ -369,6 +374,9 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+_THREAT_IF = re.compile(r"(?:要是|如果|假如|万一|再)[^，,。]{0,12}?再|\bif\s+you\b[^,.;!?]{0,60}\bagain\b|不然|否则|要不然",
+                        re.IGNORECASE)
+_OTHER_SUBJECT = re.compile(r"你|您|他|她|\b(?:you|he|she)\b", re.IGNORECASE)
 # A clause about the past: its time is not the due time of what follows ("I was sick on Monday, will send it").
 _PAST_FRAME = re.compile(r"\b(?:was|were|did|had|yesterday|last|ago)\b|已经|昨天|上周|上次|刚才|了$", re.IGNORECASE)
 _THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
