@@ -86,7 +86,7 @@ _ZH_NOT_ACTION = re.compile(r"^(?:还在|正在|还没|一直|从来|也在|还�
 _ZH_FIRST = re.compile(rf"^我们?(?P<mods>(?:{_ZH_WHEN}|{_ZH_INTENT}|[，,\s])*)(?P<verb>{_ZH_VERB})")
 _ZH_MOD = re.compile(rf"(?:{_ZH_WHEN}(?:之前|以前|前|之内|以内|内|开始)?|{_ZH_INTENT}|[，,\s]+)")
 # The object first: "发票我来开", "钥匙今晚我带过来", "这个月的网费我先垫上", "你的充电器我明早带给你".
-_ZH_TOPIC = re.compile(r"^(?P<topic>(?:[你您他她]的)?[^，,。！？!?我你他她]{1,12}?)(?=我)")
+_ZH_TOPIC = re.compile(r"^(?P<topic>(?:[你您他她]的)?[^，,。！？!?:：我你他她]{1,12}?)(?=我)")
 # A topic that is a past time or a cleft ("水费上个月是我付的", "钥匙上周我就还了"): a report, not a promise.
 _ZH_PAST_TOPIC = re.compile(r"是$|就是$|都是$|上个?月|上周|上次|昨天|前天|去年|之前|刚才|已经"
                             r"|^(?:不然|否则|要不然?|如果|要是|假如|万一|因为|既然|虽然|除非|只要|等)")

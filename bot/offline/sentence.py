@@ -42,6 +42,12 @@ SARCASTIC_REFUSAL = re.compile(
     r"\blike\s+(?:i'?m|i’m|i\s+am)\s+(?:going\s+to|gonna)\s+(?P<what>\w.*)|\blike\s+i(?:'d|’d|\s+would)\s+(?P<would>\w.*)",
     _I,
 )
+_TAIL_TAG = re.compile(
+    r"[,，]\s*(?:ok(?:ay)?|right|alright|fair|deal|is\s+that\s+(?:ok(?:ay)?|alright|fine|cool|fair)|does\s+that\s+work"
+    r"(?:\s+for\s+you)?|sounds?\s+good|(?:[你您]们?)?(?:看)?(?:这样)?(?:行不行|好不好|可不可以|可以吗|行吗|好吗|成吗|怎么样|对吧|可以不))"
+    r"[\s?？!！.。~～]*$",
+    _I,
+)
 _EN_DONE = re.compile(r"^(?:(?:will\s+)?(?:have\s+it\s+|be\s+)?(?:done|finished|sorted|ready|fixed)\b|(?:by|before|no\s+later\s+than)\b)", _I)
 _SUBJECT = re.compile(
     r"^(?:我|咱|你|您|他|她|它|对方|大家|人家|(?:i|we|you|he|she|they|it|this|that|there)\b|i'|i’|we'|you'|(?-i:[A-Z][a-z]+)\s)",
@@ -52,10 +58,13 @@ _SUBJECT = re.compile(
 def asserted(sentence: Sequence[Clause]) -> list[Clause] | None:
     """The clauses a question sentence still asserts — all but a final tag ("…, OK?", "…，行不行？") —
     as statements; None when the sentence really asks."""
-    if len(sentence) < 2:
-        return None
-    last = sentence[-1].text
-    if not TAG_QUESTION.match(core(last) or last):
+    last = sentence[-1]
+    if len(sentence) == 1:  # "I'll pay you back Friday, OK?": the tag after a comma that opened no clause
+        m = _TAIL_TAG.search(last.text[:400])
+        if m is None or m.start() == 0:
+            return None
+        return [replace(last, text=last.text[: m.start()], end=last.start + m.start(), question=False)]
+    if not TAG_QUESTION.match(core(last.text) or last.text):
         return None
     return [replace(c, question=False) for c in sentence[:-1]]
 
