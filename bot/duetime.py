@@ -15,8 +15,8 @@ Conventions (one rule each, so reminders are predictable):
   Wednesday it is this Friday, on Friday it is today, on Saturday it is next Friday.
 * "下周一" / "next Monday" is the Monday of the next calendar week (weeks start on Monday), so
   "下周一" said on Sunday is tomorrow and "next Friday" said on Wednesday is nine days later.
-* "end of week" / "本周内" / "this week" / "这周" / "this weekend" / "周末" is Sunday 23:59 of this week;
-  "月底" / "这个月" the month's last day; "月中" its 15th, "月初" its 5th (next month's when passed);
+* "end of week" / "本周内" / "this week" / "这周" / "this weekend" / "周末" is Sunday 23:59 of this week,
+  "next week" / "下周" that of next week; "月底" / "这个月" / "this month" the month's last day; "月中" its 15th, "月初" its 5th (next month's when passed);
   "年底" 31 Dec; "下个月15号" the 15th of next month.
 * A time that starts or conditions something is not a deadline: "after 11pm", "starting tonight",
   "from Monday on", "晚上11点以后", "从明天起" name no due time.
@@ -124,8 +124,8 @@ _DAYS = [
         _I,
     ),
     re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末中初]|年[底末]|(?:这个?|本)月(?![底末中初0-9０-９零一二两三四五六七八九十])|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
-               r"|(?:这个?|本)(?:周|星期)(?![一二三四五六日天末内]))"),
-    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|this\s+week)\b", _I),
+               r"|(?:这个?|本|下个?)(?:周|星期)(?![一二三四五六日天末内]))"),
+    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|(?:this|next)\s+week|this\s+month)\b", _I),
     re.compile(
         r"\b(?:the\s+)?(?P<period>end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|year)|eod|eow|eom|cob"
         r"|close\s+of\s+business)\b",

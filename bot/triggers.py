@@ -103,7 +103,7 @@ _OFFER = re.compile(
     re.IGNORECASE,
 )
 # a thought about what will happen, not an offer: "I'm worried we'll lose the deposit"
-_OPINION = re.compile(r"\b(?:worried|afraid|think|thought|hope|guess|fear|suspect|bet|feel|felt|imagine|wonder|sure|doubt)\b"
+_OPINION = re.compile(r"\b(?:worried|afraid|think|thought|hope|guess|fear|suspect|bet|feel|felt|imagine|wonder|sure|doubt|idea|idk)\b"
                       r"|担心|害怕|觉得|认为|怕|估计|猜", re.IGNORECASE)
 # done already, and nothing ahead: "我今天已经交了", "I've sent it"
 _PAST_ONLY = re.compile(r"已经|刚才|刚刚|昨天|上周|(?<=[\u4e00-\u9fff])过(?![来去年日节])|\b(?:already|yesterday|last\s+(?:week|night)|was\s+(?:gonna|going\s+to))\b", re.IGNORECASE)

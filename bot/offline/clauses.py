@@ -37,6 +37,8 @@ _SOFT = re.compile(
     # an apology or thanks after a comma is a clause of its own: "I'll send it tonight, sorry for the delay"
     r"|\s*(?:sorry|thanks|thank\s+you|抱歉|对不起|谢谢|不好意思)\b"
     r"|\s*(?:and|but|so|then)\s+[^,.;!?]{0,30}?\b(?:i'll|i’ll|i\s+will|i'm\s+going\s+to|we'll|we\s+will)\b"
+    r"|\s*(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\b"
+    r"|\s*(?:the|your)\s+[\w'-]+(?:\s+[\w'-]+){0,3}?\s+(?:will|'ll|’ll)\s+be\b"
     # the subject left out after a comma: "Sorry about that, will pay you back Friday", "…, cleaning it up now"
     rf"|\s*(?:(?:and|but|so|then)\s+)?(?:will|gonna|(?:{lx.EN_HANDING})\b)\s+(?!(?:you|u|it\s+be|be\s+able)\b)[a-z]"
     # Chinese drops the subject: a time or an object first, then the promise ("我记住了，下个月15号之前把房租补上",

@@ -35,6 +35,7 @@ _I = re.IGNORECASE
 _EN_LEAD = re.compile(
     r"^(?:(?:and\s+|but\s+)?so\s+(?=to\b)|and\s+then\s+)?(?:as|once|when|after|as\s+soon\s+as|before|since|being|for\s+(?:the|my|our)"
     r"|in\s+(?:that|this|any)|next\s+time|to\s+(?:settle|fix|sort|solve|end|avoid|make\s+up\s+for)"
+    r"|(?:just\s+)?to\s+be\s+(?:safe|sure)|(?:just\s+)?in\s+case"
     r"|to\s+be\s+(?:fair|honest|clear))\b[^.;!?]{0,80}?[\s,]+(?=(?:i|we)(?:'ll|’ll|\s+will|\s+shall)\b)",
     _I,
 )
@@ -42,6 +43,7 @@ _EN_LEAD = re.compile(
 _EN_REQUEST_THEN = re.compile(
     r"^(?:(?:ok|okay|sure|just|please|fine)[\s,]+)*(?:give|send|log|file|open|raise|ping|tell|show|drop|bring|forward"
     r"|email|text|message|call|get|hand|pass|put|post|share|write|add|submit|fill|mention|remind|book|wait|hold"
+    r"|leave|keep|sign|return|ask|find|check|pick"
     r"|let\s+me\s+know)\b[^.;!?]{0,80}?\s+and(?:\s+then)?\s+(?=(?:i|we)(?:'ll|’ll|\s+will|\s+shall)\b)",
     _I,
 )
@@ -54,7 +56,9 @@ _LET_ME = re.compile(
 )
 _ON_ME = re.compile(r"^(?P<what>(?:the\s+|this\s+|that\s+|these\s+|those\s+|it\b)[^,.;!?]{0,50}?)\s+(?:is|are|'s)\s+(?:on\s+me"
                     r"|covered|sorted|handled|taken\s+care\s+of)\b"
-                    r"(?P<rest>.*)", _I)
+                    r"(?P<rest>.*)"
+                    r"|^(?P<bare>(?!(?:it|this|that|everything|all|the\s+blame|blame)\b)[a-z][\w'-]*(?:\s+[\w'-]+){0,3}?)\s+(?:is|are|'s)\s+on\s+me\b"
+                    r"(?P<tail>.*)", _I)
 _LEAVE_WITH_ME = re.compile(r"^(?:just\s+)?leave\s+(?P<what>it|this|that|them|the\s+[^,.;!?]{1,50}?|[\w'-]+)\s+"
                             r"(?:to|with)\s+me\b(?P<rest>.*)", _I)
 _CONSIDER_DONE = re.compile(r"^consider\s+(?P<what>it|this|that|the\s+[^,.;!?]{1,50}?)\s+(?:done|handled|sorted)\b", _I)
@@ -72,24 +76,25 @@ ZH_ACTION_VERBS = (
     "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒(?!霉)|洗|清理|整理|安排|联系|通知|回复"
     "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出(?!差|国|门|去)|接|取|叫|催|谈|商量|去|来|开|搞定"
     "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收|报名|参加|到|过来|回来"
-    "|请|签|填|订|赶|陪|帮|放|录|回(?=你|您|复|电|个|信|消息)|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清"
+    "|请|签|填|订|赶|陪|帮|放|录|回(?=你|您|复|电|个|信|消息)|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清|分(?!钟|手|开)|对(?=一遍|一下|账)"
 )
 _ZH_VERB = rf"(?:{ZH_ACTION_VERBS})"
 # Time words that make a first-person action a promise ("我明天…", "我这周…"), beyond the due times.
-_ZH_WHEN = (r"(?:每[天晚周次月]|以后|今后|从今以后|稍后|随后|过会儿?|今天|明天|后天|今晚|明早|明晚|这周|本周|下周|周末|这个?月|下个?月|月底|年底|待会儿?|等会儿?|一会儿?|晚点"
+_ZH_WHEN = (r"(?:每(?:周|星期)[一二三四五六日天]|每[天晚周次月]|以后|今后|从今以后|稍后|随后|过会儿?|今天|明天|后天|今晚|明早|明晚|这周|本周|下周|周末|这个?月|下个?月|月底|年底|待会儿?|等会儿?|一会儿?|晚点"
             r"|回头|马上|立刻|现在|这就|今天下午|下午|晚上|早上|上午|中午|下班后?|周[一二三四五六日天]|星期[一二三四五六日天])")
 _ZH_INTENT = (r"(?:先|来|去|负责|就|马上|立刻|这就|一定|肯定|保证|自己|亲自|顺路|顺便|再|准时|按时|一早|提前|尽快|今天就|明天就"
               r"|重新|早点|早些|抓紧|赶紧|现在就|还是|一个人|都|多(?=[付给交出])|下去|上去|过去|出去|回去|下来|上来"
+              r"|一分不少|一分钱不少|全部|全额|一次性|原封不动|亲手|当面"
               r"|(?:晚上|早上|下午|中午)?[0-9零一二两三四五六七八九十]{1,3}点(?:半|钟)?(?:以后|之后|后|前|之前|以前))")
 _ZH_NOT_ACTION = re.compile(r"^(?:还在|正在|还没|一直|从来|也在|还是没|是|有|在|觉得|认为|想|要|没|不|已经|刚|得|可能|也许|大概|记得|知道|希望|担心|怕|猜)")
 # "我明天给你答复", "我自己今晚收拾", "我今晚顺路买": 我 + time/intent words + an action.
 _ZH_FIRST = re.compile(rf"^我们?(?P<mods>(?:{_ZH_WHEN}|{_ZH_INTENT}|[，,\s])*)(?P<verb>{_ZH_VERB})")
 _ZH_MOD = re.compile(rf"(?:{_ZH_WHEN}(?:之前|以前|前|之内|以内|内|开始)?|{_ZH_INTENT}|[，,\s]+)")
 # The object first: "发票我来开", "钥匙今晚我带过来", "这个月的网费我先垫上", "你的充电器我明早带给你".
-_ZH_TOPIC = re.compile(r"^(?P<topic>(?:[你您他她]的)?[^，,。！？!?:：我你他她]{1,12}?)(?=我)")
+_ZH_TOPIC = re.compile(r"^(?P<topic>(?:[你您他她]的|我们(?=[^，,。我你他她]{1,12}?的))?[^，,。！？!?:：我你他她]{1,12}?)(?=我)")
 # A topic that is a past time or a cleft ("水费上个月是我付的", "钥匙上周我就还了"): a report, not a promise.
 _ZH_PAST_TOPIC = re.compile(r"是$|就是$|都是$|上个?月|上周|上次|昨天|前天|去年|之前|刚才|已经"
-                            r"|^(?:不然|否则|要不然?|如果|要是|假如|万一|因为|既然|虽然|除非|只要|等)")
+                            r"|^(?:不然|否则|要不然?|如果|要是|假如|万一|因为|既然|虽然|除非|只要|等(?!会|一会|下))")
 _ZH_TAKEN_ON = re.compile(
     r"^(?:[^，,。你他她]{1,10}?(?:的事|这事|这件事)?)?(?:就|都)?(?:交给我|包在我身上|我包了|我全包了|算我的|算我一个|我来吧|我来)"
 )
@@ -217,7 +222,7 @@ def indirect_action(core: str) -> str | None:
     if m := _LET_ME.match(core):
         return m.group("action")
     if m := _ON_ME.match(core):
-        return f"cover {m.group('what')}{m.group('rest')}".strip()
+        return f"cover {m.group('what') or m.group('bare')}{m.group('rest') or m.group('tail') or ''}".strip()
     if m := _LEAVE_WITH_ME.match(core):
         return f"take care of {m.group('what')}{m.group('rest')}".strip()
     if m := _CONSIDER_DONE.match(core):

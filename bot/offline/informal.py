@@ -49,6 +49,18 @@ _EN_SOON = re.compile(
     r"|first\s+thing|this\s+(?:morning|afternoon|evening|week|weekend|time)|next\s+time|within\s+the\s+hour)\b",
     _I,
 )
+# Taking a cost or a task on, which the progressive promises without a time: "paying for the repair".
+_TAKING_COST = re.compile(
+    r"(?:paying\s+for|covering|handling|taking\s+care\s+of|replacing|refunding|reimbursing)\s+"
+    r"(?:the|your|this|that|it|half|all|everything|both)\b(?!\s+(?:mistakes?|price)\b)",
+    _I,
+)
+# "the report will be on your desk Friday morning": the thing the speaker owes, ready by a time.
+_THING_READY = re.compile(
+    r"^(?:the|your)\s+[\w'-]+(?:\s+[\w'-]+){0,3}?\s+(?:will|'ll|’ll)\s+be\s+(?:on\s+your|in\s+your|with\s+you|ready"
+    r"|done|fixed|sent|paid|returned|delivered|cleaned|sorted)\b",
+    _I,
+)
 # "You'll have the money by Monday": what the listener will get is the speaker's promise.
 _YOU_GET = re.compile(
     r"^(?:you'?ll|you’ll|you\s+will|you'?re\s+going\s+to)\s+(?P<verb>have|get|receive|see)\s+(?=(?:the|your|my|it|them|all"
@@ -73,7 +85,9 @@ def is_informal_promise(core: str, *, due: str = "") -> bool:
         return not lx.NOT_A_PROMISE.match(core[m.end() :])
     if m := _EN_DOING.match(core):
         rest = core[m.end() :]
-        return bool(due or find_due_span(rest) or _EN_SOON.search(rest))
+        return bool(due or find_due_span(rest) or _EN_SOON.search(rest) or _TAKING_COST.match(core[m.start("verb") :]))
+    if _THING_READY.match(core):
+        return bool(due or find_due_span(core))
     if _YOU_GET.match(core):
         return bool(due or find_due_span(core))
     return _zh_subjectless(core, due)
@@ -109,4 +123,6 @@ def informal_action(core: str) -> str | None:
         return core[m.start("verb") :]
     if m := _YOU_GET.match(core):
         return f"make sure you {core[m.start('verb'):]}"
+    if _THING_READY.match(core):
+        return f"make sure {core[:1].lower()}{core[1:]}"
     return None

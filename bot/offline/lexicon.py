@@ -83,7 +83,7 @@ EMOTIONS: tuple[Emotion, ...] = (
     _emotion("焦虑", "anxious", "anxious", "焦虑|着急|紧张|压力很大|压力好大", "anxious|stressed|nervous|panicking"),
     _emotion("担心", "worried", "anxious", "担心|担忧|害怕", "worried|concerned|scared|afraid"),
     _emotion(
-        "沮丧", "frustrated", "upset", "沮丧|无语|崩溃|心累|好累|太累了|很累|累死了?|累坏了",
+        "沮丧", "frustrated", "upset", "沮丧|无语|崩溃|心累|累死了?|累坏了|(?:很|好|太|特别|非常|超|真)累",
         "frustrated|frustrating|exhausted|drained",
     ),
     # "麻烦" is "trouble"/"could you please", not annoyance
@@ -166,7 +166,7 @@ ZH_COMMIT_HEAD = re.compile(
     r"^(?:我们?|咱们?)(?!妈|爸|哥|姐|弟|妹|家|老婆|老公|男朋友|女朋友|朋友|同事|室友|老板|儿|孩)(?P<pre>[^，,。你他她把给的被不没]{0,8}?)"
     r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|(?<![开聚约机散例年舞宴社工协体误理学])会(?!议|面|员|长|计|儿|很|太|比较|非常|有点|特别|挺|更|被)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
     r"|先来|(?<![从后原本将过起出回未])来(?=吧?$)|(?<![从后原本将过起出回未])来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
-    r"|去(?=[找跟和把给交付还买修换打清洗搬收退])"
+    r"|去(?=[找跟和把给交付还买修换打清洗搬收退说谈问])"
     r"|以后不再|以后不会再|再也不|不会再|不再)"
 )
 
@@ -245,12 +245,12 @@ DEMAND = re.compile(
     r"^希望你(?!好|开心|早日|身体|一切|顺利)|^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要(?!不要)|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
     r"|想让|想请)"
     r"|^你先把|^你[^，,。我]{0,8}?(?:之前|以前|前)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)|^(?:别|不要|不许)(?!说|提|客气|担心|介意|着急|急|怕|生气|难过|紧|了|管)|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
-    r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)(?!管了|担心|急|着急|客气|介意|在意)"
+    r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)(?!管了|担心|急|着急|客气|介意|在意|操心|费心)"
     r"|^[^，,。我你他她]{0,10}?(?:之前|以前|前)?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)"
     r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
     r"|^i(?:'d|’d| would)?\s+(?:just\s+|really\s+|only\s+|still\s+)?(?:want|demand|expect|insist|would\s+like|'d\s+like|like\s+you\s+to|need\s+you\b"
     r"|need\s+(?:a|an|the|my|our|some|it|this|that|him|her|them)\b|ask\s+(?:you\s+)?(?:for|that|to))\b"
-    r"|^we\s+(?:want|demand|need|expect|insist)\b|^i'?m\s+going\s+to\s+need\b|^please\b|\byou(?:'ll|’ll|\s+will)?\s+(?:must|need\s+to|have\s+to|should|better)\b",
+    r"|^we\s+(?:want|demand|need|expect|insist)\b|^i'?m\s+going\s+to\s+need\b|^please\b|^you'?re\s+going\s+to\s+(?:pay|fix|clean|replace|return|give|apologi[sz]e|cover)\b|\byou(?:'ll|’ll|\s+will)?\s+(?:must|need\s+to|have\s+to|should|better)\b",
     _I,
 )
 
@@ -270,8 +270,8 @@ ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|�
 
 #: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(
-    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我(?:是|才|就|也|绝对|肯定)?不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
-    r"|出|做|去|换|签|交|借)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
+    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我(?:是|才|就|也|可|绝对|肯定)?不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
+    r"|出|做|去|换|签|交|借|背|认|管|买单)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
     r"|门都没有|想都别想|想得美|做梦吧?|才怪|开什么玩笑|别开玩笑了?"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
     r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b"
@@ -279,7 +279,7 @@ REFUSE = re.compile(
     r"|\bi'?ll\s+pass\b"
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
-    r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
+    r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,(?!\s*i\s+(?:haven'?t|didn'?t|don'?t|wasn'?t|'m\s+not|am\s+not|never))|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
     r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to(?!\s+(?:lie|pretend|argue|repeat|sugar-?coat|fight|judge"
     r"|say|bother|beat\s+around))|doing|giving|apologi[sz]ing|moving)\b)"
     r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b|^(?:absolutely|certainly|definitely|of\s+course)\s+not\b"
@@ -295,7 +295,7 @@ REPORTED = re.compile(
     r"|^你(?:[^，,。我]{0,4}?)(?:说过|答应过?|承诺过?|保证过?|明明说|从来都?不|从来没|总是|老是|又|根本没|一直没|还没|上次说"
     r"|没有?(?!事|错|关系))"
     r"|^(?![我你咱刚明今昨后前上下这那每])(?:(?![你我他她它就按照])[\u4e00-\u9fff]){2,3}"
-    r"(?:说过?|答应过?|承诺过?|保证过?|告诉我|声称|发誓|同意了)"
+    r"(?:说过?|答应过?|承诺过?|保证过?|告诉我|声称|发誓|同意了|(?:今天|明天|后天|今晚|下周|周末|下个?月|这周)(?:会|要|打算))"
     r"|听说|据说|据(?:他|她)说"
     r"|^(?:he|she|they|(?:my|the|our|your)\s+(?:landlord|roommate|flatmate|boss|manager|neighbou?r|friend|partner"
     r"|sister|brother|colleague|teammate|guild\s+master|officer|leader))\s+(?:said|says|told|promised|agreed|claimed"
@@ -319,6 +319,7 @@ NEG_COMMIT = re.compile(
     r"^(?:i|we)\s*(?:won'?t|will\s+not|'ll\s+never|’ll\s+never|will\s+never)\b[^.!?]{0,160}?"
     r"\b(?:again|anymore|any\s+more|ever)\b"
     r"|^(?:i|we)\s+(?:promise|swear)\s+(?:not\s+to|never\s+to|i\s+won'?t|i'?ll\s+never|we\s+won'?t)\b"
+    r"|^promise\s+(?:not\s+to|never\s+to|i\s+won'?t|i\s+will\s+not|i'?ll\s+never)\b"
     r"|^(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\s+again\b"
     r"|^(?:i|we)\s*(?:won'?t|will\s+not)\s+(?:forget|let\s+(?:you|it|this)\s+(?:down|happen\s+again)|be\s+late\s+again)\b"
     r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)"

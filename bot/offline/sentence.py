@@ -34,6 +34,8 @@ _SARCASM = re.compile(
     r"\b(?:yeah\s+right|as\s+if|when\s+pigs\s+fly|in\s+your\s+dreams|dream\s+on)\b"
     r"|^(?:oh\s+)?(?:sure|yeah|great|right)\b[,.!]*\s+(?:and\s+)?(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\s+just\b"
     r"[^.!?]{0,80}?\b(?:everything|as\s+usual|as\s+always|like\s+always)\b"
+    r"|^(?:oh\s+)?(?:sure|yeah|right)[,.!]*\s+and\s+(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\b"
+    r"|\b(?:win\s+the\s+lottery|eat\s+my\s+hat|hell\s+freezes\s+over)\b"
     r"|想得美|做梦吧?|才怪|美得你",
     _I,
 )
