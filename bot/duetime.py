@@ -168,6 +168,7 @@ _START_BEFORE = re.compile(
     r"\b(?:after|past|from|starting|since|as\s+of|beginning|every|each)\s+(?:the\s+|this\s+)?$|每个?$", _I
 )
 _START_AFTER = re.compile(r"\s*(?:以后|之后|后(?!天)|起|开始|on\b|onwards?\b)")
+_MODIFIER = re.compile(r"的|'s\b|’s\b")
 #: How far around a match the context checks look: they are about the adjacent words only, and a
 #: bounded window keeps ``_hits`` linear in the text (slicing to the start of the text was quadratic).
 _WINDOW = 24
@@ -250,6 +251,9 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
 
     Cached: extraction asks about the same clause several times (its core, its action, its slot)."""
     hits = _hits(text)
+    # "这周的群公告我来写，周五发": a time that only says which thing ("这周的", "this week's") yields to a
+    # deadline said after it, when there is one
+    hits = [h for h in hits if not _MODIFIER.match(text, h.end)] or hits
     if not hits:
         return None
     first = hits[0]

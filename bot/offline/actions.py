@@ -40,6 +40,8 @@ _EN_NEG_HEAD = re.compile(
     r"|i\s+won'?t|i'?ll\s+never|we\s+won'?t))\s*",
     re.IGNORECASE,
 )
+# "搞不定", "来不及": cannot, not will.
+_ZH_CANNOT = re.compile(r"[搞做办弄修写交完]不[定了到完成好]|来不及|赶不上|不可能")
 _ZH_PAST_WHEN = re.compile(r"去年|前年|上个?月|上周|上次|昨天|前天|当时|那时|^(?:之前|以前)")
 _ZH_LETS = re.compile(r"^(?:我们|咱们?)[^，,。]{0,16}?一起[^，,。]{0,16}?吧[呀啊]?$")
 _ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还(?=是|会|要|得|能|在))+")  # 还钱 keeps its 还
@@ -88,8 +90,9 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return False  # done already ("我已经把钱转给你了"), or asked of the other ("我要求你周五前交")
     if lx.COMMIT_ZH.match(core) or is_informal_promise(core, due=due):
         return True  # "我把钱转你", and the informal shapes: "will send it tonight", "sending it now", "周五之前交"
-    # "我周五之前给你答复": a first-person deadline before an action
-    return bool(core.startswith("我") and _ZH_DEADLINE_FIRST.match(core) and find_due_span(core))
+    # "我周五之前给你答复": a first-person deadline before an action (not "我觉得周五之前搞不定")
+    m = _ZH_DEADLINE_FIRST.match(core) if core.startswith("我") else None
+    return bool(m and find_due_span(core) and not _ZH_OPINION.search(m.group("due")) and not _ZH_CANNOT.search(core))
 
 
 def _past(core: str, due: str = "") -> bool:

@@ -67,6 +67,10 @@ _YOU_GET = re.compile(
     r"|every|a|an|back|\d|[$€£¥])\b|[$€£¥])",
     _I,
 )
+# Taking a turn: "I'm on dinner duty tomorrow" (with a time), "on my way to fix it", "dishes are mine tonight".
+_ON_DUTY = re.compile(r"^(?:i'?m|i’m|i\s+am)\s+on\s+[\w-]+(?:\s+[\w-]+)?\s+duty\b", _I)
+_ON_MY_WAY = re.compile(r"^(?:(?:i'?m|i’m|i\s+am)\s+)?on\s+my\s+way\s+to\s+(?P<act>[a-z].*)", _I)
+_MINE = re.compile(r"^(?P<what>(?:the\s+)?[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:is|are|'s)\s+mine\b(?P<rest>.*)", _I)
 # Chinese: something that starts a clause with its own subject (then it is not subjectless).
 _ZH_SUBJECT = re.compile(r"^(?:我|你|您|他|她|它|咱|对方|大家|人家|别人|谁)")
 # Intent words that make a subjectless time-and-action a promise rather than a plan announced.
@@ -86,8 +90,10 @@ def is_informal_promise(core: str, *, due: str = "") -> bool:
     if m := _EN_DOING.match(core):
         rest = core[m.end() :]
         return bool(due or find_due_span(rest) or _EN_SOON.search(rest) or _TAKING_COST.match(core[m.start("verb") :]))
-    if _THING_READY.match(core):
-        return bool(due or find_due_span(core))
+    if _THING_READY.match(core) or _ON_DUTY.match(core) or _MINE.match(core):
+        return bool(due or find_due_span(core) or _EN_SOON.search(core))
+    if _ON_MY_WAY.match(core):
+        return True
     if _YOU_GET.match(core):
         return bool(due or find_due_span(core))
     return _zh_subjectless(core, due)
@@ -125,4 +131,8 @@ def informal_action(core: str) -> str | None:
         return f"make sure you {core[m.start('verb'):]}"
     if _THING_READY.match(core):
         return f"make sure {core[:1].lower()}{core[1:]}"
+    if m := _ON_MY_WAY.match(core):
+        return m.group("act")
+    if m := _MINE.match(core):
+        return f"take care of {m.group('what')}{m.group('rest')}".strip()
     return None

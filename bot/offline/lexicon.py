@@ -152,7 +152,7 @@ NOT_A_PROMISE = re.compile(
     r"|be\s+(?:a\s+(?:bit|little)\s+|so\s+|very\s+|really\s+|running\s+)?(?:late|away|busy|out|home|off|sick|gone|asleep"
     r"|around|at\s+work|in\s+(?:a\s+)?meeting|on\s+(?:holiday|vacation|leave)|travel+ing|working)\b"
     r"|level\s+with|be\s+(?:real|straight)\s+with|not\s+lie|lie\b|pass\b(?!\s+(?:it|the|this|that|on|along|them)\b)"
-    r"|never\s+(?:understand|forgive|know|get\s+(?:it|over))|need\b|have\s+to\b|has\s+to\b|believe\b|miss\b|regret\b|lose\b|(?:bed|sleep|school|class|church|town|lunch|dinner)\b"
+    r"|never\s+(?:understand|forgive|know|get)\b|need\b|have\s+to\b|has\s+to\b|believe\b|miss\b|regret\b|lose\b|(?:bed|sleep|school|class|church|town|lunch|dinner)\b"
     r"|work\b(?!\s+on\b)|(?:the|a|an|my|your|his|her|their|our)\s+(?:gym|store|shop|office|doctor|dentist|hospital|party"
     r"|movies|beach|bathroom|toilet|meeting|bank|airport|station)\b)",
     _I,
@@ -275,7 +275,8 @@ REFUSE = re.compile(
     r"|门都没有|想都别想|想得美|做梦吧?|才怪|开什么玩笑|别开玩笑了?"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
     r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b"
-    r"|\bi\s+(?:won'?t|will\s+not)\b(?!\s+be\s+(?:able|home|around|available|free|back|in\s+town)\b|\s+forget\b|\s+let\s+you\s+down\b)"
+    r"|\bi\s+(?:won'?t|will\s+not)\b(?!\s+be\s+(?:able|home|around|available|free|back|in\s+town)\b|\s+forget\b|\s+let\s+you\s+down\b"
+    r"|\s+tell\s+(?:anyone|anybody|a\s+soul)\b|\s+say\s+a\s+word\b)"
     r"|\bi'?ll\s+pass\b"
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
@@ -321,7 +322,10 @@ NEG_COMMIT = re.compile(
     r"|^(?:i|we)\s+(?:promise|swear)\s+(?:not\s+to|never\s+to|i\s+won'?t|i'?ll\s+never|we\s+won'?t)\b"
     r"|^promise\s+(?:not\s+to|never\s+to|i\s+won'?t|i\s+will\s+not|i'?ll\s+never)\b"
     r"|^(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\s+again\b"
-    r"|^(?:i|we)\s*(?:won'?t|will\s+not)\s+(?:forget|let\s+(?:you|it|this)\s+(?:down|happen\s+again)|be\s+late\s+again)\b"
+    r"|^(?:i|we)\s*(?:won'?t|will\s+not)\s+(?:forget|let\s+(?:you|it|this)\s+(?:down|happen\s+again)|be\s+late\s+again"
+    r"|tell\s+(?:anyone|anybody|a\s+soul)|say\s+a\s+word|leak)\b"
+    # not doing what the listener fears is a promise: "我不会告诉别人的", "我绝不会再迟到"
+    r"|^我们?(?:是|绝对|肯定|一定)?(?:不会|绝不会?)(?:再)?(?:告诉别人|告诉任何人|说出去|泄露|外传|乱说|打扰你|吵到你|迟到|食言|让你失望|忘)"
     r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)"
     r"|^我们?(?:以后|今后|从今以后|再也)不(?!是|知道|行|对|清楚|确定|喜欢)",
     _I,

@@ -209,8 +209,9 @@ class _Turn:
                 or (len(sentence) > 1 and lx.DELEGATE.match(core(c.text) or c.text))]
         rest = [c for c in sentence if c not in tags]
         target = tagged(rest, tags[0]) if tags else None
-        if target is not None and _OTHER_SUBJECT.match(core(target.text)):
-            target = None  # "我来，你别管了": the tag is the promise, the rest is said to the other
+        if target is not None and not lx.PROMISE_TAG.match(core(tags[0].text) or tags[0].text) \
+                and _OTHER_SUBJECT.match(core(target.text)):
+            target = None  # "我来，你别管了": taking it on binds no clause said to the other
         found: list[list[CandidateFact]] = []
         for i, clause in enumerate(rest):
             quote = clause.text
@@ -224,7 +225,8 @@ class _Turn:
                 before = found[-1]
                 if any(f.reported for f in before):
                     continue  # "他说，明天把钱还我": still his words
-                if _has_commitment(before) and _has_commitment(facts) and completes(core(clause.text)):
+                if _has_commitment(before) and completes(core(clause.text)) \
+                        and (_has_commitment(facts) or not facts):
                     # "我来打扫厨房，今天之内搞定": when, not a second promise — one promise over both clauses
                     span = self.text[rest[i - 1].start : clause.end]
                     merged = self.commitment(span, core(span), span)
