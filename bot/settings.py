@@ -63,18 +63,19 @@ class LLMSettings(BaseSettings):
 
 
 class EmbeddingSettings(BaseSettings):
-    """The dense embedder: ``local`` (offline USE multilingual) or ``openai`` (any /v1/embeddings)."""
+    """The dense embedder: ``local`` (offline USE multilingual), ``e5`` (offline multilingual-e5-small,
+    the ``heyan[e5]`` extra) or ``openai`` (any /v1/embeddings). Switching needs ``heyan memory reindex``."""
 
     model_config = _section("HEYAN_EMBEDDING_")
 
-    provider: Literal["local", "openai"] = Field(
+    provider: Literal["local", "e5", "openai"] = Field(
         "local", validation_alias=AliasChoices("HEYAN_EMBEDDER", "HEYAN_EMBEDDING_PROVIDER")
     )
     model: str = "text-embedding-3-small"
     base_url: str | None = None
     api_key: SecretStr | None = None
     dim: int | None = Field(None, gt=0)
-    threads: int = Field(1, ge=1, le=64, description="BLAS threads for the local embedder")
+    threads: int = Field(1, ge=1, le=64, description="BLAS/OpenMP threads for the offline embedders")
 
 
 class QdrantSettings(BaseSettings):
