@@ -46,8 +46,11 @@ from bot.offline.sentence import (
     asserted,
     completes,
     has_subject,
+    inherit_due,
+    said_to_other,
     sarcastic,
     tagged,
+    threatens,
     without_bare_answers,
 )
 from bot.offline.slots import slot_of
@@ -210,7 +213,7 @@ class _Turn:
         rest = [c for c in sentence if c not in tags]
         target = tagged(rest, tags[0]) if tags else None
         if target is not None and not lx.PROMISE_TAG.match(core(tags[0].text) or tags[0].text) \
-                and _OTHER_SUBJECT.match(core(target.text)):
+                and said_to_other(core(target.text)):
             target = None  # "我来，你别管了": taking it on binds no clause said to the other
         found: list[list[CandidateFact]] = []
         for i, clause in enumerate(rest):
@@ -219,7 +222,7 @@ class _Turn:
                 start, end = min(clause.start, tags[0].start), max(clause.end, tags[0].end)
                 quote = self.text[start:end]
             facts = self.clause(clause.text, quote, alone=alone, promised=clause is target)
-            if i and _THREAT_IF.search(rest[i - 1].text):
+            if i and threatens(rest[i - 1].text):
                 facts = [f for f in facts if f.kind is not Kind.COMMITMENT]  # "你要是再这样，我就搬走": a threat
             if i and not has_subject(core(clause.text)):
                 before = found[-1]
@@ -232,7 +235,7 @@ class _Turn:
                     merged = self.commitment(span, core(span), span)
                     found[-1] = [f for f in before if f.kind is not Kind.COMMITMENT] + [merged]
                     facts = [f for f in facts if f.kind is not Kind.COMMITMENT]
-                facts = self.inherit_due(facts, rest[i - 1].text, clause.text)
+                facts = inherit_due(facts, rest[i - 1].text, clause.text, self.ts, self.tz)
             found.append(facts)
         out = [fact for facts in without_bare_answers(found) for fact in facts]
         text = self.text[sentence[0].start : sentence[-1].end]
@@ -241,16 +244,6 @@ class _Turn:
             if (m := SARCASTIC_REFUSAL.search(text)) and not any(f.kind is Kind.CONSENSUS for f in out):
                 out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], m.group("what") or m.group("would"), text))
         return out
-
-    def inherit_due(self, facts: list[CandidateFact], before: str, text: str) -> list[CandidateFact]:
-        """ "我明天早点出门，顺便把快递帮你拿上来": a promise without a subject or a time of its own is due
-        when the clause before it says (unless that clause is about the past)."""
-        if not _has_commitment(facts) or find_due_span(text) or is_standing(text) or _PAST_FRAME.search(before):
-            return facts
-        due = resolve_due(before, self.ts, self.tz)
-        if due is None:
-            return facts
-        return [dataclasses.replace(f, due_at=due) if f.kind is Kind.COMMITMENT and f.due_at is None else f for f in facts]
 
     def question(self, sentence: Sequence[Clause]) -> list[CandidateFact]:
         """What a question still says: a request is a demand, a rhetorical "凭什么要我…" a refusal."""
@@ -376,11 +369,6 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
-_THREAT_IF = re.compile(r"(?:要是|如果|假如|万一|再)[^，,。]{0,12}?再|\bif\s+you\b[^,.;!?]{0,60}\bagain\b|不然|否则|要不然",
-                        re.IGNORECASE)
-_OTHER_SUBJECT = re.compile(r"你|您|他|她|\b(?:you|he|she)\b", re.IGNORECASE)
-# A clause about the past: its time is not the due time of what follows ("I was sick on Monday, will send it").
-_PAST_FRAME = re.compile(r"\b(?:was|were|did|had|yesterday|last|ago)\b|已经|昨天|上周|上次|刚才|了$", re.IGNORECASE)
 _THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
 # Someone else as the subject just before an emotion word: their feeling, not the speaker's.
 _OTHERS_FEELING = re.compile(

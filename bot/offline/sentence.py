@@ -20,13 +20,17 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import datetime
 
+from bot.duetime import find_due_span, resolve_due
+from bot.offline.actions import is_standing
 from bot.offline.clauses import TAG_QUESTION, Clause, core
 from bot.offline.indirect import zh_modifiers
 from memory.extraction import CandidateFact
 from memory.models import Kind
 
-__all__ = ["SARCASTIC_REFUSAL", "asserted", "completes", "has_subject", "sarcastic", "tagged", "without_bare_answers"]
+__all__ = ["SARCASTIC_REFUSAL", "asserted", "completes", "has_subject", "inherit_due", "said_to_other", "sarcastic",
+           "tagged", "threatens", "without_bare_answers"]
 
 _I = re.IGNORECASE
 
@@ -51,6 +55,10 @@ _TAIL_TAG = re.compile(
     _I,
 )
 _EN_DONE = re.compile(r"^(?:(?:will\s+)?(?:have\s+it\s+|be\s+)?(?:done|finished|sorted|ready|fixed)\b|(?:by|before|no\s+later\s+than)\b)", _I)
+_THREAT_IF = re.compile(r"(?:要是|如果|假如|万一|再)[^，,。]{0,12}?再|\bif\s+you\b[^,.;!?]{0,60}\bagain\b|不然|否则|要不然", _I)
+_OTHER_SUBJECT = re.compile(r"你|您|他|她|\b(?:you|he|she)\b", _I)
+# A clause about the past: its time is not the due time of what follows ("I was sick on Monday, will send it").
+_PAST_FRAME = re.compile(r"\b(?:was|were|did|had|yesterday|last|ago)\b|已经|昨天|上周|上次|刚才|了$", _I)
 _SUBJECT = re.compile(
     r"^(?:我|咱|你|您|他|她|它|对方|大家|人家|(?:i|we|you|he|she|they|it|this|that|there)\b|i'|i’|we'|you'|(?-i:[A-Z][a-z]+)\s)",
     _I,
@@ -83,6 +91,30 @@ def completes(body: str) -> bool:
         return True
     rest, marked, _ = zh_modifiers(body)
     return marked and len(rest) <= 5 and not rest.startswith("把")
+
+
+def threatens(before: str) -> bool:
+    """Is the clause before a condition about the other doing it again ("你要是再这样，", "if you do it
+    again,", "不然")? Then what follows is a threat, not a promise."""
+    return bool(_THREAT_IF.search(before[:400]))
+
+
+def said_to_other(body: str) -> bool:
+    """Does the clause start with the listener or a third person ("你别管了")? A taking-on tag ("我来")
+    does not bind it."""
+    return bool(_OTHER_SUBJECT.match(body))
+
+
+def inherit_due(facts: list[CandidateFact], before: str, text: str, now: datetime, tz: str) -> list[CandidateFact]:
+    """ "我明天早点出门，顺便把快递帮你拿上来": a promise without a subject or a time of its own is due
+    when the clause before it says (unless that clause is about the past)."""
+    if not any(f.kind is Kind.COMMITMENT for f in facts) or find_due_span(text) or is_standing(text) \
+            or _PAST_FRAME.search(before[:400]):
+        return facts
+    due = resolve_due(before[:400], now, tz)
+    if due is None:
+        return facts
+    return [replace(f, due_at=due) if f.kind is Kind.COMMITMENT and f.due_at is None else f for f in facts]
 
 
 def has_subject(body: str) -> bool:
