@@ -77,8 +77,10 @@ def memory_list(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
     zone: Annotated[str | None, typer.Option(help=ZONE_HELP)] = None,
 ) -> None:
-    """List remembered facts (the tenant column appears when there are several tenants)."""
+    """List remembered facts with their weight (use, recency, confirmation, dispute state; 0-1) — the
+    tenant column appears when there are several tenants."""
     from adapters.views import fact_view, memory_table
+    from memory.importance import weight
 
     k, st = _kind(kind), _status(status)
     checked_zone(zone)
@@ -91,10 +93,11 @@ def memory_list(
         return facts, await tenant_names(rt, tenants), await display_zones(rt, tenants, zone)
 
     facts, names, zones = with_runtime(body)
-    if as_json:
-        print(json.dumps([fact_view(f) for f in facts], ensure_ascii=False, indent=1))
+    now = utcnow()
+    if as_json:  # the weight as the table shows it (memory.importance), beside every stored field
+        print(json.dumps([fact_view(f) | {"weight": weight(f, now)} for f in facts], ensure_ascii=False, indent=1))
     else:
-        console.print(memory_table(facts, f"{len(facts)} memories", names, zones))
+        console.print(memory_table(facts, f"{len(facts)} memories", names, zones, now))
 
 
 def _one(fact_id: str, tenant: str | None, call_name: str, *args: str) -> Fact:

@@ -29,7 +29,8 @@ from bot.kinds import label
 from bot.moderation import fact_view
 from bot.names import TenantNames
 from bot.zones import zone_label
-from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind
+from memory.importance import weight
+from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind, utcnow
 from memory.normalize import escape_controls as _safe
 from memory.poisoning import flag_of
 
@@ -91,10 +92,13 @@ def _stamp(when: datetime, zone: str, named: bool, *, day_only: bool = False) ->
 
 
 def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None,
-                 zones: Mapping[str, str] | None = None) -> Table:
-    """A table of facts: who, what, status, and when it was said (the tenant when several); times in
-    each tenant's zone (``zones``: tenant → zone), named in the heading (``bot.clock``)."""
+                 zones: Mapping[str, str] | None = None, now: datetime | None = None) -> Table:
+    """A table of facts: who, what, status, weight, and when it was said (the tenant when several);
+    times in each tenant's zone (``zones``: tenant → zone), named in the heading (``bot.clock``). The
+    weight (``memory.importance``) is at ``now`` (default: the clock); a record forgetting put on
+    notice says when it expires."""
     names = names or TenantNames(facts)
+    now = now or utcnow()
     table = _table(title)
     tenants = _many_tenants({f.tenant for f in facts})
     shown = {_zone_of(zones, f.tenant) for f in facts} or {_zone_of(zones, "")}
@@ -110,16 +114,18 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
             what = f"{_safe(f.attribute.split(':', 1)[-1].strip())} — {what}"
         if f.due_at is not None:
             what += f" — due {show_due(f.due_at, zone, 'en')}"
+        if f.forgotten_at is not None and f.expires_at is not None:
+            what += f" — fading, expires {_stamp(f.expires_at, zone, named, day_only=True)}"
         status = f.status.value + (" (low)" if f.confidence is Confidence.LOW else "")
         said = f.sources[0].ts if f.sources else f.valid_from
         # several tenants take a column: the day alone leaves the text its room
         rows.append((*((_safe(f.tenant),) if tenants else ()), f.id[:8], kind_label(f), who, what, status,
-                     _stamp(said, zone, named, day_only=tenants)))
+                     f"{weight(f, now):.2f}", _stamp(said, zone, named, day_only=tenants)))
     _fixed(table, *(("tenant",) if tenants else ()), "id", "kind")
     offset = 3 if tenants else 2
     _names(table, "who", [r[offset] for r in rows])
     _text(table, "what", [r[offset + 1] for r in rows])
-    _fixed(table, "status", _heading("said", shown))
+    _fixed(table, "status", "wt", _heading("said", shown))
     for row in rows:
         table.add_row(*row)
     return table

@@ -41,6 +41,8 @@ from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import urgent
+from bot.usage import UsageBook
+from memory.importance import NEUTRAL
 from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
@@ -49,7 +51,7 @@ from memory.service import MemoryService, RetractResult
 from memory.summary_versions import since
 from prompts import neutralise
 
-__all__ = ["Engine", "EngineConfig"]
+__all__ = ["BUDGET_IMPORTANCE", "Engine", "EngineConfig", "fact_priority"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,16 @@ def _every_version(_: SummaryVersion) -> bool:
 #: Tokens of ``HEYAN_CONTEXT_TOKENS`` kept for the reply itself (the persona asks for ~120 words).
 #: The prompt's fixed part (persona, stage instructions, headings, the turn) is measured, not reserved.
 REPLY_RESERVE_TOKENS = 250
+
+#: How much a recalled fact's weight (``memory.importance``) counts beside its retrieval score when
+#: the token budget drops facts (lowest first). Measured with ``heyan bench importance``.
+BUDGET_IMPORTANCE = 0.5
+
+
+def fact_priority(found: ScoredFact) -> float:
+    """Which recalled facts the prompt budget keeps longest: score, plus weight × ``BUDGET_IMPORTANCE``."""
+    return found.score + BUDGET_IMPORTANCE * found.weight
+
 
 #: The answer to a turn that tries to instruct the bot or write its memory (``memory.poisoning``).
 _DECLINE: dict[Lang, str] = {
@@ -100,6 +112,7 @@ class Engine:
         config: EngineConfig,
         limits: RateLimits | None = None,
         audit: AuditLog | None = None,
+        usage: UsageBook | None = None,
     ) -> None:
         self.conversation = conversation
         self.log = conversation.log
@@ -111,6 +124,8 @@ class Engine:
         self.config = config
         self.limits = limits
         self.audit = audit
+        #: Counts the memories each reply uses (``bot.usage``): the use part of their weight.
+        self.usage = usage or UsageBook(conversation.redis)
 
     async def observe(self, msg: Message) -> bool:
         """Record a message; returns False when it was a redelivery and was dropped.
@@ -345,7 +360,7 @@ class Engine:
             if fact.kind is Kind.COMMITMENT and fact.status in OPEN_COMMITMENT:
                 commitments.append(fact)
             else:
-                found.append(ScoredFact(fact=fact, score=floor, dense=None, sparse_rank=None))
+                found.append(ScoredFact(fact=fact, score=floor, dense=None, sparse_rank=None, weight=NEUTRAL))
 
         classification: Classification = await self.provider.classify(turn, turns, lang)
         current = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)
@@ -376,7 +391,7 @@ class Engine:
                         if recall.summary else [], drop_rank=3),
                 Section("commitments", [Item(line(fact_line(c, tz, participants)), -i, c.id)
                                         for i, c in enumerate(commitments)], drop_rank=2),
-                Section("facts", [Item(line(fact_line(s.fact, tz, participants)), s.score, s.fact.id)
+                Section("facts", [Item(line(fact_line(s.fact, tz, participants)), fact_priority(s), s.fact.id)
                                   for s in recalled], drop_rank=1),
                 Section("window", [Item(line(utterance_line(u, tz)), i, u.message_id)
                                    for i, u in enumerate(turns)], drop_rank=0),
@@ -401,6 +416,7 @@ class Engine:
         # the memories used: stored records only (a line's facts not extracted yet have no record)
         used = [i for i in (*(f.id for f in request.facts), *(c.id for c in request.open_commitments))
                 if i not in transient]
+        await self.usage.record(session.tenant, used, msg.ts)
         # The reply text is untrusted (LLM output, names, quotes): plain text, never a ping.
         return Reply(session=msg.session, body=RichText.of(text), lang=lang, stage=stage, memory_ids=tuple(used),
                      summary_id=request.summary.id if request.summary else None)

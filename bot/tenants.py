@@ -79,6 +79,11 @@ class TenantSettings(BaseModel):
     retention_days: dict[str, float | None] = Field(default_factory=dict)
     #: Days after a dispute is closed before everything of its session is purged.
     closed_purge_days: float = Field(30.0, ge=0)
+    #: Days after a dispute is closed before forgetting (``bot.forgetting``) gives its records of low
+    #: weight a TTL (``None``: never). Open commitments and disputed records are never given one.
+    forget_after_days: float | None = Field(14.0, ge=0)
+    #: The weight (``memory.importance``, 0-1) under which such a record is forgotten.
+    forget_below: float = Field(0.2, ge=0, le=1)
     #: Platform groups whose members moderate Heyan in this community, beside the platform's own
     #: administrators: Discord role ids, Slack user-group ids. Platforms turn membership into
     #: ``Capability.MODERATE`` when they build an ``Actor``.

@@ -5,8 +5,10 @@ Valkey whose append-only file was removed). ``reconcile`` therefore rebuilds eve
 the open commitments in the store; deterministic job ids make that a no-op when the job is still
 queued, and ``reminders_sent`` on the fact keeps a reminder that already fired from firing again.
 It also marks active commitments past their due time (by more than ``OVERDUE_GRACE``) ``overdue``.
-``purge`` deletes facts whose ``expires_at`` has passed, and everything of a session whose dispute
-was closed more than the tenant's ``closed_purge_days`` ago; each is an audit entry. Both are plain ``async def f(ctx)``, so
+``purge`` first runs the forgetting pass (``bot.forgetting``: uses folded into the records, closed
+disputes' records marked, low-weight ones given a TTL), then deletes facts whose ``expires_at`` has
+passed, and everything of a session whose dispute was closed more than the tenant's
+``closed_purge_days`` ago; each is an audit entry. Both are plain ``async def f(ctx)``, so
 tests and ``heyan jobs reconcile`` call them directly.
 """
 
@@ -20,6 +22,7 @@ from typing import Any
 from arq.cron import CronJob, cron
 
 from bot.audit import SYSTEM, AuditEntry
+from bot.forgetting import Forgetting
 from bot.services import Services
 from bot.sessions import DisputeState
 from bot.settings import JobSettings, Settings
@@ -121,6 +124,7 @@ async def purge(ctx: dict[str, Any]) -> dict[str, int]:
     """Delete every fact whose ``expires_at`` has passed, in every tenant; returns counts per tenant
     (tenants with nothing expired are left out)."""
     svc = services(ctx)
+    await Forgetting(svc.memory, svc.redis, svc.sessions, svc.tenants, svc.audit).run()
     now = utcnow()
     flt = RecordFilter(expires_before=now)
     deleted: dict[str, int] = {}

@@ -219,6 +219,16 @@ class Fact(BaseModel):
     #: quote; see ``bot.offline.slots``): two claims of one speaker are two records. Empty on records
     #: written before slots existed, whose key is the attribute.
     slot: str = ""
+    #: Bookkeeping for the record's weight (``memory.importance``), all clear fields (counts and
+    #: times, never text): how many replies used it and when one last did (folded in from Redis by
+    #: ``bot.usage``), when a moderator confirmed it, when its dispute was closed (``settled_at``;
+    #: None while open or outside a dispute), and when forgetting gave it its ``expires_at``
+    #: (``forgotten_at``; cleared, with the kind's own expiry back, if it matters again).
+    uses: int = 0
+    used_at: datetime | None = None
+    confirmed_at: datetime | None = None
+    settled_at: datetime | None = None
+    forgotten_at: datetime | None = None
 
     @field_validator("value", "attribute", "subject")
     @classmethod

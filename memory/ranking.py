@@ -15,6 +15,10 @@ The fields come from whole payloads: the retriever asks for them only when a sig
   the newer of the candidates of its dispute (session): ``recency_weight`` × its position between
   the oldest (0) and the newest (1) candidate of that session.
 
+After fusion and merging, ``reweigh`` adds each of the best few facts' weight (``memory.importance``:
+how often replies used it, how recently it was said or used, a moderator's confirmation, its dispute
+closed) times ``importance_weight``; the retriever reads the weight from the facts it opens.
+
 Each weight was measured on locomo-dev and the Chinese dev set and kept only where it helped
 (docs/BENCHMARKS.md); a weight of 0 turns its signal off.
 """
@@ -22,7 +26,7 @@ Each weight was measured on locomo-dev and the Chinese dev set and kept only whe
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -41,6 +45,7 @@ __all__ = [
     "kept",
     "merge",
     "query_names",
+    "reweigh",
 ]
 
 Fusion = Literal["rrf", "weighted"]
@@ -123,6 +128,14 @@ def merge(per_query: list[list[Candidate]]) -> list[Candidate]:
                 best.dense = _max(cand.dense, best.dense)
                 best.sparse_rank = _min(cand.sparse_rank, best.sparse_rank)
     return sorted(merged.values(), key=lambda c: (-c.score, c.hit.id))
+
+
+def reweigh(cands: list[Candidate], weights: Mapping[str, float], scale: float) -> list[Candidate]:
+    """The candidates with ``scale`` × their weight added to their scores (in place), best first.
+    A candidate without a weight keeps its score."""
+    for cand in cands:
+        cand.score += scale * weights.get(cand.hit.id, 0.0)
+    return sorted(cands, key=lambda c: (-c.score, c.hit.id))
 
 
 _LATIN_NAME = re.compile(r"\b[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*")

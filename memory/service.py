@@ -172,12 +172,14 @@ class MemoryService:
         facts = [f async for f in self.iter_facts(scope, flt)]
         return sorted(facts, key=lambda f: (f.created_at, f.id))
 
-    async def modify(self, scope: Scope, fact_id: str, change: Change) -> Fact | None:
+    async def modify(self, scope: Scope, fact_id: str, change: Change, *, touch: bool = True) -> Fact | None:
         """Change one record safely: under its lock, ``change`` gets the record as stored now and
         returns the new record, the same object (nothing to do), or ``REMOVE`` (delete it).
 
         Returns the record as it stands afterwards; None when it does not exist (a record deleted
         meanwhile is never written back) or was removed. Re-embeds only if its embedded text changed.
+        ``touch=False`` keeps ``updated_at``: bookkeeping (use counts, ``memory.importance``) is not a
+        change a reviewer should see first.
         """
         tenant = Scope(tenant=scope.tenant)
         async with self.locks.hold([self._lock_key(scope.tenant, fact_id)]) as held:
@@ -195,7 +197,8 @@ class MemoryService:
                 return current
             if new.id != current.id or new.tenant != current.tenant:
                 raise ScopeError(f"a change of {fact_id} must keep its id and tenant")
-            new = new.model_copy(update={"updated_at": self.clock()})
+            if touch:
+                new = new.model_copy(update={"updated_at": self.clock()})
             if current.embed_text() == new.embed_text():
                 await held.ensure()
                 await self.store.set_payload(

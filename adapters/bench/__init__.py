@@ -6,6 +6,7 @@ from __future__ import annotations
 from adapters.bench.answers import answers
 from adapters.bench.cost import cost
 from adapters.bench.extraction import extraction
+from adapters.bench.importance import importance
 from adapters.bench.load import load
 from adapters.bench.poisoning import poisoning
 from adapters.bench.retrieval import retrieval
@@ -20,6 +21,7 @@ app.command("answers")(answers)
 app.command("load")(load)
 app.command("cost")(cost)
 app.command("poisoning")(poisoning)
+app.command("importance")(importance)
 
 
 @app.callback()

@@ -54,6 +54,7 @@ from memory.retrieval import (
     DEFAULT_FEEDBACK_TERMS,
     DEFAULT_FEEDBACK_WEIGHT,
     DEFAULT_FUSION,
+    DEFAULT_IMPORTANCE_WEIGHT,
     DEFAULT_RECENCY_WEIGHT,
     DEFAULT_THRESHOLD,
     DEFAULT_TIME_WEIGHT,
@@ -345,6 +346,7 @@ def retrieval(
     entity_weight: Annotated[float, typer.Option("--entity-weight", min=0.0)] = DEFAULT_ENTITY_WEIGHT,
     time_weight: Annotated[float, typer.Option("--time-weight", min=0.0)] = DEFAULT_TIME_WEIGHT,
     recency_weight: Annotated[float, typer.Option("--recency-weight", min=0.0)] = DEFAULT_RECENCY_WEIGHT,
+    importance_weight: Annotated[float, typer.Option("--importance-weight", min=0.0)] = DEFAULT_IMPORTANCE_WEIGHT,
 ) -> None:
     """Recall@k, MRR and p50/p95 query latency of dense, BM25 and hybrid retrieval, per dataset."""
     ks = _parse_ks(k)
@@ -374,7 +376,7 @@ def retrieval(
         "threshold": threshold if threshold >= 0 else None, "candidates": candidates, "feedback": feedback,
         "feedback_weight": feedback_weight, "feedback_terms": feedback_terms,
         "feedback_skip": feedback_skip if feedback_skip >= 0 else None, "entity_weight": entity_weight,
-        "time_weight": time_weight, "recency_weight": recency_weight,
+        "time_weight": time_weight, "recency_weight": recency_weight, "importance_weight": importance_weight,
     }
     embedder = make_embedder(embedder_name)
     reports = []

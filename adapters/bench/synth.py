@@ -24,7 +24,8 @@ from datetime import UTC, datetime, timedelta
 
 from memory.models import NAMESPACE, Fact, Kind, Lang
 
-__all__ = ["DisputeLine", "SynthMemory", "dispute", "memories", "memory_at", "tenant_name", "tenant_size"]
+__all__ = ["CommunityHistory", "DisputeLine", "HistoryAsk", "HistoryDispute", "SynthMemory", "community_history", "dispute",
+           "memories", "memory_at", "tenant_name", "tenant_size"]
 
 EPOCH = datetime(2026, 9, 1, 9, 0, tzinfo=UTC)
 
@@ -71,8 +72,9 @@ class SynthMemory:
     question: str
 
 
-def _zh(r: random.Random, kind: Kind, who: str, other: str) -> tuple[str, str, str]:
+def _zh(r: random.Random, kind: Kind, who: str, other: str, about: str = "") -> tuple[str, str, str]:
     item, when, amount = r.choice(ZH_ITEMS), r.choice(ZH_TIMES), r.randrange(50, 5000, 10)
+    item = about or item  # drawn all the same: memory_at's stream does not change
     if kind is Kind.COMMITMENT:
         return f"{item}的承诺", f"{when}把{item}交给{other}，金额{amount}元", f"{who}答应了{item}什么时候给？"
     if kind is Kind.DEMAND:
@@ -89,8 +91,9 @@ def _zh(r: random.Random, kind: Kind, who: str, other: str) -> tuple[str, str, s
     return f"{item}的共识", f"大家同意{item}由{other}{when}负责，预算{amount}元", f"关于{item}大家同意了什么？"
 
 
-def _en(r: random.Random, kind: Kind, who: str, other: str) -> tuple[str, str, str]:
+def _en(r: random.Random, kind: Kind, who: str, other: str, about: str = "") -> tuple[str, str, str]:
     item, when, amount = r.choice(EN_ITEMS), r.choice(EN_TIMES), r.randrange(50, 5000, 10)
+    item = about or item
     if kind is Kind.COMMITMENT:
         return (f"promise about the {item}", f"will hand the {item} to {other} {when}, ${amount} in total",
                 f"When will {who} hand over the {item}?")
@@ -232,3 +235,132 @@ def dispute(n: int, *, seed: int = 14) -> list[DisputeLine]:
         text = text.format(**slots)
         lines.append(DisputeLine(index, user_id, name, lang, text, bearing, mention))  # type: ignore[arg-type]
     return lines
+
+
+# --- a long community history: months, many disputes, with the questions members ask ------------
+
+@dataclass(frozen=True, slots=True)
+class HistoryDispute:
+    """One dispute of a community history: its session, parties, topic, and when it opened and
+    closed (None: still open at the end)."""
+
+    index: int
+    session: str
+    lang: Lang
+    parties: tuple[str, str]
+    item: str
+    opened: datetime
+    closed: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryAsk:
+    """A question asked at ``at`` whose answer is ``relevant``. ``category``: ``during`` (asked while
+    the history runs: replies that use memories) or, for the questions asked at the end, ``open`` (a
+    dispute still open), ``standing`` (an agreement members kept referring to after its dispute
+    closed) or ``past`` (anything else of a closed dispute)."""
+
+    at: datetime
+    text: str
+    relevant: frozenset[str]
+    category: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommunityHistory:
+    """A tenant's months of disputes (``facts`` in the order said) and the questions asked meanwhile
+    (``asks``) and at the end (``final``); ``done``: commitments kept (done at their dispute's close);
+    ``confirmed``: records a moderator confirmed, and when."""
+
+    tenant: str
+    now: datetime
+    disputes: tuple[HistoryDispute, ...]
+    facts: tuple[Fact, ...]
+    asks: tuple[HistoryAsk, ...]
+    final: tuple[HistoryAsk, ...]
+    done: frozenset[str]
+    confirmed: dict[str, datetime]
+
+
+#: Topics per language: few enough that each recurs in several disputes over the months.
+HOT_ITEMS = 6
+#: Every this-many-th dispute is still open at the end of the history.
+OPEN_EVERY = 5
+_DISPUTE_KINDS = (Kind.DEMAND, Kind.COMMITMENT, Kind.EMOTION, Kind.EVENT)
+
+
+def community_history(seed: int = 1, *, months: int = 6, disputes: int = 60) -> CommunityHistory:
+    """A deterministic community history: ``disputes`` disputes over ``months`` months between twelve
+    members (six writing Chinese, six English) on a few recurring topics, each with every party's
+    demand, promise, feeling and account and, once closed, its agreement; members ask about a dispute
+    while it runs, and about some agreements (the standing ones) long after. Two seeds give two
+    communities: one to tune on, one held out."""
+    r = random.Random(seed * 7919 + 23)
+    start, days = EPOCH, months * 30
+    now = start + timedelta(days=days)
+    tenant = f"bench:history-{seed}"
+    hot = {"zh": r.sample(ZH_ITEMS, HOT_ITEMS), "en": r.sample(EN_ITEMS, HOT_ITEMS)}
+    people = {"zh": r.sample(ZH_NAMES, 6), "en": r.sample(EN_NAMES, 6)}
+    facts: list[Fact] = []
+    asks: list[HistoryAsk] = []
+    final: list[HistoryAsk] = []
+    done: set[str] = set()
+    confirmed: dict[str, datetime] = {}
+    made: list[HistoryDispute] = []
+
+    def at(lo: datetime, hi: datetime) -> datetime:
+        return lo + timedelta(seconds=r.uniform(0, max(60.0, (hi - lo).total_seconds())))
+
+    for d in range(disputes):
+        lang: Lang = "zh" if d % 2 == 0 else "en"
+        parties = tuple(r.sample(people[lang], 2))
+        item = r.choice(hot[lang])
+        if d % OPEN_EVERY == OPEN_EVERY - 1:  # a dispute still running at the end, opened in the last weeks
+            opened = now - timedelta(days=r.uniform(4, 40))
+            end = now + timedelta(days=r.uniform(1, 20))
+        else:
+            opened = start + timedelta(days=r.uniform(0, days - 4))
+            end = opened + timedelta(days=r.uniform(3, 20))
+        closed = end if end < now - timedelta(days=2) else None
+        dispute = HistoryDispute(d, f"dispute-{d:03d}", lang, (parties[0], parties[1]), item, opened, closed)
+        made.append(dispute)
+        own: list[tuple[Fact, str]] = []
+        kinds = [(who, kind) for who in parties for kind in _DISPUTE_KINDS]
+        if closed is not None:
+            kinds.append((parties[0], Kind.CONSENSUS))
+        for j, (who, kind) in enumerate(kinds):
+            other = parties[1] if who == parties[0] else parties[0]
+            attribute, value, question = (_zh if lang == "zh" else _en)(r, kind, who, other, item)
+            when = closed if kind is Kind.CONSENSUS and closed else at(opened, min(end, now))
+            fact = Fact(id=str(uuid.uuid5(NAMESPACE, f"bench-history\x1f{seed}\x1f{d}\x1f{j}")), tenant=tenant,
+                        session=dispute.session, kind=kind, subject=f"u-{who}", subject_name=who, attribute=attribute,
+                        value=value, asserted_by=f"u-{who}", lang=lang, users=(f"u-{who}",), valid_from=when,
+                        created_at=when, updated_at=when)
+            facts.append(fact)
+            own.append((fact, question))
+            if kind is Kind.COMMITMENT and closed is not None and r.random() < 0.7:
+                done.add(fact.id)
+        for _ in range(max(1, int((min(end, now) - opened).days) // 2)):  # asked while it runs
+            when = at(opened, min(end, now))
+            known = [(f, q) for f, q in own if f.valid_from <= when]
+            if known:
+                fact, question = r.choice(known)
+                asks.append(HistoryAsk(when, question, frozenset({fact.id}), "during"))
+        if closed is None:
+            for fact, question in r.sample(own, min(3, len(own))):
+                final.append(HistoryAsk(now, question, frozenset({fact.id}), "open"))
+            continue
+        agreement, agreed = own[-1]
+        if r.random() < 0.5:
+            confirmed[agreement.id] = closed + timedelta(days=1)
+        if r.random() < 0.3:  # a standing agreement: members keep coming back to it
+            for _ in range(3):
+                asks.append(HistoryAsk(at(closed, now), agreed, frozenset({agreement.id}), "during"))
+            final.append(HistoryAsk(now, agreed, frozenset({agreement.id}), "standing"))
+        elif r.random() < 0.6:
+            fact, question = r.choice(own)
+            final.append(HistoryAsk(now, question, frozenset({fact.id}), "past"))
+    facts.sort(key=lambda f: (f.valid_from, f.id))
+    asks.sort(key=lambda a: a.at)
+    return CommunityHistory(tenant, now, tuple(made), tuple(facts), tuple(asks), tuple(final), frozenset(done),
+                            confirmed)

@@ -117,7 +117,8 @@ class MemoryReview(ModerationBase):
         def confirm(cur: Fact) -> Fact:
             rejected = tuple(c.model_copy(update={"status": FactStatus.REJECTED}) for c in cur.contested)
             update: dict[str, Any] = {"confidence": Confidence.HIGH, "contested": (),
-                                      "history": (*cur.history, *rejected)}
+                                      "history": (*cur.history, *rejected),
+                                      "confirmed_at": self.memory.clock()}  # weighs more: memory.importance
             if cur.status in REVIEW_STATUSES:
                 update["status"] = FactStatus.ACTIVE
             return cur.model_copy(update=update)
