@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays lig
 
 __all__ = ["app"]
 
-app = Typer(no_args_is_help=True, help="Per-tenant settings (timezone, language).")
+app = Typer(no_args_is_help=True, help="Per-tenant settings (timezone, language, retention, forgetting).")
 
 T = TypeVar("T")
 
@@ -139,6 +139,35 @@ def tenant_set_retention(
     updated = _with_config(body)
     shown = updated.closed_purge_days if kind == "closed" else updated.retention_days.get(kind, "keep")
     console.print(f"{tenant}: {kind} kept {shown} days" if shown != "keep" else f"{tenant}: {kind} kept until erased")
+
+
+@app.command("set-forgetting")
+def tenant_set_forgetting(
+    tenant: Annotated[str, typer.Argument(help="the tenant id, e.g. discord:<guild id> or slack:<team id>")],
+    days: Annotated[str, typer.Argument(help="days after a dispute closes before its low-weight records are "
+                                             "forgotten (a number, 0 or more), or off")],
+    below: Annotated[float | None, typer.Option(min=0.0, max=1.0,
+                                                help="the weight (0-1) under which a record is forgotten")] = None,
+) -> None:
+    """Forgetting: a closed dispute's records nobody used or confirmed expire a week after this many
+    days (open commitments and disputed records never do)."""
+    value: float | None
+    if days == "off":
+        value = None
+    else:
+        try:
+            value = float(days)
+        except ValueError:
+            raise fail(f"days must be a number of days or off; got {days!r}") from None
+    changes: dict[str, Any] = {"forget_after_days": value}
+    if below is not None:
+        changes["forget_below"] = below
+    updated = _with_config(lambda config: config.set(tenant, **changes))
+    if updated.forget_after_days is None:
+        console.print(f"{tenant}: forgetting off")
+    else:
+        console.print(f"{tenant}: records of a dispute closed {updated.forget_after_days:g} days ago with a weight "
+                      f"below {updated.forget_below:g} are forgotten (they expire a week later)", markup=False)
 
 
 @app.command("reset")

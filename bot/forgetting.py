@@ -157,17 +157,17 @@ class Forgetting:
             if closed:
                 assert info.closed_at is not None
                 if mark != info.closed_at.isoformat():
-                    report.settled += await self._settle(tenant, info.session, info.closed_at, settings, now)
+                    report.settled += await self._settle(tenant, info.session, info.closed_at, settings, now, report)
                     await _aw(self.redis.hset(_SETTLED + tenant, info.session, info.closed_at.isoformat()))
                 days = settings.forget_after_days
                 if days is not None and info.closed_at + timedelta(days=days) <= now:
                     await self._forget(info, settings, now, report)
             elif mark is not None:
-                report.reopened += await self._settle(tenant, info.session, None, settings, now)
+                report.reopened += await self._settle(tenant, info.session, None, settings, now, report)
                 await _aw(self.redis.hdel(_SETTLED + tenant, info.session))
 
     async def _settle(self, tenant: str, session: str, closed_at: datetime | None, settings: TenantSettings,
-                      now: datetime) -> int:
+                      now: datetime, report: ForgetReport) -> int:
         """Set (or, with None, clear) ``settled_at`` on the session's records; returns how many changed.
         Cleared, a forgotten record gets its own expiry back."""
         changed = 0
@@ -178,8 +178,10 @@ class Forgetting:
             def change(cur: Fact) -> Fact:
                 return _restored(cur.model_copy(update={"settled_at": closed_at}), settings, now)
 
-            if await self.memory.modify(Scope(tenant=tenant), fact.id, change, touch=False) is not None:
+            after = await self.memory.modify(Scope(tenant=tenant), fact.id, change, touch=False)
+            if after is not None:
                 changed += 1
+                report.restored += int(fact.forgotten_at is not None and after.forgotten_at is None)
         return changed
 
     async def _forget(self, info: SessionInfo, settings: TenantSettings, now: datetime, report: ForgetReport) -> None:

@@ -124,15 +124,15 @@ def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> 
     assert out.exit_code == 0, out.output
     assert json.loads(out.output) == {
         "defaults": {"timezone": "Europe/Paris", "language": "auto", "retention_days": {}, "closed_purge_days": 30.0,
-                     "moderator_roles": [], "dispute_openers": "members", "dispute_channels": []},
+                     "forget_after_days": 14.0, "forget_below": 0.2, "moderator_roles": [], "dispute_openers": "members", "dispute_channels": []},
         "tenants": [{"tenant": "discord:7", "timezone": SH, "language": "auto", "retention_days": {},
-                     "closed_purge_days": 30.0, "moderator_roles": [], "dispute_openers": "members",
+                     "closed_purge_days": 30.0, "forget_after_days": 14.0, "forget_below": 0.2, "moderator_roles": [], "dispute_openers": "members",
                      "dispute_channels": [], "overrides": ["timezone"]}],
     }
     out = runner.invoke(app, ["tenant", "show", "--tenant", "slack:T1", "--json"])
     assert json.loads(out.output)["tenants"] == [
         {"tenant": "slack:T1", "timezone": "Europe/Paris", "language": "auto", "retention_days": {},
-         "closed_purge_days": 30.0, "moderator_roles": [], "dispute_openers": "members",
+         "closed_purge_days": 30.0, "forget_after_days": 14.0, "forget_below": 0.2, "moderator_roles": [], "dispute_openers": "members",
          "dispute_channels": [], "overrides": []}]
     out = runner.invoke(app, ["tenant", "reset", "discord:7"])
     assert out.exit_code == 0, out.output
