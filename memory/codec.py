@@ -3,7 +3,8 @@ free text is encrypted at rest.
 
 A payload keeps in the clear only what the store filters on or orders by, all ids, times and enums:
 tenant, session, kind, status, users, asserted_by, due_ts, expires_ts, visibility, version, dates,
-language, and ``messages`` (the ids of the messages a fact cites, so a deleted message's records
+language, the weight's bookkeeping (``uses`` and the ``used_at``/``confirmed_at``/``settled_at``/
+``forgotten_at`` times: ``memory.importance``), and ``messages`` (the ids of the messages a fact cites, so a deleted message's records
 are found by an index). Every free-text field goes into one sealed value, ``payload["sealed"]`` (AES-256-GCM,
 ``memory.crypto``, bound to ``<layer>/<tenant>/<id>``):
 

@@ -15,7 +15,7 @@ from typing import Any
 from memory.embedders import DOCUMENT_CHUNK, LocalEmbedder, QueryVectors
 from memory.models import Fact, Kind, Scope
 from memory.ports import Hit, MemoryStore, RecordFilter, VectorQuery
-from memory.retrieval import Retriever, index_facts
+from memory.retrieval import IMPORTANCE_POOL, Retriever, index_facts
 from memory.sparse import Bm25Encoder
 from memory.store_edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
@@ -107,7 +107,11 @@ async def test_retriever_opens_only_feedback_and_returned_facts(tmp_path: Path) 
         found = await r.search(T, ["Who brought item number 7 to the shed?"])
         assert found[0].fact.subject == "p7" and len(found) == 5
         assert store.full_payload_hits == 0  # candidates come back with ids, scores and clear fields only
-        assert sum(store.retrieved) <= r.feedback + 5  # the feedback facts, then the returned ones
+        # the feedback facts, then those the importance weight may reorder (IMPORTANCE_POOL × k)
+        assert sum(store.retrieved) <= r.feedback + IMPORTANCE_POOL * 5
+        store.retrieved.clear()
+        await r.tuned(importance_weight=0.0).search(T, ["Who brought item number 7 to the shed?"])
+        assert sum(store.retrieved) <= r.feedback + 5  # without it: the feedback facts, then the returned ones
     finally:
         await inner.close()
 
