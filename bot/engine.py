@@ -65,8 +65,10 @@ def _every_version(_: SummaryVersion) -> bool:
 REPLY_RESERVE_TOKENS = 250
 
 #: How much a recalled fact's weight (``memory.importance``) counts beside its retrieval score when
-#: the token budget drops facts (lowest first). Measured with ``heyan bench importance``.
-BUDGET_IMPORTANCE = 0.5
+#: the token budget drops facts (lowest first). 0: the score alone, which already carries the weight
+#: (``memory.retrieval.DEFAULT_IMPORTANCE_WEIGHT``); adding it again kept the answer less often in a
+#: tight budget (``heyan bench importance``: 0.551 → 0.526 at 0.2 on the dev community; BENCHMARKS.md).
+BUDGET_IMPORTANCE = 0.0
 
 
 def fact_priority(found: ScoredFact) -> float:
