@@ -4,8 +4,8 @@ Tests never wait for the wall clock to reach a due time, and never sleep to let 
 (docs/RELIABILITY.md, "Test suite"). Two tools:
 
 * ``FakeClock`` — a callable returning an aware UTC ``datetime`` that changes only on ``advance``/``set``.
-  Give it to production code that takes a clock (a ``clock: Callable[[], datetime]`` parameter
-  defaulting to ``memory.models.utcnow``); its ``sleep`` advances instead of waiting. The ``fake_clock``
+  Give it to production code that takes a clock (``clock: memory.models.Clock = utcnow``, e.g.
+  ``Outbox(redis, clock=...)``); its ``sleep`` advances instead of waiting. The ``fake_clock``
   fixture (tests/conftest.py) hands one to a test, starting at ``START``.
 * ``JobSchedule`` — arq runs a deferred job (a reminder, an idle watch) once the real time reaches its
   score in the queue. ``deferred()`` lists what is scheduled for when, so a test can assert *when* a job
