@@ -23,6 +23,7 @@ from adapters.cli_common import console, err, fail, run
 from adapters.cli_style import Typer
 from adapters.discord import cli as discord_cli
 from adapters.slack import cli as slack_cli
+from adapters.web import cli as web_cli
 
 __all__ = ["app", "main"]
 
@@ -35,6 +36,7 @@ app.add_typer(keys_cli.app, name="keys")
 app.add_typer(bench_app, name="bench")
 app.add_typer(discord_cli.app, name="discord")
 app.add_typer(slack_cli.app, name="slack")
+app.add_typer(web_cli.app, name="web")
 
 
 @app.command()

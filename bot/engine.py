@@ -19,12 +19,14 @@ token budget → reply (the provider falls back to the offline one if the LLM fa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.clock import reply_zone
 from bot.context import merge_history, unstored_facts
 from bot.conversation import Conversation, text_digest
 from bot.lang import detect_lang, session_lang, turn_lang
@@ -38,7 +40,7 @@ from bot.sessions import SessionBook
 from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
-from bot.triggers import fact_bearing
+from bot.triggers import urgent
 from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
@@ -127,7 +129,7 @@ class Engine:
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         cfg = self.config
         waiting = await self.conversation.batches.pending(scope)
-        if fact_bearing(msg) or len(waiting) >= cfg.batch_turns:
+        if urgent(msg) or len(waiting) >= cfg.batch_turns:
             await self.extract_now(scope, waiting)
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
         if await self.conversation.idle.claim(scope, cfg.idle_seconds):
@@ -196,10 +198,12 @@ class Engine:
         no trace of (never seen, or older than the window) only marks it stale."""
         await self.memory.roll_back_summary(scope, since(said_at) if said_at is not None else _every_version)
 
-    async def unanswered(self) -> list[Message]:
+    async def unanswered(self, *, older_than: float | None = None) -> list[Message]:
         """Mentions a process began answering and never finished (it died): answer them again with
-        ``handle`` (a platform adapter runs this at start and now and then)."""
-        return await self.conversation.answers.orphaned(self.config.answer_claim_seconds)
+        ``handle`` (a platform adapter runs this at start and now and then). ``older_than``: seconds
+        since the answer began (default: the claim's lifetime; 0 right after a takeover)."""
+        wait = self.config.answer_claim_seconds if older_than is None else older_than
+        return await self.conversation.answers.orphaned(wait)
 
     async def answered(self, msg: Message) -> None:
         """Record that the reply to ``msg`` was posted (``handle(msg, confirm=True)`` leaves this to
@@ -243,21 +247,37 @@ class Engine:
         over them, the member hears "slow down" once per window and nothing else. A redelivered
         mention is answered if it was not answered before (the process died in between). With
         ``confirm``, the caller calls ``answered(msg)`` once the reply is posted. ``history`` reads
-        the conversation from the platform, as context for the reply (``bot.context``)."""
+        the conversation from the platform, as context for the reply (``bot.context``).
+
+        The answer claim is renewed while the reply is written (however slow the LLM) and until it
+        is recorded; a reply whose claim was lost meanwhile (taken over after a crash was presumed)
+        is dropped: None, nothing to post."""
         await self.observe(msg)
-        if not msg.mention or not await self.conversation.answers.claim(msg, seconds=self.config.answer_claim_seconds):
-            return None  # not addressed, or answered (or being answered) already: once is enough
-        reply: Reply | None
-        if self.limits is not None:
-            try:
-                await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
-            except SlowDown as exc:
-                reply = await self._slow_down(msg, exc)
-                await self.conversation.answers.mark_answered(msg)
-                return reply
-        reply = await self.respond(msg, history=history)
+        if not msg.mention:
+            return None
+        answers = self.conversation.answers
+        seconds = self.config.answer_claim_seconds
+        token = await answers.claim(msg, seconds=seconds)
+        if token is None:
+            return None  # answered (or being answered) already: once is enough
+        try:
+            reply: Reply | None
+            if self.limits is not None:
+                try:
+                    await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
+                except SlowDown as exc:
+                    reply = await self._slow_down(msg, exc)
+                    await answers.mark_answered(msg)
+                    return reply
+            reply = await self.respond(msg, history=history)
+        except BaseException:
+            await asyncio.shield(answers.release(msg, token))  # answered later, by a redelivery or the sweep
+            raise
+        if not await answers.held(msg, token, seconds=seconds):
+            log.warning("the claim on mention %s was lost while answering it; the reply is dropped", msg.id)
+            return None
         if not confirm:
-            await self.conversation.answers.mark_answered(msg)
+            await answers.mark_answered(msg)
         return reply
 
     async def _slow_down(self, msg: Message, exc: SlowDown) -> Reply | None:
@@ -337,7 +357,8 @@ class Engine:
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart
         # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
         # with no memories and no window; each item costs its line as the provider renders it.
-        tz = settings.timezone
+        # times are shown in the asker's zone when the platform tells it, else the tenant's (bot.clock)
+        tz = reply_zone(msg.speaker_zone, settings.timezone)
         frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
         fixed = sum(estimate_tokens(part) for part in reply_messages(frame))
         room = self.config.context_tokens - fixed

@@ -12,15 +12,17 @@ import logging
 from typing import Any
 
 from bot.audit import SYSTEM, AuditEntry
+from bot.completions import settle
 from bot.departures import purge_due, purge_tenant_data
 from bot.lang import session_lang
+from bot.outbox import PostState
 from bot.reminders import record_delivery, reminder_post, reminder_post_id, reminder_time
 from bot.services import Services
 from bot.sessions import DisputeState
 from bot.summaries import summarize_session as write_summary
 from memory.consolidation import Action
 from memory.extraction import ExtractionRequest, to_facts
-from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, Visibility, utcnow
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Visibility, utcnow
 
 __all__ = ["extract_idle", "extract_memories", "forget_user", "purge_tenant", "schedule_reminder",
            "send_reminder", "summarize_session"]
@@ -63,6 +65,9 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     for fact in result.written:
         if fact.kind is Kind.COMMITMENT:
             await schedule_reminder(svc, fact)
+    # "done", "已经发了": the owner's report closes the promise it names, through /commitments done's path
+    flagged = frozenset(s.message_id for f in facts if f.status is FactStatus.FLAGGED for s in f.sources)
+    await settle(svc.moderation(), svc.outbox, request, flagged=flagged)
     if result.written:
         changes: dict[str, list[str]] = {}
         for outcome in result.outcomes:
@@ -141,6 +146,18 @@ async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision
             # delivered, but the process died before recording it on the commitment: repair that
             await record_delivery(svc.memory, existing.post, existing.message_id, at=existing.sent_at)
             return "already sent"
+        if existing.state is PostState.DEAD:
+            # never "already queued": a post that died of a long outage gets a new round of tries; one
+            # the platform refused for good (a deleted thread) waits for a moderator in the dead letters
+            if existing.permanent:
+                log.warning("reminder %s is dead (%s); `heyan jobs dead-letter --retry %s` sends it again",
+                            existing.post.id, existing.error, existing.post.id)
+                return f"dead: {existing.error}"
+            await svc.outbox.retry_dead(existing.post.id)
+            log.warning("reminder %s had died (%s); trying again", existing.post.id, existing.error)
+            return f"requeued after: {existing.error}"
+        if existing.state is PostState.CANCELLED:
+            return "withdrawn"  # a dispute closed, a member erased: the follow-up stays withdrawn
         return f"already queued ({existing.state.value})"
     post = reminder_post(fact, (await svc.tenant(tenant)).timezone)
     await svc.outbox.append(post)

@@ -8,7 +8,8 @@ are found by an index). Every free-text field goes into one sealed value, ``payl
 ``memory.crypto``, bound to ``<layer>/<tenant>/<id>``):
 
 * facts: value, attribute, subject, subject_name, sources (quotes, author names, message ids),
-  history and contested entries, slot; the embedded text is not stored at all (it is
+  history and contested entries, slot, recipient_name (the recipient's user id stays plain, like
+  ``users``); the embedded text is not stored at all (it is
   ``Fact.embed_text()`` of those fields);
 * summaries: text and history.
 
@@ -48,10 +49,12 @@ __all__ = [
 #: The payload key holding the sealed free-text fields.
 SEALED = "sealed"
 #: A fact's free-text fields: sealed, never in the clear.
-_FACT_SECRET = ("value", "attribute", "subject", "subject_name", "sources", "history", "contested", "slot")
+_FACT_SECRET = ("value", "attribute", "subject", "subject_name", "sources", "history", "contested", "slot",
+                "recipient_name")
 #: Keys a sealed fact payload sets to None, clearing a clear copy written before encryption
 #: (``subject`` is overwritten with the id or pseudonym instead).
-_FACT_CLEARED = ("value", "attribute", "subject_name", "sources", "history", "contested", "slot", "text")
+_FACT_CLEARED = ("value", "attribute", "subject_name", "sources", "history", "contested", "slot", "text",
+                 "recipient_name")
 _SUMMARY_SECRET = ("text", "history")
 
 
@@ -102,6 +105,12 @@ class PayloadCodec:
             f"{fact.tenant}\x1f{fact.subject}")
         payload[SEALED] = self.cipher.seal_json(secret, context("facts", fact.tenant, fact.id))
         return payload
+
+    def subject_key(self, tenant: str, name: str) -> str:
+        """The payload ``subject`` of a fact whose subject is the entity ``name`` (not a member id):
+        the name itself in plain payloads, its keyed pseudonym in sealed ones. Lets a search match
+        names in a query against stored subjects without decrypting anything."""
+        return name if self.cipher is None else self.cipher.pseudonym(f"{tenant}\x1f{name}")
 
     def fact_from_payload(self, payload: dict[str, Any]) -> Fact:
         data = self._open("facts", payload, Fact.model_fields, _FACT_SECRET)

@@ -8,21 +8,22 @@ in one embedding batch, and reads back through the store and the retriever. Ever
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from memory.codec import PayloadCodec
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
 from memory.locks import LocalLocks, Locks
-from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Source, Summary, summary_id, utcnow
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
 from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
+from memory.retraction import Forgotten, RetractResult, without_message
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
-__all__ = ["REMOVE", "Change", "Forgotten", "MemoryService", "RememberResult", "Remove", "RetractResult"]
+__all__ = ["REMOVE", "Change", "FactWatcher", "Forgotten", "MemoryService", "RememberResult", "Remove",
+           "RetractResult"]
 
 log = logging.getLogger(__name__)
 
@@ -63,54 +64,10 @@ REMOVE = Remove()
 #: A change of one record: the record as stored now in, the record to store (or REMOVE) out.
 Change = Callable[[Fact], "Fact | Remove"]
 
-
-@dataclass(frozen=True, slots=True)
-class RetractResult:
-    """What taking back one message did: records deleted (by id) and records updated; ``said_at``:
-    when the message was said, as the records citing it knew (None when none did)."""
-
-    deleted: tuple[str, ...]
-    updated: tuple[Fact, ...]
-    said_at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Forgotten:
-    """What erasing a member removed from the store: facts deleted, summaries rolled back to a version
-    without their words (``summaries_rewritten``) or deleted when no such version exists."""
-
-    facts: int
-    summaries_rewritten: int
-    summaries_deleted: int
-
-
-def _without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
-    """``fact`` with ``message_id`` taken out of it: the same object when it never cited it, None when
-    nothing is left (its only value came from that message and it has no earlier version)."""
-    def keep(sources: tuple[Source, ...]) -> tuple[Source, ...]:
-        return tuple(s for s in sources if s.message_id != message_id)
-
-    cites = any(s.message_id == message_id for s in fact.sources)
-    in_history = any(s.message_id == message_id for e in (*fact.history, *fact.contested) for s in e.sources)
-    if not cites and not in_history:
-        return fact
-    history = tuple(e for e in fact.history if not e.sources or keep(e.sources))
-    history = tuple(e.model_copy(update={"sources": keep(e.sources)}) for e in history)
-    contested = tuple(e for e in fact.contested if not e.sources or keep(e.sources))
-    update: dict[str, Any] = {"history": history, "contested": contested, "updated_at": now}
-    remaining = keep(fact.sources)
-    if cites and not remaining:
-        if not history:
-            return None
-        previous = history[-1]
-        update.update(value=previous.value, asserted_by=previous.asserted_by, sources=previous.sources,
-                      status=previous.status, valid_from=previous.valid_from, valid_to=None,
-                      history=history[:-1], version=fact.version + 1)
-    else:
-        update["sources"] = remaining
-    if not contested and fact.status is FactStatus.DISPUTED and "status" not in update:
-        update["status"] = FactStatus.ACTIVE
-    return fact.model_copy(update=update)
+#: Told of every write of a fact, still under its lock: ``(tenant, fact id, before, after)``; ``before``
+#: is None for a new record (or a deletion by id, whose record was not read), ``after`` None when the
+#: record was removed. What depends on a fact follows it here (a commitment's follow-up: bot.reminders).
+FactWatcher = Callable[[str, str, "Fact | None", "Fact | None"], Awaitable[None]]
 
 
 class MemoryService:
@@ -138,6 +95,15 @@ class MemoryService:
         self.clock = clock
         self.locks: Locks = locks or LocalLocks()
         self.codec: PayloadCodec = codec or retriever.codec
+        self.watchers: list[FactWatcher] = []
+
+    def watch(self, watcher: FactWatcher) -> None:
+        """Tell ``watcher`` of every fact written, changed or removed from now on."""
+        self.watchers.append(watcher)
+
+    async def _changed(self, tenant: str, fact_id: str, before: Fact | None, after: Fact | None) -> None:
+        for watcher in self.watchers:
+            await watcher(tenant, fact_id, before, after)
 
     @staticmethod
     def _lock_key(tenant: str, fact_id: str) -> str:
@@ -158,8 +124,9 @@ class MemoryService:
         if len(tenants) != 1:
             raise ScopeError(f"one remember() call writes one tenant; got {sorted(tenants)}")
         scope = Scope(tenant=facts[0].tenant)
-        async with self.locks.hold([self._lock_key(scope.tenant, f.id) for f in facts]):
+        async with self.locks.hold([self._lock_key(scope.tenant, f.id) for f in facts]) as held:
             current = {f.id: f for f in await self.get_many(scope, [f.id for f in facts])}
+            stored = dict(current)
             now = self.clock()
             outcomes: list[Outcome] = []
             for fact in facts:  # in order: two facts for one slot in a batch consolidate one after the other
@@ -168,7 +135,10 @@ class MemoryService:
                 outcomes.append(outcome)
             changed = {o.fact.id: o.fact for o in outcomes if o.action is not Action.NOOP}
             if changed:
-                await index_facts(self.store, self.embedder, self.sparse, list(changed.values()), codec=self.codec)
+                await index_facts(self.store, self.embedder, self.sparse, list(changed.values()), codec=self.codec,
+                                  before_write=held.ensure)
+                for fact in changed.values():
+                    await self._changed(scope.tenant, fact.id, stored.get(fact.id), fact)
         result = RememberResult(tuple(outcomes))
         log.info(
             "remember %s: %d inserted, %d updated, %d disputed, %d unchanged",
@@ -210,13 +180,15 @@ class MemoryService:
         meanwhile is never written back) or was removed. Re-embeds only if its embedded text changed.
         """
         tenant = Scope(tenant=scope.tenant)
-        async with self.locks.hold([self._lock_key(scope.tenant, fact_id)]):
+        async with self.locks.hold([self._lock_key(scope.tenant, fact_id)]) as held:
             current = await self.get(tenant, fact_id)
             if current is None:
                 return None
             new = change(current)
             if new is REMOVE:
+                await held.ensure()
                 await self.store.delete("facts", tenant, RecordFilter(ids=frozenset({fact_id})))
+                await self._changed(scope.tenant, fact_id, current, None)
                 return None
             assert isinstance(new, Fact)
             if new is current or new == current:
@@ -225,10 +197,13 @@ class MemoryService:
                 raise ScopeError(f"a change of {fact_id} must keep its id and tenant")
             new = new.model_copy(update={"updated_at": self.clock()})
             if current.embed_text() == new.embed_text():
+                await held.ensure()
                 await self.store.set_payload(
                     "facts", tenant, new.id, self.codec.for_merge("facts", self.codec.fact_to_payload(new)))
             else:
-                await index_facts(self.store, self.embedder, self.sparse, [new], codec=self.codec)
+                await index_facts(self.store, self.embedder, self.sparse, [new], codec=self.codec,
+                                  before_write=held.ensure)
+            await self._changed(scope.tenant, fact_id, current, new)
             return new
 
     async def set_status(self, scope: Scope, fact_id: str, status: FactStatus) -> Fact:
@@ -259,8 +234,31 @@ class MemoryService:
         far = datetime.max.replace(tzinfo=utcnow().tzinfo)
         return sorted(facts, key=lambda f: f.due_at or far)
 
+    async def open_commitment_stamps(self, scope: Scope) -> dict[str, tuple[int, float | None, str]]:
+        """``id → (version, due_ts, status)`` of every open commitment in scope, read from the clear
+        payload fields: nothing is decrypted or parsed, so a pass over every tenant stays cheap and a
+        caller opens (``get_many``) only the records that changed since it last looked."""
+        flt = RecordFilter(
+            kinds=frozenset({Kind.COMMITMENT.value}),
+            statuses=frozenset(s.value for s in OPEN_COMMITMENT),
+            alive_at=self.clock(),
+        )
+        stamps: dict[str, tuple[int, float | None, str]] = {}
+        offset: str | None = None
+        while True:
+            hits, offset = await self.store.scroll("facts", scope, flt, _PAGE, offset)
+            for hit in hits:
+                due = hit.payload.get("due_ts")
+                stamps[hit.id] = (int(hit.payload.get("version", 0)), float(due) if due is not None else None,
+                                  str(hit.payload.get("status", "")))
+            if offset is None:
+                return stamps
+
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
-        return await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
+        deleted = await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
+        for fact_id in ids:
+            await self._changed(scope.tenant, fact_id, None, None)
+        return deleted
 
     async def retract_message(self, scope: Scope, message_id: str) -> RetractResult:
         """Take back what one source message said (it was deleted, or edited and will be re-read).
@@ -276,7 +274,7 @@ class MemoryService:
         cited: list[str] = []
         said: list[datetime] = []
         async for fact in self.iter_facts(scope, RecordFilter(cites=frozenset({message_id}))):
-            if _without_message(fact, message_id, self.clock()) is not fact:
+            if without_message(fact, message_id, self.clock()) is not fact:
                 cited.append(fact.id)
                 sources = (*fact.sources, *(s for e in (*fact.history, *fact.contested) for s in e.sources))
                 said += [s.ts for s in sources if s.message_id == message_id]
@@ -284,7 +282,7 @@ class MemoryService:
         updated: list[Fact] = []
         for fact_id in cited:
             def change(fact: Fact) -> Fact | Remove:
-                taken = _without_message(fact, message_id, self.clock())
+                taken = without_message(fact, message_id, self.clock())
                 return REMOVE if taken is None else taken
 
             after = await self.modify(scope, fact_id, change)
@@ -300,8 +298,8 @@ class MemoryService:
         version without them, or deleted when there is none (``memory.summary_versions``)."""
         if not scope.user:
             raise ScopeError("forget_user needs a scope with a user")
-        facts = await self.store.delete("facts", scope)
         user, tenant = scope.user, Scope(tenant=scope.tenant)
+        facts = await self.store.delete("facts", scope)
         sessions: list[str] = []
         offset: str | None = None
         while True:  # one summary per session: the tenant's are few, and their authors are in the clear
@@ -331,13 +329,14 @@ class MemoryService:
         """Store a new version of the session summary: earlier texts go into its history with the
         authors they carried, and its ``users`` accumulate (``memory.summary_versions``)."""
         summary = summary.with_id()
-        async with self.locks.hold([self._summary_lock_key(summary.tenant, summary.id)]):
+        async with self.locks.hold([self._summary_lock_key(summary.tenant, summary.id)]) as held:
             old = await self.summary(Scope(tenant=summary.tenant, session=summary.session))
             if old is not None and old.text == summary.text and not old.stale \
                     and set(summary.users) <= set(old.users):
                 return old
             summary = roll_forward(old, summary, self.clock())
-            await index_summaries(self.store, self.embedder, self.sparse, [summary], codec=self.codec)
+            await index_summaries(self.store, self.embedder, self.sparse, [summary], codec=self.codec,
+                                  before_write=held.ensure)
         return summary
 
     async def roll_back_summary(self, scope: Scope, keep: Keep) -> RollbackResult | None:
@@ -347,12 +346,13 @@ class MemoryService:
         if not scope.session:
             raise ScopeError("roll_back_summary needs a session")
         sid = summary_id(scope.tenant, scope.session)
-        async with self.locks.hold([self._summary_lock_key(scope.tenant, sid)]):
+        async with self.locks.hold([self._summary_lock_key(scope.tenant, sid)]) as held:
             old = await self.summary(scope)
             if old is None:
                 return None
             result = roll_back(old, keep, self.clock())
             tenant = Scope(tenant=scope.tenant)
+            await held.ensure()
             if result.summary is None:
                 await self.store.delete("summaries", tenant, RecordFilter(ids=frozenset({sid})))
             elif result.action is Rollback.REWRITTEN:
@@ -385,13 +385,14 @@ class MemoryService:
         lock = self._lock_key if layer == "facts" else self._summary_lock_key
         written = 0
         for record_id in ids:
-            async with self.locks.hold([lock(tenant, record_id)]):
+            async with self.locks.hold([lock(tenant, record_id)]) as held:
                 hits = await self.store.retrieve(layer, scope, [record_id])
                 if not hits:
                     continue
                 payload = self.codec.reseal(layer, hits[0].id, hits[0].payload)
                 if payload is None:
                     continue
+                await held.ensure()
                 await self.store.set_payload(layer, scope, hits[0].id, payload)
                 written += 1
         return written

