@@ -433,11 +433,8 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._orphans
             self._orphans = None
-        for _, task in self._deliverers.values():
-            task.cancel()
-        for _, task in self._deliverers.values():
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # each delivery loop finishes the batch it is sending (acknowledged, recorded) before it stops
+        await asyncio.gather(*(d.stop(task) for d, task in self._deliverers.values()))
         self._deliverers.clear()
         if self._worker_task is not None:
             self._worker_task.cancel()
