@@ -19,9 +19,10 @@ from typing import Any
 
 from arq.cron import CronJob, cron
 
+from bot.agreements import follows_after_close
 from bot.audit import SYSTEM, AuditEntry
 from bot.services import Services
-from bot.sessions import DisputeState
+from bot.sessions import DisputeState, SessionInfo
 from bot.settings import JobSettings, Settings
 from jobs.tasks import schedule_reminder, services
 from memory.models import FactStatus, Scope, utcnow
@@ -66,15 +67,16 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
     seen = scheduled = overdue = 0
     for tenant in tenants:
         scope = Scope(tenant=tenant)
-        closed: dict[str, bool] = {}
+        closed: dict[str, SessionInfo | None] = {}
         for fact in await svc.memory.open_commitments(scope):
             seen += 1
             if fact.session is not None:
                 if fact.session not in closed:
                     info = await svc.sessions.get(tenant, fact.session)
-                    closed[fact.session] = info is not None and info.state is DisputeState.CLOSED
-                if closed[fact.session]:
-                    continue  # the dispute was closed: its follow-ups were cancelled
+                    closed[fact.session] = info if info is not None and info.state is DisputeState.CLOSED else None
+                ended = closed[fact.session]
+                if ended is not None and not follows_after_close(ended, fact.id):
+                    continue  # the dispute was closed: its follow-ups were cancelled (a confirmed card's stay)
             if fact.status is FactStatus.ACTIVE and fact.due_at is not None and fact.due_at <= now - OVERDUE_GRACE:
                 # set_status re-reads the fact, so a reminder recorded meanwhile is not overwritten
                 fact = await svc.memory.set_status(scope, fact.id, FactStatus.OVERDUE)

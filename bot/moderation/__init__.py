@@ -12,9 +12,12 @@ Refusals are ``ModerationError``s and change nothing. Rate limits apply per user
 
 from __future__ import annotations
 
+from bot.moderation.agreements import AgreementCards, CardOutcome
 from bot.moderation.community import CommunitySettings
+from bot.moderation.digests import Digests
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
+from bot.moderation.records import MemberRecords
 from bot.moderation.review import MemoryReview
 from bot.moderation.views import (
     ClosedDispute,
@@ -25,9 +28,10 @@ from bot.moderation.views import (
     fact_view,
 )
 
-__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "Recovered", "ReviewPage",
+__all__ = ["CardOutcome", "ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "Recovered", "ReviewPage",
            "fact_view"]
 
 
-class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings):
+class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, AgreementCards,
+                        MemberRecords, Digests):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""
