@@ -275,7 +275,10 @@ def build_card(
                               commitment=f.id, messages=_messages([f])))
 
     participants: dict[str, str] = {}
-    for user in (*(info.members if info else ()), *(f.subject for f in (*own, *promises) if f.subject in f.users)):
+    # the members the dispute names, and everyone with a position, a say on an option or a promise; whoever
+    # opened it (often a moderator) only when they took part
+    named = tuple(m for m in (info.members if info else ()) if m != (info.opened_by if info else None))
+    for user in (*named, *(f.subject for f in (*own, *promises) if f.subject in f.users)):
         if user and not user.startswith("operator:"):
             participants.setdefault(user, name(user))
 

@@ -180,6 +180,9 @@ class AgreementCards(ModerationBase):
         if card_ref and not votes.card_id.startswith(card_ref.strip().lower()):
             raise InvalidRequest("that card was replaced by a newer one; look at the latest card posted here",
                                  "这张协议卡已被新的取代；请查看这里最新发布的协议卡")
+        if votes.state is CardState.REFUSED:
+            raise InvalidRequest("this card was refused, so the dispute stays open; a new card will be proposed when "
+                                 "the parties agree again", "这张协议卡已被拒绝，争议继续；各方重新达成一致后会再提出新的协议卡")
         if actor.user_id not in votes.participants:
             raise PermissionDenied("only the people the card names confirm it, each for themself",
                                    "只有协议卡上列出的当事人可以确认，而且只能为自己确认")
