@@ -185,7 +185,8 @@ def score(found: Signals) -> float:
 
 def cool(temperature: float, seconds: float) -> float:
     """The temperature after ``seconds`` of silence."""
-    return temperature * 0.5 ** (max(0.0, seconds) / HALF_LIFE_SECONDS)
+    factor: float = 0.5 ** (max(0.0, seconds) / HALF_LIFE_SECONDS)
+    return temperature * factor
 
 
 def heat_of(turn: Turn, previous: Turn | None, temperature: float) -> Heat:
