@@ -20,7 +20,7 @@ token budget → reply (the provider falls back to the offline one if the LLM fa
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -47,7 +47,12 @@ from memory.service import MemoryService, RetractResult
 from memory.summary_versions import since
 from prompts import neutralise
 
-__all__ = ["Engine", "EngineConfig"]
+__all__ = ["Engine", "EngineConfig", "ObservedHook", "StageHook"]
+
+#: Told of every observed message (after it is stored).
+ObservedHook = Callable[[Message], Awaitable[None]]
+#: Told when a reply moved a session to a new stage (the session, the new stage, the turn).
+StageHook = Callable[[Scope, Stage, Message], Awaitable[None]]
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +103,8 @@ class Engine:
         config: EngineConfig,
         limits: RateLimits | None = None,
         audit: AuditLog | None = None,
+        on_observed: ObservedHook | None = None,
+        on_stage: StageHook | None = None,
     ) -> None:
         self.conversation = conversation
         self.log = conversation.log
@@ -109,6 +116,11 @@ class Engine:
         self.config = config
         self.limits = limits
         self.audit = audit
+        #: Called with every message observed (early escalation alerts, dispute joins); its failure is
+        #: logged and never loses the message.
+        self.on_observed = on_observed
+        #: Called when a reply moves a session's stage (the agreement card is proposed at "confirming").
+        self.on_stage = on_stage
 
     async def observe(self, msg: Message) -> bool:
         """Record a message; returns False when it was a redelivery and was dropped.
@@ -134,6 +146,11 @@ class Engine:
             await self.scheduler.extract_when_idle(scope, turn, cfg.idle_seconds)
         if turn % cfg.summary_turns == 0:
             await self.scheduler.summarize(scope, turn)
+        if self.on_observed is not None:
+            try:
+                await self.on_observed(msg)
+            except Exception as exc:  # a watcher must never cost the message: it is stored already
+                log.error("watching message %s failed (%s)", msg.id, type(exc).__name__, exc_info=exc)
         return True
 
     def _redacted(self, msg: Message) -> Message:
@@ -332,6 +349,8 @@ class Engine:
         stage = next_stage(current, classification)
         if stage is not current:
             await self.conversation.stages.set(session, stage.value)
+            if self.on_stage is not None:
+                await self.on_stage(session, stage, msg)
 
         open_ids = {c.id for c in commitments}
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart

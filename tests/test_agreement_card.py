@@ -20,7 +20,7 @@ from bot.richtext import Mention
 from bot.sessions import DisputeState
 from jobs.tasks import send_reminder
 from memory.models import Fact, FactStatus, Kind, Scope
-from tests.features_helpers import ANN, BOB, CAT, MOD, S, T, T0, said, scope
+from tests.features_helpers import ANN, BOB, CAT, MOD, T0, S, T, said, scope
 from tests.jobs_helpers import settings
 from tests.test_jobs import Start, ctx, hash_embedder, start  # noqa: F401  (fixtures)
 
