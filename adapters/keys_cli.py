@@ -87,6 +87,14 @@ def _advancer(progress: Progress, task: TaskID) -> Callable[[int], None]:
     return advance
 
 
+def _slack_parts(rt: Runtime) -> dict[str, Resealable]:
+    """Slack's sealed values: workspace installations (bot tokens) and deliveries waiting for a re-run."""
+    from adapters.slack.redo import EventRedo
+    from adapters.slack.workspaces import RedisInstallationStore
+
+    return {"slack installs": RedisInstallationStore(rt.redis, rt.cipher), "slack re-runs": EventRedo(rt.redis, rt.cipher)}
+
+
 async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     """Re-encrypt every record with the first key; see the module docstring."""
     from bot.sealing import scan, write_marker
@@ -96,6 +104,7 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     tasks = {layer: progress.add_task(f"store {layer}", total=totals[layer]) for layer in _LAYERS}
     redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions,
                                           "audit": rt.audit, "dead letters": rt.dead_letters}
+    redis_parts.update(_slack_parts(rt))
     redis_totals = {
         name: sum([len([k async for k in scan(rt.redis, p)]) for p in part.SEALED_PATTERNS])
         for name, part in redis_parts.items()

@@ -119,13 +119,21 @@ class DiscordSettings(BaseSettings):
 
 
 class SlackSettings(BaseSettings):
-    """Slack: a bot token plus an app token (Socket Mode) or a signing secret (HTTP mode)."""
+    """Slack: one workspace's bot token, or an app's OAuth client (many workspaces install it, HTTP
+    mode); plus an app token (Socket Mode) or a signing secret (HTTP mode)."""
 
     model_config = _section("HEYAN_SLACK_")
 
     bot_token: SecretStr | None = None
     app_token: SecretStr | None = None
     signing_secret: SecretStr | None = None
+    #: The app's OAuth client (Basic Information → App Credentials): workspaces install Heyan at
+    #: ``/slack/install`` (HTTP mode), instead of one workspace's ``bot_token``.
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+    #: The OAuth redirect URL registered with the app (``https://<host>/slack/oauth_redirect``), if
+    #: Slack should be told it explicitly.
+    redirect_uri: str | None = None
     #: The Web API base (``https://slack.com/api/``), for proxies and tests.
     api_url: str | None = None
     #: HTTP mode's port (HTTP mode when the signing secret is set and no app token is).
@@ -139,11 +147,16 @@ class SlackSettings(BaseSettings):
 
     @property
     def enabled(self) -> bool:
-        return self.bot_token is not None
+        return self.bot_token is not None or self.client_id is not None
 
     @property
     def socket_mode(self) -> bool:
         return self.app_token is not None
+
+    @property
+    def oauth(self) -> bool:
+        """Many workspaces, installed through OAuth (rather than one workspace's bot token)."""
+        return self.client_id is not None
 
 
 class PrivacySettings(BaseSettings):

@@ -23,10 +23,18 @@ What it is
 
 What it is not
 --------------
-Not a Slack emulator. One workspace; no OAuth; no rate-limit tiers (429 only when injected); no events of
-its own (posting a message does not emit a ``message`` event: tests send events explicitly); no
-``response_url`` use limits; Block Kit is stored, never validated. Unknown methods answer
-``unknown_method`` so a test notices.
+Not a Slack emulator. Users and channels are shared by every workspace (``add_workspace``; OAuth
+installs through ``approve`` + ``oauth.v2.access``, ``uninstall`` revokes); no rate-limit tiers (429
+only when injected); no events of its own (posting a message does not emit a ``message`` event:
+tests send events explicitly — but the messages events are about are kept, so
+``conversations.history`` / ``replies`` read them back: ``tests/slack_standin_more.py``); no
+``response_url`` use limits. What it does check as Slack does: Block Kit limits
+(``tests/slack_blockkit.py``: ``invalid_blocks`` for messages and response URLs, ``invalid_arguments``
+for views), message length (``msg_too_long``), trigger_ids (valid ``TRIGGER_SECONDS`` by the stand-in's
+own clock — ``advance`` moves it, nobody sleeps — and once: ``expired_trigger_id`` /
+``exchanged_trigger_id``), tokens (``invalid_auth``, ``token_revoked``), scopes (``missing_scope`` with
+``needed`` / ``provided``), membership (``not_in_channel``). Unknown methods answer ``unknown_method``
+so a test notices.
 
 Usage::
 
@@ -66,6 +74,9 @@ from aiohttp import web
 from slack_bolt.adapter.asgi.async_handler import AsyncSlackRequestHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.signature import SignatureVerifier
+
+from tests.slack_blockkit import TEXT_LIMIT, problems, view_problems
+from tests.slack_standin_more import ApiError, StandInMore
 
 __all__ = [
     "ALICE",
@@ -142,6 +153,7 @@ _METHOD_SCOPES: dict[str, str] = {
     "files.getUploadURLExternal": "files:write",
     "files.completeUploadExternal": "files:write",
     "conversations.open": "im:write",
+    "usergroups.list": "usergroups:read",
 }
 _SLACK_ID = re.compile(r"<@([A-Z0-9]+)>")
 _T = TypeVar("_T")
@@ -344,11 +356,9 @@ class Fault:
         return {"ok": False, "error": self.error, **self.extra}
 
 
-class _ApiError(Exception):
-    def __init__(self, error: str, **extra: Any) -> None:
-        super().__init__(error)
-        self.error = error
-        self.extra = extra
+_ApiError = ApiError
+#: Seconds a trigger_id can be used for (views.open), as Slack documents.
+TRIGGER_SECONDS = 3.0
 
 
 def _jsonish(value: Any) -> Any:
@@ -398,8 +408,11 @@ class PayloadFactory:
         return self._slack.next_ts()
 
     def trigger_id(self) -> str:
+        """A fresh trigger_id, valid for ``TRIGGER_SECONDS`` of the stand-in's clock, once."""
         self._seq += 1
-        return f"{self._seq}.{int(time.time())}.{uuid.uuid4().hex[:16]}"
+        trigger = f"{self._seq}.{int(self._slack.now())}.{uuid.uuid4().hex[:16]}"
+        self._slack.triggers[trigger] = self._slack.now()
+        return trigger
 
     # -- events ------------------------------------------------------------------------------------
 
@@ -413,6 +426,7 @@ class PayloadFactory:
         event = self._message_like("app_mention", user=user, channel=channel, text=text, ts=ts)
         if thread_ts is not None:
             event["thread_ts"] = thread_ts
+        self._slack.keep(channel, event)
         return event
 
     def message(
@@ -436,6 +450,7 @@ class PayloadFactory:
             event["thread_ts"] = thread_ts
             event["parent_user_id"] = parent_user_id or user
         event["channel_type"] = channel_type or self._slack.channel_type_of(channel)
+        self._slack.keep(channel, event)
         return event
 
     def message_changed(
@@ -456,6 +471,9 @@ class PayloadFactory:
         previous: dict[str, Any] = {"type": "message", "user": user, "text": old_text, "ts": ts}
         if thread_ts is not None:
             message["thread_ts"] = previous["thread_ts"] = thread_ts
+        stored = next((m for m in self._slack.messages.get(channel, []) if m["ts"] == ts), None)
+        if stored is not None:
+            stored.update(text=text, edited=message["edited"])
         return {
             "type": "message",
             "subtype": "message_changed",
@@ -471,8 +489,10 @@ class PayloadFactory:
     def message_deleted(
         self, *, channel: str, ts: str, user: str, text: str = "", thread_ts: str | None = None
     ) -> dict[str, Any]:
-        """``message`` / ``message_deleted`` of the message ``ts`` (``deleted_ts``)."""
+        """``message`` / ``message_deleted`` of the message ``ts`` (``deleted_ts``). A thread parent with
+        replies is not deleted this way: use ``tombstone`` (Slack keeps it as one)."""
         event_ts = self.next_ts()
+        self._slack.delete_message(channel, ts)
         previous: dict[str, Any] = {"type": "message", "user": user, "text": text, "ts": ts}
         if thread_ts is not None:
             previous["thread_ts"] = thread_ts
@@ -488,6 +508,30 @@ class PayloadFactory:
             "channel_type": self._slack.channel_type_of(channel),
         }
 
+    def tombstone(self, *, channel: str, ts: str, user: str, text: str = "") -> dict[str, Any]:
+        """The thread parent ``ts`` (with replies) deleted by its author: Slack keeps a tombstone in
+        its place and sends ``message`` / ``message_changed`` with it, as documented."""
+        tomb = self._slack.delete_message(channel, ts)
+        if tomb is None:
+            raise ValueError("only a thread parent with replies becomes a tombstone")
+        event_ts = self.next_ts()
+        replies = [m for m in self._slack.messages.get(channel, []) if m.get("thread_ts") == ts and m["ts"] != ts]
+        return {
+            "type": "message", "subtype": "message_changed", "hidden": True,
+            "message": {**tomb, "reply_count": len(replies), "replies": [{"user": m.get("user"), "ts": m["ts"]}
+                                                                        for m in replies]},
+            "previous_message": {"type": "message", "user": user, "text": text, "ts": ts, "thread_ts": ts},
+            "channel": channel, "ts": event_ts, "event_ts": event_ts,
+            "channel_type": self._slack.channel_type_of(channel),
+        }
+
+    def channel_event(self, kind: str, *, channel: str, user: str | None = None) -> dict[str, Any]:
+        """``channel_archive`` / ``channel_deleted`` / ``group_archive`` / ``group_deleted``."""
+        event: dict[str, Any] = {"type": kind, "channel": channel, "event_ts": self.next_ts()}
+        if user is not None:
+            event["user"] = user
+        return event
+
     def app_home_opened(self, *, user: str, tab: str = "home", channel: str | None = None) -> dict[str, Any]:
         return {
             "type": "app_home_opened",
@@ -498,10 +542,12 @@ class PayloadFactory:
         }
 
     def event_callback(
-        self, event: Mapping[str, Any], *, event_id: str | None = None, event_time: int | None = None
+        self, event: Mapping[str, Any], *, event_id: str | None = None, event_time: int | None = None,
+        workspace: SlackWorkspace | None = None,
     ) -> dict[str, Any]:
-        """The Events API envelope around ``event`` (as in HTTP mode and in ``events_api`` envelopes)."""
-        ws = self.workspace
+        """The Events API envelope around ``event`` (as in HTTP mode and in ``events_api`` envelopes),
+        from ``workspace`` (default: the stand-in's first)."""
+        ws = workspace or self.workspace
         ts = str(event.get("event_ts") or event.get("ts") or time.time())
         envelope: dict[str, Any] = {
             "token": ws.verification_token,
@@ -547,9 +593,11 @@ class PayloadFactory:
         command: str = "/heyan",
         response_url: str | None = None,
         trigger_id: str | None = None,
+        workspace: SlackWorkspace | None = None,
     ) -> dict[str, str]:
-        """The form fields of a slash command; ``response_url`` defaults to a fresh stand-in one."""
-        ws = self.workspace
+        """The form fields of a slash command; ``response_url`` defaults to a fresh stand-in one.
+        Slack sends no thread with a slash command, even one typed in a thread."""
+        ws = workspace or self.workspace
         fields = {
             "token": ws.verification_token,
             "team_id": ws.team_id,
@@ -702,7 +750,7 @@ def _rich_text(text: str) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------------------------------
 
 
-class SlackStandIn:
+class SlackStandIn(StandInMore):
     """Slack's Web API, ``response_url`` hooks, upload URLs and Socket Mode on one loopback port.
 
     Run it with ``async with SlackStandIn() as slack:``. ``seed=True`` (the default) adds alice, bob,
@@ -716,8 +764,11 @@ class SlackStandIn:
         "users.info",
         "usergroups.users.list",
         "conversations.info",
+        "conversations.history",
         "conversations.replies",
         "conversations.open",
+        "usergroups.list",
+        "oauth.v2.access",
         "chat.postMessage",
         "chat.postEphemeral",
         "chat.update",
@@ -743,7 +794,18 @@ class SlackStandIn:
         self.users: dict[str, SlackUser] = {}
         self.channels: dict[str, SlackChannel] = {}
         self.groups: dict[str, SlackUserGroup] = {}
-        self.valid_tokens: set[str] = {self.workspace.bot_token}
+        #: Bot tokens and their workspaces (``add_workspace``; OAuth installs add theirs).
+        self.tokens: dict[str, SlackWorkspace] = {self.workspace.bot_token: self.workspace}
+        self.revoked_tokens: set[str] = set()
+        # the app's OAuth credentials (oauth.v2.access checks them) and the codes ``approve`` issued
+        self.client_id = "1111.2222"
+        self.client_secret = "standin-client-secret"
+        self.redirect_uri = ""
+        self.oauth_codes: dict[str, dict[str, Any]] = {}
+        #: trigger_id → when it was issued (stand-in clock); used ones are removed.
+        self.triggers: dict[str, float] = {}
+        self._clock_offset = 0.0
+        self._calling: SlackWorkspace | None = None
         self.calls: list[RecordedCall] = []
         self.messages: dict[str, list[dict[str, Any]]] = {}
         self.views: dict[str, dict[str, Any]] = {}
@@ -755,6 +817,7 @@ class SlackStandIn:
         self.socket_connections = 0
 
         self._faults: dict[str, deque[Fault]] = {}
+        self._used_triggers: set[str] = set()
         self._ts_base = int(time.time())
         self._ts_seq = 0
         self._id_seq = 0
@@ -816,6 +879,36 @@ class SlackStandIn:
     def add_group(self, group: SlackUserGroup) -> SlackUserGroup:
         self.groups[group.id] = group
         return group
+
+    @property
+    def valid_tokens(self) -> set[str]:
+        return set(self.tokens) - self.revoked_tokens
+
+    def add_workspace(self, workspace: SlackWorkspace) -> SlackWorkspace:
+        """Another workspace the app is installed in (its bot token works from now on)."""
+        self.tokens[workspace.bot_token] = workspace
+        self.revoked_tokens.discard(workspace.bot_token)
+        if workspace.bot_user_id not in self.users:
+            self.add_user(SlackUser(workspace.bot_user_id, workspace.bot_name, is_bot=True))
+        return workspace
+
+    # -- the clock: trigger_ids expire by it ---------------------------------------------------------
+
+    def now(self) -> float:
+        """The stand-in's clock: wall time plus what ``advance`` added."""
+        return time.time() + self._clock_offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the stand-in's clock on (a trigger_id issued before is ``seconds`` older): no sleeping."""
+        self._clock_offset += seconds
+
+    def keep(self, channel: str, event: Mapping[str, Any]) -> None:
+        """Keep a message an event is about in the channel's history (what Slack shows afterwards)."""
+        message = {k: v for k, v in event.items() if k not in ("channel", "event_ts", "channel_type")}
+        message["type"] = "message"
+        history = self.messages.setdefault(channel, [])
+        if not any(m["ts"] == message["ts"] for m in history):
+            history.append(message)
 
     def remove_scope(self, scope: str) -> None:
         """Revoke a bot scope: ``auth.test``'s ``x-oauth-scopes`` drops it and the methods needing it
@@ -970,8 +1063,10 @@ class SlackStandIn:
     # -- state helpers used by the payloads and the handlers -----------------------------------------
 
     def next_ts(self) -> str:
-        self._ts_seq += 1
-        return f"{self._ts_base}.{self._ts_seq:06d}"
+        """A new message ``ts``: the stand-in's clock in microseconds, always increasing (Slack's
+        ``ts`` is the time the message was posted, unique per channel)."""
+        self._ts_seq = max(self._ts_seq + 1, int(self.now() * 1_000_000))
+        return f"{self._ts_seq // 1_000_000}.{self._ts_seq % 1_000_000:06d}"
 
     def new_view(self, view: Mapping[str, Any]) -> dict[str, Any]:
         view_id = self._new_id("V")
@@ -1076,7 +1171,8 @@ class SlackStandIn:
     async def _serve_api(self, request: web.Request) -> web.Response:
         method = request.match_info["method"]
         call = await self._record(request, method)
-        scope_headers = {"x-oauth-scopes": ",".join(self.workspace.scopes)}
+        self._calling = self.tokens.get(call.token or "")
+        scope_headers = {"x-oauth-scopes": ",".join(self._ws.scopes)}
         fault = self._take_fault(method)
         if fault is not None:
             return self._respond(
@@ -1088,6 +1184,8 @@ class SlackStandIn:
         try:
             if method == "apps.connections.open":
                 self._check_app_token(call)
+                return self._respond(call, handler(call))
+            if method == "oauth.v2.access":  # client credentials, not a bot token
                 return self._respond(call, handler(call))
             self._check_token(call)
             self._check_scope(_METHOD_SCOPES.get(method))
@@ -1113,6 +1211,10 @@ class SlackStandIn:
         fault = self._take_fault(RESPONSE_URL)
         if fault is not None:
             return self._respond(call, fault.body(), status=fault.status, headers=fault.headers)
+        try:
+            self._check_message(call.params)
+        except _ApiError as e:  # response_url answers a refused message with 400 and the error
+            return self._respond(call, {"ok": False, "error": e.error, **e.extra}, status=400)
         return self._respond(call, {"ok": True})
 
     async def _serve_socket_mode(self, request: web.Request) -> web.WebSocketResponse:
@@ -1155,8 +1257,11 @@ class SlackStandIn:
     def _check_token(self, call: RecordedCall) -> None:
         if not call.token:
             raise _ApiError("not_authed")
-        if call.token not in self.valid_tokens:
+        if call.token in self.revoked_tokens:
+            raise _ApiError("token_revoked")
+        if call.token not in self.tokens:
             raise _ApiError("invalid_auth")
+        self._calling = self.tokens[call.token]
 
     def _check_app_token(self, call: RecordedCall) -> None:
         if not call.token:
@@ -1166,9 +1271,14 @@ class SlackStandIn:
         if call.token != self.workspace.app_token:
             raise _ApiError("invalid_auth")
 
+    @property
+    def _ws(self) -> SlackWorkspace:
+        """The workspace of the call being answered (its token's)."""
+        return self._calling or self.workspace
+
     def _check_scope(self, needed: str | None) -> None:
-        if needed and needed not in self.workspace.scopes:
-            raise _ApiError("missing_scope", needed=needed, provided=",".join(self.workspace.scopes))
+        if needed and needed not in self._ws.scopes:
+            raise _ApiError("missing_scope", needed=needed, provided=",".join(self._ws.scopes))
 
     def _channel(self, channel_id: Any, *, scope_suffix: str | None = None) -> SlackChannel:
         """The channel the bot may see (by id, ``#name`` or a user id for the DM), else Slack's error."""
@@ -1210,7 +1320,7 @@ class SlackStandIn:
     # -- internals: Web API methods ------------------------------------------------------------------
 
     def _api_auth_test(self, call: RecordedCall) -> dict[str, Any]:
-        ws = self.workspace
+        ws = self._ws
         body: dict[str, Any] = {
             "ok": True,
             "url": f"https://{ws.team_domain}.slack.com/",
@@ -1230,6 +1340,10 @@ class SlackStandIn:
         include_locale = _truthy(call.params.get("include_locale"))
         return {"ok": True, "user": user.to_api(self.workspace.team_id, include_locale=include_locale)}
 
+    def _api_usergroups_list(self, call: RecordedCall) -> dict[str, Any]:
+        return {"ok": True, "usergroups": [{"id": g.id, "handle": g.handle, "name": g.name or g.handle,
+                                            "team_id": self._ws.team_id} for g in self.groups.values()]}
+
     def _api_usergroups_users_list(self, call: RecordedCall) -> dict[str, Any]:
         group = self.groups.get(str(call.params.get("usergroup", "")))
         if group is None:
@@ -1244,28 +1358,6 @@ class SlackStandIn:
         )
         return {"ok": True, "channel": info}
 
-    def _api_conversations_replies(self, call: RecordedCall) -> dict[str, Any]:
-        channel = self._channel(call.params.get("channel"), scope_suffix="history")
-        if channel.kind == "public" and not channel.bot_is_member:
-            raise _ApiError("not_in_channel")
-        ts = str(call.params.get("ts", ""))
-        history = self.messages.get(channel.id, [])
-        parent = next((m for m in history if m["ts"] == ts), None)
-        if parent is None:
-            raise _ApiError("thread_not_found")
-        replies = [m for m in history if m.get("thread_ts") == ts and m["ts"] != ts]
-        thread = [parent, *sorted(replies, key=lambda m: m["ts"])]
-        limit = int(call.params.get("limit") or 1000)
-        start = int(call.params.get("cursor") or 0)
-        page = thread[start : start + limit]
-        more = start + limit < len(thread)
-        return {
-            "ok": True,
-            "messages": page,
-            "has_more": more,
-            "response_metadata": {"next_cursor": str(start + limit) if more else ""},
-        }
-
     def _api_conversations_open(self, call: RecordedCall) -> dict[str, Any]:
         users = [u for u in str(call.params.get("users", "")).split(",") if u]
         if len(users) != 1:
@@ -1273,18 +1365,47 @@ class SlackStandIn:
         self._user(users[0])
         return {"ok": True, "channel": {"id": self.im_with(users[0]).id}}
 
+    @staticmethod
+    def _check_message(params: Mapping[str, Any]) -> None:
+        """Slack's limits on a message: ``msg_too_long`` past 40,000 characters of text,
+        ``invalid_blocks`` (with what broke) past the Block Kit limits."""
+        if len(str(params.get("text") or "")) > TEXT_LIMIT:
+            raise _ApiError("msg_too_long")
+        if params.get("blocks"):
+            found = problems(_jsonish(params["blocks"]))
+            if found:
+                raise _ApiError("invalid_blocks", errors=found,
+                                response_metadata={"messages": [f"[ERROR] {m}" for m in found]})
+
+    @staticmethod
+    def _check_view(view: Any) -> None:
+        found = view_problems(view)
+        if found:
+            raise _ApiError("invalid_arguments", response_metadata={"messages": [f"[ERROR] {m}" for m in found]})
+
+    def _take_trigger(self, trigger_id: Any) -> None:
+        """views.open's trigger: known, unused, and at most ``TRIGGER_SECONDS`` old (stand-in clock)."""
+        issued = self.triggers.pop(str(trigger_id or ""), None)
+        if issued is None:
+            used = str(trigger_id or "") in self._used_triggers
+            raise _ApiError("exchanged_trigger_id" if used else "invalid_trigger_id")
+        self._used_triggers.add(str(trigger_id))
+        if self.now() - issued > TRIGGER_SECONDS:
+            raise _ApiError("expired_trigger_id")
+
     def _api_chat_postMessage(self, call: RecordedCall) -> dict[str, Any]:
         p = call.params
         channel = self._writable_channel(p.get("channel"))
         if not (p.get("text") or p.get("blocks") or p.get("attachments")):
             raise _ApiError("no_text")
+        self._check_message(p)
         ts = self.next_ts()
         message: dict[str, Any] = {
             "type": "message",
-            "user": self.workspace.bot_user_id,
-            "bot_id": self.workspace.bot_id,
-            "app_id": self.workspace.app_id,
-            "team": self.workspace.team_id,
+            "user": self._ws.bot_user_id,
+            "bot_id": self._ws.bot_id,
+            "app_id": self._ws.app_id,
+            "team": self._ws.team_id,
             "text": p.get("text") or "",
             "ts": ts,
         }
@@ -1297,6 +1418,7 @@ class SlackStandIn:
 
     def _api_chat_postEphemeral(self, call: RecordedCall) -> dict[str, Any]:
         channel = self._writable_channel(call.params.get("channel"))
+        self._check_message(call.params)
         user = self._user(call.params.get("user"))
         if channel.members is not None and user.id not in channel.members:
             raise _ApiError("user_not_in_channel")
@@ -1305,8 +1427,9 @@ class SlackStandIn:
     def _api_chat_update(self, call: RecordedCall) -> dict[str, Any]:
         channel = self._writable_channel(call.params.get("channel"))
         message = self._find_message(channel.id, call.params.get("ts"))
-        if message.get("user") != self.workspace.bot_user_id:
+        if message.get("user") != self._ws.bot_user_id:
             raise _ApiError("cant_update_message")
+        self._check_message(call.params)
         if "text" in call.params:
             message["text"] = call.params["text"]
         if "blocks" in call.params:
@@ -1334,12 +1457,15 @@ class SlackStandIn:
         view = _jsonish(call.params.get("view"))
         if not isinstance(view, dict):
             raise _ApiError("invalid_arguments")
+        self._check_view(view)
+        self._take_trigger(call.params["trigger_id"])
         return {"ok": True, "view": self.new_view(view)}
 
     def _api_views_update(self, call: RecordedCall) -> dict[str, Any]:
         view = _jsonish(call.params.get("view"))
         if not isinstance(view, dict):
             raise _ApiError("invalid_arguments")
+        self._check_view(view)
         view_id, external_id = call.params.get("view_id"), call.params.get("external_id")
         stored = self.views.get(str(view_id)) if view_id else None
         if stored is None and external_id:
@@ -1357,6 +1483,7 @@ class SlackStandIn:
         view = _jsonish(call.params.get("view"))
         if not isinstance(view, dict) or view.get("type") != "home":
             raise _ApiError("invalid_arguments")
+        self._check_view(view)
         return {"ok": True, "view": self.new_view(view)}
 
     def _api_files_getUploadURLExternal(self, call: RecordedCall) -> dict[str, Any]:

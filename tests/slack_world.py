@@ -203,10 +203,15 @@ async def slack_world(
     workspace: SlackWorkspace | None = None,
     limits: LimitSettings | None = None,
     slack_overrides: Mapping[str, Any] | None = None,
+    slack: SlackStandIn | None = None,
     **jobs: Any,
 ) -> AsyncIterator[World]:
-    """The stand-in, a runtime (with its worker) and the Slack platform serving, until the block ends."""
-    async with SlackStandIn(workspace=workspace) as slack:
+    """The stand-in, a runtime (with its worker) and the Slack platform serving, until the block ends.
+    Given ``slack`` (a running stand-in), the world uses it — a second world on the same stand-in,
+    data dir and Redis is the same deployment restarted."""
+    async with contextlib.AsyncExitStack() as stack:
+        if slack is None:
+            slack = await stack.enter_async_context(SlackStandIn(workspace=workspace))
         base = settings(tmp_path / "data", redis_url, **jobs).model_copy(
             update={"limits": limits or LimitSettings(enabled=False)})
         s = slack_settings(base, slack, mode=mode, **dict(slack_overrides or {}))

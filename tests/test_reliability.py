@@ -280,7 +280,7 @@ async def test_a_mention_is_answered_once_even_across_a_crash(tmp_path: Path, re
     crashing = say(2, "and what about the rent?", mention=True, session="ask")
     real = rt.engine.respond
 
-    async def die(msg: Message) -> Any:
+    async def die(msg: Message, **_: Any) -> Any:
         raise RuntimeError("the process died while answering")
 
     rt.engine.respond = die  # type: ignore[method-assign]

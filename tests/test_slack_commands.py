@@ -69,7 +69,9 @@ async def test_dispute_open_status_summary_and_close(tmp_path: Path, redis_url: 
         closing = await w.slack.wait_for_call("chat.postMessage", count=2)
         info = await w.rt.sessions.get(w.tenant, GENERAL)
 
-    assert opened == "Opened the dispute “The parking spots” in this channel; the opening message is on its way."
+    assert opened.startswith("Opened the dispute “The parking spots” in this channel; the opening message is on "
+                             "its way. I will remember what is said here, in its threads too.")
+    assert "message menu" in opened  # a slash command carries no thread: how to open one on a thread
     assert opening.params["channel"] == GENERAL and "thread_ts" not in opening.params
     assert f"<@{BOB}>" in opening.params["text"] and f"<@{ALICE}>" in opening.params["text"]
     assert "The parking spots" in status and "open" in status and "move my car by 6pm" in status

@@ -57,7 +57,7 @@ async def test_the_tenant_is_the_events_workspace_whatever_the_text_says(tmp_pat
     async with slack_world(tmp_path, redis_url) as w:
         mention = w.slack.payloads.app_mention(user=ALICE, channel=GENERAL, text=forged)
         assert await w.settle(await w.sender.event(mention)) == ["replied"]
-        window = await w.rt.window.recent(Scope(tenant=w.tenant, session=GENERAL))
+        window = await w.rt.window.recent(Scope(tenant=w.tenant, session=f"{GENERAL}:{mention['ts']}"))
         assert await w.rt.window.recent(Scope(tenant="slack:T999", session=GENERAL)) == []
         keys = [k if isinstance(k, str) else k.decode() async for k in w.rt.redis.scan_iter(count=1000)]
 
@@ -86,15 +86,24 @@ async def test_a_mention_in_a_thread_is_answered_in_that_thread(tmp_path: Path, 
     assert said.speaker_zone == "America/Los_Angeles"  # from users.info
 
 
-async def test_a_top_level_mention_is_answered_in_a_thread_under_it(tmp_path: Path, redis_url: str) -> None:
+async def test_a_top_level_mention_is_answered_in_a_thread_that_continues_it(tmp_path: Path, redis_url: str) -> None:
+    """The session of a top-level mention is the thread Heyan answers in: the follow-up turn in that
+    thread continues the same conversation (before, the first turn was the channel's and the thread
+    started without it)."""
     async with slack_world(tmp_path, redis_url) as w:
         mention = w.slack.payloads.app_mention(user=BOB, channel=GENERAL, text="你好，我们需要谈谈停车的事")
         await w.event(mention)
         post = await w.slack.wait_for_call("chat.postMessage")
-        window = await w.rt.window.recent(Scope(tenant=w.tenant, session=GENERAL))
+        follow = w.slack.payloads.app_mention(user=BOB, channel=GENERAL, text="还有，我周五要用车位",
+                                              thread_ts=mention["ts"])
+        await w.event(follow)
+        second = await w.slack.wait_for_call("chat.postMessage", count=2)
+        thread = await w.rt.window.recent(Scope(tenant=w.tenant, session=f"{GENERAL}:{mention['ts']}"))
+        channel = await w.rt.window.recent(Scope(tenant=w.tenant, session=GENERAL))
 
-    assert post.params["thread_ts"] == mention["ts"]
-    assert [m.text for m in window] == ["你好，我们需要谈谈停车的事"]  # the channel's session
+    assert post.params["thread_ts"] == mention["ts"] and second.params["thread_ts"] == mention["ts"]
+    assert [m.text for m in thread] == ["你好，我们需要谈谈停车的事", "还有，我周五要用车位"]
+    assert channel == []
 
 
 async def test_one_event_delivered_four_times_gives_one_reply_and_one_memory(tmp_path: Path, redis_url: str) -> None:
@@ -135,8 +144,10 @@ async def test_a_direct_message_is_answered_in_the_dm_and_kept_private(tmp_path:
 
 async def test_an_enterprise_grid_team_is_its_own_tenant(tmp_path: Path, redis_url: str) -> None:
     async with slack_world(tmp_path, redis_url, workspace=SlackWorkspace(enterprise_id="E0GRID0001")) as w:
-        await w.event(w.slack.payloads.app_mention(user=ALICE, channel=GENERAL, text="hello"))
-        window = await w.rt.window.recent(Scope(tenant="slack:E0GRID0001:T0HEYAN001", session=GENERAL))
+        mention = w.slack.payloads.app_mention(user=ALICE, channel=GENERAL, text="hello")
+        await w.event(mention)
+        window = await w.rt.window.recent(Scope(tenant="slack:E0GRID0001:T0HEYAN001",
+                                                session=f"{GENERAL}:{mention['ts']}"))
     assert w.tenant == "slack:E0GRID0001:T0HEYAN001" and len(window) == 1
 
 

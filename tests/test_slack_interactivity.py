@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from memory.models import FactStatus, Kind, utcnow
 from tests.slack_standin import ALICE, BOB, CAROL, GENERAL, RESPONSE_URL
@@ -59,7 +60,8 @@ async def test_correct_opens_a_modal_whose_submission_corrects_the_memory(tmp_pa
         ids = await seed(w)
         _, click = await w.click(BOB, "heyan_mem_correct", ids["quiet"])
         opened = await w.slack.wait_for_call("views.open")
-        modal = opened.response["view"]
+        filled = await w.slack.wait_for_call("views.update")
+        modal = filled.response["view"]
         p = w.slack.payloads
 
         empty = await w.sender.interaction(p.view_submission(
@@ -70,8 +72,10 @@ async def test_correct_opens_a_modal_whose_submission_corrects_the_memory(tmp_pa
         told = await w.response(click["response_url"])
         fact = await by_id(w, ids["quiet"])
 
-    view = opened.json_param("view")
+    loading, view = opened.json_param("view"), filled.json_param("view")
     assert opened.params["trigger_id"] == click["trigger_id"]
+    assert "正在查找" in texts(opened) and "a quiet evening" not in texts(opened)  # opened before any lookup
+    assert filled.params["view_id"] == opened.response["view"]["id"] and loading["callback_id"] == "heyan_correct"
     assert view["callback_id"] == "heyan_correct" and view["title"]["text"] == "更正记忆"
     assert view["blocks"][1]["element"]["initial_value"] == "a quiet evening"
     assert empty.json() == {"response_action": "errors", "errors": {"value": "请写出这条记忆应有的内容。"}}
@@ -80,14 +84,53 @@ async def test_correct_opens_a_modal_whose_submission_corrects_the_memory(tmp_pa
     assert getattr(fact, "value", None) == "quiet after 10pm" and getattr(fact, "version", 0) == 2
 
 
+async def test_a_slow_lookup_does_not_let_the_correct_buttons_trigger_expire(tmp_path: Path, redis_url: str) -> None:
+    """The memory lookup takes longer than the trigger_id lives (the stand-in's clock moves on by
+    3.5 s while it runs): the modal was opened before it, and is filled after. Before, the lookup
+    came first and Slack answered expired_trigger_id."""
+    async with slack_world(tmp_path, redis_url) as w:
+        ids = await seed(w)
+        show = w.rt.moderation.memory_show
+
+        async def slow_show(*args: Any, **kwargs: Any) -> Any:
+            w.slack.advance(3.5)  # a store under load; no sleeping in the test
+            return await show(*args, **kwargs)
+
+        w.rt.moderation.memory_show = slow_show  # type: ignore[method-assign]
+        await w.click(BOB, "heyan_mem_correct", ids["quiet"])
+        filled = await w.slack.wait_for_call("views.update")
+        opened = w.slack.calls_to("views.open")
+
+    assert [c.response["ok"] for c in opened] == [True]
+    assert filled.response["ok"] and "a quiet evening" in texts(filled)
+
+
+async def test_a_click_that_reaches_heyan_after_its_trigger_expired_is_told_once(tmp_path: Path, redis_url: str) -> None:
+    """Slack answers expired_trigger_id (the click arrived more than 3 s after it was made): the
+    presser hears why, once, where they pressed; nothing else happens."""
+    async with slack_world(tmp_path, redis_url) as w:
+        ids = await seed(w)
+        payload = w.slack.payloads.block_actions(user=BOB, action_id="heyan_mem_correct", value=ids["quiet"],
+                                                 channel=GENERAL)
+        w.slack.advance(3.5)  # the click was held up on its way
+        await w.sender.interaction(payload)
+        told = await w.response(payload["response_url"])
+        opened = w.slack.calls_to("views.open")
+
+    assert [c.response["error"] for c in opened] == ["expired_trigger_id"]
+    assert "expired_trigger_id" in told.params["text"] and "views.update" not in w.slack.methods_called()
+    assert len(w.slack.calls_to(RESPONSE_URL)) == 1
+
+
 async def test_a_member_cannot_open_the_modal_for_someone_elses_memory(tmp_path: Path, redis_url: str) -> None:
     async with slack_world(tmp_path, redis_url) as w:
         ids = await seed(w)
-        _, click = await w.click(BOB, "heyan_mem_correct", ids["parks"])  # alice's claim, about bob by name only
-        told = await w.response(click["response_url"])
+        await w.click(BOB, "heyan_mem_correct", ids["parks"])  # alice's claim, about bob by name only
+        told = await w.slack.wait_for_call("views.update")
 
-    assert "views.open" not in w.slack.methods_called()
-    assert told.params["text"].startswith("这里没有 id 为")
+    view = told.json_param("view")
+    assert "submit" not in view and "parks badly" not in texts(told)  # nothing to correct, nothing shown
+    assert view["blocks"][0]["text"]["text"].startswith("这里没有 id 为")
 
 
 async def test_mark_done_and_the_review_pages(tmp_path: Path, redis_url: str) -> None:

@@ -105,7 +105,9 @@ def test_the_manifest_grants_exactly_the_scopes_heyan_checks_for() -> None:
     assert sorted(_manifest_list("oauth_config", "scopes", "bot")) == sorted(REQUIRED_SCOPES)
     events = _manifest_list("settings", "event_subscriptions", "bot_events")
     assert {"app_mention", "message.channels", "message.groups", "message.im", "message.mpim",
-            "app_home_opened", "app_uninstalled", "tokens_revoked"} == set(events)
+            "app_home_opened", "app_uninstalled", "tokens_revoked", "channel_archive", "channel_deleted",
+            "group_archive", "group_deleted"} == set(events)
+    assert "callback_id: heyan_open_dispute" in MANIFEST.read_text(encoding="utf-8")
     text = MANIFEST.read_text(encoding="utf-8")
     assert "- command: /heyan" in text and "should_escape: true" in text
     assert re.search(r"interactivity:\n\s+is_enabled: true", text)

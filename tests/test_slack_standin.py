@@ -114,7 +114,8 @@ async def test_app_mention_is_answered_in_the_thread(slack: SlackStandIn) -> Non
     assert call.params["team_id"] == slack.workspace.team_id  # bolt's per-request client adds it
     assert slack.methods_called() == ["auth.test", "chat.postMessage"]  # auth.test on the first request
     thread = await web_client(slack).conversations_replies(channel=GENERAL, ts=parent)
-    assert [m["text"] for m in thread["messages"]] == ["a thread about the schedule", "noted"]
+    # the mention is a message of the thread too (Slack keeps what its events are about)
+    assert [m["text"] for m in thread["messages"]] == ["a thread about the schedule", mention["text"], "noted"]
 
 
 async def test_process_before_response_runs_the_listener_before_answering(slack: SlackStandIn) -> None:
@@ -469,7 +470,7 @@ async def test_messages_views_and_ephemeral(slack: SlackStandIn) -> None:
     assert raised.value.response["error"] == "user_not_in_channel"
 
     home = await client.views_publish(user_id=ALICE, view={"type": "home", "blocks": []})
-    modal = await client.views_open(trigger_id="1.2.abc", view=NOTE_MODAL)
+    modal = await client.views_open(trigger_id=slack.payloads.trigger_id(), view=NOTE_MODAL)
     again = await client.views_update(
         view_id=modal["view"]["id"], view={**NOTE_MODAL, "private_metadata": "x"}
     )
@@ -579,3 +580,129 @@ async def test_message_subtypes_home_tab_and_self_events() -> None:
         ("deleted", ts, "sure!"),
     ]
     assert slack.calls_to("views.publish")[0].params["user_id"] == ALICE
+
+
+# -- what the stand-in enforces as Slack documents it (issue 19) -------------------------------------
+
+
+async def _refused(call: Any) -> dict[str, Any]:
+    with pytest.raises(SlackApiError) as raised:
+        await call
+    return dict(raised.value.response.data)
+
+
+async def test_history_and_replies_page_and_bound_as_slack_documents(slack: SlackStandIn) -> None:
+    client = web_client(slack)
+    p = slack.payloads
+    top = [p.message(user=ALICE, channel=GENERAL, text=f"top {i}")["ts"] for i in range(5)]
+    replies = [p.message(user=BOB, channel=GENERAL, thread_ts=top[1], text=f"reply {i}")["ts"] for i in range(4)]
+
+    first = await client.conversations_history(channel=GENERAL, limit=2)
+    assert [m["text"] for m in first["messages"]] == ["top 4", "top 3"]  # newest first
+    assert first["has_more"] and first["response_metadata"]["next_cursor"]
+    rest = await client.conversations_history(channel=GENERAL, cursor=first["response_metadata"]["next_cursor"])
+    assert [m["text"] for m in rest["messages"]] == ["top 2", "top 1", "top 0"] and not rest["has_more"]
+    parent = next(m for m in rest["messages"] if m["ts"] == top[1])
+    assert parent["reply_count"] == 4 and parent["latest_reply"] == replies[-1]
+    bounded = await client.conversations_history(channel=GENERAL, oldest=top[1], latest=top[3], inclusive=True)
+    assert [m["text"] for m in bounded["messages"]] == ["top 3", "top 2", "top 1"]
+
+    thread = await client.conversations_replies(channel=GENERAL, ts=replies[2])  # any message of the thread
+    assert [m["text"] for m in thread["messages"]] == ["top 1", "reply 0", "reply 1", "reply 2", "reply 3"]
+    later = await client.conversations_replies(channel=GENERAL, ts=top[1], oldest=replies[1])
+    assert [m["text"] for m in later["messages"]] == ["top 1", "reply 2", "reply 3"]  # the parent always first
+    assert (await _refused(client.conversations_replies(channel=GENERAL, ts="1.000001")))["error"] == "thread_not_found"
+
+
+async def test_history_needs_the_bot_in_the_channel_and_the_scope(slack: SlackStandIn) -> None:
+    client = web_client(slack)
+    slack.add_channel(SlackChannel("C0OUTSIDE1", "outside", "public", bot_is_member=False))
+    slack.add_channel(SlackChannel("G0SECRET01", "secret", "private", bot_is_member=False))
+    assert (await _refused(client.conversations_history(channel="C0OUTSIDE1")))["error"] == "not_in_channel"
+    assert (await _refused(client.conversations_history(channel="G0SECRET01")))["error"] == "channel_not_found"
+    info = await client.conversations_info(channel="C0OUTSIDE1")
+    assert info["channel"]["is_member"] is False
+    slack.remove_scope("groups:history")
+    refused = await _refused(client.conversations_history(channel=MODS))
+    assert refused["error"] == "missing_scope" and refused["needed"] == "groups:history"
+    assert "groups:history" not in refused["provided"].split(",")
+
+
+async def test_a_deleted_thread_parent_stays_as_a_tombstone(slack: SlackStandIn) -> None:
+    client = web_client(slack)
+    p = slack.payloads
+    parent = p.message(user=ALICE, channel=GENERAL, text="the plan")["ts"]
+    p.message(user=BOB, channel=GENERAL, thread_ts=parent, text="agreed")
+    lonely = p.message(user=ALICE, channel=GENERAL, text="nobody answered")["ts"]
+    changed = p.tombstone(channel=GENERAL, ts=parent, user=ALICE, text="the plan")
+    p.message_deleted(channel=GENERAL, ts=lonely, user=ALICE)
+
+    assert changed["subtype"] == "message_changed" and changed["message"]["subtype"] == "tombstone"
+    assert changed["message"]["text"] == "This message was deleted." and changed["message"]["hidden"] is True
+    history = await client.conversations_history(channel=GENERAL)
+    assert [m.get("subtype") for m in history["messages"]] == ["tombstone"]  # the lonely one is gone
+    thread = await client.conversations_replies(channel=GENERAL, ts=parent)
+    assert [m["text"] for m in thread["messages"]] == ["This message was deleted.", "agreed"]
+
+
+async def test_trigger_ids_expire_after_three_seconds_of_the_stand_ins_clock_and_work_once(
+    slack: SlackStandIn,
+) -> None:
+    client = web_client(slack)
+    fresh, stale = slack.payloads.trigger_id(), slack.payloads.trigger_id()
+    assert (await client.views_open(trigger_id=fresh, view=NOTE_MODAL))["ok"]
+    assert (await _refused(client.views_open(trigger_id=fresh, view=NOTE_MODAL)))["error"] == "exchanged_trigger_id"
+    slack.advance(3.1)
+    assert (await _refused(client.views_open(trigger_id=stale, view=NOTE_MODAL)))["error"] == "expired_trigger_id"
+    assert (await _refused(client.views_open(trigger_id="9.9.nope", view=NOTE_MODAL)))["error"] == "invalid_trigger_id"
+
+
+async def test_block_kit_limits_are_answered_as_slack_does(slack: SlackStandIn) -> None:
+    client = web_client(slack)
+    long = [{"type": "section", "text": {"type": "mrkdwn", "text": "x" * 3001}}]
+    refused = await _refused(client.chat_postMessage(channel=GENERAL, text="t", blocks=long))
+    assert refused["error"] == "invalid_blocks"
+    assert refused["response_metadata"]["messages"] == [
+        "[ERROR] must be less than 3001 characters [json-pointer:/blocks/0/text/text]"]
+    fifty_one = [{"type": "divider"}] * 51
+    assert (await _refused(client.chat_postMessage(channel=GENERAL, text="t", blocks=fifty_one)))["error"] == \
+        "invalid_blocks"
+    button = [{"type": "actions", "elements": [{"type": "button", "action_id": "a" * 256,
+                                                 "text": {"type": "plain_text", "text": "b" * 76}}]}]
+    errors = (await _refused(client.chat_postMessage(channel=GENERAL, text="t", blocks=button)))["errors"]
+    assert any("/elements/0/action_id" in e for e in errors) and any("/elements/0/text/text" in e for e in errors)
+    assert (await _refused(client.chat_postMessage(channel=GENERAL, text="x" * 40_001)))["error"] == "msg_too_long"
+    view = {"type": "home", "blocks": [{"type": "divider"}] * 101}
+    refused = await _refused(client.views_publish(user_id=ALICE, view=view))
+    assert refused["error"] == "invalid_arguments"
+    assert "no more than 100 items allowed [json-pointer:/view/blocks]" in refused["response_metadata"]["messages"][0]
+    assert (await client.chat_postMessage(channel=GENERAL, text="t", blocks=[{"type": "divider"}] * 50))["ok"]
+
+
+async def test_oauth_v2_access_and_uninstall(slack: SlackStandIn) -> None:
+    client = web_client(slack)
+    other = SlackWorkspace(team_id="T0OTHER001", bot_user_id="U0HEYAN009", bot_id="B0HEYAN009",
+                           bot_token="xoxb-9-other")
+    url = f"https://slack.com/oauth/v2/authorize?client_id={slack.client_id}&scope=chat:write,commands&state=s1"
+    slack.redirect_uri = "https://heyan.example/slack/oauth_redirect"
+    back = slack.approve(url, other, ALICE)
+    code = back.split("code=")[1].split("&")[0]
+    assert back.startswith(slack.redirect_uri) and back.endswith("state=s1")
+    wrong = await _refused(client.oauth_v2_access(client_id=slack.client_id, client_secret="nope", code=code))
+    assert wrong["error"] == "bad_client_secret"
+    granted = await client.oauth_v2_access(client_id=slack.client_id, client_secret=slack.client_secret, code=code)
+    assert granted["access_token"] == "xoxb-9-other" and granted["token_type"] == "bot"
+    assert granted["team"] == {"id": "T0OTHER001", "name": other.team_name} and granted["scope"] == "chat:write,commands"
+    assert granted["authed_user"]["id"] == ALICE and granted["bot_user_id"] == "U0HEYAN009"
+    again = await _refused(client.oauth_v2_access(client_id=slack.client_id, client_secret=slack.client_secret,
+                                                   code=code))
+    assert again["error"] == "invalid_code"
+    assert (await web_client_with(slack, "xoxb-9-other").auth_test())["team_id"] == "T0OTHER001"
+    event = slack.uninstall("T0OTHER001")
+    assert event["event"]["type"] == "app_uninstalled" and event["team_id"] == "T0OTHER001"
+    revoked = await _refused(web_client_with(slack, "xoxb-9-other").auth_test())
+    assert revoked["error"] == "token_revoked"
+
+
+def web_client_with(slack: SlackStandIn, token: str) -> AsyncWebClient:
+    return AsyncWebClient(token=token, base_url=slack.api_url)

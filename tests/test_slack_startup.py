@@ -107,7 +107,7 @@ async def test_socket_mode_envelopes_reach_the_engine_and_are_acked(tmp_path: Pa
         broken = {**slack.payloads.event_callback(slack.payloads.app_mention(user=ALICE, channel=GENERAL, text="x"))}
         del broken["event"]["channel"]
         dropped = await slack.wait_for_ack(await slack.socket_event(broken), timeout=30)
-        window = await w.rt.window.recent(Scope(tenant=w.tenant, session=GENERAL))
+        window = await w.rt.window.recent(Scope(tenant=w.tenant, session=f"{GENERAL}:{mention['event']['ts']}"))
 
     assert set(ack) == {"envelope_id"} and set(retry) == {"envelope_id"}  # empty acks
     assert outcomes == ["replied"] and again == ["replied", "duplicate"]

@@ -1,21 +1,27 @@
-"""Interactivity: the buttons on memory cards and the review page, and the Correct modal.
+"""Interactivity: the buttons on memory cards, the list pages, the review page, and the Correct modal.
 
-A button is acked at once; the service call runs after. The presser is turned into an ``Actor`` again
-(a card shown to a moderator yesterday proves nothing today) and the service checks permission. The
-result goes back where the button was: ephemerally through the message's ``response_url``, or as a
-notice on the refreshed Home tab. The Correct modal refuses an empty value in the modal itself; the
-rest is done after the ack and reported the same way (its origin travels in ``private_metadata``).
+Everything acknowledges first — Slack waits 3 s for the ack — and finishes through the follow-up
+APIs. A button is acked at once; the service call runs after. The presser is turned into an
+``Actor`` again (a card shown to a moderator yesterday proves nothing today) and the service checks
+permission. The result goes back where the button was: ephemerally through the message's
+``response_url``, a page replacing the list it came from, or as a notice on the refreshed Home tab.
+
+The Correct button's ``trigger_id`` also expires after 3 s, so the modal is opened at once with a
+"looking it up" view (nothing looked up yet: no Slack or store call before ``views.open``), then
+filled with ``views.update`` — the memory, or why it cannot be corrected. The modal refuses an
+empty value in the modal itself; the rest is done after the ack and reported the same way (its
+origin travels in ``private_metadata``).
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.blocks import (
@@ -24,12 +30,17 @@ from adapters.slack.blocks import (
     CORRECT_MODAL,
     DELETE,
     DONE,
+    PAGE_NEXT,
+    PAGE_PREV,
     REVIEW_PAGE,
     ModalOrigin,
+    Paging,
     correct_modal,
+    loading_modal,
+    notice_modal,
     review_blocks,
 )
-from adapters.slack.bridge import Bridge
+from adapters.slack.bridge import Bridge, Here, NotInstalled
 from adapters.slack.home import publish_home
 from adapters.slack.render import escape
 from adapters.slack.texts import t
@@ -41,9 +52,11 @@ __all__ = ["register"]
 log = logging.getLogger(__name__)
 
 Do = Callable[[Actor, str], Awaitable[str]]
+#: Re-renders a paged list for a page button (``adapters.slack.commands.page``).
+PageRenderer = Callable[[Bridge, Here, Actor, Paging], Awaitable[tuple[str, list[dict[str, Any]]]]]
 
 
-def _from_home(body: dict[str, Any]) -> bool:
+def _from_home(body: Mapping[str, Any]) -> bool:
     return (body.get("container") or {}).get("type") == "view"
 
 
@@ -62,10 +75,10 @@ async def _attempt(actor: Actor, call: Callable[[], Awaitable[str]]) -> str:
         return t("failed", actor.lang)
 
 
-async def _tell(bridge: Bridge, actor: Actor, text: str, *, home: bool, response_url: str) -> None:
+async def _tell(bridge: Bridge, here: Here, actor: Actor, text: str, *, home: bool, response_url: str) -> None:
     """Show ``text`` to the presser where they pressed: the Home tab, or the message (ephemeral)."""
     if home:
-        await publish_home(bridge, actor, notice=text)
+        await publish_home(bridge, here, actor, notice=text)
     elif response_url:
         response = await AsyncWebhookClient(response_url).send(
             text=text, response_type="ephemeral", replace_original=False)
@@ -75,22 +88,27 @@ async def _tell(bridge: Bridge, actor: Actor, text: str, *, home: bool, response
         log.warning("no way back to %s to say an answer of %d characters", actor.user_id, len(text))
 
 
-async def _presser(bridge: Bridge, body: dict[str, Any], context: Any) -> Actor:
+async def _presser(bridge: Bridge, body: Mapping[str, Any], context: Any) -> tuple[Here, Actor]:
     tenant = await bridge.tenant(context, body)
-    return await bridge.people.actor(tenant, str(body["user"]["id"]))
+    here = await bridge.at(tenant)
+    return here, await here.people.actor(tenant, str(body["user"]["id"]))
 
 
-def register(app: AsyncApp, bridge: Bridge) -> None:
+def register(app: AsyncApp, bridge: Bridge, render_page: PageRenderer) -> None:
     moderation = bridge.rt.moderation
 
     def button(action_id: str, do: Do) -> None:
         @app.action(action_id)
         async def on_button(ack: Any, body: dict[str, Any], context: Any) -> None:
             await ack()
-            actor = await _presser(bridge, body, context)
+            try:
+                here, actor = await _presser(bridge, body, context)
+            except NotInstalled:
+                return
             value = str(body["actions"][0].get("value") or "")
             text = await _attempt(actor, lambda: do(actor, value))
-            await _tell(bridge, actor, text, home=_from_home(body), response_url=str(body.get("response_url") or ""))
+            await _tell(bridge, here, actor, text, home=_from_home(body),
+                        response_url=str(body.get("response_url") or ""))
 
     async def confirm(actor: Actor, ref: str) -> str:
         fact = await moderation.memory_confirm(actor, ref)
@@ -111,24 +129,43 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
     @app.action(CORRECT)
     async def on_correct(ack: Any, body: dict[str, Any], context: Any, client: Any) -> None:
         await ack()
-        actor = await _presser(bridge, body, context)
         ref = str(body["actions"][0].get("value") or "")
         origin = ModalOrigin(ref, str(body.get("response_url") or ""), _from_home(body))
+        try:  # first, while the trigger is fresh: nothing is looked up before this
+            opened = (await client.views_open(trigger_id=body["trigger_id"], view=loading_modal(origin)))["view"]
+        except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
+            error = exc.response.get("error") if isinstance(exc, SlackApiError) else type(exc).__name__
+            log.warning("the Correct modal could not be opened (%s)", error)
+            try:
+                here, actor = await _presser(bridge, body, context)
+            except NotInstalled:
+                return
+            await _tell(bridge, here, actor, t("slack.failed", actor.lang, error=error), home=origin.home,
+                        response_url=origin.response_url)
+            return
+        try:
+            here, actor = await _presser(bridge, body, context)
+        except NotInstalled:
+            return
 
-        async def open_modal() -> str:
+        async def fill() -> str:
             fact = await moderation.memory_show(actor, ref)  # may they see it at all?
             modal = correct_modal(fact, actor.lang, ModalOrigin(fact.id, origin.response_url, origin.home))
-            await client.views_open(trigger_id=body["trigger_id"], view=modal)
+            await here.client.views_update(view_id=opened["id"], hash=opened.get("hash"), view=modal)
             return ""
 
-        text = await _attempt(actor, open_modal)
-        if text:
-            await _tell(bridge, actor, text, home=origin.home, response_url=origin.response_url)
+        text = await _attempt(actor, fill)
+        if text:  # refused or failed: the modal says so
+            try:
+                await here.client.views_update(view_id=opened["id"], view=notice_modal(actor.lang, text))
+            except SlackApiError as exc:  # closed meanwhile: say it where the button was
+                log.info("the Correct modal was gone (%s)", exc.response.get("error"))
+                await _tell(bridge, here, actor, text, home=origin.home, response_url=origin.response_url)
 
     @app.action(re.compile(r"^heyan_review_(prev|next)$"))
     async def on_review_page(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
         await ack()
-        actor = await _presser(bridge, body, context)
+        _, actor = await _presser(bridge, body, context)
         value = str(body["actions"][0].get("value") or "0")
         offset = int(value) if value.isdigit() else 0
         try:
@@ -140,14 +177,36 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
         blocks = review_blocks(page, actor, zone)
         await respond(text=blocks[0]["text"]["text"], blocks=blocks, replace_original=True)
 
+    @app.action(re.compile(f"^({PAGE_PREV}|{PAGE_NEXT})$"))
+    async def on_page(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
+        await ack()
+        here, actor = await _presser(bridge, body, context)
+        try:
+            paging = Paging.load(str(body["actions"][0].get("value") or ""))
+        except ValueError:
+            log.warning("a page button without its list; ignored")
+            return
+        if paging.kind == "home":
+            await publish_home(bridge, here, actor, offset=paging.offset)
+            return
+        try:
+            text, blocks = await render_page(bridge, here, actor, paging)
+        except (ModerationError, SlowDown) as exc:
+            await respond(text=escape(exc.text(actor.lang)), response_type="ephemeral", replace_original=False)
+            return
+        await respond(text=text, blocks=blocks, replace_original=True)
+
     @app.view(CORRECT_MODAL)
     async def on_correct_submitted(ack: Any, body: dict[str, Any], view: dict[str, Any], context: Any) -> None:
-        actor = await _presser(bridge, body, context)
         values = (view.get("state") or {}).get("values") or {}
         value = str(((values.get("value") or {}).get("value") or {}).get("value") or "").strip()
         reason = str(((values.get("reason") or {}).get("reason") or {}).get("value") or "").strip()
-        if not value:
-            await ack(response_action="errors", errors={"value": t("modal.empty", actor.lang)})
+        tenant = await bridge.tenant(context, body)
+        if not value:  # answered in the modal, from what is at hand (no Slack call before the ack)
+            here = await bridge.at(tenant)
+            profile = here.people.directory.cached(str(body["user"]["id"]))
+            lang = await here.people.lang(tenant, profile) if profile else (await bridge.rt.tenants.get(tenant)).language
+            await ack(response_action="errors", errors={"value": t("modal.empty", "zh" if lang == "zh" else "en")})
             return
         try:
             origin = ModalOrigin.load(str(view.get("private_metadata") or ""))
@@ -156,6 +215,7 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
             await ack()
             return
         await ack()  # closes the modal; the change is made after the ack
+        here, actor = await _presser(bridge, body, context)
 
         async def save() -> str:
             if actor.is_moderator:
@@ -166,4 +226,4 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
             return t(key, actor.lang, id=fact.id[:8])
 
         text = await _attempt(actor, save)
-        await _tell(bridge, actor, text, home=origin.home, response_url=origin.response_url)
+        await _tell(bridge, here, actor, text, home=origin.home, response_url=origin.response_url)

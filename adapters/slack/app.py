@@ -16,30 +16,39 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_bolt.adapter.asgi.async_handler import AsyncSlackRequestHandler
 from slack_bolt.adapter.asgi.http_request import AsgiHttpRequest
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.oauth.async_callback_options import AsyncCallbackOptions, AsyncFailureArgs, AsyncSuccessArgs
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.signature import SignatureVerifier
-from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.runtime import Runtime
-from adapters.slack import actions, commands, events
+from adapters.slack import actions, commands, events, lifecycle, shortcuts
 from adapters.slack.bridge import Bridge
+from adapters.slack.clients import make_client
 from adapters.slack.dedupe import EventGate
-from adapters.slack.mapping import Directory, People
-from adapters.slack.sender import SlackSender
+from adapters.slack.mapping import tenant_of
+from adapters.slack.places import Places
+from adapters.slack.redo import EventRedo
+from adapters.slack.scopes import REQUIRED_SCOPES, ScopeNotices
+from adapters.slack.workspaces import RedisOAuthStateStore, WorkspaceAuthorize, Workspaces
 
-__all__ = ["EVENTS_PATH", "HeyanRequestHandler", "Identity", "build_app", "problem", "reject_malformed"]
+__all__ = ["EVENTS_PATH", "INSTALL_PATH", "REDIRECT_PATH", "HeyanRequestHandler", "Identity", "OAuthConfig",
+           "build_app", "problem", "reject_malformed"]
 
 log = logging.getLogger(__name__)
 
 #: Where HTTP mode receives events, slash commands and interactivity (the manifest's request URLs).
 EVENTS_PATH = "/slack/events"
+#: OAuth (many workspaces): where an admin starts installing Heyan, and where Slack sends them back.
+INSTALL_PATH = "/slack/install"
+REDIRECT_PATH = "/slack/oauth_redirect"
 
 _TS = re.compile(r"^\d+\.\d+$")
 _INTERACTIVE = ("block_actions", "view_submission", "view_closed", "shortcut", "message_action")
@@ -168,24 +177,64 @@ class HeyanRequestHandler(AsyncSlackRequestHandler):
         return await self.app.async_dispatch(bolt_request)
 
 
-def build_app(rt: Runtime, client: AsyncWebClient, identity: Identity, *, signing_secret: str = "",
-              moderator_group: str | None = None) -> tuple[AsyncApp, Bridge]:
-    """The bolt app over ``rt`` with every Heyan listener, and the ``Bridge`` they share."""
+@dataclass(frozen=True, slots=True)
+class OAuthConfig:
+    """Many workspaces: the app's OAuth client, for bolt's install flow (HTTP mode)."""
+
+    client_id: str
+    client_secret: str = field(repr=False)
+    redirect_uri: str | None = None
+
+
+def build_app(rt: Runtime, workspaces: Workspaces, *, signing_secret: str = "", moderator_group: str | None = None,
+              api_url: str | None = None, oauth: OAuthConfig | None = None) -> tuple[AsyncApp, Bridge]:
+    """The bolt app over ``rt`` with every Heyan listener, and the ``Bridge`` they share.
+
+    Authorization is ``WorkspaceAuthorize`` over ``workspaces`` (one bot token, or the installations
+    in Redis); with ``oauth`` bolt's ``AsyncOAuthFlow`` serves ``/slack/install`` and
+    ``/slack/oauth_redirect`` and saves each installation in ``workspaces.store``."""
+    bridge = Bridge(rt=rt, workspaces=workspaces, gate=EventGate(rt.redis), places=Places(rt.redis, rt.sessions),
+                    redo=EventRedo(rt.redis, rt.cipher), scopes=ScopeNotices(rt.redis), api_url=api_url,
+                    moderator_group=moderator_group)
+    oauth_settings = None
+    if oauth is not None:
+        assert workspaces.store is not None, "OAuth installs need an installation store"
+
+        async def installed(args: AsyncSuccessArgs) -> BoltResponse:
+            inst = args.installation
+            tenant = tenant_of(inst.team_id or "", inst.enterprise_id)
+            bridge.left(tenant)  # a reinstall: forget the old token's clients
+            await bridge.arrived(tenant)  # back within the grace period: its purge is cancelled
+            missing = sorted(set(REQUIRED_SCOPES) - set(inst.bot_scopes or ()))
+            if missing:
+                log.error("Heyan was installed in %s without the scopes %s", tenant, ", ".join(missing))
+            return await args.default.success(args)
+
+        async def failed(args: AsyncFailureArgs) -> BoltResponse:
+            log.warning("a Slack install failed: %s", args.reason)
+            return await args.default.failure(args)
+
+        oauth_settings = AsyncOAuthSettings(
+            client_id=oauth.client_id, client_secret=oauth.client_secret, scopes=list(REQUIRED_SCOPES),
+            redirect_uri=oauth.redirect_uri, installation_store=workspaces.store,
+            state_store=RedisOAuthStateStore(rt.redis), install_path=INSTALL_PATH, redirect_uri_path=REDIRECT_PATH,
+            callback_options=AsyncCallbackOptions(success=installed, failure=failed),
+        )
     app = AsyncApp(
         # bolt names its logger after the app and pins that logger's level to the root's at creation:
         # a name of its own keeps it from freezing the level of anything else logged as "heyan.*"
         name="heyan.slack",
-        client=client,
+        client=make_client(None, api_url),
         signing_secret=signing_secret,
         request_verification_enabled=True,
         process_before_response=False,  # ack first: Slack waits 3 s, the mediator may take longer
         before_authorize=reject_malformed,
+        authorize=WorkspaceAuthorize(workspaces),  # type: ignore[arg-type]  # bolt accepts an AsyncAuthorize too
+        oauth_settings=oauth_settings,
     )
-    people = People(Directory(client), rt.tenants, bot_user_id=identity.bot_user_id,
-                    moderator_group=moderator_group)
-    bridge = Bridge(rt=rt, client=client, people=people, gate=EventGate(rt.redis), sender=SlackSender(client),
-                    bot_user_id=identity.bot_user_id)
     events.register(app, bridge)
+    lifecycle.register(app, bridge)
     commands.register(app, bridge)
-    actions.register(app, bridge)
+    shortcuts.register(app, bridge)
+    actions.register(app, bridge, commands.page)
     return app, bridge

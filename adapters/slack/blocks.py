@@ -6,9 +6,17 @@ escaped and every ``mrkdwn`` object is ``verbatim``, so Slack neither links name
 ``@channel`` inside a memory. Buttons are offered by what the viewer may do, and the service checks
 again when one is pressed.
 
+Slack's limits hold by construction, measured after escaping (``&`` becomes five characters): a
+message at most 50 blocks (a list shows ``PAGE`` cards of at most five blocks), a view 100, a
+section's text 3,000, a button's label 75 and value 2,000, a modal's title 24. A longer text is cut
+on a character boundary outside any ``&…;`` entity and ends with "…". Long lists are paged with
+‹ Previous / Next › buttons (``heyan_page_prev`` / ``heyan_page_next``) whose value carries the list
+(``Paging``), so a page is rebuilt from a fresh query when pressed.
+
 Action ids: ``heyan_mem_confirm`` / ``heyan_mem_correct`` / ``heyan_mem_delete`` (value: memory
 id), ``heyan_commit_done`` (value: commitment id), ``heyan_review_prev`` / ``heyan_review_next``
-(value: offset). The modal's callback id is ``heyan_correct``.
+(value: offset), ``heyan_page_prev`` / ``heyan_page_next`` (value: ``Paging`` JSON). The modal's
+callback id is ``heyan_correct``.
 """
 
 from __future__ import annotations
@@ -32,15 +40,22 @@ __all__ = [
     "DELETE",
     "DONE",
     "MAX_CARDS",
+    "PAGE",
+    "PAGE_NEXT",
+    "PAGE_PREV",
     "REVIEW_PAGE",
     "Block",
     "ModalOrigin",
+    "Paging",
     "commitment_line",
     "commitments_blocks",
     "correct_modal",
     "home_view",
+    "loading_modal",
     "memory_card",
     "memory_list_blocks",
+    "notice_modal",
+    "pager",
     "review_blocks",
     "section",
 ]
@@ -55,25 +70,90 @@ REVIEW_PREV = "heyan_review_prev"
 REVIEW_NEXT = "heyan_review_next"
 CORRECT_MODAL = "heyan_correct"
 
-#: Cards per message: a listed card is up to five blocks (with its divider), a message holds at most 50.
-MAX_CARDS = 9
+#: Blocks in a message / in a modal or the Home tab (Slack's limits).
+MESSAGE_BLOCKS = 50
+VIEW_BLOCKS = 100
+#: Characters of a section's text, of a button's label and value (Slack's limits).
+SECTION_TEXT = 3000
+BUTTON_TEXT = 75
+BUTTON_VALUE = 2000
+#: Cards per page of a list: a card is at most five blocks with its divider; with the heading and the
+#: page buttons a page stays well under 50 blocks.
+PAGE = 8
+MAX_CARDS = PAGE
 #: Memories per review page.
 REVIEW_PAGE = 5
-#: Cards and commitments on the Home tab (a view holds at most 100 blocks).
+#: Commitments per page (one block each).
+COMMITMENTS_PAGE = 15
+#: Cards and commitments per page of the Home tab (a view holds at most 100 blocks).
 HOME_MEMORIES = 12
 HOME_COMMITMENTS = 10
 
+PAGE_PREV = "heyan_page_prev"
+PAGE_NEXT = "heyan_page_next"
+
 
 def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    """``text`` within ``limit`` characters: cut before the last one (then "…"), never inside an
+    ``&amp;``-style entity of escaped text."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    amp = cut.rfind("&")
+    if amp != -1 and ";" not in cut[amp:] and len(cut) - amp <= 5:
+        cut = cut[:amp]
+    return cut + "…"
 
 
 def _md(text: str) -> dict[str, Any]:
-    return {"type": "mrkdwn", "text": _cut(text, 3000), "verbatim": True}
+    return {"type": "mrkdwn", "text": _cut(text, SECTION_TEXT) or " ", "verbatim": True}
 
 
-def _plain(text: str) -> dict[str, Any]:
-    return {"type": "plain_text", "text": _cut(text, 75), "emoji": True}
+def _plain(text: str, limit: int = BUTTON_TEXT) -> dict[str, Any]:
+    return {"type": "plain_text", "text": _cut(text, limit) or " ", "emoji": True}
+
+
+@dataclass(frozen=True, slots=True)
+class Paging:
+    """Which list a page button shows: its ``kind`` (``list``, ``mine``, ``commitments``, ``home``),
+    the words that chose it (``args``), the channel it was asked in (``where``) and where the page
+    starts (``offset``). Travels in the button's value (at most 2,000 characters: ``args`` is cut)."""
+
+    kind: str
+    args: str = ""
+    offset: int = 0
+    where: str = ""
+
+    def at(self, offset: int) -> Paging:
+        return Paging(self.kind, self.args, max(0, offset), self.where)
+
+    def dump(self) -> str:
+        return json.dumps({"k": self.kind, "a": self.args[:1500], "o": self.offset, "w": self.where[:40]},
+                          ensure_ascii=False)
+
+    @classmethod
+    def load(cls, raw: str) -> Paging:
+        try:
+            data = json.loads(raw or "{}")
+            if not isinstance(data, dict) or not isinstance(data.get("k"), str):
+                raise ValueError
+            return cls(data["k"], str(data.get("a") or ""), max(0, int(data.get("o") or 0)), str(data.get("w") or ""))
+        except (ValueError, TypeError):
+            raise ValueError("not a Heyan page button's value") from None
+
+
+def pager(paging: Paging, total: int, size: int, lang: Lang) -> list[Block]:
+    """The ‹ Previous / Next › buttons of a paged list (none when it fits one page)."""
+    nav: list[dict[str, Any]] = []
+    if paging.offset > 0:
+        nav.append(_button(PAGE_PREV, t("review.prev", lang), paging.at(paging.offset - size).dump()))
+    if paging.offset + size < total:
+        nav.append(_button(PAGE_NEXT, t("review.next", lang), paging.at(paging.offset + size).dump()))
+    if not nav:
+        return []
+    pages = (total + size - 1) // size
+    return [_context(t("page.of", lang, page=paging.offset // size + 1, pages=pages, total=total)),
+            {"type": "actions", "block_id": "heyan_page_nav", "elements": nav}]
 
 
 def section(text: str) -> Block:
@@ -138,14 +218,14 @@ def memory_card(fact: Fact, actor: Actor, zone: str) -> list[Block]:
     return blocks
 
 
-def memory_list_blocks(facts: Sequence[Fact], actor: Actor, zone: str, head: str) -> list[Block]:
-    """A header line and up to ``MAX_CARDS`` cards (then how many more there are)."""
+def memory_list_blocks(facts: Sequence[Fact], actor: Actor, zone: str, head: str,
+                       paging: Paging | None = None) -> list[Block]:
+    """A header line and one page of ``PAGE`` cards from ``paging.offset``, with page buttons."""
+    paging = paging or Paging("list")
     blocks: list[Block] = [section(head)]
-    for fact in facts[:MAX_CARDS]:
+    for fact in facts[paging.offset:paging.offset + PAGE]:
         blocks += [{"type": "divider"}, *memory_card(fact, actor, zone)]
-    if len(facts) > MAX_CARDS:
-        blocks.append(_context(t("memory.more", actor.lang, n=len(facts) - MAX_CARDS)))
-    return blocks
+    return blocks + pager(paging, len(facts), PAGE, actor.lang)
 
 
 def review_blocks(page: ReviewPage, actor: Actor, zone: str) -> list[Block]:
@@ -182,35 +262,39 @@ def commitment_line(fact: Fact, actor: Actor, zone: str) -> Block:
     return block
 
 
-def commitments_blocks(facts: Sequence[Fact], actor: Actor, zone: str) -> list[Block]:
+def commitments_blocks(facts: Sequence[Fact], actor: Actor, zone: str, paging: Paging | None = None) -> list[Block]:
+    """A heading and one page of ``COMMITMENTS_PAGE`` commitments, with page buttons."""
     lang = actor.lang
     if not facts:
         return [section(t("commitments.none", lang))]
+    paging = paging or Paging("commitments")
     blocks = [section(t("commitments.head", lang, n=len(facts)))]
-    blocks += [commitment_line(f, actor, zone) for f in facts[:40]]
-    return blocks
+    blocks += [commitment_line(f, actor, zone) for f in facts[paging.offset:paging.offset + COMMITMENTS_PAGE]]
+    return blocks + pager(paging, len(facts), COMMITMENTS_PAGE, lang)
 
 
 def home_view(memories: Sequence[Fact], commitments: Sequence[Fact], actor: Actor, zone: str,
-              notice: str | None = None) -> dict[str, Any]:
-    """The App Home tab: the member's own memories (with Correct) and commitments (with Mark done)."""
+              notice: str | None = None, *, offset: int = 0) -> dict[str, Any]:
+    """The App Home tab: one page of the member's own memories (with Correct; from ``offset``) and
+    their commitments (with Mark done), within a view's 100 blocks."""
     lang = actor.lang
-    blocks: list[Block] = [{"type": "header", "text": _plain(t("home.title", lang))}]
+    blocks: list[Block] = [{"type": "header", "text": _plain(t("home.title", lang), 150)}]
     if notice:
         blocks.append(section(f":warning: {notice}"))
     blocks += [_context(t("home.intro", lang)), {"type": "divider"},
                section(f"*{t('home.memories', lang)}* ({len(memories)})")]
     if not memories:
         blocks.append(_context(t("mymemory.none", lang)))
-    for fact in memories[:HOME_MEMORIES]:
+    for fact in memories[offset:offset + HOME_MEMORIES]:
         blocks += memory_card(fact, actor, zone)
-    if len(memories) > HOME_MEMORIES:
-        blocks.append(_context(t("home.more", lang, n=len(memories) - HOME_MEMORIES)))
+    blocks += pager(Paging("home", offset=offset), len(memories), HOME_MEMORIES, lang)
     blocks += [{"type": "divider"}, section(f"*{t('home.commitments', lang)}* ({len(commitments)})")]
     if not commitments:
         blocks.append(_context(t("commitments.none", lang)))
     blocks += [commitment_line(f, actor, zone) for f in commitments[:HOME_COMMITMENTS]]
-    return {"type": "home", "blocks": blocks}
+    if len(commitments) > HOME_COMMITMENTS:
+        blocks.append(_context(t("home.more", lang, n=len(commitments) - HOME_COMMITMENTS)))
+    return {"type": "home", "blocks": blocks[:VIEW_BLOCKS]}
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,17 +317,36 @@ class ModalOrigin:
         return cls(data["fact"], str(data.get("response_url") or ""), bool(data.get("home")))
 
 
+def loading_modal(origin: ModalOrigin) -> dict[str, Any]:
+    """What the Correct button opens at once, before anything is looked up (the trigger lasts 3 s;
+    the presser's language is not known yet, so it says it in both): filled by ``views.update``."""
+    return {
+        "type": "modal",
+        "callback_id": CORRECT_MODAL,
+        "private_metadata": origin.dump(),
+        "title": _plain(f"{t('modal.title', 'en')} · {t('modal.title', 'zh')}", 24),
+        "close": _plain(f"{t('modal.close', 'en')} · {t('modal.close', 'zh')}", 24),
+        "blocks": [section(f"{t('modal.loading', 'en')}\n{t('modal.loading', 'zh')}")],
+    }
+
+
+def notice_modal(lang: Lang, text: str) -> dict[str, Any]:
+    """The modal turned into a message (the memory could not be shown: a refusal, an error)."""
+    return {"type": "modal", "title": _plain(t("modal.title", lang), 24), "close": _plain(t("modal.close", lang), 24),
+            "blocks": [section(text)]}
+
+
 def correct_modal(fact: Fact, lang: Lang, origin: ModalOrigin) -> dict[str, Any]:
     """The Correct modal: the current value, a field for the new one and an optional reason."""
     return {
         "type": "modal",
         "callback_id": CORRECT_MODAL,
         "private_metadata": origin.dump(),
-        "title": _plain(t("modal.title", lang)),
-        "submit": _plain(t("modal.submit", lang)),
-        "close": _plain(t("modal.close", lang)),
+        "title": _plain(t("modal.title", lang), 24),
+        "submit": _plain(t("modal.submit", lang), 24),
+        "close": _plain(t("modal.close", lang), 24),
         "blocks": [
-            _context(t("modal.current", lang, value=escape(_cut(fact.value, 2000)))),
+            _context(t("modal.current", lang, value=escape(_cut(fact.value, 2000)))),  # _md cuts after escaping
             {"type": "input", "block_id": "value", "label": _plain(t("modal.value", lang)),
              "element": {"type": "plain_text_input", "action_id": "value", "multiline": True,
                          "initial_value": _cut(fact.value, 3000), "max_length": 3000}},

@@ -1,9 +1,12 @@
 """What the Slack listeners share: the runtime's services and the Slack-side helpers.
 
 One ``Bridge`` per running ``SlackPlatform``. Listeners are thin — parse the payload, call the
-engine or the moderation service, render — and reach their collaborators here. It also keeps the
-small per-process state the adapter needs: which tenants have been seen since start (to cancel a
-pending purge when Heyan is added back), and the outcome of recent deliveries.
+engine or the moderation service, render — and reach their collaborators here. A listener works in
+one workspace at a time: ``bridge.at(tenant)`` is that workspace's ``Here`` (its bot token's
+clients, its bot user, its people), the same for a live request, a re-queued event, catch-up and
+the outbox. The Bridge also keeps the small per-process state the adapter needs: which tenants
+have been seen since start (to cancel a pending purge when Heyan is added back), and the outcome
+of recent deliveries.
 """
 
 from __future__ import annotations
@@ -16,14 +19,40 @@ from typing import Any
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.runtime import Runtime
+from adapters.slack.clients import make_client
 from adapters.slack.dedupe import EventGate, Outcomes
-from adapters.slack.mapping import People, tenant_from
+from adapters.slack.mapping import Directory, People, tenant_from
+from adapters.slack.places import Places
+from adapters.slack.redo import EventRedo
+from adapters.slack.scopes import ScopeNotices
 from adapters.slack.sender import SlackSender
+from adapters.slack.workspaces import Workspace, Workspaces
 from bot.departures import tenant_returned
 
-__all__ = ["Bridge"]
+__all__ = ["Bridge", "Here", "NotInstalled"]
 
 log = logging.getLogger(__name__)
+
+
+class NotInstalled(LookupError):
+    """Heyan is not (or no longer) installed in the workspace: nothing can be done there."""
+
+
+@dataclass(frozen=True, slots=True)
+class Here:
+    """One workspace as the listeners use it."""
+
+    tenant: str
+    workspace: Workspace
+    #: Posts, lookups and views (waits out one rate limit).
+    client: AsyncWebClient
+    #: History reads (does not wait: a refused read is answered from memory at once).
+    reads: AsyncWebClient
+    people: People
+
+    @property
+    def bot_user_id(self) -> str:
+        return self.workspace.bot_user_id
 
 
 @dataclass(slots=True)
@@ -31,29 +60,55 @@ class Bridge:
     """The Slack adapter's collaborators (built by ``adapters.slack.app.build_app``)."""
 
     rt: Runtime
-    client: AsyncWebClient
-    people: People
+    workspaces: Workspaces
     gate: EventGate
-    sender: SlackSender
-    bot_user_id: str
+    places: Places
+    redo: EventRedo
+    scopes: ScopeNotices
+    api_url: str | None = None
+    moderator_group: str | None = None
     outcomes: Outcomes = field(default_factory=Outcomes)
+    sender: SlackSender = field(init=False)
     _present: set[str] = field(default_factory=set)
+    _here: dict[str, Here] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.sender = SlackSender(self)
 
     async def tenant(self, context: Mapping[str, Any], body: Mapping[str, Any]) -> str:
         """The request's tenant. The first request of a tenant since start cancels a purge that
         was pending because Heyan had been removed from it (it is back)."""
         tenant = tenant_from(context, body)
+        await self.arrived(tenant)
+        return tenant
+
+    async def arrived(self, tenant: str) -> None:
         if tenant not in self._present:
             self._present.add(tenant)
             if await tenant_returned(self.rt.redis, tenant):
                 log.info("Heyan is back in %s: its pending purge is cancelled", tenant)
-        return tenant
 
     def left(self, tenant: str) -> None:
         """Heyan was removed from ``tenant``: a later request means it came back."""
         self._present.discard(tenant)
+        self._here.pop(tenant, None)
+
+    async def at(self, tenant: str) -> Here:
+        """The workspace ``tenant`` (NotInstalled when Heyan is not installed there)."""
+        ws = await self.workspaces.get(tenant)
+        if ws is None:
+            self._here.pop(tenant, None)
+            raise NotInstalled(f"Heyan is not installed in {tenant}")
+        here = self._here.get(tenant)
+        if here is None or here.workspace != ws:  # first use, or reinstalled with a new token
+            client = make_client(ws.bot_token, self.api_url)
+            people = People(Directory(client), self.rt.tenants, tenant=tenant, bot_user_id=ws.bot_user_id,
+                            moderator_group=self.moderator_group)
+            here = Here(tenant, ws, client, make_client(ws.bot_token, self.api_url, wait_rate_limit=False), people)
+            self._here[tenant] = here
+        return here
 
     async def zone(self, tenant: str, user_id: str) -> str:
         """The zone to show times in for ``user_id``: their own Slack ``tz``, else the workspace's."""
-        profile = await self.people.directory.user(user_id)
+        profile = await (await self.at(tenant)).people.directory.user(user_id)
         return profile.tz or (await self.rt.tenants.get(tenant)).timezone

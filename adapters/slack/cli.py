@@ -33,15 +33,24 @@ def manifest() -> None:
 
 @app.command()
 def check() -> None:
-    """Check HEYAN_SLACK_BOT_TOKEN and its scopes with Slack (auth.test), as `heyan run` does."""
+    """Check HEYAN_SLACK_BOT_TOKEN and its scopes with Slack (auth.test), as `heyan run` does (or, for many
+    workspaces, the OAuth settings)."""
 
     async def body(settings: Settings) -> None:
         from adapters.runtime import StartupError
         from adapters.slack.platform import check_identity, make_client
 
         s = settings.slack
+        if s.oauth:
+            if s.client_secret is None or s.signing_secret is None or s.app_token is not None:
+                raise fail("many workspaces (HEYAN_SLACK_CLIENT_ID) need HEYAN_SLACK_CLIENT_SECRET and "
+                           "HEYAN_SLACK_SIGNING_SECRET (HTTP mode), and no HEYAN_SLACK_APP_TOKEN")
+            console.print(f"ok: OAuth install for client {s.client_id}: workspaces install Heyan at "
+                          f"https://<host>/slack/install (HTTP mode on port {s.http_port})", highlight=False)
+            return
         if s.bot_token is None:
-            raise StartupError("HEYAN_SLACK_BOT_TOKEN is not set: give the app's Bot User OAuth Token (xoxb-…)")
+            raise StartupError("HEYAN_SLACK_BOT_TOKEN is not set: give the app's Bot User OAuth Token (xoxb-…), or "
+                               "HEYAN_SLACK_CLIENT_ID/SECRET for many workspaces")
         identity = await check_identity(make_client(s.bot_token.get_secret_value(), s.api_url))
         console.print(f"ok: bot {identity.bot_user_id} in team {identity.team_id}, every scope granted", highlight=False)
         if not s.socket_mode and s.signing_secret is None:

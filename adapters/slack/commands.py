@@ -5,9 +5,16 @@ answer goes back through the ``response_url`` as an ephemeral message, seen only
 The one public effect, a dispute's opening and closing message, goes through the outbox.
 
 Every subcommand is one call on the moderation service with the caller as an ``Actor``; the service
-checks permissions (moderators: workspace admins/owners or ``HEYAN_SLACK_MODERATOR_GROUP``) and
-refuses with a ``ModerationError`` shown as is. ``SlowDown`` is shown too. An unknown subcommand
-answers with the help. Slash commands carry no thread, so a command's session is its channel.
+checks permissions (moderators: workspace admins/owners, ``HEYAN_SLACK_MODERATOR_GROUP`` and the
+workspace's own moderator groups) and refuses with a ``ModerationError`` shown as is. ``SlowDown``
+is shown too. An unknown subcommand answers with the help.
+
+Slack sends no thread with a slash command (even one typed in a thread), so a command's session is
+its channel, and ``/heyan dispute open`` opens a dispute for the channel — its threads included —
+saying so; a dispute on one thread is opened from the message shortcut (``adapters.slack.shortcuts``).
+Opening needs Heyan in the channel (``conversations.info`` ``is_member``): otherwise the answer asks
+to invite it and nothing is recorded. Long lists are paged (``blocks.Paging``; ``page`` re-renders a
+page for its buttons).
 """
 
 from __future__ import annotations
@@ -16,22 +23,24 @@ import json
 import logging
 import re
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 
+from adapters.slack import settings_cmd
 from adapters.slack.blocks import (
     REVIEW_PAGE,
     Block,
+    Paging,
     commitments_blocks,
     memory_card,
     memory_list_blocks,
     review_blocks,
     section,
 )
-from adapters.slack.bridge import Bridge
+from adapters.slack.bridge import Bridge, Here, NotInstalled
+from adapters.slack.invocation import Answer, Handler, Invocation
 from adapters.slack.mapping import mentioned_users, readable
 from adapters.slack.render import escape
 from adapters.slack.texts import t
@@ -42,49 +51,13 @@ from bot.reminders import format_when
 from bot.richtext import Mention, RichText
 from memory.models import FactStatus, Kind, Lang, utcnow
 
-__all__ = ["Answer", "Invocation", "register", "run"]
+__all__ = ["Answer", "Invocation", "can_open_in", "open_dispute", "page", "register", "run"]
 
 log = logging.getLogger(__name__)
 
 _USER_TOKEN = r"<@[UW][A-Z0-9]+(?:\|[^<>]*)?>"
 
 
-@dataclass(frozen=True, slots=True)
-class Invocation:
-    """One ``/heyan`` call: who, where, and the words after the subcommand (Slack-escaped)."""
-
-    bridge: Bridge
-    actor: Actor
-    channel: str
-    rest: str
-    zone: str
-
-    @property
-    def tenant(self) -> str:
-        return self.actor.tenant
-
-    @property
-    def lang(self) -> Lang:
-        return self.actor.lang
-
-    def words(self, n: int = -1) -> list[str]:
-        """The first ``n`` words and the remainder (``n=-1``: every word)."""
-        return self.rest.split(maxsplit=n) if n >= 0 else self.rest.split()
-
-    async def plain(self, raw: str) -> str:
-        """Slack-escaped command text as readable text (``@name`` for mentions)."""
-        return await self.bridge.people.text(raw)
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """What the caller sees (ephemeral): text, and Block Kit when there is more to show."""
-
-    text: str
-    blocks: list[Block] | None = field(default=None)
-
-
-Handler = Callable[[Invocation], Awaitable[Answer]]
 
 
 def _help(actor: Actor, unknown: str | None = None) -> Answer:
@@ -98,7 +71,7 @@ def _help(actor: Actor, unknown: str | None = None) -> Answer:
 
 
 def _one_user(inv: Invocation, tokens: list[str]) -> str | None:
-    users = [u for u in mentioned_users(" ".join(tokens)) if u != inv.bridge.bot_user_id]
+    users = [u for u in mentioned_users(" ".join(tokens)) if u != inv.here.bot_user_id]
     return users[0] if users else None
 
 
@@ -111,39 +84,84 @@ def _need(words: list[str], sub: str) -> str:
 # --- disputes -----------------------------------------------------------------------------------
 
 
-async def dispute_open(inv: Invocation) -> Answer:
-    people = inv.bridge.people
-    members = [u for u in mentioned_users(inv.rest) if u not in (people.bot_user_id, inv.actor.user_id)]
+async def can_open_in(bridge: Bridge, here: Here, channel: str, lang: Lang) -> str | None:
+    """Why a dispute cannot be opened in ``channel`` (Heyan is not a member, it is archived), as
+    the answer to give; None when it can. Asked fresh (``conversations.info``), never cached."""
+    bot = escape((await here.people.directory.user(here.bot_user_id)).name)
+    try:
+        info = (await here.client.conversations_info(channel=channel))["channel"]
+    except SlackApiError as exc:
+        error = str(exc.response.get("error") or "")
+        if error in ("channel_not_found", "not_in_channel"):  # a private channel Heyan is not in
+            return t("dispute.invite", lang, bot=bot)
+        if error == "missing_scope" and exc.response.get("needed"):
+            await bridge.scopes.missing(here, str(exc.response["needed"]))
+        return t("dispute.cannot_check", lang, error=escape(error), bot=bot)
+    if info.get("is_archived"):
+        return t("dispute.archived", lang)
+    if not info.get("is_member", False) and not info.get("is_im"):
+        return t("dispute.invite", lang, bot=bot)
+    return None
+
+
+async def open_dispute(inv: Invocation, session: str, *, title: str, members: list[str], channel: str) -> str:
+    """Open a dispute titled ``title`` with ``members`` in ``session`` (the channel, or a thread of
+    it); the answer's text. Refused (nothing recorded) where Heyan cannot hear."""
+    refusal = await can_open_in(inv.bridge, inv.here, channel, inv.lang)
+    if refusal is not None:
+        return refusal
+    people = inv.here.people
+    members = [u for u in dict.fromkeys(members) if u not in (people.bot_user_id, inv.actor.user_id)]
     names = await people.directory.names(members)
-    title = readable(re.sub(_USER_TOKEN, " ", inv.rest))
     info = await inv.bridge.rt.moderation.dispute_open(
-        inv.actor, inv.channel, title=title, members=[Mention(u, names[u]) for u in members],
-        visibility=await people.directory.visibility(inv.channel),
+        inv.actor, session, title=title, members=[Mention(u, names[u]) for u in members],
+        visibility=await people.directory.visibility(channel), channel=channel,
     )
-    return Answer(t("dispute.opened", inv.lang, title=escape(info.title)))
+    key = "dispute.opened.thread" if session != channel else "dispute.opened"
+    return t(key, inv.lang, title=escape(info.title))
+
+
+async def dispute_open(inv: Invocation) -> Answer:
+    title = readable(re.sub(_USER_TOKEN, " ", inv.rest))
+    text = await open_dispute(inv, inv.channel, title=title, members=mentioned_users(inv.rest), channel=inv.channel)
+    if await inv.bridge.rt.sessions.is_open(inv.tenant, inv.channel):
+        text += "\n\n" + t("dispute.thread_hint", inv.lang)
+    return Answer(text)
+
+
+async def _dispute(inv: Invocation) -> str:
+    """The dispute a channel's command is about: the channel's own, or else the one dispute open on
+    a thread of it (a slash command cannot say which thread it was typed in)."""
+    sessions = inv.bridge.rt.sessions
+    own = await sessions.get(inv.tenant, inv.channel)
+    if own is not None and own.opened_at is not None:
+        return inv.channel
+    threads = [s.session for s in await sessions.tenant_sessions(inv.tenant)
+               if s.is_open and s.session.startswith(inv.channel + ":")]
+    return threads[0] if len(threads) == 1 else inv.channel
 
 
 async def dispute_status(inv: Invocation) -> Answer:
-    st = await inv.bridge.rt.moderation.dispute_status(inv.actor, inv.channel)
+    st = await inv.bridge.rt.moderation.dispute_status(inv.actor, await _dispute(inv))
     lang = inv.lang
     if st.info is None or not st.info.opened_at:
         head = t("dispute.none", lang)
     else:
         state = t(f"dispute.state.{st.info.state.value}", lang)
-        opener = (await inv.bridge.people.directory.user(st.info.opened_by)).name if st.info.opened_by else "?"
+        opener = (await inv.here.people.directory.user(st.info.opened_by)).name if st.info.opened_by else "?"
         head = t("dispute.status", lang, title=escape(st.info.title), state=state, opener=escape(opener),
                  when=format_when(st.info.opened_at, inv.zone, lang), stage=st.stage, turns=st.turns)
     blocks = [section(head)]
     if st.open_commitments:
         blocks += [section(t("dispute.commitments", lang)),
-                   *commitments_blocks(list(st.open_commitments), inv.actor, inv.zone)[1:]]
+                   *commitments_blocks(list(st.open_commitments), inv.actor, inv.zone, inv.paging("commitments"))[1:]]
     if st.summary is not None:
         blocks.append(section(t("dispute.summary", lang, text=escape(st.summary.text))))
     return Answer(head, blocks)
 
 
 async def dispute_summary(inv: Invocation) -> Answer:
-    summary = await inv.bridge.rt.moderation.dispute_summary(inv.actor, inv.channel)
+    summary = await inv.bridge.rt.moderation.dispute_summary(inv.actor, await _dispute(inv))
     if summary is None:
         return Answer(t("dispute.no_summary", inv.lang))
     return Answer(t("dispute.summary", inv.lang, text=escape(summary.text)))
@@ -151,11 +169,12 @@ async def dispute_summary(inv: Invocation) -> Answer:
 
 async def dispute_close(inv: Invocation) -> Answer:
     rt = inv.bridge.rt
-    closed = await rt.moderation.dispute_close(inv.actor, inv.channel, reason=await inv.plain(inv.rest))
+    session = await _dispute(inv)
+    closed = await rt.moderation.dispute_close(inv.actor, session, reason=await inv.plain(inv.rest))
     stamp = int((closed.info.closed_at or utcnow()).timestamp())
     notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
-    await rt.outbox.append(Post(id=f"dispute-close:{inv.tenant}:{inv.channel}:{stamp}", tenant=inv.tenant,
-                                session=inv.channel, body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED,
+    await rt.outbox.append(Post(id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant,
+                                session=session, body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED,
                                 lang=inv.lang))
     text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
     if closed.summary is not None:
@@ -188,7 +207,7 @@ async def memory_list(inv: Invocation) -> Answer:
     if not facts:
         return Answer(t("memory.none", inv.lang))
     head = t("memory.count", inv.lang, n=len(facts))
-    return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head))
+    return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head, inv.paging("list")))
 
 
 async def memory_show(inv: Invocation) -> Answer:
@@ -234,8 +253,8 @@ async def memory_review(inv: Invocation) -> Answer:
 async def _export(inv: Invocation, user: str | None) -> Answer:
     """Export a member's data and send it as a JSON file in the caller's DM (never in a channel)."""
     data = await inv.bridge.rt.moderation.export_member(inv.actor, user)
-    who = (await inv.bridge.people.directory.user(data["user"])).name
-    client = inv.bridge.client
+    who = (await inv.here.people.directory.user(data["user"])).name
+    client = inv.here.client
     try:
         dm = (await client.conversations_open(users=inv.actor.user_id))["channel"]["id"]
         await client.files_upload_v2(
@@ -261,7 +280,7 @@ async def memory_audit(inv: Invocation) -> Answer:
     for e in entries:
         reason = f" — {escape(e.reason)}" if e.reason else ""
         lines.append(f"{format_when(e.at, inv.zone, inv.lang)} · {escape(e.actor_name or e.actor_id)} · "
-                     f"`{e.action}` · `{escape(e.target[:12])}`{reason}")
+                     f"`{e.action}` · `{escape(e.target[:12])}`{reason[:300]}")
     return Answer("\n".join(lines))
 
 
@@ -272,13 +291,13 @@ async def mymemory(inv: Invocation) -> Answer:
     if not facts:
         return Answer(t("mymemory.none", inv.lang))
     head = t("mymemory.head", inv.lang, n=len(facts))
-    return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head))
+    return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head, inv.paging("mine")))
 
 
 async def commitments(inv: Invocation) -> Answer:
     everything = inv.words()[:1] == ["all"]
     facts = await inv.bridge.rt.moderation.commitments(inv.actor, session=inv.channel, include_closed=everything)
-    blocks = commitments_blocks(facts, inv.actor, inv.zone)
+    blocks = commitments_blocks(facts, inv.actor, inv.zone, inv.paging("commitments"))
     return Answer(blocks[0]["text"]["text"], blocks)
 
 
@@ -287,37 +306,63 @@ GROUPS: dict[str, dict[str, Handler]] = {
     "memory": {"list": memory_list, "show": memory_show, "edit": memory_edit, "delete": memory_delete,
                "confirm": memory_confirm, "review": memory_review, "export": memory_export, "audit": memory_audit},
 }
-SINGLE: dict[str, Handler] = {"mymemory": mymemory, "commitments": commitments}
+SINGLE: dict[str, Handler] = {"mymemory": mymemory, "commitments": commitments, "settings": settings_cmd.settings}
+#: The lists a page button re-renders, by ``Paging.kind``.
+PAGED: dict[str, Handler] = {"list": memory_list, "mine": mymemory, "commitments": commitments}
 
 
-async def run(bridge: Bridge, command: dict[str, Any], context: Any) -> Answer:
-    """Answer one ``/heyan`` command (never raises: refusals and failures become the answer)."""
-    tenant = await bridge.tenant(context, command)
-    actor = await bridge.people.actor(tenant, str(command["user_id"]))
-    text = str(command.get("text") or "").strip()
-    words = text.split(maxsplit=2)
-    head = words[0].lower() if words else "help"
+async def _guarded(actor: Actor, head: str, call: Callable[[], Awaitable[Answer]]) -> Answer:
     try:
-        if head in GROUPS and len(words) > 1 and words[1].lower() in GROUPS[head]:
-            handler, rest = GROUPS[head][words[1].lower()], words[2] if len(words) > 2 else ""
-        elif head in SINGLE:
-            handler, rest = SINGLE[head], text.split(maxsplit=1)[1] if len(words) > 1 else ""
-        else:
-            return _help(actor, None if head == "help" else readable(text))
-        zone = await bridge.zone(tenant, actor.user_id)
-        return await handler(Invocation(bridge, actor, str(command["channel_id"]), rest, zone))
+        return await call()
     except ModerationError as exc:
         return Answer(escape(exc.text(actor.lang)))
     except SlowDown as exc:
         return Answer(escape(exc.text(actor.lang)))
     except Exception:
-        log.exception("/heyan %s failed for %s in %s", head, actor.user_id, tenant)
+        log.exception("/heyan %s failed for %s in %s", head, actor.user_id, actor.tenant)
         return Answer(t("failed", actor.lang))
+
+
+async def run(bridge: Bridge, command: dict[str, Any], context: Any) -> Answer:
+    """Answer one ``/heyan`` command (never raises: refusals and failures become the answer)."""
+    tenant = await bridge.tenant(context, command)
+    here = await bridge.at(tenant)
+    actor = await here.people.actor(tenant, str(command["user_id"]))
+    text = str(command.get("text") or "").strip()
+    words = text.split(maxsplit=2)
+    head = words[0].lower() if words else "help"
+    if head in GROUPS and len(words) > 1 and words[1].lower() in GROUPS[head]:
+        handler, rest = GROUPS[head][words[1].lower()], words[2] if len(words) > 2 else ""
+    elif head in SINGLE:
+        handler, rest = SINGLE[head], text.split(maxsplit=1)[1] if len(words) > 1 else ""
+    else:
+        return _help(actor, None if head == "help" else readable(text))
+
+    async def call() -> Answer:
+        zone = await bridge.zone(tenant, actor.user_id)
+        return await handler(Invocation(bridge, here, actor, str(command["channel_id"]), rest, zone))
+
+    return await _guarded(actor, head, call)
+
+
+async def page(bridge: Bridge, here: Here, actor: Actor, paging: Paging) -> tuple[str, list[Block]]:
+    """Another page of a paged list, for its ‹ Previous / Next › buttons: the list asked again."""
+    handler = PAGED.get(paging.kind)
+    if handler is None:
+        raise InvalidRequest("that page button is from an older Heyan; run the command again",
+                             "这个翻页按钮来自旧版本，请重新运行命令")
+    zone = await bridge.zone(actor.tenant, actor.user_id)
+    answer = await _guarded(actor, paging.kind, lambda: handler(Invocation(
+        bridge, here, actor, paging.where, paging.args, zone, offset=paging.offset)))
+    return answer.text, answer.blocks or [section(answer.text)]
 
 
 def register(app: AsyncApp, bridge: Bridge) -> None:
     @app.command("/heyan")
     async def on_heyan(ack: Any, command: dict[str, Any], respond: Any, context: Any) -> None:
         await ack()  # within Slack's 3 s, before anything slow
-        answer = await run(bridge, command, context)
+        try:
+            answer = await run(bridge, command, context)
+        except NotInstalled:
+            return
         await respond(text=answer.text, blocks=answer.blocks, response_type="ephemeral", replace_original=False)

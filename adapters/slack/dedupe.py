@@ -1,17 +1,22 @@
-"""Each Slack event once, although Slack delivers it up to four times.
+"""Each Slack event once, although Slack may deliver it up to four times.
 
-Slack resends an event (same ``event_id``, ``X-Slack-Retry-Num`` 1–3) when it did not see an ack in
-3 s, and bolt passes every copy to the listeners. A user's message can also reach the app twice with
-different event ids (the same ``client_msg_id``). ``EventGate.first`` claims the ids in Redis with
-``SET NX`` — all of them or none, in one script — before anything is stored or said, so every
-process of the distributed shape agrees on which copy is handled.
+Slack resends an event (same ``event_id``, ``X-Slack-Retry-Num`` 1–3) only when it did not see an
+ack within 3 s, and bolt passes every copy to the listeners. A user's message can also reach the
+app twice with different event ids (the same ``client_msg_id``), or once live and once again from
+catch-up after a restart (``adapters.slack.catchup``, by the same ``client_msg_id``).
+``EventGate.first`` claims the ids in Redis with ``SET NX`` — all of them or none, in one script —
+before anything is stored or said, so every process of the distributed shape agrees on which copy
+is handled.
 
 The claim is a lease first (``LEASE_SECONDS``) and becomes a long mark only when the handling
-finished; a failure releases it at once. So a crash mid-handling does not swallow the event forever:
-Slack's later retry (after 1 and 5 minutes) finds the lease expired and is handled.
+finished; a failure releases it at once. Slack will not help after a failure: bolt acked the event
+before the listener ran, and Slack never sends an acked event again. So the listener re-queues a
+failed delivery itself (``adapters.slack.redo``); its re-run finds the claim released and handles it.
+A process killed mid-handling leaves a lease that expires after ``LEASE_SECONDS``, and the message
+itself is read back by catch-up at the next start if it was in an open dispute.
 
-``Outcomes`` records what became of each delivery ("replied", "observed", "duplicate", …): logs read
-better with it, and tests wait on it instead of on the clock.
+``Outcomes`` records what became of each delivery ("replied", "observed", "duplicate", "requeued",
+…): logs read better with it, and tests wait on it instead of on the clock.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ log = logging.getLogger(__name__)
 
 #: A claim held while an event is being handled; a crashed handler's claim expires after this.
 LEASE_SECONDS = 120
-#: How long a handled event's ids are remembered: longer than Slack's last retry (~6 minutes).
+#: How long a handled event's ids are remembered: longer than Slack's last retry (~6 minutes) and a
+#: restart's catch-up window.
 KEEP_SECONDS = 24 * 3600
 
 _CLAIM = """
@@ -79,7 +85,7 @@ class EventGate:
         try:
             yield True
         except BaseException:
-            # Not handled: let Slack's next retry try again.
+            # Not handled: its re-run (adapters.slack.redo) must find the ids free.
             await asyncio.shield(self.redis.delete(*keys))
             raise
         async with self.redis.pipeline(transaction=False) as pipe:

@@ -2,15 +2,16 @@
 
 * Tenant: ``slack:<team id>``; on Enterprise Grid ``slack:<enterprise id>:<team id>`` (a team id is
   unique only within its org there).
-* Session: a reply in a thread is ``<channel>:<thread ts>``; anything else is ``<channel>``. A thread's
-  parent stays in its channel's session: it was posted there before the thread existed, so its
-  message id and session do not change when someone replies to it.
+* Session: ``session_of`` is the plain rule — a reply in a thread is ``<channel>:<thread ts>``,
+  anything else ``<channel>`` (a thread's parent stays in its channel's session: it was posted there
+  before the thread existed). Open disputes and mentions refine it: ``adapters.slack.places``.
 * Message id: ``<channel>:<ts>`` (a ``ts`` is unique only within its channel). Edits and deletions
   name the same id, so ``Engine.revise`` / ``retract`` find what it said.
 * Visibility: private channels, group DMs and DMs are private sessions (``conversations.info``).
 * Speaker: the user's ``tz`` (``users.info``) is ``Message.speaker_zone``; their ``locale`` picks
   Chinese or English unless the workspace set ``language``.
-* Actor: workspace admins and owners, and members of ``HEYAN_SLACK_MODERATOR_GROUP``, moderate.
+* Actor: workspace admins and owners, and members of ``HEYAN_SLACK_MODERATOR_GROUP`` and of the
+  workspace's own moderator user groups (``/heyan settings``), moderate.
 
 Text: Slack sends markup (``<@U1|bob>``, ``<!channel>``, ``<https://x|label>``) with ``&``, ``<``,
 ``>`` escaped. The engine and the memory get readable text (``@bob``, ``@channel``, ``label
@@ -210,6 +211,11 @@ class Directory:
         self._channels = _Cache(ttl, clock)
         self._groups = _Cache(ttl, clock)
 
+    def cached(self, user_id: str) -> Profile | None:
+        """The profile if it is cached (no Slack call): for answers due before any lookup."""
+        found = self._users.get(user_id)
+        return found if isinstance(found, Profile) else None
+
     async def user(self, user_id: str) -> Profile:
         cached = self._users.get(user_id)
         if isinstance(cached, Profile):
@@ -260,6 +266,18 @@ class Directory:
             return frozenset()
         return self._groups.put(group, users)
 
+    async def group_handles(self) -> dict[str, str]:
+        """User group id → handle (for showing a group without pinging it); empty if unknown."""
+        cached = self._groups.get("\x00handles")
+        if isinstance(cached, dict):
+            return cached
+        try:
+            groups = (await self.client.usergroups_list())["usergroups"]
+        except (SlackApiError, SlackClientError, OSError, TimeoutError) as exc:
+            log.warning("usergroups.list failed (%s): groups are shown by id", exc)
+            return {}
+        return self._groups.put("\x00handles", {str(g["id"]): str(g.get("handle") or g["id"]) for g in groups})
+
     async def _group_id(self, handle: str) -> str | None:
         handle = handle.lstrip("@")
         for g in (await self.client.usergroups_list())["usergroups"]:
@@ -270,14 +288,26 @@ class Directory:
 
 
 class People:
-    """Turns Slack users and events into ``Actor``s and ``Message``s."""
+    """Turns one workspace's Slack users and events into ``Actor``s and ``Message``s.
 
-    def __init__(self, directory: Directory, tenants: TenantConfig, *, bot_user_id: str,
+    Moderators are the workspace's admins and owners, the members of ``HEYAN_SLACK_MODERATOR_GROUP``
+    (the deployment's default) and of the user groups the workspace's own moderators set
+    (``/heyan settings moderators``: the tenant's ``moderator_roles``)."""
+
+    def __init__(self, directory: Directory, tenants: TenantConfig, *, tenant: str = "", bot_user_id: str,
                  moderator_group: str | None = None) -> None:
         self.directory = directory
         self.tenants = tenants
+        self.tenant = tenant
         self.bot_user_id = bot_user_id
         self.moderator_group = moderator_group
+
+    async def moderator_groups(self, tenant: str) -> list[str]:
+        """The user groups whose members moderate in ``tenant``."""
+        groups = list((await self.tenants.get(tenant)).moderator_roles)
+        if self.moderator_group and self.moderator_group not in groups:
+            groups.insert(0, self.moderator_group)
+        return groups
 
     async def lang(self, tenant: str, profile: Profile) -> Lang:
         """The workspace's ``language`` when set, else the user's locale (``zh*`` → Chinese)."""
@@ -286,33 +316,39 @@ class People:
             return setting
         return "zh" if (profile.locale or "").lower().startswith("zh") else "en"
 
-    def hint(self, lang: Lang) -> str:
-        if self.moderator_group:
-            return t("moderator.hint.group", lang, group=self.moderator_group)
+    def hint(self, lang: Lang, groups: Iterable[str] = ()) -> str:
+        names = ", ".join(groups) or self.moderator_group
+        if names:
+            return t("moderator.hint.group", lang, group=names)
         return t("moderator.hint", lang)
 
     async def actor(self, tenant: str, user_id: str) -> Actor:
         profile = await self.directory.user(user_id)
         moderator = profile.is_admin or profile.is_owner
-        if not moderator and self.moderator_group:
-            moderator = user_id in await self.directory.group_members(self.moderator_group)
+        groups = await self.moderator_groups(tenant)
+        for group in groups:
+            if moderator:
+                break
+            moderator = user_id in await self.directory.group_members(group)
         lang = await self.lang(tenant, profile)
         return Actor(tenant=tenant, user_id=user_id, name=profile.name,
                      capabilities=frozenset({Capability.MODERATE}) if moderator else frozenset(),
-                     lang=lang, moderator_hint=self.hint(lang))
+                     lang=lang, moderator_hint=self.hint(lang, groups))
 
     async def text(self, raw: str) -> str:
         """``raw`` Slack text made readable, with the bot's own mention removed."""
         others = [u for u in mentioned_users(raw) if u != self.bot_user_id]
         return readable(raw, await self.directory.names(others), drop=[self.bot_user_id])
 
-    async def message(self, tenant: str, event: Mapping[str, Any], *, mention: bool) -> Message:
-        """A Slack message event (or the ``message`` of a ``message_changed``) as a ``Message``."""
+    async def message(self, tenant: str, event: Mapping[str, Any], *, mention: bool,
+                      session: str | None = None) -> Message:
+        """A Slack message event (or the ``message`` of a ``message_changed``, or a message read
+        from history) as a ``Message`` of ``session`` (default: its thread or channel)."""
         channel, ts, user = event.get("channel"), event.get("ts"), event.get("user")
         if not (isinstance(channel, str) and isinstance(ts, str) and isinstance(user, str)):
             raise MalformedPayload("a message needs channel, ts and user")
         profile = await self.directory.user(user)
-        session = session_of(channel, event.get("thread_ts"), ts)
+        session = session or session_of(channel, event.get("thread_ts"), ts)
         return Message(
             id=message_id(channel, ts),
             scope=Scope(tenant=tenant, session=session, user=user),

@@ -3,7 +3,11 @@
 Start-up checks everything Slack can tell before the first member talks to Heyan, and stops with
 one line naming what to fix: the bot token (``auth.test``), the bot scopes (the ``x-oauth-scopes``
 header of the same answer against ``REQUIRED_SCOPES``), the app token (Socket Mode) or the signing
-secret and port (HTTP mode).
+secret and port (HTTP mode); with OAuth (``HEYAN_SLACK_CLIENT_ID``, many workspaces) the client
+secret and HTTP mode. It then claims the Redis database for this Slack app (``claim_redis``: two
+deployments of different apps must not share one database), starts the worker of re-queued events
+(``adapters.slack.redo``) and reads back what was said in open disputes while Heyan was stopped
+(``adapters.slack.catchup``; ``catchup_done`` is set when it has finished).
 
 Socket Mode (``HEYAN_SLACK_APP_TOKEN``): bolt's aiohttp ``AsyncSocketModeHandler`` on the app token;
 no public URL needed. HTTP mode (``HEYAN_SLACK_SIGNING_SECRET`` and no app token): uvicorn serves
@@ -25,57 +29,45 @@ import uvicorn
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.http_retry.builtin_async_handlers import (
-    AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
-)
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.runtime import Runtime, StartupError
-from adapters.slack.app import EVENTS_PATH, HeyanRequestHandler, Identity, build_app
+from adapters.slack.app import EVENTS_PATH, HeyanRequestHandler, Identity, OAuthConfig, build_app
 from adapters.slack.bridge import Bridge
+from adapters.slack.catchup import CatchUp, catch_up
+from adapters.slack.clients import DEFAULT_API_URL, make_client
+from adapters.slack.mapping import tenant_of
+from adapters.slack.redo import redo_worker
+from adapters.slack.scopes import REQUIRED_SCOPES
+from adapters.slack.workspaces import RedisInstallationStore, Workspace, Workspaces
 from bot.delivery import PostSender
-from bot.settings import Settings
+from bot.settings import Settings, SlackSettings
 
-__all__ = ["DEFAULT_API_URL", "REQUIRED_SCOPES", "SlackPlatform", "check_identity", "make_client"]
+__all__ = ["DEFAULT_API_URL", "REQUIRED_SCOPES", "SlackPlatform", "check_identity", "claim_redis", "make_client"]
 
 log = logging.getLogger(__name__)
 
-#: Slack's Web API (``HEYAN_SLACK_API_URL`` replaces it for proxies and tests).
-DEFAULT_API_URL = "https://slack.com/api/"
-
-#: The bot scopes Heyan uses, each for one thing (adapters/slack/manifest.yaml grants exactly these).
-REQUIRED_SCOPES: tuple[str, ...] = (
-    "app_mentions:read",  # app_mention events
-    "channels:history",  # messages in public channels where a dispute is open
-    "channels:read",  # conversations.info: is a channel public?
-    "chat:write",  # replies, follow-ups, ephemeral answers
-    "commands",  # /heyan
-    "files:write",  # exports sent as a file
-    "groups:history",  # messages in private channels
-    "groups:read",  # conversations.info for private channels
-    "im:history",  # direct messages to Heyan
-    "im:read",  # conversations.info for DMs
-    "im:write",  # conversations.open: the DM an export is sent to
-    "mpim:history",  # group DMs
-    "mpim:read",  # conversations.info for group DMs
-    "usergroups:read",  # members of HEYAN_SLACK_MODERATOR_GROUP
-    "users:read",  # users.info: name, tz, locale, admin/owner
-)
-
 #: Seconds to wait for the Socket Mode connection at start-up.
 CONNECT_SECONDS = 30.0
+#: Which Slack app this Redis database serves (``claim_redis``).
+APP_KEY = "heyan:slack-app"
 
 
-def make_client(token: str, api_url: str | None = None) -> AsyncWebClient:
-    """The Web API client: ``retry_handlers`` replaces slack_sdk's defaults, so the connection-error
-    handler is listed again beside the rate-limit one (which waits ``Retry-After`` once)."""
-    return AsyncWebClient(
-        token=token,
-        base_url=api_url or DEFAULT_API_URL,
-        timeout=30,
-        retry_handlers=[AsyncConnectionErrorRetryHandler(), AsyncRateLimitErrorRetryHandler(max_retry_count=1)],
-    )
+async def claim_redis(redis: Any, app: str) -> None:
+    """Record which Slack app this Redis database serves; StartupError if it serves another one.
+
+    Everything Heyan keeps in Redis — conversation windows, the job queue, the outbox — is shared by
+    the processes of one deployment; a second deployment (another Slack app) on the same database
+    would take the first one's jobs and posts. Two deployments share one Redis server with a
+    database each (``HEYAN_REDIS_URL=redis://host:6379/1``)."""
+    await redis.setnx(APP_KEY, app)
+    held = await redis.get(APP_KEY)
+    held = held.decode() if isinstance(held, bytes) else held
+    if held is not None and held != app:
+        raise StartupError(
+            f"this Redis database already serves another Slack app ({held}; this one is {app}): give each "
+            f"deployment its own database, e.g. HEYAN_REDIS_URL=redis://<host>:6379/1 — or, if this database "
+            f"now belongs to this app, delete the key {APP_KEY}")
 
 
 def _header(headers: Mapping[str, Any], name: str) -> str | None:
@@ -114,6 +106,27 @@ async def check_identity(client: AsyncWebClient) -> Identity:
                     bot_id=str(response["bot_id"]), enterprise_id=response.get("enterprise_id"), scopes=granted)
 
 
+def _check_mode(s: SlackSettings) -> None:
+    """One line naming what to fix when the Slack settings do not make one mode."""
+    if s.oauth and s.bot_token is not None:
+        raise StartupError("set either HEYAN_SLACK_BOT_TOKEN (one workspace) or HEYAN_SLACK_CLIENT_ID and "
+                           "HEYAN_SLACK_CLIENT_SECRET (workspaces install Heyan through OAuth), not both")
+    if s.oauth:
+        if s.client_secret is None:
+            raise StartupError("HEYAN_SLACK_CLIENT_SECRET is not set: copy the app's Client Secret from Basic "
+                               "Information → App Credentials")
+        if s.app_token is not None or s.signing_secret is None:
+            raise StartupError("installing Heyan through OAuth needs HTTP mode (/slack/install and "
+                               "/slack/oauth_redirect): set HEYAN_SLACK_SIGNING_SECRET and unset HEYAN_SLACK_APP_TOKEN")
+        return
+    if s.bot_token is None:
+        raise StartupError("HEYAN_SLACK_BOT_TOKEN is not set: give the app's Bot User OAuth Token (xoxb-…), or "
+                           "HEYAN_SLACK_CLIENT_ID/SECRET for many workspaces")
+    if s.app_token is None and s.signing_secret is None:
+        raise StartupError("set HEYAN_SLACK_APP_TOKEN (Socket Mode) or HEYAN_SLACK_SIGNING_SECRET (HTTP mode) "
+                           "for Slack")
+
+
 class _Server(uvicorn.Server):
     """uvicorn without its own signal handling: ``heyan run`` owns SIGINT/SIGTERM and calls stop()."""
 
@@ -136,6 +149,11 @@ class SlackPlatform:
         self.app: AsyncApp | None = None
         self.bridge: Bridge | None = None
         self.identity: Identity | None = None
+        #: What the start-up catch-up did, once it is done (``catchup_done``).
+        self.catchup: CatchUp | None = None
+        self.catchup_done = asyncio.Event()
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._redo: Any = None
         self._socket_mode: AsyncSocketModeHandler | None = None
         self._server: _Server | None = None
         self._sock: socket.socket | None = None
@@ -149,23 +167,47 @@ class SlackPlatform:
 
     async def start(self, rt: Runtime) -> PostSender:
         s = self.settings.slack
-        if s.bot_token is None:
-            raise StartupError("HEYAN_SLACK_BOT_TOKEN is not set: give the app's Bot User OAuth Token (xoxb-…)")
-        if s.app_token is None and s.signing_secret is None:
-            raise StartupError("set HEYAN_SLACK_APP_TOKEN (Socket Mode) or HEYAN_SLACK_SIGNING_SECRET (HTTP mode) "
-                               "for Slack")
-        client = make_client(s.bot_token.get_secret_value(), s.api_url)
-        self.identity = await check_identity(client)
+        _check_mode(s)
         secret = s.signing_secret.get_secret_value() if s.signing_secret else ""
-        self.app, self.bridge = build_app(rt, client, self.identity, signing_secret=secret,
-                                          moderator_group=s.moderator_group)
+        oauth: OAuthConfig | None = None
+        if s.oauth:
+            assert s.client_id is not None and s.client_secret is not None
+            workspaces = Workspaces(store=RedisInstallationStore(rt.redis, rt.cipher))
+            oauth = OAuthConfig(s.client_id, s.client_secret.get_secret_value(), s.redirect_uri)
+            await claim_redis(rt.redis, f"client:{s.client_id}")
+            where = f"{len(await workspaces.tenants())} installed workspaces"
+        else:
+            assert s.bot_token is not None
+            token = s.bot_token.get_secret_value()
+            self.identity = identity = await check_identity(make_client(token, s.api_url))
+            tenant = tenant_of(identity.team_id, identity.enterprise_id)
+            workspaces = Workspaces(single=Workspace(
+                tenant=tenant, team_id=identity.team_id, bot_token=token, bot_user_id=identity.bot_user_id,
+                bot_id=identity.bot_id, enterprise_id=identity.enterprise_id, scopes=identity.scopes))
+            await claim_redis(rt.redis, f"bot:{tenant}:{identity.bot_id}")
+            where = f"{identity.bot_user_id} in {identity.team_id}"
+        self.app, self.bridge = build_app(rt, workspaces, signing_secret=secret, moderator_group=s.moderator_group,
+                                          api_url=s.api_url, oauth=oauth)
         if s.app_token is not None:
-            await self._connect(self.app, client, s.app_token.get_secret_value())
+            assert s.bot_token is not None
+            await self._connect(self.app, make_client(s.bot_token.get_secret_value(), s.api_url),
+                                s.app_token.get_secret_value())
         else:
             self._listen(self.app, secret, s.http_port)
-        log.info("Slack: %s as %s in %s", "Socket Mode" if s.app_token else f"HTTP on :{s.http_port}",
-                 self.identity.bot_user_id, self.identity.team_id)
+        jobs = rt.settings.jobs
+        self._redo = redo_worker(self.bridge, rt.redis, max_tries=jobs.max_tries, timeout=jobs.job_timeout)
+        self._tasks = [asyncio.create_task(self._redo.main(), name="heyan-slack-redo"),
+                       asyncio.create_task(self._catch_up(self.bridge), name="heyan-slack-catchup")]
+        log.info("Slack: %s, %s", "Socket Mode" if s.app_token else f"HTTP on :{s.http_port}", where)
         return self.bridge.sender
+
+    async def _catch_up(self, bridge: Bridge) -> None:
+        try:
+            self.catchup = await catch_up(bridge)
+        except Exception:
+            log.exception("catch-up after the start failed; open disputes are read back at the next start")
+        finally:
+            self.catchup_done.set()
 
     async def _connect(self, app: AsyncApp, client: AsyncWebClient, app_token: str) -> None:
         """Check the app token (one ``apps.connections.open``, whose URL is then used) and connect."""
@@ -226,6 +268,16 @@ class SlackPlatform:
         if self._stopped.is_set():
             return
         self._stopped.set()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        if self._redo is not None:  # not Worker.close(): that would close the runtime's Redis pool
+            running = [t for t in self._redo.tasks.values() if not t.done()]
+            for task in running:
+                task.cancel()
+            await asyncio.gather(*running, return_exceptions=True)
         if self._socket_mode is not None:
             await self._socket_mode.close_async()  # type: ignore[no-untyped-call]
         if self._server is not None:

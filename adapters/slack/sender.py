@@ -1,7 +1,10 @@
 """Posting to Slack: the outbox's ``PostSender`` and the mediator's thread replies.
 
 A post goes to its session's channel, in its thread when the session is a thread (or when
-``post.ref["thread_ts"]`` names one: a reply to a top-level mention goes under it). Text is rendered
+``post.ref["thread_ts"]`` names one: a reply to a top-level mention goes under it), with the bot
+token of the post's workspace (``Bridge.at``): a workspace that uninstalled Heyan meanwhile makes
+the post permanent-failed ("Heyan is no longer installed"), never a retry loop. When the opening post
+of a dispute goes out, its thread is remembered for catch-up (``Places.add_thread``). Text is rendered
 by ``adapters.slack.render`` — only the ``Mention`` spans become ``<@U…>``; everything else is
 escaped — and sent with ``link_names`` off, so no word in a quote or an LLM reply can ping a channel,
 ``@here`` or a user group.
@@ -14,6 +17,7 @@ permanent, so the outbox dead-letters it with Slack's reason at once instead of 
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
@@ -22,8 +26,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.mapping import split_session
 from adapters.slack.render import render
 from bot.delivery import DeliveryError
-from bot.outbox import Post
+from bot.outbox import Post, PostKind
 from bot.richtext import RichText
+
+if TYPE_CHECKING:
+    from adapters.slack.bridge import Bridge, Here
 
 __all__ = ["PERMANENT_ERRORS", "SlackSender"]
 
@@ -42,35 +49,53 @@ _REASONS = {
     "channel_not_found": "the channel no longer exists or the bot was removed from it",
     "not_in_channel": "the bot is not a member of the channel (it was removed)",
     "is_archived": "the channel is archived",
+    "token_revoked": "the workspace uninstalled Heyan or revoked its token",
+    "account_inactive": "the workspace uninstalled Heyan or was deleted",
+    "invalid_auth": "the bot token is no longer valid",
+    "missing_scope": "the bot token lacks a scope (the installer was told which)",
 }
 
 
 class SlackSender:
-    """Sends posts to Slack with the bot token; returns the message ``ts``."""
+    """Sends posts to Slack with each workspace's bot token; returns the message ``ts``."""
 
     platform = "slack"
 
-    def __init__(self, client: AsyncWebClient) -> None:
-        self.client = client
+    def __init__(self, bridge: Bridge) -> None:
+        self.bridge = bridge
 
     def __repr__(self) -> str:
-        return f"SlackSender(base_url={self.client.base_url!r})"
+        return f"SlackSender({self.bridge.workspaces!r})"
 
     async def send(self, post: Post) -> str:
+        from adapters.slack.bridge import NotInstalled
+
+        try:
+            here = await self.bridge.at(post.tenant)
+        except NotInstalled:
+            raise DeliveryError(f"Heyan is no longer installed in {post.tenant}", permanent=True) from None
         channel, thread = split_session(post.session)
         # an answer to a top-level mention goes in a thread under that message (ids are <channel>:<ts>)
         answered = post.ref.get("reply_to", "").rpartition(":")[2] or None
-        return await self.post(channel, post.body, thread_ts=post.ref.get("thread_ts") or thread or answered)
+        ts = await self.post(here, channel, post.body, thread_ts=post.ref.get("thread_ts") or thread or answered)
+        if post.kind is PostKind.DISPUTE_OPENED and thread is None:
+            await self.bridge.places.add_thread(post.tenant, post.session, ts)
+        return ts
 
-    async def post(self, channel: str, body: RichText, *, thread_ts: str | None = None) -> str:
-        """Post ``body`` in ``channel`` (in the thread ``thread_ts``); raise ``DeliveryError``."""
+    async def post(self, here: Here, channel: str, body: RichText, *, thread_ts: str | None = None) -> str:
+        """Post ``body`` in ``channel`` (in the thread ``thread_ts``) of ``here``'s workspace; raise
+        ``DeliveryError``."""
         text = render(body)
+        client: AsyncWebClient = here.client
         try:
-            response = await self.client.chat_postMessage(
+            response = await client.chat_postMessage(
                 channel=channel, text=text, thread_ts=thread_ts, link_names=False,
                 unfurl_links=False, unfurl_media=False,
             )
         except SlackApiError as exc:
+            needed = exc.response.get("needed") if exc.response.get("error") == "missing_scope" else None
+            if needed and self.bridge.scopes is not None:
+                await self.bridge.scopes.missing(here, str(needed))
             raise _delivery_error(exc, channel) from exc
         except (TimeoutError, SlackClientError, aiohttp.ClientError, OSError) as exc:
             raise DeliveryError(f"cannot reach Slack: {type(exc).__name__}: {exc}") from exc

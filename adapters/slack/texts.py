@@ -50,8 +50,25 @@ _T: dict[str, tuple[str, str]] = {
     "moderator.hint.group": ("a workspace admin or owner, or a member of the user group {group}",
                              "工作区管理员或所有者，或用户组 {group} 的成员"),
     # --- disputes --------------------------------------------------------------------------------
-    "dispute.opened": ("Opened the dispute “{title}” in this channel; the opening message is on its way.",
-                       "已在本频道开启争议“{title}”，开场消息马上发出。"),
+    "dispute.opened": ("Opened the dispute “{title}” in this channel; the opening message is on its way. "
+                       "I will remember what is said here, in its threads too.",
+                       "已在本频道开启争议“{title}”，开场消息马上发出。这里和其中各话题里说的话我都会记下。"),
+    "dispute.opened.thread": ("Opened the dispute “{title}” on this thread; the opening message is on its way "
+                              "in the thread, and I will remember what is said there.",
+                              "已在这个话题上开启争议“{title}”，开场消息马上发到话题里，话题里说的话我都会记下。"),
+    "dispute.invite": ("I'm not in this channel, so I can't hear it. Invite @{bot} first (`/invite @{bot}`), "
+                       "then open the dispute again.",
+                       "我不在这个频道里，听不到这里的对话。请先邀请 @{bot}（`/invite @{bot}`），再重新开启争议。"),
+    "dispute.archived": ("This channel is archived: nothing more can be said here.", "这个频道已归档，不能再在这里讨论了。"),
+    "dispute.cannot_check": ("Slack did not tell me whether I'm in this channel ({error}); nothing was opened. "
+                             "Try again, or invite @{bot} first.",
+                             "Slack 没有告诉我我是否在这个频道里（{error}），争议没有开启。请重试，或先邀请 @{bot}。"),
+    "dispute.thread_hint": ("Slack doesn't tell me which thread a slash command was typed in, so this opens the "
+                            "dispute for the whole channel. To open it on one thread, use the message menu "
+                            "(⋯) → *Open a dispute here* on the thread's first message.",
+                            "Slack 不会告诉我斜杠命令是在哪个话题里输入的，所以这会为整个频道开启争议。"
+                            "要只在一个话题上开启，请在该话题第一条消息的菜单（⋯）里选 *在这里开启争议*。"),
+    "shortcut.no_title": ("(no title)", "（无标题）"),
     "dispute.none": ("No dispute has been opened here.", "这里还没有开启过争议。"),
     "dispute.status": ("*{title}* — {state}, opened by {opener} on {when}\nStage: {stage} · {turns} messages",
                        "*{title}* —— {state}，由 {opener} 于 {when} 开启\n阶段：{stage} · {turns} 条消息"),
@@ -121,6 +138,17 @@ _T: dict[str, tuple[str, str]] = {
     "modal.value": ("What it should say", "应该记为"),
     "modal.reason": ("Why (optional, kept in the audit trail)", "原因（可选，记入审计）"),
     "modal.empty": ("Write what the memory should say.", "请写出这条记忆应有的内容。"),
+    "modal.loading": ("Looking the memory up…", "正在查找这条记忆……"),
+    "page.of": ("Page {page} of {pages} · {total} in all", "第 {page}/{pages} 页 · 共 {total} 条"),
+    # --- Slack's refusals ------------------------------------------------------------------------
+    "history.scope": ("(I could not read this conversation: Heyan lacks the Slack scope `{scope}`. I told whoever "
+                      "installed it; this answer is from what I remember.)",
+                      "（我读不到这段对话：和言缺少 Slack 权限 `{scope}`，已告知安装者；以上回答只依据我记得的内容。）"),
+    "scope.installer": ("Heyan lacks the Slack scope `{scope}`, which it needs for {why}. Add it under OAuth & "
+                        "Permissions and reinstall the app (or install it again from your deployment's "
+                        "/slack/install page). I will not repeat this for a week.",
+                        "和言缺少 Slack 权限 `{scope}`（用于：{why}）。请在 OAuth & Permissions 中添加并重新安装应用"
+                        "（或从部署的 /slack/install 页面重新安装）。一周内不再重复提醒。"),
     # --- App Home --------------------------------------------------------------------------------
     "home.title": ("Heyan (和言)", "和言 Heyan"),
     "home.intro": ("What I remember about you in this workspace. Only you see this page. Correct anything "

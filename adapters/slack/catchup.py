@@ -1,0 +1,85 @@
+"""Catch-up after downtime: what was said in open disputes while Heyan was stopped.
+
+Slack does not keep events for an app that is down (it retries an unacknowledged event a few times
+within minutes, then drops it). So at start, for every open dispute in a workspace this deployment
+serves, Heyan reads the conversation back from the newest message it handled there
+(``Places.last_seen``; the dispute's opening time if none) — a thread dispute's replies, or a
+dispute channel's top level plus its threads (new ones, and the ones it already knew) — and feeds
+each person's message through the same exactly-once path as a live event (``events.observe`` behind
+the ``EventGate``, keyed by the message's ``client_msg_id``; the window drops a message id it
+holds). A message that both arrives live and is read back is remembered once.
+
+A dispute whose history Slack refuses (the bot was removed, a scope is missing, a rate limit) is
+logged and left for the next start; the others go on.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+
+from adapters.slack.bridge import Bridge, NotInstalled
+from adapters.slack.events import observe
+from adapters.slack.history import HistoryRefused, since
+from adapters.slack.mapping import split_session
+
+__all__ = ["CatchUp", "catch_up"]
+
+log = logging.getLogger(__name__)
+
+#: Seconds Slack's clock may be behind this process's (a dispute's opening time is ours; ``ts`` are Slack's).
+CLOCK_SKEW = 5.0
+
+
+@dataclass(slots=True)
+class CatchUp:
+    """What a catch-up did: messages fed per dispute, and the disputes Slack refused."""
+
+    fed: dict[str, int] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.fed.values())
+
+
+async def catch_up(bridge: Bridge) -> CatchUp:
+    """Read back every open dispute of the workspaces this deployment serves (see the module doc)."""
+    report = CatchUp()
+    served = set(await bridge.workspaces.tenants())
+    for info in await bridge.rt.sessions.all_sessions():
+        if not info.is_open or info.tenant not in served:
+            continue
+        where = f"{info.tenant}/{info.session}"
+        try:
+            here = await bridge.at(info.tenant)
+            channel, thread = split_session(info.session)
+            last = await bridge.places.last_seen(info.tenant, info.session)
+            # nothing heard since the opening: from a little before it (Slack's clock may be behind ours)
+            oldest = last or (f"{info.opened_at.timestamp() - CLOCK_SKEW:.6f}" if info.opened_at else "0")
+            threads = await bridge.places.threads(info.tenant, info.session) if thread is None else ()
+            found = await since(here.client, channel, thread, oldest, threads)  # waits out a rate limit once
+        except NotInstalled:
+            continue
+        except HistoryRefused as exc:
+            report.refused[where] = exc.error
+            if exc.error == "missing_scope" and exc.needed:
+                await bridge.scopes.missing(here, exc.needed)
+            log.warning("catch-up of %s: Slack refused %s; trying again at the next start", where, exc)
+            continue
+        fed = 0
+        try:
+            for message in found:  # oldest first: a failure leaves last_seen before what was not fed
+                # a mention made while Heyan was away is remembered like any message, not answered hours later
+                claim = f"msg:{message['client_msg_id']}" if message.get("client_msg_id") else None
+                async with bridge.gate.first(info.tenant, claim) as fresh:
+                    if fresh:
+                        await observe(bridge, info.tenant, message, info.session)
+                        fed += 1
+        except Exception as exc:
+            report.refused[where] = f"{type(exc).__name__}: {exc}"
+            log.exception("catch-up of %s stopped after %d messages; the rest is read at the next start", where, fed)
+        if fed:
+            report.fed[where] = fed
+            log.info("catch-up of %s: %d messages said while Heyan was away", where, fed)
+    return report

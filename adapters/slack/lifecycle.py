@@ -1,0 +1,112 @@
+"""Workspace-level Slack events: Heyan uninstalled or its token revoked, channels archived or deleted.
+
+* ``app_uninstalled``, and ``tokens_revoked`` naming the bot token: the workspace's installation is
+  deleted at once (its token no longer works) and its data is purged after the grace period
+  (``bot.departures``: ``HEYAN_SLACK_LEAVE_PURGE_DAYS``, cancelled if Heyan is added back). Work
+  still running for that workspace ends with "not installed"; its posts fail permanently, once.
+* ``channel_archive`` / ``group_archive``: the channel is read-only now, so its open disputes (the
+  channel's and its threads') are closed — summary written, follow-ups withdrawn, audited as Heyan.
+* ``channel_deleted`` / ``group_deleted``: everything said there is gone from Slack, so Heyan forgets
+  it too, as it does for a deleted message: every session of the channel loses its memories,
+  summaries, window and unsent posts (audited).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+
+from adapters.slack.bridge import Bridge
+from adapters.slack.mapping import tenant_from
+from bot.actors import Actor
+from bot.audit import SYSTEM, AuditEntry
+from bot.departures import tenant_left
+from bot.sessions import DisputeState, SessionInfo
+from memory.models import Scope, utcnow
+
+__all__ = ["channel_gone", "register"]
+
+log = logging.getLogger(__name__)
+
+
+def _of_channel(info: SessionInfo, channel: str) -> bool:
+    return info.session == channel or info.session.startswith(channel + ":")
+
+
+async def _close_channel(bridge: Bridge, tenant: str, channel: str) -> int:
+    """Close the open disputes of an archived channel; returns how many."""
+    closed = 0
+    for info in await bridge.rt.sessions.tenant_sessions(tenant):
+        if info.is_open and _of_channel(info, channel):
+            await bridge.rt.moderation.dispute_close(Actor.operator(tenant), info.session,
+                                                     reason="the Slack channel was archived")
+            closed += 1
+    return closed
+
+
+async def channel_gone(bridge: Bridge, tenant: str, channel: str) -> int:
+    """Forget every session of a deleted channel: memories, summaries, window, unsent posts.
+    Returns how many records went."""
+    rt = bridge.rt
+    removed = 0
+    for info in await rt.sessions.tenant_sessions(tenant):
+        if not _of_channel(info, channel):
+            continue
+        scope = Scope(tenant=tenant, session=info.session)
+        records = await rt.store.delete("facts", scope) + await rt.store.delete("summaries", scope)
+        messages = await rt.conversation.forget_session(scope)
+        posts = await rt.outbox.cancel(tenant, info.session)
+        state = DisputeState.CLOSED if info.is_open else info.state
+        await rt.sessions.put(replace(info, state=state, closed_at=info.closed_at or utcnow(),
+                                      close_reason=info.close_reason or "the Slack channel was deleted",
+                                      extra={**info.extra, "purged_at": utcnow().isoformat()}))
+        await rt.audit.record(AuditEntry(
+            tenant=tenant, actor_id=SYSTEM, actor_name="Heyan", action="memory.channel-deleted", target=info.session,
+            reason="the Slack channel was deleted", users=info.members,
+            after={"records": records, "messages": messages, "posts": posts}))
+        removed += records
+    log.info("Slack channel %s of %s was deleted: %d records forgotten", channel, tenant, removed)
+    return removed
+
+
+def register(app: AsyncApp, bridge: Bridge) -> None:
+    async def record(body: Mapping[str, Any], outcome: str) -> None:
+        await bridge.outcomes.record(str(body.get("event_id") or ""), outcome)
+
+    async def leave(body: dict[str, Any], context: Any) -> None:
+        tenant = tenant_from(context, body)  # not bridge.tenant(): that would count as coming back
+        await bridge.workspaces.forget(tenant)
+        bridge.left(tenant)
+        grace = bridge.rt.settings.slack.leave_purge_days * 24 * 3600
+        await tenant_left(bridge.rt.redis, bridge.rt.queue, tenant, grace_seconds=grace)
+        await record(body, "left")
+
+    @app.event("app_uninstalled")
+    async def on_uninstalled(body: dict[str, Any], context: Any) -> None:
+        await leave(body, context)
+
+    @app.event("tokens_revoked")
+    async def on_tokens_revoked(body: dict[str, Any], event: dict[str, Any], context: Any) -> None:
+        if (event.get("tokens") or {}).get("bot"):
+            await leave(body, context)
+        else:
+            await record(body, "ignored")  # user tokens only: Heyan has none
+
+    async def archived(body: dict[str, Any], event: dict[str, Any], context: Any) -> None:
+        tenant = await bridge.tenant(context, body)
+        n = await _close_channel(bridge, tenant, str(event.get("channel") or ""))
+        await record(body, "closed" if n else "ignored")
+
+    async def deleted(body: dict[str, Any], event: dict[str, Any], context: Any) -> None:
+        tenant = await bridge.tenant(context, body)
+        await channel_gone(bridge, tenant, str(event.get("channel") or ""))
+        await record(body, "forgotten")
+
+    app.event("channel_archive")(archived)
+    app.event("group_archive")(archived)
+    app.event("channel_deleted")(deleted)
+    app.event("group_deleted")(deleted)

@@ -1,0 +1,146 @@
+"""Slack events whose handling failed after bolt acked them: stored and run again as a job.
+
+Slack sends an event again only when it saw no ack within 3 s; bolt acks first, so a delivery
+that fails afterwards (Redis or the store briefly away, a bug) would be lost. ``EventRedo.put``
+keeps the delivery (sealed with the process's cipher: it holds member text) under
+``heyan:slack-redo:<tenant>:<event id>`` and enqueues the job ``slack_event`` (tenant and event id
+only, never text). The job routes the stored delivery to the same handler bolt did
+(``adapters.slack.events.route``) through the same gate, so it is handled once however often it
+runs; it retries with backoff and dead-letters like every job (``jobs.worker.resilient``), and the
+stored delivery is dropped once handled.
+
+The job has a queue of its own, ``heyan:queue:slack``, run by a small arq worker inside each process
+that holds the Slack connection (``SlackPlatform``): handling needs the workspace's Slack client, so
+a ``heyan worker`` process, which has none, must not take it — the same reason the outbox is
+delivered by the connected process.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from arq.connections import ArqRedis
+from arq.worker import Worker, func
+
+from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
+from jobs.queue import deserialize, serialize
+from jobs.worker import resilient
+from memory.crypto import Cipher
+
+if TYPE_CHECKING:
+    from adapters.slack.bridge import Bridge
+
+__all__ = ["QUEUE", "EventRedo", "redo_worker", "slack_event"]
+
+log = logging.getLogger(__name__)
+
+#: The arq queue of Slack re-runs (taken only by processes holding the Slack connection).
+QUEUE = "heyan:queue:slack"
+#: Seconds before the first re-run (the cause is often gone by then).
+DEFER_SECONDS = 2
+#: How long a stored delivery waits for its re-run before it is dropped (it is in the dead letters).
+KEEP_SECONDS = 7 * 86_400
+_PREFIX = "heyan:slack-redo:"
+
+
+def _text(value: bytes | str | None) -> str | None:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+class EventRedo:
+    """Stored Slack deliveries waiting for a re-run."""
+
+    #: The keys holding sealed member text (``heyan keys rotate`` rewrites them).
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*",)
+
+    def __init__(self, redis: ArqRedis, cipher: Cipher | None, *, defer_seconds: float = DEFER_SECONDS) -> None:
+        self.redis = redis
+        self.cipher = cipher
+        self.defer_seconds = defer_seconds
+
+    def __repr__(self) -> str:
+        return f"EventRedo(queue={QUEUE!r}, defer_seconds={self.defer_seconds})"
+
+    @staticmethod
+    def key(tenant: str, event_id: str) -> str:
+        return f"{_PREFIX}{tenant}:{event_id}"
+
+    async def put(self, tenant: str, body: Mapping[str, Any]) -> bool:
+        """Keep ``body`` and enqueue its re-run; False when it could not be kept (logged)."""
+        event_id = str(body.get("event_id") or f"x{uuid.uuid4().hex[:12]}")
+        context = f"slack-redo/{tenant}/{event_id}"
+        stored = json.dumps(seal_fields({"tenant": tenant, "event_id": event_id}, {"body": dict(body)}, self.cipher,
+                                        context), ensure_ascii=False)
+        try:
+            await self.redis.set(self.key(tenant, event_id), stored, ex=KEEP_SECONDS)
+            await self.redis.enqueue_job("slack_event", tenant, event_id, _job_id=f"slack-event:{tenant}:{event_id}",
+                                         _queue_name=QUEUE, _defer_by=self.defer_seconds)
+        except Exception:
+            log.exception("could not re-queue Slack event %s of %s: it is lost", event_id, tenant)
+            return False
+        return True
+
+    async def get(self, tenant: str, event_id: str) -> dict[str, Any] | None:
+        raw = _text(await self.redis.get(self.key(tenant, event_id)))
+        if raw is None:
+            return None
+        data = open_fields(json.loads(raw), self.cipher, f"slack-redo/{tenant}/{event_id}")
+        body: dict[str, Any] = data["body"]
+        return body
+
+    async def done(self, tenant: str, event_id: str) -> None:
+        await self.redis.delete(self.key(tenant, event_id))
+
+    async def reseal(self, advance: Advance) -> int:
+        """Key rotation: every stored delivery sealed with the first key (compare-and-set)."""
+        assert self.cipher is not None, "rotation needs the cipher"
+        cipher = self.cipher
+
+        def rewrite(raw: str) -> str:
+            data = json.loads(raw)
+            context = f"slack-redo/{data['tenant']}/{data['event_id']}"
+            opened = open_fields(data, cipher, context)
+            return json.dumps(seal_fields({"tenant": data["tenant"], "event_id": data["event_id"]},
+                                          {"body": opened["body"]}, cipher, context), ensure_ascii=False)
+
+        return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance,
+                                 lambda key: reseal_value(self.redis, key, cipher, rewrite))
+
+
+def _context(tenant: str) -> dict[str, Any]:
+    """bolt's context for a stored delivery of ``tenant`` (``slack:<team>`` / ``slack:<ent>:<team>``)."""
+    parts = tenant.split(":")
+    return {"team_id": parts[-1], "enterprise_id": parts[1] if len(parts) == 3 else None}
+
+
+async def slack_event(ctx: dict[str, Any], tenant: str, event_id: str) -> str:
+    """Run a stored delivery again through its handler (idempotent: the gate lets it through once)."""
+    from adapters.slack.events import route
+
+    bridge: Bridge = ctx["slack"]
+    body = await bridge.redo.get(tenant, event_id)
+    if body is None:
+        return "gone"  # handled by an earlier run, or expired
+    handler = route(body)
+    if handler is not None:
+        await handler(bridge, body, _context(tenant), True)
+    else:
+        log.warning("stored Slack event %s of %s has no handler; dropped", event_id, tenant)
+    await bridge.redo.done(tenant, event_id)
+    return "done"
+
+
+def redo_worker(bridge: Bridge, redis: ArqRedis, *, max_tries: int, timeout: int) -> Worker:
+    """The arq worker of ``QUEUE`` for this process (run it as a task; ``close()`` on stop)."""
+    return Worker(
+        functions=[func(resilient(slack_event, timeout), name="slack_event",  # type: ignore[arg-type]
+                        max_tries=max_tries + 1, timeout=timeout + 5)],
+        queue_name=QUEUE, redis_pool=redis, burst=False, handle_signals=False,
+        ctx={"slack": bridge, "heyan": bridge.rt.services, "max_tries": max_tries}, poll_delay=0.2, log_results=False,
+        job_serializer=serialize, job_deserializer=deserialize, keep_result=3600, max_tries=max_tries + 1,
+        job_timeout=timeout + 5,
+    )

@@ -1,0 +1,65 @@
+"""The message shortcut "Open a dispute here": a dispute on one thread.
+
+Slack gives a message shortcut the message it was used on (its ``ts`` and, for a reply, its
+``thread_ts``), which a slash command never knows. The dispute's session is that thread,
+``<channel>:<thread ts>`` (the message's own ``ts`` when it is a top-level message: the thread
+under it). Its title is the message's first words; its members are the message's author and
+whoever it mentions. The opening post goes into the thread; from then on that thread's replies are
+remembered (``adapters.slack.places``). The same checks as ``/heyan dispute open`` apply — Heyan
+must be in the channel, the workspace's ``dispute_openers`` / ``dispute_channels`` (the thread
+counts as its channel) — and the answer is ephemeral, through the shortcut's ``response_url``.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+
+from adapters.slack.bridge import Bridge, NotInstalled
+from adapters.slack.commands import open_dispute
+from adapters.slack.invocation import Invocation
+from adapters.slack.mapping import mentioned_users, readable
+from adapters.slack.render import escape
+from adapters.slack.texts import t
+from bot.actors import ModerationError
+from bot.limits import SlowDown
+
+__all__ = ["OPEN_DISPUTE", "register"]
+
+log = logging.getLogger(__name__)
+
+#: The shortcut's callback id (adapters/slack/manifest.yaml).
+OPEN_DISPUTE = "heyan_open_dispute"
+#: Characters of the message used as the dispute's title.
+TITLE_CHARS = 80
+
+
+def register(app: AsyncApp, bridge: Bridge) -> None:
+    @app.shortcut(OPEN_DISPUTE)
+    async def on_open_dispute(ack: Any, body: dict[str, Any], context: Any, respond: Any) -> None:
+        await ack()
+        try:
+            tenant = await bridge.tenant(context, body)
+            here = await bridge.at(tenant)
+        except NotInstalled:
+            return
+        actor = await here.people.actor(tenant, str(body["user"]["id"]))
+        message = body.get("message") or {}
+        channel = str((body.get("channel") or {}).get("id") or "")
+        thread = str(message.get("thread_ts") or message.get("ts") or body.get("message_ts") or "")
+        raw = str(message.get("text") or "")
+        title = " ".join(readable(raw).split())[:TITLE_CHARS] or t("shortcut.no_title", actor.lang)
+        author = message.get("user")
+        members = ([author] if isinstance(author, str) else []) + mentioned_users(raw)
+        zone = await bridge.zone(tenant, actor.user_id)
+        inv = Invocation(bridge, here, actor, channel, raw, zone)
+        try:
+            text = await open_dispute(inv, f"{channel}:{thread}", title=title, members=members, channel=channel)
+        except (ModerationError, SlowDown) as exc:
+            text = escape(exc.text(actor.lang))
+        except Exception:
+            log.exception("opening a dispute on %s/%s failed", channel, thread)
+            text = t("failed", actor.lang)
+        await respond(text=text, response_type="ephemeral", replace_original=False)
