@@ -20,7 +20,7 @@ from adapters.cli_style import Typer
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
     from adapters.runtime import Runtime
     from bot.actors import Actor
-    from bot.moderation import CardOutcome
+    from bot.moderation import CardOutcome, GroundView
 
 __all__ = ["app", "member_actor", "parse_time"]
 
@@ -132,3 +132,59 @@ def dispute_confirm_card(
         return await rt.moderation.card_confirm(actor, session, card, now=when)
 
     _emit(with_runtime(body), as_json)
+
+
+def _emit_ground(view: GroundView, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(view.as_dict(), ensure_ascii=False, indent=1))
+        return
+    for n, statement in enumerate(view.statements, 1):
+        marks = []
+        if statement.id in view.endorsed:
+            marks.append(f"endorsed by {view.user}")
+        if statement.id in view.posted:
+            marks.append("endorsed by everyone: posted")
+        tail = f"  ({'; '.join(marks)})" if marks else ""
+        console.print(f"{n}. [{statement.id}] {statement.text}{tail}", markup=False, highlight=False)
+    who = ", ".join(view.participants.values())
+    console.print(f"asked privately: {who} ({view.source} statements, round {view.round_id})", markup=False)
+
+
+@app.command("common-ground")
+def dispute_common_ground(
+    tenant: Annotated[str, typer.Option(help=TENANT)],
+    session: Annotated[str, typer.Option(help=SESSION)],
+    user: Annotated[str | None, typer.Option(help="show the statements as this participant sees them (no new draft)")]
+    = None,
+    now: Annotated[str | None, typer.Option(help=NOW_HELP)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="the statements as JSON")] = False,
+) -> None:
+    """Draft 2-3 neutral statements of common ground from each side's demands and feelings, and ask each
+    party privately which they endorse (with --user: show one party's view of the current statements)."""
+    when = parse_time(now)
+
+    async def body(rt: Runtime) -> GroundView:
+        from bot.actors import Actor
+
+        if user is not None:
+            return await rt.moderation.common_ground_view(member_actor(tenant, user), session)
+        return await rt.moderation.common_ground_draft(Actor.operator(tenant), session, now=when)
+
+    _emit_ground(with_runtime(body), as_json)
+
+
+@app.command("endorse")
+def dispute_endorse(
+    tenant: Annotated[str, typer.Option(help=TENANT)],
+    session: Annotated[str, typer.Option(help=SESSION)],
+    user: Annotated[str, typer.Option(help="the participant endorsing (their user id)")],
+    statement: Annotated[list[str], typer.Option(help="a statement's number or id (repeat for several)")],
+    as_json: Annotated[bool, typer.Option("--json", help="the statements as JSON")] = False,
+) -> None:
+    """Endorse statements of common ground as one participant (replaces their earlier choice); a
+    statement every party endorsed is posted and remembered."""
+
+    async def body(rt: Runtime) -> GroundView:
+        return await rt.moderation.common_ground_endorse(member_actor(tenant, user), session, statement)
+
+    _emit_ground(with_runtime(body), as_json)

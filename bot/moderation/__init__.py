@@ -13,6 +13,7 @@ Refusals are ``ModerationError``s and change nothing. Rate limits apply per user
 from __future__ import annotations
 
 from bot.moderation.agreements import AgreementCards, CardOutcome
+from bot.moderation.common_ground import CommonGround, GroundView
 from bot.moderation.community import CommunitySettings
 from bot.moderation.digests import Digests
 from bot.moderation.disputes import Disputes
@@ -28,10 +29,19 @@ from bot.moderation.views import (
     fact_view,
 )
 
-__all__ = ["CardOutcome", "ClosedDispute", "DisputeStatus", "ErasureRequest", "ModerationService", "Recovered", "ReviewPage",
-           "fact_view"]
+__all__ = [
+    "CardOutcome",
+    "ClosedDispute",
+    "DisputeStatus",
+    "ErasureRequest",
+    "GroundView",
+    "ModerationService",
+    "Recovered",
+    "ReviewPage",
+    "fact_view",
+]
 
 
 class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, AgreementCards,
-                        MemberRecords, Digests):
+                        MemberRecords, Digests, CommonGround):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""
