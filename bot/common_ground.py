@@ -103,13 +103,13 @@ def draft(sides: Sequence[Side], agreed: Sequence[Fact], lang: Lang) -> list[Sta
                  (f"{s.name}希望事情有所改变" if zh else f"{s.name} has asked for a change") for s, d in needs]
         text = (f"{'；'.join(parts)}。这些需要都值得被认真对待，我们都希望找到一个兼顾各方的办法。" if zh else
                 f"{'; '.join(parts)}. Each of these needs deserves a fair hearing, and we all want a way forward that "
-                "works for everyone.")
+                "works for each of us.")
         out.append(Statement(_sid(text), text, tuple(d.id for _, d in needs)))
     feelings = [(s, s.emotions[0]) for s in sides if s.emotions]
     if feelings:
         parts = [f"{s.name}感到{e.value}" if zh else f"{s.name} has felt {e.value}" for s, e in feelings]
         text = (f"这件事让大家都不好受（{'；'.join(parts)}）。这些感受都可以理解，我们都不希望继续这样下去。" if zh else
-                f"This has been hard on everyone ({'; '.join(parts)}). Those feelings are understandable, and none "
+                f"This has been hard on each of us ({'; '.join(parts)}). Those feelings are understandable, and none "
                 "of us wants it to go on like this.")
         out.append(Statement(_sid(text), text, tuple(e.id for _, e in feelings)))
     if agreed:

@@ -236,3 +236,31 @@ async def test_closing_cancels_other_followups_but_keeps_the_cards(rt: Runtime) 
     gone = await rt.outbox.get(f"remind:{T}:{other.with_id().id}:1")
     assert kept is not None and kept.state is PostState.PENDING
     assert gone is not None and gone.state is PostState.CANCELLED
+
+
+async def test_reaching_confirming_agreement_proposes_the_card_after_extraction(rt: Runtime) -> None:
+    from arq.jobs import Job, JobStatus
+
+    from bot.models import Message
+    from jobs.features import propose_card
+    from jobs.queue import QUEUE, deserialize
+
+    await rt.memory.remember(kitchen()[:3])
+    lines = [("u-bob", "Bob", "How about we alternate weeks?", False),
+             ("u-ann", "Ann", "@heyan OK, deal, I agree to alternate weeks.", True)]
+    for i, (who, name, text, mention) in enumerate(lines):
+        msg = Message(id=f"c{i}", scope=Scope(tenant=T, session=S, user=who), author_name=name, text=text,
+                      ts=T0 + timedelta(minutes=30 + i), mention=mention)
+        if mention:
+            reply = await rt.engine.handle(msg)
+            assert reply is not None and reply.stage is Stage.CONFIRMING
+        else:
+            await rt.engine.observe(msg)
+    job = Job(f"propose-card:{T}:{S}:c1", rt.redis, _queue_name=QUEUE, _deserializer=deserialize)
+    assert await job.status() is JobStatus.queued  # the stage hook queued the proposal
+    assert (await propose_card(ctx(rt), T, S)).startswith("proposed ")  # extraction first, then the card
+    votes = await rt.moderation.cards.get(T, S)
+    assert votes is not None and votes.origin == "stage"
+    card = await rt.moderation.build_agreement_card(T, S)
+    assert card.id == votes.card_id and any("alternate weeks" in d.text for d in card.decision)
+    assert await propose_card(ctx(rt), T, S) == "nothing to propose"  # the same card: once

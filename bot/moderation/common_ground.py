@@ -185,7 +185,10 @@ class CommonGround(ModerationBase):
         chosen: list[str] = []
         for ref in statement_ids:
             ref = ref.strip().lower()
-            match = [sid for i, sid in enumerate(known, 1) if sid.startswith(ref) or ref == str(i)] if ref else []
+            if ref.isdigit() and len(ref) <= 2:  # a number as listed
+                match = [known[int(ref) - 1]] if 1 <= int(ref) <= len(known) else []
+            else:  # an id, or at least four of its characters
+                match = [sid for sid in known if len(ref) >= 4 and sid.startswith(ref)]
             if len(match) != 1:
                 raise InvalidRequest(f"no single statement {ref!r}: give its number (1–{len(known)}) or id",
                                      f"没有唯一对应 {ref!r} 的陈述：请给出编号（1–{len(known)}）或 id")
