@@ -114,7 +114,7 @@ class AgreementCards(ModerationBase):
                     and not await self.window.turns(Scope(tenant=actor.tenant, session=session)):
                 raise NotFound(f"Heyan holds nothing from {session}: check the thread id",
                                f"和言没有关于 {session} 的任何记录：请检查话题 id")
-            info = await self._implicit_dispute(actor, session, info)
+            info = await self._implicit_dispute(actor, session, info, now)
         if not (actor.is_moderator or actor.user_id == info.opened_by):
             raise PermissionDenied("only whoever opened this dispute or a moderator can close it",
                                    "只有发起人或管理员可以结束这个争议")
@@ -127,8 +127,9 @@ class AgreementCards(ModerationBase):
         votes = await self._propose(actor, card, origin="close", reason=reason)
         return CardOutcome(card, votes)
 
-    async def _implicit_dispute(self, actor: Actor, session: str, info: SessionInfo | None) -> SessionInfo:
-        card = await self.build_agreement_card(actor.tenant, session)
+    async def _implicit_dispute(self, actor: Actor, session: str, info: SessionInfo | None,
+                                now: datetime | None) -> SessionInfo:
+        card = await self.build_agreement_card(actor.tenant, session, now=now)
         visibility = info.visibility if info else Visibility.PUBLIC
         opened = await self.sessions.open(actor.tenant, session, title=session, opened_by=actor.user_id,
                                           members=list(card.participants), visibility=visibility)
