@@ -10,6 +10,7 @@ that says what to do, and exit status 2.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -88,6 +89,9 @@ def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+    except Exception as exc:  # anything else still ends in one line (the traceback goes to the log at DEBUG)
+        logging.getLogger("heyan.cli").debug("the command failed", exc_info=True)
+        raise fail(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__) from None
 
 
 def with_runtime(body: Callable[[Runtime], Awaitable[T]], **kw: Any) -> T:

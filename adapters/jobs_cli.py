@@ -73,7 +73,8 @@ async def _dead_posts(redis: ArqRedis) -> list[PostRecord]:
 
 def _post_view(r: PostRecord) -> dict[str, Any]:
     return {"id": r.post.id, "platform": r.post.platform, "tenant": r.post.tenant, "session": r.post.session,
-            "kind": r.post.kind.value, "attempts": r.attempts, "error": r.error, "text": r.post.body.plain()}
+            "kind": r.post.kind.value, "attempts": r.attempts, "error": r.error, "permanent": r.permanent,
+            "text": r.post.body.plain()}
 
 
 @app.command("dead-letter")

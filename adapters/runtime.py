@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import logging
 import os
+import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
 
@@ -37,14 +38,14 @@ from bot.models import Message, Stage
 from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
 from bot.outbox import Outbox, Post, PostKind
-from bot.reminders import record_delivery
+from bot.reminders import FollowUpKeeper, record_delivery
 from bot.sealing import check_keys
 from bot.services import Services
 from bot.sessions import SessionBook
 from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
 from jobs.features import enqueue_proposal
-from jobs.queue import QUEUE, JobQueue, connect
+from jobs.queue import QUEUE, JobQueue, connect, take_over_jobs
 from jobs.worker import build_worker
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, load_cipher
@@ -158,6 +159,8 @@ class Runtime:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
+        #: Names this process in the leases it takes (outbox tokens, logs).
+        self.owner = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.valkey: EmbeddedValkey | None = None
         self.redis_url: str = ""
         self._worker: Worker | None = None
@@ -166,6 +169,8 @@ class Runtime:
         self.worker_failure: BaseException | None = None
         self.worker_failed = asyncio.Event()
         self._deliverers: dict[str, tuple[Deliverer, asyncio.Task[None]]] = {}
+        #: What this process took over from a dead predecessor at start (the embedded shape).
+        self.took_over = 0
         self._orphans: asyncio.Task[None] | None = None
         # set by _open()
         self.cipher: Cipher
@@ -173,6 +178,7 @@ class Runtime:
         self.store: MemoryStore
         self.embedder: Embedder
         self.memory: MemoryService
+        self.locks: RedisLocks
         self.redis: ArqRedis
         self.conversation: Conversation
         self.window: MessageLog
@@ -247,8 +253,8 @@ class Runtime:
         # one codec and one cipher: every free-text field stored in Qdrant or Redis is sealed with it
         retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k, codec=self.codec)
         # record locks in the shared Redis: every process's writes to one record are serialised
-        self.memory = MemoryService(self.store, self.embedder, sparse, retriever, locks=RedisLocks(self.redis),
-                                    codec=self.codec)
+        self.locks = RedisLocks(self.redis)
+        self.memory = MemoryService(self.store, self.embedder, sparse, retriever, locks=self.locks, codec=self.codec)
         self.conversation = Conversation.open(self.redis, size=s.window_size, ttl_seconds=s.window_ttl_seconds,
                                               cipher=self.cipher)
         self.window = self.conversation.log  # the recent messages: what adapters and tools read
@@ -256,7 +262,10 @@ class Runtime:
         self.queue = JobQueue(self.redis)
         offline = OfflineProvider()
         self.provider = FallbackProvider(provider or _provider(s), offline)
-        self.outbox = Outbox(self.redis, cipher=self.cipher)
+        self.outbox = Outbox(self.redis, cipher=self.cipher, max_age_seconds=s.jobs.post_retry_hours * 3600)
+        # every write of a commitment (any path: moderation, CLI, platforms, extraction) keeps its follow-up in step
+        self.memory.watch(FollowUpKeeper(self.outbox, self.queue, lead_seconds=s.jobs.reminder_lead_seconds,
+                                         no_due_followup_seconds=s.jobs.no_due_followup_seconds))
         self.sessions = SessionBook(self.redis, cipher=self.cipher)
         self.audit = AuditLog(self.redis, cipher=self.cipher, tenants=self.tenants)
         self.dead_letters = DeadLetters(self.redis, cipher=self.cipher)
@@ -287,6 +296,8 @@ class Runtime:
             scheduler=self.queue, window=self.window, stages=self.conversation.stages, provider=self.provider,
             redis=self.redis, jobs=s.jobs, erasure=self.erasure, tenants=self.tenants, limits=self.limits,
         )
+        if self.valkey is not None:
+            await self._take_over()
         # issue 22: early escalation alerts and dispute joins watch every observed message; the card is
         # proposed (as a job, after extraction) when a reply reaches "confirming agreement"
         self.escalation = EscalationMonitor(
@@ -304,6 +315,19 @@ class Runtime:
     async def _staged(self, scope: Scope, stage: Stage, msg: Message) -> None:
         if stage is Stage.CONFIRMING:
             await enqueue_proposal(self.redis, scope, msg.id)
+
+    async def _take_over(self) -> None:
+        """The embedded shape: this process holds the data dir's lock and the embedded Valkey is its
+        own, so whoever left locks, answer claims, outbox leases or running jobs in it is dead (a
+        SIGKILL, a power cut). Take them over now instead of waiting for their TTLs (60-125 s), so a
+        restart resumes at once: the jobs run again (every job is idempotent), the posts are sent
+        again (with the same idempotency keys), the mentions are answered by the orphan sweep."""
+        report = {"locks": await self.locks.take_over(), "answer claims": await self.conversation.answers.take_over(),
+                  "outbox leases": await self.outbox.take_over(), "running jobs": await take_over_jobs(self.redis)}
+        self.took_over = sum(report.values())
+        if self.took_over:
+            log.warning("the previous process on %s stopped without finishing; took over its %s",
+                        self.settings.data_dir, ", ".join(f"{n} {what}" for what, n in report.items() if n))
 
     # --- the worker and the outbox --------------------------------------------------------------
 
@@ -355,22 +379,33 @@ class Runtime:
         """Deliver the outbox of ``sender.platform`` through it, from now until ``stop()``."""
         if sender.platform in self._deliverers:
             raise ValueError(f"this process already delivers the {sender.platform} outbox")
-        deliverer = Deliverer(self.outbox, sender, on_delivered=self._delivered, poll_seconds=poll_seconds)
+        deliverer = Deliverer(self.outbox, sender, on_delivered=self._delivered, poll_seconds=poll_seconds,
+                              owner=self.owner)
         task = asyncio.create_task(deliverer.run(), name=f"heyan-deliver-{sender.platform}")
         self._deliverers[sender.platform] = (deliverer, task)
         if self._orphans is None:
             self._orphans = asyncio.create_task(self._answer_orphans(), name="heyan-orphaned-answers")
         return deliverer
 
+    def deliverer(self, platform: str) -> Deliverer | None:
+        """The deliverer of ``platform``'s outbox in this process, if it holds that connection."""
+        found = self._deliverers.get(platform)
+        return found[0] if found else None
+
     async def _answer_orphans(self) -> None:
         """Answer the mentions a dead process left half-answered, through the outbox (so the
         platform's sender posts them where they were asked). Runs in the process that holds the
         platform connections, every ``answer_claim_seconds``."""
         every = max(5, self.settings.answer_claim_seconds)
+        first = True
         while True:
-            await asyncio.sleep(every)
+            if not first:
+                await asyncio.sleep(every)
             try:
-                for msg in await self.engine.unanswered():
+                # right after a takeover the dead owner's mentions are orphans however recent
+                older_than = 0.0 if first and self.took_over else None
+                first = False
+                for msg in await self.engine.unanswered(older_than=older_than):
                     reply = await self.engine.handle(msg, confirm=True)
                     if reply is None:
                         continue
@@ -432,6 +467,8 @@ class Runtime:
             self._worker_task = None
         await self._cancel_worker_tasks()
         self._worker = None
+        if hasattr(self, "conversation"):
+            await self.conversation.answers.close()  # their claims lapse, or the next owner takes them over
         if hasattr(self, "redis"):
             await self.redis.aclose()
             del self.redis

@@ -1,23 +1,33 @@
 """Delivering the outbox: the loop a process runs for each platform connection it holds.
 
-A platform adapter implements ``PostSender`` (render the ``RichText`` its way, send, return the
-platform's message id, or raise ``DeliveryError``). ``Deliverer`` claims due posts of that platform
-with a lease, sends each, and only after the platform accepted it records it as sent and runs the
-``on_delivered`` hook (a reminder is recorded on its commitment there). Failures are retried with
-backoff (or the platform's ``Retry-After``) and finally dead-lettered; permanent failures (a deleted
-thread, a channel the bot was removed from) are dead-lettered at once with the reason.
+A platform adapter implements ``PostSender`` (render the ``RichText`` its way, send each piece with
+the post's idempotency key ``Post.piece_key(i)`` where the platform takes one, return the platform's
+message id, or raise ``DeliveryError``). ``Deliverer`` claims due posts of that platform — each
+claim a lease with a token — keeps the leases alive while it works (``bot.heartbeat``), and sends
+each post only while its lease is still its own. Only after the platform accepted a post is it
+acknowledged with the token; an acknowledgement the outbox refuses (another process re-claimed the
+post after this lease ran out, or it was cancelled meanwhile) changes nothing and runs no hook.
+Otherwise the ``on_delivered`` hook runs (a reminder is recorded on its commitment there).
+
+Failures are retried with backoff (or the platform's ``Retry-After``) for as long as the outbox's
+``max_age`` allows (hours), then dead-lettered; permanent failures (a deleted thread, a channel the
+bot was removed from) are dead-lettered at once with the reason. On shutdown the posts not yet
+started are given back (a release the outbox refuses for a post no longer this holder's); the post
+being sent is left to its lease, as it may have reached the platform.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 from collections.abc import Awaitable, Callable
 from typing import Protocol, runtime_checkable
 
-from bot.outbox import Outbox, Post, PostState
+from bot.heartbeat import Sleep, keep_alive
+from bot.outbox import Ack, Lease, Outbox, Post
 
-__all__ = ["Deliverer", "DeliveryError", "OnDelivered", "PostSender"]
+__all__ = ["Deliverer", "DeliveryError", "OnDelivered", "PostSender", "backoff"]
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +55,14 @@ class PostSender(Protocol):
 
 
 def backoff(attempt: int) -> float:
-    """Seconds before the next attempt: 2, 4, 8, … capped at 5 minutes."""
-    return float(min(300, 2 ** max(1, attempt)))
+    """Seconds before the next attempt: 2, 4, 8, … capped at 5 minutes (an outage of hours costs a
+    try every 5 minutes until the post is ``max_age`` old)."""
+    return float(min(300, 2 ** max(1, min(attempt, 16))))
 
 
 class Deliverer:
     """Sends one platform's outbox through ``sender``. ``run()`` until cancelled; ``deliver_once()``
-    for tests and drains."""
+    for tests and drains. ``owner`` names this process in its lease tokens."""
 
     def __init__(
         self,
@@ -62,6 +73,8 @@ class Deliverer:
         poll_seconds: float = 0.5,
         lease_seconds: float = 60.0,
         batch: int = 10,
+        owner: str = "",
+        sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.outbox = outbox
         self.sender = sender
@@ -69,6 +82,8 @@ class Deliverer:
         self.poll_seconds = poll_seconds
         self.lease_seconds = lease_seconds
         self.batch = batch
+        self.owner = owner or secrets.token_hex(4)
+        self.sleep = sleep
 
     def __repr__(self) -> str:
         return f"Deliverer(platform={self.sender.platform!r}, poll_seconds={self.poll_seconds})"
@@ -77,37 +92,73 @@ class Deliverer:
         """Send every post that is due now; returns how many the platform accepted."""
         sent = 0
         while True:
-            posts = await self.outbox.claim(self.sender.platform, limit=self.batch, lease_seconds=self.lease_seconds)
-            if not posts:
+            leases = await self.outbox.claim(self.sender.platform, limit=self.batch,
+                                             lease_seconds=self.lease_seconds, claimer=self.owner)
+            if not leases:
                 return sent
-            for i, post in enumerate(posts):
-                try:
-                    sent += await self._deliver(post)
-                except asyncio.CancelledError:
-                    for unsent in posts[i:]:
-                        await asyncio.shield(self.outbox.release(unsent))
-                    raise
+            sent += await self._deliver_batch(leases)
 
-    async def _deliver(self, post: Post) -> int:
+    async def _deliver_batch(self, leases: list[Lease]) -> int:
+        waiting = list(leases)  # claimed, not finished: the heartbeat renews these
+        lost: set[str] = set()
+
+        async def renew() -> bool:
+            for lease in list(waiting):
+                if not await self.outbox.renew(lease, self.lease_seconds):
+                    lost.add(lease.token)
+                    waiting.remove(lease)
+            return True  # one lost lease does not stop the others' renewal
+
+        sent = 0
+        started: Lease | None = None
+        try:
+            async with keep_alive(renew, self.lease_seconds / 3, what=f"{self.sender.platform} leases",
+                                  sleep=self.sleep):
+                for lease in leases:
+                    if lease.token in lost:
+                        log.warning("post %s: lease lost before sending (another process holds it); skipped",
+                                    lease.post.id)
+                        continue
+                    started = lease
+                    sent += await self._deliver(lease)
+                    started = None
+                    if lease in waiting:
+                        waiting.remove(lease)
+        except asyncio.CancelledError:
+            for lease in waiting:
+                if lease is not started:  # the one in flight may have reached the platform: its lease decides
+                    await asyncio.shield(self.outbox.release(lease))
+            raise
+        return sent
+
+    async def _deliver(self, lease: Lease) -> int:
+        post = lease.post
         try:
             message_id = await self.sender.send(post)
         except DeliveryError as exc:
-            record = await self.outbox.get(post.id)
-            attempt = record.attempts if record else 1
-            wait = exc.retry_after if exc.retry_after is not None else backoff(attempt)
-            state = await self.outbox.failed(post, exc.reason, permanent=exc.permanent, retry_in=wait)
-            level = logging.ERROR if state is PostState.DEAD else logging.WARNING
-            log.log(level, "post %s to %s failed (%s): %s", post.id, post.platform,
-                    "dead-lettered" if state is PostState.DEAD else f"attempt {attempt}, will retry", exc.reason)
+            wait = exc.retry_after if exc.retry_after is not None else backoff(lease.epoch)
+            ack = await self.outbox.failed(lease, exc.reason, permanent=exc.permanent, retry_in=wait)
+            if ack is Ack.DEAD:
+                log.error("post %s to %s failed and was dead-lettered: %s", post.id, post.platform, exc.reason)
+            elif ack is Ack.OK:
+                log.warning("post %s to %s failed (attempt %d, retry in %.0f s): %s", post.id, post.platform,
+                            lease.epoch, wait, exc.reason)
+            else:
+                log.warning("post %s to %s failed, and it is no longer this process's (%s)", post.id,
+                            post.platform, ack.value)
             return 0
         except Exception as exc:  # a bug or an unexpected SDK error: retried like any failure, never lost
-            record = await self.outbox.get(post.id)
-            attempt = record.attempts if record else 1
-            await self.outbox.failed(post, f"{type(exc).__name__}: {exc}", retry_in=backoff(attempt))
+            await self.outbox.failed(lease, f"{type(exc).__name__}: {exc}", retry_in=backoff(lease.epoch))
             log.exception("post %s to %s raised; it will be retried", post.id, post.platform)
             return 0
-        if not await self.outbox.delivered(post, message_id):
-            log.info("post %s was already recorded as sent", post.id)
+        ack = await self.outbox.delivered(lease, message_id)
+        if ack is not Ack.OK:
+            # Sent, but the post is no longer this lease's: another process re-claimed it after the
+            # lease ran out (the platform's idempotency key absorbs its repeat where there is one),
+            # or it was cancelled or sent meanwhile. Its bookkeeping is the current holder's.
+            log.warning("post %s was sent as %s but its acknowledgement was refused (%s)", post.id, message_id,
+                        ack.value)
+            return 1
         if self.on_delivered is not None:
             try:
                 await self.on_delivered(post, message_id)
@@ -127,5 +178,5 @@ class Deliverer:
                 raise
             except Exception:
                 log.exception("the %s outbox could not be read; retrying", self.sender.platform)
-                await asyncio.sleep(max(self.poll_seconds, 2.0))
-            await asyncio.sleep(self.poll_seconds)
+                await self.sleep(max(self.poll_seconds, 2.0))
+            await self.sleep(self.poll_seconds)

@@ -19,7 +19,7 @@ from bot.ports import Scheduler
 from memory.models import Scope, utcnow
 from memory.ports import MemoryStore
 
-__all__ = ["purge_tenant_data", "tenant_left", "tenant_returned"]
+__all__ = ["left_pending", "purge_tenant_data", "tenant_left", "tenant_returned"]
 
 log = logging.getLogger(__name__)
 
@@ -38,6 +38,11 @@ async def tenant_left(redis: Redis, scheduler: Scheduler, tenant: str, *, grace_
 async def tenant_returned(redis: Redis, tenant: str) -> bool:
     """Heyan is back in ``tenant``: a pending purge is cancelled. True if one was pending."""
     return bool(await redis.delete(_LEFT + tenant))
+
+
+async def left_pending(redis: Redis, tenant: str) -> bool:
+    """Is a purge of ``tenant`` scheduled and not cancelled (Heyan left and did not come back)?"""
+    return bool(await redis.exists(_LEFT + tenant))
 
 
 async def purge_due(redis: Redis, tenant: str, request: str) -> bool:

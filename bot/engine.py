@@ -19,6 +19,7 @@ token budget → reply (the provider falls back to the offline one if the LLM fa
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
@@ -213,10 +214,12 @@ class Engine:
         no trace of (never seen, or older than the window) only marks it stale."""
         await self.memory.roll_back_summary(scope, since(said_at) if said_at is not None else _every_version)
 
-    async def unanswered(self) -> list[Message]:
+    async def unanswered(self, *, older_than: float | None = None) -> list[Message]:
         """Mentions a process began answering and never finished (it died): answer them again with
-        ``handle`` (a platform adapter runs this at start and now and then)."""
-        return await self.conversation.answers.orphaned(self.config.answer_claim_seconds)
+        ``handle`` (a platform adapter runs this at start and now and then). ``older_than``: seconds
+        since the answer began (default: the claim's lifetime; 0 right after a takeover)."""
+        wait = self.config.answer_claim_seconds if older_than is None else older_than
+        return await self.conversation.answers.orphaned(wait)
 
     async def answered(self, msg: Message) -> None:
         """Record that the reply to ``msg`` was posted (``handle(msg, confirm=True)`` leaves this to
@@ -260,21 +263,37 @@ class Engine:
         over them, the member hears "slow down" once per window and nothing else. A redelivered
         mention is answered if it was not answered before (the process died in between). With
         ``confirm``, the caller calls ``answered(msg)`` once the reply is posted. ``history`` reads
-        the conversation from the platform, as context for the reply (``bot.context``)."""
+        the conversation from the platform, as context for the reply (``bot.context``).
+
+        The answer claim is renewed while the reply is written (however slow the LLM) and until it
+        is recorded; a reply whose claim was lost meanwhile (taken over after a crash was presumed)
+        is dropped: None, nothing to post."""
         await self.observe(msg)
-        if not msg.mention or not await self.conversation.answers.claim(msg, seconds=self.config.answer_claim_seconds):
-            return None  # not addressed, or answered (or being answered) already: once is enough
-        reply: Reply | None
-        if self.limits is not None:
-            try:
-                await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
-            except SlowDown as exc:
-                reply = await self._slow_down(msg, exc)
-                await self.conversation.answers.mark_answered(msg)
-                return reply
-        reply = await self.respond(msg, history=history)
+        if not msg.mention:
+            return None
+        answers = self.conversation.answers
+        seconds = self.config.answer_claim_seconds
+        token = await answers.claim(msg, seconds=seconds)
+        if token is None:
+            return None  # answered (or being answered) already: once is enough
+        try:
+            reply: Reply | None
+            if self.limits is not None:
+                try:
+                    await self.limits.hit("reply", msg.scope.tenant, msg.author_id)
+                except SlowDown as exc:
+                    reply = await self._slow_down(msg, exc)
+                    await answers.mark_answered(msg)
+                    return reply
+            reply = await self.respond(msg, history=history)
+        except BaseException:
+            await asyncio.shield(answers.release(msg, token))  # answered later, by a redelivery or the sweep
+            raise
+        if not await answers.held(msg, token, seconds=seconds):
+            log.warning("the claim on mention %s was lost while answering it; the reply is dropped", msg.id)
+            return None
         if not confirm:
-            await self.conversation.answers.mark_answered(msg)
+            await answers.mark_answered(msg)
         return reply
 
     async def _slow_down(self, msg: Message, exc: SlowDown) -> Reply | None:

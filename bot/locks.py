@@ -1,39 +1,82 @@
 """``RedisLocks``: the record locks of ``memory.locks`` across processes, in the shared Redis.
 
-Each key is ``SET heyan:lock:<key> <token> NX PX <lease>``; the holder releases it only if the token
-is still its own (a Lua compare-and-delete). The lease bounds how long a crashed holder blocks a
-record. Waiters poll with a short backoff and give up after ``wait`` seconds with ``LockTimeout``
-(the job retries later).
+Each key is ``SET heyan:lock:<key> <token> NX PX <lease>``. While the holder works, one renewer
+task per ``RedisLocks`` (started when a lock is taken, ending when none is held) extends every held
+lease every third of it, only if the token is still the holder's (a Lua compare-and-extend), so a
+slow holder — an embedding or LLM call that takes minutes — never loses its lock to the TTL; the
+lease only bounds how long a *crashed* holder blocks a record. (One task for all holds, not one per
+hold: a write costs no task creation.) Right
+before writing, the holder calls ``Held.ensure()``: compare-and-extend once more, and ``LockLost``
+if the lock is gone or someone else's. Release is a compare-and-delete. Waiters poll with a short
+backoff and give up after ``wait`` seconds with ``LockTimeout`` (the job retries later).
+
+``take_over()`` deletes every lock: only for a process that knows every earlier holder is dead (the
+embedded shape: it holds the data dir's lock, and the embedded Valkey is its own).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import secrets
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from redis.asyncio import Redis
 
-from memory.locks import LockTimeout
+from bot.heartbeat import Sleep
+from memory.locks import HELD, Held, LockLost, LockTimeout
 
-__all__ = ["RedisLocks"]
+__all__ = ["LOCK_PREFIX", "RedisLocks"]
+
+log = logging.getLogger(__name__)
+
+#: Every record and summary lock's key starts with this.
+LOCK_PREFIX = "heyan:lock:"
 
 _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
 
+_EXTEND = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+
+class _RedisHeld:
+    def __init__(self, locks: RedisLocks, keys: list[str], token: str) -> None:
+        self.locks, self.keys, self.token = locks, keys, token
+        self.lost = False
+
+    def __repr__(self) -> str:
+        return f"Held({self.keys}, lost={self.lost})"
+
+    async def ensure(self) -> None:
+        if self.lost or not await self.locks.extend(self.keys, self.token):
+            self.lost = True
+            raise LockLost(f"{', '.join(self.keys)} is no longer this writer's lock; nothing was written")
+
 
 class RedisLocks:
-    """Locks shared by every process on one Redis. ``lease``: seconds a lock outlives a crashed holder."""
+    """Locks shared by every process on one Redis. ``lease``: seconds a lock outlives a crashed holder.
 
-    def __init__(self, redis: Redis, *, lease: float = 60.0, wait: float = 30.0) -> None:
+    ``clock`` (monotonic seconds) and ``sleep`` are what waiting and the heartbeat use; tests pass a
+    controllable clock."""
+
+    def __init__(self, redis: Redis, *, lease: float = 60.0, wait: float = 30.0,
+                 clock: Callable[[], float] = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
         self.redis = redis
         self.lease = lease
         self.wait = wait
+        self.clock = clock
+        self.sleep = sleep
         self._release = redis.register_script(_RELEASE)
+        self._extend = redis.register_script(_EXTEND)
+        self._holding: set[_RedisHeld] = set()
+        self._renewer: asyncio.Task[None] | None = None
 
     def __repr__(self) -> str:
         return f"RedisLocks(lease={self.lease}, wait={self.wait})"
@@ -41,21 +84,56 @@ class RedisLocks:
     async def _acquire(self, key: str, token: str, deadline: float) -> None:
         delay = 0.005
         while not await self.redis.set(key, token, nx=True, px=int(self.lease * 1000)):
-            if time.monotonic() > deadline:
+            if self.clock() > deadline:
                 raise LockTimeout(f"{key} stayed locked for more than {self.wait:.0f}s")
-            await asyncio.sleep(delay)
+            await self.sleep(delay)
             delay = min(0.2, delay * 2)
 
+    async def extend(self, keys: Sequence[str], token: str) -> bool:
+        """Extend these locks by a full lease if ``token`` still holds every one; False otherwise."""
+        held = True
+        for key in keys:
+            held = bool(await self._extend(keys=[key], args=[token, int(self.lease * 1000)])) and held
+        return held
+
     @contextlib.asynccontextmanager
-    async def hold(self, keys: Sequence[str]) -> AsyncIterator[None]:
+    async def hold(self, keys: Sequence[str]) -> AsyncIterator[Held]:
         token = secrets.token_hex(8)
-        deadline = time.monotonic() + self.wait
+        deadline = self.clock() + self.wait
         taken: list[str] = []
         try:
-            for key in sorted({f"heyan:lock:{k}" for k in keys}):
+            for key in sorted({f"{LOCK_PREFIX}{k}" for k in keys}):
                 await self._acquire(key, token, deadline)
                 taken.append(key)
-            yield
+            if not taken:
+                yield HELD
+                return
+            held = _RedisHeld(self, taken, token)
+            self._holding.add(held)
+            if self._renewer is None or self._renewer.done():
+                self._renewer = asyncio.create_task(self._renew_all(), name="heyan-lock-renewer")
+            try:
+                yield held
+            finally:
+                self._holding.discard(held)
         finally:
             for key in reversed(taken):
                 await asyncio.shield(self._release(keys=[key], args=[token]))
+
+    async def _renew_all(self) -> None:
+        """Extend every held lock every third of a lease, while any is held."""
+        while self._holding:
+            await self.sleep(self.lease / 3)
+            for held in list(self._holding):
+                try:
+                    if not await self.extend(held.keys, held.token):
+                        held.lost = True
+                        self._holding.discard(held)
+                        log.warning("lock %s was lost while its holder was still working", held.keys[0])
+                except Exception as exc:  # Redis unreachable for a moment: the next round tries again
+                    log.warning("could not renew lock %s (%s: %s)", held.keys[0], type(exc).__name__, exc)
+
+    async def take_over(self) -> int:
+        """Delete every lock (their holders are known to be dead); returns how many there were."""
+        keys = [key async for key in self.redis.scan_iter(match=f"{LOCK_PREFIX}*", count=500)]
+        return int(await self.redis.delete(*keys)) if keys else 0

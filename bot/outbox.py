@@ -3,22 +3,37 @@
 Jobs never talk to a platform. They append a ``Post`` to the outbox of its platform (the tenant's
 prefix: ``discord``, ``slack``, ``console``); the process that holds that platform's connection
 claims posts with a lease, sends them, and acknowledges each with the platform's message id. Only
-then is a post recorded as sent. A failed send is retried with backoff and, after the last try or a
-permanent error (a deleted thread), moved to the platform's dead letters with the reason. A post for
+then is a post recorded as sent. A failed send is retried with backoff and, once the post is too old
+(hours) or after a permanent error (a deleted thread), moved to the platform's dead letters with the
+reason. A post for
 a platform no process is connected to waits, visible in ``heyan jobs status``.
 
 Posts are idempotent by id: appending the same id twice keeps one post (a retried reminder job
-appends ``remind:<tenant>:<fact>:<revision>`` once). A lease that runs out (the delivering process
-died mid-send) puts the post back, so delivery is at least once; the window for a duplicate is a
-crash between the platform accepting the post and the acknowledgement.
+appends ``remind:<tenant>:<fact>:<revision>`` once). A claim is a **lease with a token**
+(``bot.outbox_scripts``): the holder renews it while it sends, and acknowledging, failing or giving
+the post back succeed only with the token stored now (Lua compare-and-set). A lease that runs out
+(its holder died) puts the post back for another claim, whose new token makes the first holder's
+late acknowledgement refused; a post sent or cancelled meanwhile is never revived. Delivery is at
+least once: a crash between the platform accepting a post and the acknowledgement sends it again,
+and the platform's idempotency key (Discord's nonce, ``Post.piece_key``) is what drops the repeat.
+A failed send is retried with backoff until the post is ``max_age`` old (hours: a platform outage
+is waited out), then it is dead-lettered; ``retry_dead`` starts a new round.
 
 Redis layout (one Redis: the embedded Valkey or ``HEYAN_REDIS_URL``):
 
-* ``heyan:outbox:post:<id>``     hash: data (JSON), state, attempts, message_id, sent_at, error
+* ``heyan:outbox:post:<id>``     hash: data (JSON), state, attempts, epoch, lease, since, message_id,
+  sent_at, error, permanent (see ``bot.outbox_scripts``)
 * ``heyan:outbox:<platform>:ready``   sorted set: id -> epoch ms it may be sent from
 * ``heyan:outbox:<platform>:leased``  sorted set: id -> epoch ms its lease ends
 * ``heyan:outbox:<platform>:dead``    sorted set: id -> epoch ms it died
 * ``heyan:outbox:platforms``     set of platforms that ever had a post
+
+Why sorted sets and not Redis Streams with a consumer group: a post must wait until a time (a retry in
+N seconds, ``not_before``), which a stream cannot express; ``XACK`` does not check which consumer
+holds an entry, so a token compare-and-set on the post would be needed after ``XAUTOCLAIM`` anyway;
+and withdrawing one post by id (a commitment done, a member erased) would need ``XDEL`` plus a
+pending-entry lookup. A sorted set scored by time gives the delay, the lease expiry and the
+per-id removal in one structure.
 
 The scripts address post hashes by prefix, so this layout needs a single Redis (or Valkey) server,
 not a cluster. With a cipher a post's body (its text and the names it mentions) is sealed in ``data``,
@@ -27,9 +42,11 @@ bound to the post id (``bot.sealing``); ids, kind, language and times stay in th
 
 from __future__ import annotations
 
+import hashlib
 import json
+import secrets
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
@@ -37,12 +54,13 @@ from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
+from bot import outbox_scripts as lua
 from bot.richtext import RichText
 from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, scan, seal_fields
 from memory.crypto import Cipher
 from memory.models import Lang, utcnow
 
-__all__ = ["Outbox", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
+__all__ = ["Ack", "Lease", "Outbox", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
 
 _PREFIX = "heyan:outbox"
 _POST = f"{_PREFIX}:post:"
@@ -50,6 +68,9 @@ _PLATFORMS = f"{_PREFIX}:platforms"
 
 #: How long a sent post's record is kept (its id then blocks a second append of the same post).
 SENT_TTL_SECONDS = 90 * 24 * 3600
+#: How long a failing post is retried before it is dead-lettered (a platform outage of hours is
+#: waited out; ``HEYAN_JOBS_POST_RETRY_HOURS``).
+DEFAULT_MAX_AGE_SECONDS = 24 * 3600.0
 
 
 def platform_of(tenant: str) -> str:
@@ -94,6 +115,16 @@ class Post:
     def platform(self) -> str:
         return platform_of(self.tenant)
 
+    def concerns(self, user: str) -> bool:
+        """Does this post mention ``user``, or is it about a record of theirs (``ref["users"]``)?"""
+        return user in self.body.mentions or user in self.ref.get("users", "").split(",")
+
+    def piece_key(self, piece: int = 0) -> str:
+        """A stable idempotency key for one piece of this post (24 hex characters: Discord's nonce
+        takes up to 25). The same post sent again — after a crash, a lost acknowledgement, by
+        another process — carries the same keys, so a platform that honours them posts it once."""
+        return hashlib.blake2b(f"{self.id}\x1f{piece}".encode(), digest_size=12).hexdigest()
+
     def to_json(self, cipher: Cipher | None = None) -> str:
         """The stored form; with ``cipher`` the body is sealed, bound to the post id."""
         data = {
@@ -126,6 +157,8 @@ class PostRecord:
     message_id: str | None = None
     sent_at: datetime | None = None
     error: str | None = None
+    #: Dead of a permanent error (the thread is gone), not of a platform down for hours.
+    permanent: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,91 +186,74 @@ def _text(value: bytes | str | None) -> str | None:
     return value.decode() if isinstance(value, bytes) else value
 
 
-def _now_ms() -> int:
-    return int(time.time() * 1000)
+@dataclass(frozen=True, slots=True)
+class Lease:
+    """A claimed post and the token that proves the claim is still this holder's."""
+
+    post: Post
+    token: str
+
+    @property
+    def epoch(self) -> int:
+        """How many times the post was claimed, this claim included."""
+        return int(self.token.partition(":")[0])
 
 
-_APPEND = """
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'data', ARGV[1], 'state', 'pending', 'attempts', 0)
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-redis.call('SADD', KEYS[3], ARGV[4])
-return 1
-"""
+class Ack(StrEnum):
+    """What became of an acknowledgement, a failure report, a release or a renewal."""
 
-_CLAIM = """
-local expired = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-for _, id in ipairs(expired) do
-  redis.call('ZREM', KEYS[2], id)
-  redis.call('ZADD', KEYS[1], ARGV[1], id)
-  redis.call('HSET', ARGV[4] .. id, 'state', 'pending')
-end
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-local out = {}
-for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[1], id)
-  local key = ARGV[4] .. id
-  if redis.call('EXISTS', key) == 1 then
-    redis.call('ZADD', KEYS[2], ARGV[2], id)
-    redis.call('HSET', key, 'state', 'leased')
-    redis.call('HINCRBY', key, 'attempts', 1)
-    table.insert(out, redis.call('HGET', key, 'data'))
-  end
-end
-return out
-"""
+    OK = "ok"
+    #: Another claim holds the post now (this holder's lease ran out and it was claimed again).
+    STALE = "stale"
+    SENT = "sent"
+    CANCELLED = "cancelled"
+    DEAD = "dead"
+    GONE = "gone"
 
-_DELIVERED = """
-local state = redis.call('HGET', KEYS[1], 'state')
-if (not state) or state == 'sent' then return 0 end
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('ZREM', KEYS[3], ARGV[1])
-redis.call('HSET', KEYS[1], 'state', 'sent', 'message_id', ARGV[2], 'sent_at', ARGV[3])
-redis.call('HDEL', KEYS[1], 'error')
-redis.call('EXPIRE', KEYS[1], ARGV[4])
-return 1
-"""
 
-_FAILED = """
-local state = redis.call('HGET', KEYS[1], 'state')
-if (not state) or state == 'sent' or state == 'cancelled' then return state or 'gone' end
-local attempts = tonumber(redis.call('HGET', KEYS[1], 'attempts') or '0')
-redis.call('ZREM', KEYS[2], ARGV[1])
-if ARGV[3] == '1' or attempts >= tonumber(ARGV[4]) then
-  redis.call('ZADD', KEYS[4], ARGV[6], ARGV[1])
-  redis.call('HSET', KEYS[1], 'state', 'dead', 'error', ARGV[2])
-  return 'dead'
-end
-redis.call('ZADD', KEYS[3], ARGV[5], ARGV[1])
-redis.call('HSET', KEYS[1], 'state', 'pending', 'error', ARGV[2])
-return 'pending'
-"""
+def _ack(raw: bytes | str | None) -> Ack:
+    value = _text(raw) or "gone"
+    return Ack(value) if value in Ack._value2member_map_ else Ack.GONE
 
 
 class Outbox:
-    """Per-platform outboxes in Redis. ``max_attempts`` sends before a post is dead-lettered."""
+    """Per-platform outboxes in Redis. A failing post is retried until it is ``max_age_seconds`` old.
+
+    ``clock`` (epoch seconds) is the time the outbox schedules by; tests pass a controllable one.
+    """
 
     #: The keys holding member text (``reseal`` rewrites them).
     SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_POST}*",)
 
-    def __init__(self, redis: Redis, *, max_attempts: int = 5, cipher: Cipher | None = None) -> None:
+    def __init__(self, redis: Redis, *, max_age_seconds: float = DEFAULT_MAX_AGE_SECONDS,
+                 cipher: Cipher | None = None, clock: Callable[[], float] = time.time) -> None:
         self.redis = redis
-        self.max_attempts = max_attempts
+        self.max_age = max_age_seconds
         self.cipher = cipher
-        self._append = redis.register_script(_APPEND)
-        self._claim = redis.register_script(_CLAIM)
-        self._delivered = redis.register_script(_DELIVERED)
-        self._failed = redis.register_script(_FAILED)
+        self.clock = clock
+        self._append = redis.register_script(lua.APPEND)
+        self._claim = redis.register_script(lua.CLAIM)
+        self._delivered = redis.register_script(lua.DELIVERED)
+        self._failed = redis.register_script(lua.FAILED)
+        self._release = redis.register_script(lua.RELEASE)
+        self._renew = redis.register_script(lua.RENEW)
+        self._cancel = redis.register_script(lua.CANCEL)
+        self._retry_dead = redis.register_script(lua.RETRY_DEAD)
+        self._take_over = redis.register_script(lua.TAKE_OVER)
 
     def __repr__(self) -> str:
-        return f"Outbox(max_attempts={self.max_attempts})"
+        return f"Outbox(max_age_seconds={self.max_age:g})"
+
+    def _now_ms(self) -> int:
+        return int(self.clock() * 1000)
 
     async def append(self, post: Post, *, not_before: datetime | None = None) -> bool:
         """Queue ``post`` for its platform; False when a post with this id already exists (or was sent)."""
         ready, _, _ = _keys(post.platform)
-        at = int(not_before.timestamp() * 1000) if not_before else _now_ms()
+        now = self._now_ms()
+        at = int(not_before.timestamp() * 1000) if not_before else now
         added = await self._append(keys=[_POST + post.id, ready, _PLATFORMS],
-                                   args=[post.to_json(self.cipher), at, post.id, post.platform])
+                                   args=[post.to_json(self.cipher), at, post.id, post.platform, now])
         return bool(added)
 
     async def get(self, post_id: str) -> PostRecord | None:
@@ -253,52 +269,73 @@ class Outbox:
             message_id=data.get("message_id"),
             sent_at=datetime.fromisoformat(sent_at) if sent_at else None,
             error=data.get("error"),
+            permanent=data.get("permanent") == "1",
         )
 
-    async def claim(self, platform: str, *, limit: int = 10, lease_seconds: float = 60.0) -> list[Post]:
-        """Lease up to ``limit`` posts that are due; an expired lease (a crashed sender) counts as due."""
+    # --- the lease: claim, renew, acknowledge, fail, release ------------------------------------
+
+    async def claim(self, platform: str, *, limit: int = 10, lease_seconds: float = 60.0,
+                    claimer: str = "") -> list[Lease]:
+        """Lease up to ``limit`` posts that are due; an expired lease (a crashed sender) counts as due.
+        Each lease carries a new token; ``claimer`` names the holder in it (logs, diagnostics)."""
         ready, leased, _ = _keys(platform)
-        now = _now_ms()
-        raws = await self._claim(keys=[ready, leased],
-                                 args=[now, now + int(lease_seconds * 1000), limit, _POST])
-        return [Post.from_json(r, self.cipher) for r in raws]
+        now = self._now_ms()
+        who = claimer or secrets.token_hex(4)
+        raw = await self._claim(keys=[ready, leased], args=[now, now + int(lease_seconds * 1000), limit, _POST, who])
+        return [Lease(Post.from_json(raw[i + 1], self.cipher), _text(raw[i]) or "") for i in range(0, len(raw), 2)]
 
-    async def delivered(self, post: Post, message_id: str) -> bool:
-        """Record that the platform accepted ``post`` as ``message_id``; False if it was already sent."""
-        ready, leased, _ = _keys(post.platform)
-        done = await self._delivered(keys=[_POST + post.id, leased, ready],
-                                     args=[post.id, message_id, utcnow().isoformat(), SENT_TTL_SECONDS])
-        return bool(done)
+    async def renew(self, lease: Lease, lease_seconds: float) -> bool:
+        """Extend a lease this holder still has; False when it lost it (re-claimed, sent, cancelled)."""
+        _, leased, _ = _keys(lease.post.platform)
+        until = self._now_ms() + int(lease_seconds * 1000)
+        return _ack(await self._renew(keys=[_POST + lease.post.id, leased], args=[lease.post.id, lease.token, until])) \
+            is Ack.OK
 
-    async def failed(
-        self, post: Post, reason: str, *, permanent: bool = False, retry_in: float = 2.0
-    ) -> PostState | None:
-        """A send failed: back to ready in ``retry_in`` seconds, or dead after the last attempt or a
-        permanent error. Returns the new state (None if the post is gone)."""
-        ready, leased, dead = _keys(post.platform)
-        now = _now_ms()
-        state = _text(await self._failed(
-            keys=[_POST + post.id, leased, ready, dead],
-            args=[post.id, reason[:500], "1" if permanent else "0", self.max_attempts,
-                  now + int(retry_in * 1000), now],
+    async def delivered(self, lease: Lease, message_id: str) -> Ack:
+        """Record that the platform accepted the leased post as ``message_id``. ``Ack.OK`` only for
+        the lease's current holder; otherwise what the post is now (``STALE``: re-claimed by another
+        process after this lease ran out; ``SENT``; ``CANCELLED``) and nothing is changed."""
+        ready, leased, _ = _keys(lease.post.platform)
+        return _ack(await self._delivered(
+            keys=[_POST + lease.post.id, leased, ready],
+            args=[lease.post.id, lease.token, message_id, utcnow().isoformat(), SENT_TTL_SECONDS]))
+
+    async def failed(self, lease: Lease, reason: str, *, permanent: bool = False, retry_in: float = 2.0) -> Ack:
+        """A send failed: back to ready in ``retry_in`` seconds (``Ack.OK``), or dead after a permanent
+        error or once the post is ``max_age`` old (``Ack.DEAD``). Refused (``STALE``, ``SENT``, …,
+        nothing changed) unless this lease is the post's current one."""
+        ready, leased, dead = _keys(lease.post.platform)
+        now = self._now_ms()
+        result = _text(await self._failed(
+            keys=[_POST + lease.post.id, leased, ready, dead],
+            args=[lease.post.id, lease.token, reason[:500], "1" if permanent else "0", now + int(retry_in * 1000),
+                  now, int(self.max_age * 1000)],
         ))
-        known = {s.value for s in PostState}
-        return PostState(state) if state is not None and state in known else None
+        return Ack.OK if result == "pending" else _ack(result)
 
-    async def release(self, post: Post) -> None:
-        """Give a leased post back unsent (the process is stopping): ready now, the attempt not counted."""
-        ready, leased, _ = _keys(post.platform)
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.zrem(leased, post.id)
-            pipe.zadd(ready, {post.id: _now_ms()})
-            pipe.hset(_POST + post.id, mapping={"state": PostState.PENDING.value})
-            pipe.hincrby(_POST + post.id, "attempts", -1)
-            await pipe.execute()
+    async def release(self, lease: Lease) -> Ack:
+        """Give a leased post back unsent (the process is stopping): ready now, the attempt not
+        counted. Refused — the post stays as it is — unless this lease is the post's current one."""
+        ready, leased, _ = _keys(lease.post.platform)
+        return _ack(await self._release(keys=[_POST + lease.post.id, leased, ready],
+                                        args=[lease.post.id, lease.token, self._now_ms()]))
+
+    async def take_over(self) -> int:
+        """Every lease back to ready now, whoever held it: only for a process that knows every
+        earlier holder is dead (the embedded shape, whose data dir lock it holds). Returns how many."""
+        now = self._now_ms()
+        taken = 0
+        for platform in await self.platforms():
+            ready, leased, _ = _keys(platform)
+            taken += int(await self._take_over(keys=[ready, leased], args=[now, _POST]))
+        return taken
+
+    # --- withdrawing --------------------------------------------------------------------------
 
     async def _ids(self, platform: str) -> list[str]:
-        ready, leased, _ = _keys(platform)
+        """Every post of ``platform`` not sent: waiting, being sent, or dead."""
         ids: list[str] = []
-        for key in (ready, leased):
+        for key in _keys(platform):
             ids += [_text(i) or "" for i in await self.redis.zrange(key, 0, -1)]
         return ids
 
@@ -306,10 +343,8 @@ class Outbox:
         self, tenant: str, session: str, kinds: frozenset[PostKind] | None = None, *, ids: frozenset[str] | None = None
     ) -> int:
         """Withdraw the unsent posts of one session (a dispute closed), or only ``ids`` of them; returns how many."""
-        platform = platform_of(tenant)
-        ready, leased, _ = _keys(platform)
-        cancelled = 0
-        for post_id in await self._ids(platform):
+        chosen: list[str] = []
+        for post_id in await self._ids(platform_of(tenant)):
             record = await self.get(post_id)
             if record is None or record.post.tenant != tenant or record.post.session != session:
                 continue
@@ -317,25 +352,34 @@ class Outbox:
                 continue
             if ids is not None and post_id not in ids:
                 continue
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.zrem(ready, post_id)
-                pipe.zrem(leased, post_id)
-                pipe.hset(_POST + post_id, mapping={"state": PostState.CANCELLED.value})
-                pipe.expire(_POST + post_id, SENT_TTL_SECONDS)
-                await pipe.execute()
-            cancelled += 1
+            chosen.append(post_id)
+        return await self._withdraw_known(platform_of(tenant), chosen)
+
+    async def _withdraw_known(self, platform: str, post_ids: Sequence[str]) -> int:
+        ready, leased, dead = _keys(platform)
+        cancelled = 0
+        for post_id in post_ids:
+            cancelled += int(await self._cancel(keys=[_POST + post_id, ready, leased, dead],
+                                                args=[post_id, SENT_TTL_SECONDS]))
         return cancelled
+
+    async def withdraw_prefix(self, tenant: str, prefix: str, *, keep: str | None = None) -> int:
+        """Withdraw every unsent post of ``tenant`` whose id starts with ``prefix`` (a commitment's
+        follow-ups: ``remind:<tenant>:<fact>:``), except ``keep``; returns how many went. Reads ids only."""
+        platform = platform_of(tenant)
+        chosen = [i for i in await self._ids(platform) if i.startswith(prefix) and i != keep]
+        return await self._withdraw_known(platform, chosen)
 
     async def cancel_mentioning(self, tenant: str, user: str) -> int:
         """Withdraw every unsent post of ``tenant`` that mentions ``user`` (the member was erased)."""
         platform = platform_of(tenant)
-        cancelled = 0
+        chosen: list[str] = []
         for post_id in await self._ids(platform):
             record = await self.get(post_id)
-            if record is None or record.post.tenant != tenant or user not in record.post.body.mentions:
+            if record is None or record.post.tenant != tenant or not record.post.concerns(user):
                 continue
-            cancelled += await self.cancel(tenant, record.post.session, ids=frozenset({post_id}))
-        return cancelled
+            chosen.append(post_id)
+        return await self._withdraw_known(platform, chosen)
 
     async def forget(self, tenant: str, match: Callable[[Post], bool]) -> int:
         """Erasure: every post of ``tenant`` that ``match``es, in any state (waiting, being sent, sent,
@@ -368,12 +412,14 @@ class Outbox:
         return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance, lambda key: reseal_hash_field(
             self.redis, key, "data", cipher, lambda raw: Post.from_json(raw, cipher).to_json(cipher)))
 
+    # --- reading ------------------------------------------------------------------------------
+
     async def platforms(self) -> list[str]:
         return sorted(_text(p) or "" for p in await self.redis.smembers(_PLATFORMS))  # type: ignore[misc]
 
     async def stats(self) -> list[OutboxStats]:
         """Counts per platform that ever had a post."""
-        now = _now_ms()
+        now = self._now_ms()
         out: list[OutboxStats] = []
         for platform in await self.platforms():
             ready, leased, dead = _keys(platform)
@@ -397,17 +443,13 @@ class Outbox:
         return records
 
     async def retry_dead(self, post_id: str | None = None) -> int:
-        """Send dead posts again (one, or all): back to ready with their attempts reset."""
+        """Send dead posts again (one, or all): back to ready with their attempts reset and a new
+        round of tries (``max_age`` from now)."""
         count = 0
+        now = self._now_ms()
         for record in await self.dead():
             if post_id is not None and record.post.id != post_id:
                 continue
             ready, _, dead = _keys(record.post.platform)
-            if not await self.redis.zrem(dead, record.post.id):
-                continue  # someone else retried it
-            async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(_POST + record.post.id, mapping={"state": PostState.PENDING.value, "attempts": 0})
-                pipe.zadd(ready, {record.post.id: _now_ms()})
-                await pipe.execute()
-            count += 1
+            count += int(await self._retry_dead(keys=[_POST + record.post.id, ready, dead], args=[record.post.id, now]))
         return count

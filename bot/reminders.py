@@ -1,9 +1,16 @@
-"""Follow-ups on commitments: when to send one, the post it makes, and recording it once delivered.
+"""Follow-ups on commitments: when to send one, the post it makes, recording it once delivered, and
+keeping it in step with the commitment.
 
 The reminder job (``jobs.tasks.send_reminder``) re-reads the commitment and, if it is still open and
 not yet reminded, appends ``reminder_post(fact)`` to the outbox; the process holding the platform
 connection delivers it and then calls ``record_delivery``, which writes ``reminders_sent`` on the
 commitment. A worker alone never marks a reminder sent.
+
+``FollowUpKeeper`` watches every write of a fact (``MemoryService.watch``), so whoever changes a
+commitment — the moderation service, the CLI, a platform's buttons, extraction reading "done" — its
+follow-up follows: done, cancelled, expired or deleted withdraws the queued post (and the reminder
+job, finding it no longer open, is not re-armed); a new version (snoozed, a new due time) withdraws
+the old version's post and schedules the new one.
 """
 
 from __future__ import annotations
@@ -11,13 +18,15 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from bot.outbox import Post, PostKind
+from bot.outbox import Outbox, Post, PostKind
+from bot.ports import Scheduler
 from bot.richtext import Mention, RichText
 from bot.zones import zone_label, zone_or_utc
-from memory.models import Fact, Scope, utcnow
+from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, utcnow
 from memory.service import MemoryService
 
-__all__ = ["format_when", "record_delivery", "reminder_post", "reminder_post_id", "reminder_text", "reminder_time"]
+__all__ = ["FollowUpKeeper", "format_when", "record_delivery", "reminder_post", "reminder_post_id",
+           "reminder_prefix", "reminder_text", "reminder_time"]
 
 log = logging.getLogger(__name__)
 
@@ -42,9 +51,14 @@ def reminder_time(fact: Fact, *, lead_seconds: int, no_due_followup_seconds: int
     return fact.created_at + timedelta(seconds=no_due_followup_seconds)
 
 
+def reminder_prefix(tenant: str, fact_id: str) -> str:
+    """What the ids of every follow-up of one commitment start with."""
+    return f"remind:{tenant}:{fact_id}:"
+
+
 def reminder_post_id(fact: Fact) -> str:
     """One follow-up per version of a commitment (a new due time is a new version)."""
-    return f"remind:{fact.tenant}:{fact.id}:{fact.version}"
+    return f"{reminder_prefix(fact.tenant, fact.id)}{fact.version}"
 
 
 def reminder_text(fact: Fact, zone: str) -> RichText:
@@ -76,7 +90,8 @@ def reminder_post(fact: Fact, zone: str) -> Post:
         body=reminder_text(fact, zone),
         kind=PostKind.REMINDER,
         lang=fact.lang,
-        ref={"fact_id": fact.id, "revision": str(fact.version)},
+        # users: whom the post is about (erasing any of them withdraws it, bot.outbox.Post.concerns)
+        ref={"fact_id": fact.id, "revision": str(fact.version), "users": ",".join(fact.users)},
     )
 
 
@@ -101,3 +116,40 @@ async def record_delivery(memory: MemoryService, post: Post, message_id: str, *,
         log.info("reminder %s delivered as %s", post.id, message_id)
     return bool(recorded)
 
+
+
+class FollowUpKeeper:
+    """Keeps each commitment's follow-up in step with the commitment (a ``MemoryService`` watcher)."""
+
+    def __init__(self, outbox: Outbox, scheduler: Scheduler, *, lead_seconds: int, no_due_followup_seconds: int) -> None:
+        self.outbox = outbox
+        self.scheduler = scheduler
+        self.lead_seconds = lead_seconds
+        self.no_due_followup_seconds = no_due_followup_seconds
+
+    def __repr__(self) -> str:
+        return f"FollowUpKeeper(lead_seconds={self.lead_seconds})"
+
+    async def __call__(self, tenant: str, fact_id: str, before: Fact | None, after: Fact | None) -> None:
+        prefix = reminder_prefix(tenant, fact_id)
+        if after is None:
+            if before is None or before.kind is Kind.COMMITMENT:
+                await self._withdraw(tenant, prefix, None, "deleted")
+            return
+        if after.kind is not Kind.COMMITMENT:
+            return
+        if after.status not in OPEN_COMMITMENT:
+            if before is None or before.status in OPEN_COMMITMENT:
+                await self._withdraw(tenant, prefix, None, after.status.value)
+            return
+        if before is not None and before.version != after.version:
+            await self._withdraw(tenant, prefix, reminder_post_id(after), f"now version {after.version}")
+            if not after.reminders_sent:
+                when = reminder_time(after, lead_seconds=self.lead_seconds,
+                                     no_due_followup_seconds=self.no_due_followup_seconds)
+                await self.scheduler.remind(tenant, after.id, after.version, when)
+
+    async def _withdraw(self, tenant: str, prefix: str, keep: str | None, why: str) -> None:
+        withdrawn = await self.outbox.withdraw_prefix(tenant, prefix, keep=keep)
+        if withdrawn:
+            log.info("withdrew %d follow-up post(s) of %s: the commitment is %s", withdrawn, prefix, why)

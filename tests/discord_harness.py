@@ -130,10 +130,24 @@ class Harness:
                                                    timeout=WAIT)
 
     async def message_after_click(self, click: Payload) -> Payload:
-        """The message a click's UPDATE_MESSAGE callback produced (or its ephemeral answer)."""
+        """What a click ended in: the message it redrew (an UPDATE_MESSAGE callback, or a deferred
+        update followed by an edit of ``@original``), or the private followup that answered it."""
         request = await self.callback(click)
         if request.json["type"] == 7:
             return self.discord.messages[int(click["message"]["id"])]
+        if request.json["type"] == 6:
+            pattern = re.compile(rf"/webhooks/\d+/{re.escape(click['token'])}(/messages/@original)?")
+
+            def finished() -> RecordedRequest | None:
+                return next((r for r in self.discord.requests if r.method in ("PATCH", "POST")
+                             and pattern.fullmatch(r.path)), None)
+
+            await wait_until(finished, timeout=WAIT, what=f"the work of click {click['id']}")
+            ended = finished()
+            assert ended is not None
+            if ended.method == "PATCH":
+                return self.discord.messages[int(click["message"]["id"])]
+            return self.discord.interactions[int(click["id"])].followups[-1]
         return await self.answer(click)
 
     # --- messages and memory -------------------------------------------------------------------------
@@ -176,9 +190,10 @@ class Harness:
 @contextlib.asynccontextmanager
 async def heyan_on_discord(
     tmp_path: Path, redis_url: str, *, provider: ScriptedProvider | None = None,
-    standin: DiscordStandIn | None = None, worker: bool = True, **discord: Any,
+    standin: DiscordStandIn | None = None, worker: bool = True, serve: bool = True, **discord: Any,
 ) -> AsyncIterator[Harness]:
-    """The stand-in, a runtime and the Discord platform, started as ``heyan run`` starts them."""
+    """The stand-in, a runtime and the Discord platform, started as ``heyan run`` starts them
+    (``serve=False``: the test awaits ``platform.serve()`` itself, e.g. to see how it ends)."""
     scripted = provider if provider is not None else ScriptedProvider()
     async with contextlib.AsyncExitStack() as stack:
         stand = await stack.enter_async_context(standin or DiscordStandIn())
@@ -189,13 +204,14 @@ async def heyan_on_discord(
         stack.push_async_callback(platform.stop)
         sender = await platform.start(rt)
         rt.connect(sender, poll_seconds=0.1)
-        serving = asyncio.create_task(platform.serve(), name="test-discord-serve")
+        if serve:
+            serving = asyncio.create_task(platform.serve(), name="test-discord-serve")
 
-        async def _end_serving() -> None:
-            await platform.stop()
-            await asyncio.wait_for(serving, WAIT)
+            async def _end_serving() -> None:
+                await platform.stop()
+                await asyncio.wait_for(serving, WAIT)
 
-        stack.push_async_callback(_end_serving)
+            stack.push_async_callback(_end_serving)
         yield Harness(stand, rt, platform, scripted, s)
 
 

@@ -83,8 +83,11 @@ from aiohttp import web
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from tests.discord_standin_limits import message_errors
 from tests.discord_standin_world import (
     BOT_PERMISSIONS,
+    CREATE_PRIVATE_THREADS,
+    CREATE_PUBLIC_THREADS,
     DIRECT_MESSAGE_REACTIONS,
     DIRECT_MESSAGE_TYPING,
     DIRECT_MESSAGES,
@@ -99,13 +102,17 @@ from tests.discord_standin_world import (
     GUILD_TEXT,
     GUILDS,
     LOADING,
+    MANAGE_CHANNELS,
+    MANAGE_THREADS,
     MENTION_EVERYONE,
     MESSAGE_CONTENT,
     NEWS_THREAD,
     PRIVATE_THREAD,
     PRIVILEGED_INTENTS,
     PUBLIC_THREAD,
+    READ_MESSAGE_HISTORY,
     THREAD_TYPES,
+    VIEW_CHANNEL,
     ChannelSpec,
     DiscordWorld,
     GuildSpec,
@@ -114,6 +121,7 @@ from tests.discord_standin_world import (
     Overwrite,
     Payload,
     RoleSpec,
+    StandInClock,
     UserSpec,
     default_bot,
     default_guild,
@@ -142,6 +150,7 @@ __all__ = [
     "RecordedFile",
     "RecordedRequest",
     "RoleSpec",
+    "StandInClock",
     "UserSpec",
     "default_bot",
     "default_guild",
@@ -168,6 +177,13 @@ _EVENT_INTENTS: dict[str, tuple[int, int]] = {
                                                                         "MESSAGE_REACTION_REMOVE")},
     "TYPING_START": (GUILD_MESSAGE_TYPING, DIRECT_MESSAGE_TYPING),
 }
+
+#: How long Discord remembers a nonce sent with enforce_nonce ("the past few minutes"; taken as 5).
+NONCE_WINDOW_SECONDS = 300.0
+#: Discord's deadlines: the first answer to an interaction within 3 s, followups and edits with its
+#: token for 15 minutes (``developers/interactions/receiving-and-responding.mdx``).
+INTERACTION_DEADLINE = 3.0
+TOKEN_LIFETIME = 15 * 60.0
 
 CLOSE_REASONS = {
     4000: "Unknown error.", 4004: "Authentication failed.", 4009: "Session timed out.",
@@ -269,6 +285,12 @@ class ApiError(Exception):
         if errors:
             self.body["errors"] = errors
         self.status = status
+
+
+def _check_limits(body: Payload) -> None:
+    """400 / 50035 naming the field, as Discord answers a body over its documented limits."""
+    if (errors := message_errors(body)) is not None:
+        raise ApiError(400, 50035, "Invalid Form Body", errors)
 
 
 def _form_error(field_name: str, code: str, message: str) -> ApiError:
@@ -392,27 +414,33 @@ class DiscordStandIn(DiscordWorld):
         heartbeat_interval_ms: int = 5_000,
         privileged_intents_allowed: int = PRIVILEGED_INTENTS,
         echo_own_messages: bool = True,
-        interaction_deadline: float | None = None,
+        interaction_deadline: float | None = INTERACTION_DEADLINE,
+        token_lifetime: float = TOKEN_LIFETIME,
+        clock: StandInClock | None = None,
     ) -> None:
-        super().__init__(bot=bot, guilds=guilds, application_id=application_id)
+        super().__init__(bot=bot, guilds=guilds, application_id=application_id, clock=clock)
         self.token = token
         self.shard_count = shard_count  # what GET /gateway/bot recommends (AutoShardedClient uses it)
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.privileged_intents_allowed = privileged_intents_allowed  # as toggled in the developer portal
         self.echo_own_messages = echo_own_messages
-        # seconds an interaction may wait for its first callback (Discord: 3); None: no limit
+        # seconds (on ``clock``) an interaction may wait for its first callback (Discord: 3); None: no limit
         self.interaction_deadline = interaction_deadline
+        self.token_lifetime = token_lifetime  # seconds its token then serves followups and edits (Discord: 15 min)
 
         self.requests: list[RecordedRequest] = []
         self.identify_payloads: list[Payload] = []
         self.gateway_received: list[Payload] = []  # every op the client sent, heartbeats included
         self.heartbeats = 0
+        self.nonce_repeats = 0  # sends answered with the message an earlier one (same nonce) created
         self.undelivered: list[tuple[str, Payload]] = []  # dispatches no session wanted (intents, shard)
         self.attachments: dict[int, bytes] = {}
         self.faults: list[FaultRule] = []
         self.sessions: list[GatewaySession] = []  # open gateway connections
         self.connections: list[GatewaySession] = []  # every gateway connection, closed ones included
         self._resumable: dict[str, GatewaySession] = {}
+        # nonce -> (monotonic time, message) of the bot's messages sent with enforce_nonce (Create Message)
+        self._nonces: dict[str, tuple[float, Payload]] = {}
         self._identify_close_codes: list[int] = []
         self._recorded = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -476,6 +504,21 @@ class DiscordStandIn(DiscordWorld):
 
     def clear_faults(self) -> None:
         self.faults.clear()
+
+    def post_offline(self, payload: Payload) -> Payload:
+        """A message written while no client is connected: it is in the channel's history (REST), and
+        no gateway event ever announces it."""
+        self._apply("MESSAGE_CREATE", payload)
+        return payload
+
+    async def reset_token(self) -> str:
+        """The owner resets the bot token in the developer portal: the old one is refused from now on
+        (REST 401, IDENTIFY 4004) and open gateway sessions are closed with 4004."""
+        self.token = f"standin-bot-token-{secrets.token_hex(4)}"
+        self._resumable.clear()
+        for session in list(self.sessions):
+            await session.close(4004)
+        return self.token
 
     def close_on_identify(self, code: int) -> None:
         """Close the next IDENTIFY with ``code`` (4004 authentication failed, 4014 disallowed intents ...)."""
@@ -742,6 +785,7 @@ class DiscordStandIn(DiscordWorld):
             ("GET", r"/users/@me", self._get_me),
             ("GET", r"/users/(?P<user_id>\d+)", self._get_user),
             ("DELETE", r"/users/@me/guilds/(?P<guild_id>\d+)", self._leave_guild),
+            ("POST", r"/users/@me/channels", self._create_dm),
             ("GET", r"/oauth2/applications/@me", self._get_application),
             ("GET", r"/applications/@me", self._get_application),
             ("PUT", rf"/applications/{app}/commands", self._put_commands),
@@ -750,6 +794,7 @@ class DiscordStandIn(DiscordWorld):
             ("GET", rf"/applications/{app}/guilds/(?P<guild_id>\d+)/commands", self._get_commands),
             ("GET", r"/guilds/(?P<guild_id>\d+)/members/(?P<user_id>\d+)", self._get_member),
             ("POST", rf"/channels/{ch}/messages", self._post_message),
+            ("GET", rf"/channels/{ch}/messages", self._get_messages),
             ("GET", rf"/channels/{ch}/messages/{msg}", self._get_message),
             ("PATCH", rf"/channels/{ch}/messages/{msg}", self._patch_message),
             ("DELETE", rf"/channels/{ch}/messages/{msg}", self._delete_message),
@@ -795,6 +840,15 @@ class DiscordStandIn(DiscordWorld):
         if not guild.has_member(int(user_id)):
             raise ApiError(404, 10007, "Unknown Member")
         return _Reply(body=guild.member(int(user_id)).payload())
+
+    async def _create_dm(self, request: RecordedRequest) -> _Reply:
+        try:
+            recipient = self.user(int((request.json or {}).get("recipient_id", 0)))
+        except (KeyError, ValueError):
+            raise _form_error("recipient_id", "BASE_TYPE_REQUIRED", "This field is required") from None
+        channel_id = self.dm_channel_id(recipient)
+        return _Reply(body={"id": str(channel_id), "type": DM, "last_message_id": None,
+                            "recipients": [recipient.payload()]})
 
     async def _leave_guild(self, request: RecordedRequest, guild_id: str) -> _Reply:
         guild = self._guild_or_404(int(guild_id))
@@ -878,8 +932,7 @@ class DiscordStandIn(DiscordWorld):
         body = body if body is not None else (request.json or {})
         content = body.get("content") or ""
         attachments = self._files_to_attachments(request, channel_id, body)
-        if len(content) > 2000:
-            raise _form_error("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.")
+        _check_limits(body)
         if not allow_empty and not (content or body.get("embeds") or attachments or body.get("components") or body.get("sticker_ids")
                 or body.get("poll")):
             raise ApiError(400, 50006, "Cannot send an empty message")
@@ -920,14 +973,84 @@ class DiscordStandIn(DiscordWorld):
 
     async def _post_message(self, request: RecordedRequest, channel_id: str) -> _Reply:
         guild, channel = self._channel_or_404(int(channel_id))
+        body = request.json or {}
+        nonce = str(body["nonce"]) if body.get("nonce") is not None else None
+        if nonce is not None and len(nonce) > 25:
+            raise _form_error("nonce", "BASE_TYPE_MAX_LENGTH", "Must be 25 or fewer in length.")
+        # enforce_nonce: "checked for uniqueness in the past few minutes. If another message was created by
+        # the same author with the same nonce, that message will be returned and no new message created"
+        if nonce is not None and body.get("enforce_nonce"):
+            seen = self._nonces.get(nonce)  # the author is the bot
+            if seen is not None and time.monotonic() - seen[0] < NONCE_WINDOW_SECONDS:
+                self.nonce_repeats += 1
+                return _Reply(body=seen[1])
         if channel is not None and channel.is_thread and channel.archived:
             if channel.locked:
                 raise ApiError(400, 50083, "Operation cannot be performed on an archived thread")
             channel.archived = False  # a message unarchives an unlocked thread
             await self._echo("THREAD_UPDATE", self.channel_payload(guild, channel))  # type: ignore[arg-type]
         message = self._bot_message(request, int(channel_id), guild)
+        if nonce is not None:
+            message["nonce"] = nonce
+            if body.get("enforce_nonce"):
+                self._nonces[nonce] = (time.monotonic(), message)
         await self._echo("MESSAGE_CREATE", message)
         return _Reply(body=message)
+
+    def _require(self, guild: GuildSpec, channel: ChannelSpec, permission: int, *, missing_access: bool = False) -> None:
+        """403 as Discord answers a bot without ``permission`` in ``channel`` (50001 Missing Access when
+        it cannot see the channel at all, else 50013 Missing Permissions)."""
+        perms = guild.permissions_for(self.bot_user.id, channel.id)
+        if not perms & VIEW_CHANNEL or (channel.type == PRIVATE_THREAD and self.bot_user.id not in channel.member_ids
+                                         and not perms & MANAGE_THREADS):
+            raise ApiError(403, 50001, "Missing Access")
+        if not perms & permission:
+            raise (ApiError(403, 50001, "Missing Access") if missing_access
+                   else ApiError(403, 50013, "Missing Permissions"))
+
+    def readable_by_app(self, message: Payload) -> Payload:
+        """A message as a REST read returns it: without the Message Content intent allowed for the
+        application, guild messages that neither the bot wrote nor mention it have no content."""
+        return self._visible("MESSAGE_CREATE", message, self.privileged_intents_allowed & MESSAGE_CONTENT)
+
+    async def _get_messages(self, request: RecordedRequest, channel_id: str) -> _Reply:
+        """GET /channels/{id}/messages: newest first, ``limit`` 1-100 (default 50), one of ``before`` /
+        ``after`` / ``around``; View Channel needed (403 50001), and without Read Message History the
+        answer is empty (as documented)."""
+        guild, channel = self._channel_or_404(int(channel_id))
+        query = request.query
+        try:
+            limit = int(query.get("limit", "50"))
+        except ValueError:
+            raise _form_error("limit", "NUMBER_TYPE_COERCE", "Value is not int.") from None
+        if limit < 1:
+            raise _form_error("limit", "NUMBER_TYPE_MIN", "int value should be greater than or equal to 1.")
+        if limit > 100:
+            raise _form_error("limit", "NUMBER_TYPE_MAX", "int value should be less than or equal to 100.")
+        anchors = [k for k in ("before", "after", "around") if k in query]
+        if len(anchors) > 1:
+            raise _form_error(anchors[1], "BASE_TYPE_BAD_REQUEST", "before, after and around are mutually exclusive.")
+        if guild is not None and channel is not None:
+            self._require(guild, channel, VIEW_CHANNEL, missing_access=True)
+            if not guild.permissions_for(self.bot_user.id, channel.id) & READ_MESSAGE_HISTORY:
+                return _Reply(body=[])
+        cid = int(channel_id)
+        held = sorted((m for m in self.messages.values()
+                       if int(m["channel_id"]) == cid and not int(m.get("flags") or 0) & EPHEMERAL),
+                      key=lambda m: int(m["id"]))
+        if "after" in query:
+            picked = [m for m in held if int(m["id"]) > int(query["after"])][:limit]
+        elif "around" in query:
+            pivot = int(query["around"])
+            older = [m for m in held if int(m["id"]) < pivot]
+            rest = [m for m in held if int(m["id"]) >= pivot]
+            picked = older[-(limit // 2):] if limit // 2 else []
+            picked += rest[: limit - len(picked)]
+        else:
+            if "before" in query:
+                held = [m for m in held if int(m["id"]) < int(query["before"])]
+            picked = held[-limit:]
+        return _Reply(body=[self.readable_by_app(m) for m in reversed(picked)])
 
     async def _get_message(self, request: RecordedRequest, channel_id: str, message_id: str) -> _Reply:
         self._channel_or_404(int(channel_id))
@@ -952,6 +1075,7 @@ class DiscordStandIn(DiscordWorld):
                           mention_roles=[str(r) for r in roles], mention_everyone=everyone)
         if new_files := self._files_to_attachments(request, int(message["channel_id"]), body):
             edited["attachments"] = [*edited.get("attachments", []), *new_files]
+        _check_limits(edited)
         edited["flags"] = int(edited.get("flags", 0)) & ~LOADING
         edited["edited_timestamp"] = now_iso()
         self.messages[int(edited["id"])] = edited
@@ -987,6 +1111,7 @@ class DiscordStandIn(DiscordWorld):
             thread_id = self.ids.next()
         if thread_type not in THREAD_TYPES:
             raise _form_error("type", "BASE_TYPE_CHOICES", f"Value must be one of {THREAD_TYPES}.")
+        self._require(guild, parent, CREATE_PRIVATE_THREADS if thread_type == PRIVATE_THREAD else CREATE_PUBLIC_THREADS)
         thread = ChannelSpec(
             thread_id, str(body.get("name", "thread")), thread_type, parent_id=parent.id, owner_id=self.bot_user.id,
             auto_archive_duration=int(body.get("auto_archive_duration") or 1440), member_ids={self.bot_user.id},
@@ -1045,6 +1170,7 @@ class DiscordStandIn(DiscordWorld):
         guild, channel = self._channel_or_404(int(channel_id))
         if guild is None or channel is None:
             raise ApiError(400, 50024, "Cannot execute action on this channel type")
+        self._require(guild, channel, MANAGE_THREADS if channel.is_thread else MANAGE_CHANNELS)
         payload = self.channel_payload(guild, channel)
         if any(s.identified for s in self.sessions):
             await self.delete_channel(channel)
@@ -1064,6 +1190,9 @@ class DiscordStandIn(DiscordWorld):
         record = next((r for r in self.interactions.values() if r.token == token), None)
         if record is None or int(app_id) != self.application_id or record.callback_type is None:
             raise ApiError(404, 10015, "Unknown Webhook")
+        started = record.dispatched_at
+        if started is not None and self.clock.now() - started >= self.token_lifetime:
+            raise ApiError(401, 50027, "Invalid Webhook Token")  # the token lived its 15 minutes
         return record
 
     def _interaction_message(self, record: InteractionRecord, request: RecordedRequest, body: Payload, *,
@@ -1091,7 +1220,7 @@ class DiscordStandIn(DiscordWorld):
         record = self._interaction_or_404(int(interaction_id), token)
         started = record.dispatched_at
         if self.interaction_deadline is not None and started is not None and (
-                time.monotonic() - started > self.interaction_deadline):
+                self.clock.now() - started >= self.interaction_deadline):
             raise ApiError(404, 10062, "Unknown interaction")
         if record.callback_type is not None:
             raise ApiError(400, 40060, "Interaction has already been acknowledged.")
@@ -1114,8 +1243,12 @@ class DiscordStandIn(DiscordWorld):
             if record.message is None:
                 raise _form_error("type", "INTERACTION_RESPONSE_TYPE_INVALID", "No message to update.")
             current = self.messages.get(int(record.message["id"]), record.message)
-            message = self._edit(current, data, request)
+            message = record.original = self._edit(current, data, request)
             await self._publish("MESSAGE_UPDATE", message)
+        elif kind == 6:  # DEFERRED_UPDATE_MESSAGE: no visible change; @original is the component's message
+            if record.message is None:
+                raise _form_error("type", "INTERACTION_RESPONSE_TYPE_INVALID", "No message to update.")
+            record.original = self.messages.get(int(record.message["id"]), record.message)
         record.callback_type, record.callback_data = kind, data
         if request.query.get("with_response") not in ("1", "true", "True"):
             return _Reply(204)

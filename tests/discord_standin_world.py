@@ -42,6 +42,12 @@ PRIVILEGED_INTENTS = GUILD_MEMBERS | GUILD_PRESENCES | MESSAGE_CONTENT
 ALL_PERMISSIONS = discord.Permissions.all().value
 ADMINISTRATOR = discord.Permissions(administrator=True).value
 MENTION_EVERYONE = discord.Permissions(mention_everyone=True).value
+VIEW_CHANNEL = discord.Permissions(view_channel=True).value
+READ_MESSAGE_HISTORY = discord.Permissions(read_message_history=True).value
+MANAGE_THREADS = discord.Permissions(manage_threads=True).value
+MANAGE_CHANNELS = discord.Permissions(manage_channels=True).value
+CREATE_PUBLIC_THREADS = discord.Permissions(create_public_threads=True).value
+CREATE_PRIVATE_THREADS = discord.Permissions(create_private_threads=True).value
 MEMBER_PERMISSIONS = discord.Permissions(
     view_channel=True, send_messages=True, send_messages_in_threads=True, create_public_threads=True,
     read_message_history=True, add_reactions=True, embed_links=True, attach_files=True, use_external_emojis=True,
@@ -69,6 +75,26 @@ _ROLE_MENTION = re.compile(r"<@&(\d+)>")
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat()
+
+
+class StandInClock:
+    """The stand-in's time for Discord's deadlines (3 s for an interaction's first answer, 15 minutes
+    for its token). It moves only when a test calls ``advance``: a busy machine never makes an answer
+    late, and a test makes one late without sleeping."""
+
+    def __init__(self) -> None:
+        self._now = 0.0
+
+    def __repr__(self) -> str:
+        return f"StandInClock(now={self._now:.3f})"
+
+    def now(self) -> float:
+        return self._now
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError("the stand-in's clock only moves forward")
+        self._now += seconds
 
 
 class Snowflakes:
@@ -289,7 +315,7 @@ class InteractionRecord:
     callback_data: Payload | None = None
     original: Payload | None = None  # the response message, incl. a deferred "thinking" one
     followups: list[Payload] = field(default_factory=list)
-    dispatched_at: float | None = None
+    dispatched_at: float | None = None  # on the stand-in's clock
 
     @property
     def loading(self) -> bool:
@@ -301,8 +327,9 @@ class DiscordWorld:
     builders of what Discord would send about it. ``DiscordStandIn`` serves it."""
 
     def __init__(self, *, bot: UserSpec | None = None, guilds: Sequence[GuildSpec] | None = None,
-                 application_id: int | None = None) -> None:
+                 application_id: int | None = None, clock: StandInClock | None = None) -> None:
         self.ids = Snowflakes()
+        self.clock = clock or StandInClock()
         self.bot_user = bot or default_bot(self.ids)
         self.application_id = application_id or self.bot_user.id  # Discord: bot id == application id
         self.guilds: list[GuildSpec] = list(guilds) if guilds is not None else [default_guild(self.ids, self.bot_user)]
@@ -709,7 +736,7 @@ class DiscordWorld:
         elif event == "MESSAGE_DELETE":
             self.messages.pop(int(payload["id"]), None)
         elif event == "INTERACTION_CREATE" and (record := self.interactions.get(int(payload["id"]))):
-            record.dispatched_at = time.monotonic()
+            record.dispatched_at = self.clock.now()
         elif event in ("THREAD_DELETE", "CHANNEL_DELETE"):
             if (found := self.find_channel(int(payload["id"]))) is not None:
                 found[0].channels.remove(found[1])

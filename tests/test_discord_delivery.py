@@ -13,6 +13,7 @@ from bot.outbox import Post, PostKind, PostRecord, PostState
 from bot.richtext import Mention, RichText
 from memory.extraction import CandidateFact
 from memory.models import Kind, Scope, utcnow
+from tests.clock import JobSchedule
 from tests.discord_harness import WAIT, Harness, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import Fault
 
@@ -43,10 +44,13 @@ async def test_a_follow_up_reaches_the_thread_and_pings_only_its_owner(tmp_path:
         h.provider.script[said["id"]] = [CandidateFact(
             kind=Kind.COMMITMENT, subject=bob, subject_name="Bob", attribute="repaint the fence",
             value="repaint the fence", message_id=said["id"], quote="I will repaint the fence soon, @everyone <@&1> come",
-            asserted_by=bob, due_at=utcnow() + timedelta(seconds=2))]
+            asserted_by=bob, due_at=utcnow() + timedelta(hours=1))]
         since = len(h.discord.requests)
         await h.discord.dispatch("MESSAGE_CREATE", said)
 
+        schedule = JobSchedule(h.rt.redis)  # the due time comes when the test moves arq's schedule
+        [due] = (await schedule.wait_deferred("remind:")).values()
+        assert await schedule.run_due(due)
         posts = await h.bot_posts(thread.id, since, count=2)  # Heyan's reply, then the follow-up
         follow_up = next(p for p in posts if "message_reference" not in p.json)
         content = follow_up.json["content"]

@@ -221,17 +221,17 @@ async def test_commitments_with_done_buttons(tmp_path: Path, redis_url: str) -> 
 
         listed = await h.run("commitments", user="bob", channel=thread, locale="en-US")
         assert listed["flags"] & EPHEMERAL and listed["embeds"][0]["title"] == "Open commitments (2)"
-        assert custom_ids(listed) == [f"heyan:done:{bob_id}"]  # only his own can be closed by him
+        assert custom_ids(listed) == [f"heyan:done:{bob_id}:0"]  # only his own can be closed by him (page 0)
 
-        click = await h.click(f"heyan:done:{bob_id}", listed, user="bob", locale="en-US")
+        click = await h.click(f"heyan:done:{bob_id}:0", listed, user="bob", locale="en-US")
         after = await h.message_after_click(click)
         assert after["content"] == "Marked done: repaint the fence: repaint the fence"
         assert after["embeds"][0]["title"] == "Open commitments (1)"
         assert (await h.rt.memory.get(Scope(tenant=h.tenant), bob_id)).status is FactStatus.DONE  # type: ignore[union-attr]
 
         moderator = await h.run("commitments", user="alice", channel=thread)
-        assert custom_ids(moderator) == [f"heyan:done:{carol_id}"]
+        assert custom_ids(moderator) == [f"heyan:done:{carol_id}:0"]
         # a replayed click on someone else's button: the service decides, not the button
-        click = await h.click(f"heyan:done:{carol_id}", moderator, user="bob", locale="en-US")
+        click = await h.click(f"heyan:done:{carol_id}:0", moderator, user="bob", locale="en-US")
         refused = await h.message_after_click(click)
         assert refused["flags"] & EPHEMERAL and refused["content"].startswith("no commitment with id")

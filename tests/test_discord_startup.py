@@ -120,7 +120,7 @@ async def test_sync_registers_localized_commands_in_a_guild(tmp_path: Path, redi
     async with heyan_on_discord(tmp_path, redis_url) as h:
         guild = h.discord.guild
         names = await sync_commands(h.settings, guild=guild.id)
-        assert sorted(names) == ["commitments", "dispute", "memory", "mymemory"]
+        assert sorted(names) == ["commitments", "dispute", "heyan", "memory", "mymemory"]
         put = h.discord.find_requests("PUT", rf"/applications/\d+/guilds/{guild.id}/commands")[-1]
         commands = {c["name"]: c for c in put.json}
         dispute = commands["dispute"]
@@ -133,6 +133,9 @@ async def test_sync_registers_localized_commands_in_a_guild(tmp_path: Path, redi
         assert commands["mymemory"]["name_localizations"]["zh-CN"] == "我的记忆"
         assert commands["dispute"]["dm_permission"] is False and commands["memory"]["dm_permission"] is False
         assert commands["mymemory"]["dm_permission"] is True  # members may ask in a DM too
+        settings = commands["heyan"]
+        assert int(settings["default_member_permissions"]) == discord.Permissions(manage_guild=True).value
+        assert [o["name"] for o in settings["options"]] == ["settings"]
 
         answer = await h.run("mymemory", user="carol")  # the synced command is what members now use
         assert answer["flags"] & EPHEMERAL and answer["content"] == "Heyan holds nothing about you here."

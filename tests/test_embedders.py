@@ -86,6 +86,13 @@ async def test_local_long_text_is_bounded(local_embedder: LocalEmbedder) -> None
     assert cos(a, b) > 0.9999
 
 
+async def test_local_embedders_of_a_process_share_one_model(local_embedder: LocalEmbedder) -> None:
+    """A second runtime in the same process (tests, benches) does not load the model again."""
+    other = LocalEmbedder(threads=local_embedder.threads)
+    [a], [b] = await local_embedder.embed(["the draft is late"]), await other.embed(["the draft is late"])
+    assert other._model is local_embedder._model and a == b
+
+
 def test_unknown_embedder_names_the_setting() -> None:
     with pytest.raises(ConfigError, match="HEYAN_EMBEDDER") as err:
         make_embedder("bert")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.models import Message
 from memory.models import Scope
+from tests.clock import JobSchedule
 from tests.jobs_helpers import settings
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
@@ -29,7 +30,7 @@ async def test_small_talk_waits_for_one_idle_watch_then_is_extracted(
 ) -> None:
     from bot.offline.provider import OfflineProvider
 
-    rt = await start(settings(tmp_path, redis_url, idle_seconds=1, batch_turns=50), provider=OfflineProvider(),
+    rt = await start(settings(tmp_path, redis_url, idle_seconds=60, batch_turns=50), provider=OfflineProvider(),
                      worker=False)
     for i in range(5):
         assert await rt.engine.observe(msg(i, f"just chatting about the weather, part {i}"))
@@ -37,11 +38,14 @@ async def test_small_talk_waits_for_one_idle_watch_then_is_extracted(
     assert len(await queued(rt, "idle:")) == 1  # one watcher, not one job per message
     assert await queued(rt, "extract:") == []
     rt.start_worker()
-    # the idle job extracts, then drops the batch, then releases the watch: wait for the last step
-    # (generously: a busy machine can hold a job for seconds)
+    # quiet minutes pass (the test moves arq's schedule: tests/clock.py). The watch fires, sees turns
+    # after its own and watches again from the latest; that one extracts, drops the batch and
+    # releases the watch: wait for the last step
+    schedule = JobSchedule(rt.redis)
     deadline = asyncio.get_running_loop().time() + 60
     while await rt.conversation.idle.active(SCOPE):
         assert asyncio.get_running_loop().time() < deadline, "the idle watch was never released"
+        await schedule.skip(timedelta(seconds=61), "idle:")
         await asyncio.sleep(0.1)
     assert await rt.conversation.batches.not_extracted(SCOPE, [f"m{i}" for i in range(5)]) == []
     assert await rt.conversation.idle.claim(SCOPE, 1)  # the watch was released when the session went quiet

@@ -117,7 +117,7 @@ async def test_posts_in_every_state_lose_the_members_text(rt: Runtime) -> None:
     for p in (sent, dead, waiting, reply, bobs):
         assert await rt.outbox.append(p)
     await rt.window.append(_msg(7, "u-ann", NAME, "what did we agree?"))
-    claimed = {p.id: p for p in await rt.outbox.claim("discord", limit=10)}
+    claimed = {lease.post.id: lease for lease in await rt.outbox.claim("discord", limit=10)}
     await rt.outbox.delivered(claimed.pop(sent.id), "msg-1")
     await rt.outbox.failed(claimed.pop(dead.id), "gone", permanent=True)
     for rest in claimed.values():
@@ -132,7 +132,7 @@ async def test_posts_in_every_state_lose_the_members_text(rt: Runtime) -> None:
         assert record.state is (PostState.SENT if p is sent else PostState.CANCELLED)
     assert await rt.outbox.dead() == []  # withdrawn from the dead letters: a retry cannot post it
     assert (await rt.outbox.get(bobs.id)).post.body == bobs.body  # type: ignore[union-attr]
-    assert [p.id for p in await rt.outbox.claim("discord", limit=10)] == [bobs.id]
+    assert [lease.post.id for lease in await rt.outbox.claim("discord", limit=10)] == [bobs.id]
 
 
 # --- the audit trail -----------------------------------------------------------------------------

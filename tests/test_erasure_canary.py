@@ -104,6 +104,8 @@ def _opened(blob: bytes, keys: dict[str, bytes]) -> bytes:
         if key is None:
             continue
         body = match.group(2)
+        if len(body) % 4 == 1:  # in a binary file the token may run into a following word: not base64
+            body = body[:-1]
         raw = base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
         nonce, ciphertext = raw[:12], raw[12:-16]
         decryptor = RawCipher(algorithms.AES(key), modes.CTR(nonce + b"\x00\x00\x00\x02")).decryptor()
@@ -185,6 +187,7 @@ async def _replay(rt: Runtime) -> None:
     # the follow-up is posted (sent), a notice about her is refused for good (dead)
     ctx = {"heyan": rt.services, "redis": rt.redis, "max_tries": 2}
     assert await send_reminder(ctx, TENANT, promise.id, promise.version) == "queued"
+    await rt.deliver_now()  # sent before the edit below (a new version withdraws an unsent follow-up)
     await rt.outbox.append(Post(id="notice:refused", tenant=TENANT, session=SESSION, kind=PostKind.NOTICE,
                                 body=RichText.of(Mention(HER, NAME), " about the Vorpalheart incident")))
     # she asks; Bob asks about her: both answers go out through the outbox

@@ -382,5 +382,6 @@ async def check_outcome(rt: Runtime, procs: Processes, script: Script, state: Pa
         assert p["mentions"] == [owner] and p["tenant"] == tenant
         assert datetime.fromisoformat(p["at"]) >= due - timedelta(seconds=1)
     # every mention answered exactly once (the platform shows one reply per mention)
-    replies = Counter(p["key"].removeprefix("reply:") for p in posts if p["kind"] == "reply")
+    # (the bot's own replies are keyed reply:<id>; the orphan sweep's posts reply:<tenant>:<id>)
+    replies = Counter(p["key"].rsplit(":", 1)[-1] for p in posts if p["kind"] == "reply")
     assert set(replies) == set(script.mentions) and set(replies.values()) == {1}

@@ -37,7 +37,8 @@ from tests.store_fakes import STORE_KINDS, dense, near, open_store, point, spars
 
 SEED = int(os.environ.get("HEYAN_ISOLATION_SEED", "20261103"))
 #: Store calls per store kind (a step is one call, or several for a scroll paging through). qdrant-client's
-#: local mode scans in Python (~8 ms a call on 400 points), Qdrant Edge ~0.2 ms: ~16 s and ~1.5 s here.
+#: local mode scans in Python (~8 ms a call on 400 points), Qdrant Edge ~0.2 ms: ~16 s and ~1.5 s here
+#: (so the local run is marked slow: `make test` runs it, `make test-fast` does not).
 CALLS = {"edge": 6000, "local": 2000, "server": 2000}
 
 #: Tenant names that are prefixes of one another, across platforms, then plain guild ids up to 50.
@@ -265,7 +266,7 @@ class Tally:
             assert h.id in allowed, f"point {h.id} does not match the filter; {where}"
 
 
-@pytest.fixture(params=STORE_KINDS)
+@pytest.fixture(params=[pytest.param(k, marks=pytest.mark.slow) if k == "local" else k for k in STORE_KINDS])
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[tuple[str, MemoryStore]]:
     async with open_store(request.param, tmp_path, prefix="fuzz") as s:
         yield request.param, s

@@ -1,8 +1,8 @@
 """Background jobs that fire once, on time, across restarts — against a real Runtime and Redis.
 
 Each test gets its own data dir (Qdrant Edge) and its own database of the test run's Valkey
-(``redis_url`` in tests/conftest.py). Job timings are shortened
-through settings: reminders a couple of seconds ahead, a 5 s job timeout, few tries.
+(``redis_url`` in tests/conftest.py). Job timings are shortened through settings (a 5 s job timeout,
+few tries); a reminder's time comes when the test moves arq's schedule (``tests.clock.JobSchedule``).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from jobs.queue import QUEUE, deserialize
 from jobs.tasks import send_reminder
 from jobs.worker import DEAD_LETTER
 from memory.models import Fact, FactStatus, Kind, Scope, utcnow
+from tests.clock import JobSchedule
 from tests.jobs_helpers import (
     HashEmbedder,
     ScriptedProvider,
@@ -101,13 +102,18 @@ async def test_reminder_fires_once_at_its_time(tmp_path: Path, redis_url: str, s
     provider, notifier = ScriptedProvider(), TimedNotifier()
     rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
     tenant = "console:once"
-    due = utcnow() + timedelta(seconds=6)  # far enough that a busy machine still extracts first
+    due = utcnow() + timedelta(hours=1)  # never reached: the test moves the job's schedule instead
     await feed(rt, provider, promise(tenant, "thread-1", "m1", "u-zhang", "张伟", "send the draft", due))
     await rt.drain(30)
 
     [fact] = await rt.memory.open_commitments(Scope(tenant=tenant))
     assert fact.due_at is not None and abs((fact.due_at - due).total_seconds()) < 0.01
-    assert notifier.posts == []  # not before its time
+    schedule = JobSchedule(rt.redis)
+    [(job_id, when)] = (await schedule.deferred("remind:")).items()
+    assert job_id == remind_id(fact) and abs((when - due).total_seconds()) < 0.002  # arq scores in whole ms
+    assert await schedule.run_due(due - timedelta(seconds=1)) == []  # not before its time
+    assert notifier.posts == []
+    assert await schedule.run_due(due) == [job_id]
     # The job queues the post; the process connected to the platform delivers it.
     assert await result(rt, remind_id(fact), timeout=30) == "queued"
     await wait_for(lambda: _posted(notifier, 1), 30, "the follow-up to be delivered")
@@ -116,7 +122,6 @@ async def test_reminder_fires_once_at_its_time(tmp_path: Path, redis_url: str, s
     assert scope == Scope(tenant=tenant, session="thread-1")
     assert mention == "u-zhang"
     assert "send the draft" in text
-    assert notifier.times[0] >= due - timedelta(milliseconds=5)  # arq scores in whole ms
     await wait_for(lambda: _reminded(rt, tenant, fact.id), 30, "the delivery to be recorded")
     stored = await rt.memory.get(Scope(tenant=tenant), fact.id)
     assert stored is not None and len(stored.reminders_sent) == 1 and stored.version == fact.version
@@ -145,12 +150,13 @@ async def test_commitment_done_before_its_time_sends_nothing(
     provider, notifier = ScriptedProvider(), TimedNotifier()
     rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
     tenant = "console:done"
-    due = utcnow() + timedelta(seconds=6)
+    due = utcnow() + timedelta(hours=1)
     await feed(rt, provider, promise(tenant, "t", "m1", "u-li", "李娜", "refund the deposit", due))
     await rt.drain(30)
     [fact] = await rt.memory.open_commitments(Scope(tenant=tenant))
     await rt.memory.set_status(Scope(tenant=tenant), fact.id, FactStatus.DONE)
 
+    assert await JobSchedule(rt.redis).run_due(due) == [remind_id(fact)]  # its time comes
     assert await result(rt, remind_id(fact), timeout=30) == "skipped: done"
     await rt.deliver_now()
     assert notifier.posts == []
@@ -191,9 +197,13 @@ async def test_job_of_a_killed_worker_completes_later_without_duplicates(
             assert len(in_progress) == 1
             proc.send_signal(signal.SIGKILL)  # mid-job: the provider call is still sleeping
             assert await asyncio.wait_for(proc.wait(), 10) == -signal.SIGKILL
-            killed_at = time.monotonic()
             job_id = in_progress[0].decode().removeprefix(in_progress_key_prefix)
             assert await pool.zscore(QUEUE, job_id) is not None  # still queued, owned by nobody
+            # Nobody renews the dead worker's claim: it lapses after arq's in-progress timeout (the
+            # job timeout, its grace and 10 s). Time passes here by expiring it, not by waiting for it.
+            ttl_ms = await pool.pttl(in_progress[0])
+            assert 0 < ttl_ms <= 60_000
+            await pool.pexpire(in_progress[0], 1)
         finally:
             await pool.aclose()
     finally:
@@ -206,7 +216,6 @@ async def test_job_of_a_killed_worker_completes_later_without_duplicates(
     provider.script[msg.id] = [cand]
     rt = await start(s, provider=provider, notifier=TimedNotifier())
     assert await result(rt, job_id, timeout=30) == 1
-    waited = time.monotonic() - killed_at
     assert provider.calls == 1
     facts = await rt.memory.list_facts(Scope(tenant=tenant))
     assert [(f.kind, f.subject, f.attribute) for f in facts] == [(Kind.COMMITMENT, "u-wang", "share the budget")]
@@ -215,7 +224,6 @@ async def test_job_of_a_killed_worker_completes_later_without_duplicates(
     # The same job run again (arq may run a job twice) changes nothing.
     assert await result_of_rerun(rt, tenant, session, msg.id) == 0
     assert await rt.memory.store.count("facts", Scope(tenant=tenant)) == 1
-    assert waited < 30
 
 
 async def result_of_rerun(rt: Runtime, tenant: str, session: str, message_id: str) -> int:
@@ -232,7 +240,7 @@ async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_
     s = settings(tmp_path, redis_url)
     rt = await start(s, provider=provider, notifier=notifier, worker=False)
     tenant = "console:flush"
-    soon = utcnow() + timedelta(seconds=2)
+    soon = utcnow() + timedelta(hours=1)  # reached by moving the schedule (tests/clock.py), not by waiting
     past = utcnow() - timedelta(hours=1)
     later = utcnow() + timedelta(days=3)
     await feed(
@@ -268,6 +276,7 @@ async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_
     assert (await reconcile(ctx(rt))).scheduled == 0  # queued already: a no-op
 
     # The worker (with its own reconcile at startup) sends the due ones, each once.
+    assert remind_id(facts[1]) in await JobSchedule(rt.redis).run_due(soon)
     rt.start_worker()
     for f in facts[:2]:
         assert await result(rt, remind_id(f), timeout=30) == "queued"
@@ -301,9 +310,10 @@ async def test_poison_job_is_dead_lettered_and_can_be_retried(
     await feed(rt, provider, bad, good)
 
     async def dead() -> bool:
+        await JobSchedule(rt.redis).skip(timedelta(minutes=10), "extract:")  # no waiting out the retry's backoff
         return bool(await rt.redis.llen(DEAD_LETTER))
 
-    await wait_for(dead, 15, "the dead letter")
+    await wait_for(dead, 60, "the dead letter")
     [entry] = await admin.dead_letters(rt.redis, rt.services.dead_letters)
     assert entry.function == "extract_memories" and entry.tries == 2
     assert entry.job_id.startswith(f"extract:{tenant}:poison:")

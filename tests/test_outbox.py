@@ -3,7 +3,6 @@ with the reason, cancellation, and a post recorded as sent only after the platfo
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 
@@ -13,6 +12,7 @@ from redis.asyncio import Redis
 from bot.delivery import Deliverer, DeliveryError
 from bot.outbox import Outbox, Post, PostKind, PostState, platform_of
 from bot.richtext import Mention, RichText
+from tests.clock_helpers import FakeClock
 
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)
 
@@ -80,18 +80,23 @@ async def test_delivery_records_the_message_id_and_calls_the_hook_once(redis: Re
 
 
 async def test_failures_are_retried_then_dead_lettered_with_the_reason(redis: Redis) -> None:
-    box = Outbox(redis, max_attempts=2)
-    platform = Platform(failures=[DeliveryError("503 from the platform", retry_after=0.0),
-                                  DeliveryError("503 again", retry_after=0.0)])
+    clock = FakeClock()
+    box = Outbox(redis, max_age_seconds=10, clock=clock)
+    platform = Platform(failures=[DeliveryError("503 from the platform", retry_after=5.0),
+                                  DeliveryError("503 again", retry_after=5.0)])
     await box.append(post(1))
-    deliverer = Deliverer(box, platform)
-    assert await deliverer.deliver_once() == 0  # the first failure: back to ready (retry_after 0)
+    deliverer = Deliverer(box, platform, sleep=clock.sleep)
+    assert await deliverer.deliver_once() == 0  # the first failure: waiting for its retry in 5 s
+    record = await box.get("p1")
+    assert record is not None and record.state is PostState.PENDING and record.attempts == 1
+    await clock.advance(10)  # the post is now max_age old: the next failure is its last
+    assert await deliverer.deliver_once() == 0
     record = await box.get("p1")
     assert record is not None and record.state is PostState.DEAD and record.attempts == 2
-    assert record.error == "503 again" and platform.sent == []
+    assert record.error == "503 again" and platform.sent == [] and not record.permanent
     [dead] = await box.dead()
     assert dead.post.id == "p1"
-    assert await box.retry_dead("p1") == 1
+    assert await box.retry_dead("p1") == 1  # a new round of tries, from now
     assert await deliverer.deliver_once() == 1 and platform.sent == [post(1)]
 
 
@@ -102,7 +107,7 @@ async def test_a_permanent_failure_is_dead_at_once(redis: Redis) -> None:
     await Deliverer(box, platform).deliver_once()
     record = await box.get("p1")
     assert record is not None and record.state is PostState.DEAD and "deleted" in (record.error or "")
-    assert record.attempts == 1
+    assert record.attempts == 1 and record.permanent
 
 
 async def test_a_backoff_keeps_the_post_waiting(redis: Redis) -> None:
@@ -114,13 +119,14 @@ async def test_a_backoff_keeps_the_post_waiting(redis: Redis) -> None:
 
 
 async def test_an_expired_lease_is_claimed_again(redis: Redis) -> None:
-    box = Outbox(redis)
+    clock = FakeClock()
+    box = Outbox(redis, clock=clock)
     await box.append(post(1))
-    [claimed] = await box.claim("discord", lease_seconds=0.05)  # a sender that died mid-send
-    assert claimed.id == "p1" and await box.claim("discord") == []
-    await asyncio.sleep(0.2)
+    [claimed] = await box.claim("discord", lease_seconds=60)  # a sender that died mid-send
+    assert claimed.post.id == "p1" and await box.claim("discord") == []
+    await clock.advance(61)
     [again] = await box.claim("discord")
-    assert again.id == "p1"
+    assert again.post.id == "p1" and again.token != claimed.token and again.epoch == 2
     record = await box.get("p1")
     assert record is not None and record.attempts == 2
 
@@ -133,7 +139,7 @@ async def test_cancel_withdraws_a_sessions_unsent_posts(redis: Redis) -> None:
     record = await box.get("p1")
     assert record is not None and record.state is PostState.CANCELLED
     [left] = await box.claim("discord")
-    assert left.id == "p2"
+    assert left.post.id == "p2"
 
 
 async def test_an_unexpected_sender_error_is_retried_not_lost(redis: Redis) -> None:

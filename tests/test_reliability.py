@@ -37,6 +37,7 @@ from jobs.worker import DEAD_LETTER
 from memory.errors import StoreError
 from memory.models import Fact, Kind, Scope, Source, utcnow
 from memory.store_edge import EdgeStore
+from tests.clock import JobSchedule
 from tests.jobs_helpers import ScriptedProvider, promise, settings
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
@@ -278,16 +279,24 @@ async def test_a_mention_is_answered_once_even_across_a_crash(tmp_path: Path, re
     assert await rt.engine.handle(ask) is None  # a redelivery of an answered mention: no second answer
 
     crashing = say(2, "and what about the rent?", mention=True, session="ask")
-    real = rt.engine.respond
+    real, release = rt.engine.respond, rt.conversation.answers.release
+
+    class Died(BaseException):
+        """The process died mid-answer: nothing of it runs any more (no release, no heartbeat)."""
 
     async def die(msg: Message, **_: Any) -> Any:
-        raise RuntimeError("the process died while answering")
+        raise Died
+
+    async def nothing(*_: Any) -> None:
+        return None
 
     rt.engine.respond = die  # type: ignore[method-assign]
-    with pytest.raises(RuntimeError):
+    rt.conversation.answers.release = nothing  # type: ignore[method-assign]
+    with pytest.raises(Died):
         await rt.engine.handle(crashing)
-    rt.engine.respond = real  # type: ignore[method-assign]
-    assert await rt.engine.handle(crashing) is None  # redelivered at once: someone is still answering it
+    await rt.conversation.answers.close()  # its heartbeats died with it
+    rt.engine.respond, rt.conversation.answers.release = real, release  # type: ignore[method-assign]
+    assert await rt.engine.handle(crashing) is None  # redelivered at once: its claim has not lapsed yet
 
     async def orphaned() -> bool:  # no redelivery needed: the orphan is found once its claim lapses
         return [m.id for m in await rt.engine.unanswered()] == ["m2"]
@@ -337,6 +346,7 @@ async def test_a_deleted_record_is_never_written_back(tmp_path: Path, redis_url:
 # --- jobs and the worker ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # two tries of the shortest job timeout the settings allow (5 s)
 async def test_a_job_that_times_out_is_retried_then_dead_lettered(tmp_path: Path, redis_url: str,
                                                                   start: Start) -> None:  # noqa: F811
     provider = ScriptedProvider()
@@ -348,6 +358,7 @@ async def test_a_job_that_times_out_is_retried_then_dead_lettered(tmp_path: Path
     await rt.queue.extract(Scope(tenant=T, session="slow"), [msg.id])
 
     async def dead() -> bool:
+        await JobSchedule(rt.redis).skip(timedelta(minutes=10), "extract:")  # no waiting out the retry's backoff
         return bool(await rt.redis.llen(DEAD_LETTER))  # type: ignore[misc]
 
     await until(dead, "the timed-out job to be dead-lettered", timeout=120)

@@ -12,6 +12,7 @@ from pathlib import Path
 from bot.outbox import Post, PostRecord, PostState
 from bot.richtext import Mention, RichText
 from memory.models import Kind, Scope, Visibility, utcnow
+from tests.clock import JobSchedule
 from tests.slack_standin import ALICE, BOB, CAROL, GENERAL, SlackChannel
 from tests.slack_world import (  # noqa: F401  (fixtures)
     World,
@@ -35,8 +36,11 @@ async def test_a_follow_up_is_posted_in_its_thread_mentioning_only_its_owner(tmp
         await w.rt.sessions.open(w.tenant, session, title="the loan", opened_by=CAROL, members=[ALICE, BOB],
                                  visibility=Visibility.PUBLIC)
         said = w.slack.payloads.message(user=ALICE, channel=GENERAL, thread_ts=parent,
-                                        text="I will pay back the 50 dollars in 3 seconds <!channel> <!here>")
+                                        text="I will pay back the 50 dollars in 3 hours <!channel> <!here>")
         await w.event(said)
+        schedule = JobSchedule(w.rt.redis)  # the due time comes when the test moves arq's schedule
+        [due] = (await schedule.wait_deferred("remind:")).values()
+        assert await schedule.run_due(due)
         follow_up = await w.slack.wait_for_call("chat.postMessage", timeout=30)
         [fact] = [f for f in await w.facts() if f.kind is Kind.COMMITMENT]
         sent = await w.until(lambda: _recorded(w, fact.id), "the reminder recorded on the commitment")
@@ -46,7 +50,7 @@ async def test_a_follow_up_is_posted_in_its_thread_mentioning_only_its_owner(tmp
     assert follow_up.params["channel"] == GENERAL and follow_up.params["thread_ts"] == parent
     assert follow_up.params["link_names"] is False
     assert pings(text) == [f"<@{ALICE}>"]  # the owner, and nobody else
-    assert "I will pay back the 50 dollars in 3 seconds @channel @here" in text  # quoted, inert
+    assert "I will pay back the 50 dollars in 3 hours @channel @here" in text  # quoted, inert
     assert sent and record is not None and record.state is PostState.SENT
     assert record.message_id == follow_up.response["ts"]
 

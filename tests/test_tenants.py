@@ -17,6 +17,7 @@ from bot.reminders import reminder_post
 from bot.tenants import KEY_PREFIX, TenantConfig, TenantSettingError, TenantSettings
 from memory.models import Kind, Scope, utcnow
 from tests import test_jobs
+from tests.clock import JobSchedule
 from tests.jobs_helpers import ScriptedProvider, TimedNotifier, promise, settings
 from tests.test_jobs import Start, _posted, feed, remind_id, result, wait_for
 
@@ -97,10 +98,11 @@ async def test_reminder_job_renders_the_due_time_in_the_tenant_zone(
     provider, notifier = ScriptedProvider(), TimedNotifier()
     rt = await start(settings(tmp_path, redis_url), provider=provider, notifier=notifier)
     await rt.tenants.set("slack:ny", timezone=NY)
-    due = utcnow() + timedelta(seconds=4)
+    due = utcnow() + timedelta(hours=1)
     await feed(rt, provider, promise("slack:ny", "t", "m1", "u-amy", "Amy", "send the draft", due))
     await rt.drain(30)
     [fact] = await rt.memory.open_commitments(Scope(tenant="slack:ny"))
+    assert await JobSchedule(rt.redis).run_due(due) == [remind_id(fact)]  # its time comes (tests/clock.py)
     assert await result(rt, remind_id(fact), timeout=30) == "queued"
     await wait_for(lambda: _posted(notifier, 1), 30, "the follow-up")
     [(_scope, text, _mention)] = notifier.posts

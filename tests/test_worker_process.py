@@ -3,7 +3,8 @@ the platform connection posts, exactly once, and records the post as sent.
 
 Two processes share one store and one Redis: the Qdrant store is served over HTTP by the loopback
 stand-in (tests/qdrant_standin.py, driven by the real qdrant-client), Redis is this test run's Valkey.
-The worker extracts a promise due in a few seconds and, at its time, queues the follow-up; with no
+The worker extracts a promise due in ten minutes and, at its time (the test moves arq's schedule to
+it: tests/clock.py), queues the follow-up; with no
 platform connected the post waits (visible in `heyan jobs status`), nothing is marked sent. When this
 process connects its (test) platform, the follow-up is delivered once and recorded with its message id.
 """
@@ -20,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
+from arq.jobs import Job
 from typer.testing import CliRunner
 
 from adapters.cli import app
@@ -29,8 +31,10 @@ from bot.outbox import PostState
 from bot.reminders import reminder_post_id
 from bot.settings import load_settings
 from jobs.cron import reconcile
+from jobs.queue import QUEUE, deserialize
 from jobs.tasks import send_reminder
 from memory.models import Kind, Scope, utcnow
+from tests.clock import JobSchedule
 from tests.jobs_helpers import TimedNotifier
 from tests.keys import TEST_KEY
 from tests.qdrant_standin import QdrantStandIn
@@ -80,7 +84,7 @@ async def test_worker_queues_and_the_connected_process_delivers_once(shared: dic
     try:
         said = utcnow()
         msg = Message(id="w-1", scope=Scope(tenant=TENANT, session="thread-9", user="u-li"), author_name="李娜",
-                      text="I will send the signed contract in 20 seconds.", ts=said)
+                      text="I will send the signed contract in 10 minutes.", ts=said)
         assert await rt.engine.observe(msg)  # a promise: extraction is queued for the worker
 
         async def extracted() -> bool:
@@ -91,12 +95,14 @@ async def test_worker_queues_and_the_connected_process_delivers_once(shared: dic
         [fact] = await rt.memory.open_commitments(Scope(tenant=TENANT))
         assert fact.kind is Kind.COMMITMENT and fact.subject == "u-li" and fact.due_at is not None
         post_id = reminder_post_id(fact)
-
-        async def queued() -> bool:
-            return await rt.outbox.get(post_id) is not None
-
-        await _until(queued, 120, "the worker to queue the follow-up at its due time")
-        await asyncio.sleep(1.5)  # give a worker that (wrongly) posted or recorded time to do so
+        # deferred to its due time, which comes when the test moves arq's schedule (tests/clock.py)
+        schedule = JobSchedule(rt.redis)
+        [(job_id, when)] = (await schedule.deferred("remind:")).items()
+        assert abs((when - fact.due_at).total_seconds()) < 0.002
+        assert await schedule.run_due(fact.due_at, "remind:") == [job_id]
+        job = Job(job_id, rt.redis, _queue_name=QUEUE, _deserializer=deserialize)
+        # the job has finished: whatever the worker would (wrongly) post or record, it has by now
+        assert await job.result(timeout=120, poll_delay=0.1) == "queued"
         record = await rt.outbox.get(post_id)
         assert record is not None and record.state is PostState.PENDING and record.message_id is None
         stored = await rt.memory.get(Scope(tenant=TENANT), fact.id)

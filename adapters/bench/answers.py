@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -29,10 +29,10 @@ from rich.table import Table
 
 from adapters.cli_common import fail, one_of
 from bot.lang import detect_lang
-from bot.llm.base import ReplyRequest
-from bot.models import Stage
-from memory.extraction import Utterance
 from memory.models import Confidence, Fact, FactStatus, Kind, Source
+
+if TYPE_CHECKING:  # the rest is imported where used: every `heyan` command imports this module
+    from bot.llm.base import ReplyRequest
 
 __all__ = ["DEFAULT_QA", "QaReport", "answers", "load_qa", "score_qa"]
 
@@ -114,6 +114,10 @@ def _fact(case_id: str, i: int, data: dict[str, Any], people: dict[str, str], la
 
 
 def _case(data: dict[str, Any]) -> QaCase:
+    from bot.llm.base import ReplyRequest
+    from bot.models import Stage
+    from memory.extraction import Utterance
+
     people: dict[str, str] = data["people"]
     lang = data["thread_lang"]
     facts = [_fact(data["id"], i, f, people, lang) for i, f in enumerate(data["facts"])]

@@ -31,7 +31,6 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from adapters.bench.llm_stub import RecordingLLM, serve_recording_llm
 from adapters.bench.plots import plot_cost, plots_missing
 from adapters.bench.synth import dispute
 from memory.models import Scope
@@ -39,6 +38,7 @@ from memory.models import Scope
 # The runtime and the settings are imported where they are used: every `heyan` command imports
 # this module (to register `heyan bench cost`), and the runtime brings arq, redis and the stores.
 if TYPE_CHECKING:
+    from adapters.bench.llm_stub import RecordingLLM
     from bot.settings import Settings
 
 __all__ = ["cost", "run_cost"]
@@ -71,6 +71,7 @@ def _at(replies: list[dict[str, int]], message: int) -> int | None:
 
 async def run_cost(messages: int, base: Settings, progress: Progress | None = None) -> dict[str, Any]:
     """Replay the dispute and return the report as plain data."""
+    from adapters.bench.llm_stub import serve_recording_llm
     from adapters.runtime import Runtime
     from bot.models import Message
     from bot.triggers import fact_bearing

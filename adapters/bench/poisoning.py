@@ -37,7 +37,6 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.cli_common import fail
-from bot.offline.rules import extract_rules
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 from memory.poisoning import attempt
@@ -107,6 +106,9 @@ def load(path: Path) -> list[dict[str, Any]]:
 
 
 def _keeps_promise(row: dict[str, Any]) -> bool:
+    # here, not at the top: every `heyan` command imports this module (to register `heyan bench poisoning`)
+    from bot.offline.rules import extract_rules
+
     turn = Utterance(row["id"], row["speaker"], PEOPLE[row["speaker"]], row["text"], _NOW)
     request = ExtractionRequest("bench", "poisoning", [turn], context=_CONTEXT, lang=row["lang"])
     facts = to_facts(request, extract_rules(request), now=_NOW)

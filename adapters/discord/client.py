@@ -24,6 +24,7 @@ from adapters.discord.translate import HeyanTranslator
 from bot.settings import DiscordSettings, Settings
 
 if TYPE_CHECKING:
+    from adapters.discord.sharding import ShardPlan
     from adapters.runtime import Runtime
 
 __all__ = [
@@ -139,9 +140,9 @@ def heyan_of(client: discord.Client) -> Heyan:
 
 
 def build_bot(heyan: Heyan, *, guild_ready_timeout: float = GUILD_READY_TIMEOUT,
-              identify_delay: float = IDENTIFY_DELAY) -> AnyBot:
-    """The configured bot: ``HEYAN_DISCORD_SHARDS`` 0 is one connection, -1 Discord's recommended
-    shard count, n > 0 exactly n shards."""
+              identify_delay: float = IDENTIFY_DELAY, shards: ShardPlan | None = None) -> AnyBot:
+    """The bot for a shard plan (``adapters.discord.sharding``): one connection without one (or an
+    unsharded plan), else an ``AutoShardedBot`` of ``shards.count`` running ``shards.ids``."""
     from adapters.discord.interactions import HeyanTree
 
     d = heyan.discord
@@ -154,10 +155,12 @@ def build_bot(heyan: Heyan, *, guild_ready_timeout: float = GUILD_READY_TIMEOUT,
         "guild_ready_timeout": guild_ready_timeout,
     }
     bot: HeyanBot | ShardedHeyanBot
-    if d.shards == 0:
+    if shards is None or not shards.sharded:
         bot = HeyanBot(**options)
     else:
-        bot = ShardedHeyanBot(shard_count=None if d.shards == -1 else d.shards, **options)
+        if shards.ids is not None:
+            options["shard_ids"] = list(shards.ids)
+        bot = ShardedHeyanBot(shard_count=shards.count, **options)
     bot.heyan = heyan
     bot.identify_delay = identify_delay
     return bot

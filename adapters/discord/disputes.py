@@ -1,14 +1,19 @@
 """``/dispute open|status|summary|close``: disputes live in threads; the moderation service keeps them.
 
-``/dispute open`` makes the thread (private where Heyan may create private threads in that channel,
-else public), adds the opener and the named members, and asks the service to open the dispute there;
-the service posts the opening message through the outbox (delivered by ``DiscordSender``), mentioning
-the members. Used inside an existing thread, it opens the dispute in that thread. If the service
-refuses (rate limit, a dispute already open), a thread made for it is deleted again.
+``/dispute open`` makes the thread (private where Heyan may create private threads in that channel
+*and* manage them, else public), adds the opener and the named members, and asks the service to open
+the dispute there, passing the parent channel so the community's policy (who opens disputes, in
+which channels: ``/heyan settings``) applies — checked before any thread is made. The service posts
+the opening message through the outbox (delivered by ``DiscordSender``), mentioning the members.
+Used inside an existing thread, it opens the dispute in that thread. If the service refuses (rate
+limit, a dispute already open), a thread made for it is deleted again — which takes Manage Threads:
+that is why a private thread is made only with it, so none is ever left behind with only Heyan in it.
 
 Before making a thread the command checks the permissions Discord lists for Heyan in the channel
 (``interaction.app_permissions``) and names what is missing; ``discord.Forbidden`` later still
-becomes an ephemeral error naming the permission the step needed.
+becomes an ephemeral error naming the permission the step needed. Without the Message Content intent
+the answer says what Heyan will not read there. Opening starts the READY catch-up's mark for the
+thread (``catchup.SeenMarks``); closing stops it.
 """
 
 from __future__ import annotations
@@ -20,11 +25,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from adapters.discord.catchup import SeenMarks
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.embeds import safe, status_embed, summary_embed
 from adapters.discord.interactions import MissingPermission, Refusal, actor, answer, defer, require_guild
-from adapters.discord.mapping import visibility_of
-from adapters.discord.translate import t
+from adapters.discord.mapping import guild_tenant, visibility_of
+from adapters.discord.translate import permission_label, t
 from bot.richtext import Mention
 from memory.models import Visibility
 
@@ -62,26 +68,36 @@ class Disputes(commands.Cog):
         members = list({m.id: m for m in named}.values())
         channel = self._channel(interaction)
         perms = interaction.app_permissions
+        moderation = self.heyan.rt.moderation
+        notes: list[str] = []
         if isinstance(channel, discord.Thread):
+            await moderation.check_dispute_place(who, str(channel.parent_id) if channel.parent_id else None)
             if not perms.send_messages_in_threads:
                 raise MissingPermission("send_messages_in_threads")
             await self._join(channel)
             thread, created = channel, False
         elif isinstance(channel, discord.TextChannel):
+            await moderation.check_dispute_place(who, str(channel.id))
             thread, created = await self._new_thread(channel, title, perms), True
+            if thread.type is discord.ChannelType.public_thread and perms.create_private_threads \
+                    and not perms.manage_threads and not channel.is_news():
+                notes.append(t(who.lang, "dispute.public_why", perm=permission_label("manage_threads", who.lang)))
         else:
             raise Refusal("text_channel_only")
         try:
             await self._add_members(thread, [interaction.user, *members])
-            info = await self.heyan.rt.moderation.dispute_open(
+            info = await moderation.dispute_open(
                 who, str(thread.id), title=title, members=[Mention(str(m.id), m.display_name) for m in members],
-                visibility=visibility_of(thread))
+                visibility=visibility_of(thread), channel=str(thread.parent_id) if thread.parent_id else None)
         except BaseException:
             if created:
-                await self._discard(thread)
+                await self._discard(thread, perms)
             raise
+        await SeenMarks(self.heyan.rt.redis).start(guild_tenant(thread.guild.id), str(thread.id), interaction.id)
+        if not self.heyan.reads_content:
+            notes.append(t(who.lang, "dispute.mentions_only", me=f"<@{self.bot.user.id if self.bot.user else 0}>"))
         key = "dispute.opened_private" if info.visibility is Visibility.PRIVATE else "dispute.opened"
-        await answer(interaction, t(who.lang, key, thread=thread.mention))
+        await answer(interaction, "\n".join([t(who.lang, key, thread=thread.mention), *notes]))
 
     @staticmethod
     def _channel(interaction: discord.Interaction) -> object:
@@ -92,12 +108,13 @@ class Disputes(commands.Cog):
 
     @staticmethod
     async def _new_thread(channel: discord.TextChannel, title: str, perms: discord.Permissions) -> discord.Thread:
-        """A private thread where Heyan may make one (never in announcement channels), else public."""
+        """A private thread where Heyan may make one and manage it (never in announcement channels),
+        else public: a private thread Heyan could not delete again would be left with only Heyan."""
         if not perms.view_channel:
             raise MissingPermission("view_channel")
         if not perms.send_messages_in_threads:
             raise MissingPermission("send_messages_in_threads")
-        private = perms.create_private_threads and not channel.is_news()
+        private = perms.create_private_threads and perms.manage_threads and not channel.is_news()
         if not private and not perms.create_public_threads:
             raise MissingPermission("create_public_threads")
         kind = discord.ChannelType.private_thread if private else discord.ChannelType.public_thread
@@ -127,7 +144,11 @@ class Disputes(commands.Cog):
                 raise MissingPermission("manage_threads") from exc
 
     @staticmethod
-    async def _discard(thread: discord.Thread) -> None:
+    async def _discard(thread: discord.Thread, perms: discord.Permissions) -> None:
+        if not perms.manage_threads:  # only a public thread is ever made without it: members can see it
+            log.warning("thread %s made for a dispute that did not open stays: deleting it needs Manage Threads",
+                        thread.id)
+            return
         try:
             await thread.delete(reason="Heyan: the dispute could not be opened")
         except discord.HTTPException as exc:
@@ -162,6 +183,7 @@ class Disputes(commands.Cog):
         await defer(interaction, ephemeral=False)  # everyone in the thread should see it closed
         who = await actor(interaction, self.heyan)
         closed = await self.heyan.rt.moderation.dispute_close(who, str(interaction.channel_id), reason)
+        await SeenMarks(self.heyan.rt.redis).stop(who.tenant, str(interaction.channel_id))
         lines = [t(who.lang, "dispute.closed", who=interaction.user.mention)]
         if reason.strip():
             lines.append(t(who.lang, "dispute.closed_reason", reason=safe(reason, 500)))

@@ -3,6 +3,8 @@
 Everything a member, a quote or an LLM wrote is untrusted: markdown and mention markup are escaped
 (``safe``), and every message carrying these is sent with ``allowed_mentions`` that ping nobody.
 Times are Discord timestamps (``<t:…:f>``), which each reader's client shows in their own zone.
+Every embed is measured after escaping and fitted to Discord's limits (``limits.bounded``); lists are
+paged (``paging``) rather than cut.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from collections.abc import Sequence
 
 import discord
 
+from adapters.discord.limits import DESCRIPTION, EMBED_TOTAL, FIELD_VALUE, bounded, clip
 from adapters.discord.render import escape
 from adapters.discord.translate import kind_label, stage_label, status_label, t
 from bot.audit import AuditEntry
@@ -19,19 +22,15 @@ from memory.models import Fact, Lang, Summary, Visibility
 from memory.normalize import strip_controls
 
 __all__ = [
-    "LIST_LIMIT",
     "audit_embed",
     "fact_embed",
     "fact_line",
-    "facts_embed",
     "safe",
     "short_id",
     "status_embed",
     "summary_embed",
 ]
 
-#: Lines in one list embed (its description holds 4,096 characters; a line is at most ~200).
-LIST_LIMIT = 20
 _COLOUR = discord.Colour(0x4F7CAC)
 
 
@@ -59,21 +58,12 @@ def fact_line(fact: Fact, lang: Lang) -> str:
             f"{safe(fact.value, 120)} ({extra})")
 
 
-def facts_embed(facts: Sequence[Fact], lang: Lang, title: str) -> discord.Embed:
-    """A list of facts, at most ``LIST_LIMIT`` lines, saying how many were left out."""
-    shown = list(facts)[:LIST_LIMIT]
-    embed = discord.Embed(title=strip_controls(title), colour=_COLOUR,
-                          description="\n".join(fact_line(f, lang) for f in shown))
-    if len(facts) > len(shown):
-        embed.set_footer(text=t(lang, "memory.more", shown=len(shown), total=len(facts)))
-    return embed
-
-
-def fact_embed(fact: Fact, lang: Lang) -> discord.Embed:
-    """One memory in full: value, status, who said it where, sources, due time, competing accounts."""
+def fact_embed(fact: Fact, lang: Lang, *, total: int = EMBED_TOTAL) -> discord.Embed:
+    """One memory in full: value, status, who said it where, sources, due time, competing accounts;
+    within ``total`` characters (a page of several shares a message's 6,000)."""
     title = f"{kind_label(fact.kind, lang)} · {fact.subject_name or fact.subject}: {fact.attribute}"
     embed = discord.Embed(title=discord.utils.escape_markdown(strip_controls(title))[:256], colour=_COLOUR,
-                          description=safe(fact.value, 2000))
+                          description=clip(safe(fact.value, 2000), DESCRIPTION))
     embed.add_field(name=t(lang, "fact.status"), value=f"{status_label(fact.status, lang)} · {fact.confidence.value}")
     embed.add_field(name=t(lang, "fact.said_by"), value=f"<@{fact.asserted_by}>" if fact.asserted_by.isdigit()
                     else safe(fact.asserted_by, 60))
@@ -86,13 +76,13 @@ def fact_embed(fact: Fact, lang: Lang) -> discord.Embed:
     if fact.sources:
         quotes = "\n".join(f"> {safe(s.quote, 200)} — {safe(s.author_name or s.author_id, 40)}, "
                            f"{discord.utils.format_dt(s.ts, 'd')}" for s in fact.sources[:3])
-        embed.add_field(name=t(lang, "fact.sources"), value=quotes[:1024], inline=False)
+        embed.add_field(name=t(lang, "fact.sources"), value=clip(quotes, FIELD_VALUE), inline=False)
     if fact.contested:
         other = "\n".join(f"{safe(c.value, 200)} — <@{c.asserted_by}>" if c.asserted_by.isdigit()
                           else safe(c.value, 200) for c in fact.contested[:3])
-        embed.add_field(name=t(lang, "fact.contested"), value=other[:1024], inline=False)
+        embed.add_field(name=t(lang, "fact.contested"), value=clip(other, FIELD_VALUE), inline=False)
     embed.set_footer(text=fact.id)
-    return embed
+    return bounded(embed, total)
 
 
 def status_embed(status: DisputeStatus, lang: Lang) -> discord.Embed:
@@ -105,31 +95,37 @@ def status_embed(status: DisputeStatus, lang: Lang) -> discord.Embed:
     if info and info.opened_by:
         embed.add_field(name=t(lang, "status.opened_by"), value=f"<@{info.opened_by}>")
     if info and info.members:
-        embed.add_field(name=t(lang, "status.members"), value=" ".join(f"<@{m}>" for m in info.members)[:1024],
-                        inline=False)
+        embed.add_field(name=t(lang, "status.members"), value=clip(" ".join(f"<@{m}>" for m in info.members),
+                                                                   FIELD_VALUE), inline=False)
     embed.add_field(name=t(lang, "status.stage"), value=stage_label(status.stage, lang))
     embed.add_field(name=t(lang, "status.turns"), value=str(status.turns))
     if status.open_commitments:
         lines = "\n".join(fact_line(f, lang) for f in status.open_commitments[:8])
-        embed.add_field(name=t(lang, "status.commitments"), value=lines[:1024], inline=False)
+        embed.add_field(name=t(lang, "status.commitments"), value=clip(lines, FIELD_VALUE), inline=False)
     if status.summary:
-        embed.add_field(name=t(lang, "status.summary"), value=safe(status.summary.text, 1000), inline=False)
-    return embed
+        embed.add_field(name=t(lang, "status.summary"), value=clip(safe(status.summary.text, 1000), FIELD_VALUE),
+                        inline=False)
+    return bounded(embed)
 
 
 def summary_embed(summary: Summary, lang: Lang) -> discord.Embed:
     embed = discord.Embed(title=t(lang, "summary.title", version=summary.version), colour=_COLOUR,
-                          description=safe(summary.text, 4000))
+                          description=clip(safe(summary.text, 4000), DESCRIPTION))
     embed.timestamp = summary.updated_at
-    return embed
+    return bounded(embed)
 
 
 def audit_embed(entries: Sequence[AuditEntry], lang: Lang) -> discord.Embed:
-    """The latest audit entries, newest first: when, who, what, on what, why."""
-    lines = []
-    for e in list(entries)[:LIST_LIMIT]:  # the audit log lists newest first
+    """The latest audit entries, newest first: when, who, what, on what, why — as many as fit."""
+    lines: list[str] = []
+    used = 0
+    for e in entries:  # the audit log lists newest first
         who = f"<@{e.actor_id}>" if e.actor_id.isdigit() else safe(e.actor_name or e.actor_id, 40)
         reason = f" — {safe(e.reason, 80)}" if e.reason else ""
-        lines.append(f"{discord.utils.format_dt(e.at, 'f')} {who} `{e.action}` `{e.target[:12]}`{reason}")
-    return discord.Embed(title=t(lang, "audit.title", count=len(lines)), colour=_COLOUR,
-                         description="\n".join(lines) or t(lang, "audit.none"))
+        line = f"{discord.utils.format_dt(e.at, 'f')} {who} `{e.action}` `{e.target[:12]}`{reason}"
+        if used + len(line) + 1 > DESCRIPTION:
+            break
+        lines.append(line)
+        used += len(line) + 1
+    return bounded(discord.Embed(title=t(lang, "audit.title", count=len(lines)), colour=_COLOUR,
+                                 description="\n".join(lines) or t(lang, "audit.none")))

@@ -1,8 +1,13 @@
-"""Answering interactions the same way everywhere: defer before slow work, private answers ephemeral,
-refusals ephemeral and in the caller's language, never a ping.
+"""Answering interactions the same way everywhere: acknowledge before slow work, private answers
+ephemeral, refusals ephemeral and in the caller's language, never a ping, always within Discord's limits.
 
-Discord allows 3 s for the first answer to an interaction, so every command ``defer``s before it
-calls the services. Failures are answered in one place: ``HeyanTree.on_error`` for slash commands and
+Discord allows 3 s for the first answer to an interaction and then 15 minutes for followups and
+edits with its token. So every command ``defer``s (a "thinking…" placeholder) and every button or
+select ``acknowledge``s (a deferred update) before it calls the services, then finishes with
+``answer`` (a followup) or ``redraw`` (an edit of the message the component is on). Both clip the
+content to 2,000 characters and fit the embeds (``limits``). If the work outlives the token (401 /
+50027, or 10015), the member gets one direct message saying the answer could not be shown there,
+instead of nothing. Failures are answered in one place: ``HeyanTree.on_error`` for slash commands and
 ``report`` for buttons, selects and modals. What a failure says:
 
 * ``ModerationError`` (the service refused: permission, not found, ambiguous id) and ``SlowDown``
@@ -25,6 +30,7 @@ import discord
 from discord import app_commands
 
 from adapters.discord.client import Heyan
+from adapters.discord.limits import CONTENT, bounded_embeds, clip
 from adapters.discord.mapping import actor_for, locale_lang
 from adapters.discord.translate import permission_label, t
 from bot.actors import Actor, ModerationError
@@ -35,14 +41,20 @@ __all__ = [
     "HeyanTree",
     "MissingPermission",
     "Refusal",
+    "acknowledge",
     "actor",
     "answer",
     "defer",
+    "redraw",
     "report",
     "require_guild",
 ]
 
 log = logging.getLogger(__name__)
+
+#: Discord's codes for an interaction token past its 15 minutes, and for one it does not know.
+INVALID_WEBHOOK_TOKEN = 50027
+UNKNOWN_WEBHOOK = 10015
 
 
 class Refusal(Exception):
@@ -89,6 +101,49 @@ async def defer(interaction: discord.Interaction, *, ephemeral: bool = True) -> 
         await interaction.response.defer(ephemeral=ephemeral, thinking=True)
 
 
+async def acknowledge(interaction: discord.Interaction) -> None:
+    """A button's or select's first answer, before any work: a deferred update (the message stays as
+    it is until ``redraw`` replaces it). An action that fails afterwards is reported as a private
+    followup; an action whose acknowledgement Discord refused (too late) is not performed."""
+    if not interaction.response.is_done():
+        await interaction.response.defer()
+
+
+def _expired(exc: discord.HTTPException) -> bool:
+    """Discord's answer to a token past its 15 minutes (or one it no longer knows)."""
+    return (exc.status == 401 and exc.code == INVALID_WEBHOOK_TOKEN) or exc.code == UNKNOWN_WEBHOOK
+
+
+async def _too_late(interaction: discord.Interaction) -> None:
+    """The interaction's token expired before the answer was ready: say so once, by direct message
+    (the work itself was done; only showing its result failed)."""
+    where = f"<#{interaction.channel_id}>" if interaction.channel_id else "Discord"
+    text = t(_lang(interaction), "late", where=where)
+    try:
+        await interaction.user.send(text, allowed_mentions=discord.AllowedMentions.none())
+    except discord.HTTPException as exc:  # DMs closed: the log is all that is left
+        log.warning("interaction %s outlived its token and %s cannot be told by DM either: %s", interaction.id,
+                    interaction.user, exc)
+
+
+async def redraw(
+    interaction: discord.Interaction,
+    content: str | None = None,
+    *,
+    embeds: list[discord.Embed] | None = None,
+    view: discord.ui.View | None = None,
+) -> None:
+    """Replace the message a component is on (after ``acknowledge``): its content, embeds and view."""
+    try:
+        await interaction.edit_original_response(
+            content=clip(content, CONTENT) if content else None, embeds=bounded_embeds(embeds or []), view=view,
+            allowed_mentions=discord.AllowedMentions.none())
+    except discord.HTTPException as exc:
+        if not _expired(exc):
+            raise
+        await _too_late(interaction)
+
+
 async def answer(
     interaction: discord.Interaction,
     content: str | None = None,
@@ -102,17 +157,22 @@ async def answer(
     (which keeps the deferral's visibility). Pings nobody."""
     kwargs: dict[str, Any] = {"allowed_mentions": discord.AllowedMentions.none(), "ephemeral": ephemeral}
     if content:
-        kwargs["content"] = content
+        kwargs["content"] = clip(content, CONTENT)
     if embeds:
-        kwargs["embeds"] = embeds
+        kwargs["embeds"] = bounded_embeds(embeds)
     if view is not None:
         kwargs["view"] = view
     if file is not None:
         kwargs["file"] = file
-    if interaction.response.is_done():
-        await interaction.followup.send(**kwargs)
-    else:
+    if not interaction.response.is_done():
         await interaction.response.send_message(**kwargs)
+        return
+    try:
+        await interaction.followup.send(**kwargs)
+    except discord.HTTPException as exc:
+        if not _expired(exc):
+            raise
+        await _too_late(interaction)
 
 
 def error_text(error: BaseException, lang: Lang) -> str | None:

@@ -1,50 +1,70 @@
-"""Gateway events in, engine calls out: messages, edits, deletions, guilds joined and left.
+"""Gateway events in, engine calls out: messages, edits, deletions, and the catch-up at READY.
 
-Thin listeners (parse, call, render). What they decide is only what Discord's events mean:
+Thin listeners (parse, call, render). What they decide is only what Discord's events mean; whether a
+message is answered, taken in or left alone is ``Engine.hear``'s decision:
 
 * A message *addresses* Heyan when it mentions the bot's user (its raw ``<@id>`` in the content —
-  ``ClientUser.mentioned_in`` is also true for @everyone, and a mention of the bot's managed role is
-  not a mention of the bot), when it replies to one of Heyan's messages, or when it is a DM. Then
-  ``engine.handle`` runs under a typing indicator and the reply goes back to that thread or channel.
-* Any other message feeds memory (``engine.observe``) only in a thread where a dispute is open, and
-  only when its content is readable (the Message Content intent configured): Discord sends empty
-  content otherwise, and an empty turn must not enter the window.
-* Heyan's own messages, other bots' and webhooks' are ignored, as are system messages.
+  ``ClientUser.mentioned_in`` is also true for @everyone), mentions the bot's own managed role (the
+  role Discord gave Heyan, which the mention picker often offers first), replies to one of Heyan's
+  messages, or is a DM. It is heard with the conversation's recent history
+  (``history.ConversationReader``) under a typing indicator, and the reply goes back to that thread
+  or channel. The reply is recorded as answered once its first piece is posted; a reply Discord
+  would not take (a 429 storm outlasting discord.py's own retries, a 5xx) is left to the runtime's
+  answer-again loop, which posts through the outbox — so a mention is neither lost nor answered twice.
+* Any other message is heard only when its content is readable (the Message Content intent
+  configured): Discord sends empty content otherwise. The engine takes it in only inside an open
+  dispute.
+* A message that addresses Heyan but arrives without its text — a reply with the ping turned off, or
+  a role mention, without the Message Content intent — gets a short hint (once a day per member)
+  instead of silence.
+* Heyan's own messages, other bots', webhooks' and system messages are ignored.
 * An edit re-extracts (``engine.revise``) when the text really changed; a deletion takes back what
   came only from that message (``engine.retract``). Both only in sessions Heyan has seen.
-* Leaving a guild schedules its tenant's purge after ``HEYAN_DISCORD_LEAVE_PURGE_DAYS``; joining
-  again cancels it. An outage (a guild becoming unavailable) is neither.
+* At every READY, what was said in open disputes while Heyan was away is read back
+  (``catchup.CatchUp``), through the same path.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
 import logging
 
 import discord
 from discord.ext import commands
 
+from adapters.discord.catchup import ANSWER_WITHIN, CatchUp, SeenMarks
 from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.mapping import dm_tenant, guild_tenant, message_text, tenant_of_channel, to_message
+from adapters.discord.guilds import forget_deleted
+from adapters.discord.history import ConversationReader, conversation
+from adapters.discord.mapping import (
+    dm_tenant,
+    guild_tenant,
+    language,
+    message_text,
+    tenant_of_channel,
+    to_message,
+)
+from adapters.discord.notices import Notices
 from adapters.discord.render import render, split_message
-from bot.departures import tenant_left, tenant_returned
-from bot.models import Reply
-from memory.models import Scope
+from adapters.discord.translate import permission_label, t
+from bot.models import Message, Reply
+from memory.models import Lang, Scope
 
 __all__ = ["Listeners"]
 
 log = logging.getLogger(__name__)
 
-#: Message types people write; joins, pins, thread-created notices and the like are not turns.
-_CONVERSATION = frozenset({discord.MessageType.default, discord.MessageType.reply})
-
 
 class Listeners(commands.Cog):
-    """Messages, edits, deletions and guild membership."""
+    """Messages, edits, deletions, and reading back open disputes at READY."""
 
     def __init__(self, bot: AnyBot, heyan: Heyan) -> None:
         self.bot = bot
         self.heyan = heyan
+        self._catching_up: asyncio.Task[int] | None = None
+        self._ready = False
 
     # --- what a message is -----------------------------------------------------------------------
 
@@ -52,19 +72,22 @@ class Listeners(commands.Cog):
         assert self.bot.user is not None, "events arrive only after log-in"
         return self.bot.user.id
 
-    def _ignored(self, message: discord.Message) -> bool:
-        return message.author.bot or message.webhook_id is not None or message.type not in _CONVERSATION
+    def _role_mentioned(self, message: discord.Message) -> bool:
+        """A mention of Heyan's own managed role (which only Heyan holds)."""
+        role = message.guild.self_role if message.guild is not None else None
+        return role is not None and role.id in {r.id for r in message.role_mentions}
 
-    def _addressed(self, message: discord.Message) -> bool:
-        if message.guild is None:
-            return True  # a DM is said to Heyan
-        if self._me() in message.raw_mentions:
-            return True
+    def _replied_to_me(self, message: discord.Message) -> bool:
         ref = message.reference
         replied = ref.resolved if ref is not None else None
         if ref is not None and not isinstance(replied, discord.Message):
             replied = ref.cached_message
         return isinstance(replied, discord.Message) and replied.author.id == self._me()
+
+    def _addressed(self, message: discord.Message) -> bool:
+        if message.guild is None:
+            return True  # a DM is said to Heyan
+        return self._me() in message.raw_mentions or self._role_mentioned(message) or self._replied_to_me(message)
 
     def _readable(self, message: discord.Message) -> bool:
         """Discord sends the content of DMs and of messages whose mentions include the bot (a reply
@@ -78,43 +101,73 @@ class Listeners(commands.Cog):
             return guild_tenant(message.guild.id)
         return dm_tenant(message.author.id)
 
+    async def _lang(self, tenant: str, message: discord.Message) -> Lang:
+        guild_locale = message.guild.preferred_locale if message.guild is not None else None
+        return await language(self.heyan.rt.tenants, tenant, None, guild_locale)
+
+    @functools.cached_property
+    def marks(self) -> SeenMarks:
+        return SeenMarks(self.heyan.rt.redis)  # on first use: ``heyan discord sync`` has no runtime
+
+    @functools.cached_property
+    def notices(self) -> Notices:
+        return Notices(self.heyan.rt.redis)
+
     # --- messages ----------------------------------------------------------------------------------
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
-        if self._ignored(message):
+        await self.hear(message)
+
+    async def hear(self, message: discord.Message, live: bool = True) -> None:
+        """One message, live from the gateway or read back at READY (``live`` False: no typing
+        indicator, no hints, and only recent mentions answered)."""
+        if not conversation(message):
             return
+        tenant = self._tenant(message)
         addressed = self._addressed(message)
         if not self._readable(message):
+            if addressed and live:
+                await self._hint(message, tenant)
             return
         text = message_text(message, self._me())
         if not text and not addressed:
             return
-        rt = self.heyan.rt
-        tenant = self._tenant(message)
+        if addressed and not live and message.created_at < discord.utils.utcnow() - ANSWER_WITHIN:
+            addressed = False  # asked long ago, while Heyan was away: taken in, not answered late
         msg = to_message(message, tenant=tenant, text=text, mention=addressed)
-        if not addressed:
-            if isinstance(message.channel, discord.Thread) and await rt.sessions.is_open(tenant, msg.session):
-                await rt.engine.observe(msg)
-            return
-        async with contextlib.AsyncExitStack() as typing:
-            try:
-                await typing.enter_async_context(message.channel.typing())
-            except discord.HTTPException as exc:  # typing is a courtesy; the reply still matters
-                log.info("no typing indicator in %s: %s", message.channel.id, exc)
-            reply = await rt.engine.handle(msg, confirm=True)
-        if reply is not None:
-            await self._reply(message, reply)
-            await rt.engine.answered(msg)  # only once it was posted: a crash before leaves it to answer
+        if addressed:
+            await self._answer(message, msg, tenant, live=live)
+        else:
+            await self.heyan.rt.engine.hear(msg)
+        if message.guild is not None:
+            await self.marks.advance(tenant, msg.session, message.id)  # only moves for an open dispute
 
-    async def _reply(self, message: discord.Message, reply: Reply) -> None:
-        """The reply, its first piece as a Discord reply to the message (which needs Read Message
-        History; without it, a plain message in the same place)."""
+    async def _answer(self, message: discord.Message, msg: Message, tenant: str, *, live: bool) -> None:
+        rt = self.heyan.rt
+        reader = ConversationReader(message, tenant=tenant, me=self._me())
+        async with contextlib.AsyncExitStack() as typing:
+            if live:
+                try:
+                    await typing.enter_async_context(message.channel.typing())
+                except discord.HTTPException as exc:  # typing is a courtesy; the reply still matters
+                    log.info("no typing indicator in %s: %s", message.channel.id, exc)
+            reply = await rt.engine.hear(msg, history=reader, confirm=True)
+        if reply is not None and await self._reply(message, reply, tenant, refused=reader.refused):
+            await rt.engine.answered(msg)  # only once it was posted: until then it is answered again later
+
+    async def _reply(self, message: discord.Message, reply: Reply, tenant: str, *, refused: str | None) -> bool:
+        """Post the reply, its first piece as a Discord reply to the message (which needs Read
+        Message History; without it, a plain message). True once the first piece is posted, or when
+        posting there is impossible and the member was told; False to leave it for a later attempt."""
         content, mentions = render(reply.body)
+        if refused and await self.notices.first(tenant, f"history:{message.channel.id}:{refused}"):
+            content += "\n-# " + t(reply.lang, "history.refused", perm=permission_label(refused, reply.lang))
         channel = message.channel
+        posted = False
         try:
-            for i, piece in enumerate(split_message(content)):
-                if i > 0:
+            for piece in split_message(content):
+                if posted:
                     await channel.send(piece, allowed_mentions=mentions)
                     continue
                 try:
@@ -122,14 +175,88 @@ class Listeners(commands.Cog):
                                        reference=message.to_reference(fail_if_not_exists=False))
                 except discord.Forbidden:
                     await channel.send(piece, allowed_mentions=mentions)
+                posted = True
         except discord.Forbidden as exc:
-            log.warning("cannot reply in channel %s (Send Messages / Send Messages in Threads missing?): %s",
-                        channel.id, exc)
+            log.warning("cannot reply in channel %s (%s): %s", channel.id, exc.code, exc.text)
+            if not posted:
+                await self._cannot_post(message, tenant, reply.lang)
+            return True  # trying again would be refused again
+        except discord.HTTPException as exc:
+            log.warning("Discord did not take the reply in channel %s (%s, code %s)%s", channel.id, exc.status,
+                        exc.code, "" if posted else "; it is answered again later, through the outbox")
+            return posted
+        return True
+
+    async def _cannot_post(self, message: discord.Message, tenant: str, lang: Lang) -> None:
+        """Heyan may not post where it was asked: tell the member, once a day per channel, by DM."""
+        if not await self.notices.first(tenant, f"cannot-post:{message.channel.id}"):
+            return
+        perm = "send_messages_in_threads" if isinstance(message.channel, discord.Thread) else "send_messages"
+        text = t(lang, "cannot_post", where=f"<#{message.channel.id}>", perm=permission_label(perm, lang))
+        try:
+            await message.author.send(text, allowed_mentions=discord.AllowedMentions.none())
+        except discord.HTTPException as exc:
+            log.warning("could not tell %s by DM that Heyan cannot post in %s: %s", message.author.id,
+                        message.channel.id, exc)
+
+    async def _hint(self, message: discord.Message, tenant: str) -> None:
+        """Addressed, but Discord withheld the text: say how to reach Heyan (once a day per member)."""
+        kind = "role" if self._role_mentioned(message) else "ping"
+        if not await self.notices.first(tenant, f"hint:{kind}:{message.author.id}"):
+            return
+        lang = await self._lang(tenant, message)
+        try:
+            await message.channel.send(t(lang, f"hint.{kind}", me=f"<@{self._me()}>"),
+                                       allowed_mentions=discord.AllowedMentions.none(),
+                                       reference=message.to_reference(fail_if_not_exists=False), mention_author=False)
+        except discord.HTTPException as exc:
+            log.info("could not post the %s hint in %s: %s", kind, message.channel.id, exc)
+
+    # --- READY: read back the open disputes -------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        """Every READY (also after a session could not be resumed): read back open disputes, in the
+        background — the gateway keeps delivering meanwhile, and the intake drops what comes twice."""
+        self._ready = True
+        self._start_catch_up(None)
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """One shard of a sharded bot identified again after the first READY: read back its guilds."""
+        if self._ready:
+            self._start_catch_up(shard_id)
+
+    def _start_catch_up(self, shard_id: int | None) -> None:
+        if self._catching_up is not None and not self._catching_up.done():
+            return
+        catch_up = CatchUp(self.bot, self.heyan.rt.sessions, self.marks, self.hear,
+                           lambda tenant, session: forget_deleted(self.heyan, tenant, session))
+        self._catching_up = asyncio.create_task(self._catch_up(catch_up, shard_id), name="heyan-discord-catch-up")
+
+    async def _catch_up(self, catch_up: CatchUp, shard_id: int | None) -> int:
+        try:
+            return await catch_up.run(shard_id)
+        except Exception:
+            log.exception("catch-up after READY failed; it runs again at the next READY")
+            return 0
+
+    async def caught_up(self) -> int:
+        """Wait for the running catch-up (tests, orderly starts); how many messages it read."""
+        return await self._catching_up if self._catching_up is not None else 0
+
+    async def cog_unload(self) -> None:
+        if self._catching_up is not None and not self._catching_up.done():
+            self._catching_up.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._catching_up
+
+    # --- edits and deletions ------------------------------------------------------------------------
 
     @commands.Cog.listener()
     async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
         message = payload.message
-        if self._ignored(message) or message.edited_at is None:  # embeds unfurling are not edits
+        if not conversation(message) or message.edited_at is None:  # embeds unfurling are not edits
             return
         if not self._readable(message):
             return
@@ -178,16 +305,3 @@ class Listeners(commands.Cog):
                 log.info("cannot resolve DM channel %s: %s", channel_id, exc)
                 return None
         return tenant_of_channel(channel)
-
-    # --- guilds ------------------------------------------------------------------------------------
-
-    @commands.Cog.listener()
-    async def on_guild_remove(self, guild: discord.Guild) -> None:
-        rt = self.heyan.rt
-        grace = self.heyan.discord.leave_purge_days * 86400
-        await tenant_left(rt.redis, rt.queue, guild_tenant(guild.id), grace_seconds=grace)
-
-    @commands.Cog.listener()
-    async def on_guild_join(self, guild: discord.Guild) -> None:
-        if await tenant_returned(self.heyan.rt.redis, guild_tenant(guild.id)):
-            log.info("back in guild %s: its pending purge is cancelled", guild.id)

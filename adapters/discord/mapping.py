@@ -8,13 +8,16 @@
 * Private threads, DMs, and channels (or threads in channels) that @everyone cannot view are
   private sessions: what is remembered there is never recited elsewhere.
 * An ``Actor`` carries the moderator capability when the member has Manage Messages in the guild,
-  or the role named by ``HEYAN_DISCORD_MODERATOR_ROLE``. Guild-wide permissions, not the channel's:
-  a channel overwrite granting Manage Messages must not open the whole tenant's memory.
+  one of the community's ``moderator_roles`` (set with ``/heyan settings``), or the role named by
+  ``HEYAN_DISCORD_MODERATOR_ROLE``. Guild-wide permissions, not the channel's: a channel overwrite
+  granting Manage Messages must not open the whole tenant's memory. ``default_permissions`` on a
+  command only decides who sees it; this is checked at every call.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 import discord
 
@@ -120,10 +123,12 @@ def _has_role(member: discord.Member, role: str) -> bool:
     return any(str(r.id) == wanted or r.name.casefold() == wanted.casefold() for r in member.roles)
 
 
-def is_moderator(member: discord.Member, role: str | None, fallback: discord.Permissions | None = None) -> bool:
-    """Manage Messages in the guild (owners and administrators have it), or the moderator role.
-    ``fallback`` (the interaction's resolved permissions) is used only when the guild's roles are
-    not cached, which happens when the bot was added without the ``bot`` scope."""
+def is_moderator(member: discord.Member, role: str | None, fallback: discord.Permissions | None = None,
+                 roles: Sequence[str] = ()) -> bool:
+    """Manage Messages in the guild (owners and administrators have it), the deployment's moderator
+    role, or one of the community's ``roles`` (role ids). ``fallback`` (the interaction's resolved
+    permissions) is used only when the guild's roles are not cached, which happens when the bot was
+    added without the ``bot`` scope."""
     guild = member.guild
     if isinstance(guild, discord.Guild) and guild.get_role(guild.id) is not None:
         perms = member.guild_permissions
@@ -131,13 +136,16 @@ def is_moderator(member: discord.Member, role: str | None, fallback: discord.Per
         perms = fallback or discord.Permissions.none()
     if perms.manage_messages or perms.administrator:
         return True
+    if any(_has_role(member, r) for r in roles):
+        return True
     return bool(role) and _has_role(member, role or "")
 
 
-def moderator_hint(lang: Lang, role: str | None) -> str:
+def moderator_hint(lang: Lang, role: str | None, roles: Sequence[str] = ()) -> str:
     """What makes someone a Heyan moderator on this server, for refusals to quote."""
-    if role:
-        shown = f"<@&{role}>" if role.strip().isdigit() else f"“{role.strip()}”"
+    named = [r.strip() for r in (*roles, *([role] if role else [])) if r.strip()]
+    if named:
+        shown = ", ".join(f"<@&{r}>" if r.isdigit() else f"“{r}”" for r in dict.fromkeys(named))
         if lang == "zh":
             return f"在 Discord 上：需要“管理消息”权限或 {shown} 身份组"
         return f"on Discord: the Manage Messages permission or the {shown} role"
@@ -158,14 +166,21 @@ def locale_lang(locale: discord.Locale | str | None) -> Lang | None:
     return None
 
 
-async def language(tenants: TenantConfig, tenant: str, locale: discord.Locale | str | None = None,
-                   guild_locale: discord.Locale | str | None = None) -> Lang:
+def pick_language(setting: str, locale: discord.Locale | str | None = None,
+                  guild_locale: discord.Locale | str | None = None) -> Lang:
     """The tenant's ``language`` setting when it is not ``auto``; else the member's client locale
     (Chinese or English), else the guild's preferred locale; English when neither is Chinese."""
-    setting = (await tenants.get(tenant)).language
-    if setting == "zh" or setting == "en":
-        return setting
+    if setting == "zh":
+        return "zh"
+    if setting == "en":
+        return "en"
     return locale_lang(locale) or locale_lang(guild_locale) or "en"
+
+
+async def language(tenants: TenantConfig, tenant: str, locale: discord.Locale | str | None = None,
+                   guild_locale: discord.Locale | str | None = None) -> Lang:
+    """``pick_language`` with the tenant's setting."""
+    return pick_language((await tenants.get(tenant)).language, locale, guild_locale)
 
 
 async def actor_for(interaction: discord.Interaction, *, tenants: TenantConfig, moderator_role: str | None) -> Actor:
@@ -173,9 +188,11 @@ async def actor_for(interaction: discord.Interaction, *, tenants: TenantConfig, 
     user = interaction.user
     tenant = guild_tenant(interaction.guild_id) if interaction.guild_id is not None else dm_tenant(user.id)
     guild_locale = interaction.guild_locale if interaction.guild_id is not None else None
-    lang = await language(tenants, tenant, interaction.locale, guild_locale)
+    settings = await tenants.get(tenant)
+    lang = pick_language(settings.language, interaction.locale, guild_locale)
+    roles = settings.moderator_roles if interaction.guild_id is not None else []
     capabilities: frozenset[Capability] = frozenset()
-    if isinstance(user, discord.Member) and is_moderator(user, moderator_role, interaction.permissions):
+    if isinstance(user, discord.Member) and is_moderator(user, moderator_role, interaction.permissions, roles):
         capabilities = frozenset({Capability.MODERATE})
     return Actor(tenant=tenant, user_id=str(user.id), name=user.display_name, capabilities=capabilities,
-                 lang=lang, moderator_hint=moderator_hint(lang, moderator_role))
+                 lang=lang, moderator_hint=moderator_hint(lang, moderator_role, roles))

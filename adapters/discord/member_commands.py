@@ -1,12 +1,15 @@
-"""For every member: ``/mymemory`` (what Heyan holds about you — correct it or erase it) and
-``/commitments`` (yours and this thread's, each with a Done button). Both answer ephemerally and
-work in servers and in DMs (a DM is its own tenant: there, they cover what was said in that DM).
+"""For every member: ``/mymemory`` (what Heyan holds about you — correct it or erase it, a page at a
+time) and ``/commitments`` (``adapters.discord.commitments``). Both answer ephemerally and work in
+servers and in DMs (a DM is its own tenant: there, they cover what was said in that DM).
 
 Correct: pick a memory in the menu, a modal opens with its current value; the moderation service
 decides whether the correction replaces the value (your own statement) or stands beside someone
-else's account as disputed, for a moderator. Erase: a button asks the service for an erasure request
-(how much would go, and a confirmation token), shows it with Yes / Cancel; Yes confirms with that
-token. The token is checked by the service against the clicker, so nobody else can use it.
+else's account as disputed, for a moderator. A modal must be Discord's first answer to the pick, so
+the current value is looked up only while the 3-second deadline allows (``MODAL_LOOKUP_SECONDS``);
+past it, the modal opens empty. Erase: a button asks the service for an erasure request (how much
+would go, and a confirmation token), shows it with Yes / Cancel; Yes confirms with that token. The
+token is checked by the service against the clicker, so nobody else can use it. Every button is
+acknowledged before it works (a deferred update) and redraws the message afterwards.
 
 All buttons and the menu are ``DynamicItem``s whose custom ids carry what they act on, and the modal
 is answered by an ``on_interaction`` listener matching its custom id: nothing is kept in the process
@@ -15,6 +18,7 @@ between the message and the click, so clicks and submissions keep working across
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Sequence
@@ -25,36 +29,73 @@ from discord import app_commands
 from discord.ext import commands
 
 from adapters.discord.client import AnyBot, Heyan, heyan_of
-from adapters.discord.embeds import LIST_LIMIT, fact_line, facts_embed, safe, short_id
-from adapters.discord.interactions import actor, answer, defer, report
+from adapters.discord.commitments import commitments_message
+from adapters.discord.embeds import fact_line, safe, short_id
+from adapters.discord.interactions import acknowledge, actor, answer, defer, redraw, report
+from adapters.discord.limits import OPTION_TEXT, OPTIONS, PLACEHOLDER
+from adapters.discord.paging import list_embed, nav_buttons, page_of
 from adapters.discord.translate import kind_label, t
-from bot.actors import Actor
 from memory.models import Fact, FactStatus, Lang
 
-__all__ = ["CommitmentDone", "CorrectPick", "EraseAsk", "EraseCancel", "EraseConfirm", "MemberCommands"]
+__all__ = ["CorrectPick", "EraseAsk", "EraseCancel", "EraseConfirm", "MemberCommands", "MyMemoryPage",
+           "my_memory_message"]
 
 log = logging.getLogger(__name__)
 
 _CORRECT_MODAL = re.compile(r"heyan:correct:(?P<fact>[0-9a-f-]{36})")
-#: Buttons on one message: four rows of five (the fifth row is left for the menu on /mymemory).
-MAX_DONE_BUTTONS = 20
+#: Memories on one page of /mymemory (at most the 25 options a select menu holds).
+PAGE = 15
+#: Of Discord's 3 s for the first answer, how long the Correct menu may spend looking up the
+#: memory's current value before it opens the modal without it.
+MODAL_LOOKUP_SECONDS = 1.5
 
 
 # --- /mymemory: the message ----------------------------------------------------------------------------
 
 
-def my_memory_message(facts: Sequence[Fact], lang: Lang) -> tuple[str, list[discord.Embed], discord.ui.View | None]:
+def my_memory_message(facts: Sequence[Fact], lang: Lang, page: int = 0) -> tuple[
+        str, list[discord.Embed], discord.ui.View | None]:
+    """One page of what Heyan holds about the caller: the list, a menu of the page's memories to
+    correct, Erase, and Previous / Next."""
     if not facts:
         return t(lang, "mymemory.none"), [], None
     ordered = sorted(facts, key=lambda f: f.updated_at, reverse=True)
-    embed = facts_embed(ordered, lang, t(lang, "mymemory.title", count=len(ordered)))
+    lines = [fact_line(f, lang) for f in ordered]
+    shown = page_of(lines, page, most=min(PAGE, OPTIONS))
+    embed = list_embed(lines, shown, title=t(lang, "mymemory.title", count=len(ordered)), lang=lang,
+                       total=len(ordered))
     view = discord.ui.View(timeout=None)
-    options = [discord.SelectOption(label=f"{short_id(f)} · {kind_label(f.kind, lang)}: {f.attribute}"[:100],
-                                    description=" ".join(f.value.split())[:100], value=f.id)
-               for f in ordered[:25]]
-    view.add_item(CorrectPick(options, placeholder=t(lang, "mymemory.pick")))
+    options = [discord.SelectOption(label=f"{short_id(f)} · {kind_label(f.kind, lang)}: {f.attribute}"[:OPTION_TEXT],
+                                    description=" ".join(f.value.split())[:OPTION_TEXT] or None, value=f.id)
+               for f in ordered[shown.start:shown.end]]
+    view.add_item(CorrectPick(options, placeholder=t(lang, "mymemory.pick")[:PLACEHOLDER]))
     view.add_item(EraseAsk(label=t(lang, "mymemory.erase")))
+    nav_buttons(view, shown, lang, lambda n, label, off: MyMemoryPage(n, label=label, disabled=off))
     return "", [embed], view
+
+
+class MyMemoryPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heyan:mymem:page:(?P<page>\d{1,4})"):
+    """Previous / Next of /mymemory."""
+
+    def __init__(self, page: int, *, label: str = "", disabled: bool = False) -> None:
+        super().__init__(discord.ui.Button(label=label or str(page + 1), style=discord.ButtonStyle.secondary, row=2,
+                                           disabled=disabled, custom_id=f"heyan:mymem:page:{page}"))
+        self.page = page
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> MyMemoryPage:
+        return cls(int(match["page"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            await acknowledge(interaction)
+            heyan = heyan_of(interaction.client)
+            who = await actor(interaction, heyan)
+            content, embeds, view = my_memory_message(await heyan.rt.moderation.my_memories(who), who.lang, self.page)
+            await redraw(interaction, content, embeds=embeds, view=view)
+        except Exception as exc:
+            await report(interaction, exc)
 
 
 class CorrectPick(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"heyan:mymem:correct"):
@@ -76,8 +117,15 @@ class CorrectPick(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"hey
         try:
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
-            fact = await heyan.rt.moderation.memory_show(who, self.item.values[0])
-            await interaction.response.send_modal(CorrectModal(fact, who.lang))
+            fact_id = self.item.values[0]
+            try:  # the modal must be the first answer: the current value only if it comes in time
+                fact: Fact | None = await asyncio.wait_for(heyan.rt.moderation.memory_show(who, fact_id),
+                                                           MODAL_LOOKUP_SECONDS)
+            except TimeoutError:
+                log.info("memory %s not read within %.1f s; the Correct modal opens without its value",
+                         fact_id, MODAL_LOOKUP_SECONDS)
+                fact = None
+            await interaction.response.send_modal(CorrectModal(fact_id, who.lang, fact.value if fact else ""))
         except Exception as exc:
             await report(interaction, exc)
 
@@ -86,10 +134,11 @@ class CorrectModal(discord.ui.Modal):
     """What the memory should say, and why. Its submission is handled by ``MemberCommands.on_interaction``
     (stateless), so this stored copy never acts and is dropped from discord.py's store at once."""
 
-    def __init__(self, fact: Fact, lang: Lang) -> None:
-        super().__init__(title=t(lang, "correct.title"), custom_id=f"heyan:correct:{fact.id}", timeout=1.0)
-        self.add_item(discord.ui.TextInput(label=t(lang, "correct.value"), custom_id="value", default=fact.value[:1000],
-                                           style=discord.TextStyle.paragraph, max_length=1000))
+    def __init__(self, fact_id: str, lang: Lang, current: str = "") -> None:
+        super().__init__(title=t(lang, "correct.title"), custom_id=f"heyan:correct:{fact_id}", timeout=1.0)
+        self.add_item(discord.ui.TextInput(label=t(lang, "correct.value"), custom_id="value",
+                                           default=current[:1000] or None, style=discord.TextStyle.paragraph,
+                                           max_length=1000))
         self.add_item(discord.ui.TextInput(label=t(lang, "correct.reason"), custom_id="reason", required=False,
                                            max_length=500))
 
@@ -129,6 +178,7 @@ class EraseAsk(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heyan:
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
+            await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
             request = await heyan.rt.moderation.request_erasure(who)
@@ -136,8 +186,7 @@ class EraseAsk(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heyan:
             view.add_item(EraseConfirm(request.token, label=t(who.lang, "erase.confirm")))
             view.add_item(EraseCancel(label=t(who.lang, "erase.cancel")))
             text = t(who.lang, "erase.ask", facts=request.facts, summaries=request.summaries)
-            await interaction.response.edit_message(content=text, embeds=[], view=view,
-                                                    allowed_mentions=discord.AllowedMentions.none())
+            await redraw(interaction, text, embeds=[], view=view)
         except Exception as exc:
             await report(interaction, exc)
 
@@ -157,11 +206,11 @@ class EraseConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"he
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
+            await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
             removed = await heyan.rt.moderation.confirm_erasure(who, self.token)
-            await interaction.response.edit_message(content=t(who.lang, "erase.done", count=removed), embeds=[],
-                                                    view=None, allowed_mentions=discord.AllowedMentions.none())
+            await redraw(interaction, t(who.lang, "erase.done", count=removed), embeds=[], view=None)
         except Exception as exc:
             await report(interaction, exc)
 
@@ -178,54 +227,9 @@ class EraseCancel(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"hey
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
+            await acknowledge(interaction)
             who = await actor(interaction, heyan_of(interaction.client))
-            await interaction.response.edit_message(content=t(who.lang, "erase.cancelled"), embeds=[], view=None)
-        except Exception as exc:
-            await report(interaction, exc)
-
-
-# --- /commitments -----------------------------------------------------------------------------------
-
-
-def commitments_message(who: Actor, facts: Sequence[Fact]) -> tuple[str, list[discord.Embed], discord.ui.View | None]:
-    """Open commitments with a Done button for each one the caller may close (own, or a moderator)."""
-    lang = who.lang
-    if not facts:
-        return t(lang, "commitments.none"), [], None
-    shown = list(facts)[:LIST_LIMIT]
-    lines = [f"**{n}.** {fact_line(f, lang)}" for n, f in enumerate(shown, start=1)]
-    embed = discord.Embed(title=t(lang, "commitments.title", count=len(facts)), description="\n".join(lines),
-                          colour=discord.Colour(0x4F7CAC))
-    view = discord.ui.View(timeout=None)
-    mine = [(n, f) for n, f in enumerate(shown, start=1) if who.is_moderator or f.subject == who.user_id]
-    for n, fact in mine[:MAX_DONE_BUTTONS]:
-        view.add_item(CommitmentDone(fact.id, label=t(lang, "commitments.done", n=n)))
-    return "", [embed], view if mine else None
-
-
-class CommitmentDone(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heyan:done:(?P<fact>[0-9a-f-]{36})"):
-    """Mark one commitment done (its owner or a moderator: the service checks), then redraw the list."""
-
-    def __init__(self, fact_id: str, *, label: str = "done") -> None:
-        super().__init__(discord.ui.Button(label=label, style=discord.ButtonStyle.success,
-                                           custom_id=f"heyan:done:{fact_id}"))
-        self.fact_id = fact_id
-
-    @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
-                             match: re.Match[str], /) -> CommitmentDone:
-        return cls(match["fact"])
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        try:
-            heyan = heyan_of(interaction.client)
-            who = await actor(interaction, heyan)
-            done = await heyan.rt.moderation.commitment_done(who, self.fact_id)
-            facts = await heyan.rt.moderation.commitments(who, session=str(interaction.channel_id))
-            _, embeds, view = commitments_message(who, facts)
-            text = t(who.lang, "commitments.marked", what=safe(f"{done.attribute}: {done.value}", 200))
-            await interaction.response.edit_message(content=text, embeds=embeds, view=view,
-                                                    allowed_mentions=discord.AllowedMentions.none())
+            await redraw(interaction, t(who.lang, "erase.cancelled"), embeds=[], view=None)
         except Exception as exc:
             await report(interaction, exc)
 

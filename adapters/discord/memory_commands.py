@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import time
 from typing import Any
 
@@ -22,21 +23,33 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.embeds import audit_embed, fact_embed, facts_embed, short_id
-from adapters.discord.interactions import Refusal, actor, answer, defer, require_guild
+from adapters.discord.client import AnyBot, Heyan, heyan_of
+from adapters.discord.embeds import audit_embed, fact_embed, fact_line, short_id
+from adapters.discord.interactions import (
+    Refusal,
+    acknowledge,
+    actor,
+    answer,
+    defer,
+    redraw,
+    report,
+    require_guild,
+)
+from adapters.discord.paging import list_embed, nav_buttons, page_of
 from adapters.discord.review import REVIEW_PAGE, review_message
 from adapters.discord.translate import kind_label, status_label, t
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
 from memory.models import Fact, Kind, Lang
 
-__all__ = ["MemoryCommands", "fact_choices", "kind_choices"]
+__all__ = ["MemoryCommands", "MemoryPage", "fact_choices", "kind_choices", "memory_list_message"]
 
 #: How long one member's autocomplete candidates are reused (Discord asks on every keystroke).
 AUTOCOMPLETE_SECONDS = 15.0
 #: Discord shows at most 25 choices.
 MAX_CHOICES = 25
+#: Lines on one page of ``/memory list`` (fewer when they are long: a page's text must fit an embed).
+LIST_PAGE = 15
 
 ID = "The memory (type to search)"
 REASON = "Why (kept in the audit trail)"
@@ -71,6 +84,49 @@ def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_comman
                  f"({status_label(f.status, lang)})")
         choices.append(app_commands.Choice(name=" ".join(label.split())[:100], value=f.id))
     return choices
+
+
+async def memory_list_message(heyan: Heyan, who: Actor, *, page: int = 0, member: str | None = None,
+                              kind: str | None = None) -> tuple[str, list[discord.Embed], discord.ui.View | None]:
+    """One page of ``/memory list`` (newest first), asked of the service as ``who``."""
+    facts = await heyan.rt.moderation.memory_list(who, user=member, kind=_kind(kind, who.lang))
+    if not facts:
+        return t(who.lang, "memory.none"), [], None
+    facts.sort(key=lambda f: f.updated_at, reverse=True)
+    lines = [fact_line(f, who.lang) for f in facts]
+    shown = page_of(lines, page, most=LIST_PAGE)
+    embed = list_embed(lines, shown, title=t(who.lang, "memory.title", count=len(facts)), lang=who.lang,
+                       total=len(facts))
+    view = discord.ui.View(timeout=None)
+    nav_buttons(view, shown, who.lang, lambda n, label, off: MemoryPage(n, member or "", kind or "", label=label,
+                                                                      disabled=off))
+    return "", [embed], view if view.children else None
+
+
+class MemoryPage(discord.ui.DynamicItem[discord.ui.Button[Any]],
+                 template=r"heyan:mlist:(?P<page>\d{1,4}):(?P<member>\d{0,20}):(?P<kind>[a-z]{0,12})"):
+    """Previous / Next of ``/memory list``: the page and the list's filters are in the custom id."""
+
+    def __init__(self, page: int, member: str, kind: str, *, label: str = "", disabled: bool = False) -> None:
+        super().__init__(discord.ui.Button(label=label or str(page + 1), style=discord.ButtonStyle.secondary,
+                                           disabled=disabled, custom_id=f"heyan:mlist:{page}:{member}:{kind}"))
+        self.page, self.member, self.kind = page, member, kind
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item[Any],
+                             match: re.Match[str], /) -> MemoryPage:
+        return cls(int(match["page"]), match["member"], match["kind"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        try:
+            await acknowledge(interaction)
+            heyan = heyan_of(interaction.client)
+            who = await actor(interaction, heyan)  # the presser, checked again by the service
+            content, embeds, view = await memory_list_message(heyan, who, page=self.page, member=self.member or None,
+                                                              kind=self.kind or None)
+            await redraw(interaction, content, embeds=embeds, view=view)
+        except Exception as exc:
+            await report(interaction, exc)
 
 
 class _Recent:
@@ -135,13 +191,10 @@ class MemoryCommands(commands.Cog):
     async def list_memories(self, interaction: discord.Interaction, member: Member | None = None,
                             kind: str | None = None) -> None:
         who = await self._start(interaction)
-        facts = await self.heyan.rt.moderation.memory_list(who, user=str(member.id) if member else None,
-                                                           kind=_kind(kind, who.lang))
-        if not facts:
-            await answer(interaction, t(who.lang, "memory.none"))
-            return
-        facts.sort(key=lambda f: f.updated_at, reverse=True)
-        await answer(interaction, embeds=[facts_embed(facts, who.lang, t(who.lang, "memory.title", count=len(facts)))])
+        wanted = _kind(kind, who.lang)
+        content, embeds, view = await memory_list_message(self.heyan, who, member=str(member.id) if member else None,
+                                                          kind=wanted.value if wanted else None)
+        await answer(interaction, content, embeds=embeds, view=view)
 
     @memory.command(name="show", description="Show one memory in full")
     @app_commands.describe(memory_id=ID)

@@ -29,6 +29,7 @@ from discord.http import Route
 
 from adapters.discord.client import GUILD_READY_TIMEOUT, IDENTIFY_DELAY, AnyBot, Heyan, build_bot
 from adapters.discord.sender import DiscordSender
+from adapters.discord.sharding import ShardPlan, plan, recommended_shards
 from adapters.runtime import StartupError
 from bot.delivery import PostSender
 from bot.settings import DiscordSettings, Settings
@@ -63,9 +64,12 @@ def startup_error(exc: BaseException, settings: DiscordSettings) -> StartupError
             return StartupError(_BAD_TOKEN.format(why="gateway close code 4004, authentication failed"))
         if exc.code == 4014:
             return StartupError(_MESSAGE_CONTENT if settings.message_content else _PRIVILEGED)
-        if exc.code in (4010, 4011):
-            return StartupError(f"Discord requires sharding (gateway close code {exc.code}): set "
-                                "HEYAN_DISCORD_SHARDS=-1 for Discord's recommended shard count")
+        if exc.code == 4011:
+            return StartupError("Discord requires sharding (gateway close code 4011): set HEYAN_DISCORD_SHARDS=-1 "
+                                "(the default) for Discord's recommended shard count")
+        if exc.code == 4010:
+            return StartupError("Discord refused the shard (gateway close code 4010, invalid shard): check "
+                                "HEYAN_DISCORD_SHARD_COUNT and HEYAN_DISCORD_SHARD_IDS")
         if exc.code == 4013:
             return StartupError("Discord rejected the gateway intents (close code 4013); this is a bug in Heyan's "
                                 "Discord adapter, please report it")
@@ -146,10 +150,16 @@ class DiscordPlatform:
 
     async def start(self, rt: Runtime) -> PostSender:
         d = self.settings.discord
+        shards = plan(d)  # a bad shard setting stops here, before anything connects
         self._undo = redirect(d)
         self.heyan.attach(rt)
+        try:
+            shards = await self._decide(shards)
+        except BaseException:
+            await self.stop()
+            raise
         bot = self.bot = build_bot(self.heyan, guild_ready_timeout=self.guild_ready_timeout,
-                                   identify_delay=self.identify_delay)
+                                   identify_delay=self.identify_delay, shards=shards)
         try:
             await login(bot, d)
             self._task = asyncio.create_task(bot.connect(reconnect=True), name="heyan-discord-gateway")
@@ -159,6 +169,24 @@ class DiscordPlatform:
             raise
         log.info("connected to Discord as %s in %d guild(s)", bot.user, len(bot.guilds))
         return DiscordSender(bot)
+
+    async def _decide(self, shards: ShardPlan) -> ShardPlan:
+        """Ask ``GET /gateway/bot`` when the plan leaves it to Discord: more than one recommended
+        shard makes an ``AutoShardedBot`` of that many."""
+        if not shards.ask:
+            return shards
+        d = self.settings.discord
+        if d.token is None:
+            return ShardPlan()  # login() says what to set
+        try:
+            count = await recommended_shards(d.token.get_secret_value().strip())
+        except (discord.DiscordException, aiohttp.ClientError, OSError, TimeoutError) as exc:
+            mapped = startup_error(exc, d)
+            if mapped is None:
+                raise
+            raise mapped from exc
+        log.info("Discord recommends %d shard(s)%s", count, ": one connection" if count <= 1 else "")
+        return ShardPlan(count=count) if count > 1 else ShardPlan()
 
     async def _until_ready(self, bot: AnyBot, gateway: asyncio.Task[None]) -> None:
         ready = asyncio.create_task(bot.wait_until_ready(), name="heyan-discord-ready")

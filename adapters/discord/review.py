@@ -3,9 +3,11 @@ buttons and Previous / Next.
 
 The buttons are discord.py ``DynamicItem``s: their custom ids carry the action, the memory id and the
 page offset (``heyan:review:confirm:<id>:<offset>``), so a click is understood without any state kept
-in the process — it works after a restart and needs no view stored per message. Each click is a new
-request to the moderation service with the clicker as the actor: a member who somehow clicks gets
-the service's refusal, never the action. The page is then redrawn in place.
+in the process — it works after a restart and needs no view stored per message. Each click is
+acknowledged first (a deferred update, within Discord's 3 s), then is a new request to the moderation
+service with the clicker as the actor: a member who somehow clicks gets the service's refusal, never
+the action. The page is then redrawn in place (an edit through the interaction's token). The page's
+embeds share the message's 6,000 characters equally.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import discord
 
 from adapters.discord.client import heyan_of
 from adapters.discord.embeds import fact_embed
-from adapters.discord.interactions import actor, report
+from adapters.discord.interactions import acknowledge, actor, redraw, report
+from adapters.discord.limits import EMBED_TOTAL
 from adapters.discord.translate import t
 from bot.moderation import ReviewPage
 from memory.models import Lang
@@ -45,6 +48,7 @@ class ReviewAction(discord.ui.DynamicItem[discord.ui.Button[Any]],
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
+            await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
             moderation = heyan.rt.moderation
@@ -54,8 +58,7 @@ class ReviewAction(discord.ui.DynamicItem[discord.ui.Button[Any]],
                 await moderation.memory_reject(who, self.fact_id)
             page = await moderation.review_queue(who, offset=self.offset, limit=REVIEW_PAGE)
             content, embeds, view = review_message(page, who.lang)
-            await interaction.response.edit_message(content=content, embeds=embeds, view=view,
-                                                    allowed_mentions=discord.AllowedMentions.none())
+            await redraw(interaction, content, embeds=embeds, view=view)
         except Exception as exc:
             await report(interaction, exc)
 
@@ -75,12 +78,12 @@ class ReviewTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heya
 
     async def callback(self, interaction: discord.Interaction) -> None:
         try:
+            await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
             page = await heyan.rt.moderation.review_queue(who, offset=self.offset, limit=REVIEW_PAGE)
             content, embeds, view = review_message(page, who.lang)
-            await interaction.response.edit_message(content=content, embeds=embeds, view=view,
-                                                    allowed_mentions=discord.AllowedMentions.none())
+            await redraw(interaction, content, embeds=embeds, view=view)
         except Exception as exc:
             await report(interaction, exc)
 
@@ -93,7 +96,7 @@ def review_message(page: ReviewPage, lang: Lang) -> tuple[str, list[discord.Embe
     embeds = []
     view = discord.ui.View(timeout=None)
     for n, fact in enumerate(page.items, start=start):
-        embed = fact_embed(fact, lang)
+        embed = fact_embed(fact, lang, total=EMBED_TOTAL // REVIEW_PAGE)
         embed.title = f"{n}. {embed.title}"[:256]
         embeds.append(embed)
         row = n - start

@@ -5,13 +5,19 @@ it belongs to the post's tenant (a post can never land in another guild), render
 with ``render()`` — structured mentions become ``<@id>``, all other text is made inert — splits it
 on line boundaries below Discord's 2,000 characters, and sends each piece with ``allowed_mentions``
 that let through only the users the post means to ping. The id of the first piece is the post's.
+Each piece carries a nonce derived from the post id and the piece's index (``Post.piece_key``), and
+discord.py sets ``enforce_nonce`` whenever a nonce is given: for a few minutes Discord returns the
+message it already created for that nonce instead of posting it again (docs/RELIABILITY.md).
 
 Failures become ``DeliveryError``s the outbox understands:
 
 * permanent (dead-lettered at once, with the reason): the thread or channel was deleted (404), the
   bot can no longer see it or lacks a permission there (403), the thread is archived and locked
   (50083), any other 4xx (the request itself is wrong), a session that is not a channel id;
-* retryable: Discord's 5xx and network errors. 429s never get here: discord.py waits them out.
+* retryable: Discord's 5xx and network errors, and 401 — the bot token was reset or revoked: no post
+  is at fault, so none is dead-lettered; they wait for a process with a valid token (the gateway's
+  close code 4004 stops ``heyan run`` with what to do). 429s rarely get here: discord.py waits them
+  out itself, and Heyan adds no retry loop of its own on top of that.
 
 An archived thread that is not locked is unarchived by the post itself (Discord does that when the
 bot may send there), so a follow-up can revive a quiet dispute.
@@ -43,6 +49,9 @@ THREAD_ARCHIVED = 50083
 def delivery_error(exc: discord.HTTPException, where: str) -> DeliveryError:
     """A Discord HTTP error as a permanent or retryable ``DeliveryError`` naming the problem."""
     detail = f"{exc.status} {exc.text or exc.__class__.__name__}, Discord code {exc.code}"
+    if exc.status == 401:
+        return DeliveryError(f"Discord rejected Heyan's token posting to {where} ({detail}): the token was reset "
+                             "or revoked; put the new one in HEYAN_DISCORD_TOKEN and restart")
     if isinstance(exc, discord.NotFound):
         what = "no longer exists (deleted)" if exc.code == UNKNOWN_CHANNEL else "was not found"
         return DeliveryError(f"{where} {what} ({detail})", permanent=True)
@@ -94,8 +103,10 @@ class DiscordSender:
         content, mentions = render(post.body)
         first: str | None = None
         try:
-            for piece in split_message(content):
-                sent = await channel.send(piece, allowed_mentions=mentions)
+            for i, piece in enumerate(split_message(content)):
+                # a stable nonce per piece: discord.py sends it with enforce_nonce, so Discord answers a
+                # repeat (a retry after a lost acknowledgement) with the message it already created
+                sent = await channel.send(piece, allowed_mentions=mentions, nonce=post.piece_key(i))
                 first = first or str(sent.id)
         except discord.HTTPException as exc:
             raise delivery_error(exc, f"channel {post.session}") from exc

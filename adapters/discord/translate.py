@@ -127,6 +127,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "dispute.opened_private": ("Dispute opened in the private thread {thread} (only its members and "
                                "moderators can see it); the opening message will appear there.",
                                "已在私密子区 {thread} 开启争议（只有成员和管理员能看到），开场消息稍后会出现在那里。"),
+    "dispute.public_why": ("It is a public thread: a private one needs the **{perm}** permission, so that Heyan "
+                           "can remove it again if opening fails.",
+                           "这是一个公开子区：私密子区需要 **{perm}** 权限，以便开启失败时 Heyan 能把它删除。"),
+    "dispute.mentions_only": ("Note: Heyan reads only the messages there that mention {me} (or reply to it with "
+                              "the ping on) — the Message Content intent is off. Mention {me} in what you want "
+                              "on record, or ask the server's admin to enable the intent (docs/DISCORD.md).",
+                              "注意：Message Content 权限未开启，Heyan 只能读取其中 @{me}（或开启提醒回复它）的消息。"
+                              "需要记录的内容请 @{me}，或请服务器管理员开启该权限（见 docs/DISCORD.md）。"),
     "dispute.none": ("No dispute has been opened here.", "这里还没有开启过争议。"),
     "dispute.no_summary": ("Nothing to summarise here yet.", "这里还没有可以总结的内容。"),
     "dispute.closed": ("{who} closed this dispute.", "{who} 结束了这个争议。"),
@@ -166,6 +174,44 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "fact.contested": ("Competing accounts", "不同说法"),
     "fact.private": ("private", "私密"),
     "fact.public": ("public", "公开"),
+    "history.refused": ("I could not read the earlier messages here (missing **{perm}**), so I answered from "
+                        "what I remember; a moderator can grant it to Heyan's role.",
+                        "我无法读取这里之前的消息（缺少 **{perm}** 权限），所以只根据记忆回答；管理员可以给 Heyan 的身份组"
+                        "授予该权限。"),
+    "cannot_post": ("You asked me something in {where}, but I can't post there (missing **{perm}**). A moderator "
+                    "can grant it to Heyan's role; until then, ask me somewhere else.",
+                    "你在 {where} 问了我问题，但我无法在那里发言（缺少 **{perm}** 权限）。管理员可以给 Heyan 的身份组"
+                    "授予该权限；在此之前，请在其他地方问我。"),
+    "hint.ping": ("I can't read replies to me with the ping turned off. Turn **@ON** on the reply, or mention "
+                  "{me}.", "关闭提醒的回复我读不到。回复时请保持 **@开启**，或直接 @{me}。"),
+    "hint.role": ("That mentioned my role, not me, so Discord didn't show me your message. Mention {me} (the "
+                  "member, not the role).", "你提到的是我的身份组而不是我，所以 Discord 没有把消息给我。请 @{me}（成员，而不是身份组）。"),
+    "settings.title": ("Heyan settings for this server", "本服务器的 Heyan 设置"),
+    "settings.timezone": ("Timezone", "时区"),
+    "settings.language": ("Language", "语言"),
+    "settings.openers": ("Who opens disputes", "谁可以发起争议"),
+    "settings.openers.members": ("any member", "任何成员"),
+    "settings.openers.moderators": ("moderators only", "仅管理员"),
+    "settings.moderator_roles": ("Moderator roles (besides Manage Messages)", "管理员身份组（“管理消息”权限之外）"),
+    "settings.no_roles": ("none", "无"),
+    "settings.channels": ("Channels for disputes", "可发起争议的频道"),
+    "settings.anywhere": ("anywhere Heyan is", "Heyan 所在的任何频道"),
+    "settings.retention": ("Memories kept", "记忆保留时间"),
+    "settings.defaults": ("the defaults", "默认值"),
+    "settings.closed": ("A closed dispute's conversation kept", "已结束争议的对话保留时间"),
+    "settings.keep": ("until erased", "直到被删除"),
+    "settings.days": ("{days} days", "{days} 天"),
+    "settings.updated": ("Updated.", "已更新。"),
+    "settings.reset": ("Back to the defaults.", "已恢复默认值。"),
+    "settings.bad_days": ("“{days}” is not a number of days: give a positive number such as 30, or keep.",
+                          "“{days}”不是有效的天数：请填写正数（如 30），或 keep。"),
+    "page.footer": ("Page {page} of {pages} · {total} in all", "第 {page}/{pages} 页 · 共 {total} 条"),
+    "page.previous": ("Previous", "上一页"),
+    "page.next": ("Next", "下一页"),
+    "late": ("I finished what you asked in {where}, but Discord's 15 minutes for answering it had passed, so "
+             "the answer could not be shown there. Run the command again to see the result.",
+             "你在 {where} 请求的操作已经完成，但超过了 Discord 允许回复的 15 分钟，结果无法在那里显示。"
+             "请重新运行命令查看结果。"),
     "review.empty": ("Nothing waits for review.", "没有待审核的记忆。"),
     "review.title": ("Review queue: {start}–{end} of {total}", "待审核：第 {start}–{end} 条，共 {total} 条"),
     "review.confirm": ("Confirm {n}", "确认 {n}"),

@@ -1,20 +1,32 @@
 """Answer-once: which mentions are being answered, and which were answered.
 
-Key families: ``heyan:answered:<tenant>:<session>:<id>`` (``answering`` while a process answers the
-mention, a claim that lapses; ``answered`` once the reply was posted) and ``heyan:answering`` (a hash
-of JSON ``[tenant, session, id]`` → epoch seconds the answer began, so mentions a dead process left
-half-answered are found without a scan).
+Key families: ``heyan:answered:<tenant>:<session>:<id>`` (``answering:<token>`` while a process answers
+the mention — a claim with a TTL; ``answered`` once the reply was posted) and ``heyan:answering`` (a
+hash of JSON ``[tenant, session, id]`` → epoch seconds the answer began, so mentions a dead process
+left half-answered are found without a scan).
+
+A claim is renewed by a heartbeat (``bot.heartbeat``) from the moment it is taken until the answer
+is recorded (``mark_answered``) or given up (``release``), so a slow LLM never lets it lapse under a
+live holder; only a dead holder's claim lapses (after ``seconds``), and the orphan sweep answers its
+mention then. A heartbeat stops by itself after ``max_hold_seconds`` (a caller that never said how
+its answer went). ``held`` tells the holder, right before it posts, whether the claim is still its
+own: one that lost it posts nothing.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
+import secrets
 import time
+from collections.abc import Callable
 
 from redis.asyncio import Redis
 
 from bot.conversation.keys import PREFIX, aw, session_key, text
 from bot.conversation.log import MessageLog
+from bot.heartbeat import Pulse, Sleep, beat
 from bot.models import Message
 from memory.models import Scope
 
@@ -23,17 +35,36 @@ __all__ = ["ANSWERING", "AnswerClaims"]
 #: Mentions being answered (JSON ``[tenant, session, message id]`` -> epoch seconds the answer began).
 ANSWERING = f"{PREFIX}:answering"
 
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
 
 class AnswerClaims:
-    """Claims on mentions being answered. ``log`` is read to hand back an orphaned mention."""
+    """Claims on mentions being answered. ``log`` is read to hand back an orphaned mention.
 
-    def __init__(self, redis: Redis, log: MessageLog, *, ttl_seconds: int) -> None:
+    ``clock`` (epoch seconds) and ``sleep`` are the time the claims keep; tests pass a fake clock."""
+
+    def __init__(self, redis: Redis, log: MessageLog, *, ttl_seconds: int, clock: Callable[[], float] = time.time,
+                 sleep: Sleep = asyncio.sleep, max_hold_seconds: float = 900.0) -> None:
         self.redis = redis
         self.log = log
         self.ttl = ttl_seconds
+        self.clock = clock
+        self.sleep = sleep
+        self.max_hold = max_hold_seconds
+        self._renew = redis.register_script(_RENEW)
+        self._release = redis.register_script(_RELEASE)
+        self._beating: dict[str, asyncio.Task[None]] = {}
 
     def __repr__(self) -> str:
-        return f"AnswerClaims(ttl_seconds={self.ttl})"
+        return f"AnswerClaims(ttl_seconds={self.ttl}, holding={len(self._beating)})"
 
     @staticmethod
     def key(tenant: str, session: str, message_id: str) -> str:
@@ -43,28 +74,64 @@ class AnswerClaims:
     def _entry(tenant: str, session: str, message_id: str) -> str:
         return json.dumps([tenant, session, message_id], ensure_ascii=False)
 
-    async def claim(self, msg: Message, *, seconds: int = 120) -> bool:
-        """True for the one caller that should answer this mention now: not answered yet, and no
-        one answering it (a claim that lapses after ``seconds``, so a process that died mid-answer
-        leaves the mention to be answered later — see ``orphaned``)."""
-        key = self.key(msg.scope.tenant, msg.session, msg.id)
-        if not await self.redis.set(key, b"answering", nx=True, ex=seconds):
-            return False
-        await aw(self.redis.hset(ANSWERING, self._entry(msg.scope.tenant, msg.session, msg.id), str(time.time())))
-        return True
+    def _msg_key(self, msg: Message) -> str:
+        return self.key(msg.scope.tenant, msg.session, msg.id)
+
+    async def claim(self, msg: Message, *, seconds: int = 120) -> str | None:
+        """The claim's token for the one caller that should answer this mention now (not answered
+        yet, and no one answering it); None for everyone else. The claim is renewed every third of
+        ``seconds`` until ``mark_answered`` or ``release``; a holder that dies leaves it to lapse."""
+        key = self._msg_key(msg)
+        token = secrets.token_hex(8)
+        value = f"answering:{token}"
+        if not await self.redis.set(key, value, nx=True, ex=seconds):
+            return None
+        await aw(self.redis.hset(ANSWERING, self._entry(msg.scope.tenant, msg.session, msg.id), str(self.clock())))
+        pulse = Pulse(f"answer claim on {msg.id}")
+
+        async def renew() -> bool:
+            return bool(await self._renew(keys=[key], args=[value, seconds]))
+
+        self._stop(key)
+        self._beating[key] = asyncio.create_task(
+            beat(pulse, renew, seconds / 3, sleep=self.sleep, for_at_most=self.max_hold), name=f"claim {msg.id}")
+        self._beating[key].add_done_callback(lambda task: self._forget(key, task))
+        return token
+
+    def _forget(self, key: str, task: asyncio.Task[None]) -> None:
+        if self._beating.get(key) is task:
+            del self._beating[key]
+
+    def _stop(self, key: str) -> None:
+        task = self._beating.pop(key, None)
+        if task is not None:
+            task.cancel()
+
+    async def held(self, msg: Message, token: str, *, seconds: int = 120) -> bool:
+        """Is the claim still this holder's? (Renews it once more when it is.)"""
+        return bool(await self._renew(keys=[self._msg_key(msg)], args=[f"answering:{token}", seconds]))
+
+    async def release(self, msg: Message, token: str) -> None:
+        """Give the claim up unanswered (the answer failed): a redelivery or the orphan sweep may
+        answer the mention; a claim that is no longer this holder's is left alone."""
+        key = self._msg_key(msg)
+        self._stop(key)
+        await self._release(keys=[key], args=[f"answering:{token}"])
 
     async def mark_answered(self, msg: Message) -> None:
         """The answer was given: a redelivery of this mention is not answered again."""
-        key = self.key(msg.scope.tenant, msg.session, msg.id)
+        key = self._msg_key(msg)
+        self._stop(key)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(key, b"answered", ex=self.ttl)
             pipe.hdel(ANSWERING, self._entry(msg.scope.tenant, msg.session, msg.id))
             await pipe.execute()
 
     async def orphaned(self, older_than: float) -> list[Message]:
-        """Mentions whose answering began more than ``older_than`` seconds ago and never finished (the
-        process answering them died): their claims have lapsed, so they can be answered again."""
-        now = time.time()
+        """Mentions whose answering began more than ``older_than`` seconds ago and whose claim
+        lapsed (the process answering them died): they can be answered again. A claim still held
+        (its holder renews it) is not an orphan, however long the answer takes."""
+        now = self.clock()
         found: list[Message] = []
         for raw_entry, raw_at in (await aw(self.redis.hgetall(ANSWERING))).items():
             entry = text(raw_entry)
@@ -72,6 +139,8 @@ class AnswerClaims:
                 continue
             tenant, session, message_id = json.loads(entry)
             state = await self.redis.get(self.key(tenant, session, message_id))
+            if state is not None and text(state).startswith("answering"):
+                continue  # a live holder is still answering it
             if state in (b"answered", "answered"):
                 await aw(self.redis.hdel(ANSWERING, entry))
                 continue
@@ -82,8 +151,32 @@ class AnswerClaims:
             found.append(messages[0])
         return found
 
+    async def take_over(self) -> int:
+        """Drop every claim being answered (their holders are known to be dead: the embedded shape
+        at start), so the orphan sweep answers those mentions now; returns how many."""
+        dropped = 0
+        for raw_entry in await aw(self.redis.hkeys(ANSWERING)):
+            tenant, session, message_id = json.loads(text(raw_entry))
+            key = self.key(tenant, session, message_id)
+            state = await self.redis.get(key)
+            if state is not None and text(state).startswith("answering"):
+                dropped += int(await self.redis.delete(key))
+        return dropped
+
+    async def close(self) -> None:
+        """Stop every heartbeat (the process is stopping: its claims lapse, or a successor takes them)."""
+        tasks = list(self._beating.values())
+        self._beating.clear()
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
     async def forget(self, tenant: str, session: str, ids: list[str]) -> None:
         """Forget these mentions' answer state (their session is being erased)."""
         if ids:
+            for message_id in ids:
+                self._stop(self.key(tenant, session, message_id))
             await self.redis.delete(*(self.key(tenant, session, i) for i in ids))
             await aw(self.redis.hdel(ANSWERING, *(self._entry(tenant, session, i) for i in ids)))

@@ -108,6 +108,11 @@ class Disputes(ModerationBase):
                         after={"summary": summary.id if summary else None, "cancelled_followups": cancelled})
         return ClosedDispute(closed, summary, cancelled)
 
+    async def check_dispute_place(self, actor: Actor, channel: str | None) -> None:
+        """``dispute_open``'s policy check on its own, for a platform that must create the place
+        (a thread) before it can open the dispute there: refused before anything is made."""
+        await self._check_dispute_place(actor, channel)
+
     async def _check_dispute_place(self, actor: Actor, channel: str | None) -> None:
         """Refuse to open a dispute where the community does not allow it: ``dispute_openers`` =
         moderators and the actor is not one, or ``dispute_channels`` set and ``channel`` (where the

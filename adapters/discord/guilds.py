@@ -1,0 +1,142 @@
+"""Guilds and conversations coming and going: departures, returns, deleted threads and channels.
+
+* Leaving a guild (kicked, banned, or the guild deleted; GUILD_DELETE without ``unavailable``)
+  schedules its tenant's purge after ``HEYAN_DISCORD_LEAVE_PURGE_DAYS`` (``bot.departures``); joining
+  again cancels it. An outage (a guild becoming unavailable) is neither.
+* Departures while Heyan was offline are reconciled at every READY: Heyan keeps the set of guilds it
+  is in (``heyan:discord-guilds``); a known guild that READY no longer lists — among the guilds of
+  this process's shards — was left while Heyan was away, and is scheduled for purge like a live
+  departure (once: its pending purge is not scheduled again). Every guild READY lists is recorded,
+  and a pending purge of one of them is cancelled (Heyan was added back while offline). The first
+  READY of a deployment that never kept the set seeds it from the sessions Heyan holds.
+* Deleting a thread or channel where Heyan holds a conversation forgets it and closes its dispute
+  (``bot.session_deletion``), and the catch-up stops following it.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+from discord.ext import commands
+
+from adapters.discord.catchup import SeenMarks
+from adapters.discord.client import AnyBot, Heyan
+from adapters.discord.mapping import guild_tenant
+from bot.departures import left_pending, tenant_left, tenant_returned
+from bot.session_deletion import conversation_deleted
+
+__all__ = ["GUILDS_KEY", "Guilds", "forget_deleted", "owned_by"]
+
+log = logging.getLogger(__name__)
+
+#: The guild ids Heyan is in, as far as it knows (a set; only ids).
+GUILDS_KEY = "heyan:discord-guilds"
+_PREFIX = "discord:"
+
+
+def owned_by(bot: discord.Client, guild_id: int) -> bool:
+    """Does this process's connection carry ``guild_id``? (Discord routes a guild to shard
+    ``(guild_id >> 22) % shard_count``; a process may run only some shards.)"""
+    count = bot.shard_count or 1
+    ids = getattr(bot, "shard_ids", None) or ([bot.shard_id] if bot.shard_id is not None else list(range(count)))
+    return (guild_id >> 22) % count in ids
+
+
+async def forget_deleted(heyan: Heyan, tenant: str, session: str) -> None:
+    """A thread or channel was deleted: forget what Heyan held from it and close its dispute."""
+    rt = heyan.rt
+    forgotten = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions,
+                                           audit=rt.audit, tenant=tenant, session=session)
+    if forgotten is not None:
+        await SeenMarks(rt.redis).stop(tenant, session)
+
+
+class Guilds(commands.Cog):
+    """Departures, returns and deletions."""
+
+    def __init__(self, bot: AnyBot, heyan: Heyan) -> None:
+        self.bot = bot
+        self.heyan = heyan
+        self._ready = False
+
+    async def _left(self, guild_id: int) -> None:
+        rt = self.heyan.rt
+        grace = self.heyan.discord.leave_purge_days * 86400
+        await tenant_left(rt.redis, rt.queue, guild_tenant(guild_id), grace_seconds=grace)
+        await rt.redis.srem(GUILDS_KEY, str(guild_id))  # type: ignore[misc]
+
+    @commands.Cog.listener()
+    async def on_guild_remove(self, guild: discord.Guild) -> None:
+        await self._left(guild.id)
+
+    @commands.Cog.listener()
+    async def on_guild_join(self, guild: discord.Guild) -> None:
+        await self.heyan.rt.redis.sadd(GUILDS_KEY, str(guild.id))  # type: ignore[misc]
+        if await tenant_returned(self.heyan.rt.redis, guild_tenant(guild.id)):
+            log.info("back in guild %s: its pending purge is cancelled", guild.id)
+
+    @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        self._ready = True
+        await self._reconcile()
+
+    @commands.Cog.listener()
+    async def on_shard_ready(self, shard_id: int) -> None:
+        """A shard of a sharded bot identified again after its first READY (the first is ``on_ready``'s)."""
+        if self._ready:
+            await self._reconcile()
+
+    async def _reconcile(self) -> None:
+        try:
+            await self.reconcile()
+        except Exception:
+            log.exception("reconciling guild departures at READY failed; it runs again at the next READY")
+
+    async def reconcile(self) -> list[int]:
+        """Schedule the purge of guilds left while Heyan was offline; returns their ids."""
+        redis = self.heyan.rt.redis
+        present = {g.id for g in self.bot.guilds}  # unavailable ones too: an outage is not a departure
+        if not await redis.exists(GUILDS_KEY):
+            await self._seed()
+        known = {int(raw) for raw in await redis.smembers(GUILDS_KEY)}  # type: ignore[misc]
+        gone = sorted(g for g in known - present if owned_by(self.bot, g))
+        for guild_id in gone:
+            if self.bot.get_guild(guild_id) is not None:
+                continue  # joined (again) while this ran
+            if await left_pending(redis, guild_tenant(guild_id)):
+                await redis.srem(GUILDS_KEY, str(guild_id))  # type: ignore[misc]
+                continue
+            log.warning("guild %s no longer lists Heyan (it was removed while Heyan was offline): its data is "
+                        "purged in %s day(s) unless Heyan is added back", guild_id,
+                        self.heyan.discord.leave_purge_days)
+            await self._left(guild_id)
+        for guild_id in sorted(present):
+            # a guild left while this ran (its own event recorded that) must not be counted back in
+            if self.bot.get_guild(guild_id) is None:
+                continue
+            await redis.sadd(GUILDS_KEY, str(guild_id))  # type: ignore[misc]
+            if self.bot.get_guild(guild_id) is not None and await tenant_returned(redis, guild_tenant(guild_id)):
+                log.info("Heyan was added back to guild %s while offline: its pending purge is cancelled", guild_id)
+        return gone
+
+    async def _seed(self) -> None:
+        """The first READY with departures kept: the guilds Heyan holds sessions of."""
+        guilds = {info.tenant.removeprefix(_PREFIX) for info in await self.heyan.rt.sessions.all_sessions()
+                  if info.tenant.startswith(_PREFIX)}
+        ids = [g for g in guilds if g.isdigit()]  # not discord:dm:<user>
+        if ids:
+            await self.heyan.rt.redis.sadd(GUILDS_KEY, *ids)  # type: ignore[misc]
+
+    # --- deleted conversations ------------------------------------------------------------------------
+
+    @commands.Cog.listener()
+    async def on_raw_thread_delete(self, payload: discord.RawThreadDeleteEvent) -> None:
+        await self._deleted(payload.guild_id, payload.thread_id)
+
+    @commands.Cog.listener()
+    async def on_guild_channel_delete(self, channel: discord.abc.GuildChannel) -> None:
+        await self._deleted(channel.guild.id, channel.id)
+
+    async def _deleted(self, guild_id: int, channel_id: int) -> None:
+        await forget_deleted(self.heyan, guild_tenant(guild_id), str(channel_id))

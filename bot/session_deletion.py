@@ -1,0 +1,65 @@
+"""A conversation deleted on its platform (a Discord thread or channel, a Slack channel): what Heyan
+took from it goes too, and a dispute open there is closed.
+
+The members deleted the place where things were said; keeping memories whose sources nobody can
+see any more, or following up in a thread that no longer exists, would be wrong. So every fact and
+the summary of that session are deleted from the store, its conversation window is erased, and the
+session record is marked closed (by Heyan, "deleted on the platform") and purged — as the hourly
+purge marks a closed dispute's session once its retention ran out — so nothing is recited or
+followed up from it again. One audit entry records it, with the members it concerned.
+Pending follow-ups need nothing more: a reminder finds its commitment gone, and a post already queued
+for that place is dead-lettered by the sender when the platform answers that it no longer exists.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+
+from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.conversation import Conversation
+from bot.sessions import DisputeState, SessionBook
+from memory.models import Scope, utcnow
+from memory.ports import MemoryStore
+
+__all__ = ["ForgottenConversation", "conversation_deleted"]
+
+log = logging.getLogger(__name__)
+
+#: The close reason recorded on a dispute whose thread was deleted.
+DELETED = "deleted on the platform"
+
+
+@dataclass(frozen=True, slots=True)
+class ForgottenConversation:
+    """What went with a deleted conversation: store records, window messages, and whether a dispute
+    was open there."""
+
+    records: int
+    messages: int
+    was_open: bool
+
+
+async def conversation_deleted(
+    *, store: MemoryStore, conversation: Conversation, sessions: SessionBook, audit: AuditLog, tenant: str,
+    session: str,
+) -> ForgottenConversation | None:
+    """Forget ``session`` of ``tenant`` (deleted on its platform); None when Heyan never saw it."""
+    info = await sessions.get(tenant, session)
+    if info is None:
+        return None
+    scope = Scope(tenant=tenant, session=session)
+    records = await store.delete("facts", scope) + await store.delete("summaries", scope)
+    messages = await conversation.forget_session(scope)
+    now = utcnow()
+    closed = replace(info, extra={**info.extra, "purged_at": now.isoformat()})
+    if info.state is not DisputeState.CLOSED:
+        closed = replace(closed, state=DisputeState.CLOSED, closed_by=SYSTEM, closed_at=now, close_reason=DELETED)
+    await sessions.put(closed)
+    await audit.record(AuditEntry(
+        tenant=tenant, actor_id=SYSTEM, actor_name="Heyan", action="session.deleted", target=session,
+        reason=DELETED, after={"records": records, "messages": messages, "was_open": info.is_open},
+        users=info.members))
+    log.info("session %s of %s deleted on the platform: %d records and %d messages forgotten%s", session, tenant,
+             records, messages, ", its dispute closed" if info.is_open else "")
+    return ForgottenConversation(records=records, messages=messages, was_open=info.is_open)

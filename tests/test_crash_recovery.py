@@ -1,0 +1,82 @@
+"""Held-out crash check on the embedded shape: `heyan chat --script` SIGKILLed five times at different
+points, then the same replay run again, must finish without a traceback, at once (the new process
+takes over the dead one's locks, claims, leases and running jobs: it holds the data dir's lock), with
+every promise stored exactly once — the same commitments as one uninterrupted run.
+
+The kill points are moments the run's own log announces (a job started, a summary being written, ...);
+whatever point a kill lands on, the outcome must be the same as one clean run's (in its own data
+dir). Marked ``fault`` (a minute or two)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = Path(__file__).parent / "data" / "crash_replay.jsonl"
+#: Where each kill lands: when the run's log shows this for the n-th time — a job just started (its
+#: in-progress marker set), a summary being written (its lock held), records just written (other jobs
+#: mid-way), the embedded Valkey just started (before any message).
+KILL_POINTS = (("arq.worker:", 6), ("→ summary:", 1), ("memory.service: remember", 2), ("embedded Valkey on", 1),
+               ("→ extract:", 3))
+
+pytestmark = pytest.mark.fault
+
+
+def _env(data: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}
+    return {**env, "HEYAN_DATA_DIR": str(data), "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": "",
+            "HEYAN_TIMEZONE": "America/New_York", "HEYAN_LOG_LEVEL": "INFO", "PYTHONPATH": str(ROOT)}
+
+
+def _heyan(*args: str) -> list[str]:
+    return [sys.executable, "-m", "adapters.cli", *args]
+
+
+def _replay(data: Path, *, kill_at: tuple[str, int] | None = None) -> tuple[int, str]:
+    """Run the replay; with ``kill_at=(marker, n)``, SIGKILL it as its log shows ``marker`` for the
+    ``n``-th time (the process only: its Valkey child is orphaned, as in a crash). Returns the exit
+    status and stderr."""
+    proc = subprocess.Popen(_heyan("chat", "--script", str(SCRIPT), "--json"), env=_env(data), cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    lines: list[str] = []
+    seen = 0
+    for line in proc.stderr:
+        lines.append(line)
+        if kill_at is not None and kill_at[0] in line:
+            seen += 1
+            if seen == kill_at[1]:
+                proc.send_signal(signal.SIGKILL)
+                break
+    lines += proc.stderr.read().splitlines(keepends=True)
+    return proc.wait(timeout=600), "".join(lines)
+
+
+def _commitments(data: Path) -> Counter[tuple[str, str, str]]:
+    listed = subprocess.run(_heyan("memory", "list", "--kind", "commitment", "--json"), env=_env(data), cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0, listed.stderr
+    return Counter((f["subject"], f["session"], f["value"]) for f in json.loads(listed.stdout))
+
+
+def test_five_kills_then_the_same_replay_stores_every_promise_once(tmp_path: Path) -> None:
+    status, err = _replay(tmp_path / "clean")
+    assert status == 0, err
+    expected = _commitments(tmp_path / "clean")
+    assert len(expected) == 8 and set(expected.values()) == {1}, expected
+
+    data = tmp_path / "crashed"
+    for point in KILL_POINTS:
+        _replay(data, kill_at=point)
+    status, err = _replay(data)
+    assert status == 0, err
+    assert "Traceback" not in err and "TimeoutError" not in err, err
+    assert _commitments(data) == expected  # every promise, each exactly once
