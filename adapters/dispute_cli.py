@@ -78,6 +78,7 @@ def dispute_close(
     tenant: Annotated[str, typer.Option(help=TENANT)],
     session: Annotated[str, typer.Option(help=SESSION)],
     reason: Annotated[str, typer.Option(help="why (kept in the audit trail)")] = "",
+    force: Annotated[bool, typer.Option("--force", help="close now, without the parties' confirmation")] = False,
     now: Annotated[str | None, typer.Option(help=NOW_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="the card as JSON")] = False,
 ) -> None:
@@ -88,7 +89,8 @@ def dispute_close(
     async def body(rt: Runtime) -> CardOutcome:
         from bot.actors import Actor
 
-        return await rt.moderation.dispute_close_card(Actor.operator(tenant), session, reason, now=when)
+        return await rt.moderation.dispute_close_card(Actor.operator(tenant), session, reason, now=when,
+                                                      force=force)
 
     _emit(with_runtime(body), as_json)
 

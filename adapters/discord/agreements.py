@@ -133,10 +133,11 @@ def post_view(post: Post) -> discord.ui.View | None:
     return None
 
 
-async def close_with_card(heyan: Heyan, interaction: discord.Interaction, reason: str) -> CardOutcome:
+async def close_with_card(heyan: Heyan, interaction: discord.Interaction, reason: str, *,
+                          force: bool = False) -> CardOutcome:
     """``/dispute close``: close with the agreement card (see the module docstring); the public answer."""
     who = await actor(interaction, heyan)
-    outcome = await heyan.rt.moderation.dispute_close_card(who, str(interaction.channel_id), reason)
+    outcome = await heyan.rt.moderation.dispute_close_card(who, str(interaction.channel_id), reason, force=force)
     closed = outcome.closed
     embeds = None
     if closed is not None:
@@ -148,7 +149,7 @@ async def close_with_card(heyan: Heyan, interaction: discord.Interaction, reason
         embeds = [summary_embed(closed.summary, who.lang)] if closed.summary else None
     else:
         pending = outcome.votes.pending if outcome.votes else ()
-        names = ", ".join(safe(outcome.card.participants.get(u, u), 80) for u in pending)
+        names = ", ".join(f"<@{u}>" for u in pending)  # shown as names; the answer pings nobody
         lines = [_t(who.lang, "waiting", who=interaction.user.mention, pending=names or "—")]
     await answer(interaction, "\n".join(lines), embeds=embeds, ephemeral=False)
     return outcome
@@ -230,7 +231,7 @@ async def common_ground(heyan: Heyan, interaction: discord.Interaction) -> Groun
     await defer(interaction)
     who = await actor(interaction, heyan)
     view = await heyan.rt.moderation.common_ground_draft(who, str(interaction.channel_id))
-    names = ", ".join(safe(n, 80) for n in view.participants.values())
+    names = ", ".join(f"<@{u}>" for u in view.participants)
     await answer(interaction, _t(who.lang, "ground.asked", n=len(view.statements), who=names))
     return view
 

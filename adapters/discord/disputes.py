@@ -178,11 +178,13 @@ class Disputes(commands.Cog):
         await answer(interaction, embeds=[summary_embed(found, who.lang)])
 
     @dispute.command(name="close", description="Close this dispute with its agreement card (each party confirms)")
-    @app_commands.describe(reason="Why (kept in the audit trail)")
-    async def close(self, interaction: discord.Interaction, reason: app_commands.Range[str, 0, 500] = "") -> None:
+    @app_commands.describe(reason="Why (kept in the audit trail)",
+                           force="Moderators: close now, without the parties' confirmation")
+    async def close(self, interaction: discord.Interaction, reason: app_commands.Range[str, 0, 500] = "",
+                    force: bool = False) -> None:
         require_guild(interaction)
         await defer(interaction, ephemeral=False)  # everyone in the thread should see it closed
-        outcome = await close_with_card(self.heyan, interaction, reason)
+        outcome = await close_with_card(self.heyan, interaction, reason, force=force)
         if outcome.closed is not None:
             await SeenMarks(self.heyan.rt.redis).stop(outcome.card.tenant, str(interaction.channel_id))
 

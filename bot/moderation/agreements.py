@@ -99,9 +99,11 @@ class AgreementCards(ModerationBase):
         return CardOutcome(card, await self.cards.get(actor.tenant, session))
 
     async def dispute_close_card(self, actor: Actor, session: str, reason: str = "", *,
-                                 now: datetime | None = None) -> CardOutcome:
+                                 now: datetime | None = None, force: bool = False) -> CardOutcome:
         """Close a dispute with its agreement card (see the module docstring). A moderator may close a
-        thread that was never opened as a dispute: it is recorded as one, opened and closed by them."""
+        thread that was never opened as a dispute: it is recorded as one, opened and closed by them.
+        ``force`` (moderators only): close now without confirmations — the card is posted as what memory
+        held, nothing is recorded as agreed and no follow-up is kept."""
         await self._enter(actor)
         info = await self.sessions.get(actor.tenant, session)
         if info is not None and info.state is DisputeState.CLOSED:
@@ -118,8 +120,14 @@ class AgreementCards(ModerationBase):
         if not (actor.is_moderator or actor.user_id == info.opened_by):
             raise PermissionDenied("only whoever opened this dispute or a moderator can close it",
                                    "只有发起人或管理员可以结束这个争议")
+        if force:
+            self._require(actor, "close a dispute without the parties' confirmation", "不经当事人确认就结束争议")
         card = await self.build_agreement_card(actor.tenant, session, now=now)
         votes = await self.cards.get(actor.tenant, session)
+        if force:
+            closed = await self._close(actor, info, reason, card, keep=frozenset())
+            await self._post_card(card, origin="forced", ask=False)
+            return CardOutcome(card, votes, closed)
         if not card.agreed or (votes is not None and votes.card_id == card.id and votes.state is CardState.CONFIRMED):
             closed = await self._close(actor, info, reason, card, keep=_open_items(card))
             await self._post_card(card, origin="closed", ask=False)
@@ -222,14 +230,18 @@ class AgreementCards(ModerationBase):
         await self._log(system, "card.agreed", card.session, users=list(card.participants),
                         after={"card": card.id, "record": stored.id if stored else None, "items": sorted(keep)})
         zh = card.lang == "zh"
-        text = ("所有当事人都确认了协议卡，已记录为共识；我会按时跟进每一项。" if zh else
-                "Everyone confirmed the agreement card; it is recorded as agreed, and I will follow up on each "
-                "item when it is due.")
+        closing = votes.origin == "close" and info is not None and info.is_open
+        text = ("所有当事人都确认了协议卡，已记录为共识" + ("，争议到此结束" if closing else "")
+                + ("；我会按时跟进每一项。" if keep else "。") if zh else
+                "Everyone confirmed the agreement card; it is recorded as agreed"
+                + (" and the dispute is closed" if closing else "")
+                + ("; I will follow up on each item when it is due." if keep else "."))
         await self.outbox.append(Post(id=f"card-agreed:{card.tenant}:{card.session}:{card.id}", tenant=card.tenant,
-                                      session=card.session, body=RichText.of(text), kind=PostKind.NOTICE,
+                                      session=card.session, body=RichText.of(text),
+                                      kind=PostKind.DISPUTE_CLOSED if closing else PostKind.NOTICE,
                                       lang=card.lang, ref={"card": card.id}))
         closed = None
-        if votes.origin == "close" and info is not None and info.is_open:
+        if closing and info is not None:
             closer = Actor(tenant=card.tenant, user_id=votes.proposed_by, name="", lang=card.lang, unlimited=True,
                            capabilities=actor.capabilities if actor.user_id == votes.proposed_by else frozenset())
             closed = await self._close(closer, info, votes.reason, card, keep=keep)
