@@ -134,3 +134,18 @@ async def test_mymemory_shows_the_members_own_promise_record(tmp_path: Path, red
         assert mine["flags"] & EPHEMERAL and "1 overdue" in mine["content"]
         theirs = await h.run("mymemory", user="carol", locale="en-US")
         assert "overdue" not in theirs["content"] and "fix the gate" not in theirs["content"]
+
+
+async def test_digest_settings_and_show_are_for_moderators(tmp_path: Path, redis_url: str) -> None:
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        await h.seed(h.fact("bob", "fix the gate", "fix the gate", kind=Kind.COMMITMENT,
+                            due_at=utcnow() - timedelta(days=2)))
+        refused = await h.run("digest show", user="bob", locale="en-US")
+        assert refused["flags"] & EPHEMERAL and "only moderators" in refused["content"]
+        mods = h.discord.guild.channel("general")
+        set_ = await h.run("digest settings", {"channel": mods, "schedule": "weekly"}, user="alice", locale="en-US")
+        assert f"<#{mods.id}>" in set_["content"] and "weekly" in set_["content"]
+        assert (await h.rt.tenants.get(h.tenant)).digest_channel == str(mods.id)
+        shown = await h.run("digest show", user="alice", locale="en-US")
+        assert shown["flags"] & EPHEMERAL and "fix the gate" in shown["content"] and "Overdue commitments (1)" in \
+            shown["content"]

@@ -89,3 +89,17 @@ async def test_mymemory_shows_the_members_own_record(tmp_path: Path, redis_url: 
                                 due_at=utcnow() - timedelta(days=1)))
         mine = texts(await w.command(ALICE, GENERAL, "mymemory"))
         assert "1 overdue" in mine
+
+
+async def test_digest_is_set_and_shown_by_moderators(tmp_path: Path, redis_url: str) -> None:
+    async with slack_world(tmp_path, redis_url) as w:
+        await w.remember(w.fact(Kind.COMMITMENT, BOB, "bob", "move the car", "move the car",
+                                due_at=utcnow() - timedelta(days=1)))
+        refused = texts(await w.command(BOB, GENERAL, "digest"))
+        assert "只有管理员" in refused
+        set_ = texts(await w.command(CAROL, GENERAL, "digest <#C0MODS0001|mods> weekly"))
+        assert "<#C0MODS0001>" in set_ and "weekly" in set_
+        settings = await w.rt.tenants.get(w.tenant)
+        assert (settings.digest_channel, settings.digest_schedule) == ("C0MODS0001", "weekly")
+        shown = texts(await w.command(CAROL, GENERAL, "digest"))
+        assert "Overdue commitments (1)" in shown and "move the car" in shown

@@ -21,9 +21,10 @@ service, with the presser as the actor.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
 from adapters.discord.client import AnyBot, Heyan, heyan_of
@@ -37,7 +38,7 @@ from bot.moderation.common_ground import GROUND_ACTION
 from bot.outbox import Post
 from memory.models import Lang
 
-__all__ = ["Agreements", "CardButton", "GroundOpen", "GroundPick", "close_with_card", "common_ground", "post_view"]
+__all__ = ["Agreements", "CardButton", "DigestCommands", "GroundOpen", "GroundPick", "close_with_card", "common_ground", "post_view"]
 
 _TEXT: dict[str, dict[Lang, str]] = {
     "confirm": {"en": "Confirm", "zh": "确认"},
@@ -62,6 +63,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "ground.saved": {"en": "Saved: you endorse {n} of them.", "zh": "已保存：你认同其中 {n} 句。"},
     "ground.posted": {"en": " Everyone endorses {n}; it is posted in the thread.",
                       "zh": " 有 {n} 句每个人都认同，已在话题里公布。"},
+    "digest.set": {"en": "The moderators' digest goes to {channel}, {schedule} (escalation alerts too).",
+                   "zh": "管理员摘要（以及升级预警）将发到 {channel}，频率：{schedule}。"},
+    "digest.undeliverable": {"en": "Notice: Heyan cannot post in {channel} ({error}); choose another channel.",
+                             "zh": "注意：和言无法在 {channel} 发消息（{error}）；请换一个频道。"},
 }
 _REFUSE_MODAL = re.compile(r"heyan:card-refuse:(?P<card>[0-9a-f]{6,16})")
 
@@ -273,3 +278,42 @@ def _reason(components: list[Any]) -> str:
         if found:
             return found
     return ""
+
+
+class DigestCommands(commands.Cog):
+    """``/digest show`` (the moderators' digest now) and ``/digest settings`` (the moderators' channel,
+    where digests and escalation alerts go, and the digest's schedule) — moderators only, checked by the
+    service."""
+
+    digest = app_commands.Group(name="digest", description="The moderators' digest and alerts", guild_only=True)
+
+    def __init__(self, bot: AnyBot, heyan: Heyan) -> None:
+        self.bot = bot
+        self.heyan = heyan
+
+    @digest.command(name="show", description="What needs a moderator: overdue promises, old disputes, the review queue")
+    async def show(self, interaction: discord.Interaction) -> None:
+        await defer(interaction)
+        who = await actor(interaction, self.heyan)
+        found = await self.heyan.rt.moderation.digest(who)
+        text = safe(found.body().plain(), 1900)
+        if found.undeliverable:
+            text += "\n" + _t(who.lang, "digest.undeliverable", channel=f"<#{found.undeliverable[0]}>",
+                              error=safe(found.undeliverable[1], 200))
+        await answer(interaction, text)
+
+    @digest.command(name="settings", description="Where the digest and escalation alerts go, and how often")
+    @app_commands.describe(channel="The moderators' channel", schedule="How often the digest is posted")
+    async def settings(self, interaction: discord.Interaction, channel: discord.TextChannel | None = None,
+                       schedule: Literal["daily", "weekly", "off"] | None = None) -> None:
+        await defer(interaction)
+        who = await actor(interaction, self.heyan)
+        values: dict[str, str] = {}
+        if channel is not None:
+            values["digest_channel"] = str(channel.id)
+        if schedule is not None:
+            values["digest_schedule"] = schedule
+        updated = (await self.heyan.rt.moderation.update_community_settings(who, **values) if values
+                   else await self.heyan.rt.moderation.community_settings(who))
+        where = f"<#{updated.digest_channel}>" if updated.digest_channel else "—"
+        await answer(interaction, _t(who.lang, "digest.set", channel=where, schedule=updated.digest_schedule))

@@ -19,6 +19,7 @@ again, with the presser as the actor, that they may do it.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -47,7 +48,7 @@ from bot.outbox import Post, PostKind
 from bot.richtext import RichText
 from memory.models import Lang, utcnow
 
-__all__ = ["CARD_CONFIRM", "CARD_REFUSE", "GROUND_ENDORSE", "GROUND_OPEN", "common_ground", "dispute_close",
+__all__ = ["CARD_CONFIRM", "CARD_REFUSE", "GROUND_ENDORSE", "GROUND_OPEN", "common_ground", "digest", "dispute_close",
            "post_blocks", "register"]
 
 log = logging.getLogger(__name__)
@@ -239,3 +240,30 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
             return
         blocks = _ground_blocks(view, actor.lang)
         await _say(response_url, blocks[0]["text"]["text"], blocks, replace=True)
+
+
+_CHANNEL = re.compile(r"<#([CG][A-Z0-9]+)(?:\|[^>]*)?>")
+_SCHEDULES = ("daily", "weekly", "off")
+
+
+async def digest(inv: Invocation) -> Answer:
+    """``/heyan digest [#channel] [daily|weekly|off]``: with words, set the moderators' channel and the
+    digest's schedule; without, show the digest now (moderators only, both)."""
+    moderation = inv.bridge.rt.moderation
+    channels = _CHANNEL.findall(inv.rest)
+    schedules = [w.lower() for w in inv.words() if w.lower() in _SCHEDULES]
+    if channels or schedules:
+        values: dict[str, str] = {}
+        if channels:
+            values["digest_channel"] = channels[0]
+        if schedules:
+            values["digest_schedule"] = schedules[0]
+        updated = await moderation.update_community_settings(inv.actor, **values)
+        where = f"<#{updated.digest_channel}>" if updated.digest_channel else "—"
+        return Answer(card_text(inv.lang, "digest.set", channel=where, schedule=updated.digest_schedule))
+    found = await moderation.digest(inv.actor)
+    text = escape(found.body().plain())
+    if found.undeliverable:
+        text += "\n\n" + card_text(inv.lang, "digest.undeliverable", channel=f"<#{found.undeliverable[0]}>",
+                                   error=escape(found.undeliverable[1]))
+    return Answer(text)

@@ -53,6 +53,10 @@ _TEXT: dict[str, dict[Lang, str]] = {
     "ground.endorse": {"en": "Endorse {n}", "zh": "认同第 {n} 句"},
     "ground.endorsed": {"en": "✓ you endorse this", "zh": "✓ 你认同这句"},
     "ground.posted": {"en": "Everyone endorses it: posted in the thread.", "zh": "每个人都认同：已在话题里公布。"},
+    "digest.set": {"en": "The moderators' digest goes to {channel}, {schedule} (alerts too).",
+                   "zh": "管理员摘要（以及预警）将发到 {channel}，频率：{schedule}。"},
+    "digest.undeliverable": {"en": "Notice: Heyan cannot post in {channel} ({error}); choose another channel.",
+                             "zh": "注意：和言无法在 {channel} 发消息（{error}）；请换一个频道。"},
 }
 
 

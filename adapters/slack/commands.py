@@ -310,7 +310,8 @@ GROUPS: dict[str, dict[str, Handler]] = {
     "memory": {"list": memory_list, "show": memory_show, "edit": memory_edit, "delete": memory_delete,
                "confirm": memory_confirm, "review": memory_review, "export": memory_export, "audit": memory_audit},
 }
-SINGLE: dict[str, Handler] = {"mymemory": mymemory, "commitments": commitments, "settings": settings_cmd.settings}
+SINGLE: dict[str, Handler] = {"mymemory": mymemory, "commitments": commitments, "settings": settings_cmd.settings,
+                              "digest": agreements.digest}
 #: The lists a page button re-renders, by ``Paging.kind``.
 PAGED: dict[str, Handler] = {"list": memory_list, "mine": mymemory, "commitments": commitments}
 
