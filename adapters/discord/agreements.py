@@ -285,7 +285,8 @@ class DigestCommands(commands.Cog):
     where digests and escalation alerts go, and the digest's schedule) — moderators only, checked by the
     service."""
 
-    digest = app_commands.Group(name="digest", description="The moderators' digest and alerts", guild_only=True)
+    digest = app_commands.Group(name="digest", description="The moderators' digest and alerts", guild_only=True,
+                                default_permissions=discord.Permissions(manage_messages=True))  # a hint: checked again
 
     def __init__(self, bot: AnyBot, heyan: Heyan) -> None:
         self.bot = bot
