@@ -103,7 +103,8 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     totals = await _store_totals(rt)
     tasks = {layer: progress.add_task(f"store {layer}", total=totals[layer]) for layer in _LAYERS}
     redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions,
-                                          "audit": rt.audit, "dead letters": rt.dead_letters}
+                                          "audit": rt.audit, "dead letters": rt.dead_letters,
+                                          "agreement cards": rt.moderation.cards, "common ground": rt.moderation.ground}
     redis_parts.update(_slack_parts(rt))
     redis_totals = {
         name: sum([len([k async for k in scan(rt.redis, p)]) for p in part.SEALED_PATTERNS])

@@ -15,11 +15,11 @@ import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from redis.asyncio import Redis
 
-from bot.sealing import open_fields, seal_fields
+from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
 from memory.crypto import Cipher
 from memory.models import utcnow
 
@@ -92,6 +92,9 @@ def _text(value: bytes | str | None) -> str:
 class CardBook:
     """Card proposals and votes in Redis."""
 
+    #: The keys holding sealed text (a close reason): ``reseal`` rewrites them.
+    SEALED_PATTERNS: ClassVar[tuple[str, ...]] = (f"{_PREFIX}*",)
+
     def __init__(self, redis: Redis, *, cipher: Cipher | None = None) -> None:
         self.redis = redis
         self.cipher = cipher
@@ -123,7 +126,7 @@ class CardBook:
                       proposed_by: str, reason: str = "", at: datetime | None = None) -> CardVotes:
         """A new proposal: earlier votes are dropped (they were for another card or another round)."""
         key = self.key(tenant, session)
-        data = seal_fields({"origin": origin, "participants": list(participants),
+        data = seal_fields({"tenant": tenant, "session": session, "origin": origin, "participants": list(participants),
                             "proposed_at": (at or utcnow()).isoformat(), "proposed_by": proposed_by},
                            {"reason": reason}, self.cipher, self._context(tenant, session))
         async with self.redis.pipeline(transaction=True) as pipe:
@@ -151,3 +154,18 @@ class CardBook:
 
     async def forget(self, tenant: str, session: str) -> None:
         await self.redis.delete(self.key(tenant, session))
+
+    async def reseal(self, advance: Advance) -> int:
+        """Key rotation: every proposal's ``data`` (its sealed close reason) with the first key."""
+        assert self.cipher is not None, "rotation needs the cipher"
+        cipher = self.cipher
+
+        def rewrite(raw: str) -> str:
+            data = json.loads(raw)
+            context = f"card/{data['tenant']}/{data['session']}"
+            opened = open_fields(data, cipher, context)
+            reason = opened.pop("reason", "")
+            return json.dumps(seal_fields(opened, {"reason": reason}, cipher, context), ensure_ascii=False)
+
+        return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance,
+                                 lambda key: reseal_hash_field(self.redis, key, "data", cipher, rewrite))

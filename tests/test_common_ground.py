@@ -132,3 +132,46 @@ async def test_model_statements_are_checked_and_fall_back(rt: Runtime) -> None:
     assert first.source == "offline"  # only one stood on the facts
     second = await rt.moderation.common_ground_draft(MOD, S)
     assert second.source == "llm" and len(second.statements) == 2
+
+
+async def test_erasing_a_member_drops_their_rounds_and_card_proposals(rt: Runtime) -> None:
+    await rt.memory.remember(dispute())
+    await rt.moderation.common_ground_draft(MOD, S)
+    await rt.moderation.cards.propose(T, S, "abc123", origin="close", participants=("u-ann", "u-bob"),
+                                      proposed_by="u-mod", reason="Ann and Bob settled it")
+    await rt.moderation.cards.propose(T, "other", "def456", origin="stage", participants=("u-cat",),
+                                      proposed_by="system")
+    report = await rt.erasure.erase(T, "u-ann", request_id="t", second_pass=False)
+    assert report.disputes >= 2
+    with pytest.raises(NotFound):
+        await rt.moderation.common_ground_view(BOB, S)
+    assert await rt.moderation.cards.get(T, S) is None
+    assert await rt.moderation.cards.get(T, "other") is not None  # Cat's stays
+
+
+async def test_key_rotation_reseals_rounds_and_proposals(redis_url: str) -> None:
+    from redis.asyncio import Redis
+
+    from bot.card_votes import CardBook
+    from bot.ground_store import GroundStore
+    from memory.crypto import Cipher, parse_keys
+    from tests.keys import OTHER_KEY, TEST_KEY
+
+    old, both, new = (Cipher(parse_keys(k)) for k in (TEST_KEY, f"{OTHER_KEY},{TEST_KEY}", OTHER_KEY))
+    redis = Redis.from_url(redis_url)
+    try:
+        await GroundStore(redis, cipher=old).save(T, "C1:17.5", {"round": "1", "participants": {"u-ann": "Ann"}},
+                                                  [{"id": "s1", "text": "Ann needs quiet", "sources": []}])
+        await CardBook(redis, cipher=old).propose(T, "C1:17.5", "abc123", origin="close", participants=("u-ann",),
+                                                  proposed_by="u-mod", reason="quiet hours agreed")
+        raw = await redis.hget(GroundStore.key(T, "C1:17.5"), "data")
+        assert b"Ann needs quiet" not in raw  # sealed
+        assert await GroundStore(redis, cipher=both).reseal(lambda n: None) == 1
+        assert await CardBook(redis, cipher=both).reseal(lambda n: None) == 1
+        assert await GroundStore(redis, cipher=both).reseal(lambda n: None) == 0  # done: nothing again
+        found = await GroundStore(redis, cipher=new).load(T, "C1:17.5")
+        assert found is not None and found.data["statements"][0]["text"] == "Ann needs quiet"
+        card = await CardBook(redis, cipher=new).get(T, "C1:17.5")
+        assert card is not None and card.reason == "quiet hours agreed"
+    finally:
+        await redis.aclose()

@@ -11,13 +11,12 @@ post and remember what every party endorsed.
   statement every party endorsed is posted in the thread and remembered as a ``consensus`` record
   naming every party, citing the records it was built from — once.
 
-Stored in Redis (``heyan:ground:<tenant>:<session>``): the statements sealed (they quote members),
-endorsements as statement ids per member, kept ``KEEP_SECONDS``.
+Stored in Redis by ``bot.ground_store`` (the statements sealed: they quote members; endorsements as
+statement ids per member).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -27,12 +26,12 @@ from typing import Any
 from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
 from bot.audit import SYSTEM
 from bot.common_ground import Statement, StatementWriter, checked, draft, sides_of
+from bot.ground_store import GroundStore
 from bot.lang import session_lang
 from bot.moderation.base import ModerationBase
 from bot.names import NameBook
 from bot.outbox import Post, PostKind
 from bot.richtext import Mention, RichText, Span
-from bot.sealing import open_fields, seal_fields
 from memory.models import Confidence, Fact, Kind, Lang, Scope, Source, Visibility, utcnow
 from memory.ports import RecordFilter
 
@@ -42,8 +41,6 @@ log = logging.getLogger(__name__)
 
 #: ``Post.ref["action"]`` of the prompt: platforms add a button that shows the statements privately.
 GROUND_ACTION = "common-ground"
-KEEP_SECONDS = 30 * 24 * 3600
-_PREFIX = "heyan:ground:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,26 +64,23 @@ class GroundView:
                 "user": self.user, "endorsed": list(self.endorsed), "posted": list(self.posted)}
 
 
-def _text(value: bytes | str | None) -> str:
-    return value.decode() if isinstance(value, bytes) else (value or "")
-
-
 class CommonGround(ModerationBase):
     """Statements of common ground: draft, view, endorse."""
 
-    def _ground_key(self, tenant: str, session: str) -> str:
-        return f"{_PREFIX}{tenant}:{session}"
+    @property
+    def ground(self) -> GroundStore:
+        store: GroundStore | None = getattr(self, "_ground", None)
+        if store is None:
+            store = GroundStore(self.redis, cipher=self.sessions.cipher)
+            self._ground = store
+        return store
 
     async def _load_round(self, tenant: str, session: str) -> tuple[dict[str, Any], dict[str, list[str]], set[str]]:
-        raw: dict[Any, Any] = await self.redis.hgetall(self._ground_key(tenant, session))  # type: ignore[misc]
-        fields = {_text(k): _text(v) for k, v in raw.items()}
-        if "data" not in fields:
+        found = await self.ground.load(tenant, session)
+        if found is None:
             raise NotFound("no statements of common ground were drafted here; draft them first",
                            "这里还没有起草共同点陈述；请先起草")
-        data = open_fields(json.loads(fields["data"]), self.sessions.cipher, f"ground/{tenant}/{session}")
-        votes = {k[2:]: json.loads(v) for k, v in fields.items() if k.startswith("e:")}
-        posted = {k[7:] for k in fields if k.startswith("posted:")}
-        return data, votes, posted
+        return found.data, found.votes, found.posted
 
     def _view(self, session: str, data: dict[str, Any], user: str, votes: dict[str, list[str]],
               posted: set[str]) -> GroundView:
@@ -124,13 +118,7 @@ class CommonGround(ModerationBase):
         data = {"round": round_id, "lang": lang, "source": source, "drafted_by": actor.user_id,
                 "drafted_at": now.isoformat(), "participants": participants}
         secret = {"statements": [s.as_dict() for s in statements]}
-        key = self._ground_key(actor.tenant, session)
-        sealed = seal_fields(data, secret, self.sessions.cipher, f"ground/{actor.tenant}/{session}")
-        async with self.redis.pipeline(transaction=True) as pipe:
-            pipe.delete(key)
-            pipe.hset(key, "data", json.dumps(sealed, ensure_ascii=False))
-            pipe.expire(key, KEEP_SECONDS)
-            await pipe.execute()
+        await self.ground.save(actor.tenant, session, data, secret["statements"])
         await self._log(actor, "ground.draft", session, users=list(participants),
                         after={"round": round_id, "source": source,
                                "sources": sorted({i for s in statements for i in s.sources})})
@@ -194,15 +182,14 @@ class CommonGround(ModerationBase):
                                      f"没有唯一对应 {ref!r} 的陈述：请给出编号（1–{len(known)}）或 id")
             chosen.append(match[0])
         chosen = list(dict.fromkeys(chosen))
-        key = self._ground_key(actor.tenant, session)
-        await self.redis.hset(key, f"e:{actor.user_id}", json.dumps(chosen))  # type: ignore[misc]
+        await self.ground.endorse(actor.tenant, session, actor.user_id, chosen)
         votes[actor.user_id] = chosen
         await self._log(actor, "ground.endorse", session, users=[actor.user_id],
                         after={"round": data["round"], "endorsed": chosen})
         view = self._view(session, data, actor.user_id, votes, posted)
         for statement in view.statements:
             everyone = all(statement.id in votes.get(u, ()) for u in view.participants)
-            if everyone and await self.redis.hsetnx(key, f"posted:{statement.id}", "1"):  # type: ignore[misc]
+            if everyone and await self.ground.claim_post(actor.tenant, session, statement.id):
                 await self._agreed_statement(actor, view, statement)
                 posted.add(statement.id)
         return self._view(session, data, actor.user_id, votes, posted)
