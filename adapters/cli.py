@@ -32,6 +32,7 @@ from adapters.cli_common import console, err, fail, run
 from adapters.cli_style import Typer
 from adapters.discord import cli as discord_cli
 from adapters.slack import cli as slack_cli
+from adapters.web import cli as web_cli
 
 __all__ = ["app", "main"]
 
@@ -44,6 +45,7 @@ app.add_typer(keys_cli.app, name="keys")
 app.add_typer(bench_app, name="bench")
 app.add_typer(discord_cli.app, name="discord")
 app.add_typer(slack_cli.app, name="slack")
+app.add_typer(web_cli.app, name="web")
 app.add_typer(dispute_cli.app, name="dispute")
 app.add_typer(member_cli.app, name="member")
 app.command("digest")(digest_cli.digest)

@@ -21,6 +21,7 @@ from adapters.cli_common import (
     with_runtime,
 )
 from adapters.cli_style import Typer
+from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
 from bot.actors import Actor
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
@@ -42,20 +43,24 @@ def commitments_list(
     status: Annotated[str | None, typer.Option(help="only this status: " + ", ".join(_STATUSES) + " (default: all)")]
     = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+    zone: Annotated[str | None, typer.Option(help=ZONE_HELP)] = None,
 ) -> None:
-    """List commitments, their due times and reminders (the tenant column appears when there are several)."""
+    """List commitments, their due times (in the tenant's zone, named) and reminders (the tenant column
+    appears when there are several)."""
     from adapters.views import commitment_view, commitments_table
 
     if status is not None:
         one_of("status", status, _STATUSES)
+    checked_zone(zone)
 
     async def body(rt: Runtime) -> list[dict[str, Any]]:
         views: list[dict[str, Any]] = []
         tenants = await tenants_of(rt, tenant)
         names = await tenant_names(rt, set(tenants))
+        zones = await display_zones(rt, tenants, zone)
         for t in tenants:
             facts = await rt.moderation.commitments(Actor.operator(t), session=session, include_closed=True)
-            views += [commitment_view(f, names) for f in sorted(facts, key=lambda f: (f.created_at, f.id))]
+            views += [commitment_view(f, names, zones[t]) for f in sorted(facts, key=lambda f: (f.created_at, f.id))]
         return [v for v in views if status is None or v["status"] == status]
 
     views = with_runtime(body)
@@ -104,4 +109,8 @@ def commitments_snooze(
         )
 
     fact = with_runtime(body)
-    console.print(f"snoozed: {fact.subject_name or fact.subject} — {fact.value}, due {fact.due_at}", markup=False)
+    from bot.clock import show_time
+    from bot.zones import offset_name
+
+    due = show_time(fact.due_at, offset_name(fact.due_at) or "UTC", "en") if fact.due_at else "-"
+    console.print(f"snoozed: {fact.subject_name or fact.subject} — {fact.value}, due {due}", markup=False)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.table import Table
 
+from bot.clock import show_time
 from bot.digest import Digest
 from bot.promises import PromiseRecord
-from bot.reminders import format_when
 
 __all__ = ["digest_tables", "promise_table"]
 
@@ -17,8 +17,8 @@ def promise_table(record: PromiseRecord, zone: str = "UTC") -> Table:
         table.add_column(name)
     for line in record.lines:
         table.add_row(line.fact_id[:8], line.outcome.value, line.action,
-                      format_when(line.due_at, zone, "en") if line.due_at else "—",
-                      format_when(line.done_at, zone, "en") if line.done_at else "—", line.session or "—")
+                      show_time(line.due_at, zone, "en") if line.due_at else "—",
+                      show_time(line.done_at, zone, "en") if line.done_at else "—", line.session or "—")
     return table
 
 
@@ -32,7 +32,7 @@ def digest_tables(digest: Digest) -> list[Table]:
             for name in ("id", "who", "promise", "due", "thread"):
                 table.add_column(name)
             for c in rows:
-                table.add_row(c.fact_id[:8], c.owner_name, c.action, format_when(c.due_at, zone, "en"),
+                table.add_row(c.fact_id[:8], c.owner_name, c.action, show_time(c.due_at, zone, "en"),
                               c.session or "—")
             out.append(table)
     if digest.stale_disputes:
@@ -40,6 +40,6 @@ def digest_tables(digest: Digest) -> list[Table]:
         for name in ("thread", "title", "opened", "days"):
             table.add_column(name)
         for d in digest.stale_disputes:
-            table.add_row(d.session, d.title, format_when(d.opened_at, zone, "en"), f"{d.days:.0f}")
+            table.add_row(d.session, d.title, show_time(d.opened_at, zone, "en"), f"{d.days:.0f}")
         out.append(table)
     return out

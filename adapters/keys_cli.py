@@ -102,8 +102,13 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     report = RotationReport(key=rt.cipher.primary, others=rt.cipher.key_ids[1:])
     totals = await _store_totals(rt)
     tasks = {layer: progress.add_task(f"store {layer}", total=totals[layer]) for layer in _LAYERS}
+    from adapters.web.sessions import WebSessions
+    from adapters.web.tokens import ApiTokens
+
     redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions,
                                           "audit": rt.audit, "dead letters": rt.dead_letters,
+                                          "web sign-ins": WebSessions(rt.redis, cipher=rt.cipher),
+                                          "web tokens": ApiTokens(rt.redis, cipher=rt.cipher),
                                           "agreement cards": rt.moderation.cards, "common ground": rt.moderation.ground}
     redis_parts.update(_slack_parts(rt))
     redis_totals = {

@@ -8,6 +8,7 @@ platforms. Without ``--tenant``, list-like commands cover every tenant and id lo
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Literal
 
@@ -28,8 +29,10 @@ from adapters.cli_common import (
     with_runtime,
 )
 from adapters.cli_style import Typer
+from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
+from bot import kinds
 from bot.actors import Actor
-from memory.models import Fact, FactStatus, Kind, Scope, utcnow
+from memory.models import Fact, FactStatus, Scope, utcnow
 from memory.normalize import escape_controls
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
@@ -45,12 +48,19 @@ app = Typer(no_args_is_help=True, help="Review what Heyan remembers.")
 
 ID_HELP = "a memory id (a unique prefix of at least 4 characters is enough)"
 REASON_HELP = "why (kept in the audit trail)"
-KIND_HELP = "only this kind: " + ", ".join(k.value for k in Kind)
+KIND_HELP = "only this kind: " + ", ".join(kinds.LABELS) + " (or consensus: agreements and refusals)"
 STATUS_HELP = "only this status: " + ", ".join(s.value for s in FactStatus)
 
 
-def _kind(value: str | None) -> Kind | None:
-    return None if value is None else Kind(one_of("kind", value, [k.value for k in Kind]))
+def _kind(value: str | None) -> str | None:
+    """A kind filter in any of its names (``bot.kinds``); refused with the accepted ones."""
+    if value is None:
+        return None
+    try:
+        kinds.parse(value)
+    except ValueError as exc:
+        raise fail(str(exc)) from None
+    return value
 
 
 def _status(value: str | None) -> FactStatus | None:
@@ -65,23 +75,26 @@ def memory_list(
     kind: Annotated[str | None, typer.Option(help=KIND_HELP)] = None,
     status: Annotated[str | None, typer.Option(help=STATUS_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
+    zone: Annotated[str | None, typer.Option(help=ZONE_HELP)] = None,
 ) -> None:
     """List remembered facts (the tenant column appears when there are several tenants)."""
     from adapters.views import fact_view, memory_table
 
     k, st = _kind(kind), _status(status)
+    checked_zone(zone)
 
-    async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
+    async def body(rt: Runtime) -> tuple[list[Fact], TenantNames, dict[str, str]]:
         facts: list[Fact] = []
         for t in await tenants_of(rt, tenant):
             facts += await rt.moderation.memory_list(Actor.operator(t), user=user, kind=k, status=st, session=session)
-        return facts, await tenant_names(rt, {f.tenant for f in facts})
+        tenants = {f.tenant for f in facts}
+        return facts, await tenant_names(rt, tenants), await display_zones(rt, tenants, zone)
 
-    facts, names = with_runtime(body)
+    facts, names, zones = with_runtime(body)
     if as_json:
         print(json.dumps([fact_view(f) for f in facts], ensure_ascii=False, indent=1))
     else:
-        console.print(memory_table(facts, f"{len(facts)} memories", names))
+        console.print(memory_table(facts, f"{len(facts)} memories", names, zones))
 
 
 def _one(fact_id: str, tenant: str | None, call_name: str, *args: str) -> Fact:
@@ -131,14 +144,20 @@ def memory_history(
                          ensure_ascii=False, indent=1))
         return
     table = Table(title=f"{fact.id[:8]}: {len(versions)} versions")
-    for col in ("version", "value", "status", "said by", "from", "to"):
+    for col in ("version", "value", "status", "said by", "from (UTC)", "to (UTC)"):
         table.add_column(col, overflow="fold")
     for v in versions:
         table.add_row(str(v["version"]), escape_controls(str(v["value"])), str(v["status"]),
-                      escape_controls(str(v["asserted_by"])),
-                      str(v["from"])[:16], str(v["to"] or "now")[:16])
+                      escape_controls(str(v["asserted_by"])), _utc(v["from"]), _utc(v["to"]) if v["to"] else "now")
     console.print(table)
     console.print(audit_table(entries, f"{len(entries)} changes"))
+
+
+def _utc(iso: object) -> str:
+    """An ISO time of a version as a cell of a column headed "(UTC)"."""
+    from bot.clock import show_stamp
+
+    return show_stamp(datetime.fromisoformat(str(iso)), "UTC")
 
 
 @app.command("edit")

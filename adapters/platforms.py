@@ -3,8 +3,8 @@
 A platform (Discord, Slack) connects with its own settings, translates events into calls on the
 runtime's engine and moderation service, and hands back a ``PostSender`` for its outbox. ``heyan
 run`` starts the runtime (with the embedded worker in the embedded shape), starts every configured
-platform, delivers their outboxes, and stops everything in order on SIGINT/SIGTERM or when a
-platform's connection ends.
+platform, delivers their outboxes, serves the web console when ``HEYAN_WEB_PORT`` is set, and stops
+everything in order on SIGINT/SIGTERM or when a platform's connection ends.
 """
 
 from __future__ import annotations
@@ -76,6 +76,18 @@ async def run_platforms(settings: Settings, *, worker: bool | None = None) -> No
     except OSError as exc:
         await rt.stop()
         raise StartupError(f"cannot serve metrics on HEYAN_METRICS_PORT={settings.metrics_port}: {exc}") from exc
+    # The web console (HEYAN_WEB_PORT): FastAPI is imported only when it is asked for.
+    web = None
+    if settings.web.port is not None:
+        from adapters.web.server import start_web
+
+        try:
+            web = await start_web(settings, rt)
+        except BaseException:
+            if observability is not None:
+                await observability.stop()
+            await rt.stop()
+            raise
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -105,6 +117,8 @@ async def run_platforms(settings: Settings, *, worker: bool | None = None) -> No
         for sig in (signal.SIGINT, signal.SIGTERM):
             with contextlib.suppress(NotImplementedError, RuntimeError):
                 loop.remove_signal_handler(sig)
+        if web is not None:
+            await web.stop()
         if observability is not None:
             await observability.stop()
         await rt.stop()

@@ -6,6 +6,10 @@ CJK line breaks between characters, as CJK text does). A person is named by thei
 name in the tenant (``bot.names``), whatever name an older message was sent under; the tenant
 column appears when the rows come from more than one tenant.
 
+Times are in the tenant's zone (or ``--zone``), the one replies use when the asker's own is not known,
+and the column heading names it ("due (Asia/Shanghai)"); ``--json`` gives ISO-8601 times in that zone
+with the zone named (``bot.clock``).
+
 Every text cell and title is passed through ``escape_controls``: names, values and reasons are
 members' words, and an escape sequence in one must show as ``\x1b[2J``, not clear the screen (the
 ``--json`` shapes stay data; ``json.dumps`` escapes what JSON must).
@@ -13,20 +17,23 @@ members' words, and an escape sequence in one must show as ``\x1b[2J``, not clea
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
 from rich.table import Table
 
 from bot.audit import AuditEntry
+from bot.clock import local, show_due, show_stamp, zone_heading
+from bot.kinds import label
 from bot.moderation import fact_view
 from bot.names import TenantNames
+from bot.zones import zone_label
 from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind
 from memory.normalize import escape_controls as _safe
 from memory.poisoning import flag_of
 
 __all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table"]
-
-_REFUSES = frozenset({"refuses", "拒绝"})
 
 
 def _table(title: str) -> Table:
@@ -55,30 +62,46 @@ def _names(table: Table, name: str, texts: list[str]) -> None:
 
 
 def kind_label(fact: Fact) -> str:
-    """The kind as a person reads it: agreement/refusal for consensus, claim for a reported event, and
-    which rule flagged a flagged message (instruction, impersonation, fake marker, encoded
-    instruction; ``memory_table`` shows the whole reason with the text)."""
+    """The kind as a person reads it (``bot.kinds``: agreement/refusal for consensus, claim for a
+    reported event), and which rule flagged a flagged message (instruction, impersonation, fake marker,
+    encoded instruction; ``memory_table`` shows the whole reason with the text)."""
     if fact.status is FactStatus.FLAGGED:
         flag = flag_of(fact.attribute)
         return flag.value if flag is not None else fact.attribute
-    if fact.kind is Kind.CONSENSUS:
-        return "refusal" if fact.attribute in _REFUSES else "agreement"
-    if fact.kind is Kind.EVENT and fact.attribute == "claims":
-        return "claim"
-    return fact.kind.value
+    return label(fact)
 
 
 def _many_tenants(tenants: set[str]) -> bool:
     return len(tenants) > 1
 
 
-def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None) -> Table:
-    """A table of facts: who, what, status, and when it was said (the tenant when several)."""
+def _zone_of(zones: Mapping[str, str] | None, tenant: str) -> str:
+    """The zone a tenant's times are shown in: the one given (its setting, or ``--zone``), else UTC."""
+    return (zones or {}).get(tenant, "UTC")
+
+
+def _heading(title: str, zones: set[str]) -> str:
+    """ "said (UTC)" when every row is in one zone; "said" when cells name their own."""
+    return zone_heading(title, next(iter(zones))) if len(zones) == 1 else title
+
+
+def _stamp(when: datetime, zone: str, named: bool, *, day_only: bool = False) -> str:
+    text = f"{local(when, zone):%m-%d}" if day_only else show_stamp(when, zone)
+    return text if not named else f"{text} {zone_label(zone)}"
+
+
+def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None,
+                 zones: Mapping[str, str] | None = None) -> Table:
+    """A table of facts: who, what, status, and when it was said (the tenant when several); times in
+    each tenant's zone (``zones``: tenant → zone), named in the heading (``bot.clock``)."""
     names = names or TenantNames(facts)
     table = _table(title)
     tenants = _many_tenants({f.tenant for f in facts})
+    shown = {_zone_of(zones, f.tenant) for f in facts} or {_zone_of(zones, "")}
+    named = len(shown) > 1  # several zones: each cell names its own
     rows = []
     for f in facts:
+        zone = _zone_of(zones, f.tenant)
         who = _safe(names.name(f.tenant, f.subject, f.subject_name))
         if f.asserted_by != f.subject:
             who += f" (per {_safe(names.name(f.tenant, f.asserted_by))})"
@@ -86,28 +109,31 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
         if f.status is FactStatus.FLAGGED:  # why it was flagged (the kind column has the rule), then what was said
             what = f"{_safe(f.attribute.split(':', 1)[-1].strip())} — {what}"
         if f.due_at is not None:
-            what += f" — due {f.due_at:%a %m-%d %H:%M}"
+            what += f" — due {show_due(f.due_at, zone, 'en')}"
         status = f.status.value + (" (low)" if f.confidence is Confidence.LOW else "")
         said = f.sources[0].ts if f.sources else f.valid_from
         # several tenants take a column: the day alone leaves the text its room
         rows.append((*((_safe(f.tenant),) if tenants else ()), f.id[:8], kind_label(f), who, what, status,
-                     f"{said:%m-%d}" if tenants else f"{said:%m-%d %H:%M}"))
+                     _stamp(said, zone, named, day_only=tenants)))
     _fixed(table, *(("tenant",) if tenants else ()), "id", "kind")
     offset = 3 if tenants else 2
     _names(table, "who", [r[offset] for r in rows])
     _text(table, "what", [r[offset + 1] for r in rows])
-    _fixed(table, "status", "said")
+    _fixed(table, "status", _heading("said", shown))
     for row in rows:
         table.add_row(*row)
     return table
 
 
-def commitment_view(fact: Fact, names: TenantNames | None = None) -> dict[str, Any]:
-    """A commitment as `heyan commitments list --json` prints it (owner_name: their latest name)."""
+def commitment_view(fact: Fact, names: TenantNames | None = None, zone: str | None = None) -> dict[str, Any]:
+    """A commitment as `heyan commitments list --json` prints it (owner_name: their latest name).
+    ``zone``: the zone its due time is given in (``due_at`` keeps the instant, with that zone's
+    offset; ``timezone`` names it; ``due`` is how replies and follow-ups write it)."""
     status = fact.status.value
     if fact.status in OPEN_COMMITMENT:
         status = "overdue" if fact.status is FactStatus.OVERDUE else "open"
     owner_name = names.name(fact.tenant, fact.subject, fact.subject_name) if names else fact.subject_name
+    zone = zone or "UTC"
     return {
         "id": fact.id,
         "tenant": fact.tenant,
@@ -115,7 +141,9 @@ def commitment_view(fact: Fact, names: TenantNames | None = None) -> dict[str, A
         "owner_name": owner_name,
         "description": fact.value,
         "action": fact.attribute,
-        "due_at": fact.due_at.isoformat() if fact.due_at else None,
+        "due_at": local(fact.due_at, zone).isoformat() if fact.due_at else None,
+        "timezone": zone_label(zone),
+        "due": show_due(fact.due_at, zone, "en") if fact.due_at else None,
         "status": status,
         "session": fact.session,
         "visibility": fact.visibility.value,
@@ -125,33 +153,36 @@ def commitment_view(fact: Fact, names: TenantNames | None = None) -> dict[str, A
 
 
 def commitments_table(views: list[dict[str, Any]]) -> Table:
-    """Commitments: owner, what was promised, when it is due, where it stands (tenant when several)."""
-    from datetime import datetime
-
+    """Commitments: owner, what was promised, when it is due (in the zone the heading names, the one
+    replies use), where it stands (tenant when several)."""
     table = _table(f"{len(views)} commitments")
     tenants = _many_tenants({v["tenant"] for v in views})
     _fixed(table, *(("tenant",) if tenants else ()), "id")
     owners = [_safe(v["owner_name"] or v["owner"]) for v in views]
     _names(table, "owner", owners)
     _text(table, "promised", [_safe(v["description"]) for v in views])
-    _fixed(table, "due", "status", "sent")
+    zones = {v.get("timezone") or "UTC" for v in views} or {"UTC"}
+    _fixed(table, _heading("due", zones), "status", "sent")
     for v, owner in zip(views, owners, strict=True):
-        due = f"{datetime.fromisoformat(v['due_at']):%a %m-%d %H:%M}" if v["due_at"] else "-"
+        due = "-"
+        if v["due_at"]:
+            at = datetime.fromisoformat(v["due_at"])
+            due = f"{at:%a %m-%d %H:%M}" + (f" {v.get('timezone') or 'UTC'}" if len(zones) > 1 else "")
         table.add_row(*((_safe(v["tenant"]),) if tenants else ()), v["id"][:8], owner,
                       _safe(v["description"]), due, v["status"], str(len(v["reminders_sent"])))
     return table
 
 
-def audit_table(entries: list[AuditEntry], title: str) -> Table:
+def audit_table(entries: list[AuditEntry], title: str, zone: str = "UTC") -> Table:
     table = _table(title)
-    _fixed(table, "at")
+    _fixed(table, zone_heading("at", zone))
     _names(table, "who", [_safe(e.actor_name or e.actor_id) for e in entries])
     _fixed(table, "action", "target")
     _text(table, "reason", [_safe(e.reason) for e in entries])
     table.add_column("change", overflow="fold", ratio=1)
     for e in entries:
         change = " → ".join(part for part in (_brief(e.before), _brief(e.after)) if part)
-        table.add_row(f"{e.at:%m-%d %H:%M}", _safe(e.actor_name or e.actor_id), e.action, _safe(e.target[:8]),
+        table.add_row(f"{local(e.at, zone):%m-%d %H:%M}", _safe(e.actor_name or e.actor_id), e.action, _safe(e.target[:8]),
                       _safe(e.reason), _safe(change))
     return table
 

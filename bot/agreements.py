@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bot.clock import show_time
 from bot.names import NameBook
 from bot.offline.actions import promised_action
-from bot.reminders import format_when
 from bot.richtext import Mention, RichText, Span
 from bot.sessions import SessionInfo
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang, Summary
@@ -314,9 +314,9 @@ def _context(lang: Lang, title: str, info: SessionInfo | None, participants: dic
     people = _join(list(participants.values()), lang) or ("（无人）" if lang == "zh" else "(nobody)")
     opened = info.opened_at if info and info.opened_at else None
     if lang == "zh":
-        first = f"“{title}”：{people}之间的争议" + (f"，{format_when(opened, zone, 'zh')}开启。" if opened else "。")
+        first = f"“{title}”：{people}之间的争议" + (f"，{show_time(opened, zone, 'zh')}开启。" if opened else "。")
     else:
-        first = f"“{title}”: a dispute between {people}" + (f", opened {format_when(opened, zone, 'en')}." if opened
+        first = f"“{title}”: a dispute between {people}" + (f", opened {show_time(opened, zone, 'en')}." if opened
                                                             else ".")
     shown = demands[:_CONTEXT_DEMANDS]
     summary_ids = (summary.id,) if summary else ()
@@ -347,10 +347,10 @@ def _revisit(lang: Lang, items: list[Item], options: list[Option], decision_fact
             continue
         who = item.owner_name
         if lang == "zh":
-            when = f"在{format_when(item.due_at, zone, 'zh')}前" if item.due_at else ""
+            when = f"在{show_time(item.due_at, zone, 'zh')}前" if item.due_at else ""
             text = f"{who}{when}没有做到“{item.action}”"
         else:
-            when = f" by {format_when(item.due_at, zone, 'en')}" if item.due_at else ""
+            when = f" by {show_time(item.due_at, zone, 'en')}" if item.due_at else ""
             text = f"{who} does not {item.action}{when}" if item.due_at else f"{who} does not {item.action}"
         out.append(Line(text, (item.commitment,), item.messages))
     for opt in options:
@@ -407,8 +407,8 @@ def _render(card: AgreementCard, *, ask: bool) -> RichText:
     if card.items:
         add("待办事项：\n" if zh else "Items:\n")
         for n, item in enumerate(card.items, 1):
-            due = (f"，{format_when(item.due_at, card.zone, 'zh')}前" if zh else
-                   f" — due {format_when(item.due_at, card.zone, 'en')}") if item.due_at else (
+            due = (f"，{show_time(item.due_at, card.zone, 'zh')}前" if zh else
+                   f" — due {show_time(item.due_at, card.zone, 'en')}") if item.due_at else (
                 "，未定期限" if zh else " — no due time")
             done = ("（已完成）" if zh else " (done)") if item.status is FactStatus.DONE else ""
             add(f"{n}. {item.owner_name}：{item.action}{due}{done} {short([item.commitment])}\n" if zh else

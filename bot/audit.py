@@ -162,20 +162,23 @@ class AuditLog:
                                  ex=max(1, int(ttl.total_seconds())))
         return AuditEntry(**{**_fields(entry), "id": entry_id})
 
-    async def expire_details(self, tenant: str) -> int:
-        """Give details written before they expired (no TTL) the expiry the retention policy sets,
-        counted from their entry's time (the hourly purge runs this); returns how many were set."""
+    async def expire_details(self) -> int:
+        """Give details written before they expired (no TTL) the expiry their tenant's retention
+        policy sets, counted from their entry's time (the hourly purge runs this; one scan of the
+        detail keys, and a detail already expiring is left alone); returns how many were set."""
         count = 0
-        async for key in scan(self.redis, f"{_DETAIL}{_glob(tenant)}:*"):
-            entry_id = key[len(self._detail_key(tenant, "")):]
-            if ":" in entry_id or await self.redis.ttl(key) != -1:
-                continue  # another tenant's whose id has this one as prefix, or already expiring
+        ttls: dict[str, timedelta] = {}
+        async for key in scan(self.redis, f"{_DETAIL}*"):
+            tenant, _, entry_id = key[len(_DETAIL):].rpartition(":")
+            if not tenant or not entry_id.split("-")[0].isdigit() or await self.redis.ttl(key) != -1:
+                continue  # not a detail key of ours, or already expiring
+            if tenant not in ttls:
+                ttls[tenant] = await self._detail_ttl(tenant, None)
             at = datetime.fromtimestamp(int(entry_id.split("-")[0]) / 1000, UTC)
-            ttl = await self._detail_ttl(tenant, None)
-            if at + ttl <= utcnow():
+            if at + ttls[tenant] <= utcnow():
                 count += int(await self.redis.delete(key))
             else:
-                count += int(await self.redis.expireat(key, at + ttl))
+                count += int(await self.redis.expireat(key, at + ttls[tenant]))
         return count
 
     async def scrub(self, tenant: str, user: str, names: Collection[str] = ()) -> int:
@@ -184,10 +187,12 @@ class AuditLog:
         The details (before/after texts) of every entry that concerns them or names them (``names``:
         the names they were known by) are dropped; entries they made lose their name, and a reason
         they wrote or that names them is removed. Who did what to which record, and when, stays."""
-        names = [*names, user]
+        entries = await self.entries(tenant, limit=MAX_ENTRIES)
+        # the names they acted under are theirs too
+        names = [*names, user, *{e.actor_name for e in entries if e.actor_id == user and e.actor_name}]
         detail_keys: list[str] = []
         rewrite: set[str] = set()
-        for e in await self.entries(tenant, limit=MAX_ENTRIES):
+        for e in entries:
             concerns = user in e.users or e.actor_id == user
             if (e.before is not None or e.after is not None) and \
                     (concerns or names_in(json.dumps([e.before, e.after], ensure_ascii=False), names)):
@@ -306,11 +311,6 @@ def _with_detail(entry: AuditEntry, raw: bytes | str | None, cipher: Cipher | No
         return entry
     detail = open_fields(json.loads(raw), cipher, _detail_context(entry.tenant, entry.id))
     return AuditEntry(**{**_fields(entry), "before": detail.get("before"), "after": detail.get("after")})
-
-
-def _glob(text: str) -> str:
-    """``text`` with Redis glob characters escaped."""
-    return "".join(f"\\{c}" if c in "*?[]\\" else c for c in text)
 
 
 def _fields(entry: AuditEntry) -> dict[str, Any]:

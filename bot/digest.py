@@ -19,8 +19,8 @@ from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from bot.audit import AuditEntry
+from bot.clock import show_time
 from bot.offline.actions import promised_action
-from bot.reminders import format_when
 from bot.richtext import RichText
 from bot.sessions import SessionInfo
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Lang
@@ -111,7 +111,7 @@ class Digest:
         zh = self.lang == "zh"
 
         def when(t: datetime) -> str:
-            return format_when(t, self.zone, self.lang)
+            return show_time(t, self.zone, self.lang)
 
         head = ("和言每周摘要" if self.period == "weekly" else "和言每日摘要") if zh else (
             "Heyan weekly digest" if self.period == "weekly" else "Heyan daily digest")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.clock import reply_zone
 from bot.context import merge_history, unstored_facts
 from bot.conversation import Conversation, text_digest
 from bot.lang import detect_lang, session_lang, turn_lang
@@ -39,7 +40,7 @@ from bot.sessions import SessionBook
 from bot.stages import next_stage
 from bot.tenants import TenantConfig
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
-from bot.triggers import fact_bearing
+from bot.triggers import urgent
 from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
@@ -140,7 +141,7 @@ class Engine:
         scope = Scope(tenant=msg.scope.tenant, session=msg.session)
         cfg = self.config
         waiting = await self.conversation.batches.pending(scope)
-        if fact_bearing(msg) or len(waiting) >= cfg.batch_turns:
+        if urgent(msg) or len(waiting) >= cfg.batch_turns:
             await self.extract_now(scope, waiting)
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
         if await self.conversation.idle.claim(scope, cfg.idle_seconds):
@@ -375,7 +376,8 @@ class Engine:
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart
         # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
         # with no memories and no window; each item costs its line as the provider renders it.
-        tz = settings.timezone
+        # times are shown in the asker's zone when the platform tells it, else the tenant's (bot.clock)
+        tz = reply_zone(msg.speaker_zone, settings.timezone)
         frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
         fixed = sum(estimate_tokens(part) for part in reply_messages(frame))
         room = self.config.context_tokens - fixed

@@ -31,6 +31,7 @@ from typing import Any
 from redis.asyncio import Redis
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.clock import show_time
 from bot.conversation import MessageLog
 from bot.digest import ALERT_ACTION
 from bot.escalation import THRESHOLD, Heat, Turn, cool, score, signals
@@ -39,7 +40,6 @@ from bot.llm.base import MediatorProvider
 from bot.models import Message
 from bot.moderation.digests import channel_usable, note_posted
 from bot.outbox import Outbox, Post, PostKind
-from bot.reminders import format_when
 from bot.richtext import RichText
 from bot.stages import ESCALATION
 from bot.tenants import TenantConfig
@@ -254,7 +254,7 @@ def _body(scope: Scope, recent: list[Message], timeline: list[HeatPoint], lang: 
         quote = " ".join(m.text.split())
         quote = quote if len(quote) <= QUOTE_CHARS else quote[: QUOTE_CHARS - 1] + "…"
         link = message_link(scope.tenant, scope.session or "", m.id)
-        when = format_when(m.ts, zone, lang)
+        when = show_time(m.ts, zone, lang)
         lines.append(f"• {m.author_name or m.author_id}（{when}）：“{quote}”" + (f" {link}" if link else "") if zh else
                      f"• {m.author_name or m.author_id} ({when}): “{quote}”" + (f" {link}" if link else ""))
     last = timeline[-1].temperature if timeline else 0.0

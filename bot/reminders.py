@@ -18,10 +18,10 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
+from bot.clock import show_time
 from bot.outbox import Outbox, Post, PostKind
 from bot.ports import Scheduler
 from bot.richtext import Mention, RichText
-from bot.zones import zone_label, zone_or_utc
 from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, utcnow
 from memory.service import MemoryService
 
@@ -30,18 +30,11 @@ __all__ = ["FollowUpKeeper", "format_when", "record_delivery", "reminder_post", 
 
 log = logging.getLogger(__name__)
 
-_WEEKDAYS_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
-
 
 def format_when(when: datetime, zone: str, lang: str) -> str:
-    """A time shown to people, in ``zone`` and naming it: "12月1日 15:00（Asia/Shanghai）" /
-    "Tue 1 Dec 15:00 (Asia/Shanghai)"."""
-    local = when.astimezone(zone_or_utc(zone))
-    label = zone_label(zone)
-    if lang == "zh":
-        return f"{local.month}月{local.day}日 {local:%H:%M}（{label}）"
-    return f"{_WEEKDAYS_EN[local.weekday()]} {local.day} {_MONTHS_EN[local.month - 1]} {local:%H:%M} ({label})"
+    """A time shown to people, in ``zone`` and naming it (``bot.clock.show_time``, the one format of
+    every surface): "12月1日周二 15:00（Asia/Shanghai）" / "Tue 1 Dec 15:00 (Asia/Shanghai)"."""
+    return show_time(when, zone, lang)
 
 
 def reminder_time(fact: Fact, *, lead_seconds: int, no_due_followup_seconds: int) -> datetime:

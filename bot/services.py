@@ -17,6 +17,7 @@ from bot.conversation import Conversation
 from bot.deadletters import DeadLetters
 from bot.erasure import Erasure
 from bot.llm.base import MediatorProvider
+from bot.moderation import ModerationService
 from bot.outbox import Outbox
 from bot.ports import Scheduler
 from bot.sessions import SessionBook
@@ -46,6 +47,15 @@ class Services:
     erasure: Erasure
     #: Where jobs that failed their last try go, with their errors sealed (None: unsealed, tests).
     dead_letters: DeadLetters | None = None
+
+    def moderation(self) -> ModerationService:
+        """The moderation service on these collaborators (no rate limits: a job acts for the system),
+        for jobs that change records the way members and moderators do (``bot.completions``)."""
+        return ModerationService(
+            memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
+            scheduler=self.scheduler, window=self.conversation.log, stages=self.conversation.stages,
+            provider=self.provider, redis=self.redis, jobs=self.settings.jobs, erasure=self.erasure,
+            tenants=self.tenants)
 
     async def tenant(self, tenant: str) -> TenantSettings:
         """The tenant's settings (``HEYAN_TIMEZONE`` and the other defaults, with its overrides)."""

@@ -6,9 +6,8 @@ see any more, or following up in a thread that no longer exists, would be wrong.
 the summary of that session are deleted from the store, its conversation window is erased, and the
 session record is marked closed (by Heyan, "deleted on the platform") and purged — as the hourly
 purge marks a closed dispute's session once its retention ran out — so nothing is recited or
-followed up from it again. One audit entry records it, with the members it concerned.
-Pending follow-ups need nothing more: a reminder finds its commitment gone, and a post already queued
-for that place is dead-lettered by the sender when the platform answers that it no longer exists.
+followed up from it again; its unsent posts are withdrawn (a reminder due later finds its
+commitment gone). One audit entry records it, with the members it concerned.
 """
 
 from __future__ import annotations
@@ -18,6 +17,7 @@ from dataclasses import dataclass, replace
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.conversation import Conversation
+from bot.outbox import Outbox
 from bot.sessions import DisputeState, SessionBook
 from memory.models import Scope, utcnow
 from memory.ports import MemoryStore
@@ -32,17 +32,18 @@ DELETED = "deleted on the platform"
 
 @dataclass(frozen=True, slots=True)
 class ForgottenConversation:
-    """What went with a deleted conversation: store records, window messages, and whether a dispute
-    was open there."""
+    """What went with a deleted conversation: store records, window messages, unsent posts, and
+    whether a dispute was open there."""
 
     records: int
     messages: int
+    posts: int
     was_open: bool
 
 
 async def conversation_deleted(
-    *, store: MemoryStore, conversation: Conversation, sessions: SessionBook, audit: AuditLog, tenant: str,
-    session: str,
+    *, store: MemoryStore, conversation: Conversation, sessions: SessionBook, audit: AuditLog, outbox: Outbox,
+    tenant: str, session: str,
 ) -> ForgottenConversation | None:
     """Forget ``session`` of ``tenant`` (deleted on its platform); None when Heyan never saw it."""
     info = await sessions.get(tenant, session)
@@ -51,6 +52,7 @@ async def conversation_deleted(
     scope = Scope(tenant=tenant, session=session)
     records = await store.delete("facts", scope) + await store.delete("summaries", scope)
     messages = await conversation.forget_session(scope)
+    posts = await outbox.cancel(tenant, session)
     now = utcnow()
     closed = replace(info, extra={**info.extra, "purged_at": now.isoformat()})
     if info.state is not DisputeState.CLOSED:
@@ -58,8 +60,8 @@ async def conversation_deleted(
     await sessions.put(closed)
     await audit.record(AuditEntry(
         tenant=tenant, actor_id=SYSTEM, actor_name="Heyan", action="session.deleted", target=session,
-        reason=DELETED, after={"records": records, "messages": messages, "was_open": info.is_open},
+        reason=DELETED, after={"records": records, "messages": messages, "posts": posts, "was_open": info.is_open},
         users=info.members))
-    log.info("session %s of %s deleted on the platform: %d records and %d messages forgotten%s", session, tenant,
-             records, messages, ", its dispute closed" if info.is_open else "")
-    return ForgottenConversation(records=records, messages=messages, was_open=info.is_open)
+    log.info("session %s of %s deleted on the platform: %d records, %d messages and %d unsent posts gone%s", session,
+             tenant, records, messages, posts, ", its dispute closed" if info.is_open else "")
+    return ForgottenConversation(records=records, messages=messages, posts=posts, was_open=info.is_open)

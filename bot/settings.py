@@ -30,6 +30,7 @@ __all__ = [
     "Settings",
     "SettingsError",
     "SlackSettings",
+    "WebSettings",
     "load_settings",
     "mask_url",
 ]
@@ -164,6 +165,54 @@ class SlackSettings(BaseSettings):
         return self.client_id is not None
 
 
+class WebSettings(BaseSettings):
+    """The web console and REST API (``heyan web``; ``heyan run`` serves it too when ``port`` is set).
+
+    Sign-in: Discord OAuth2 when the Discord client id and secret are set, Sign in with Slack when the
+    Slack ones are; both need ``base_url``, the public address the OAuth redirects come back to.
+    """
+
+    model_config = _section("HEYAN_WEB_")
+
+    #: Where ``heyan run`` serves the console beside the platforms; unset: it does not.
+    port: int | None = Field(None, ge=1, le=65535)
+    #: The listening address (loopback by default: put a reverse proxy with TLS in front).
+    host: str = "127.0.0.1"
+    #: The public https address of the console (``https://heyan.example.org``): OAuth redirects
+    #: return to ``<base_url>/auth/discord/callback`` and ``<base_url>/auth/slack/callback``.
+    base_url: str | None = None
+    discord_client_id: str | None = None
+    discord_client_secret: SecretStr | None = None
+    slack_client_id: str | None = None
+    slack_client_secret: SecretStr | None = None
+    #: Discord's authorize page and Slack's OpenID Connect authorize page (their own when unset; a
+    #: proxy or a test stand-in otherwise). The API calls go to HEYAN_DISCORD_API_URL / HEYAN_SLACK_API_URL.
+    discord_authorize_url: str = "https://discord.com/oauth2/authorize"
+    slack_authorize_url: str = "https://slack.com/openid/connect/authorize"
+    #: Hours a sign-in lasts.
+    session_hours: float = Field(12.0, gt=0, le=24 * 30)
+    #: Seconds a platform's answer about who moderates what is reused before asking again.
+    recheck_seconds: float = Field(60.0, ge=0, le=3600)
+
+    @field_validator("base_url")
+    @classmethod
+    def _base(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+            raise ValueError("give the console's public address, e.g. https://heyan.example.org (no query)")
+        return value.rstrip("/")
+
+    @property
+    def discord_enabled(self) -> bool:
+        return bool(self.discord_client_id and self.discord_client_secret)
+
+    @property
+    def slack_enabled(self) -> bool:
+        return bool(self.slack_client_id and self.slack_client_secret)
+
+
 class PrivacySettings(BaseSettings):
     """PII redaction, exports, and the encryption keys of everything stored at rest."""
 
@@ -244,6 +293,7 @@ class Settings(BaseSettings):
     privacy: PrivacySettings = Field(default_factory=lambda: PrivacySettings())
     jobs: JobSettings = Field(default_factory=lambda: JobSettings())
     limits: LimitSettings = Field(default_factory=lambda: LimitSettings())
+    web: WebSettings = Field(default_factory=lambda: WebSettings())
 
     @field_validator("timezone")
     @classmethod
@@ -302,6 +352,7 @@ _PREFIX = {
     "privacy": "HEYAN_PRIVACY_",
     "jobs": "HEYAN_JOBS_",
     "limits": "HEYAN_LIMITS_",
+    "web": "HEYAN_WEB_",
 }
 
 
@@ -334,6 +385,7 @@ def load_settings(**overrides: Any) -> Settings:
         "privacy": PrivacySettings,
         "jobs": JobSettings,
         "limits": LimitSettings,
+        "web": WebSettings,
     }
     problems: list[str] = []
     for key, cls in section_types.items():
@@ -363,4 +415,19 @@ def _conflicts(settings: Settings) -> list[str]:
                         "set it, or set HEYAN_STORE=edge or auto for the embedded store")
     if settings.store == "edge" and settings.qdrant.url is not None:
         problems.append("HEYAN_STORE: 'edge' is the embedded store, but HEYAN_QDRANT_URL is set; unset one of them")
+    return problems + _web_conflicts(settings.web)
+
+
+def _web_conflicts(web: WebSettings) -> list[str]:
+    """A sign-in provider half configured, or configured with nowhere to come back to."""
+    problems = []
+    for name, cid, secret in (("DISCORD", web.discord_client_id, web.discord_client_secret),
+                              ("SLACK", web.slack_client_id, web.slack_client_secret)):
+        if bool(cid) != bool(secret):
+            given, missing = ("CLIENT_ID", "CLIENT_SECRET") if cid else ("CLIENT_SECRET", "CLIENT_ID")
+            problems.append(f"HEYAN_WEB_{name}_{given} is set but HEYAN_WEB_{name}_{missing} is not: "
+                            "set both (from the platform's app settings) or neither")
+    if (web.discord_enabled or web.slack_enabled) and web.base_url is None:
+        problems.append("HEYAN_WEB_BASE_URL: sign-in with Discord or Slack needs the console's public address "
+                        "(e.g. https://heyan.example.org), where the OAuth redirect comes back")
     return problems

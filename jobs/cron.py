@@ -114,8 +114,8 @@ async def purge(ctx: dict[str, Any]) -> dict[str, int]:
     now = utcnow()
     flt = RecordFilter(expires_before=now)
     deleted: dict[str, int] = {}
+    await svc.audit.expire_details()  # audit details written before they expired with the retention
     for tenant in await svc.store.tenants("facts"):
-        await svc.audit.expire_details(tenant)  # details written before they expired with the retention
         n = await svc.store.delete("facts", Scope(tenant=tenant), flt)
         if n:
             deleted[tenant] = n

@@ -16,27 +16,17 @@ from typing import Any
 from arq.connections import ArqRedis
 from arq.cron import CronJob, cron
 
-from bot.moderation import ModerationService
 from bot.moderation.digests import post_digest
-from bot.services import Services
 from jobs.queue import QUEUE
 from jobs.tasks import extract_memories, services
 from memory.models import Scope, utcnow
 
-__all__ = ["DIGEST_MINUTE", "cron_jobs", "enqueue_proposal", "moderation_of", "post_digests", "propose_card"]
+__all__ = ["DIGEST_MINUTE", "cron_jobs", "enqueue_proposal", "post_digests", "propose_card"]
 
 log = logging.getLogger(__name__)
 
 #: The minute of each hour the digest check runs (off the hour, away from reconcile and purge).
 DIGEST_MINUTE = 7
-
-
-def moderation_of(svc: Services) -> ModerationService:
-    """The moderation service on a job's collaborators (no rate limits: the system acts)."""
-    return ModerationService(
-        memory=svc.memory, sessions=svc.sessions, audit=svc.audit, outbox=svc.outbox, scheduler=svc.scheduler,
-        window=svc.conversation.log, stages=svc.conversation.stages, provider=svc.provider, redis=svc.redis,
-        jobs=svc.settings.jobs, erasure=svc.erasure, tenants=svc.tenants)
 
 
 async def enqueue_proposal(pool: ArqRedis, scope: Scope, message_id: str) -> bool:
@@ -54,7 +44,7 @@ async def propose_card(ctx: dict[str, Any], tenant: str, session: str) -> str:
     waiting = await svc.conversation.batches.not_extracted(scope, [m.id for m in window])
     if waiting:
         await extract_memories(ctx, tenant, session, waiting)
-    outcome = await moderation_of(svc).propose_card(tenant, session)
+    outcome = await svc.moderation().propose_card(tenant, session)
     if outcome is None:
         return "nothing to propose"
     return f"proposed {outcome.card.id}"

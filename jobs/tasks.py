@@ -13,6 +13,7 @@ from typing import Any
 
 from bot.agreements import follows_after_close
 from bot.audit import SYSTEM, AuditEntry
+from bot.completions import settle
 from bot.departures import purge_due, purge_tenant_data
 from bot.lang import session_lang
 from bot.outbox import PostState
@@ -22,7 +23,7 @@ from bot.sessions import DisputeState
 from bot.summaries import summarize_session as write_summary
 from memory.consolidation import Action
 from memory.extraction import ExtractionRequest, to_facts
-from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, Visibility, utcnow
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Visibility, utcnow
 
 __all__ = ["extract_idle", "extract_memories", "forget_user", "purge_tenant", "schedule_reminder",
            "send_reminder", "summarize_session"]
@@ -65,6 +66,9 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     for fact in result.written:
         if fact.kind is Kind.COMMITMENT:
             await schedule_reminder(svc, fact)
+    # "done", "已经发了": the owner's report closes the promise it names, through /commitments done's path
+    flagged = frozenset(s.message_id for f in facts if f.status is FactStatus.FLAGGED for s in f.sources)
+    await settle(svc.moderation(), svc.outbox, request, flagged=flagged)
     if result.written:
         changes: dict[str, list[str]] = {}
         for outcome in result.outcomes:

@@ -8,7 +8,8 @@ are found by an index). Every free-text field goes into one sealed value, ``payl
 ``memory.crypto``, bound to ``<layer>/<tenant>/<id>``):
 
 * facts: value, attribute, subject, subject_name, sources (quotes, author names, message ids),
-  history and contested entries, slot; the embedded text is not stored at all (it is
+  history and contested entries, slot, recipient_name (the recipient's user id stays plain, like
+  ``users``); the embedded text is not stored at all (it is
   ``Fact.embed_text()`` of those fields);
 * summaries: text and history.
 
@@ -48,10 +49,12 @@ __all__ = [
 #: The payload key holding the sealed free-text fields.
 SEALED = "sealed"
 #: A fact's free-text fields: sealed, never in the clear.
-_FACT_SECRET = ("value", "attribute", "subject", "subject_name", "sources", "history", "contested", "slot")
+_FACT_SECRET = ("value", "attribute", "subject", "subject_name", "sources", "history", "contested", "slot",
+                "recipient_name")
 #: Keys a sealed fact payload sets to None, clearing a clear copy written before encryption
 #: (``subject`` is overwritten with the id or pseudonym instead).
-_FACT_CLEARED = ("value", "attribute", "subject_name", "sources", "history", "contested", "slot", "text")
+_FACT_CLEARED = ("value", "attribute", "subject_name", "sources", "history", "contested", "slot", "text",
+                 "recipient_name")
 _SUMMARY_SECRET = ("text", "history")
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -95,6 +96,9 @@ class CandidateFact:
     #: The consolidation slot (``Fact.slot``) the extractor computed from the quote; when empty,
     #: ``to_facts`` derives one from the value (``default_slot``).
     slot: str = ""
+    #: Whom a commitment or demand is made to (a user id or name), when the extractor knows; else
+    #: ``to_facts`` reads it from the thread (``_recipient``).
+    recipient: str = ""
 
 
 class FactExtractor(Protocol):
@@ -154,11 +158,17 @@ def to_facts(
       refund me", or an instruction to record that someone else agreed — becomes the speaker's claim
       (kind ``event``, attribute ``claims``, status ``unverified``), never the other person's fact;
     * a message that tries to instruct the bot or speaks as another member (``memory.poisoning``)
-      yields one ``flagged`` record of its speaker, never recalled, whatever was extracted from it.
+      yields one ``flagged`` record of its speaker, never recalled, whatever was extracted from it;
+    * a commitment or demand keeps whom it was made to (``Fact.recipient``: the participant named,
+      else — when it says "you" / "你" — the one it answers), so "you" can be told as theirs;
+    * an agreement or refusal that answers a proposal (``extra["proposal_message_id"]``) cites the
+      proposal as its second source: the record names both parties, and the proposer's erasure
+      removes it too.
     """
     ttl = DEFAULT_TTL if ttl is None else ttl
     by_id = {u.message_id: u for u in request.turns}
-    names = {u.author_id: u.author_name for u in (*request.context, *request.turns)}
+    thread = [*request.context, *request.turns]
+    names = {u.author_id: u.author_name for u in thread}
     attempts: dict[str, Attempt | None] = {}
     facts: list[Fact] = []
     for cand in candidates:
@@ -198,8 +208,15 @@ def to_facts(
         source = Source(
             message_id=turn.message_id, author_id=speaker, author_name=turn.author_name, ts=turn.ts, quote=quote
         )
+        sources: tuple[Source, ...] = (source,)
+        recipient = ""
+        if kind in (Kind.COMMITMENT, Kind.DEMAND):
+            recipient = _recipient(cand.recipient, turn, quote, thread, names)
+        elif kind is Kind.CONSENSUS and (proposal := _proposal_source(cand, thread)) is not None:
+            sources = (source, proposal)  # "Bob proposed, Ann agreed": both parties, each with their words
         life = ttl.get(kind)
-        users = tuple(dict.fromkeys(u for u in (speaker, subject, about) if u in names))
+        users = tuple(dict.fromkeys(u for u in (speaker, subject, about, recipient, *(s.author_id for s in sources))
+                                    if u in names))
         try:
             fact = Fact(
                 tenant=request.tenant,
@@ -210,7 +227,7 @@ def to_facts(
                 subject_name=normalize(subject_name or (turn.author_name if subject == speaker else subject)),
                 attribute=normalize(attribute),
                 value=normalize(value),
-                sources=(source,),
+                sources=sources,
                 asserted_by=speaker,
                 confidence=cand.confidence,
                 status=status,
@@ -223,6 +240,8 @@ def to_facts(
                 users=users,
                 visibility=request.visibility,
                 slot=slot,
+                recipient=recipient,
+                recipient_name=normalize(names.get(recipient, "")),
             )
         except ValidationError as exc:
             # one unusable candidate (an empty attribute, say) must not sink the batch's other facts
@@ -231,6 +250,61 @@ def to_facts(
             continue
         facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
     return facts
+
+
+#: How soon after a message a "you" is read as its answer (see ``_recipient``).
+_ANSWER_WITHIN = timedelta(minutes=15)
+# "you", "your", "你", "您": a statement made to someone (the listener), whose name it does not say.
+_SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|ya)\b|你(?!们)|您", re.IGNORECASE)
+
+
+def _named(text: str, name: str) -> bool:
+    """Does ``text`` name ``name``? Latin names as whole words, as written (so "Ann" is not in
+    "Annual", nor "Will" in "I will"), CJK names as written."""
+    if not name or len(name) < 2:
+        return False
+    if re.search(r"[\u3400-\u9fff]", name):
+        return name in text
+    # as written, capital included: a member called Will is not in "I will send it"
+    return re.search(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", text) is not None
+
+
+def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utterance], names: dict[str, str]) -> str:
+    """Whom the speaker made the promise or demand to: the extractor's answer when it names a
+    participant; else the one other participant the message names; else, when the words say "you",
+    the author of the message just before it, written by someone else within ``_ANSWER_WITHIN``.
+    "" when nobody is known (never the speaker)."""
+    by_name = {n.casefold(): uid for uid, n in names.items() if n}
+    if given in names and given != turn.author_id:
+        return given
+    if given.casefold() in by_name and by_name[given.casefold()] != turn.author_id:
+        return by_name[given.casefold()]
+    text = normalize(turn.text)
+    named = [uid for uid, n in names.items() if uid != turn.author_id and _named(text, normalize(n))]
+    if len(named) == 1:
+        return named[0]
+    if named or not _SECOND_PERSON.search(quote):
+        return ""
+    # "you" answers the message just before it, when that came from someone else a moment earlier;
+    # further back, in a busy thread, "you" could be anyone: better no recipient than a wrong one
+    before = sorted((u for u in thread if u.ts <= turn.ts and u.message_id != turn.message_id), key=lambda u: u.ts)
+    previous = before[-1] if before else None
+    if previous is None or previous.author_id == turn.author_id or turn.ts - previous.ts > _ANSWER_WITHIN:
+        return ""
+    return previous.author_id
+
+
+def _proposal_source(cand: CandidateFact, thread: Sequence[Utterance]) -> Source | None:
+    """The proposal an agreement or refusal answers, as a source of the proposer's words."""
+    message_id = cand.extra.get("proposal_message_id")
+    said = next((u for u in thread if u.message_id == message_id), None) if message_id else None
+    if said is None:
+        return None
+    quote = locate(cand.extra.get("proposal_quote", ""), said.text) or said.text[:_FLAGGED_VALUE_CHARS].strip()
+    if not quote:
+        return None
+    return Source(message_id=said.message_id, author_id=said.author_id, author_name=said.author_name, ts=said.ts,
+                  quote=quote)
 
 
 #: How much of a flagged message its record keeps as value (the source quote keeps its words).

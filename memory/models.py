@@ -213,6 +213,11 @@ class Fact(BaseModel):
     contested: tuple[HistoryEntry, ...] = ()
     #: The visibility of the session it was said in: a private session's records stay in it.
     visibility: Visibility = Visibility.PUBLIC
+    #: Whom a commitment or demand is made to, when extraction knew (the person named, addressed or
+    #: answered): their user id, and the name they went by (so "you" in the value can be told as
+    #: theirs to anyone else). Empty when unknown.
+    recipient: str = ""
+    recipient_name: str = ""
     #: Which statement of its speaker this record holds (``"<family>:<digest>"``, from the words of the
     #: quote; see ``bot.offline.slots``): two claims of one speaker are two records. Empty on records
     #: written before slots existed, whose key is the attribute.

@@ -11,14 +11,14 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from memory.codec import PayloadCodec
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
 from memory.locks import LocalLocks, Locks
-from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Source, Summary, summary_id, utcnow
+from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
 from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
+from memory.retraction import Forgotten, RetractResult, without_message
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
 from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
@@ -68,55 +68,6 @@ Change = Callable[[Fact], "Fact | Remove"]
 #: is None for a new record (or a deletion by id, whose record was not read), ``after`` None when the
 #: record was removed. What depends on a fact follows it here (a commitment's follow-up: bot.reminders).
 FactWatcher = Callable[[str, str, "Fact | None", "Fact | None"], Awaitable[None]]
-
-
-@dataclass(frozen=True, slots=True)
-class RetractResult:
-    """What taking back one message did: records deleted (by id) and records updated; ``said_at``:
-    when the message was said, as the records citing it knew (None when none did)."""
-
-    deleted: tuple[str, ...]
-    updated: tuple[Fact, ...]
-    said_at: datetime | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Forgotten:
-    """What erasing a member removed from the store: facts deleted, summaries rolled back to a version
-    without their words (``summaries_rewritten``) or deleted when no such version exists."""
-
-    facts: int
-    summaries_rewritten: int
-    summaries_deleted: int
-
-
-def _without_message(fact: Fact, message_id: str, now: datetime) -> Fact | None:
-    """``fact`` with ``message_id`` taken out of it: the same object when it never cited it, None when
-    nothing is left (its only value came from that message and it has no earlier version)."""
-    def keep(sources: tuple[Source, ...]) -> tuple[Source, ...]:
-        return tuple(s for s in sources if s.message_id != message_id)
-
-    cites = any(s.message_id == message_id for s in fact.sources)
-    in_history = any(s.message_id == message_id for e in (*fact.history, *fact.contested) for s in e.sources)
-    if not cites and not in_history:
-        return fact
-    history = tuple(e for e in fact.history if not e.sources or keep(e.sources))
-    history = tuple(e.model_copy(update={"sources": keep(e.sources)}) for e in history)
-    contested = tuple(e for e in fact.contested if not e.sources or keep(e.sources))
-    update: dict[str, Any] = {"history": history, "contested": contested, "updated_at": now}
-    remaining = keep(fact.sources)
-    if cites and not remaining:
-        if not history:
-            return None
-        previous = history[-1]
-        update.update(value=previous.value, asserted_by=previous.asserted_by, sources=previous.sources,
-                      status=previous.status, valid_from=previous.valid_from, valid_to=None,
-                      history=history[:-1], version=fact.version + 1)
-    else:
-        update["sources"] = remaining
-    if not contested and fact.status is FactStatus.DISPUTED and "status" not in update:
-        update["status"] = FactStatus.ACTIVE
-    return fact.model_copy(update=update)
 
 
 class MemoryService:
@@ -303,7 +254,7 @@ class MemoryService:
         cited: list[str] = []
         said: list[datetime] = []
         async for fact in self.iter_facts(scope, RecordFilter(cites=frozenset({message_id}))):
-            if _without_message(fact, message_id, self.clock()) is not fact:
+            if without_message(fact, message_id, self.clock()) is not fact:
                 cited.append(fact.id)
                 sources = (*fact.sources, *(s for e in (*fact.history, *fact.contested) for s in e.sources))
                 said += [s.ts for s in sources if s.message_id == message_id]
@@ -311,7 +262,7 @@ class MemoryService:
         updated: list[Fact] = []
         for fact_id in cited:
             def change(fact: Fact) -> Fact | Remove:
-                taken = _without_message(fact, message_id, self.clock())
+                taken = without_message(fact, message_id, self.clock())
                 return REMOVE if taken is None else taken
 
             after = await self.modify(scope, fact_id, change)
@@ -327,8 +278,8 @@ class MemoryService:
         version without them, or deleted when there is none (``memory.summary_versions``)."""
         if not scope.user:
             raise ScopeError("forget_user needs a scope with a user")
-        facts = await self.store.delete("facts", scope)
         user, tenant = scope.user, Scope(tenant=scope.tenant)
+        facts = await self.store.delete("facts", scope)
         sessions: list[str] = []
         offset: str | None = None
         while True:  # one summary per session: the tenant's are few, and their authors are in the clear

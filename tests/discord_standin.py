@@ -30,9 +30,11 @@ API at a glance (``discord_`` is the stand-in):
            ``guild_create_payload``, ``guild_delete_payload``, ``slash_command_payload`` (``focused=``
            for autocomplete), ``context_menu_payload``, ``component_payload``, ``modal_submit_payload``
   send     ``await dispatch(event, payload)``; ``join_guild``, ``remove_from_guild``, ``delete_channel``,
-           ``request_reconnect``, ``invalidate_session``, ``close_gateway(code)``
+           ``request_reconnect``, ``invalidate_session``, ``close_gateway(code)``; ``post_offline(payload)``
+           (a message only the channel's history holds), ``await reset_token()``
   faults   ``inject(method, path_regex, Fault.rate_limited() | .missing_permissions() | ...)``,
-           ``close_on_identify(4014)``, ``privileged_intents_allowed=``, ``interaction_deadline=``
+           ``close_on_identify(4014)``, ``privileged_intents_allowed=``, ``interaction_deadline=``,
+           ``token_lifetime=``; time: ``clock.advance(seconds)`` (``StandInClock``)
   observe  ``requests`` (``RecordedRequest``: method, path, query, headers, json, files, status,
            response), ``find_requests``, ``await wait_for_request``, ``intents``, ``identify_payloads``,
            ``messages``, ``interactions`` (``InteractionRecord``), ``commands``, ``undelivered``
@@ -52,12 +54,21 @@ messages come back as MESSAGE_CREATE; mentions in sent messages obey ``allowed_m
 Discord's default of "ping everything" when it is absent); a thread started from a message takes
 the message's id; an interaction can be acknowledged once, followups need an acknowledged
 interaction, and the first followup after a "thinking" defer completes the loading message and
-inherits its ephemerality. 429s carry ``Retry-After``, ``retry_after`` and a ``Via`` header (without
+inherits its ephemerality; a deferred update (type 6) makes ``@original`` the component's message.
+Deadlines run on the stand-in's own clock (``StandInClock``, which moves only when a test advances
+it): the first answer 3 s after the interaction is refused (404 / 10062), its token serves followups
+and edits for 15 minutes, then answers 401 / 50027. Message bodies are checked against Discord's
+documented limits (``tests/discord_standin_limits.py``: content, embeds and the 6,000 total,
+components) and refused with 400 / 50035 naming the field. ``GET /channels/{id}/messages`` pages
+newest first with ``limit`` 1-100 and one of ``before`` / ``after`` / ``around``, answers 403 / 50001
+without View Channel and an empty list without Read Message History (as documented), and withholds
+content from an application not allowed Message Content. Deleting a thread needs Manage Threads,
+creating one Create Public / Private Threads (403 otherwise). 429s carry ``Retry-After``, ``retry_after`` and a ``Via`` header (without
 ``Via`` discord.py takes a 429 for a Cloudflare ban and raises instead of retrying).
 
 What it is not: Discord. No voice, presences, audit logs, invites, forum posts, stickers, polls,
-rate-limit buckets (429s come only from ``inject``), permission enforcement on REST calls (inject
-``Fault.missing_permissions()``), or ETF encoding. Responses are realistic in shape, not exhaustive.
+rate-limit buckets (429s come only from ``inject``), permission enforcement on REST calls other than
+the ones named above (inject ``Fault.missing_permissions()``), or ETF encoding. Responses are realistic in shape, not exhaustive.
 """
 
 from __future__ import annotations
@@ -178,12 +189,12 @@ _EVENT_INTENTS: dict[str, tuple[int, int]] = {
     "TYPING_START": (GUILD_MESSAGE_TYPING, DIRECT_MESSAGE_TYPING),
 }
 
-#: How long Discord remembers a nonce sent with enforce_nonce ("the past few minutes"; taken as 5).
-NONCE_WINDOW_SECONDS = 300.0
 #: Discord's deadlines: the first answer to an interaction within 3 s, followups and edits with its
 #: token for 15 minutes (``developers/interactions/receiving-and-responding.mdx``).
 INTERACTION_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
+#: How long Discord remembers a nonce sent with enforce_nonce ("the past few minutes"; taken as 5).
+NONCE_WINDOW_SECONDS = 300.0
 
 CLOSE_REASONS = {
     4000: "Unknown error.", 4004: "Authentication failed.", 4009: "Session timed out.",
@@ -439,7 +450,7 @@ class DiscordStandIn(DiscordWorld):
         self.sessions: list[GatewaySession] = []  # open gateway connections
         self.connections: list[GatewaySession] = []  # every gateway connection, closed ones included
         self._resumable: dict[str, GatewaySession] = {}
-        # nonce -> (monotonic time, message) of the bot's messages sent with enforce_nonce (Create Message)
+        # nonce -> (time on ``clock``, message) of the bot's messages sent with enforce_nonce (Create Message)
         self._nonces: dict[str, tuple[float, Payload]] = {}
         self._identify_close_codes: list[int] = []
         self._recorded = asyncio.Condition()
@@ -981,7 +992,7 @@ class DiscordStandIn(DiscordWorld):
         # the same author with the same nonce, that message will be returned and no new message created"
         if nonce is not None and body.get("enforce_nonce"):
             seen = self._nonces.get(nonce)  # the author is the bot
-            if seen is not None and time.monotonic() - seen[0] < NONCE_WINDOW_SECONDS:
+            if seen is not None and self.clock.now() - seen[0] < NONCE_WINDOW_SECONDS:
                 self.nonce_repeats += 1
                 return _Reply(body=seen[1])
         if channel is not None and channel.is_thread and channel.archived:
@@ -993,7 +1004,7 @@ class DiscordStandIn(DiscordWorld):
         if nonce is not None:
             message["nonce"] = nonce
             if body.get("enforce_nonce"):
-                self._nonces[nonce] = (time.monotonic(), message)
+                self._nonces[nonce] = (self.clock.now(), message)
         await self._echo("MESSAGE_CREATE", message)
         return _Reply(body=message)
 

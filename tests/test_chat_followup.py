@@ -144,4 +144,5 @@ async def test_follow_up_printed_on_time_after_a_restart(tmp_path: Path) -> None
     # the follow-up names the due time in the tenant's zone, and quotes the promise
     local = due.astimezone(ZoneInfo(ZONE))
     [line] = [line for _, line in second.lines if "follow-up" in line]
-    assert f"{local.month}月{local.day}日 {local:%H:%M}" in line and PROMISE in line, line
+    weekday = "一二三四五六日"[local.weekday()]
+    assert f"{local.month}月{local.day}日周{weekday} {local:%H:%M}（{ZONE}）" in line and PROMISE in line, line

@@ -53,7 +53,8 @@ def test_commitments_have_owners_and_due_times(replayed: tuple[dict[str, str], l
     zhang = by_owner[("u-zhang", "zh-thread")]  # 周五前 said on Wednesday: this Friday, end of day
     assert datetime.fromisoformat(str(zhang["due_at"])) == datetime.fromisoformat("2026-11-06T23:59:00+08:00")
     bob = by_owner[("u-bob", "en-thread")]
-    assert datetime.fromisoformat(str(bob["due_at"])).date().isoformat() == "2026-11-06"
+    # shown in the tenant's zone (UTC): Friday 23:59 at -05:00, Bob's clock, is Saturday 04:59 there
+    assert datetime.fromisoformat(str(bob["due_at"])) == datetime.fromisoformat("2026-11-06T23:59:00-05:00")
     ann = by_owner[("u-ann", "en-thread")]  # tomorrow at 3pm, New York time
     assert datetime.fromisoformat(str(ann["due_at"])) == datetime.fromisoformat("2026-11-07T15:00:00-05:00")
     # "he said he'd refund me" and the injected instruction never become someone else's commitment

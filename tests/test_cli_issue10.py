@@ -110,7 +110,7 @@ def test_memory_list_shows_tenants_and_takes_tenant(replayed: tuple[dict[str, st
     [
         (["commitments", "list", "--status", "bogus"], "open, overdue, done, cancelled"),
         (["memory", "list", "--status", "bogus"], "active, superseded, disputed"),
-        (["memory", "list", "--kind", "bogus"], "person, event, demand, emotion, commitment, consensus"),
+        (["memory", "list", "--kind", "bogus"], "commitment, agreement, refusal, demand, emotion, claim, event, person"),
     ],
 )
 def test_unknown_values_are_errors_naming_the_accepted_ones(tmp_path: Path, args: list[str], accepted: str) -> None:

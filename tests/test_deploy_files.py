@@ -71,7 +71,8 @@ def test_the_schema_check_rejects_a_wrong_compose_file() -> None:
 def test_compose_wires_the_distributed_shape() -> None:
     compose = _compose()
     services = compose["services"]
-    assert set(services) == {"qdrant", "valkey", "bot", "worker"}
+    assert set(services) == {"qdrant", "valkey", "bot", "worker", "web"}
+    assert services["web"]["profiles"] == ["web"] and services["web"]["command"][0] == "web"  # only when asked
     assert "--appendonly" in services["valkey"]["command"] and "yes" in services["valkey"]["command"]
     assert services["bot"]["command"] == ["run"] and services["worker"]["command"] == ["worker"]
     assert services["worker"]["deploy"]["replicas"] == 2
@@ -88,7 +89,7 @@ def test_compose_wires_the_distributed_shape() -> None:
     # every HEYAN_* variable the compose file sets is one Heyan reads (a typo would be silently ignored)
     from bot.settings import load_settings
 
-    env = {k: "" for k in services["bot"]["environment"]}
+    env = {k: "" for k in (*services["bot"]["environment"], *services["web"]["environment"])}
     names = set(_setting_names(load_settings().masked()))
     unknown = [k for k in env if k.removeprefix("HEYAN_") not in names and k not in ("HEYAN_EMBEDDER", "HEYAN_ENCRYPTION_KEYS")]
     assert unknown == []

@@ -172,7 +172,9 @@ async def test_deleting_a_dispute_thread_forgets_it_and_closes_the_dispute(tmp_p
         assert await h.rt.window.recent(Scope(tenant=h.tenant, session=str(thread.id))) == []
         info = await h.rt.sessions.get(h.tenant, str(thread.id))
         assert info is not None and info.close_reason == "deleted on the platform"
-        assert any(e.action == "session.deleted" for e in await h.rt.audit.entries(h.tenant))
+        deleted = [e for e in await h.rt.audit.entries(h.tenant) if e.action == "session.deleted"]
+        assert deleted and deleted[0].after is not None and deleted[0].after["was_open"] is True
+        assert {"records", "messages", "posts"} <= set(deleted[0].after)
 
 
 async def test_a_dispute_thread_deleted_while_offline_is_forgotten_at_ready(tmp_path: Path, redis_url: str) -> None:

@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.platforms import run_platforms
 from bot.settings import Settings
 from tests.discord_harness import WAIT, Harness, discord_settings, hash_embedder, redis_url
@@ -24,6 +26,8 @@ from tests.discord_standin import DiscordStandIn, MemberSpec, UserSpec, wait_unt
 from tests.discord_standin_limits import message_errors
 
 __all__ = ["hash_embedder", "redis_url"]
+
+pytestmark = pytest.mark.slow  # two starts of heyan run and 27 extractions: ~10 s on a busy machine
 
 
 @contextlib.asynccontextmanager

@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import FactStatus, Kind, Scope
-from memory.service import _without_message
+from memory.retraction import without_message as _without_message
 from tests.jobs_helpers import settings
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 

@@ -158,7 +158,7 @@ async def test_audit_details_expire_with_the_tenants_retention(rt: Runtime) -> N
     legacy = f"heyan:audit-detail:{T}:{entry.id}"
     await rt.redis.persist(legacy)
     assert await rt.redis.ttl(legacy) == -1
-    assert await rt.audit.expire_details(T) == 1
+    assert await rt.audit.expire_details() == 1
     assert 365 * day - 60 < await rt.redis.ttl(legacy) <= 365 * day
 
 

@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from adapters.bench import app as bench_app
 from adapters.bench.answers import DEFAULT_QA, QaReport, load_qa, score_qa
 from adapters.bench.extraction import DEFAULT_CORPUS, KINDS, Report, load_corpus, score
+from adapters.bench.trigger import DEFAULT_TRIGGER_CORPUS, load_trigger_corpus, score_trigger
 
 COMMITMENT_RECALL = 0.90
 COMMITMENT_PRECISION = 0.95
@@ -52,6 +53,29 @@ def test_other_kinds_hold(report: Report) -> None:
         assert report.precision(kind) >= OTHER_KINDS and report.recall(kind) >= OTHER_KINDS, (kind, report.misses)
 
 
+def test_trigger_recall_holds_on_every_part() -> None:
+    """Issue 20: trigger recall >= 0.95. Every part has been tuned on since its first measurement
+    (docs/BENCHMARKS.md has those), so this is a regression bar, not an estimate."""
+    lines = load_trigger_corpus(DEFAULT_TRIGGER_CORPUS)
+    assert {line.split for line in lines} == {"dev", "heldout", "heldout2", "heldout3"}
+    assert {line.lang for line in lines} == {"en", "zh"}
+    reports = score_trigger(lines)
+    for part, report in reports.items():
+        assert report.recall >= 0.95, (part, report.misses)
+        assert report.precision >= 0.95, (part, report.misses)
+
+
+def test_issue20_lines_attribute_and_recall(report: Report) -> None:
+    """The issue's exchanges: Omar keeps his promise, Lena's 'Forget it, I'll …' is hers and no
+    refusal, a bare 'OK' after an offer is no agreement; indirect promises and 我很不满意 are read."""
+    rows = [r for r in load_corpus(DEFAULT_CORPUS) if "-i20" in r.id]
+    assert len(rows) >= 60 and {r.split for r in rows} == {"dev", "heldout"} and {r.lang for r in rows} == {"en", "zh"}
+    sub = score(rows)
+    for kind in ("commitment", "agreement", "refusal", "emotion"):
+        assert sub.precision(kind) >= 0.95 and sub.recall(kind) >= 0.95, (kind, sub.misses)
+    assert sub.non_speaker_commitments == 0
+
+
 def test_offline_answers_targets(qa: QaReport) -> None:
     assert qa.cases >= 40
     assert qa.precision >= 0.95 and qa.recall >= 0.90, qa.misses
@@ -68,8 +92,11 @@ def test_bench_commands_print_the_numbers() -> None:
     assert set(out["kinds"]) == set(KINDS) and out["lines"] >= 300
     assert {"precision", "recall", "gold", "found"} <= set(out["kinds"]["commitment"])
     assert "due_accuracy" in out and out["non_speaker_commitments"] == 0
+    assert {"dev", "heldout", "heldout2", "heldout3", "all"} <= set(out["trigger"])
+    assert {"recall", "precision", "lines"} <= set(out["trigger"]["all"])
     table = runner.invoke(bench_app, ["extraction", "--split", "heldout"])
     assert table.exit_code == 0 and "commitment" in table.stdout and "due-time accuracy" in table.stdout
+    assert "trigger" in table.stdout and "heldout3" in table.stdout
     answers = runner.invoke(bench_app, ["answers", "--json"])
     assert answers.exit_code == 0, answers.output
     assert {"precision", "recall", "no_record_accuracy", "language_accuracy"} <= set(json.loads(answers.stdout))

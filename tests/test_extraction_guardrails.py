@@ -24,7 +24,8 @@ def test_own_commitment_is_kept() -> None:
     [fact] = to_facts(REQ, [cand()], now=NOW)
     assert fact.kind is Kind.COMMITMENT and fact.subject == "u-bob" and fact.asserted_by == "u-bob"
     assert fact.sources[0].quote == "I'll pay you back by Friday"
-    assert fact.users == ("u-bob",)
+    # "you" answers Alice, who wrote just before: the promise is made to her, and concerns her
+    assert fact.recipient == "u-alice" and fact.users == ("u-bob", "u-alice")
 
 
 def test_commitment_of_someone_else_becomes_the_speakers_claim() -> None:

@@ -45,6 +45,11 @@ VENDORS = {
     "prometheus_client": ("adapters/observability.py",),
     "chromadb": ("adapters/bench/chroma.py",),
     "matplotlib": ("adapters/bench/plots.py",),
+    "fastapi": ("adapters/web/",),
+    "starlette": ("adapters/web/",),
+    "jinja2": ("adapters/web/",),
+    "httpx": ("adapters/web/",),
+    "playwright": (),
 }
 
 

@@ -69,7 +69,8 @@ async def test_replies_name_each_person_once() -> None:
                            open_commitments=commitments, participants={"u-mike": "Mike"}, timezone=TZ)
     text = await OfflineProvider().reply(request)
     assert "李娜 promised" in text and "Lina" not in text  # asked by her old name, named by her latest
-    assert "send Mike the logo files" in text and "把草稿发给你" in text
+    # 李娜 said "发给你" to 张伟: told to Mike, it is 张伟 who was promised the draft
+    assert "send Mike the logo files" in text and "把草稿发给张伟" in text
 
 
 def test_llm_fact_lines_name_participants_by_their_current_name() -> None:

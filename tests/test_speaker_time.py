@@ -1,7 +1,8 @@
 """Speaker time: wall-clock words mean the speaker's clock. A script line's ``ts`` offset (or its
 ``tz``, as Slack gives a user's zone) is the speaker's zone; with no tenant zone set (HEYAN_TIMEZONE is
 UTC) "明天下午三点前" said at +08:00 is due at 15:00 +08:00, and "by tonight" said at -05:00 at
-21:00 -05:00. Replies show times in the tenant's zone and name it."""
+21:00 -05:00. Replies show times in the asker's zone (else the tenant's) and name it; `heyan
+commitments list` names the zone it shows, the same one a reply shows when the asker's is unknown."""
 
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ def test_due_times_resolve_in_the_speakers_zone(tmp_path: Path) -> None:
     assert set(due) == set(DUE)
     for owner, expected in DUE.items():
         assert datetime.fromisoformat(due[owner]) == datetime.fromisoformat(expected), owner
-    # the reply shows due times in the tenant's zone (UTC here) and says so
-    assert "UTC" in reply["text"], reply["text"]
-    assert "02:00" in reply["text"] and "07:00" in reply["text"], reply["text"]  # 21:00 -05:00 and 15:00 +08:00
+    # the reply shows due times in the asker's zone (Amy wrote at -05:00), and every time names it
+    text = reply["text"]
+    assert "21:00 (UTC-05:00)" in text and "02:00 (UTC-05:00)" in text, text  # 21:00 -05:00 and 15:00 +08:00
+    assert text.count("(UTC-05:00)") == len(DUE), text

@@ -27,7 +27,19 @@ def test_fact_bearing(text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["hello everyone", "今天天气不错。", "He said he'd refund me.", "What did I promise?", "我答应了什么？"],
+    # issue 20: indirect promises, promises after a request, bare answers the thread will explain
+    ["包在我身上", "交给我吧", "我来搞定", "leave it with me", "I'll take care of it", "consider it done",
+     "Log the bug and I'll fix it by tomorrow 5pm", "你先提需求，我明天给你答复", "Deal.", "行，那就这样。",
+     "As the admin of the repo I'll set up the branch protection rules by Friday."],
+)
+def test_fact_bearing_issue20(text: str) -> None:
+    assert fact_bearing(msg(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["hello everyone", "今天天气不错。", "He said he'd refund me.", "What did I promise?", "我答应了什么？",
+     "我需要想一想。", "I'm worried we'll lose the deposit.", "我妈下个月来。", "They agreed to cover the deposit."],
 )
 def test_not_urgent(text: str) -> None:
     assert not fact_bearing(msg(text))

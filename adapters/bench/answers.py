@@ -8,8 +8,9 @@ commitments, and the expected answer: the facts it must name (``expect``), that 
 ``OfflineProvider.reply`` as the engine would send it.
 
 Scored as extraction is: item precision and recall over the facts named; no-record accuracy; the
-"and N more" count; and whether the answer is in the asker's language (the question's, not the
-thread's). ``make test`` holds the targets (``tests/test_extraction_bench.py``).
+"and N more" count; whether the answer is in the asker's language (the question's, not the
+thread's); and, for questions about a promise made to someone (a fact's ``recipient``), whether the
+answer says "you" only to that person (``must`` / ``must_not`` words, the latter outside quotes). ``make test`` holds the targets (``tests/test_extraction_bench.py``).
 """
 
 from __future__ import annotations
@@ -61,6 +62,10 @@ class QaCase:
     more: int | None
     lang: str
     split: str = "dev"
+    #: words the answer must hold, and words it must not hold outside quotes ("send you" told to a
+    #: third party): whose "you" it is, and who is named
+    must: tuple[str, ...] = ()
+    must_not: tuple[str, ...] = ()
 
 
 @dataclass
@@ -74,6 +79,8 @@ class QaReport:
     more_ok: int = 0
     more_cases: int = 0
     lang_ok: int = 0
+    wording_ok: int = 0
+    wording_cases: int = 0
     misses: list[str] = field(default_factory=list)
 
     @property
@@ -91,7 +98,9 @@ class QaReport:
         return {"cases": self.cases, "precision": round(self.precision, 3), "recall": round(self.recall, 3),
                 "no_record_accuracy": share(self.no_record_ok, self.no_record_cases),
                 "no_record_cases": self.no_record_cases, "more_accuracy": share(self.more_ok, self.more_cases),
-                "more_cases": self.more_cases, "language_accuracy": share(self.lang_ok, self.cases)}
+                "more_cases": self.more_cases, "language_accuracy": share(self.lang_ok, self.cases),
+                "perspective_accuracy": share(self.wording_ok, self.wording_cases),
+                "perspective_cases": self.wording_cases}
 
 
 def _fact(case_id: str, i: int, data: dict[str, Any], people: dict[str, str], lang: str) -> Fact:
@@ -110,6 +119,7 @@ def _fact(case_id: str, i: int, data: dict[str, Any], people: dict[str, str], la
         confidence=Confidence.HIGH, status=status, valid_from=said,
         due_at=datetime.fromisoformat(data["due"]) if data.get("due") else None,
         users=tuple(dict.fromkeys((subject, author))), lang=data.get("lang", lang),
+        recipient=data.get("recipient", ""), recipient_name=people.get(data.get("recipient", ""), ""),
     )
 
 
@@ -135,7 +145,7 @@ def _case(data: dict[str, Any]) -> QaCase:
     expect = frozenset(f"{data['id']}-{ref}" for ref in data.get("expect", ()))
     return QaCase(data["id"], data["question"], data["asker"], request, markers, expect,
                   bool(data.get("no_record")), data.get("more"), detect_lang(data["question"]),
-                  data.get("split", "dev"))
+                  data.get("split", "dev"), tuple(data.get("must", ())), tuple(data.get("must_not", ())))
 
 
 def load_qa(path: Path) -> list[QaCase]:
@@ -180,6 +190,12 @@ def score_qa(cases: list[QaCase]) -> QaReport:
             report.more_cases += 1
             ok = f"and {case.more} more" in reply or f"还有{case.more}条" in reply
             report.more_ok += ok
+            wrong = wrong or not ok
+        if case.must or case.must_not:
+            report.wording_cases += 1
+            outside = _QUOTED.sub(" ", reply)  # a direct quote keeps the speaker's own "you"
+            ok = all(w in reply for w in case.must) and not any(w in outside for w in case.must_not)
+            report.wording_ok += ok
             wrong = wrong or not ok
         lang_ok = _reply_lang(reply, case.lang) == case.lang
         report.lang_ok += lang_ok

@@ -11,7 +11,9 @@ The message goes through the production path — ``bot.offline.rules.extract_rul
 (counts: a message with two gold commitments needs two). Reported: precision and recall per kind,
 due-time accuracy (of the commitments found, the share whose due time is in the gold window, or
 absent when the gold has none) and how many commitments are owned by someone other than the
-speaker (the target is 0). ``make test`` holds the targets (``tests/test_extraction_bench.py``).
+speaker (the target is 0); then the trigger's recall and precision per part of
+``tests/data/trigger_corpus.jsonl`` (``adapters.bench.trigger``). ``make test`` holds the targets
+(``tests/test_extraction_bench.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.bench.trigger import DEFAULT_TRIGGER_CORPUS, load_trigger_corpus, score_trigger
 from adapters.cli_common import fail, one_of
 from bot.zones import offset_name
 from memory.extraction import ExtractionRequest, Utterance, to_facts
@@ -200,22 +203,34 @@ def extraction(
     = False,
     split: Annotated[str, typer.Option("--split", help="all, dev or heldout lines of the corpus",
                                        metavar="SPLIT")] = "all",
+    trigger_corpus: Annotated[Path, typer.Option("--trigger-corpus", help="labelled trigger lines (default: the "
+                                                 "repository's tests/data/trigger_corpus.jsonl)", metavar="FILE",
+                                                 show_default=False)] = DEFAULT_TRIGGER_CORPUS,
 ) -> None:
-    """Precision and recall per kind, due-time accuracy and commitment owners of the offline rules."""
+    """Precision and recall per kind, due-time accuracy and commitment owners of the offline rules; the
+    trigger's recall and precision per part of its corpus."""
     if not corpus.is_file():
         raise fail(f"no corpus at {corpus}; pass --corpus FILE")
+    if not trigger_corpus.is_file():
+        raise fail(f"no trigger corpus at {trigger_corpus}; pass --trigger-corpus FILE")
     try:
         rows = load_corpus(corpus)
+        lines = load_trigger_corpus(trigger_corpus)
     except CorpusError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         raise typer.Exit(2) from None
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        raise typer.Exit(2) from None
     one_of("split", split, ("all", "dev", "heldout"))
     report = score([r for r in rows if split in ("all", r.split)])
+    triggers = score_trigger(lines)
     if as_json:
-        data = report.as_dict() | {"corpus": str(corpus), "split": split}
+        data = report.as_dict() | {"corpus": str(corpus), "split": split,
+                                   "trigger": {part: r.as_dict() for part, r in triggers.items()}}
         if misses:
-            data["misses"] = report.misses
+            data["misses"] = report.misses + triggers["all"].misses
         print(json.dumps(data, ensure_ascii=False, indent=1))
         return
     console = Console()
@@ -228,6 +243,12 @@ def extraction(
     console.print(table)
     console.print(f"due-time accuracy: {report.due_accuracy:.3f} ({report.due_ok}/{report.due_checked})")
     console.print(f"commitments owned by someone other than the speaker: {report.non_speaker_commitments}")
+    trigger = Table(title=f"trigger (sent to extraction at once) on {trigger_corpus.name}")
+    for col in ("part", "lines", "fact-bearing", "sent", "recall", "precision"):
+        trigger.add_column(col, justify="left" if col == "part" else "right", no_wrap=True)
+    for part, r in triggers.items():
+        trigger.add_row(part, str(r.lines), str(r.tp + r.fn), str(r.tp + r.fp), f"{r.recall:.3f}", f"{r.precision:.3f}")
+    console.print(trigger)
     if misses:
-        for line in report.misses:
+        for line in report.misses + triggers["all"].misses:
             console.print(line, markup=False, highlight=False)

@@ -54,14 +54,14 @@ def fact_line(fact: Fact, lang: Lang) -> str:
     """`` `1a2b3c4d` commitment · Bob: send the draft — by Friday (active, due …)``"""
     who = safe(fact.subject_name or fact.subject, 60)
     extra = ", ".join(x for x in (status_label(fact.status, lang), _when(fact, lang)) if x)
-    return (f"`{short_id(fact)}` **{kind_label(fact.kind, lang)}** · {who}: {safe(fact.attribute, 60)} — "
+    return (f"`{short_id(fact)}` **{kind_label(fact, lang)}** · {who}: {safe(fact.attribute, 60)} — "
             f"{safe(fact.value, 120)} ({extra})")
 
 
 def fact_embed(fact: Fact, lang: Lang, *, total: int = EMBED_TOTAL) -> discord.Embed:
     """One memory in full: value, status, who said it where, sources, due time, competing accounts;
     within ``total`` characters (a page of several shares a message's 6,000)."""
-    title = f"{kind_label(fact.kind, lang)} · {fact.subject_name or fact.subject}: {fact.attribute}"
+    title = f"{kind_label(fact, lang)} · {fact.subject_name or fact.subject}: {fact.attribute}"
     embed = discord.Embed(title=discord.utils.escape_markdown(strip_controls(title))[:256], colour=_COLOUR,
                           description=clip(safe(fact.value, 2000), DESCRIPTION))
     embed.add_field(name=t(lang, "fact.status"), value=f"{status_label(fact.status, lang)} · {fact.confidence.value}")

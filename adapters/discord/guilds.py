@@ -47,7 +47,7 @@ async def forget_deleted(heyan: Heyan, tenant: str, session: str) -> None:
     """A thread or channel was deleted: forget what Heyan held from it and close its dispute."""
     rt = heyan.rt
     forgotten = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions,
-                                           audit=rt.audit, tenant=tenant, session=session)
+                                           audit=rt.audit, outbox=rt.outbox, tenant=tenant, session=session)
     if forgotten is not None:
         await SeenMarks(rt.redis).stop(tenant, session)
 

@@ -65,7 +65,7 @@ def my_memory_message(facts: Sequence[Fact], lang: Lang, page: int = 0) -> tuple
     embed = list_embed(lines, shown, title=t(lang, "mymemory.title", count=len(ordered)), lang=lang,
                        total=len(ordered))
     view = discord.ui.View(timeout=None)
-    options = [discord.SelectOption(label=f"{short_id(f)} · {kind_label(f.kind, lang)}: {f.attribute}"[:OPTION_TEXT],
+    options = [discord.SelectOption(label=f"{short_id(f)} · {kind_label(f, lang)}: {f.attribute}"[:OPTION_TEXT],
                                     description=" ".join(f.value.split())[:OPTION_TEXT] or None, value=f.id)
                for f in ordered[shown.start:shown.end]]
     view.add_item(CorrectPick(options, placeholder=t(lang, "mymemory.pick")[:PLACEHOLDER]))

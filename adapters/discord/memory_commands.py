@@ -4,7 +4,8 @@ export, audit — with autocomplete for memory ids and kinds.
 The group carries ``default_permissions(manage_messages=True)``, which only decides who *sees* it:
 server admins can open it to anyone. So every call goes to the moderation service with the caller as
 an ``Actor``, and the service checks the moderator capability again; a member who reaches the
-command gets its refusal, ephemeral. Everything here answers ephemerally.
+command gets its refusal, ephemeral. Everything here answers ephemerally. ``/memory list`` comes a
+page at a time (``paging``); its Previous / Next ask the service again as the member who pressed.
 
 Autocomplete lists the tenant's memories through the same service call (so a member's autocomplete
 is empty). Discord asks on every keystroke, and each service call counts against the member's
@@ -38,9 +39,10 @@ from adapters.discord.interactions import (
 from adapters.discord.paging import list_embed, nav_buttons, page_of
 from adapters.discord.review import REVIEW_PAGE, review_message
 from adapters.discord.translate import kind_label, status_label, t
+from bot import kinds
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
-from memory.models import Fact, Kind, Lang
+from memory.models import Fact, Lang
 
 __all__ = ["MemoryCommands", "MemoryPage", "fact_choices", "kind_choices", "memory_list_message"]
 
@@ -56,20 +58,26 @@ REASON = "Why (kept in the audit trail)"
 Member = discord.Member | discord.User
 
 
-def _kind(value: str | None, lang: Lang) -> Kind | None:
+def _kind(value: str | None, lang: Lang) -> str | None:
+    """A kind in any of its names (``bot.kinds``: agreement, consensus, 同意, …)."""
     if not value:
         return None
     try:
-        return Kind(value.strip().lower())
+        query = kinds.parse(value)
     except ValueError:
-        raise Refusal("bad_kind", kind=value, kinds=", ".join(k.value for k in Kind)) from None
+        raise Refusal("bad_kind", kind=value, kinds=", ".join(kinds.LABELS)) from None
+    # one ASCII name, so a page button's custom id can carry it ("同意" → "agreement")
+    if len(query.labels) == 1:
+        return next(iter(query.labels))
+    return "consensus" if query.labels == {"agreement", "refusal"} else value.strip().casefold()
 
 
 def kind_choices(current: str, lang: Lang) -> list[app_commands.Choice[str]]:
-    """The six kinds, labelled in the caller's language, filtered by what was typed."""
+    """The kinds as every surface names them (``bot.kinds``), labelled in the caller's language,
+    filtered by what was typed."""
     needle = current.strip().casefold()
-    return [app_commands.Choice(name=f"{k.value} · {kind_label(k, 'zh')}" if lang == "zh" else k.value, value=k.value)
-            for k in Kind if not needle or needle in k.value or needle in kind_label(k, "zh")]
+    return [app_commands.Choice(name=f"{k} · {kind_label(k, 'zh')}" if lang == "zh" else k, value=k)
+            for k in kinds.LABELS if not needle or needle in k or needle in kind_label(k, "zh")]
 
 
 def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_commands.Choice[str]]:
@@ -80,7 +88,7 @@ def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_comman
     hits.sort(key=lambda f: f.updated_at, reverse=True)
     choices = []
     for f in hits[:MAX_CHOICES]:
-        label = (f"{short_id(f)} · {kind_label(f.kind, lang)} · {f.subject_name or f.subject}: {f.value} "
+        label = (f"{short_id(f)} · {kind_label(f, lang)} · {f.subject_name or f.subject}: {f.value} "
                  f"({status_label(f.status, lang)})")
         choices.append(app_commands.Choice(name=" ".join(label.split())[:100], value=f.id))
     return choices
@@ -193,7 +201,7 @@ class MemoryCommands(commands.Cog):
         who = await self._start(interaction)
         wanted = _kind(kind, who.lang)
         content, embeds, view = await memory_list_message(self.heyan, who, member=str(member.id) if member else None,
-                                                          kind=wanted.value if wanted else None)
+                                                          kind=wanted)
         await answer(interaction, content, embeds=embeds, view=view)
 
     @memory.command(name="show", description="Show one memory in full")

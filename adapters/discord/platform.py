@@ -220,6 +220,8 @@ class DiscordPlatform:
     async def stop(self) -> None:
         bot, task = self.bot, self._task
         if bot is not None and not bot.is_closed():
+            for name in list(bot.cogs):  # their background work (the READY catch-up) ends first
+                await bot.remove_cog(name)
             await bot.close()
         if task is not None:
             if not task.done():

@@ -13,8 +13,9 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
+from bot import kinds
 from bot.models import Stage
-from memory.models import FactStatus, Kind, Lang
+from memory.models import Fact, FactStatus, Kind, Lang
 
 __all__ = ["HeyanTranslator", "kind_label", "permission_label", "stage_label", "status_label", "t"]
 
@@ -284,8 +285,13 @@ def permission_label(name: str, lang: Lang) -> str:
     return zh if lang == "zh" else en
 
 
-def kind_label(kind: Kind, lang: Lang) -> str:
-    return _KIND_ZH[kind] if lang == "zh" else kind.value
+def kind_label(kind: Kind | Fact | str, lang: Lang) -> str:
+    """A record's kind as every surface names it (``bot.kinds``): a Fact gives agreement/refusal/claim."""
+    if isinstance(kind, Fact):
+        return kinds.label_in(kinds.label(kind), lang)
+    if isinstance(kind, Kind):
+        return _KIND_ZH[kind] if lang == "zh" else kind.value
+    return kinds.label_in(kind, lang)
 
 
 def status_label(status: FactStatus, lang: Lang) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 
 from adapters.slack.render import escape
 from adapters.slack.texts import kind_label, status_label, t
+from bot import kinds
 from bot.actors import Actor
 from bot.moderation import ReviewPage
 from bot.reminders import format_when
@@ -186,7 +187,7 @@ def _concerns(actor: Actor, fact: Fact) -> bool:
 
 def _headline(fact: Fact, lang: Lang, zone: str) -> str:
     who = escape(fact.subject_name or fact.subject)
-    line = f"*{kind_label(fact.kind.value, lang)}* · {who} — {escape(fact.attribute)}: {escape(fact.value)}"
+    line = f"*{kind_label(kinds.label(fact), lang)}* · {who} — {escape(fact.attribute)}: {escape(fact.value)}"
     meta = [f"`{fact.id[:8]}`", status_label(fact.status.value, lang), fact.confidence.value]
     if fact.kind is Kind.COMMITMENT:
         meta.append(t("commitment.due", lang, when=format_when(fact.due_at, zone, lang)) if fact.due_at

@@ -44,12 +44,13 @@ from adapters.slack.invocation import Answer, Handler, Invocation
 from adapters.slack.mapping import mentioned_users, readable
 from adapters.slack.render import escape
 from adapters.slack.texts import t
+from bot import kinds
 from bot.actors import Actor, InvalidRequest, ModerationError
 from bot.limits import SlowDown
 from bot.outbox import Post, PostKind
 from bot.reminders import format_when
 from bot.richtext import Mention, RichText
-from memory.models import FactStatus, Kind, Lang, utcnow
+from memory.models import FactStatus, Lang, utcnow
 
 __all__ = ["Answer", "Invocation", "can_open_in", "open_dispute", "page", "register", "run"]
 
@@ -191,17 +192,17 @@ async def memory_list(inv: Invocation) -> Answer:
         low = word.lower()
         if mentioned_users(word):
             user = mentioned_users(word)[0]
-        elif low in {k.value for k in Kind}:
-            kind = Kind(low)
+        elif low in kinds.vocabulary():
+            kind = low
         elif low in {s.value for s in FactStatus}:
             status = FactStatus(low)
         elif low == "here":
             session = inv.channel
         else:
-            kinds, statuses = ", ".join(k.value for k in Kind), ", ".join(s.value for s in FactStatus)
-            raise InvalidRequest(f"I don't understand “{word}”: give @member, a kind ({kinds}), a status "
+            names, statuses = ", ".join(kinds.LABELS), ", ".join(s.value for s in FactStatus)
+            raise InvalidRequest(f"I don't understand “{word}”: give @member, a kind ({names}), a status "
                                  f"({statuses}) or here",
-                                 f"看不懂“{word}”：可以给出 @成员、类型（{kinds}）、状态（{statuses}）或 here")
+                                 f"看不懂“{word}”：可以给出 @成员、类型（{names}）、状态（{statuses}）或 here")
     facts = await inv.bridge.rt.moderation.memory_list(inv.actor, user=user, kind=kind, status=status,
                                                        session=session)
     if not facts:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -23,10 +22,9 @@ from slack_bolt.async_app import AsyncApp
 from adapters.slack.bridge import Bridge
 from adapters.slack.mapping import tenant_from
 from bot.actors import Actor
-from bot.audit import SYSTEM, AuditEntry
 from bot.departures import tenant_left
-from bot.sessions import DisputeState, SessionInfo
-from memory.models import Scope, utcnow
+from bot.session_deletion import conversation_deleted
+from bot.sessions import SessionInfo
 
 __all__ = ["channel_gone", "register"]
 
@@ -49,26 +47,17 @@ async def _close_channel(bridge: Bridge, tenant: str, channel: str) -> int:
 
 
 async def channel_gone(bridge: Bridge, tenant: str, channel: str) -> int:
-    """Forget every session of a deleted channel: memories, summaries, window, unsent posts.
+    """Forget every session of a deleted channel (the channel's own and its threads'): memories,
+    summaries, window, unsent posts, open disputes closed (``bot.session_deletion``, as on Discord).
     Returns how many records went."""
     rt = bridge.rt
     removed = 0
     for info in await rt.sessions.tenant_sessions(tenant):
         if not _of_channel(info, channel):
             continue
-        scope = Scope(tenant=tenant, session=info.session)
-        records = await rt.store.delete("facts", scope) + await rt.store.delete("summaries", scope)
-        messages = await rt.conversation.forget_session(scope)
-        posts = await rt.outbox.cancel(tenant, info.session)
-        state = DisputeState.CLOSED if info.is_open else info.state
-        await rt.sessions.put(replace(info, state=state, closed_at=info.closed_at or utcnow(),
-                                      close_reason=info.close_reason or "the Slack channel was deleted",
-                                      extra={**info.extra, "purged_at": utcnow().isoformat()}))
-        await rt.audit.record(AuditEntry(
-            tenant=tenant, actor_id=SYSTEM, actor_name="Heyan", action="memory.channel-deleted", target=info.session,
-            reason="the Slack channel was deleted", users=info.members,
-            after={"records": records, "messages": messages, "posts": posts}))
-        removed += records
+        gone = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions,
+                                          audit=rt.audit, outbox=rt.outbox, tenant=tenant, session=info.session)
+        removed += gone.records if gone is not None else 0
     log.info("Slack channel %s of %s was deleted: %d records forgotten", channel, tenant, removed)
     return removed
 

@@ -285,11 +285,9 @@ class OpenAIProvider:
         try:
             return _parse(schema, done.content)
         except ValidationError as exc:
-            raise ProviderError(
-                f"{task}: output still invalid after one repair (request {done.request_id}): "
-                f"{without_input(exc)}",
-                request_id=done.request_id,
-            ) from None
+            problem = f"{task}: output still invalid after one repair (request {done.request_id}): {without_input(exc)}"
+            log.warning("llm %s", problem)  # where and what, never the output: the job logs only the error's type
+            raise ProviderError(problem, request_id=done.request_id) from None
 
     # --- one request with retries -------------------------------------------------------------
     def _deadline(self) -> float:

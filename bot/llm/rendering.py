@@ -50,6 +50,15 @@ def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
     ]
     if fact.due_at:
         parts.append(f", due {prompts.format_time(fact.due_at, tz)}")
+    if fact.recipient or fact.recipient_name:
+        # whom "you" in the value means: the model must not tell it to someone else as "you"
+        recipient = people.get(fact.recipient) or fact.recipient_name or fact.recipient
+        parts.append(f", made to {json.dumps(recipient, ensure_ascii=False)}")
+    others = [s for s in fact.sources if s.author_id != fact.asserted_by]
+    if fact.kind.value == "consensus" and others:
+        proposer = people.get(others[0].author_id) or normalize(others[0].author_name) or others[0].author_id
+        parts.append(f", proposed by {json.dumps(proposer, ensure_ascii=False)}: "
+                     f"{json.dumps(others[0].quote, ensure_ascii=False)}")
     return " ".join(parts) + ")"
 
 

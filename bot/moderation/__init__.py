@@ -2,7 +2,8 @@
 
 Disputes (open, status, summary, close), memory review (list, show, edit, delete, confirm, reject,
 the review queue, a member's export, the audit trail), member self-service (what Heyan holds about
-me, correct it, erase me), commitments (list, done, snooze) and the community's settings. Console, Discord and Slack are thin
+me, correct it, erase me), commitments (list, done, snooze), the community's settings, and what a
+console needs beyond them (search, a member's records, the commitments board). Console, Discord and Slack are thin
 callers: they turn their caller into an ``Actor``, call one method, and render what comes back.
 
 Each method checks permission here: moderator actions need ``Capability.MODERATE``; a member sees
@@ -18,7 +19,8 @@ from bot.moderation.community import CommunitySettings
 from bot.moderation.digests import Digests
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
-from bot.moderation.records import MemberRecords
+from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, WeekTally
+from bot.moderation.records import PromiseRecords
 from bot.moderation.review import MemoryReview
 from bot.moderation.views import (
     ClosedDispute,
@@ -32,16 +34,19 @@ from bot.moderation.views import (
 __all__ = [
     "CardOutcome",
     "ClosedDispute",
+    "CommitmentBoard",
     "DisputeStatus",
     "ErasureRequest",
     "GroundView",
+    "MemberRecords",
     "ModerationService",
     "Recovered",
     "ReviewPage",
+    "WeekTally",
     "fact_view",
 ]
 
 
-class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, AgreementCards,
-                        MemberRecords, Digests, CommonGround):
+class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, Overview, AgreementCards,
+                        PromiseRecords, Digests, CommonGround):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

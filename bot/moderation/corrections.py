@@ -28,7 +28,7 @@ from bot.actors import Actor
 from bot.moderation.base import REVIEW_STATUSES
 from memory.models import RECALLABLE, Fact, FactStatus, Kind
 
-__all__ = ["CLOSED_TO_MEMBERS", "Role", "about_others", "correction_outcome", "correction_role"]
+__all__ = ["CLOSED_TO_MEMBERS", "Role", "about_others", "correction_outcome", "correction_role", "is_uuid"]
 
 #: Statuses a member's correction is refused on: the record is no longer current.
 CLOSED_TO_MEMBERS = frozenset({FactStatus.SUPERSEDED, FactStatus.CANCELLED, FactStatus.EXPIRED,

@@ -18,6 +18,7 @@ from bot.moderation.corrections import (
     is_uuid,
 )
 from bot.moderation.views import ErasureRequest
+from bot.offline.actions import reread_due
 from memory.models import (
     OPEN_COMMITMENT,
     Confidence,
@@ -70,18 +71,19 @@ class MemberSelfService(ModerationBase):
                 f"this memory is {found.status.value} and no longer recalled, so there is nothing to correct; "
                 "ask a moderator if it should be looked at again",
                 f"这条记忆的状态是 {found.status.value}，已不再被引用，无需更正；如需重新审核请联系管理员")
+        zone = (await self.tenants.get(actor.tenant)).timezone  # a new deadline in the words is read again
 
         def correction(cur: Fact) -> Fact:
             outcome = correction_outcome(role, cur)
             if role is Role.MODERATOR:
                 return self._new_version(cur, actor, value=value, status=outcome, confidence=Confidence.HIGH,
-                                         contested=())
+                                         contested=(), **reread_due(cur, value, zone))
             if role is Role.ASSERTER:
                 # their own word on their own statement is sure; on anything in review it is not
                 sure = cur.status not in REVIEW_STATUSES and not about_others(cur)
                 confidence = Confidence.HIGH if sure else cur.confidence
                 return self._new_version(cur, actor, value=value, asserted_by=actor.user_id, status=outcome,
-                                         confidence=confidence)
+                                         confidence=confidence, **reread_due(cur, value, zone))
             claim = HistoryEntry(version=cur.version, value=value, asserted_by=actor.user_id,
                                  status=FactStatus.DISPUTED, valid_from=utcnow(), valid_to=utcnow())
             return cur.model_copy(update={"status": outcome, "contested": (*cur.contested, claim)})

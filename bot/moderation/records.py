@@ -12,10 +12,10 @@ from bot.promises import PromiseRecord, promise_record
 from memory.models import Kind, Scope, utcnow
 from memory.ports import RecordFilter
 
-__all__ = ["MemberRecords"]
+__all__ = ["PromiseRecords"]
 
 
-class MemberRecords(ModerationBase):
+class PromiseRecords(ModerationBase):
     """A member's promise-keeping record."""
 
     async def promise_record(self, actor: Actor, user: str | None = None, *, now: datetime | None = None) -> PromiseRecord:

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot import kinds
 from bot.actors import Actor, InvalidRequest
 from bot.audit import AuditEntry
 from bot.lang import session_lang
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
 from bot.moderation.views import Recovered, ReviewPage, fact_view, outline
+from bot.offline.actions import reread_due
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import (
     Confidence,
@@ -28,14 +30,21 @@ class MemoryReview(ModerationBase):
     """Memory review: what moderators do with what Heyan remembers."""
 
     async def memory_list(
-        self, actor: Actor, *, user: str | None = None, kind: Kind | None = None,
+        self, actor: Actor, *, user: str | None = None, kind: Kind | str | None = None,
         status: FactStatus | None = None, session: str | None = None,
     ) -> list[Fact]:
+        """``kind``: a store kind, or any name of the kind vocabulary (``bot.kinds``: "agreement",
+        "consensus", "claim", "同意", …)."""
         await self._enter(actor)
         self._require(actor, "list memories", "查看记忆列表")
-        flt = RecordFilter(kinds=frozenset({kind.value}) if kind else frozenset(),
+        try:
+            query = kinds.parse(kind.value if isinstance(kind, Kind) else kind) if kind else None
+        except ValueError as exc:
+            raise InvalidRequest(str(exc), f"未知的类型 {kind}；可用的类型：{'、'.join(kinds.LABELS)}") from None
+        flt = RecordFilter(kinds=frozenset(k.value for k in query.stored) if query else frozenset(),
                            statuses=frozenset({status.value}) if status else frozenset())
-        return await self.memory.list_facts(Scope(tenant=actor.tenant, session=session, user=user), flt)
+        facts = await self.memory.list_facts(Scope(tenant=actor.tenant, session=session, user=user), flt)
+        return query.only(facts) if query else facts
 
     async def memory_show(self, actor: Actor, ref: str, *, session: str | None = None) -> Fact:
         """A moderator sees any memory of the tenant; a member, those that concern them (and, asked
@@ -63,12 +72,15 @@ class MemoryReview(ModerationBase):
             raise InvalidRequest("the new value is empty; write what the memory should say",
                                  "新内容为空；请写出这条记忆应有的内容")
         found = await self._find(actor, ref)
+        zone = (await self.tenants.get(actor.tenant)).timezone
 
         def edit(cur: Fact) -> Fact:
             if value == cur.value:
                 return cur
             status = FactStatus.ACTIVE if cur.status in REVIEW_STATUSES else cur.status
-            return self._new_version(cur, actor, value=value, status=status, confidence=Confidence.HIGH, contested=())
+            # a commitment's new words may name a new deadline: read it again (its follow-up moves too)
+            return self._new_version(cur, actor, value=value, status=status, confidence=Confidence.HIGH, contested=(),
+                                     **reread_due(cur, value, zone))
 
         fact, saved = await self._change(actor, found, edit)
         if saved is fact:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from bot.kinds import label as kind_label
 from bot.sessions import SessionInfo
 from memory.models import (
     Fact,
@@ -64,8 +65,9 @@ class Recovered:
 
 
 def fact_view(fact: Fact) -> dict[str, Any]:
-    """Every field of a fact as JSON-ready data (exports, `--json`)."""
-    return fact.model_dump(mode="json")
+    """Every field of a fact as JSON-ready data (exports, `--json`), its kind named as everywhere
+    else (``bot.kinds``: "agreement"/"refusal" for a consensus, "claim" for a reported event)."""
+    return fact.model_dump(mode="json") | {"kind": kind_label(fact)}
 
 
 def outline(fact: Fact) -> dict[str, Any]:

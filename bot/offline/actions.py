@@ -10,18 +10,26 @@ the action when the slot or a reply needs the action alone.
 from __future__ import annotations
 
 import re
+from datetime import UTC
+from typing import Any
 
-from bot.duetime import find_due_span
+from bot.duetime import find_due_span, resolve_due
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
+from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
+from bot.zones import zone_or_utc
+from memory.models import Fact, Kind
 
-__all__ = ["is_commitment", "is_standing", "promised_action", "split_due", "strip_head"]
+__all__ = ["is_commitment", "is_standing", "promised_action", "reread_due", "split_due", "standing_promise",
+           "strip_head"]
 
 # Words before a Chinese cue that make the sentence an opinion, not a promise ("我觉得会下雨").
 _ZH_OPINION = re.compile(r"觉得|认为|想|猜|怕|估计|以为|知道|希望|要求|说|听|看|记得|发现")
 # A Chinese deadline that opens an action: "周五前把钱还你", "明天之前给你答复".
 _ZH_DEADLINE_FIRST = re.compile(r"^(?:我们?)?(?P<due>[^，,。]{1,12}?(?:之前|以前|前|之内|以内|内))(?=[\u4e00-\u9fff])")
 # "I can …" / "我可以…" promise only with a time marker.
+_ZH_TAKEN = re.compile(r"交给我了|我全?包了|算我的了|包在我身上了")
+_ZH_DEADLINE_WORD = re.compile(r"(?:之前|以前|前|之内|以内|内)(?![面后天])")
 _EN_CAN = re.compile(r"^(?:i|we)\s+can\s+|^我们?可以", re.IGNORECASE)
 _EN_NEG_HEAD = re.compile(
     r"^(?:i|we)\s*(?:won'?t|will\s+not|(?:'ll|’ll|\s+will)\s+never|\s+(?:promise|swear)\s+(?:not\s+to|never\s+to"
@@ -34,19 +42,27 @@ _ZH_PURE_CUES = frozenset({"保证", "答应", "承诺", "发誓", "一定", "�
                            "负责", "来", "先来"})
 _SPACE_NEAR_CJK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])\s+|\s+(?=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])")
 _LEAD_TAG = re.compile(r"^promise\s+(?:to\s+)?(?=\S)", re.IGNORECASE)  # "Promise I'll …", "promise to …"
+# A standing promise in Chinese, its 以后 already read as a leading time: "以后我十点以后不放音乐了".
+_ZH_STANDING_FIRST = re.compile(r"^我们?[^，,。你他她]{0,10}?(?:不|别|会|都|先|一定|按时|准时)(?!是|知道|行|对|清楚|确定)")
 _TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定|我保证)\W*$", re.IGNORECASE)
 
 
-def is_commitment(core: str, *, hedged: bool, promised: bool = False) -> bool:
+def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:
     """Does the clause (openers stripped: ``clauses.core``) promise something?
 
     ``promised`` is true when its sentence carries a promise tag ("…, I promise"): then any action
     counts, even one without a subject ("no music after 11pm"). A hedged clause never promises.
+    ``due``: the clause's due-time words, maybe before the part ``core`` keeps ("周日我送你去机场",
+    "下周一之前我把押金退了": a final 了 after a deadline says done-by, not done already).
     """
     if hedged or not core:
         return False
     if promised:
         return True
+    part = promise_part(core)
+    if part != core:  # "As the admin I'll …", "Log the bug and I'll …", "发票我来开"
+        return is_commitment(part, hedged=hedged, due=due) or (
+            is_indirect_promise(core, timed=bool(due)) and not _past(core, due))
     if lx.NEG_COMMIT.search(core):
         return True
     if m := lx.COMMIT_EN.match(core):
@@ -56,12 +72,34 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False) -> bool:
         return bool(lx.STANDING.search(core) or find_due_span(core))
     if m := lx.ZH_COMMIT_HEAD.match(core):
         return not _ZH_OPINION.search(m.group("pre"))
-    if lx.PAST.search(core) or lx.DEMAND.search(core):
+    if is_indirect_promise(core, timed=bool(due)) and not _past(core, due):
+        return True  # "let me handle it", "the pizza is on me", "包在我身上", "我明天给你答复"
+    if _past(core, due) or lx.DEMAND.search(core):
         return False  # done already ("我已经把钱转给你了"), or asked of the other ("我要求你周五前交")
     if lx.COMMIT_ZH.match(core):
         return True
     # "我周五之前给你答复": a first-person deadline before an action
     return bool(core.startswith("我") and _ZH_DEADLINE_FIRST.match(core) and find_due_span(core))
+
+
+def _past(core: str, due: str = "") -> bool:
+    """Done already ("我已经把钱转给你了", "昨天我把钥匙还给他"); a final 了 after a deadline is not
+    past but done-by ("下周一之前我把押金退了", "这周的值日我包了")."""
+    m = lx.PAST.search(core)
+    if m is None:
+        return False
+    if m.group().startswith("了") and (_ZH_DEADLINE_WORD.search(due) or _ZH_DEADLINE_WORD.search(core)
+                                       or _ZH_TAKEN.search(core)):
+        return bool(lx.PAST.search(core[: m.start()]))
+    return True
+
+
+def standing_promise(text: str, core: str) -> bool:
+    """ "以后我十点以后不放音乐了", "下次我先问你": a first-person rule for the future, after 以后/下次."""
+    if not re.match(r"^\W*(?:以后|今后|从今以后|从今天起|从现在起|下次|下回)", text):
+        return False
+    at = core.find("我")  # "下次借你的车我先问你": the rule may come after what it is about
+    return 0 <= at <= 12 and bool(_ZH_STANDING_FIRST.match(core[at:]))
 
 
 def is_standing(text: str) -> bool:
@@ -70,8 +108,12 @@ def is_standing(text: str) -> bool:
 
 
 def strip_head(core: str) -> str:
-    """The promised action: the clause without "我会"/"I'll"/"I promise to" (negations kept)."""
-    core = _LEAD_TAG.sub("", _TAIL_TAG.sub("", core))
+    """The promised action: the clause without "我会"/"I'll"/"I promise to" (negations kept), without
+    a lead phrase or a request before the promise, an indirect form read as its action
+    ("let me handle the booking" → "handle the booking")."""
+    core = promise_part(lx.LEAD_PROMISE_TAG.sub("", _LEAD_TAG.sub("", _TAIL_TAG.sub("", core))))
+    if (indirect := indirect_action(core)) is not None:
+        return clean(indirect)
     if m := _EN_NEG_HEAD.match(core):
         negation = "never" if "never" in m.group().lower() else "not"
         return clean(f"{negation} {core[m.end() :]}")
@@ -101,6 +143,29 @@ def split_due(action: str) -> tuple[str, str]:
         return clean(action), ""
     rest = _SPACE_NEAR_CJK.sub("", (action[: span[0]] + " " + action[span[1] :]).strip())
     return clean(rest.strip(" ,，")), clean(action[span[0] : span[1]])
+
+
+def reread_due(fact: Fact, value: str, zone: str) -> dict[str, Any]:
+    """The due-time fields of ``fact`` once its text becomes ``value`` (a moderator's edit, a member's
+    correction): the deadline the new words name, read from when the promise was said, in the zone
+    its due time was read in (else ``zone``); none when the words that named one are gone; kept when
+    it never came from the words (a snooze). A new due time clears ``reminders_sent``, so the new
+    version gets its follow-up. ``{}`` when nothing changes (or ``fact`` is no commitment)."""
+    if fact.kind is not Kind.COMMITMENT:
+        return {}
+    said = fact.sources[0].ts if fact.sources else fact.valid_from
+    clock = fact.due_at.tzinfo if fact.due_at is not None and fact.due_at.tzinfo is not None else zone_or_utc(zone)
+    if is_standing(value):
+        due = None
+    elif (found := resolve_due(value, said if said.tzinfo else said.replace(tzinfo=UTC), clock)) is not None:
+        due = found
+    elif find_due_span(fact.value) is not None:
+        due = None  # the deadline words were taken out
+    else:
+        return {}
+    if due == fact.due_at:
+        return {}
+    return {"due_at": due, "reminders_sent": ()}
 
 
 def promised_action(value: str) -> str:

@@ -20,7 +20,6 @@ from bot.llm.base import ReplyRequest
 from bot.names import NameBook
 from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, Ask, Question, stem
 from bot.offline.templates import cite_fact, content, format_date, join_items, promise_item, said_on
-from bot.zones import zone_label
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
 __all__ = ["MAX_ITEMS", "NO_RECORD", "answer"]
@@ -100,6 +99,11 @@ class _Ctx:
     def tz(self) -> str:
         return self.request.timezone
 
+    @property
+    def reader(self) -> str:
+        """Who asks: the one a promise's "you" stays "you" for, when it was made to them."""
+        return self.request.turn.author_id
+
 
 def answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> str:
     """The answer to ``q`` from what ``request`` holds, in ``lang``."""
@@ -139,18 +143,15 @@ def _promises(q: Question, ctx: _Ctx, facts: Sequence[Fact], *, hidden: int = 0)
     sentences = []
     for (subject, day), group in groups.items():
         who = ctx.names.name(subject, group[0].subject_name)
-        items = [promise_item(f, ctx.now, ctx.tz, ctx.lang, with_day=False) for f in group]
+        items = [promise_item(f, ctx.now, ctx.tz, ctx.lang, with_day=False, reader=ctx.reader, names=ctx.names)
+                 for f in group]
         if ctx.lang == "zh":
             sentences.append(f"{day}，{who}答应" + "，并且".join(items))
         else:
             sentences.append(f"On {day}, {who} promised " + " and ".join(items))
     sentences = sentences[:1] + [re.sub(r"^On ", "on ", x) for x in sentences[1:]]
     text = join_items(sentences, ctx.lang, more=max(0, more))
-    text += "。" if ctx.lang == "zh" else "."
-    if any(f.due_at for f in shown):
-        zone = zone_label(ctx.tz)
-        text += f"（时间按{zone}）" if ctx.lang == "zh" else f" (Times in {zone}.)"
-    return text
+    return text + ("。" if ctx.lang == "zh" else ".")  # each time names its zone (bot.clock)
 
 
 def _to_recipient(q: Question, ctx: _Ctx, facts: list[Fact]) -> list[Fact]:
@@ -191,7 +192,7 @@ def _ask_open(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, overdue_only: boo
 def _cited(q: Question, ctx: _Ctx, facts: Sequence[Fact]) -> str:
     if not facts:
         return NO_RECORD[ctx.lang]
-    lines = [cite_fact(f, ctx.names, ctx.tz, ctx.lang, ctx.now) for f in facts[:MAX_ITEMS]]
+    lines = [cite_fact(f, ctx.names, ctx.tz, ctx.lang, ctx.now, reader=ctx.reader) for f in facts[:MAX_ITEMS]]
     lines = lines[:1] + [re.sub(r"^On ", "on ", line) for line in lines[1:]]  # one sentence: "…; on 4 Nov, …"
     end = "。" if ctx.lang == "zh" else "."
     return join_items(lines, ctx.lang, more=len(facts) - MAX_ITEMS) + end
@@ -201,8 +202,18 @@ def _latest_first(facts: Sequence[Fact]) -> list[Fact]:
     return sorted(facts, key=said_on, reverse=True)
 
 
+def _parties(facts: Sequence[Fact]) -> list[Fact]:
+    """Agreements with every party as a subject: one that Bob proposed and Ann agreed to answers
+    "what did Bob agree to?" as well as "what did Ann agree to?"."""
+    return [f.model_copy(update={"subject": party}) for f in facts
+            for party in dict.fromkeys((f.subject, *(s.author_id for s in f.sources)))]
+
+
 def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
-    agreed = _by(q, _latest_first([f for f in pool if f.kind is Kind.CONSENSUS and f.attribute not in ("refuses", "拒绝")]))
+    consensus = [f for f in pool if f.kind is Kind.CONSENSUS and f.attribute not in ("refuses", "拒绝")]
+    found = _by(q, _parties(consensus)) if q.people else _by(q, consensus)
+    ids = {f.id for f in found}
+    agreed = _latest_first([f for f in consensus if f.id in ids])
     if agreed:
         return _cited(q, ctx, agreed)
     promised = sorted(_by(q, [f for f in pool if f.kind is Kind.COMMITMENT]), key=_promise_order(ctx.now))

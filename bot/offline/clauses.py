@@ -36,7 +36,7 @@ _SOFT = re.compile(
 # Discourse openers stripped before anchored patterns look for the subject.
 _FILLER = re.compile(
     r"^(?:(?:@\S+|<@!?\w+>|和言|heyan\b|但是|但|不过|所以|而且|然后|其实|反正|那么|那|嗯|哦|唉|好吧|好的|好|行|抱歉"
-    r"|对不起|不好意思|放心吧?|说实话|(?:备注|说明|补充|提醒一下|请记住|记住)[:：]"
+    r"|对不起|不好意思|这样吧|收到|知道了|明白了?|了解|放心吧?|你放心|请放心|可以(?=[，,])|没问题(?=[，,])|说实话|(?:备注|说明|补充|提醒一下|请记住|记住)[:：]"
     r"|(?:note|nb|ps|p\.s\.|fyi|update|reminder|for\s+the\s+record)\s*[:：]"
     r"|(?:please\s+)?(?:remember|note|record|keep\s+in\s+mind)\s+(?:that\s+)?(?=(?:i|we)(?:\b|'|’))"
     r"|(?:ok|okay|well|but|and|so|also|then|actually|honestly|look|listen|fine|alright|sorry|yes|yeah|sure"

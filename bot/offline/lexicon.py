@@ -29,6 +29,7 @@ __all__ = [
     "FIRST_PERSON",
     "HEDGE",
     "LEADING_TIME",
+    "LEAD_PROMISE_TAG",
     "NEGATION_BEFORE",
     "NEG_COMMIT",
     "NOT_A_PROMISE",
@@ -77,7 +78,7 @@ EMOTIONS: tuple[Emotion, ...] = (
     _emotion("受够了", "fed up", "angry", "受够了?|忍无可忍", "fed up|sick of|had enough|sick and tired|tired of"),
     _emotion("委屈", "hurt", "hurt", "委屈|受伤|心寒|被冒犯|不被尊重", "hurt|wronged|disrespected|insulted"),
     _emotion("失望", "disappointed", "hurt", "失望|寒心", "disappointed|let down"),
-    _emotion("难过", "sad", "hurt", "难过|伤心|心痛", "sad|heartbroken|upset and sad"),
+    _emotion("难过", "sad", "hurt", "难过|伤心|心痛", "sad|heartbroken|upset and sad|gutted|devastated|miserable|crushed"),
     _emotion("焦虑", "anxious", "anxious", "焦虑|着急|紧张|压力很大|压力好大", "anxious|stressed|nervous|panicking"),
     _emotion("担心", "worried", "anxious", "担心|担忧|害怕", "worried|concerned|scared|afraid"),
     _emotion(
@@ -87,6 +88,8 @@ EMOTIONS: tuple[Emotion, ...] = (
     # "麻烦" is "trouble"/"could you please", not annoyance
     _emotion("烦", "annoyed", "upset", "(?<!麻)烦(?!请)", "annoyed|annoying|irritated"),
     _emotion("被忽视", "ignored", "upset", "被忽视|被无视|没人理", "ignored|invisible|left out"),
+    _emotion("不满", "dissatisfied", "upset", "不满意?|很有意见",
+             r"dissatisfied|unsatisfied|not\s+(?:at\s+all\s+)?(?:happy|satisfied|pleased)"),
     _emotion("不开心", "upset", "upset", "不开心|不高兴|不爽", "upset|unhappy"),
 )
 
@@ -100,7 +103,8 @@ HEDGE = re.compile(
     r"可能|也许|大概|或许|说不定|应该会|尽量|试试|试着|看看|考虑|不一定|不确定|不知道|争取|不敢保证|有空的话"
     r"|如果可以|如果有时间|再说吧|再看吧"
     r"|\b(?:maybe|might|perhaps|probably|possibly|i think i|i guess|i suppose|not sure|i don'?t know|i dunno"
-    r"|try to|i'?ll try|will try|i'?ll see|we'?ll see|see if i can|hopefully|i hope to|could|consider"
+    r"|try to|i'?ll try|will try|i'?ll see|we'?ll see|see if i can|hopefully|i hope to|could"
+    r"|consider(?!\s+(?:it|this|that|the\s+\w+(?:\s+\w+)?)\s+(?:done|handled|sorted))"
     r"|think about|no promises|can'?t promise|if i (?:can|have time|get (?:a|the) chance)|if possible)\b",
     _I,
 )
@@ -139,7 +143,7 @@ CAN_NOT_PROMISE = re.compile(r"^(?:i|we)\s+can\s+(?:see|hear|understand|imagine|
 
 #: Chinese promise heads after the subject (我/我们, at most a few characters before the cue).
 ZH_COMMIT_HEAD = re.compile(
-    r"^(?:我们?|咱们?)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
+    r"^(?:我们?|咱们?)(?!妈|爸|哥|姐|弟|妹|家|老婆|老公|男朋友|女朋友|朋友|同事|室友|老板|儿|孩)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
     r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|会(?!议|面|员|长|计|儿)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
     r"|先来|来(?=吧?$)|来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
     r"|去(?=[找跟和把给交付还买修换打清洗搬收退])"
@@ -179,9 +183,17 @@ PROMISE_TAG = re.compile(
     _I,
 )
 
+#: A promise tag that opens its clause: "You have my word, the noise stops at 10", "我保证，…".
+LEAD_PROMISE_TAG = re.compile(
+    r"^(?:you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word|(?:i\s+)?promise(?:\s+you)?|i\s+swear|trust\s+me"
+    r"|我保证|我发誓|我向你保证|说到做到)\s*[,，:：!！]+\s*(?=\S)",
+    _I,
+)
+
 #: Taking something on ("leave it to me", "交给我"): binds the promise next to it like a tag.
 DELEGATE = re.compile(
-    r"^(?:leave\s+it\s+(?:to|with)\s+me|count\s+on\s+me|consider\s+it\s+done|i'?m\s+on\s+it"
+    r"^(?:(?:just\s+)?leave\s+(?:it|this|that|them|the\s+[^,.;!?]{1,50}?)\s+(?:to|with)\s+me|count\s+on\s+me"
+    r"|consider\s+(?:it|this|that)\s+done|i'?m\s+on\s+it"
     r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
     _I,
 )
@@ -190,7 +202,10 @@ DELEGATE = re.compile(
 REQUEST_QUESTION = re.compile(
     r"^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:please|kindly)\b|^please\b|\bplease\s+(?:stop|give|pay|send"
     r"|return|move|clean)\b"
-    r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)把|^(?:能不能|可不可以)请你|^麻烦你",
+    r"|^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:stop|not|quit)\b|^would\s+you\s+mind\b"
+    r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)(?:把|别|不要|少|小点)|^(?:能不能|可不可以)请你|^麻烦你"
+    r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)|^[^，,。你我]{0,6}?能(?:不能)?(?:别|不要)"
+    r"|^[^，,。你我]{0,6}?(?:能|可以|能不能)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我",
     _I,
 )
 
@@ -206,8 +221,11 @@ LEADING_TIME = re.compile(
 
 #: Demands: what the speaker wants from the other side.
 DEMAND = re.compile(
-    r"^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要|需要|坚持|只要|只想|想让|想请)"
-    r"|必须|请你|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能|能不能请你"
+    r"^希望你(?!好|开心|早日|身体|一切|顺利)|^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要(?!不要)|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
+    r"|想让|想请)"
+    r"|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
+    r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)"
+    r"|^[^，,。我你他她]{0,10}?(?:之前|以前|前)?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)"
     r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
     r"|^i(?:'d|’d| would)?\s+(?:just\s+|really\s+|only\s+|still\s+)?(?:want|demand|expect|insist|would\s+like|'d\s+like|like\s+you\s+to|need\s+you\b"
     r"|need\s+(?:a|an|the|my|our|some|it|this|that|him|her|them)\b|ask\s+(?:you\s+)?(?:for|that|to))\b"
@@ -217,10 +235,12 @@ DEMAND = re.compile(
 
 #: Agreement with what was proposed. Checked after REFUSE, which holds the negated forms.
 AGREE = re.compile(
-    r"同意|就这么办|就这样吧|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
+    r"同意|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|\bagreed\b|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
-    r"|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
+    r"|^(?:好|行|可以|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"
+    r"|\bi'?m\s+(?:good|cool|fine|ok|okay)\s+with\b|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
+    r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
     _I,
 )
 
@@ -229,14 +249,18 @@ ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|�
 
 #: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(
-    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让)"
+    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
+    r"|出|做|去|换|签|交|借)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
     r"|门都没有|想都别想"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
     r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b|\bi\s+won'?t\b|\bi\s+will\s+not\b"
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
+    r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
     r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to|doing|giving|apologi[sz]ing|moving)\b)"
-    r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b",
+    r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b|^(?:absolutely|certainly|definitely|of\s+course)\s+not\b"
+    r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+lie)\b)"
+    r"\w+ing\b",
     _I,
 )
 
@@ -265,7 +289,8 @@ NEG_COMMIT = re.compile(
     r"\b(?:again|anymore|any\s+more|ever)\b"
     r"|^(?:i|we)\s+(?:promise|swear)\s+(?:not\s+to|never\s+to|i\s+won'?t|i'?ll\s+never|we\s+won'?t)\b"
     r"|^(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\s+again\b"
-    r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)",
+    r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)"
+    r"|^我们?(?:以后|今后|从今以后|再也)不(?!是|知道|行|对|清楚|确定|喜欢)",
     _I,
 )
 

@@ -116,7 +116,8 @@ def _other(request: ReplyRequest, names: NameBook) -> str | None:
 def _noted(request: ReplyRequest, name: str, lang: Lang) -> tuple[str, str]:
     """An acknowledgement of a promise in the turn, and what the turn agrees to (for confirming)."""
     turn = request.turn
-    found = extract_rules(ExtractionRequest("reply", "reply", [turn], lang=lang, timezone=request.timezone))
+    context = [u for u in request.window if u.message_id != turn.message_id][-6:]
+    found = extract_rules(ExtractionRequest("reply", "reply", [turn], context, lang=lang, timezone=request.timezone))
     agreed = next((c.value for c in found if c.kind is Kind.CONSENSUS and c.attribute in ("agrees to", "同意")), "")
     promise = next((c for c in found if c.kind is Kind.COMMITMENT), None)
     if promise is None:
@@ -126,6 +127,8 @@ def _noted(request: ReplyRequest, name: str, lang: Lang) -> tuple[str, str]:
     if lang == "zh":
         return f"记下了，{name}：{f'在{due}前' if due else ''}{action}。" + ("到时我会跟进。" if due else ""), agreed
     by = f" by {due}" if due else ""
+    # the turn's own "you" is whoever it was said to, not the speaker Heyan answers: "them" here
+    action = re.sub(r"\byour\b", "their", re.sub(r"\byou\b", "them", action))
     action = re.sub(r"\bmyself\b", "yourself", re.sub(r"\bmy\b", "your", action))
     if action.startswith("not "):
         will = f"you won't {action[4:]}"

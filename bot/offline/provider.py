@@ -18,6 +18,7 @@ from bot.offline.answers import answer
 from bot.offline.phrasing import mediate
 from bot.offline.questions import read_question
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
+from bot.offline.smalltalk import small_talk
 from bot.offline.templates import is_structured, parse_summary, render_summary
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind, Lang, Summary
@@ -86,15 +87,19 @@ class OfflineProvider:
         return Classification(emotion=emotion, intent=_intent(text, emotion), intensity=round(intensity, 2))
 
     async def reply(self, request: ReplyRequest) -> str:
-        """An answer when the turn asks about the record (``answers``), else a stage-appropriate
-        mediation reply (``phrasing``) — in the asker's language, naming each person by their latest
-        name."""
+        """A greeting or an out-of-scope question gets what Heyan can do (``smalltalk``); a question
+        about the record its answer (``answers``); anything else a stage-appropriate mediation reply
+        (``phrasing``) — in the asker's language, naming each person by their latest name."""
         lang = turn_lang(request.turn.text, default=request.lang)
         names = NameBook.of([*request.facts, *request.open_commitments], [*request.window, request.turn],
                             request.participants)
-        question = read_question(request.turn.text, request.turn.author_id, names.aliases())
+        asker = request.turn.author_id
+        question = read_question(request.turn.text, asker, names.aliases())
         if question is not None:
             return answer(question, request, names, lang)
+        chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)
+        if chat is not None:  # "hi", "what's the weather?": what Heyan is for, not a mediation line
+            return chat
         return mediate(request, names, lang)
 
     async def summarize(self, turns: Sequence[Utterance], previous: Summary | None, lang: Lang) -> str:

@@ -38,8 +38,9 @@ from datetime import UTC, datetime
 from bot.duetime import find_due_span, resolve_due
 from bot.lang import detect_lang
 from bot.offline import lexicon as lx
-from bot.offline.actions import is_commitment, is_standing, split_due, strip_head
-from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses, split_sentences
+from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
+from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
+from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
 from bot.offline.slots import slot_of
 from bot.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
@@ -74,12 +75,8 @@ _OTHER_VERB = re.compile(
 _NOT_NAMES = frozenset(
     ["My", "The", "Our", "Your", "He", "She", "They", "You", "I", "We", "It", "This", "That", "There", "Here", "Today", "Yesterday", "Tomorrow", "Tonight", "Everyone", "Nobody", "Somebody", "Someone", "Everybody", "Honestly", "Sorry", "Yes", "No", "Well", "Then", "Also", "Maybe", "Please", "Thanks"]
 )
-_PROPOSAL_CUE = re.compile(
-    r"^(?:那么?|要不然?|不如|我建议|我提议|how about|what if|why don'?t we|let'?s|let us|i suggest(?: that)?"
-    r"|i propose(?: that)?)[\s,，]*",
-    re.IGNORECASE,
-)
-_PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:怎么样|好不好|行不行|可以吗|好吗|如何|行吗)$")
+#: Messages of others an answer may reach back to for what it answers ("deal" after two more lines).
+_LOOK_BACK = 3
 _DEMAND_LEAD = re.compile(r"^(?:to|that|you to|for|on)\s+", re.IGNORECASE)
 _ANSWER_LEAD = re.compile(r"^(?:(?:to|with|that|i'm|i am|i'll|i will|i|going\s+to)\s+|for\s+me[\s,，]*)+", re.IGNORECASE)
 # Words that only point back at the proposal: "I reject that proposal", "我不同意这个方案".
@@ -210,7 +207,10 @@ class _Turn:
         text = self.text[sentence[0].start : sentence[-1].end]
         body = core(text)
         if lx.REFUSING_QUESTION.search(body):
-            value, extra = self.answer_to(lx.REFUSING_QUESTION.split(body, maxsplit=1)[-1])
+            answered = self.answer_to(lx.REFUSING_QUESTION.split(body, maxsplit=1)[-1], strong=True)
+            if answered is None:
+                return []
+            value, extra = answered
             return [self.fact(Kind.CONSENSUS, self.attr["refuses"], value, text, extra=extra)]
         if m := lx.REQUEST_QUESTION.search(body):
             value = re.sub(r"^(?:please\s+|kindly\s+)", "", body[m.end() :].strip(" ,，"), flags=re.IGNORECASE)
@@ -221,6 +221,7 @@ class _Turn:
     def clause(self, text: str, quote: str, *, alone: bool, promised: bool) -> list[CandidateFact]:
         text = text[:MAX_CLAUSE_CHARS]
         body = core(text)
+        promised = promised or bool(lx.LEAD_PROMISE_TAG.match(body))  # "You have my word, …"
         hedged = bool(lx.HEDGE.search(text))
         confidence = Confidence.LOW if hedged else Confidence.HIGH
         out: list[CandidateFact] = []
@@ -235,14 +236,22 @@ class _Turn:
         if lx.NEG_COMMIT.search(body) and not hedged:
             out.append(self.commitment(text, body, quote))
         elif m := lx.REFUSE.search(text):
-            value, extra = self.answer_to(text[m.end() :])
-            out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], value, quote,
-                                 confidence=confidence, extra=extra))
+            # a refusal answers a proposal or an offer; "forget it" before the speaker's own promise is
+            # dropped with the other bare answers (_without_bare_answers)
+            dismissive = _dismissive(text)
+            if (answered := self.answer_to(text[m.end() :], strong=True, weak=bool(dismissive))) is not None:
+                value, extra = answered
+                out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], value, quote,
+                                     confidence=confidence, extra=extra | dismissive))
         elif (m := lx.AGREE.search(text)) or (alone and lx.ACK.match(text)):
-            value, extra = self.answer_to(text[m.end() :] if m else "")
-            out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote,
-                                 confidence=confidence, extra=extra))
-        elif is_commitment(body, hedged=hedged, promised=promised) and not _only_feeling(body):
+            # a bare "OK"/"好的" answers a proposal, not an offer; "deal"/"一言为定" answers either
+            strong = m is not None and not WEAK.match(m.group())
+            if (answered := self.answer_to(text[m.end() :] if m else "", strong=strong, weak=not strong)) is not None:
+                value, extra = answered
+                out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote,
+                                     confidence=confidence, extra=extra))
+        elif (is_commitment(body, hedged=hedged, promised=promised, due=_due_words(text))
+              or (not hedged and standing_promise(text, body))) and not _only_feeling(body):
             out.append(self.commitment(text, body, quote))
         elif m := lx.DEMAND.search(body):
             value = body[m.end() :].strip(" ,，:：") if len(body) - m.end() >= 2 else body
@@ -293,20 +302,26 @@ class _Turn:
         bare, _ = split_due(action)
         return self.fact(Kind.COMMITMENT, bare or action, action, quote, due_at=due_at)
 
-    def answer_to(self, remainder: str) -> tuple[str, dict[str, str]]:
-        """What an agreement or refusal is about: its own words when it has some, else the proposal."""
+    def answer_to(self, remainder: str, *, strong: bool, weak: bool = False) -> tuple[str, dict[str, str]] | None:
+        """What an agreement or refusal is about: its own words when it has some (citing the proposal it
+        answers when they share words), else the proposal or offer of the latest other speaker —
+        ``strong`` answers ("deal", "no") take an offer too, a bare "OK" only a proposal; a ``weak`` one
+        ("OK", "好的", "forget it") answers only the message just before it. None when a bare answer
+        answers nothing (``bot.offline.proposals``)."""
         said = clean(remainder.strip(" ,，:："))
         own = clean(_ANSWER_LEAD.sub("", said))
         pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) for t in (said, own))
+        others = [u for u in reversed(self.history) if u.author_id != self.turn.author_id][:_LOOK_BACK]
+        proposals = [p for p in map(proposal_of, others[:1] if weak else others) if p is not None]
+        proposal = next((p for p in proposals if strong or p.kind == "proposal"), None)
         if not pointer and (len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2)):
-            return own, {}
-        for previous in reversed(self.history):
-            if previous.author_id != self.turn.author_id:
-                return _proposal(previous), {
-                    "proposal_message_id": previous.message_id,
-                    "proposed_by": previous.author_id,
-                    "bare": "yes",
-                }
+            linked = proposal is not None and proposal.kind == "proposal" and shares_content(own, proposal.value)
+            return own, (proposal.extra() if linked and proposal is not None else {})
+        if proposal is not None:
+            return proposal.value, proposal.extra() | {"bare": "yes"}
+        if others or weak:
+            return None  # an "OK" or "deal" that answers nothing said to the speaker
+        # nothing before it to read (the first message we hold): an explicit stance is still the speaker's
         return ("" if pointer else own), {"bare": "yes"}
 
 
@@ -333,34 +348,36 @@ def _tagged(rest: Sequence[Clause], tag: Clause) -> Clause | None:
 def _without_bare_answers(found: list[list[CandidateFact]]) -> list[list[CandidateFact]]:
     """ "No way, I'm not paying for a new couch": the bare "no way" and the refusal that follows it
     are one refusal. A clause whose only fact is an answer without words of its own (its value was
-    taken from the proposal) is dropped when the next clause gives the same answer in words."""
+    taken from the proposal) is dropped when the next clause gives the same answer in words, and a
+    dismissive one ("forget it", "算了") when the speaker goes on to say something of their own."""
     kept: list[list[CandidateFact]] = []
     for i, facts in enumerate(found):
         nxt = found[i + 1] if i + 1 < len(found) else []
         bare = len(facts) == 1 and facts[0].kind is Kind.CONSENSUS and facts[0].extra.get("bare") == "yes"
         if bare and any(f.kind is Kind.CONSENSUS and f.attribute == facts[0].attribute for f in nxt):
             continue
+        later = [f for group in found[i + 1 :] for f in group]
+        if bare and facts[0].extra.get("dismissive") and any(f.kind is not Kind.EMOTION for f in later):
+            continue  # "Forget it, I'll do it myself": the speaker's own promise, no refusal
         kept.append(facts)
     return kept
+
+
+def _dismissive(text: str) -> dict[str, str]:
+    return {"dismissive": "yes"} if DISMISSIVE.match(clean(text)) else {}
+
+
+def _due_words(text: str) -> str:
+    """The clause's due-time words, which ``core`` may have taken off its front ("周日我送你…",
+    "下周一之前我把押金退了"); "" when it names none."""
+    span = find_due_span(text)
+    return text[span[0] : span[1]] if span is not None else ""
 
 
 def _only_feeling(body: str) -> bool:
     """ "我会很生气" / "I'll be so angry": a feeling in the future tense, not a promise."""
     action = strip_head(body)
     return bool(lx.find_emotions(action)) and (len(action) <= 8 or action.lower().startswith(("be ", "feel ", "get ")))
-
-
-def _proposal(utterance: Utterance) -> str:
-    """The sentence of a previous message that carries its proposal (or demand), else its last one."""
-    sentences = split_sentences(utterance.text[:MAX_MESSAGE_CHARS]) or [Clause(utterance.text, 0, len(utterance.text))]
-    chosen = sentences[-1]
-    for pattern in (lx.PROPOSAL, lx.DEMAND, lx.COMMIT_EN, lx.COMMIT_ZH):
-        found = next((s for s in reversed(sentences) if pattern.search(core(s.text))), None)
-        if found is not None:
-            chosen = found
-            break
-    text = _PROPOSAL_TAIL.sub("", _PROPOSAL_CUE.sub("", chosen.text)) or chosen.text
-    return clean(text)
 
 
 def _valid_zone(name: str) -> str:

@@ -3,7 +3,9 @@
 Replies are language-pure: every word of a template is in the reply's language (the asker's); a
 remembered value in the other language is quoted as said (“send Mike the logo files”) rather than
 glued into the sentence; emotions are translated through the lexicon ("worried" → 担心); names are
-kept as written and each person has one name (``bot.names``). Dates are shown in the tenant's zone.
+kept as written and each person has one name (``bot.names``). Times are shown with their zone, in
+the asker's zone when known, else the tenant's (``bot.clock``); a promise's "you" is told as its
+recipient's name to anyone else (``bot.offline.perspective``).
 The summary layout (four sections) lives here too: the offline summarizer writes it and replies
 read it back.
 """
@@ -12,13 +14,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import datetime, tzinfo
+from datetime import datetime
 
+from bot.clock import show_day, show_due
 from bot.lang import detect_lang
 from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.actions import promised_action
-from bot.zones import zone_or_utc
+from bot.offline.perspective import retold
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
 __all__ = [
@@ -35,9 +38,6 @@ __all__ = [
     "said_on",
 ]
 
-_WEEKDAY_ZH = "一二三四五六日"
-_WEEKDAY_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
-_MONTH_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 _REFUSES = frozenset({"refuses", "拒绝"})
 # Words that open a verb phrase poorly: "promised to From tonight on, …" reads better quoted.
 _NOT_A_VERB_WORDS = (
@@ -63,23 +63,15 @@ SECTIONS: dict[str, dict[str, str]] = {
 _NONE = {"zh": "（暂无）", "en": "(none yet)"}
 
 
-def _zone(tz: str) -> tzinfo:
-    return zone_or_utc(tz)
-
-
 def format_date(when: datetime, tz: str, lang: Lang) -> str:
-    """A day in the tenant's zone: "11月3日" / "3 Nov"."""
-    local = when.astimezone(_zone(tz))
-    return f"{local.month}月{local.day}日" if lang == "zh" else f"{local.day} {_MONTH_EN[local.month - 1]}"
+    """A day in the zone shown (``bot.clock.show_day``): "11月3日" / "3 Nov"."""
+    return show_day(when, tz, lang)
 
 
 def format_due(when: datetime, tz: str, lang: Lang) -> str:
-    """A due time with weekday: "周五（12月5日）" / "Fri 5 Dec", plus the hour unless it is end of day."""
-    local = when.astimezone(_zone(tz))
-    clock = "" if (local.hour, local.minute) == (23, 59) else f" {local:%H:%M}"
-    if lang == "zh":
-        return f"周{_WEEKDAY_ZH[local.weekday()]}（{format_date(local, tz, lang)}）{clock.strip()}"
-    return f"{_WEEKDAY_EN[local.weekday()]} {format_date(local, tz, lang)}{clock}"
+    """A due time with weekday and zone (``bot.clock.show_due``): "Fri 5 Dec 15:00 (UTC)" /
+    "12月5日周五 15:00（UTC）"; the end of a day without the hour."""
+    return show_due(when, tz, lang)
 
 
 def said_on(fact: Fact) -> datetime:
@@ -130,15 +122,25 @@ def _en_action(action: str) -> str:
     return action
 
 
-def promise_item(fact: Fact, now: datetime, tz: str, lang: Lang, *, with_day: bool = True) -> str:
-    """What was promised and by when, without who: "to send the draft by Fri 6 Nov (overdue)" /
-    "周五（11月6日）前交草稿（已过期限）"."""
+def promise_item(fact: Fact, now: datetime, tz: str, lang: Lang, *, with_day: bool = True,
+                 reader: str | None = None, names: NameBook | None = None) -> str:
+    """What was promised and by when, without who, as told to ``reader`` (``bot.offline.perspective``):
+    "to send Wei the draft by Fri 6 Nov (UTC) (overdue)" / "在11月6日周五（UTC）前交草稿（已过期限）"; when
+    its "you" is nobody known, what was said, quoted: "“I'll call you tomorrow”"."""
     action = promised_action(fact.value) or fact.attribute
     done = fact.status is FactStatus.DONE
     overdue = fact.status in OPEN_COMMITMENT and fact.due_at is not None and fact.due_at < now
     state = {"zh": "（已完成）" if done else "（已过期限，完成了吗？）" if overdue else "",
              "en": " (done)" if done else " (overdue — has it been done?)" if overdue else ""}[lang]
     day = format_date(said_on(fact), tz, lang) if with_day else ""
+    told = retold(action, fact, reader, names or NameBook.of([fact]))
+    if told is None:  # "you" meant someone nobody knows: the words as said
+        said = fact.sources[0].quote if fact.sources else fact.value
+        due = (f"（期限{format_due(fact.due_at, tz, lang)}）" if lang == "zh" else f" (due {format_due(fact.due_at, tz, lang)})") \
+            if fact.due_at else ""
+        quoted = f"“{said.strip()}”{due}{state}"
+        return quoted + ((f"（{day}说的）" if lang == "zh" else f" (said {day})") if day else "")
+    action = told
     if lang == "zh":
         shown = action.replace("我的", "自己的") if detect_lang(action, default="zh") == "zh" else content(action, lang)
         due = f"在{format_due(fact.due_at, tz, lang)}前" if fact.due_at else ""
@@ -149,14 +151,29 @@ def promise_item(fact: Fact, now: datetime, tz: str, lang: Lang, *, with_day: bo
     return f"{shown}{due}{state}" + (f" (said {day})" if day else "")
 
 
-def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | None = None) -> str:
-    """One remembered fact as a sentence naming its speaker and the day it was said."""
+def _proposer(fact: Fact) -> tuple[str, str, str] | None:
+    """(user id, name, words) of who proposed what an agreement or refusal answers, if cited."""
+    source = next((s for s in fact.sources if s.author_id != fact.asserted_by), None)
+    return (source.author_id, source.author_name, source.quote) if source is not None else None
+
+
+def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | None = None,
+              reader: str | None = None) -> str:
+    """One remembered fact as a sentence naming its speaker and the day it was said; an agreement
+    names who proposed it and who agreed, a promise is told as to ``reader``."""
     day, name = format_date(said_on(fact), tz, lang), _speaker(fact, names)
     claim = fact.kind is Kind.EVENT or fact.status is FactStatus.UNVERIFIED
     value = fact.value
     if fact.kind is Kind.COMMITMENT:
-        item = promise_item(fact, now or said_on(fact), tz, lang, with_day=False)
+        item = promise_item(fact, now or said_on(fact), tz, lang, with_day=False, reader=reader, names=names)
         return f"{day}，{name}答应{item}" if lang == "zh" else f"On {day}, {name} promised {item}"
+    proposer = _proposer(fact) if fact.kind is Kind.CONSENSUS else None
+    if proposer is not None:
+        who, words = names.name(proposer[0], proposer[1]), proposer[2]
+        refused = fact.attribute in _REFUSES
+        if lang == "zh":
+            return f"{day}，{who}提议“{words}”，{name}" + ("表示不接受" if refused else "表示同意")
+        return f"On {day}, {who} proposed “{words}” and {name} " + ("did not accept" if refused else "agreed")
     if lang == "zh":
         body = {
             Kind.DEMAND: f"提出希望：{content(value, lang)}",

@@ -1,0 +1,128 @@
+"""Who is asking, for every request: an API token, a session cookie, or (``--local`` only) the
+console operator; and the checks on requests that change something.
+
+* ``Authorization: Bearer heyan_…`` — an API token (``adapters.web.tokens``), scoped to one tenant;
+  a read-only one may only read. Not cookie-based, so no CSRF token is needed.
+* The ``heyan_session`` cookie (HttpOnly, Secure, SameSite=Lax) — a signed-in browser. Every request
+  that changes something must carry the session's CSRF token, as the ``X-CSRF-Token`` header (htmx
+  and scripts) or the ``csrf_token`` form field; a missing or wrong one is refused with 403.
+* ``--local``: a request with neither is the console operator, since the server listens on
+  127.0.0.1 only (and accepts only ``Host: 127.0.0.1`` / ``localhost``). A request that changes
+  something from a page of another site (``Origin`` or ``Sec-Fetch-Site`` says so) is refused, so a
+  web page cannot drive the operator's console.
+
+Without ``--local`` a request with neither gets 401.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from fastapi import Request
+from fastapi.templating import Jinja2Templates
+from redis.asyncio import Redis
+
+from adapters.web.gate import Gate, Principal
+from adapters.web.i18n import LANG_COOKIE, pick_lang, t
+from adapters.web.platforms import DiscordSignIn, SlackSignIn
+from adapters.web.sessions import WebSessions
+from adapters.web.tokens import ApiTokens
+from bot.actors import OPERATOR_ID
+from bot.moderation import ModerationService
+from bot.settings import Settings
+from memory.models import Lang
+
+__all__ = ["SAFE_METHODS", "SESSION_COOKIE", "AuthError", "Console", "check_change", "console", "principal_of",
+           "request_lang"]
+
+SESSION_COOKIE = "heyan_session"
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+class AuthError(Exception):
+    """Not signed in (401) or not allowed to send this request (403); ``key`` names the text."""
+
+    def __init__(self, status: int, key: str, code: str, **values: object) -> None:
+        super().__init__(key)
+        self.status = status
+        self.key = key
+        self.code = code
+        self.values = values
+
+    def text(self, lang: Lang) -> str:
+        return t(lang, self.key, **self.values)
+
+
+@dataclass(slots=True)
+class Console:
+    """Everything the routes use, built once per process (``adapters.web.server``)."""
+
+    moderation: ModerationService
+    sessions: WebSessions
+    tokens: ApiTokens
+    gate: Gate
+    redis: Redis
+    settings: Settings
+    local: bool
+    templates: Jinja2Templates
+    discord: DiscordSignIn | None = None
+    slack: SlackSignIn | None = None
+
+
+def console(request: Request) -> Console:
+    found: Console = request.app.state.console
+    return found
+
+
+def request_lang(request: Request) -> Lang:
+    return pick_lang(request.query_params.get("lang"), request.cookies.get(LANG_COOKIE),
+                     request.headers.get("accept-language"))
+
+
+async def principal_of(request: Request) -> Principal | None:
+    """The caller, None when nobody signed in; AuthError for a bad token or an ended session."""
+    c = console(request)
+    header = request.headers.get("authorization", "")
+    if header:
+        scheme, _, value = header.partition(" ")
+        token = await c.tokens.check(value) if scheme.lower() == "bearer" else None
+        if token is None:
+            raise AuthError(401, "auth.token", "bad_token")
+        return Principal(kind="token", user_id=token.actor_id, name=token.label or token.actor_id, token=token)
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        session = await c.sessions.get(cookie)
+        if session is not None:
+            return Principal(kind=session.kind, user_id=session.user_id, name=session.name, session=session)
+        if not c.local:
+            raise AuthError(401, "auth.expired", "session_expired")
+    if c.local:
+        return Principal(kind="operator", user_id=OPERATOR_ID, name="local operator")
+    return None
+
+
+def _cross_site(request: Request) -> bool:
+    site = request.headers.get("sec-fetch-site")
+    if site in ("cross-site", "same-site"):
+        return True
+    origin = request.headers.get("origin")
+    if origin and origin != "null":
+        return urlsplit(origin).netloc != request.headers.get("host", "")
+    return origin == "null"
+
+
+def check_change(request: Request, principal: Principal, form_token: str | None = None) -> None:
+    """Refuse a request that changes something unless the caller may: the CSRF token of a cookie
+    session, not read-only for a token, not from another site for the cookie-less local operator."""
+    if request.method in SAFE_METHODS:
+        return
+    if principal.read_only:
+        raise AuthError(403, "auth.read_only", "read_only_token")
+    if principal.session is not None:
+        sent = request.headers.get("x-csrf-token") or form_token or ""
+        if not sent or not secrets.compare_digest(sent, principal.session.csrf):
+            raise AuthError(403, "auth.csrf", "csrf")
+    elif principal.token is None and _cross_site(request):
+        raise AuthError(403, "auth.cross_site", "cross_site")

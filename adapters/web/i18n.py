@@ -1,0 +1,176 @@
+"""The console's own words in English and Chinese, and choosing between them for a request: the
+``?lang=`` switch (remembered in a cookie), else the browser's ``Accept-Language``, else English.
+Refusals from the moderation service carry their own two languages (``error.text(lang)``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from memory.models import Lang
+
+__all__ = ["LANG_COOKIE", "pick_lang", "t"]
+
+LANG_COOKIE = "heyan_lang"
+
+_TEXTS: dict[str, tuple[str, str]] = {
+    "app.title": ("Heyan console", "和言控制台"),
+    "nav.communities": ("Communities", "社区"),
+    "nav.memories": ("Memories", "记忆"),
+    "nav.review": ("Review", "审核"),
+    "nav.commitments": ("Commitments", "承诺"),
+    "nav.audit": ("Audit log", "审计记录"),
+    "nav.settings": ("Settings", "设置"),
+    "nav.skip": ("Skip to content", "跳到正文"),
+    "nav.signout": ("Sign out", "退出登录"),
+    "nav.signed_in": ("Signed in as {name}", "已登录：{name}"),
+    "lang.switch": ("中文", "English"),
+    "login.title": ("Sign in", "登录"),
+    "login.intro": ("Sign in with the platform you moderate.", "请用你管理的平台账号登录。"),
+    "login.discord": ("Sign in with Discord", "用 Discord 登录"),
+    "login.slack": ("Sign in with Slack", "用 Slack 登录"),
+    "login.none": ("No sign-in is configured here: set HEYAN_WEB_DISCORD_CLIENT_ID / _SECRET or "
+                   "HEYAN_WEB_SLACK_CLIENT_ID / _SECRET and HEYAN_WEB_BASE_URL, or use an API token.",
+                   "这里没有配置登录方式：请设置 HEYAN_WEB_DISCORD_CLIENT_ID / _SECRET 或 "
+                   "HEYAN_WEB_SLACK_CLIENT_ID / _SECRET 以及 HEYAN_WEB_BASE_URL，或使用 API 令牌。"),
+    "communities.title": ("Communities you moderate", "你管理的社区"),
+    "communities.none": ("No community you moderate has anything in Heyan's memory yet.",
+                         "你管理的社区在和言里还没有任何记忆。"),
+    "memories.title": ("Memories", "记忆"),
+    "memories.count": ("{n} memories", "{n} 条记忆"),
+    "memories.none": ("No memories match.", "没有符合条件的记忆。"),
+    "filter.q": ("Search", "搜索"),
+    "filter.kind": ("Kind", "类型"),
+    "filter.status": ("Status", "状态"),
+    "filter.user": ("Member id", "成员 id"),
+    "filter.session": ("Thread id", "话题 id"),
+    "filter.any": ("any", "全部"),
+    "filter.apply": ("Filter", "筛选"),
+    "col.kind": ("Kind", "类型"),
+    "col.who": ("About", "关于"),
+    "col.what": ("What", "内容"),
+    "col.status": ("Status", "状态"),
+    "col.updated": ("Updated", "更新于"),
+    "col.due": ("Due", "截止"),
+    "col.when": ("When", "时间"),
+    "col.actor": ("Who", "操作人"),
+    "col.action": ("Action", "操作"),
+    "col.target": ("Target", "对象"),
+    "col.reason": ("Reason", "原因"),
+    "fact.sources": ("Sources", "来源"),
+    "fact.open_message": ("open the message", "打开原消息"),
+    "fact.versions": ("Versions", "版本"),
+    "fact.contested": ("Other accounts", "其他说法"),
+    "fact.audit": ("Changes", "修改记录"),
+    "fact.no_versions": ("No earlier versions.", "没有更早的版本。"),
+    "fact.said_by": ("said by {name}", "{name} 说"),
+    "fact.version": ("version {n}", "第 {n} 版"),
+    "action.confirm": ("Confirm", "确认"),
+    "action.reject": ("Reject", "驳回"),
+    "action.correct": ("Correct", "更正"),
+    "action.delete": ("Delete", "删除"),
+    "action.done": ("Mark done", "标记完成"),
+    "action.snooze": ("Snooze", "推迟"),
+    "action.reason": ("Reason (kept in the audit log)", "原因（记入审计记录）"),
+    "action.value": ("What it should say", "应有的内容"),
+    "action.save": ("Save", "保存"),
+    "action.export": ("Export (JSON)", "导出（JSON）"),
+    "action.erase": ("Erase this member's data…", "删除这位成员的数据…"),
+    "action.erase_confirm": ("Erase everything now", "立即全部删除"),
+    "action.cancel": ("Cancel", "取消"),
+    "snooze.days": ("{n} days", "{n} 天"),
+    "review.title": ("Review queue", "审核队列"),
+    "review.none": ("Nothing waits for review.", "没有待审核的记忆。"),
+    "review.count": ("{n} waiting", "{n} 条待审核"),
+    "commitments.title": ("Commitments", "承诺"),
+    "commitments.open": ("Open", "进行中"),
+    "commitments.overdue": ("Overdue", "已逾期"),
+    "commitments.done": ("Kept", "已完成"),
+    "commitments.chart": ("Kept and overdue commitments by week due", "按截止周统计的已完成与逾期承诺"),
+    "commitments.none": ("None.", "无。"),
+    "member.title": ("Member {name}", "成员 {name}"),
+    "member.records": ("{facts} memories, {summaries} summaries", "{facts} 条记忆，{summaries} 份摘要"),
+    "member.lookup": ("Open a member's page", "打开成员页面"),
+    "member.open": ("Open", "打开"),
+    "erase.title": ("Erase {name}'s data?", "删除 {name} 的数据？"),
+    "erase.what": ("This erases {facts} memories and {summaries} summaries about or from {name}, everywhere "
+                   "they are stored. It cannot be undone. The confirmation is valid for 10 minutes.",
+                   "这会在所有存储位置删除关于 {name} 或来自 {name} 的 {facts} 条记忆和 {summaries} 份摘要，"
+                   "且无法撤销。确认在 10 分钟内有效。"),
+    "erase.done": ("Erased {n} records of {name}.", "已删除 {name} 的 {n} 条记录。"),
+    "audit.title": ("Audit log", "审计记录"),
+    "audit.none": ("No changes recorded yet.", "还没有修改记录。"),
+    "settings.title": ("Settings", "设置"),
+    "settings.timezone": ("Timezone (IANA, e.g. Asia/Shanghai)", "时区（IANA 名称，如 Asia/Shanghai）"),
+    "settings.language": ("Language Heyan answers in", "和言回复的语言"),
+    "settings.purge": ("Days after a dispute closes before it is purged", "争议结束后多少天清除"),
+    "settings.retention": ("Days each kind is kept (empty: the default)", "每类记忆保留天数（留空：默认）"),
+    "settings.moderator_roles": ("Moderator roles (Discord role ids / Slack user-group ids, comma-separated)",
+                                 "管理员身份组（Discord 身份组 id / Slack 用户组 id，以逗号分隔）"),
+    "settings.dispute_openers": ("Who may open a dispute", "谁可以发起争议"),
+    "settings.openers.members": ("members", "所有成员"),
+    "settings.openers.moderators": ("moderators only", "仅管理员"),
+    "settings.dispute_channels": ("Channels where disputes may be opened (ids, comma-separated; empty: anywhere)",
+                                  "可以发起争议的频道（id，以逗号分隔；留空：任意频道）"),
+    "settings.saved": ("Settings saved.", "设置已保存。"),
+    "error.title": ("Something is not right", "出了点问题"),
+    "error.back": ("Back to the communities", "返回社区列表"),
+    "auth.signin": ("sign in first (GET /login), or send an API token as Authorization: Bearer heyan_…",
+                    "请先登录（GET /login），或以 Authorization: Bearer heyan_… 发送 API 令牌"),
+    "auth.expired": ("your session has expired or was signed out; sign in again",
+                     "你的登录已过期或已退出；请重新登录"),
+    "auth.token": ("the API token is unknown or revoked; create one with `heyan web token create --tenant T`",
+                   "API 令牌无效或已吊销；请用 `heyan web token create --tenant T` 创建"),
+    "auth.csrf": ("the form's security token is missing or does not match (a forged or stale request); "
+                  "reload the page and try again", "表单的安全令牌缺失或不匹配（伪造或过期的请求）；请刷新页面后重试"),
+    "auth.cross_site": ("refused: a request from another site may not change anything here",
+                        "已拒绝：来自其他网站的请求不能修改这里的内容"),
+    "auth.read_only": ("this API token is read-only; create a token without --read-only to change things",
+                       "这个 API 令牌只读；要修改内容请创建不带 --read-only 的令牌"),
+    "auth.state": ("the sign-in was started elsewhere or took too long; sign in again",
+                   "登录请求来自别处或已超时；请重新登录"),
+    "auth.denied": ("the sign-in was cancelled at the platform", "登录已在平台上被取消"),
+    "auth.unavailable": ("cannot ask {platform} who moderates what right now ({detail}); try again in a moment",
+                         "暂时无法向 {platform} 确认管理权限（{detail}）；请稍后再试"),
+    "auth.not_configured": ("sign-in with {platform} is not configured here", "这里没有配置 {platform} 登录"),
+}
+
+_KIND_ZH = {"person": "人物", "event": "事件", "demand": "诉求", "emotion": "情绪", "commitment": "承诺",
+            "consensus": "共识"}
+_STATUS_ZH = {"active": "有效", "superseded": "已取代", "disputed": "有争议", "unverified": "未核实", "done": "已完成",
+              "cancelled": "已取消", "expired": "已过期", "overdue": "已逾期", "rejected": "已驳回", "flagged": "已标记"}
+
+
+def t(lang: Lang, key: str, **values: object) -> str:
+    """The text ``key`` in ``lang`` with ``values`` filled in (the key itself when unknown)."""
+    en, zh = _TEXTS.get(key, (key, key))
+    return (zh if lang == "zh" else en).format(**values)
+
+
+def kind_label(kind: str, lang: Lang) -> str:
+    return _KIND_ZH.get(kind, kind) if lang == "zh" else kind
+
+
+def status_label(status: str, lang: Lang) -> str:
+    return _STATUS_ZH.get(status, status) if lang == "zh" else status
+
+
+def pick_lang(query: str | None, cookie: str | None, accept: str | None) -> Lang:
+    """The switch, else the cookie, else the browser's first Chinese or English preference by weight."""
+    for value in (query, cookie):
+        if value in ("zh", "en"):
+            return "zh" if value == "zh" else "en"
+    ranked: list[tuple[float, int, Lang]] = []
+    for i, part in enumerate((accept or "")[:500].split(",")):
+        tag, _, params = part.strip().partition(";")
+        weight = 1.0
+        params_map: Mapping[str, str] = dict(p.strip().partition("=")[::2] for p in params.split(";") if "=" in p)
+        try:
+            weight = float(params_map.get("q", "1"))
+        except ValueError:
+            weight = 0.0
+        low = tag.strip().lower()
+        if low.startswith("zh"):
+            ranked.append((weight, -i, "zh"))
+        elif low.startswith("en"):
+            ranked.append((weight, -i, "en"))
+    return max(ranked)[2] if ranked else "en"

@@ -1,0 +1,248 @@
+"""What the REST API sends and accepts (pydantic models: the OpenAPI schema at /api/v1/openapi.json
+is generated from them). Built from the moderation service's results; nothing is decided here."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from adapters.web.links import message_link
+from bot.audit import AuditEntry
+from bot.moderation import CommitmentBoard, ErasureRequest, MemberRecords
+from bot.tenants import TenantSettings
+from memory.models import Fact, HistoryEntry, Source
+
+__all__ = [
+    "AuditOut",
+    "CommitmentsOut",
+    "EditIn",
+    "ErasedOut",
+    "ErasureOut",
+    "ErrorOut",
+    "MemberOut",
+    "MemoryDetail",
+    "MemoryList",
+    "MemoryOut",
+    "ReasonIn",
+    "ReviewOut",
+    "SettingsIn",
+    "SettingsOut",
+    "SnoozeIn",
+    "TenantOut",
+    "memory_out",
+]
+
+
+class ErrorOut(BaseModel):
+    """Every refusal: a status code and this body. ``error`` is stable, ``detail`` says what to do."""
+
+    error: str
+    detail: str
+
+
+class TenantOut(BaseModel):
+    id: str
+    name: str
+    platform: str
+
+
+class SourceOut(BaseModel):
+    message_id: str
+    author_id: str
+    author_name: str
+    ts: datetime
+    quote: str
+    #: The message on its platform, when a link can be made.
+    link: str | None = None
+
+
+class VersionOut(BaseModel):
+    version: int
+    value: str
+    asserted_by: str
+    status: str
+    valid_from: datetime
+    valid_to: datetime
+    sources: list[SourceOut]
+
+
+class MemoryOut(BaseModel):
+    """A memory with its sources (quote, author, time, link), earlier versions and status."""
+
+    id: str
+    tenant: str
+    session: str | None
+    kind: str
+    subject: str
+    subject_name: str
+    attribute: str
+    value: str
+    status: str
+    confidence: str
+    asserted_by: str
+    visibility: str
+    version: int
+    sources: list[SourceOut]
+    history: list[VersionOut]
+    contested: list[VersionOut]
+    users: list[str]
+    due_at: datetime | None
+    expires_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+def _source(fact: Fact, s: Source, slack_domain: str) -> SourceOut:
+    return SourceOut(message_id=s.message_id, author_id=s.author_id, author_name=s.author_name, ts=s.ts,
+                     quote=s.quote, link=message_link(fact.tenant, fact.session, s.message_id, slack_domain=slack_domain))
+
+
+def _version(fact: Fact, h: HistoryEntry, slack_domain: str) -> VersionOut:
+    return VersionOut(version=h.version, value=h.value, asserted_by=h.asserted_by, status=h.status.value,
+                      valid_from=h.valid_from, valid_to=h.valid_to,
+                      sources=[_source(fact, s, slack_domain) for s in h.sources])
+
+
+def memory_out(fact: Fact, slack_domain: str = "") -> MemoryOut:
+    return MemoryOut(
+        id=fact.id, tenant=fact.tenant, session=fact.session, kind=fact.kind.value, subject=fact.subject,
+        subject_name=fact.subject_name, attribute=fact.attribute, value=fact.value, status=fact.status.value,
+        confidence=fact.confidence.value, asserted_by=fact.asserted_by, visibility=fact.visibility.value,
+        version=fact.version, sources=[_source(fact, s, slack_domain) for s in fact.sources],
+        history=[_version(fact, h, slack_domain) for h in fact.history],
+        contested=[_version(fact, h, slack_domain) for h in fact.contested], users=list(fact.users),
+        due_at=fact.due_at, expires_at=fact.expires_at, created_at=fact.created_at, updated_at=fact.updated_at,
+    )
+
+
+class MemoryList(BaseModel):
+    total: int
+    offset: int
+    items: list[MemoryOut]
+
+
+class AuditOut(BaseModel):
+    id: str
+    at: datetime
+    actor_id: str
+    actor_name: str
+    action: str
+    target: str
+    reason: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    users: list[str]
+
+    @classmethod
+    def of(cls, e: AuditEntry) -> AuditOut:
+        return cls(id=e.id, at=e.at, actor_id=e.actor_id, actor_name=e.actor_name, action=e.action, target=e.target,
+                   reason=e.reason, before=dict(e.before) if e.before is not None else None,
+                   after=dict(e.after) if e.after is not None else None, users=list(e.users))
+
+
+class MemoryDetail(BaseModel):
+    memory: MemoryOut
+    audit: list[AuditOut]
+
+
+class ReviewOut(BaseModel):
+    total: int
+    offset: int
+    items: list[MemoryOut]
+
+
+class WeekOut(BaseModel):
+    week: str
+    kept: int
+    overdue: int
+
+
+class CommitmentsOut(BaseModel):
+    open: list[MemoryOut]
+    overdue: list[MemoryOut]
+    done: list[MemoryOut]
+    weeks: list[WeekOut]
+
+    @classmethod
+    def of(cls, board: CommitmentBoard, slack_domain: str = "") -> CommitmentsOut:
+        return cls(open=[memory_out(f, slack_domain) for f in board.open],
+                   overdue=[memory_out(f, slack_domain) for f in board.overdue],
+                   done=[memory_out(f, slack_domain) for f in board.done],
+                   weeks=[WeekOut(week=w.start.isoformat(), kept=w.kept, overdue=w.overdue) for w in board.weeks])
+
+
+class MemberOut(BaseModel):
+    user: str
+    name: str
+    summaries: int
+    memories: list[MemoryOut]
+    audit: list[AuditOut]
+
+    @classmethod
+    def of(cls, rec: MemberRecords, slack_domain: str = "") -> MemberOut:
+        return cls(user=rec.user, name=rec.name, summaries=rec.summaries,
+                   memories=[memory_out(f, slack_domain) for f in rec.facts], audit=[AuditOut.of(e) for e in rec.audit])
+
+
+class ErasureOut(BaseModel):
+    """Step one of an erasure: what would go; repeat the DELETE with ``?confirm=<token>`` to erase."""
+
+    error: Literal["confirmation_required"] = "confirmation_required"
+    detail: str
+    user: str
+    memories: int
+    summaries: int
+    token: str
+
+    @classmethod
+    def of(cls, req: ErasureRequest, detail: str) -> ErasureOut:
+        return cls(detail=detail, user=req.user, memories=req.facts, summaries=req.summaries, token=req.token)
+
+
+class ErasedOut(BaseModel):
+    user: str
+    erased: int
+
+
+class SettingsOut(BaseModel):
+    """The community's settings as they apply now (the deployment's defaults with its own values)."""
+
+    tenant: str
+    values: dict[str, Any]
+
+    @classmethod
+    def of(cls, tenant: str, values: TenantSettings) -> SettingsOut:
+        return cls(tenant=tenant, values=values.model_dump(mode="json"))
+
+
+class ReasonIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field("", max_length=500)
+
+
+class EditIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    value: str = Field(min_length=1, max_length=2000)
+    reason: str = Field("", max_length=500)
+
+
+class SnoozeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    until: datetime
+    reason: str = Field("", max_length=500)
+
+
+class SettingsIn(BaseModel):
+    """Only the settings to change."""
+
+    model_config = ConfigDict(extra="forbid")
+    timezone: str | None = None
+    language: Literal["auto", "zh", "en"] | None = None
+    retention_days: dict[str, float | None] | None = None
+    closed_purge_days: float | None = None
+    moderator_roles: list[str] | None = None
+    dispute_openers: Literal["members", "moderators"] | None = None
+    dispute_channels: list[str] | None = None
+    reason: str = Field("", max_length=500)

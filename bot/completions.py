@@ -1,0 +1,140 @@
+"""Promises that close themselves: "done", "sent it", "已经发了" by the owner marks the promise done.
+
+After each extraction the job hands the batch to ``settle``: for every report of a promise kept
+(``bot.offline.done``) it looks at the speaker's open commitments — said before the report, shown in
+that session (its own and public ones), the session's own first — and
+
+* when the report names one of them (its words: "I've sent the draft" → "send the draft by Friday";
+  or, for a bare "done"/"sent it", the one open promise, or the only one with that verb), marks it
+  done through the moderation service's ``commitment_done`` as its owner — the very path of
+  ``/commitments done`` and ``heyan commitments done``, with its audit entry and whatever that path
+  does to the follow-up;
+* when it is unsure (several match, or none does), leaves them open and posts a question to the
+  owner naming the candidates and how to mark one done (an outbox notice, one per report message).
+
+A job run again changes nothing: a done commitment is not open any more, and the question's post id
+is the report's message id.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.actors import Actor, ModerationError
+from bot.clock import show_due
+from bot.moderation.members import MemberSelfService
+from bot.offline.actions import promised_action
+from bot.offline.done import DoneReport, done_reports
+from bot.offline.proposals import shares_content
+from bot.outbox import Outbox, Post, PostKind
+from bot.richtext import Mention, RichText
+from memory.extraction import ExtractionRequest
+from memory.models import Fact, Lang, Scope
+
+__all__ = ["Settled", "match", "settle"]
+
+log = logging.getLogger(__name__)
+
+#: Commitments a question to the owner lists (the rest: "and N more").
+_LISTED = 4
+# English past forms to the verb a promise is written with ("sent" → "send").
+_EN_BASE = {
+    "sent": "send", "paid": "pay", "fixed": "fix", "returned": "return", "delivered": "deliver", "submitted": "submit",
+    "uploaded": "upload", "moved": "move", "cleaned": "clean", "booked": "book", "posted": "post",
+    "transferred": "transfer", "handed": "hand", "completed": "complete", "sorted": "sort", "updated": "update",
+    "emailed": "email", "called": "call", "wrote": "write", "written": "write", "gave": "give", "given": "give",
+    "brought": "bring", "took": "take", "taken": "take", "put": "put", "shared": "share", "merged": "merge",
+    "reviewed": "review", "repaid": "pay", "refunded": "refund", "replaced": "replace", "repaired": "repair",
+    "filed": "file", "ordered": "order", "bought": "buy", "finished": "finish",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """What one report did: the commitment marked done, or the ones the owner was asked about."""
+
+    report: DoneReport
+    done: Fact | None = None
+    asked: tuple[Fact, ...] = ()
+
+
+def _action(fact: Fact) -> str:
+    return f"{promised_action(fact.value)} {fact.attribute}".casefold()
+
+
+def _names_it(report: DoneReport, fact: Fact) -> bool:
+    action = _action(fact)
+    if len(report.what) == 1 and re.match(r"[\u4e00-\u9fff]", report.what):
+        return report.what in action  # "钱转给你了" → "把钱还你"
+    return shares_content(report.what, action)
+
+
+def _same_verb(report: DoneReport, fact: Fact) -> bool:
+    verb = _EN_BASE.get(report.verb, report.verb)
+    return bool(verb) and re.search(rf"(?<![a-z]){re.escape(verb)}", _action(fact)) is not None
+
+
+def match(report: DoneReport, open_: Sequence[Fact], session: str | None = None) -> tuple[Fact | None, list[Fact]]:
+    """(the commitment the report surely closes, or None; the ones to ask its owner about)."""
+    theirs = [f for f in open_ if f.subject == report.author_id
+              and (f.sources[0].ts if f.sources else f.valid_from) <= report.ts]
+    here = [f for f in theirs if f.session == session]
+    candidates = here or theirs
+    if not candidates:
+        return None, []
+    if report.what:
+        named = [f for f in candidates if _names_it(report, f)]
+        return (named[0], []) if len(named) == 1 else (None, named or candidates)
+    if len(candidates) == 1:
+        return candidates[0], []  # "done", and only one promise is open
+    verbed = [f for f in candidates if _same_verb(report, f)]
+    return (verbed[0], []) if len(verbed) == 1 else (None, verbed or candidates)
+
+
+def _question(report: DoneReport, asked: Sequence[Fact], zone: str, lang: Lang) -> RichText:
+    owner = Mention(report.author_id, report.author_name or report.author_id)
+    lines = []
+    for i, fact in enumerate(asked[:_LISTED], 1):
+        due = f" — {show_due(fact.due_at, zone, lang)}" if fact.due_at else ""
+        lines.append(f"{i}. {promised_action(fact.value)}{due} ({fact.id[:8]})")
+    if len(asked) > _LISTED:
+        lines.append(f"还有{len(asked) - _LISTED}条" if lang == "zh" else f"and {len(asked) - _LISTED} more")
+    listed = "\n".join(lines)
+    if lang == "zh":
+        return RichText.of(owner, f" 你说“{report.quote}”——完成的是哪一项？\n{listed}\n"
+                                  "用 /commitments（Slack 上是 /heyan commitments）把完成的那项标记为已完成，我就不再提醒。")
+    return RichText.of(owner, f" you said “{report.quote}” — which promise is done?\n{listed}\n"
+                              "Mark the one you finished with /commitments (Slack: /heyan commitments) and I'll stop "
+                              "following it up.")
+
+
+async def settle(moderation: MemberSelfService, outbox: Outbox, request: ExtractionRequest,
+                 *, flagged: frozenset[str] = frozenset()) -> list[Settled]:
+    """Close the commitments the batch's "done" reports name; ask the owner when unsure. Messages in
+    ``flagged`` (attempts to instruct the bot, ``memory.poisoning``) close nothing."""
+    out: list[Settled] = []
+    for report in done_reports([t for t in request.turns if t.message_id not in flagged]):
+        open_ = await moderation.memory.open_commitments(
+            Scope(tenant=request.tenant), [report.author_id], visible_in=request.session)
+        sure, asked = match(report, open_, request.session)
+        lang: Lang = "zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en"
+        if sure is not None:
+            owner = Actor(tenant=request.tenant, user_id=report.author_id, name=report.author_name, lang=lang,
+                          unlimited=True)
+            try:
+                done = await moderation.commitment_done(owner, sure.id, f"said done: “{report.quote}”",
+                                                        session=request.session, at=report.ts)  # when it was said
+            except ModerationError as exc:  # deleted or changed meanwhile: nothing to close
+                log.info("could not mark %s done after %s: %s", sure.id, report.message_id, exc)
+                continue
+            out.append(Settled(report, done=done))
+        elif asked:
+            body = _question(report, asked, request.timezone, lang)
+            await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
+                                     session=request.session, body=body, kind=PostKind.NOTICE, lang=lang,
+                                     ref={"message_id": report.message_id}))
+            out.append(Settled(report, asked=tuple(asked)))
+    return out

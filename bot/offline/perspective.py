@@ -1,0 +1,50 @@
+"""Whose "you" is it: a remembered promise retold to whoever asks.
+
+Bob told Wei "I'll send you the API docs by Wednesday". Told to Wei, the promise is "to send you
+the API docs"; told to Mike it is "to send Wei the API docs" — never "you", which would make Mike
+the one promised to. A promise's ``you`` is its recipient (``Fact.recipient``, which extraction
+reads from the thread): to the recipient it stays "you", to anyone else it becomes the recipient's
+name ("your" → "Wei's", "你" → "魏", "你的" → "魏的"). When nobody knows who "you" was, the promise
+is retold as a direct quote of what was said, which keeps its perspective by being a quote.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.names import NameBook
+from memory.models import Fact
+
+__all__ = ["has_second_person", "retold"]
+
+_EN = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
+_ZH = re.compile(r"你们|您|你")
+_EN_FORMS = (
+    (re.compile(r"\byourself\b", re.IGNORECASE), "{name}"),
+    (re.compile(r"\byours\b", re.IGNORECASE), "{name}'s"),
+    (re.compile(r"\byour\b", re.IGNORECASE), "{name}'s"),
+    (re.compile(r"\byou\b", re.IGNORECASE), "{name}"),
+)
+
+
+def has_second_person(text: str) -> bool:
+    """Does ``text`` say "you" / "你" to someone?"""
+    return bool(_EN.search(text) or _ZH.search(text))
+
+
+def retold(text: str, fact: Fact, reader: str | None, names: NameBook) -> str | None:
+    """``text`` (a promise's words) as told to ``reader`` (a user id; None: to nobody in particular).
+
+    Unchanged when it says no "you" or ``reader`` is the one it was said to; the recipient's name in
+    place of "you" for anyone else; None when "you" is in it and nobody knows whom it meant (the
+    caller quotes what was said instead) — or it says "你们"/"you all", which no name replaces."""
+    if not has_second_person(text):
+        return text
+    if fact.recipient and reader == fact.recipient:
+        return text
+    who = names.name(fact.recipient, fact.recipient_name) if fact.recipient else fact.recipient_name
+    if not who or "你们" in text:
+        return None
+    for pattern, form in _EN_FORMS:
+        text = pattern.sub(form.format(name=who), text)
+    return text.replace("你的", f"{who}的").replace("您", who).replace("你", who)

@@ -1,0 +1,133 @@
+"""What a short answer answers: is the message before it a proposal, an offer, or neither?
+
+"OK", "deal", "forget it", "fine", "行", "好的", "那就这样", "就这么办" carry no content of their own:
+they are the speaker's agreement (or refusal) only when they answer something put to them. The
+rules here decide what that is, from the latest message of someone else:
+
+* a **proposal** — a cue ("how about", "let's", "要不", "怎么样"), a request or demand ("can you …?",
+  "你能不能…"), a split of work between the two ("you take the bins, I'll do the dishes", "你出修理费，
+  我出零件费", "I'll pay if you handle recruitment"), or a plain arrangement ("押金一人一半", "网费每人
+  每月五十");
+* an **offer** — the other person's own promise ("I'll repaint the fence on Saturday"): a clear
+  "deal" / "一言为定" / "no" answers it, a bare "OK" / "好的" only acknowledges it;
+* **nothing** — a feeling, a report about someone, something done already, an answer itself.
+
+A short answer to nothing is not recorded. "Forget it, I'll do it myself" and "算了，我自己来" are
+no refusal: the dismissive opener only leads into the speaker's own promise (``DISMISSIVE``). The
+proposal keeps its author: the consensus record cites the proposal as a second source
+(``proposal_message_id``, ``proposed_by``, ``proposal_quote``), so it names both parties, and any
+promise inside the proposal stays its author's (it is extracted from the author's message).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from bot.offline import lexicon as lx
+from bot.offline.actions import is_commitment
+from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_sentences
+from bot.offline.slots import content_words
+from memory.extraction import Utterance
+
+__all__ = ["DISMISSIVE", "WEAK", "Proposal", "proposal_of", "shares_content"]
+
+#: Answers that only acknowledge: an agreement when they answer a proposal, never an offer.
+WEAK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|yeah|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$",
+                  re.IGNORECASE)
+#: Openers that dismiss rather than refuse when the speaker's own promise follows.
+DISMISSIVE = re.compile(r"^(?:forget\s+it|never\s*mind|whatever|算了吧?|不用了|拉倒吧?)[\s.!！。,，~]*$",
+                        re.IGNORECASE)
+
+_PROPOSAL_CUE = re.compile(
+    r"^(?:那么?|要不然?|不如|我建议|我提议|how about|what if|why don'?t we|let'?s|let us|i suggest(?: that)?"
+    r"|i propose(?: that)?)[\s,，]*",
+    re.IGNORECASE,
+)
+_PROPOSAL_TAIL = re.compile(r"[\s,，]*(?:怎么样|好不好|行不行|可以吗|好吗|如何|行吗)$")
+# The listener asked to act: "can you …?", "could you …", "你能…吗", "你可以…吗".
+_ASKS_LISTENER = re.compile(r"^(?:can|could|would|will)\s+you\b|^(?:can|could|shall|should)\s+we\b"
+                            r"|^(?:你|您)(?:能|可以|能不能|可不可以|愿意)", re.IGNORECASE)
+# A question that puts something to both: "那押金我们一人一半？", "我们周末一起打扫吧？".
+_ASKS_BOTH = re.compile(r"我们|咱们|\b(?:we|us)\b", re.IGNORECASE)
+# Work split between the two: "you X, I'll Y", "I'll X if you Y", "你…，我…", "如果你…".
+_SHARED = re.compile(
+    r"\byou\b[^.?!]{1,60}?[,;]?\s*\b(?:and\s+)?i(?:'ll|’ll|\s+will)?\b|\b(?:if|as\s+long\s+as|provided|while)\s+you\b"
+    r"|[你您][^，,。]{1,12}[，,]\s*我|(?:如果|只要|要是)[你您]",
+    re.IGNORECASE,
+)
+# Messages that put nothing to the listener: done already, a report, a greeting.
+_NOTHING = re.compile(r"已经|刚才|刚刚|昨天|\b(?:already|yesterday|last\s+week)\b|^(?:hi|hello|hey|thanks|你好|谢谢)\b",
+                      re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Proposal:
+    """What a previous message put to the speaker: its author, its message, the sentence that carries
+    it (``quote``, verbatim) and the same sentence without cue words (``value``)."""
+
+    message_id: str
+    author_id: str
+    quote: str
+    value: str
+    #: "proposal" (anything that may be agreed) or "offer" (the author's own promise)
+    kind: str
+
+    def extra(self) -> dict[str, str]:
+        """The candidate fact's ``extra``: who proposed what, for the consensus's second source."""
+        return {"proposal_message_id": self.message_id, "proposed_by": self.author_id, "proposal_quote": self.quote}
+
+
+def _sentences(utterance: Utterance) -> list[Clause]:
+    text = utterance.text[: MAX_CLAUSE_CHARS * 4]
+    return split_sentences(text) or [Clause(text, 0, len(text))]
+
+
+def _chosen(sentences: list[Clause]) -> Clause:
+    """The sentence that carries the proposal (or demand, or offer), else the last one."""
+    for pattern in (lx.PROPOSAL, lx.DEMAND, lx.COMMIT_EN, lx.COMMIT_ZH):
+        found = next((s for s in reversed(sentences) if pattern.search(core(s.text))), None)
+        if found is not None:
+            return found
+    return sentences[-1]
+
+
+def _kind(sentences: list[Clause], text: str) -> str:
+    bodies = [core(s.text) for s in sentences]
+    if any(lx.PROPOSAL.search(s.text) or _PROPOSAL_TAIL.search(s.text.rstrip("?？ ")) for s in sentences):
+        return "proposal"
+    if any(lx.DEMAND.search(b) or lx.REQUEST_QUESTION.search(b) or _ASKS_LISTENER.match(b) for b in bodies):
+        return "proposal"
+    if _SHARED.search(text) or any(s.question and _ASKS_BOTH.search(s.text) for s in sentences):
+        return "proposal"
+    if any(not s.question and is_commitment(b, hedged=bool(lx.HEDGE.search(b))) for s, b in zip(sentences, bodies,
+                                                                                              strict=True)):
+        return "offer"
+    if all(s.question for s in sentences) or _NOTHING.search(text) or lx.find_emotions(text):
+        return ""
+    if any(lx.REPORTED.search(b) or lx.ACK.match(b) or lx.AGREE.search(b) or lx.REFUSE.search(b) for b in bodies):
+        return ""
+    # a plain arrangement with words of its own: "押金一人一半", "下周开会再定规则"
+    return "proposal" if len(clean(text)) >= 4 else ""
+
+
+def proposal_of(utterance: Utterance) -> Proposal | None:
+    """What ``utterance`` put to its listener, or None when it proposed, asked and offered nothing."""
+    sentences = _sentences(utterance)
+    kind = _kind(sentences, utterance.text[: MAX_CLAUSE_CHARS * 4])
+    if not kind:
+        return None
+    chosen = _chosen(sentences)
+    value = clean(_PROPOSAL_TAIL.sub("", _PROPOSAL_CUE.sub("", chosen.text)) or chosen.text)
+    return Proposal(utterance.message_id, utterance.author_id, chosen.text, value, kind)
+
+
+def shares_content(a: str, b: str) -> bool:
+    """Do two statements share a content word (or, in Chinese, two characters in a row)?"""
+    wa, wb = content_words(a), content_words(b)
+    en_a, _, zh_a = wa.partition("|")
+    en_b, _, zh_b = wb.partition("|")
+    if set(en_a.split()) & set(en_b.split()):
+        return True
+    pairs = {zh_a[i : i + 2] for i in range(len(zh_a) - 1)}
+    return any(p in zh_b for p in pairs)

@@ -1,0 +1,131 @@
+"""Issue 20, item 5: promises that close themselves. "done", "finished", "sent it", "I've sent the
+draft", "已经发了", "搞定了", "做完了" by the owner mark the matching open commitment done, through the
+path of /commitments done (audit entry by the owner; the follow-up then skips it); when unsure the
+owner is asked; an edited commitment text re-reads its due time."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.actors import Actor
+from bot.completions import match
+from bot.models import Message
+from bot.offline.done import DoneReport, done_reports
+from bot.offline.provider import OfflineProvider
+from bot.outbox import PostKind
+from bot.triggers import urgent
+from memory.extraction import Utterance
+from memory.models import Fact, FactStatus, Kind, Scope, Source
+from tests.jobs_helpers import settings
+from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+T = "slack:T1"
+SCOPE = Scope(tenant=T, session="C1:100.1")
+MONDAY = datetime(2026, 11, 2, 10, tzinfo=UTC)
+
+
+def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message:
+    return Message(id=mid, scope=SCOPE.narrow(user=user), author_name=name, text=text,
+                   ts=MONDAY + timedelta(minutes=minutes))
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [("done", ""), ("Finished!", ""), ("sent it", ""), ("I've sent the draft", "draft"),
+     ("I finished the API docs", "api docs"), ("The docs are done.", "docs"), ("已经发了", ""), ("搞定了", ""),
+     ("做完了", ""), ("我已经把草稿发给你了", "草稿")],
+)
+def test_reports_of_a_promise_kept(text: str, what: str) -> None:
+    [report] = done_reports([Utterance("m", "u", "Ann", text, MONDAY)])
+    assert report.what == what
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["not done yet", "I haven't sent it", "done?", "Once I'm done I'll call you", "I'm done with you", "还没发",
+     "发了吗？", "I'll send it tomorrow", "我明天发", "他已经发了"],
+)
+def test_not_reports(text: str) -> None:
+    assert done_reports([Utterance("m", "u", "Ann", text, MONDAY)]) == []
+
+
+def _promise(fid: str, value: str, session: str = "C1:100.1") -> Fact:
+    return Fact(id=fid, tenant=T, session=session, kind=Kind.COMMITMENT, subject="u-ann", attribute=value,
+                value=value, asserted_by="u-ann", sources=(Source(message_id=fid, author_id="u-ann", ts=MONDAY,
+                                                                   quote=value),))
+
+
+def _report(what: str, verb: str) -> DoneReport:
+    return DoneReport("r", "u-ann", "Ann", MONDAY + timedelta(hours=1), "…", what, verb)
+
+
+def test_matching_a_report_to_the_promise() -> None:
+    draft, rent = _promise("c1", "send the draft by Friday"), _promise("c2", "pay the rent by Monday")
+    assert match(_report("draft", "sent"), [draft, rent], "C1:100.1") == (draft, [])
+    assert match(_report("", "done"), [draft], "C1:100.1") == (draft, [])  # the only one open
+    assert match(_report("", "sent"), [draft, rent], "C1:100.1") == (draft, [])  # the only one with that verb
+    assert match(_report("", "done"), [draft, rent], "C1:100.1") == (None, [draft, rent])  # ask
+    assert match(_report("invoice", "sent"), [draft, rent], "C1:100.1") == (None, [draft, rent])  # ask
+    other = _promise("c3", "send the draft slides", session="C9")
+    assert match(_report("draft", "sent"), [draft, other], "C1:100.1") == (draft, [])  # this thread's first
+    bob = draft.model_copy(update={"subject": "u-bob"})
+    assert match(_report("draft", "sent"), [bob], "C1:100.1") == (None, [])  # not the speaker's promise
+
+
+def test_reports_go_to_extraction_at_once() -> None:
+    assert urgent(said("m", "u-ann", "Ann", "I've sent the draft"))
+    assert urgent(said("m", "u-ann", "Ann", "搞定了"))
+
+
+async def test_done_closes_the_promise_through_the_commitments_done_path(tmp_path: Path, redis_url: str,
+                                                                        start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-ann", "Ann", "I'll send you the API docs by Friday."))
+    await rt.engine.observe(said("m2", "u-bob", "Bob", "I'll pay the rent by Monday.", 1))
+    await rt.drain(60)
+    docs = next(f for f in await rt.memory.open_commitments(Scope(tenant=T)) if f.subject == "u-ann")
+    await rt.engine.observe(said("m3", "u-bob", "Bob", "I finished the API docs", 2))  # not Bob's promise
+    await rt.engine.observe(said("m4", "u-ann", "Ann", "I finished the API docs", 3))
+    await rt.drain(60)
+    closed = await rt.memory.get(Scope(tenant=T), docs.id)
+    assert closed is not None and closed.status is FactStatus.DONE
+    rent = next(f for f in await rt.memory.open_commitments(Scope(tenant=T)))
+    assert rent.subject == "u-bob"  # Bob's report named nothing of his: his promise stays open
+    [entry] = [e for e in await rt.audit.entries(T, target=docs.id) if e.action == "commitment.done"]
+    assert entry.actor_id == "u-ann" and "finished the API docs" in entry.reason
+    # the reminder job skips a done promise (a post already queued is withdrawn by the status write's hook)
+    from jobs.tasks import send_reminder
+    assert await send_reminder({"heyan": rt.services}, T, docs.id, closed.version) == "skipped: done"
+
+
+async def test_an_unsure_report_asks_the_owner(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-li", "李娜", "我周五前把草稿发给你。"))
+    await rt.engine.observe(said("m2", "u-li", "李娜", "我明天把押金退给你。", 1))
+    await rt.drain(60)
+    await rt.engine.observe(said("m3", "u-li", "李娜", "搞定了", 2))
+    await rt.drain(60)
+    assert len(await rt.memory.open_commitments(Scope(tenant=T))) == 2  # both stay open
+    asked = await rt.outbox.get(f"confirm-done:{T}:m3")
+    assert asked is not None and asked.post.kind is PostKind.NOTICE and asked.post.lang == "zh"
+    text = asked.post.body.plain()
+    assert "草稿" in text and "押金" in text and "/commitments" in text and asked.post.body.mentions == ("u-li",)
+
+
+async def test_an_edited_promise_reads_its_due_time_again(tmp_path: Path, redis_url: str,
+                                                          start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-ann", "Ann", "I'll send the draft by Friday."))
+    await rt.drain(60)
+    [draft] = await rt.memory.open_commitments(Scope(tenant=T))
+    assert draft.due_at is not None and draft.due_at.weekday() == 4
+    edited = await rt.moderation.memory_edit(Actor.operator(T), draft.id, "send the draft by Wednesday")
+    assert edited.due_at is not None and edited.due_at.weekday() == 2 and edited.due_at.date().day == 4
+    ann = Actor(tenant=T, user_id="u-ann", name="Ann")
+    corrected = await rt.moderation.correct(ann, draft.id, "send the draft by tomorrow 5pm")
+    assert corrected.due_at == datetime(2026, 11, 3, 17, 0, tzinfo=UTC)  # read from when it was said
+    untimed = await rt.moderation.memory_edit(Actor.operator(T), draft.id, "send the draft")
+    assert untimed.due_at is None  # the deadline words are gone
