@@ -92,14 +92,16 @@ class Option:
     refused_by: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     messages: tuple[str, ...] = ()
+    #: Who proposed it, when the record cites the proposal it answers (its other sources' authors).
+    proposed_by: tuple[str, ...] = ()
 
     @property
     def decided(self) -> bool:
         return bool(self.agreed_by) and not self.refused_by
 
     def as_dict(self) -> dict[str, Any]:
-        return {"text": self.text, "agreed_by": list(self.agreed_by), "refused_by": list(self.refused_by),
-                "sources": list(self.sources), "messages": list(self.messages)}
+        return {"text": self.text, "proposed_by": list(self.proposed_by), "agreed_by": list(self.agreed_by),
+                "refused_by": list(self.refused_by), "sources": list(self.sources), "messages": list(self.messages)}
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,8 +252,11 @@ def build_card(
     for group in grouped.values():
         agreed = tuple(dict.fromkeys(f.subject for f in group if f.attribute.casefold() in _AGREES))
         refused = tuple(dict.fromkeys(f.subject for f in group if f.attribute.casefold() in _REFUSES))
+        proposers = tuple(dict.fromkeys(src.author_id for f in group for src in f.sources[1:]
+                                        if src.author_id != f.subject))
         opt = Option(text=group[0].value, agreed_by=agreed, refused_by=refused,
-                     sources=tuple(f.id for f in group), messages=_messages(group))
+                     sources=tuple(f.id for f in group), messages=_messages(group),
+                     proposed_by=tuple(p for p in proposers if p not in agreed))
         options.append(opt)
         option_facts[opt.text] = group
     decided = [o for o in options if o.decided]
@@ -278,7 +283,8 @@ def build_card(
     # the members the dispute names, and everyone with a position, a say on an option or a promise; whoever
     # opened it (often a moderator) only when they took part
     named = tuple(m for m in (info.members if info else ()) if m != (info.opened_by if info else None))
-    for user in (*named, *(f.subject for f in (*own, *promises) if f.subject in f.users)):
+    proposed = [u for f in consensus for u in f.users if u != f.subject]
+    for user in (*named, *(f.subject for f in (*own, *promises) if f.subject in f.users), *proposed):
         if user and not user.startswith("operator:"):
             participants.setdefault(user, name(user))
 
@@ -335,7 +341,11 @@ def _context(lang: Lang, title: str, info: SessionInfo | None, participants: dic
 
 def _decision_line(opt: Option, lang: Lang, name: Any) -> Line:
     who = _join([name(u) for u in opt.agreed_by], lang)
-    text = f"{who}同意：{opt.text}" if lang == "zh" else f"{who} agreed: {opt.text}"
+    by = _join([name(u) for u in opt.proposed_by], lang)
+    if lang == "zh":
+        text = f"{who}同意了{by}的提议：{opt.text}" if by else f"{who}同意：{opt.text}"
+    else:
+        text = f"{who} agreed to {by}'s proposal: {opt.text}" if by else f"{who} agreed: {opt.text}"
     return Line(text, opt.sources, opt.messages)
 
 

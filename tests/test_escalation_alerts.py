@@ -143,3 +143,15 @@ def test_links_per_platform() -> None:
     assert message_link("slack:T1", "C1:1700.1", "C1:1700.2") == "https://slack.com/app_redirect?team=T1&channel=C1"
     assert message_link("slack:E1:T1", "C1", "C1:1") == "https://slack.com/app_redirect?team=T1&channel=C1"
     assert message_link("console:local", "x", "y") is None
+
+
+async def test_moderators_read_a_threads_temperature(rt: Runtime) -> None:
+    from bot.actors import PermissionDenied
+    from tests.features_helpers import ANN
+
+    for i, (who, name, text) in enumerate(QUARREL[:3]):
+        await rt.engine.observe(msg(i, who, name, text))
+    points = await rt.moderation.thread_temperature(MOD, S)
+    assert [p.message_id for p in points] == ["1000", "1001", "1002"] and points[0].signals == ("accusation",)
+    with pytest.raises(PermissionDenied):
+        await rt.moderation.thread_temperature(ANN, S)

@@ -44,7 +44,8 @@ def test_cards_name_the_right_owners_in_both_languages(env: dict[str, str]) -> N
         ("u-bob", "write the rota", "overdue"), ("u-ann", "buy cleaning supplies", "done"),
         ("u-cat", "fix the shower drain", "overdue")}
     assert all(i["due_at"] and i["sources"] and i["messages"] for i in en["items"])
-    assert [d["text"] for d in en["decision"]] == ["Bob agreed: we each take one room per week"]
+    assert [d["text"] for d in en["decision"]] == ["Bob agreed to Ann's proposal: we each take one room per week"]
+    assert en["options"][0]["proposed_by"] == ["u-ann"] and en["options"][0]["agreed_by"] == ["u-bob"]
     assert {"decision", "positions", "options", "items", "revisit"} <= en.keys()
     zh = heyan(env, "dispute", "close", "--tenant", TENANT, "--session", "flat-zh", "--now", NOW)
     assert {i["owner"]: i["action"] for i in zh["items"]} == {

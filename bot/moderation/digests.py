@@ -21,6 +21,7 @@ from redis.asyncio import Redis
 from bot.actors import Actor
 from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.digest import DIGEST_HOUR, STALE_DAYS, Digest, Period, build_digest
+from bot.heat import HeatBook, HeatPoint
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
 from bot.outbox import Outbox, Post, PostKind, PostState
 from bot.sessions import SessionBook
@@ -152,7 +153,14 @@ async def post_digest(
 
 
 class Digests(ModerationBase):
-    """The moderators' digest on demand."""
+    """The moderators' digest on demand, and a thread's temperature timeline."""
+
+    async def thread_temperature(self, actor: Actor, session: str) -> list[HeatPoint]:
+        """The escalation signal's timeline of one thread, oldest first (moderators only: it says who
+        ran hot when; ids and numbers, no words) — what the alert shows, for the web console."""
+        await self._enter(actor)
+        self._require(actor, "see a thread's temperature", "查看线程的温度")
+        return await HeatBook(self.redis).timeline(Scope(tenant=actor.tenant, session=session))
 
     async def digest(self, actor: Actor, *, now: datetime | None = None, period: Period | None = None,
                      stale_days: float = STALE_DAYS) -> Digest:
