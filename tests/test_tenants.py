@@ -124,16 +124,18 @@ def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> 
     assert out.exit_code == 0, out.output
     assert json.loads(out.output) == {
         "defaults": {"timezone": "Europe/Paris", "language": "auto", "retention_days": {}, "closed_purge_days": 30.0,
-                     "moderator_roles": [], "dispute_openers": "members", "dispute_channels": []},
+                     "moderator_roles": [], "dispute_openers": "members", "dispute_channels": [],
+                     "digest_channel": "", "digest_schedule": "daily"},
         "tenants": [{"tenant": "discord:7", "timezone": SH, "language": "auto", "retention_days": {},
                      "closed_purge_days": 30.0, "moderator_roles": [], "dispute_openers": "members",
-                     "dispute_channels": [], "overrides": ["timezone"]}],
+                     "dispute_channels": [], "digest_channel": "", "digest_schedule": "daily",
+                     "overrides": ["timezone"]}],
     }
     out = runner.invoke(app, ["tenant", "show", "--tenant", "slack:T1", "--json"])
     assert json.loads(out.output)["tenants"] == [
         {"tenant": "slack:T1", "timezone": "Europe/Paris", "language": "auto", "retention_days": {},
          "closed_purge_days": 30.0, "moderator_roles": [], "dispute_openers": "members",
-         "dispute_channels": [], "overrides": []}]
+         "dispute_channels": [], "digest_channel": "", "digest_schedule": "daily", "overrides": []}]
     out = runner.invoke(app, ["tenant", "reset", "discord:7"])
     assert out.exit_code == 0, out.output
     out = runner.invoke(app, ["tenant", "show", "--json"])
