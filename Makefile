@@ -3,12 +3,19 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The locks (`make lock`): the image installs requirements.lock (runtime only); `make install` installs
+# requirements-dev.lock (the same runtime pins plus the dev tools). Both carry hashes, checked by pip.
+LOCK := requirements.lock
+DEV_LOCK := requirements-dev.lock
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+UV_COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --universal --python-version 3.11 \
+	--native-tls --custom-compile-command "make lock" $(if $(UPGRADE),--upgrade)
 
 # pytest-xdist workers: `auto` is one per core; PYTEST_WORKERS=0 runs the suite in one process
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-.PHONY: install demo test test-fast lint typecheck unit unit-fast clean chromium screenshots
+.PHONY: install lock demo test test-fast lint typecheck unit unit-fast clean chromium screenshots
 
 # The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
 # apt-get when it is missing (as root, or through sudo), with a Chinese font so that zh pages and
@@ -17,13 +24,21 @@ CHROMIUM ?= /usr/bin/chromium
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-$(STAMP): pyproject.toml
+# Exactly the locked versions (nothing is resolved anew), then Heyan itself: editable, without
+# dependencies, built with the locked setuptools.
+$(STAMP): pyproject.toml $(DEV_LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(PIP) install --quiet --require-hashes -r $(DEV_LOCK)
+	$(PIP) install --quiet --no-deps --no-build-isolation -e .
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# Re-resolve the locks from pyproject.toml, keeping the current pins where they still fit
+# (`make lock UPGRADE=1`: the newest versions pyproject.toml allows). Commit them with the change.
+lock: $(STAMP)
+	$(UV_COMPILE) -o $(LOCK)
+	$(UV_COMPILE) --extra dev -c $(LOCK) -o $(DEV_LOCK)
 
 demo: $(STAMP)
 	$(BIN)/heyan demo

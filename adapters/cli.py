@@ -134,10 +134,17 @@ def worker() -> None:
     from arq.worker import run_worker
 
     from adapters.logs import configure_logging
+    from adapters.runtime import StartupError
     from adapters.worker import standalone_settings
+    from memory.errors import HeyanMemoryError
 
     configure_logging(settings)
-    run_worker(standalone_settings(settings))  # built from these settings: HEYAN_JOBS_* apply
+    try:
+        run_worker(standalone_settings(settings))  # built from these settings: HEYAN_JOBS_* apply
+    except (StartupError, HeyanMemoryError) as exc:
+        # raised by arq's on_startup (a wrong key, an unreachable store): one line, not arq's traceback,
+        # and a non-zero status, so a restarting container says the same short thing each time
+        raise fail(str(exc)) from None
 
 
 def main() -> None:

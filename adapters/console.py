@@ -21,6 +21,7 @@ from datetime import datetime
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape as escape_markup
 
 from bot.models import Message, Reply
 from bot.outbox import Post, PostKind
@@ -161,6 +162,6 @@ class ConsoleSender:
             print(json.dumps(line, ensure_ascii=False), flush=True)
         else:
             label = _LABELS.get(post.kind, "notice")
-            self.console.print(f"[bold yellow]和言 {label}[/] [dim]({post.session})[/] ", end="")
+            self.console.print(f"[bold yellow]和言 {label}[/] [dim]({escape_markup(post.session)})[/] ", end="")
             self.console.print(escape_controls(post.body.plain()), markup=False, highlight=False)
         return f"console-{self._sent}"

@@ -189,9 +189,29 @@ def memory_confirm(
     reason: Annotated[str, typer.Option(help=REASON_HELP)] = "",
     tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
 ) -> None:
-    """Confirm a disputed, unverified or low-confidence memory."""
-    fact = _one(fact_id, tenant, "memory_confirm", reason)
-    console.print(f"confirmed {fact.id[:8]}: {fact.status.value}", markup=False)
+    """Confirm a disputed, unverified or low-confidence memory; a flagged one is confirmed as an
+    ordinary message: it is read again and what it says is remembered (listed here)."""
+    from bot.kinds import label as kind_label
+    from bot.moderation.views import Recovered
+
+    async def body(rt: Runtime) -> Fact | Recovered:
+        async def confirm(actor: Actor) -> Fact | Recovered:
+            found = await rt.moderation.memory_show(actor, fact_id)
+            if found.status is FactStatus.FLAGGED:
+                return await rt.moderation.recover_flagged(actor, fact_id, reason)
+            return await rt.moderation.memory_confirm(actor, fact_id, reason)
+
+        return await find_in_tenants(rt, tenant, confirm, f"the id {fact_id}")
+
+    done = with_runtime(body)
+    if isinstance(done, Fact):
+        console.print(f"confirmed {done.id[:8]}: {done.status.value}", markup=False)
+        return
+    lines = [f"confirmed {done.retired.id[:8]} as an ordinary message (the flag is retired); "
+             f"{len(done.recovered)} memor{'y' if len(done.recovered) == 1 else 'ies'} read from it:"]
+    lines += [f"  {f.id[:8]} {kind_label(f)}: {f.value}" + (f" (due {f.due_at:%Y-%m-%d %H:%M} UTC)" if f.due_at else "")
+              for f in done.recovered]
+    console.print("\n".join(lines), markup=False)
 
 
 @app.command("reject")

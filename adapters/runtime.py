@@ -47,6 +47,7 @@ from bot.tenants import TenantConfig, TenantSettings
 from jobs.features import enqueue_proposal
 from jobs.queue import QUEUE, JobQueue, connect, take_over_jobs
 from jobs.worker import build_worker
+from memory.cache import RecallCache
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, load_cipher
 from memory.embedders import make_embedder
@@ -87,8 +88,8 @@ def _check_data_dir(settings: Settings) -> None:
 def build_embedder(settings: Settings) -> Embedder:
     """The configured dense embedder."""
     e = settings.embeddings
-    if e.provider == "local":
-        return make_embedder("local", threads=e.threads)
+    if e.provider in ("local", "e5"):
+        return make_embedder(e.provider, threads=e.threads)
     return make_embedder(
         "openai",
         model=e.model,
@@ -251,7 +252,9 @@ class Runtime:
         except EncryptionError as exc:
             raise StartupError(str(exc)) from exc
         # one codec and one cipher: every free-text field stored in Qdrant or Redis is sealed with it
-        retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k, codec=self.codec)
+        # the recall cache only where this process sees every write (the embedded store): memory.cache
+        retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k, codec=self.codec,
+                              recall_cache=RecallCache.for_store(self.store))
         # record locks in the shared Redis: every process's writes to one record are serialised
         self.locks = RedisLocks(self.redis)
         self.memory = MemoryService(self.store, self.embedder, sparse, retriever, locks=self.locks, codec=self.codec)
@@ -454,11 +457,8 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._orphans
             self._orphans = None
-        for _, task in self._deliverers.values():
-            task.cancel()
-        for _, task in self._deliverers.values():
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        # each delivery loop finishes the batch it is sending (acknowledged, recorded) before it stops
+        await asyncio.gather(*(d.stop(task) for d, task in self._deliverers.values()))
         self._deliverers.clear()
         if self._worker_task is not None:
             self._worker_task.cancel()

@@ -23,6 +23,7 @@ from typing import Any
 
 from rich.table import Table
 
+from adapters.terminal import shown as _safe
 from bot.audit import AuditEntry
 from bot.clock import local, show_due, show_stamp, zone_heading
 from bot.kinds import label
@@ -30,7 +31,6 @@ from bot.moderation import fact_view
 from bot.names import TenantNames
 from bot.zones import zone_label
 from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind
-from memory.normalize import escape_controls as _safe
 from memory.poisoning import flag_of
 
 __all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table"]

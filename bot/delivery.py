@@ -11,14 +11,16 @@ Otherwise the ``on_delivered`` hook runs (a reminder is recorded on its commitme
 
 Failures are retried with backoff (or the platform's ``Retry-After``) for as long as the outbox's
 ``max_age`` allows (hours), then dead-lettered; permanent failures (a deleted thread, a channel the
-bot was removed from) are dead-lettered at once with the reason. On shutdown the posts not yet
-started are given back (a release the outbox refuses for a post no longer this holder's); the post
-being sent is left to its lease, as it may have reached the platform.
+bot was removed from) are dead-lettered at once with the reason. ``stop`` lets the batch being
+sent finish (acknowledged, hooks run) before it cancels the loop; a loop cancelled mid-batch gives
+back the posts not yet started (a release the outbox refuses for a post no longer this holder's) and
+leaves the one being sent to its lease, as it may have reached the platform.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -84,19 +86,38 @@ class Deliverer:
         self.batch = batch
         self.owner = owner or secrets.token_hex(4)
         self.sleep = sleep
+        # one batch at a time: the loop's and an explicit deliver_once (a drain) take turns, so a drain
+        # returns only once what the loop was sending is acknowledged and its hook has run
+        self._busy = asyncio.Lock()
+        self._stopping = False
 
     def __repr__(self) -> str:
         return f"Deliverer(platform={self.sender.platform!r}, poll_seconds={self.poll_seconds})"
 
     async def deliver_once(self) -> int:
-        """Send every post that is due now; returns how many the platform accepted."""
+        """Send every post that is due now; returns how many the platform accepted. Waits for a batch
+        the delivery loop is sending to be finished first."""
         sent = 0
-        while True:
-            leases = await self.outbox.claim(self.sender.platform, limit=self.batch,
-                                             lease_seconds=self.lease_seconds, claimer=self.owner)
-            if not leases:
-                return sent
-            sent += await self._deliver_batch(leases)
+        async with self._busy:
+            while not self._stopping:
+                leases = await self.outbox.claim(self.sender.platform, limit=self.batch,
+                                                 lease_seconds=self.lease_seconds, claimer=self.owner)
+                if not leases:
+                    break
+                sent += await self._deliver_batch(leases)
+        return sent
+
+    async def stop(self, task: asyncio.Task[None], *, timeout: float = 10.0) -> None:
+        """Stop the delivery loop ``task`` between posts: the batch being sent is finished (its
+        acknowledgements and hooks run) for up to ``timeout`` seconds, then the loop is cancelled."""
+        self._stopping = True
+        if self._busy.locked():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(timeout), self._busy:
+                    pass
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
     async def _deliver_batch(self, leases: list[Lease]) -> int:
         waiting = list(leases)  # claimed, not finished: the heartbeat renews these

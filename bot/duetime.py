@@ -15,13 +15,14 @@ Conventions (one rule each, so reminders are predictable):
   Wednesday it is this Friday, on Friday it is today, on Saturday it is next Friday.
 * "下周一" / "next Monday" is the Monday of the next calendar week (weeks start on Monday), so
   "下周一" said on Sunday is tomorrow and "next Friday" said on Wednesday is nine days later.
-* "end of week" / "本周内" / "this weekend" / "周末" is Sunday 23:59 of this week; "月底" the month's
-  last day; "年底" 31 Dec.
+* "end of week" / "本周内" / "this week" / "这周" / "this weekend" / "周末" is Sunday 23:59 of this week,
+  "next week" / "下周" that of next week; "月底" / "这个月" / "this month" the month's last day; "月中" its 15th, "月初" its 5th (next month's when passed);
+  "年底" 31 Dec; "下个月15号" the 15th of next month.
 * A time that starts or conditions something is not a deadline: "after 11pm", "starting tonight",
   "from Monday on", "晚上11点以后", "从明天起" name no due time.
 * A date without a year ("on 3 Dec", "12月3日") is this year's, or next year's when already past; a
   bare day of month ("5号") likewise rolls to next month.
-* Hours, minutes and seconds ("两小时内", "in 10 minutes", "三十秒内") are elapsed time, added in UTC, so "in 2 hours"
+* Hours, minutes and seconds ("两小时内", "in 10 minutes", "within the hour", "三十秒内") are elapsed time, added in UTC, so "in 2 hours"
   across a DST fall-back is exactly two hours later. Days and weeks ("三天内", "in 2 days") are
   calendar days, due at the end of the last day.
 * Wall-clock times are built in the tenant's zone with zoneinfo: a time that a spring-forward skips
@@ -108,28 +109,30 @@ _DURATIONS = [
         rf"(?:(?P<n>{NUM_ZH})\s*个?)?(?P<half>半)?个?(?P<unit>小时|钟头|分钟|秒钟|秒|天|周|星期|礼拜)(?:之内|以内|内|之后|以后|后)"
     ),
     re.compile(
-        rf"\b(?:in|within)\s+(?:the\s+next\s+)?(?:(?P<n>{NUM_EN})\s*)?(?P<half>half\s+(?:an?\s+)?)?"
+        rf"\b(?:in|within)\s+(?:the\s+next\s+|the\s+(?=hour\b))?(?:(?P<n>{NUM_EN})\s*)?(?P<half>half\s+(?:an?\s+)?)?"
         rf"(?P<unit>hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?)\b",
         _I,
     ),
 ]
 _DAYS = [
     re.compile(r"(?P<rel>大后天|后天|明天|明日|明早|明晚|今天|今日|今早|今晚|当天)"),
-    re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|today|tonight)\b", _I),
+    re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|tmr|today|tonight|tonite|2nite)\b", _I),
     re.compile(r"(?P<mod>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
     re.compile(
         rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{'|'.join(_WEEKDAYS_EN)})\b"
         r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
         _I,
     ),
-    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末]|年[底末]|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末)"),
-    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?weekend)\b", _I),
+    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末中初]|年[底末]|(?:这个?|本)月(?![底末中初0-9０-９零一二两三四五六七八九十])|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
+               r"|(?:这个?|本|下个?)(?:周|星期)(?![一二三四五六日天末内]))"),
+    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|(?:this|next)\s+week|this\s+month)\b", _I),
     re.compile(
         r"\b(?:the\s+)?(?P<period>end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|year)|eod|eow|eom|cob"
         r"|close\s+of\s+business)\b",
         _I,
     ),
     re.compile(rf"(?:(?P<y>\d{{4}})年)?(?P<m>{NUM_ZH})月(?P<d>{NUM_ZH})[日号]"),
+    re.compile(rf"(?P<mrel>下个?|这个?|本)月(?P<d>{NUM_ZH})[日号]"),
     re.compile(rf"(?<![月\d])(?P<d>{NUM_ZH})号(?![楼线房床])"),
     re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?", _I),
     re.compile(rf"\bthe\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
@@ -138,7 +141,7 @@ _DAYS = [
 ]
 _TIMES = [
     re.compile(
-        rf"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)"
+        rf"(?<!第)(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)(?!间)"
         rf"(?:(?P<half>半)|(?P<quarter>一刻|三刻)|(?P<mi>{NUM_ZH})分?)?"
     ),
     re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap])\.?m\b\.?)?", _I),
@@ -146,7 +149,7 @@ _TIMES = [
     re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
     re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
-    re.compile(r"\b(?:at|by)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
+    re.compile(r"\b(?:at|by|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
     re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b", _I),
 ]
@@ -165,6 +168,7 @@ _START_BEFORE = re.compile(
     r"\b(?:after|past|from|starting|since|as\s+of|beginning|every|each)\s+(?:the\s+|this\s+)?$|每个?$", _I
 )
 _START_AFTER = re.compile(r"\s*(?:以后|之后|后(?!天)|起|开始|on\b|onwards?\b)")
+_MODIFIER = re.compile(r"的|'s\b|’s\b")
 #: How far around a match the context checks look: they are about the adjacent words only, and a
 #: bounded window keeps ``_hits`` linear in the text (slicing to the start of the text was quadratic).
 _WINDOW = 24
@@ -209,7 +213,7 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
     if family == "dur":
         if (groups.get("unit") or "").lower().startswith("sec") and (groups.get("n") or "").lower() in ("a", "an"):
             return False  # "in a second" means soon, not a due time
-        return bool(groups.get("n") or groups.get("half"))
+        return bool(groups.get("n") or groups.get("half") or re.search(r"\bthe\s+hour$", m.group(), _I))
     if family == "day":
         if (groups.get("mod") or "").startswith("上"):
             return False  # last week's Friday is not a due time
@@ -247,6 +251,9 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
 
     Cached: extraction asks about the same clause several times (its core, its action, its slot)."""
     hits = _hits(text)
+    # "这周的群公告我来写，周五发": a time that only says which thing ("这周的", "this week's") yields to a
+    # deadline said after it, when there is one
+    hits = [h for h in hits if not _MODIFIER.match(text, h.end)] or hits
     if not hits:
         return None
     first = hits[0]
@@ -306,7 +313,7 @@ def _local(day: date, hour_minute: tuple[int, int], zone: tzinfo) -> datetime:
 
 
 def _duration(m: re.Match[str], now: datetime, local_now: datetime, zone: tzinfo) -> datetime:
-    n = parse_number(m.group("n")) if m.group("n") else 0
+    n = parse_number(m.group("n")) if m.group("n") else (1 if "the" in m.group().lower() else 0)  # "within the hour"
     amount = (n or 0) + (0.5 if m.group("half") else 0.0)
     unit = m.group("unit").lower()
     if unit.startswith(("小时", "钟头", "h")):
@@ -325,7 +332,8 @@ _REL_DAYS: dict[str, tuple[int, str | None]] = {
     "今天": (0, None), "今日": (0, None), "当天": (0, None), "今早": (0, "morning"), "今晚": (0, "evening"),
     "明天": (1, None), "明日": (1, None), "明早": (1, "morning"), "明晚": (1, "evening"), "后天": (2, None),
     "大后天": (3, None), "today": (0, None), "tonight": (0, "evening"), "tomorrow": (1, None),
-    "tmrw": (1, None), "the day after tomorrow": (2, None),
+    "tmrw": (1, None), "tmr": (1, None), "tonite": (0, "evening"), "2nite": (0, "evening"),
+    "the day after tomorrow": (2, None),
 }  # fmt: skip
 
 
@@ -354,16 +362,29 @@ def _period(p: str, today: date) -> date:
         year, month = (
             (today.year + (today.month == 12), today.month % 12 + 1) if nxt else (today.year, today.month)
         )
+        if p.endswith(("月中", "月初")):  # the 15th, the 5th; this month's when still ahead, else next month's
+            found = date(year, month, 15 if p.endswith("中") else 5)
+            if found < today:
+                year, month = today.year + (today.month == 12), today.month % 12 + 1
+                found = date(year, month, found.day)
+            return found
         return date(year, month, calendar.monthrange(year, month)[1])
     if "年" in p or p.endswith("year"):
         return date(today.year, 12, 31)
-    if "周" in p or "星期" in p or p.endswith(("week", "weekend")) or p == "eow":
+    if "周" in p or "星期" in p or p.endswith(("week", "weekend", "wknd")) or p == "eow":
         return today + timedelta(days=6 - today.weekday() + (7 if nxt else 0))
     return today  # end of day, EOD, close of business
 
 
 def _calendar_date(g: dict[str, str | None], today: date) -> date | None:
     day = parse_number(g["d"] or "")
+    if g.get("mrel"):  # "下个月15号", "这个月20号"
+        later = (g["mrel"] or "").startswith("下")
+        year, month_of = (today.year + (today.month == 12), today.month % 12 + 1) if later else (today.year, today.month)
+        try:
+            return date(year, month_of, day) if day is not None else None
+        except ValueError:
+            return None
     if g.get("mon"):
         month: int | None = _MONTHS[(g["mon"] or "").lower()]
     elif g.get("m"):

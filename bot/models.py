@@ -34,6 +34,8 @@ class Message:
     ``visibility`` is the session's (a private thread, DM or private channel is private): what is
     remembered from it keeps it. ``speaker_zone`` is the author's own timezone when the platform
     tells it (Slack's user ``tz``, a console script's ``ts`` offset): an IANA name or ``+08:00``.
+    ``reply_to`` is the author id of the message this one replies to, when the platform has a real
+    reply (Discord's message reference; a Slack thread's parent is not one): the "you" it speaks to.
     """
 
     id: str
@@ -44,6 +46,7 @@ class Message:
     mention: bool = False
     visibility: Visibility = Visibility.PUBLIC
     speaker_zone: str | None = None
+    reply_to: str | None = None
 
     @property
     def author_id(self) -> str:
@@ -58,7 +61,8 @@ class Message:
     def utterance(self) -> Utterance:
         """The message as extraction and prompts read it: its first ``READ_LIMIT`` characters."""
         text = self.text if len(self.text) <= READ_LIMIT else self.text[:READ_LIMIT]
-        return Utterance(self.id, self.author_id, self.author_name, text, self.ts, self.speaker_zone, self.mention)
+        return Utterance(self.id, self.author_id, self.author_name, text, self.ts, self.speaker_zone, self.mention,
+                         self.reply_to)
 
 
 @dataclass(frozen=True, slots=True)

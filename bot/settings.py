@@ -17,6 +17,7 @@ from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError,
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.limits import check_rule
+from bot.secret_files import secret_file_values
 
 __all__ = [
     "DiscordSettings",
@@ -63,18 +64,19 @@ class LLMSettings(BaseSettings):
 
 
 class EmbeddingSettings(BaseSettings):
-    """The dense embedder: ``local`` (offline USE multilingual) or ``openai`` (any /v1/embeddings)."""
+    """The dense embedder: ``local`` (offline USE multilingual), ``e5`` (offline multilingual-e5-small,
+    the ``heyan[e5]`` extra) or ``openai`` (any /v1/embeddings). Switching needs ``heyan memory reindex``."""
 
     model_config = _section("HEYAN_EMBEDDING_")
 
-    provider: Literal["local", "openai"] = Field(
+    provider: Literal["local", "e5", "openai"] = Field(
         "local", validation_alias=AliasChoices("HEYAN_EMBEDDER", "HEYAN_EMBEDDING_PROVIDER")
     )
     model: str = "text-embedding-3-small"
     base_url: str | None = None
     api_key: SecretStr | None = None
     dim: int | None = Field(None, gt=0)
-    threads: int = Field(1, ge=1, le=64, description="BLAS threads for the local embedder")
+    threads: int = Field(1, ge=1, le=64, description="BLAS/OpenMP threads for the offline embedders")
 
 
 class QdrantSettings(BaseSettings):
@@ -387,12 +389,14 @@ def load_settings(**overrides: Any) -> Settings:
         "limits": LimitSettings,
         "web": WebSettings,
     }
-    problems: list[str] = []
+    # HEYAN_<NAME>_FILE: secrets handed over as files (compose secrets, Kubernetes secret volumes)
+    from_files, problems = secret_file_values(section_types)
     for key, cls in section_types.items():
         if key in overrides:
             continue
         try:
-            sections[key] = cls()
+            given: dict[str, Any] = dict(from_files.get(key, {}))
+            sections[key] = cls(**given)
         except ValidationError as exc:
             problems.append(_describe(cls, exc))
     settings: Settings | None = None

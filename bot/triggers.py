@@ -19,9 +19,10 @@ import re
 from bot.lang import detect_lang
 from bot.models import Message
 from bot.offline import lexicon as lx
-from bot.offline.clauses import core, split_clauses
+from bot.offline.clauses import core, split_clauses, split_sentences
 from bot.offline.done import done_reports
 from bot.offline.rules import extract_rules
+from bot.offline.sentence import sarcastic
 from memory.extraction import ExtractionRequest
 from memory.models import Kind
 from memory.normalize import normalize
@@ -72,9 +73,10 @@ def _cue(text: str) -> bool:
     """Wider cues than the rules: a first-person future or offer, a request to the listener, a stance.
     The trigger only decides *when* to extract, so it errs towards now: a false cue costs one early
     extraction call, a missed one delays a promise (and its reminder) until the batch."""
+    ironic = {s.sentence for s in split_sentences(text) if sarcastic(s.text)}
     for clause in split_clauses(text):
         body = core(clause.text)
-        if not body or lx.HEDGE.search(body) or lx.REPORTED.search(body):
+        if not body or lx.HEDGE.search(body) or lx.REPORTED.search(body) or clause.sentence in ironic:
             continue
         if clause.question:
             if _ASK_TO_ACT.search(body):
@@ -93,17 +95,18 @@ _WHOLE_ANSWER = re.compile(r"^(?:ok|okay|k|sure|fine|yes|yep|yeah|alright|deal|a
                            r"|no|nope|nah)[\s.!！。~]*$", re.IGNORECASE)
 # the speaker taking something on: "I'll", "I can", "gonna", "will do", "我来", "我明天…", "我把…"
 _OFFER = re.compile(
-    r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+gonna|\s+can|'d\s+be\s+happy\s+to"
+    r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to|\s+am\s+going\s+to|'m\s+gonna|\s+can(?!'|’|not)|'d\s+be\s+happy\s+to"
     r"|'m\s+happy\s+to|\s+am\s+happy\s+to)\b|\bwill\s+do\b|\bgonna\b|\bon\s+it\b|\bmy\s+(?:bad|fault|mess)\b"
     r"|我们?(?:会|来(?![晚了过自的])|去(?![过了])|就|先|负责|保证|答应|承诺|一定|马上|这就|立刻|尽快|今天|明天|后天|今晚|明晚|下午|晚上|周[一二三四五六日末]"
-    r"|这周|下周|月底|把|给你|帮你|请|赔|陪|准时|按时|以后|下次|再也|不会再|跟你|和你)(?!不|会不会|很|有点|好累|太|真|是|在|有|没|刚|一直|都|还|也)",
+    r"|这周|下周|月底|把|给你|帮你|请|赔|陪|准时|按时|以后|下次|再也|不会再|跟你|和你)(?!不|会不会|很|有点|好累|太|真|是|在|有|没|刚|一直|都|还|也"
+    r"|要(?!把|给|还|交|付)|加班|上班|出差|开会|值班|休息|去(?:医院|超市|上班|出差|[北上广深]))",
     re.IGNORECASE,
 )
 # a thought about what will happen, not an offer: "I'm worried we'll lose the deposit"
-_OPINION = re.compile(r"\b(?:worried|afraid|think|thought|hope|guess|fear|suspect|bet|feel|felt|imagine|wonder|sure|doubt)\b"
+_OPINION = re.compile(r"\b(?:worried|afraid|think|thought|hope|guess|fear|suspect|bet|feel|felt|imagine|wonder|sure|doubt|idea|idk)\b"
                       r"|担心|害怕|觉得|认为|怕|估计|猜", re.IGNORECASE)
 # done already, and nothing ahead: "我今天已经交了", "I've sent it"
-_PAST_ONLY = re.compile(r"已经|刚才|刚刚|昨天|上周|(?<=[\u4e00-\u9fff])过(?![来去年日节])|\b(?:already|yesterday|last\s+(?:week|night))\b", re.IGNORECASE)
+_PAST_ONLY = re.compile(r"已经|刚才|刚刚|昨天|上周|(?<=[\u4e00-\u9fff])过(?![来去年日节])|\b(?:already|yesterday|last\s+(?:week|night)|was\s+(?:gonna|going\s+to))\b", re.IGNORECASE)
 # the listener asked to act, in a question: "can you …?", "你能…吗？", "能不能…？"
 _ASK_TO_ACT = re.compile(
     r"^(?:can|could|would|will)\s+you\s+(?!(?:be|believe|imagine|see|tell\s+me\s+(?:why|what|who|where|when)|remind\s+me\s+what)\b)"

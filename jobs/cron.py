@@ -24,6 +24,7 @@ from bot.audit import SYSTEM, AuditEntry
 from bot.services import Services
 from bot.sessions import DisputeState, SessionInfo
 from bot.settings import JobSettings, Settings
+from jobs.reconciled import ReconcileMarks
 from jobs.tasks import schedule_reminder, services
 from memory.models import FactStatus, Scope, utcnow
 from memory.ports import RecordFilter
@@ -48,10 +49,11 @@ class ReconcileReport:
     scheduled: int = 0  # reminder jobs that were missing from Redis and were enqueued again
     overdue: int = 0  # active commitments newly marked overdue
     swept: int = 0  # sessions whose waiting batch had no watcher left and was queued for extraction
+    opened: int = 0  # open commitments read whole: new, changed or past due since the last pass
 
     def as_dict(self) -> dict[str, int]:
         return {"tenants": self.tenants, "open_commitments": self.open_commitments,
-                "scheduled": self.scheduled, "overdue": self.overdue, "swept": self.swept}
+                "scheduled": self.scheduled, "overdue": self.overdue, "swept": self.swept, "opened": self.opened}
 
 
 async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
@@ -64,12 +66,20 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
     svc = services(ctx)
     now = utcnow()
     tenants = await svc.store.tenants("facts")
-    seen = scheduled = overdue = 0
+    marks = ReconcileMarks(svc.redis)  # incremental: open only what changed since the last pass
+    cut = (now - OVERDUE_GRACE).timestamp()
+    seen = scheduled = overdue = opened = 0
     for tenant in tenants:
         scope = Scope(tenant=tenant)
+        stamps = await svc.memory.open_commitment_stamps(scope)
+        seen += len(stamps)
+        done = await marks.settled(tenant)
+        todo = [fid for fid, (version, due, status) in stamps.items()
+                if done.get(fid) != version or (status == FactStatus.ACTIVE.value and due is not None and due <= cut)]
         closed: dict[str, SessionInfo | None] = {}
-        for fact in await svc.memory.open_commitments(scope):
-            seen += 1
+        settled: dict[str, int] = {}
+        opened += len(todo)
+        for fact in await svc.memory.get_many(scope, todo):
             if fact.session is not None:
                 if fact.session not in closed:
                     info = await svc.sessions.get(tenant, fact.session)
@@ -83,8 +93,10 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
                 overdue += 1
             if await schedule_reminder(svc, fact):
                 scheduled += 1
+            settled[fact.id] = fact.version
+        await marks.record(tenant, settled, stamps)
     swept = await sweep_waiting(svc)
-    report = ReconcileReport(len(tenants), seen, scheduled, overdue, swept)
+    report = ReconcileReport(len(tenants), seen, scheduled, overdue, swept, opened)
     log.info("reconcile: %d tenants, %d open commitments, %d reminders re-enqueued, %d newly overdue",
              report.tenants, report.open_commitments, report.scheduled, report.overdue)
     return report

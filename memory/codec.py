@@ -106,6 +106,12 @@ class PayloadCodec:
         payload[SEALED] = self.cipher.seal_json(secret, context("facts", fact.tenant, fact.id))
         return payload
 
+    def subject_key(self, tenant: str, name: str) -> str:
+        """The payload ``subject`` of a fact whose subject is the entity ``name`` (not a member id):
+        the name itself in plain payloads, its keyed pseudonym in sealed ones. Lets a search match
+        names in a query against stored subjects without decrypting anything."""
+        return name if self.cipher is None else self.cipher.pseudonym(f"{tenant}\x1f{name}")
+
     def fact_from_payload(self, payload: dict[str, Any]) -> Fact:
         data = self._open("facts", payload, Fact.model_fields, _FACT_SECRET)
         return Fact.model_validate(data)

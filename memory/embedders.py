@@ -1,10 +1,18 @@
-"""Dense embedders: the offline multilingual default and any OpenAI-compatible ``/v1/embeddings``.
+"""Dense embedders: the offline multilingual defaults and any OpenAI-compatible ``/v1/embeddings``.
 
-Both implement ``memory.ports.Embedder``: ``await embed(texts)`` returns one L2-normalised vector per
-text, in order, for a whole batch. Empty or whitespace text raises ``InvalidTextError`` naming its
-index; text longer than ``EMBED_TEXT_LIMIT`` is embedded from a bounded prefix (see ``bounded``; the
-caller records ``truncated`` on the record). ``make_embedder`` builds one from the ``HEYAN_EMBEDDER``
-setting. This module and the LLM provider are the only places that import the ``openai`` SDK.
+Each implements ``memory.ports.Embedder``: ``await embed(texts)`` returns one L2-normalised vector per
+document, in order, for a whole batch, and ``await embed_queries(texts)`` the same for search queries
+(models trained with query/passage prefixes, like e5, embed the two differently). Empty or whitespace
+text raises ``InvalidTextError`` naming its index; text longer than ``EMBED_TEXT_LIMIT`` is embedded
+from a bounded prefix (see ``bounded``; the caller records ``truncated`` on the record).
+``make_embedder`` builds one from the ``HEYAN_EMBEDDER`` setting: ``local`` (USE multilingual v3,
+here), ``e5`` (multilingual-e5-small, ``memory.embed_e5``) or ``openai``. ``QueryVectors`` caches
+query vectors by text. This module and the LLM provider are the only places that import ``openai``.
+
+Where the work runs: an in-process model's documents (extraction, summaries, reindex) are always
+embedded in a worker thread, in chunks, so a write never stalls the event loop and a query waiting
+for the model waits one chunk at most; a short query batch is embedded inline when the model is idle
+(a few ms, less than a thread hop costs), else in a thread.
 """
 
 from __future__ import annotations
@@ -13,31 +21,122 @@ import asyncio
 import math
 import threading
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memory.errors import ConfigError, EmbedderError, InvalidTextError
 from memory.models import EMBED_TEXT_LIMIT
+from memory.ports import Embedder
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
 
 __all__ = [
+    "DOCUMENT_CHUNK",
     "EMBEDDER_NAMES",
+    "INLINE_BATCH",
+    "QUERY_CACHE_SIZE",
     "LocalEmbedder",
     "OpenAIEmbedder",
+    "QueryVectors",
     "bounded",
+    "calibrate",
     "check_texts",
     "make_embedder",
 ]
 
 #: Accepted values of the HEYAN_EMBEDDER setting.
-EMBEDDER_NAMES = ("local", "openai")
+EMBEDDER_NAMES = ("local", "e5", "openai")
 
-#: Batches at most this long run inline on the event loop; longer ones go to a worker thread.
-#: Measured with threads=1 on the 2-core dev machine (other jobs running): one query 3-4 ms, a batch of
-#: 64 memories 100-130 ms. A few ms inline is cheaper than a thread hop; 100 ms would stall the loop.
+#: Query batches at most this long run inline on the event loop when the model is idle; longer ones,
+#: and every document batch, go to a worker thread. Measured with threads=1 on the 2-core dev machine
+#: (other jobs running): one query 3-4 ms, a batch of 64 memories 100-130 ms. A few ms inline is cheaper
+#: than a thread hop; 100 ms would stall the loop.
 INLINE_BATCH = 4
+#: Documents are embedded this many at a time in the worker thread, the model's lock released between
+#: chunks, so a query that arrives during a large write waits for one chunk (~15-30 ms with USE),
+#: not for the whole batch. Batching gains little beyond this size with one BLAS thread.
+DOCUMENT_CHUNK = 16
+#: Query vectors kept by ``QueryVectors`` (512 floats each with USE: ~2 MB for 1,024 entries as lists).
+QUERY_CACHE_SIZE = 1024
+
+
+class _Model(Protocol):
+    """What the in-process embedders share: a lock around a blocking encode."""
+
+    _lock: threading.Lock
+
+    def _loaded(self) -> bool: ...
+
+    def _encode(self, texts: list[str], query: bool) -> list[list[float]]: ...
+
+
+async def run_documents(model: _Model, batch: list[str]) -> list[list[float]]:
+    """Embed documents in a worker thread, ``DOCUMENT_CHUNK`` at a time (the loop never waits)."""
+    out: list[list[float]] = []
+    for start in range(0, len(batch), DOCUMENT_CHUNK):
+        out.extend(await asyncio.to_thread(model._encode, batch[start : start + DOCUMENT_CHUNK], False))
+    return out
+
+
+async def run_queries(model: _Model, batch: list[str]) -> list[list[float]]:
+    """Embed queries inline when the batch is short and the model idle, else in a worker thread."""
+    if len(batch) <= INLINE_BATCH and model._loaded() and not model._lock.locked():
+        return model._encode(batch, True)
+    return await asyncio.to_thread(model._encode, batch, True)
+
+
+def calibrate(embedder: object, cosine: float) -> float:
+    """A dense cosine on a common scale for fusion and the threshold: ``embedder.calibrate`` when the
+    model's cosines sit in a narrow band (e5: ~0.7-0.95), else the cosine itself (USE, OpenAI)."""
+    fn: Callable[[float], float] | None = getattr(embedder, "calibrate", None)
+    return fn(cosine) if fn is not None else cosine
+
+
+class QueryVectors:
+    """Query vectors by text, least recently used dropped past ``size``: a recall that repeats a
+    question (the rewrite's variants, a member asking again, the bench's warm set) skips the model.
+
+    Asks ``embedder.embed_queries`` when it has one (query prefixes), else ``embed``. ``hits`` and
+    ``misses`` count texts, for the benches.
+    """
+
+    def __init__(self, embedder: Any, size: int = QUERY_CACHE_SIZE) -> None:
+        if size < 0:
+            raise ValueError(f"size must be >= 0, got {size}")
+        self.embedder = embedder
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+
+    def __repr__(self) -> str:
+        return f"QueryVectors(size={self.size}, held={len(self._cache)}, hits={self.hits}, misses={self.misses})"
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, from the cache where held."""
+        found: dict[str, list[float]] = {}
+        for text in texts:
+            vector = self._cache.get(text)
+            if vector is not None:
+                self._cache.move_to_end(text)
+                found[text] = vector
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        self.hits += len(texts) - len(missing)
+        self.misses += len(missing)
+        if missing:
+            ask = getattr(self.embedder, "embed_queries", None) or self.embedder.embed
+            for text, vector in zip(missing, await ask(missing), strict=True):
+                found[text] = vector
+                if self.size:
+                    self._cache[text] = vector
+            while len(self._cache) > self.size:
+                self._cache.popitem(last=False)
+        return [found[t] for t in texts]
 
 
 def bounded(text: str, limit: int = EMBED_TEXT_LIMIT) -> tuple[str, bool]:
@@ -142,7 +241,11 @@ class LocalEmbedder:
         with self._lock:
             self._load()
 
-    def _encode(self, texts: list[str]) -> list[list[float]]:
+    def _loaded(self) -> bool:
+        return self._model is not None
+
+    def _encode(self, texts: list[str], query: bool = False) -> list[list[float]]:
+        # USE is symmetric: queries and documents are embedded alike.
         with self._lock:
             model = self._load()
             try:
@@ -157,13 +260,15 @@ class LocalEmbedder:
         return self._encode(batch) if batch else []
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One L2-normalised 512-dim vector per text (USE output is already normalised)."""
+        """One L2-normalised 512-dim vector per document (USE output is already normalised), embedded
+        in a worker thread (see the module docstring)."""
         batch = check_texts(texts)
-        if not batch:
-            return []
-        if len(batch) <= INLINE_BATCH and self._model is not None:
-            return self._encode(batch)
-        return await asyncio.to_thread(self._encode, batch)
+        return await run_documents(self, batch) if batch else []
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per search query: inline when short and the model is idle."""
+        batch = check_texts(texts)
+        return await run_queries(self, batch) if batch else []
 
 
 class OpenAIEmbedder:
@@ -217,6 +322,10 @@ class OpenAIEmbedder:
 
     async def close(self) -> None:
         await self._client.close()
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Queries and documents alike (the OpenAI embedding models take no prefixes)."""
+        return await self.embed(texts)
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         batch = check_texts(texts)
@@ -274,17 +383,22 @@ class OpenAIEmbedder:
         return vectors
 
 
-def make_embedder(name: str, **options: Any) -> LocalEmbedder | OpenAIEmbedder:
-    """The embedder named by HEYAN_EMBEDDER: ``"local"`` (offline, default) or ``"openai"``.
+def make_embedder(name: str, **options: Any) -> Embedder:
+    """The embedder named by HEYAN_EMBEDDER: ``"local"`` (USE multilingual v3, offline, default),
+    ``"e5"`` (multilingual-e5-small, offline, the ``heyan[e5]`` extra) or ``"openai"``.
 
-    ``options`` go to the constructor (``threads``/``denoise`` for local; ``model``, ``base_url``,
-    ``api_key``, ``dim``, ``timeout``, ``max_retries`` for openai). Options set to None are dropped
-    so settings can pass their optional fields through unchanged.
+    ``options`` go to the constructor (``threads``/``denoise`` for local, ``threads`` for e5;
+    ``model``, ``base_url``, ``api_key``, ``dim``, ``timeout``, ``max_retries`` for openai). Options
+    set to None are dropped so settings can pass their optional fields through unchanged.
     """
     key = (name or "").strip().lower()
     opts = {k: v for k, v in options.items() if v is not None}
     if key == "local":
         return LocalEmbedder(**opts)
+    if key == "e5":
+        from memory.embed_e5 import E5Embedder  # its package is an optional extra
+
+        return E5Embedder(**{k: v for k, v in opts.items() if k == "threads"})
     if key == "openai":
         return OpenAIEmbedder(**opts)
     raise ConfigError(

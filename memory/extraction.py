@@ -41,6 +41,8 @@ class Utterance:
     ``Asia/Shanghai``, or a fixed offset such as ``+08:00``): wall-clock words in the message ("明天下午
     三点", "by tonight") mean the speaker's clock, not the tenant's. ``addressed``: the message
     mentions the bot (platforms take the mention out of the text; ``memory.poisoning`` needs it).
+    ``reply_to``: the author id of the message it replies to, when the platform says (Discord) — whom
+    its "you" means.
     """
 
     message_id: str
@@ -50,6 +52,7 @@ class Utterance:
     ts: datetime
     zone: str | None = None
     addressed: bool = False
+    reply_to: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,7 +274,8 @@ def _named(text: str, name: str) -> bool:
 
 def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utterance], names: dict[str, str]) -> str:
     """Whom the speaker made the promise or demand to: the extractor's answer when it names a
-    participant; else the one other participant the message names; else, when the words say "you",
+    participant; else, when the words say "you" and the platform says whom the message replies to,
+    that author; else the one other participant the message names; else, when the words say "you",
     the author of the message just before it, written by someone else within ``_ANSWER_WITHIN``.
     "" when nobody is known (never the speaker)."""
     by_name = {n.casefold(): uid for uid, n in names.items() if n}
@@ -279,6 +283,8 @@ def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utteran
         return given
     if given.casefold() in by_name and by_name[given.casefold()] != turn.author_id:
         return by_name[given.casefold()]
+    if turn.reply_to and turn.reply_to != turn.author_id and _SECOND_PERSON.search(quote):
+        return turn.reply_to  # a real reply says whom "you" means, however busy the thread
     text = normalize(turn.text)
     named = [uid for uid, n in names.items() if uid != turn.author_id and _named(text, normalize(n))]
     if len(named) == 1:

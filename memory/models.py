@@ -8,7 +8,6 @@ and where it stands (status). Facts are versioned: an update keeps the old value
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -49,11 +48,6 @@ Lang = Literal["zh", "en"]
 def utcnow() -> datetime:
     """The current time, timezone-aware, in UTC."""
     return datetime.now(UTC)
-
-
-#: What a component that reads the time takes (``clock: Clock = utcnow``): tests hand it a clock they
-#: move (``tests.clock.FakeClock``) instead of waiting for the real one.
-Clock = Callable[[], datetime]
 
 
 class Kind(StrEnum):

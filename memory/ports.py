@@ -128,9 +128,21 @@ class MemoryStore(Protocol):
         ...
 
     async def search(
-        self, layer: Layer, scope: Scope, flt: RecordFilter, queries: Sequence[VectorQuery], limit: int
+        self,
+        layer: Layer,
+        scope: Scope,
+        flt: RecordFilter,
+        queries: Sequence[VectorQuery],
+        limit: int,
+        *,
+        with_payload: bool | Sequence[str] = True,
     ) -> list[list[Hit]]:
-        """Run the queries as one batch; one ranked hit list (best first) per query."""
+        """Run the queries as one batch; one ranked hit list (best first) per query.
+
+        ``with_payload=False``: hits carry ids and scores only (empty payloads); a list of keys: only
+        those payload keys (those present). For callers that rank many candidates on a few clear
+        fields and then ``retrieve`` the few they keep.
+        """
         ...
 
     async def scroll(
@@ -153,6 +165,11 @@ class MemoryStore(Protocol):
 
     async def flush(self) -> None:
         """Make every write durable."""
+        ...
+
+    async def optimize(self) -> bool:
+        """Merge and index what was written since the last time, so searches stay fast (the embedded
+        store; a server optimizes by itself and answers False). True if anything changed."""
         ...
 
     async def close(self) -> None:

@@ -33,11 +33,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, Literal, TypeVar
 
+from memory.cache import RecallCache
 from memory.codec import PLAIN, PayloadCodec
-from memory.embedders import bounded
-from memory.models import RECALLABLE, Fact, Kind, Scope, Summary, embed_text, summary_id, utcnow
+from memory.embedders import QUERY_CACHE_SIZE, QueryVectors, bounded
+from memory.feedback import (
+    DEFAULT_FEEDBACK,
+    DEFAULT_FEEDBACK_SKIP,
+    DEFAULT_FEEDBACK_TERMS,
+    DEFAULT_FEEDBACK_WEIGHT,
+    Expander,
+    Feedback,
+)
+from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id, utcnow
 from memory.ports import (
     Embedder,
     Hit,
@@ -45,18 +55,24 @@ from memory.ports import (
     MemoryStore,
     RecordFilter,
     SparseEncoder,
-    SparseVector,
     StoredPoint,
     VectorQuery,
 )
+from memory.ranking import RRF_K, Candidate, Fusion, Signals, fuse, kept, merge, query_names
+from memory.timeq import query_window, wants_latest
 
 __all__ = [
     "DEFAULT_CANDIDATES",
     "DEFAULT_DENSE_WEIGHT",
+    "DEFAULT_ENTITY_WEIGHT",
     "DEFAULT_FEEDBACK",
+    "DEFAULT_FEEDBACK_SKIP",
+    "DEFAULT_FEEDBACK_TERMS",
     "DEFAULT_FEEDBACK_WEIGHT",
     "DEFAULT_FUSION",
+    "DEFAULT_RECENCY_WEIGHT",
     "DEFAULT_THRESHOLD",
+    "DEFAULT_TIME_WEIGHT",
     "RRF_K",
     "Fusion",
     "Method",
@@ -70,32 +86,35 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Method = Literal["dense", "sparse", "hybrid"]
-Fusion = Literal["rrf", "weighted"]
 
-#: Reciprocal-rank-fusion constant from Cormack et al. (2009); 60 is the usual choice.
-RRF_K = 60
 #: Share of the dense score in fusion (the rest is BM25). Measured on locomo-dev, weighted fusion:
 #: R@5 0.667 / 0.673 / 0.664 at 0.5 / 0.6 / 0.7 (the seed's 70/30 is on the plateau), 0.656 at 0.3-0.4.
 DEFAULT_DENSE_WEIGHT = 0.6
 DEFAULT_FUSION: Fusion = "weighted"
-#: Minimum dense cosine for a fact to be returned (USE cosines: paraphrases 0.5-0.9, related
-#: statements 0.2-0.5, off-topic questions below ~0.17 on the dev set).
+#: Minimum dense score (calibrated, ``memory.embedders.calibrate``) for a fact to be returned (USE
+#: cosines: paraphrases 0.5-0.9, related statements 0.2-0.5, off-topic questions below ~0.17 on the dev set).
 DEFAULT_THRESHOLD = 0.2
 #: Hits fetched per store query before fusion; bounds per-query work independently of store size.
 DEFAULT_CANDIDATES = 50
-#: Top fused facts per query whose terms expand its BM25 query (pseudo-relevance feedback); 0: off.
-#: Measured on locomo-dev (bench harness run), hybrid R@5 / R@10: off 0.670 / 0.735; 2 facts 0.689 / 0.753; 3 facts
-#: 0.689 / 0.761; 5 facts 0.678 / 0.761; 10 facts 0.681 / 0.741 (weight 0.5).
-DEFAULT_FEEDBACK = 3
-#: Weight of a feedback term held by every feedback fact (a query term weighs 1.0). Measured at 3
-#: facts, hybrid R@5 / R@10: 0.2 0.685 / 0.750; 0.3 0.678 / 0.758; 0.5 0.689 / 0.761; 0.7 0.691 /
-#: 0.750; 1.0 0.696 / 0.752 (R@1 0.488 → 0.480). 0.5 is the middle of the plateau.
-DEFAULT_FEEDBACK_WEIGHT = 0.5
+#: Added to a fact whose subject the query names (``memory.ranking``); 0: off. Hybrid R@5 locomo-dev
+#: / Chinese dev: off 0.689 / 0.935; 0.05 0.698 / 0.932; 0.1 0.696 / 0.915; 0.2 0.693 / 0.902. It
+#: helps one set and hurts the other (a Chinese question names its speaker, and every fact of that
+#: speaker then outranks the facts of the others that answer it): off.
+DEFAULT_ENTITY_WEIGHT = 0.0
+#: Added to a fact said within the span of time the query names. Hybrid R@5 locomo-dev / Chinese dev
+#: (its 22 time questions): off 0.689 / 0.935 (0.818); 0.05 0.689 / 0.942 (0.864); 0.1 0.694 / 0.952
+#: (0.936); 0.2 0.694 / 0.954 (0.947); 0.4 0.689 / 0.956 (0.962). 0.2 kept.
+DEFAULT_TIME_WEIGHT = 0.2
+#: Scales the newest-in-its-dispute bonus when the query asks how things stand now; 0: off. Hybrid
+#: R@5 locomo-dev / Chinese dev: off 0.689 / 0.935; 0.05 0.689 / 0.925; 0.1 0.683 / 0.925; 0.2 0.683
+#: / 0.925 (its "latest" questions 0.938 → 0.875: the answer is often the agreement, not the newest
+#: statement): off.
+DEFAULT_RECENCY_WEIGHT = 0.0
 
 
 @dataclass(frozen=True, slots=True)
 class ScoredFact:
-    """A recalled fact: its fused ``score``, its dense cosine (None if it came from BM25 alone, or the
+    """A recalled fact: its fused ``score``, its dense score (None if it came from BM25 alone, or the
     method was sparse) and its 1-based rank in the best BM25 list it appeared in (None if not found by BM25)."""
 
     fact: Fact
@@ -112,48 +131,23 @@ class Recall:
     facts: list[ScoredFact]
 
 
-@dataclass(slots=True)
-class _Candidate:
-    hit: Hit
-    score: float
-    dense: float | None
-    sparse_rank: int | None
-
-
-def _fuse(
-    dense: list[Hit] | None, sparse: list[Hit] | None, fusion: Fusion, dense_weight: float
-) -> dict[str, _Candidate]:
-    """Fuse one query's dense and sparse rankings (either may be absent) into candidates by id."""
-    out: dict[str, _Candidate] = {}
-    if dense is not None:
-        for rank, hit in enumerate(dense):
-            score = dense_weight / (RRF_K + rank + 1) if fusion == "rrf" else dense_weight * hit.score
-            out[hit.id] = _Candidate(hit, score, hit.score, None)
-    if sparse:
-        best = sparse[0].score or 1.0
-        for rank, hit in enumerate(sparse):
-            weight = 1.0 - dense_weight
-            score = weight / (RRF_K + rank + 1) if fusion == "rrf" else weight * hit.score / best
-            found = out.get(hit.id)
-            if found is None:
-                out[hit.id] = _Candidate(hit, score, None, rank + 1)
-            else:
-                found.score += score
-                found.sparse_rank = rank + 1
-    return out
-
-
 class Retriever:
     """Hybrid (dense + BM25) search over facts, and recall (session summary, then facts).
 
     ``method`` is "hybrid" (default), "dense" or "sparse"; ``fusion`` "weighted" (default) or
     "rrf"; ``dense_weight`` the dense share in either fusion (RRF weights each list's 1/(60+rank));
-    ``threshold`` the minimum dense cosine for facts that BM25 did not find (None: no threshold;
+    ``threshold`` the minimum dense score for facts that BM25 did not find (None: no threshold;
     facts BM25 ranked are kept whatever their cosine); ``candidates`` the hits fetched per store query;
     ``feedback`` the top fused facts per query whose terms expand its BM25 query for a second BM25
-    pass (0: one pass), each term weighted ``feedback_weight`` × the share of those facts holding it.
-    ``codec`` opens the payloads (a Heyan process's holds its cipher): only the hits returned and
-    the feedback facts are decoded, so encryption costs a few decryptions per query, not one per candidate.
+    pass (0: one pass), each term weighted ``feedback_weight`` × the share of those facts holding it,
+    at most ``feedback_terms`` of them (0: all), the pass skipped when the first one's best fact leads
+    by ``feedback_skip`` (None: never; ``memory.feedback``). ``entity_weight``, ``time_weight`` and
+    ``recency_weight`` weigh the ranking signals of ``memory.ranking`` (0: off).
+
+    Speed: the store returns ids and scores for every candidate (whole payloads only when a ranking
+    signal applies to the query); only the feedback facts and the facts returned are fetched and
+    opened by ``codec`` (a Heyan process's holds its cipher). Query vectors are cached by text
+    (``query_cache`` entries, ``memory.embedders.QueryVectors``; 0: no cache).
     """
 
     def __init__(
@@ -170,6 +164,13 @@ class Retriever:
         candidates: int = DEFAULT_CANDIDATES,
         feedback: int = DEFAULT_FEEDBACK,
         feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
+        feedback_terms: int = DEFAULT_FEEDBACK_TERMS,
+        feedback_skip: float | None = DEFAULT_FEEDBACK_SKIP,
+        entity_weight: float = DEFAULT_ENTITY_WEIGHT,
+        time_weight: float = DEFAULT_TIME_WEIGHT,
+        recency_weight: float = DEFAULT_RECENCY_WEIGHT,
+        query_cache: int = QUERY_CACHE_SIZE,
+        recall_cache: RecallCache | None = None,
         codec: PayloadCodec = PLAIN,
     ) -> None:
         if method not in ("dense", "sparse", "hybrid"):
@@ -182,6 +183,8 @@ class Retriever:
             raise ValueError("k and candidates must be >= 1")
         if feedback < 0 or feedback_weight < 0.0:
             raise ValueError("feedback and feedback_weight must be >= 0")
+        if min(entity_weight, time_weight, recency_weight) < 0.0:
+            raise ValueError("entity_weight, time_weight and recency_weight must be >= 0")
         self.store = store
         self.embedder = embedder
         self.sparse = sparse
@@ -191,17 +194,58 @@ class Retriever:
         self.k = k
         self.threshold = threshold
         self.candidates = candidates
-        self.feedback = feedback
-        self.feedback_weight = feedback_weight
-        self._scaffold_terms: frozenset[int] | None = None
+        self.feedback_settings = Feedback(feedback, feedback_weight, feedback_terms, feedback_skip)
+        self.entity_weight = entity_weight
+        self.time_weight = time_weight
+        self.recency_weight = recency_weight
         self.codec = codec
+        self.queries = QueryVectors(embedder, query_cache)
+        #: Recall results reused while their tenant is unwritten (``memory.cache``; None: off).
+        self.recall_cache = recall_cache
+        self._expander = Expander(sparse, self.feedback_settings)
+        self._calibrate: Callable[[float], float] | None = getattr(embedder, "calibrate", None)
+        #: Second BM25 passes run and skipped as confident (for the benches).
+        self.feedback_runs = 0
+        self.feedback_skipped = 0
+
+    @property
+    def feedback(self) -> int:
+        return self.feedback_settings.facts
+
+    @property
+    def feedback_weight(self) -> float:
+        return self.feedback_settings.weight
 
     def __repr__(self) -> str:
+        f = self.feedback_settings
         return (
             f"Retriever(method={self.method!r}, fusion={self.fusion!r}, dense_weight={self.dense_weight}, "
-            f"k={self.k}, threshold={self.threshold}, candidates={self.candidates}, "
-            f"feedback={self.feedback}, feedback_weight={self.feedback_weight})"
+            f"k={self.k}, threshold={self.threshold}, candidates={self.candidates}, feedback={f.facts}, "
+            f"feedback_weight={f.weight}, feedback_terms={f.terms}, feedback_skip={f.skip_margin}, "
+            f"entity_weight={self.entity_weight}, time_weight={self.time_weight}, "
+            f"recency_weight={self.recency_weight})"
         )
+
+    def tuned(self, **changes: Any) -> Retriever:
+        """A retriever on the same store, embedder and encoder with some settings changed (benches)."""
+        f = self.feedback_settings
+        settings: dict[str, Any] = {
+            "method": self.method, "dense_weight": self.dense_weight, "fusion": self.fusion, "k": self.k,
+            "threshold": self.threshold, "candidates": self.candidates, "feedback": f.facts,
+            "feedback_weight": f.weight, "feedback_terms": f.terms, "feedback_skip": f.skip_margin,
+            "entity_weight": self.entity_weight, "time_weight": self.time_weight,
+            "recency_weight": self.recency_weight, "query_cache": self.queries.size, "codec": self.codec,
+        }  # never the recall cache: its answers were made with these settings
+        settings.update(changes)
+        return Retriever(self.store, self.embedder, self.sparse, **settings)
+
+    def _signals(self, scope: Scope, text: str, now: datetime) -> Signals:
+        subjects: set[str] = set()
+        if self.entity_weight:
+            subjects = {self.codec.subject_key(scope.tenant, name) for name in query_names(text)}
+        window = query_window(text, now) if self.time_weight else None
+        latest = bool(self.recency_weight) and wants_latest(text)
+        return Signals(subjects, window, latest, self.entity_weight, self.time_weight, self.recency_weight)
 
     async def search(
         self,
@@ -211,17 +255,20 @@ class Retriever:
         k: int | None = None,
         method: Method | None = None,
         include_inactive: bool = False,
+        now: datetime | None = None,
     ) -> list[ScoredFact]:
         """The top ``k`` facts in scope for any of ``queries``, best first.
 
         Blank queries are skipped; with none left the result is empty. Unless ``include_inactive``,
         only statuses in ``models.RECALLABLE`` are searched (intersected with ``flt.statuses``).
+        ``now``: when the question is asked, for its time words ("last week"); default the clock.
         """
         k = k or self.k
         method = method or self.method
         texts = [q for q in queries if q and q.strip()]
         if not texts:
             return []
+        now = now or utcnow()
         flt = flt or RecordFilter()
         if not include_inactive:
             statuses = frozenset(s.value for s in RECALLABLE)
@@ -229,11 +276,11 @@ class Retriever:
             if not wanted:
                 return []
             # an expired record is gone from recall at once, before the purge deletes it
-            flt = replace(flt, statuses=wanted, alive_at=flt.alive_at or utcnow())
+            flt = replace(flt, statuses=wanted, alive_at=flt.alive_at or now)
 
         use_dense = method in ("dense", "hybrid")
         use_sparse = method in ("sparse", "hybrid")
-        vectors = await self.embedder.embed(texts) if use_dense else [None] * len(texts)
+        vectors = await self.queries.embed(texts) if use_dense else [None] * len(texts)
         queries_sparse = [self.sparse.encode_query(bounded(text)[0]) for text in texts] if use_sparse else []
         requests: list[VectorQuery] = []
         for i, vector in enumerate(vectors):
@@ -242,7 +289,12 @@ class Retriever:
             if use_sparse:
                 requests.append(VectorQuery(using="bm25", sparse=queries_sparse[i]))
         limit = max(self.candidates, k)
-        results = await self.store.search("facts", scope, flt, requests, limit)
+        signals = [self._signals(scope, text, now) for text in texts]
+        # Candidates come back as ids and scores only, unless a signal must read their clear fields:
+        # then whole payloads (Edge answers a list of keys slower than the whole payload, 2.6 vs 0.4 ms
+        # for 50 hits at 100k), which also spares fetching the facts returned.
+        whole = any(sig.active for sig in signals)
+        results = await self.store.search("facts", scope, flt, requests, limit, with_payload=whole)
 
         per_query = (1 if use_dense else 0) + (1 if use_sparse else 0)
         dense_lists = [results[i * per_query] if use_dense else None for i in range(len(texts))]
@@ -252,112 +304,90 @@ class Retriever:
         # Facts the query's own words matched in BM25: the threshold spares these, not facts that
         # only feedback terms reached.
         matched = [{h.id for h in lst} if lst else set() for lst in sparse_lists]
-        decoded: dict[str, Fact] = {}  # each hit is opened at most once per search
-        per_text = [
-            self._kept(_fuse(d, sp, self.fusion, weight), m)
-            for d, sp, m in zip(dense_lists, sparse_lists, matched, strict=True)
-        ]
-        if use_sparse and self.feedback > 0:
+
+        def ranked(i: int, sparse: list[Hit] | None) -> list[Candidate]:
+            fused = fuse(dense_lists[i], sparse, self.fusion, weight, self._calibrate)
+            signals[i].apply(fused)
+            return kept(fused, matched[i], self.threshold)
+
+        per_text = [ranked(i, sparse_lists[i]) for i in range(len(texts))]
+        decoded: dict[str, Fact] = {}  # each fact is fetched and opened at most once per search
+        fb = self.feedback_settings
+        if use_sparse and fb.on:
             again = [
-                (i, self._expand(queries_sparse[i], cands[: self.feedback], decoded))
-                for i, cands in enumerate(per_text)
-                if cands and not queries_sparse[i].empty
+                i for i, cands in enumerate(per_text)
+                if cands and not queries_sparse[i].empty and not fb.confident(cands)
             ]
+            self.feedback_skipped += sum(1 for cands in per_text if cands) - len(again)
             if again:
-                expanded = await self.store.search(
-                    "facts", scope, flt, [VectorQuery(using="bm25", sparse=vec) for _, vec in again], limit
+                await self._open(scope, [c.hit for i in again for c in per_text[i][: fb.facts]], decoded)
+                expanded = [
+                    self._expander.expand(
+                        queries_sparse[i],
+                        [bounded(decoded[c.hit.id].embed_text())[0] for c in per_text[i][: fb.facts]
+                         if c.hit.id in decoded],
+                    )
+                    for i in again
+                ]
+                lists = await self.store.search(
+                    "facts", scope, flt, [VectorQuery(using="bm25", sparse=vec) for vec in expanded], limit,
+                    with_payload=whole,
                 )
-                for (i, _), lst in zip(again, expanded, strict=True):
-                    per_text[i] = self._kept(_fuse(dense_lists[i], lst, self.fusion, weight), matched[i])
+                self.feedback_runs += len(again)
+                for i, lst in zip(again, lists, strict=True):
+                    per_text[i] = ranked(i, lst)
 
-        merged: dict[str, _Candidate] = {}
-        for cands in per_text:
-            for cand in cands:
-                pid = cand.hit.id
-                best = merged.get(pid)
-                if best is None or cand.score > best.score:
-                    merged[pid] = cand
-                    if best is not None:  # keep what the other query knew
-                        cand.dense = _max(cand.dense, best.dense)
-                        cand.sparse_rank = _min(cand.sparse_rank, best.sparse_rank)
-                else:
-                    best.dense = _max(cand.dense, best.dense)
-                    best.sparse_rank = _min(cand.sparse_rank, best.sparse_rank)
+        top = merge(per_text)[:k]
+        await self._open(scope, [c.hit for c in top], decoded)
+        # a fact deleted between the search and the fetch is left out
+        return [ScoredFact(decoded[c.hit.id], c.score, c.dense, c.sparse_rank) for c in top if c.hit.id in decoded]
 
-        ranked = sorted(merged.values(), key=lambda c: (-c.score, c.hit.id))[:k]
-        return [ScoredFact(self._fact(c.hit, decoded), c.score, c.dense, c.sparse_rank) for c in ranked]
+    async def _open(self, scope: Scope, hits: Sequence[Hit], decoded: dict[str, Fact]) -> None:
+        """Decode the facts not opened yet into ``decoded``: from the hit when it came with its payload,
+        else fetched in one ``retrieve``."""
+        wanted: list[str] = []
+        for hit in hits:
+            if hit.id in decoded:
+                continue
+            if hit.payload:
+                decoded[hit.id] = self.codec.fact_from_payload(hit.payload)
+            else:
+                wanted.append(hit.id)
+        if wanted:
+            for found in await self.store.retrieve("facts", scope, list(dict.fromkeys(wanted))):
+                decoded[found.id] = self.codec.fact_from_payload(found.payload)
 
-    def _fact(self, hit: Hit, decoded: dict[str, Fact]) -> Fact:
-        fact = decoded.get(hit.id)
-        if fact is None:
-            fact = decoded[hit.id] = self.codec.fact_from_payload(hit.payload)
-        return fact
-
-    def _kept(self, fused: dict[str, _Candidate], matched: set[str]) -> list[_Candidate]:
-        """One query's candidates best first, without those the threshold cuts.
-
-        The threshold cuts facts that the query's own BM25 terms did not match (``matched``) and
-        whose dense cosine is weak. A BM25 match is evidence of its own: short keyword queries
-        ("deposit") have low cosines (~0.07) to the sentence that holds the word.
-        """
-        out = [
-            c
-            for c in fused.values()
-            if self.threshold is None or c.hit.id in matched or c.dense is None or c.dense >= self.threshold
-        ]
-        out.sort(key=lambda c: (-c.score, c.hit.id))
-        return out
-
-    def _expand(self, query: SparseVector, top: list[_Candidate], decoded: dict[str, Fact]) -> SparseVector:
-        """``query`` plus the terms of the ``top`` facts, each weighted ``feedback_weight`` times the
-        share of those facts that hold it (RM3-style pseudo-relevance feedback; the store adds IDF)."""
-        weights = dict.fromkeys(query.indices, 1.0)
-        share = self.feedback_weight / len(top)
-        scaffold = self._scaffold()
-        for cand in top:
-            text = bounded(self._fact(cand.hit, decoded).embed_text())[0]
-            for term in self.sparse.encode_document(text).indices:
-                if term not in scaffold or term in weights:
-                    weights[term] = weights.get(term, 0.0) + share
-        ids = sorted(weights)
-        return SparseVector(tuple(ids), tuple(weights[i] for i in ids))
-
-    def _scaffold(self) -> frozenset[int]:
-        """The terms of the embed template itself ("About", "is", "关于", "的事实", the kind names):
-        every fact of a language holds them, so as feedback they only make the second BM25 pass
-        longer and slower without telling facts apart."""
-        if self._scaffold_terms is None:
-            words: set[int] = set()
-            for kind in Kind:
-                for lang in ("en", "zh"):
-                    words.update(self.sparse.encode_document(embed_text(kind, "", "", "", lang)).indices)
-            self._scaffold_terms = frozenset(words)
-        return self._scaffold_terms
-
-    async def recall(self, scope: Scope, queries: Sequence[str], k: int | None = None) -> Recall:
+    async def recall(
+        self, scope: Scope, queries: Sequence[str], k: int | None = None, now: datetime | None = None
+    ) -> Recall:
         """The session summary (when ``scope.session`` is set), then the top facts for ``queries``.
 
         With a session, the facts are those that may be shown there: the session's own and the
         tenant's public records (a private thread's records never surface in another thread).
         """
+        cache = self.recall_cache
+        if cache is None:
+            return await self._recall(scope, queries, k, now)
+        key = cache.key(scope, queries, k, now or utcnow())
+        found = cache.get(key)
+        if isinstance(found, Recall):
+            return found
+        generation = cache.store.generation(scope.tenant)  # before: a write meanwhile makes it stale
+        result = await self._recall(scope, queries, k, now)
+        cache.put(key, result, generation)
+        return result
+
+    async def _recall(self, scope: Scope, queries: Sequence[str], k: int | None, now: datetime | None) -> Recall:
         summary: Summary | None = None
         if not scope.session:
-            return Recall(None, await self.search(scope, queries, k=k))
+            return Recall(None, await self.search(scope, queries, k=k, now=now))
         sid = summary_id(scope.tenant, scope.session)
         hits = await self.store.retrieve("summaries", Scope(tenant=scope.tenant, session=scope.session), [sid])
         if hits:
             summary = self.codec.summary_from_payload(hits[0].payload)
         wide = Scope(tenant=scope.tenant, user=scope.user)
-        facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k)
+        facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k, now=now)
         return Recall(summary, facts)
-
-
-def _max(a: float | None, b: float | None) -> float | None:
-    return b if a is None else a if b is None else max(a, b)
-
-
-def _min(a: int | None, b: int | None) -> int | None:
-    return b if a is None else a if b is None else min(a, b)
 
 
 R = TypeVar("R", Fact, Summary)

@@ -234,6 +234,26 @@ class MemoryService:
         far = datetime.max.replace(tzinfo=utcnow().tzinfo)
         return sorted(facts, key=lambda f: f.due_at or far)
 
+    async def open_commitment_stamps(self, scope: Scope) -> dict[str, tuple[int, float | None, str]]:
+        """``id → (version, due_ts, status)`` of every open commitment in scope, read from the clear
+        payload fields: nothing is decrypted or parsed, so a pass over every tenant stays cheap and a
+        caller opens (``get_many``) only the records that changed since it last looked."""
+        flt = RecordFilter(
+            kinds=frozenset({Kind.COMMITMENT.value}),
+            statuses=frozenset(s.value for s in OPEN_COMMITMENT),
+            alive_at=self.clock(),
+        )
+        stamps: dict[str, tuple[int, float | None, str]] = {}
+        offset: str | None = None
+        while True:
+            hits, offset = await self.store.scroll("facts", scope, flt, _PAGE, offset)
+            for hit in hits:
+                due = hit.payload.get("due_ts")
+                stamps[hit.id] = (int(hit.payload.get("version", 0)), float(due) if due is not None else None,
+                                  str(hit.payload.get("status", "")))
+            if offset is None:
+                return stamps
+
     async def delete(self, scope: Scope, ids: Sequence[str]) -> int:
         deleted = await self.store.delete("facts", scope, RecordFilter(ids=frozenset(ids)))
         for fact_id in ids:

@@ -68,7 +68,11 @@ log = logging.getLogger(__name__)
 def _jieba() -> object:
     """The jieba module, initialised once and quietly (it logs to stderr by default)."""
     global _jieba_ready, JIEBA_INIT_SECONDS
-    import jieba
+    try:
+        import jieba
+    except ImportError as exc:  # an optional extra: the runtime's default tokenizer does without it
+        raise ImportError("Bm25Encoder(zh='jieba') needs jieba: pip install 'heyan[jieba]' "
+                          "(or use the default zh='bigram')") from exc
 
     if not _jieba_ready:
         with _jieba_lock:

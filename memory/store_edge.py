@@ -10,12 +10,18 @@ Layout under the data directory (the lock, meta and rebuild files: ``memory.stor
 Every call is scoped: the filter always starts with ``tenant == scope.tenant`` (a tenant payload
 index), and BM25 IDF statistics are computed over the tenant's own points only, so one tenant's
 documents never shift another tenant's scores.
+
+Optimization: Qdrant Edge never merges or indexes segments by itself; ``optimize()`` does (in a
+worker thread, searches go on meanwhile), started in the background after bulk writes, on a
+schedule and at open (``memory.edge_upkeep.Optimizer``). Writes are counted per tenant
+(``generation``) for the recall cache.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -51,6 +57,7 @@ from qdrant_edge import (
 )
 from qdrant_edge import SparseVector as EdgeSparse
 
+from memory.edge_upkeep import OPTIMIZE_AFTER, OPTIMIZE_EVERY, Generations, Optimizer
 from memory.errors import StoreError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, Hit, Layer, RecordFilter, StoredPoint, VectorQuery
@@ -166,6 +173,10 @@ def _hit(point: ScoredPoint | Record, score: float = 0.0) -> Hit:
     return Hit(id=str(point.id), score=score, payload=dict(point.payload or {}))
 
 
+def _bare(point: ScoredPoint) -> Hit:
+    return Hit(id=str(point.id), score=point.score, payload={})
+
+
 class EdgeStore:
     """The embedded ``MemoryStore``: Qdrant Edge shards in one directory, owned by one process.
 
@@ -175,26 +186,49 @@ class EdgeStore:
 
     name = "edge"
 
-    def __init__(self, path: Path, shards: dict[str, EdgeShard], lock: DirLock, dim: int) -> None:
+    def __init__(
+        self,
+        path: Path,
+        shards: dict[str, EdgeShard],
+        lock: DirLock,
+        dim: int,
+        *,
+        optimize_after: int = OPTIMIZE_AFTER,
+        optimize_every: float = OPTIMIZE_EVERY,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.path = path
         self.dim = dim
         self._shards: dict[str, EdgeShard] | None = shards
         self._lock = lock
         # Writes are serialised so delete's count-then-delete sees no concurrent write of ours.
         self._write_lock = asyncio.Lock()
+        self._optimizer = Optimizer(self._optimize_shards, str(path), after=optimize_after, every=optimize_every,
+                                    clock=clock)
+        self._generations = Generations()  # writes per tenant (memory.cache reads them)
 
     def __repr__(self) -> str:
         return f"EdgeStore(path={str(self.path)!r}, dim={self.dim}, open={self._shards is not None})"
 
     @classmethod
     async def open(
-        cls, path: Path, *, embedder_name: str, dim: int, guard: DirLock | None = None
+        cls,
+        path: Path,
+        *,
+        embedder_name: str,
+        dim: int,
+        guard: DirLock | None = None,
+        optimize_after: int = OPTIMIZE_AFTER,
+        optimize_every: float = OPTIMIZE_EVERY,
+        clock: Callable[[], float] = time.monotonic,
     ) -> EdgeStore:
         """Lock ``path``, check the embedder recorded there and open (or create) both shards.
 
         ``guard`` is the swap guard (``memory.store_files.take_swap_guard``) when the caller — a
         rebuild — already holds it; otherwise it is taken for the moment of locking the directory, so
-        no store is opened while a rebuild swaps it. Raises StoreLockedError if another process holds
+        no store is opened while a rebuild swaps it. ``optimize_after``/``optimize_every``/``clock``:
+        when background optimizations start (see the module docstring); one starts at open. Raises
+        StoreLockedError if another process holds
         ``path`` or a rebuild is running, EmbedderMismatchError if the store was built with another
         embedder, StoreError if a shard cannot be opened or an interrupted swap must be recovered first.
         """
@@ -234,7 +268,10 @@ class EdgeStore:
                     shard.close()
             lock.release()
             raise failures[0]
-        return cls(path, shards, lock, dim)
+        store = cls(path, shards, lock, dim, optimize_after=optimize_after, optimize_every=optimize_every,
+                    clock=clock)
+        store._optimizer.start()  # a store written by an older version, or killed mid-merge
+        return store
 
     # -- plumbing ---------------------------------------------------------------------------------
 
@@ -282,9 +319,12 @@ class EdgeStore:
                 vector[SPARSE] = EdgeSparse(list(p.sparse.indices), list(p.sparse.values))
             edge_points.append(Point(p.id, vector, dict(p.payload)))
         async with self._write_lock:
+            self._generations.bump(scope.tenant)
             await self._write(
                 f"upsert {len(points)} points", layer, UpdateOperation.upsert_points(edge_points)
             )
+            self._generations.bump(scope.tenant)  # a recall that ran during the write read the old points or the new
+        self._optimizer.wrote(len(points))
 
     async def set_payload(
         self, layer: Layer, scope: Scope, point_id: str, payload: Mapping[str, Any]
@@ -298,7 +338,9 @@ class EdgeStore:
                     f"cannot set the payload of point {point_id}: it is not in {layer} for {scope}"
                 )
             op = UpdateOperation.set_payload_by_filter(_filter(conditions), dict(payload))
+            self._generations.bump(scope.tenant)
             await self._write(f"set the payload of point {point_id}", layer, op)
+            self._generations.bump(scope.tenant)
 
     async def retrieve(self, layer: Layer, scope: Scope, ids: Sequence[str]) -> list[Hit]:
         scope = check_scope(scope)
@@ -314,11 +356,21 @@ class EdgeStore:
         return [_hit(r) for r in records]
 
     async def search(
-        self, layer: Layer, scope: Scope, flt: RecordFilter, queries: Sequence[VectorQuery], limit: int
+        self,
+        layer: Layer,
+        scope: Scope,
+        flt: RecordFilter,
+        queries: Sequence[VectorQuery],
+        limit: int,
+        *,
+        with_payload: bool | Sequence[str] = True,
     ) -> list[list[Hit]]:
         scope = check_scope(scope)
         if not queries:
             return []
+        wanted_payload: bool | list[str] = (
+            with_payload if isinstance(with_payload, bool) else (list(with_payload) or False)
+        )
         flt_ = _filter(plan_filter(scope, flt))
         # IDF over the tenant's own points: other tenants' documents never change this tenant's scores.
         idf = SearchParams(idf=IdfParams(corpus=_filter([tenant_condition(scope)])))
@@ -343,7 +395,7 @@ class EdgeStore:
                 raise ValueError(f"unknown vector {q.using!r}; expected {DENSE!r} or {SPARSE!r}")
             slots.append(len(requests))
             requests.append(
-                QueryRequest(limit=limit, query=query, filter=flt_, with_payload=True, params=params)
+                QueryRequest(limit=limit, query=query, filter=flt_, with_payload=wanted_payload, params=params)
             )
         results: list[list[ScoredPoint]] = []
         if requests:
@@ -351,7 +403,8 @@ class EdgeStore:
             results = self._call(
                 f"search ({len(requests)} queries)", layer, shard.query_batch, QueryBatchRequest(requests)
             )
-        return [[] if slot is None else [_hit(p, p.score) for p in results[slot]] for slot in slots]
+        make = (lambda p: _hit(p, p.score)) if wanted_payload else _bare
+        return [[] if slot is None else [make(p) for p in results[slot]] for slot in slots]
 
     async def scroll(
         self, layer: Layer, scope: Scope, flt: RecordFilter, limit: int = 256, offset: str | None = None
@@ -377,9 +430,13 @@ class EdgeStore:
         async with self._write_lock:
             n = self._count(layer, conditions)
             if n:
+                self._generations.bump(scope.tenant)
                 await self._write(
                     f"delete {n} points", layer, UpdateOperation.delete_points_by_filter(_filter(conditions))
                 )
+                self._generations.bump(scope.tenant)
+        if n:
+            self._optimizer.wrote(n)
         return n
 
     async def tenants(self, layer: Layer) -> list[str]:
@@ -394,10 +451,41 @@ class EdgeStore:
         for layer, shard in self._shards.items():
             await asyncio.to_thread(self._call, "flush", layer, shard.flush)  # ~25 ms: fsync
 
+    # -- optimization -----------------------------------------------------------------------------
+
+    async def optimize(self) -> bool:
+        """Merge and index both shards now (in a worker thread; searches go on). True if any segment
+        changed. One optimization at a time: a call during a background one waits for it, then runs."""
+        return await self._optimizer.optimize()
+
+    async def _optimize_shards(self) -> bool:
+        changed = False
+        for layer in LAYERS:
+            shard = self._shard(layer)  # type: ignore[arg-type]
+            changed |= await asyncio.to_thread(self._call, "optimize", layer, shard.optimize)
+        return changed
+
+    async def optimized_now(self) -> None:
+        """Wait for the background optimization, if one is running (benches and tests)."""
+        await self._optimizer.wait()
+
+    @property
+    def optimizations(self) -> int:
+        """Optimizations that ran so far (background or called)."""
+        return self._optimizer.runs
+
+    def generation(self, tenant: str) -> int:
+        """How many writes ``tenant`` has had since the store opened: a recall cached at one generation
+        is stale at the next (``memory.cache``). This process is the only writer (the lock)."""
+        return self._generations(tenant)
+
     async def close(self) -> None:
         """Flush both shards, close them and release the directory lock. Safe to call twice."""
         if self._shards is None:
             return
+        if self._optimizer.task is not None:
+            with contextlib.suppress(Exception):
+                await self._optimizer.task  # its thread cannot be interrupted: let it finish first
         shards, self._shards = self._shards, None
         failure: StoreError | None = None
         try:

@@ -442,12 +442,22 @@ class ServerStore:
         return [_hit(r) for r in records]
 
     async def search(
-        self, layer: Layer, scope: Scope, flt: RecordFilter, queries: Sequence[VectorQuery], limit: int
+        self,
+        layer: Layer,
+        scope: Scope,
+        flt: RecordFilter,
+        queries: Sequence[VectorQuery],
+        limit: int,
+        *,
+        with_payload: bool | Sequence[str] = True,
     ) -> list[list[Hit]]:
         scope = check_scope(scope)
         collection = self._collection(layer)
         if not queries:
             return []
+        wanted_payload: bool | list[str] = (
+            with_payload if isinstance(with_payload, bool) else (list(with_payload) or False)
+        )
         flt_ = _filter(plan_filter(scope, flt))
         # IDF over the tenant's own points: other tenants' documents never change this tenant's scores.
         idf = models.SearchParams(idf=models.IdfCorpusParams(corpus=_filter([tenant_condition(scope)])))
@@ -473,7 +483,7 @@ class ServerStore:
             slots.append(len(requests))
             requests.append(
                 models.QueryRequest(
-                    query=query, using=q.using, filter=flt_, limit=limit, with_payload=True, params=params
+                    query=query, using=q.using, filter=flt_, limit=limit, with_payload=wanted_payload, params=params
                 )
             )
         responses: list[models.QueryResponse] = []
@@ -527,6 +537,12 @@ class ServerStore:
         """Nothing to do: every write waits for the server to apply it (``wait=True``) and its WAL."""
         if self._closed:
             raise StoreError(f"the memory store at {self.where} is closed")
+
+    async def optimize(self) -> bool:
+        """Nothing to do: a Qdrant server runs its optimizers by itself."""
+        if self._closed:
+            raise StoreError(f"the memory store at {self.where} is closed")
+        return False
 
     async def close(self) -> None:
         if self._closed:

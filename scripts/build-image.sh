@@ -2,14 +2,17 @@
 # Build Heyan's container image on a machine that cannot pull base images (no registry, no Docker
 # engine): a Debian base made with debootstrap, imported into podman, then the Dockerfile built with
 # `podman build --isolation chroot`. The `demo-test` stage runs `heyan demo` inside the image at build
-# time, which proves the image where `podman run` is refused. Commands and results: docs/DEPLOY.md.
+# time, which proves the image where `podman run` is refused. Then it prints the image's layers with
+# their sizes and, with HEYAN_MEASURE_REBUILD=1, rebuilds after a one-line code change and prints
+# which layers changed. Commands and results: docs/DEPLOY.md ("Building the image").
 #
-#   sudo scripts/build-image.sh                 # base (once) + demo-test stage + runtime image
+#   sudo scripts/build-image.sh                                  # base (once) + demo-test + runtime image
+#   sudo HEYAN_MEASURE_REBUILD=1 scripts/build-image.sh          # + the code-only rebuild, measured
 #   HEYAN_IMAGE=localhost/heyan:dev sudo scripts/build-image.sh
 #
 # The machine's pip settings and CA bundle (needed to reach PyPI through this workplace's proxy)
-# are mounted into the two pip RUN steps only, as build secrets: they never land in a layer
-# (checked at the end).
+# are mounted into the dependency RUN step only, as build secrets: they never land in a layer
+# (checked at the end). The debootstrap tree is deleted once imported (HEYAN_KEEP_ROOTFS=1 keeps it).
 # With a normal registry, plain `docker build .` or `podman build .` needs none of this.
 set -euo pipefail
 
@@ -43,13 +46,18 @@ if ! podman image exists "$BASE"; then
             "$SUITE" "$WORK/rootfs" "$MIRROR"
     fi
     log "podman import -> $BASE"
-    # apt lists and caches are not needed in a base image
-    rm -rf "$WORK/rootfs/var/lib/apt/lists/"* "$WORK/rootfs/var/cache/apt/"*.bin
+    # apt lists, caches and the downloaded .debs (45 MB) are not needed in a base image
+    rm -rf "$WORK/rootfs/var/lib/apt/lists/"* "$WORK/rootfs/var/cache/apt/"*.bin \
+        "$WORK/rootfs/var/cache/apt/archives/"*.deb
     tar -C "$WORK/rootfs" -c . | podman import --change 'CMD ["python3"]' - "$BASE"
+    if [ "${HEYAN_KEEP_ROOTFS:-0}" != 1 ]; then
+        log "removing the temporary root filesystem $WORK/rootfs (imported as $BASE)"
+        rm -rf "$WORK/rootfs"
+    fi
 fi
 
 # 2. Build-time only: pip's settings and the CA bundle they name, as build secrets. The Dockerfile
-#    mounts them in its two pip RUN steps only (a `--volume` would reach every RUN step and leave
+#    mounts them in its pip RUN step only (a `--volume` would reach every RUN step and leave
 #    empty mount points behind in the runtime image's layers).
 secrets=()
 if [ -e /etc/pip.conf ]; then secrets+=(--secret "id=pip_conf,src=/etc/pip.conf"); fi
@@ -82,3 +90,33 @@ echo "pip settings: not in the image"
 podman image inspect "$IMAGE" --format \
     'user={{.Config.User}} entrypoint={{.Config.Entrypoint}} cmd={{.Config.Cmd}} volumes={{.Config.Volumes}} healthcheck={{.Config.Healthcheck.Test}}'
 podman image ls --filter reference="$IMAGE" --format '{{.Repository}}:{{.Tag}} {{.ID}} {{.Size}}'
+for banned in /opt/heyan/bin/pip /opt/heyan/lib/python3*/site-packages/pip /opt/heyan/lib/python3*/site-packages/setuptools \
+        /opt/heyan/lib/python3*/site-packages/jieba /var/cache/apt/archives/*.deb; do
+    # shellcheck disable=SC2086 # the globs are meant
+    if compgen -G "$mnt$banned" >/dev/null; then echo "FAIL: $banned is in the image" >&2; exit 1; fi
+done
+echo "not in the image: pip, setuptools, jieba, .debs"
+
+# 5. The layers, with the instruction that made each and its size.
+layers() { podman history --no-trunc --format '{{.ID}} {{.Size}} {{.CreatedBy}}' "$1" | cut -c1-160; }
+log "layers of $IMAGE (newest first)"
+layers "$IMAGE"
+
+# 6. Optional: a one-line code change, rebuilt from a copy of the tree; the layers that differ.
+if [ "${HEYAN_MEASURE_REBUILD:-0}" = 1 ]; then
+    probe=$(mktemp -d)
+    trap 'podman image unmount "$IMAGE" >/dev/null; rm -rf "$probe"' EXIT
+    cp -a "$ROOT/Dockerfile" "$ROOT/.dockerignore" "$ROOT/requirements.lock" "$ROOT/bot" "$ROOT/memory" \
+        "$ROOT/jobs" "$ROOT/adapters" "$ROOT/prompts" "$probe/"
+    echo "# a one-line code change (scripts/build-image.sh HEYAN_MEASURE_REBUILD)" >> "$probe/adapters/cli.py"
+    log "rebuilding after a one-line change to adapters/cli.py"
+    podman build --isolation chroot --format docker --build-arg "BASE_IMAGE=$BASE" "${secrets[@]}" \
+        --tag localhost/heyan:rebuild-probe "$probe"
+    before=$(podman image inspect "$IMAGE" --format '{{range .RootFS.Layers}}{{println .}}{{end}}')
+    after=$(podman image inspect localhost/heyan:rebuild-probe --format '{{range .RootFS.Layers}}{{println .}}{{end}}')
+    changed=$(comm -13 <(sort <<<"$before") <(sort <<<"$after") | grep -c . || true)
+    echo "layers: $(grep -c . <<<"$after") in all, $changed new after the code change"
+    log "layers of the rebuilt image (newest first)"
+    layers localhost/heyan:rebuild-probe
+    podman rmi localhost/heyan:rebuild-probe >/dev/null
+fi

@@ -1,14 +1,13 @@
-"""Time that moves only when a test moves it: a fake clock, and arq's schedule driven by it.
+"""arq's schedule, moved by tests: time that passes only when a test says so.
 
 Tests never wait for the wall clock to reach a due time, and never sleep to let something happen
 (docs/RELIABILITY.md, "Test suite"). Two tools:
 
-* ``FakeClock`` — a callable returning an aware UTC ``datetime`` that changes only on ``advance``/``set``.
-  Give it to production code that takes a clock (a ``clock: Callable[[], datetime]`` parameter
-  defaulting to ``memory.models.utcnow``); its ``sleep`` advances instead of waiting. The ``fake_clock``
-  fixture (tests/conftest.py) hands one to a test, starting at ``START``.
-* ``JobSchedule`` — arq runs a deferred job (a reminder, an idle watch) once the real time reaches its
-  score in the queue. ``deferred()`` lists what is scheduled for when, so a test can assert *when* a job
+* ``tests.clock_helpers.FakeClock`` (fixture ``fake_clock``) — epoch seconds that move on
+  ``await clock.advance(s)``, for production code that takes a clock or a sleep (``Outbox(clock=)``,
+  ``Deliverer(sleep=)``, lock renewal).
+* ``JobSchedule`` (here) — arq runs a deferred job (a reminder, an idle watch) once the real time
+  reaches its score in the queue. ``deferred()`` lists what is scheduled for when, so a test can assert *when* a job
   would run; ``run_due(until)`` makes every job deferred to ``until`` or earlier ready now, so the worker
   (in this process or a ``heyan worker`` child) takes it on its next poll; ``skip(delta)`` does so for
   the next ``delta`` (a retry's backoff, an idle watch). A test then waits for the job's effect (a post,
@@ -28,53 +27,7 @@ from redis.asyncio import Redis
 
 from jobs.queue import QUEUE
 
-__all__ = ["START", "FakeClock", "JobSchedule"]
-
-#: Where a ``FakeClock`` starts unless told otherwise: a fixed instant (a Wednesday, 10:00 UTC), so
-#: expected due times and rendered dates are the same on every run.
-START = datetime(2026, 11, 25, 10, 0, tzinfo=UTC)
-
-
-class FakeClock:
-    """``clock()`` is now; ``advance(seconds=…)`` moves it forward, ``set(when)`` anywhere.
-
-    Also usable as a ``time.monotonic``-style clock (``monotonic()``) and as an ``asyncio.sleep``
-    replacement (``await clock.sleep(s)`` advances by ``s`` and returns at once, recording the delay).
-    """
-
-    def __init__(self, start: datetime = START) -> None:
-        if start.tzinfo is None:
-            raise ValueError("FakeClock needs an aware datetime (add tzinfo=UTC)")
-        self._now = start
-        self.sleeps: list[float] = []
-
-    def __call__(self) -> datetime:
-        return self._now
-
-    def __repr__(self) -> str:
-        return f"FakeClock({self._now.isoformat()})"
-
-    def advance(self, delta: timedelta | None = None, /, **units: float) -> datetime:
-        """Move forward by ``delta`` or by ``timedelta(**units)`` (``seconds=``, ``minutes=``, …)."""
-        step = delta if delta is not None else timedelta(**units)
-        if step < timedelta(0):
-            raise ValueError(f"a clock does not go back: {step}")
-        self._now += step
-        return self._now
-
-    def set(self, when: datetime) -> datetime:
-        """Jump to ``when`` (aware)."""
-        if when.tzinfo is None:
-            raise ValueError("FakeClock.set needs an aware datetime")
-        self._now = when
-        return self._now
-
-    def monotonic(self) -> float:
-        return self._now.timestamp()
-
-    async def sleep(self, seconds: float) -> None:
-        self.sleeps.append(seconds)
-        self.advance(seconds=max(seconds, 0.0))
+__all__ = ["JobSchedule"]
 
 
 #: arq stores a job's time in whole milliseconds, rounded: a job deferred to ``until`` may score 1 ms after it.

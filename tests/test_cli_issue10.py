@@ -177,7 +177,7 @@ def test_ctrl_c_ends_chat_at_once(tmp_path: Path) -> None:
     """Ctrl-C while ``heyan chat`` waits for a line ends it without another Enter (it used to hang
     until one came). Generous bounds: they only keep a broken build from hanging the suite."""
     env = {**os.environ, "HEYAN_DATA_DIR": str(tmp_path / "d"), "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": "",
-           "PYTHONUNBUFFERED": "1"}
+           "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "adapters.cli", "chat", "--as", "Ann"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
     try:
@@ -191,7 +191,16 @@ def test_ctrl_c_ends_chat_at_once(tmp_path: Path) -> None:
             seen += chunk
         assert b"Ann> " in seen, seen.decode(errors="replace")
         proc.send_signal(signal.SIGINT)  # stdin stays open: no Enter, no EOF
-        assert proc.wait(timeout=60) == 130
+        # communicate() keeps reading while it waits: a child whose output filled the pipe would
+        # block writing and look hung (the bound only catches the old hang-until-Enter)
+        try:
+            rest, _ = proc.communicate(timeout=300)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)  # PYTHONFAULTHANDLER prints every thread's stack: say where it hung
+            rest, _ = proc.communicate(timeout=60)
+            raise AssertionError("heyan chat still ran 300 s after Ctrl-C:\n"
+                                 + (seen + rest).decode(errors="replace")[-6000:]) from None
+        assert proc.returncode == 130, (seen + rest).decode(errors="replace")[-3000:]
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -107,9 +107,10 @@ def _opened(blob: bytes, keys: dict[str, bytes]) -> bytes:
         if len(body) % 4 == 1:  # in a binary file the token may run into a following word: not base64
             body = body[:-1]
         raw = base64.urlsafe_b64decode(body + b"=" * (-len(body) % 4))
-        if len(raw) < 12 + 16:  # cut short in a binary file (a page boundary): no nonce and tag to read
-            continue
-        nonce, ciphertext = raw[:12], raw[12:-16]
+        if len(raw) <= 12:
+            continue  # cut before its ciphertext (a token split across a binary page): nothing to read
+        # a token cut short keeps no tag: read what ciphertext there is (CTR opens any prefix)
+        nonce, ciphertext = raw[:12], (raw[12:-16] if len(raw) >= 12 + 16 + 1 else raw[12:])
         decryptor = RawCipher(algorithms.AES(key), modes.CTR(nonce + b"\x00\x00\x00\x02")).decryptor()
         out.append(decryptor.update(ciphertext) + decryptor.finalize())
     return b"\n".join(out)

@@ -143,3 +143,17 @@ def test_platform_text_loses_controls_but_keeps_mention_escaping() -> None:
     slack = slack_render(text)
     _assert_no_raw_controls(slack)
     assert slack == "Mallory promised: send the draft @everyone &lt;@123&gt;"
+
+
+def test_rich_markup_in_member_text_is_shown_as_typed_never_read() -> None:
+    """A member who types rich markup neither styles a moderator's table nor breaks it: "[/link]"
+    closing nothing made rich raise (the whole `heyan memory list` failed) and "[red]" coloured."""
+    request = _request(PROMISE, MALLORY)
+    facts = to_facts(request, extract_rules(request), now=datetime(2026, 11, 2, 10, tzinfo=UTC))
+    typed = " see [/link] and [red]urgent[/red] [bold]x"
+    facts = [f.model_copy(update={"value": f.value + typed}) for f in facts]
+    plain, coloured = io.StringIO(), io.StringIO()
+    Console(file=plain, width=300, color_system=None).print(memory_table(facts, "memories"))
+    Console(file=coloured, width=300, color_system="standard", force_terminal=True).print(memory_table(facts, "m"))
+    assert "see [/link] and [red]urgent[/red] [bold]x" in plain.getvalue()
+    assert "\x1b[31murgent" not in coloured.getvalue()  # nothing coloured by the member

@@ -273,7 +273,9 @@ async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_
         assert abs(score / 1000 - max(f.due_at.timestamp(), before)) < 1
     overdue = await rt.memory.get(Scope(tenant=tenant), facts[0].id)  # soonest due first: the past one
     assert overdue is not None and overdue.status is FactStatus.OVERDUE and overdue.version == 1
-    assert (await reconcile(ctx(rt))).scheduled == 0  # queued already: a no-op
+    again = await reconcile(ctx(rt))
+    assert again.scheduled == 0  # queued already: a no-op
+    assert (again.open_commitments, again.opened) == (3, 0)  # incremental: nothing changed, nothing opened
 
     # The worker (with its own reconcile at startup) sends the due ones, each once.
     assert remind_id(facts[1]) in await JobSchedule(rt.redis).run_due(soon)

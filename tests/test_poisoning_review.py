@@ -102,3 +102,29 @@ async def test_only_a_moderator_confirms_a_flag(rt: Runtime) -> None:
         await rt.moderation.memory_confirm(ANN, flagged.id)
     assert [f.status for f in await _facts(rt) if f.id == flagged.id] == [FactStatus.FLAGGED]
     assert not [f for f in await _facts(rt) if f.kind is Kind.COMMITMENT]
+
+
+def test_the_console_confirm_of_a_flagged_record_lists_what_it_recovered(tmp_path: Path) -> None:
+    """`heyan memory confirm` on a flagged record says what its message yields now, not just
+    "superseded" (the moderator should see the promise that came back)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from adapters.cli import app
+
+    env = {"HEYAN_DATA_DIR": str(tmp_path / "d"), "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": ""}
+    lines = [{"tenant": T, "session": SESSION, "user_id": "u-bob", "user_name": "Bob", "id": "m0",
+              "text": "Sure, you can borrow the car this weekend.", "ts": "2026-11-20T09:00:00+00:00"},
+             {"tenant": T, "session": SESSION, "user_id": "u-ann", "user_name": "Ann", "id": "m1",
+              "text": LINE, "ts": "2026-11-20T09:01:00+00:00"}]
+    script = tmp_path / "flagged.jsonl"
+    script.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(app, ["chat", "--script", str(script)], env=env).exit_code == 0
+    listed = runner.invoke(app, ["memory", "list", "--tenant", T, "--status", "flagged", "--json"], env=env)
+    [flagged] = json.loads(listed.stdout)
+    done = runner.invoke(app, ["memory", "confirm", flagged["id"][:8], "--tenant", T], env=env)
+    assert done.exit_code == 0, done.output
+    assert f"confirmed {flagged['id'][:8]} as an ordinary message" in done.stdout
+    assert "commitment: return" in done.stdout and "Sunday" not in done.stdout.split("commitment:")[0]

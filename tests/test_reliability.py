@@ -118,7 +118,10 @@ def test_a_valkey_left_by_a_killed_process_is_stopped_and_its_data_kept(tmp_path
                             env={**os.environ, "PYTHONPATH": str(ROOT)}, text=True)
     assert proc.stdout is not None
     orphan = int(proc.stdout.readline())
-    time.sleep(1.2)  # appendfsync everysec: let the write reach the file (a wait, not a window)
+    deadline = time.monotonic() + 60  # appendfsync everysec: wait until the write is in the file
+    while b"kept" not in b"".join(p.read_bytes() for p in folder.rglob("*.aof")):
+        assert time.monotonic() < deadline, "the write never reached the append-only file"
+        time.sleep(0.05)
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=30)
     assert _is_valkey(orphan)  # the orphan outlived its parent

@@ -22,7 +22,7 @@ def test_unknown_embedder_names_setting_and_choices(monkeypatch: pytest.MonkeyPa
     with pytest.raises(SettingsError) as exc:
         load_settings()
     assert "HEYAN_EMBEDDER" in str(exc.value)
-    assert "'local' or 'openai'" in str(exc.value)
+    assert "'local', 'e5' or 'openai'" in str(exc.value)
 
 
 def test_unknown_store_and_bad_numbers(monkeypatch: pytest.MonkeyPatch) -> None:

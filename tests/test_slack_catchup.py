@@ -99,3 +99,33 @@ def _ok_posts_now(w: World) -> list[Any]:
 async def _ok_posts(w: World) -> list[Any] | None:
     await w.rt.deliver_now()
     return _ok_posts_now(w) or None
+
+
+async def test_a_recent_mention_from_the_downtime_is_answered_in_its_thread(tmp_path: Path, redis_url: str) -> None:
+    """As on Discord: a member who asked Heyan a minute before it came back gets the answer; the
+    question is answered once (Slack's late retry of it finds it answered)."""
+    async with SlackStandIn() as slack:
+        async with slack_world(tmp_path, redis_url, slack=slack) as w:
+            p = slack.payloads
+            await w.command(CAROL, GENERAL, f"dispute open <@{ALICE}|alice> <@{BOB}|bob> The parking spots")
+            opening = await slack.wait_for_call("chat.postMessage")
+            thread = opening.response["ts"]
+            await w.event(p.message(user=BOB, channel=GENERAL, thread_ts=thread, text="I will buy a permit by Friday"))
+            await commitments(w)
+
+        bot = slack.workspace.bot_user_id
+        asked = p.message(user=ALICE, channel=GENERAL, thread_ts=thread, text=f"<@{bot}> what did <@{BOB}> promise?")
+        posts_before = len(slack.calls_to("chat.postMessage"))
+
+        async with slack_world(tmp_path, redis_url, slack=slack) as w:
+            await w.platform.catchup_done.wait()
+            await w.rt.deliver_now()
+            late = await w.sender.event(p.app_mention(user=ALICE, channel=GENERAL, thread_ts=thread,
+                                                      text=asked["text"], ts=asked["ts"]), retry_num=1,
+                                        retry_reason="http_timeout")
+            outcome = await w.settle(late)
+
+    replies = [c for c in slack.calls_to("chat.postMessage")[posts_before:] if c.response.get("ok")]
+    assert len(replies) == 1 and replies[0].params.get("thread_ts") == thread
+    assert "permit" in replies[0].params["text"]
+    assert outcome in (["duplicate"], ["not-answered"])  # the retry finds it answered: no second reply

@@ -329,3 +329,27 @@ async def test_non_uuid_ids_are_refused(store: MemoryStore) -> None:
 
 async def test_is_a_memory_store(store: MemoryStore) -> None:
     assert isinstance(store, MemoryStore) and store.name in {"edge", "server"}
+
+
+async def test_search_without_payloads_or_with_some_keys(store: MemoryStore) -> None:
+    texts = [f"memory number {i}" for i in range(6)]
+    ids = [pid() for _ in texts]
+    await store.upsert("facts", T1, [point(i, payload(subject="s1"), t) for i, t in zip(ids, texts, strict=True)])
+    query = [VectorQuery(DENSE, dense=dense(texts[2]))]
+    [full] = await store.search("facts", T1, ANY, query, limit=3)
+    [bare] = await store.search("facts", T1, ANY, query, limit=3, with_payload=False)
+    [some] = await store.search("facts", T1, ANY, query, limit=3, with_payload=["subject", "session", "absent"])
+    assert [h.id for h in bare] == [h.id for h in full] == [h.id for h in some]
+    assert [h.score for h in bare] == pytest.approx([h.score for h in full])
+    assert all(h.payload == {} for h in bare)
+    assert all(h.payload == {"subject": "s1", "session": "thread-1"} for h in some)
+    assert full[0].payload["tenant"] == "discord:1"
+
+
+async def test_optimize_answers_and_keeps_every_point(store: MemoryStore) -> None:
+    ids = [pid() for _ in range(30)]
+    await store.upsert("facts", T1, [point(i, payload(), f"memory {n}") for n, i in enumerate(ids)])
+    assert isinstance(await store.optimize(), bool)
+    assert await store.count("facts", T1) == 30
+    [hits] = await store.search("facts", T1, ANY, [VectorQuery(DENSE, dense=dense("memory 4"))], limit=1)
+    assert hits[0].id == ids[4]

@@ -124,12 +124,19 @@ UNSCOPED = {
     "flush": "makes writes durable",
     "close": "releases the store",
     "tenants": "lists tenant names for purge and reconcile (admin and cron), never records",
+    "optimize": "compacts the store's segments (all tenants at once); reads and returns no records",
+    "optimized_now": "waits for a running optimization; no records",
+    "generation": "a tenant's write counter for the recall cache (memory.cache); no records",
 }
 #: The same for the layers above the store: these take records (or a tenant) that carry the tenant.
 UNSCOPED_ABOVE = {
     "remember": "writes facts of one tenant, refused when they name several",
     "save_summary": "writes one summary, whose tenant is the scope",
     "reseal": "re-encrypts one tenant's records by id, the tenant given",
+    "watch": "registers a watcher of writes; reads and writes nothing",
+    "feedback": "a setting of the retriever (feedback terms); no data",
+    "feedback_weight": "a setting of the retriever; no data",
+    "tuned": "a copy of the retriever with other settings; reads and writes nothing",
 }
 
 
@@ -171,6 +178,7 @@ def store_args(pid: str) -> dict[str, Any]:
         "queries": [VectorQuery("dense", dense=dense("x"))],
         "limit": 3,
         "offset": None,
+        "with_payload": True,
     }
 
 

@@ -22,6 +22,7 @@ import json
 import shutil
 import statistics
 import tempfile
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -84,6 +85,7 @@ async def run_cost(messages: int, base: Settings, progress: Progress | None = No
             rt = await Runtime.start(settings)
             replies: list[dict[str, int]] = []
             triggered: set[int] = set()
+            probe: dict[str, list[float]] = {"first": [], "again": []}
             try:
                 task = progress.add_task("replaying the dispute", total=messages) if progress else None
                 start = datetime.now(UTC) - timedelta(hours=messages // 60 + 1)
@@ -102,16 +104,54 @@ async def run_cost(messages: int, base: Settings, progress: Progress | None = No
                         new = llm.of("reply")[before:]
                         if new:
                             replies.append({"message": line.index, "prompt_tokens": new[-1].prompt_tokens})
+                        await _probe_cache(rt, msg, probe)
                     if progress and task is not None:
                         progress.advance(task)
                 llm.at_message = messages + 1
                 await rt.engine.flush(Scope(tenant=TENANT, session=SESSION))
                 await rt.drain(timeout=300)
+                cache = rt.memory.retriever.recall_cache
+                cached = _cache_report(cache, probe)
             finally:
                 await rt.stop()
-            return _report(lines, llm, replies, triggered, settings)
+            result = _report(lines, llm, replies, triggered, settings)
+            result["recall_cache"] = cached
+            return result
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+async def _probe_cache(rt: Any, msg: Any, probe: dict[str, list[float]]) -> None:
+    """The question of a reply asked twice more at once (a second member asking the same, a retried
+    mention): the first pays for a recall (the reply's own queries were the rewrite's), the second
+    is what the recall cache saves."""
+    cache = rt.memory.retriever.recall_cache
+    before = (cache.hits, cache.misses) if cache is not None else (0, 0)
+    for name in ("first", "again"):
+        started = time.perf_counter()
+        await rt.memory.recall(msg.scope.narrow(), [msg.text])
+        probe[name].append((time.perf_counter() - started) * 1000)
+    if cache is not None:
+        probe.setdefault("probe_hits", []).append(cache.hits - before[0])
+        probe.setdefault("probe_misses", []).append(cache.misses - before[1])
+
+
+def _cache_report(cache: Any, probe: dict[str, list[float]]) -> dict[str, Any]:
+    """Hit rate over every recall of the run (replies and probes) and the work a hit saved."""
+    if cache is None:
+        return {"enabled": False}
+    first, again = probe["first"], probe["again"]
+    reply_hits = cache.hits - int(sum(probe.get("probe_hits", [])))
+    reply_lookups = reply_hits + cache.misses - int(sum(probe.get("probe_misses", [])))
+    return {
+        "enabled": True, "hits": cache.hits, "misses": cache.misses, "stale": cache.stale,
+        "hit_rate": round(cache.hit_rate, 3),
+        # the replies' own recalls (the rewrite's queries), without the probes
+        "replies_hit_rate": round(reply_hits / reply_lookups, 3) if reply_lookups else None,
+        "probe_ms": {"miss_p50": round(statistics.median(first), 3) if first else None,
+                     "hit_p50": round(statistics.median(again), 3) if again else None},
+        "saved_ms_per_hit": round(statistics.fmean(first) - statistics.fmean(again), 3) if first and again else None,
+    }
 
 
 def _report(lines: list[Any], llm: RecordingLLM, replies: list[dict[str, int]], triggered: set[int],

@@ -7,10 +7,13 @@ One run, in a temporary directory that is removed afterwards:
    Qdrant at ``HEYAN_QDRANT_URL``, in collections of a fresh ``heyanbench…`` prefix that are emptied
    afterwards) is filled with ``--memories`` synthetic zh/en facts over ``--tenants`` tenants
    through the production write path, and measured at checkpoints (1k, 10k, 50k, 100k, …, N).
-2. The engine phase times ``Engine.handle`` with the offline provider on that store.
-3. The same memories and vectors go to qdrant-client's local mode (mem0's default store; an exact
+   The same memories and vectors go to qdrant-client's local mode (mem0's default store; an exact
    scan per query, so capped at ``--local-max``, 50,000 by default) and to Chroma (``--chroma-max``,
-   100,000), measured at the same checkpoints with the same questions.
+   100,000); at each checkpoint every store gets the same warm-up and the same questions, asked in
+   interleaved rounds (``adapters.bench.load_stores``).
+2. The engine phase times ``Engine.handle`` with the offline provider on that store, with the
+   in-process worker (``embedded``: the shipped shape, the engine figure of the targets) and without
+   it (``engine``).
 
 Progress goes to stderr; ``--json`` prints one JSON object on stdout; ``--plot DIR`` writes
 recall-latency.png. Speed lives here, never in tests: the suite runs this with a few hundred
@@ -55,10 +58,12 @@ if TYPE_CHECKING:
 
 __all__ = ["load", "run_load"]
 
-#: Targets from issue 14, checked against each run and reported (never enforced).
-TARGET_RECALL_P95_MS = 5.0
+#: Targets, checked against each run and reported (never enforced): issue 14's, with issue 23's
+#: recall (≤ 10 ms p95 at 100k incl. the query embedding, USE) and engine (≤ 10 ms p95 per plain
+#: message in the shipped embedded shape, with its in-process worker).
+TARGET_RECALL_P95_MS = 10.0
 TARGET_LOCAL_SPEEDUP = 100.0
-TARGET_ENGINE_P95_MS = 20.0
+TARGET_ENGINE_P95_MS = 10.0
 
 
 def _progress() -> Progress:
@@ -124,15 +129,17 @@ def _targets(result: dict[str, Any]) -> dict[str, Any]:
                                      "met": value >= TARGET_LOCAL_SPEEDUP}
     engine = result.get("engine")
     if engine:
-        p95 = engine["engine"]["message"]["p95_ms"]
-        out["engine_message_p95_ms"] = {"value": p95, "target": TARGET_ENGINE_P95_MS, "met": p95 <= TARGET_ENGINE_P95_MS}
+        # the shipped shape: one process, the in-process worker beside the engine
+        p95 = engine["embedded"]["message"]["p95_ms"]
+        out["engine_message_p95_ms"] = {"value": p95, "target": TARGET_ENGINE_P95_MS, "met": p95 <= TARGET_ENGINE_P95_MS,
+                                        "shape": "embedded", "without_worker": engine["engine"]["message"]["p95_ms"]}
     return out
 
 
 async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
     """Every phase of the bench; returns the report as plain data."""
     from adapters.bench.load_engine import engine_settings, measure_engine, with_keys
-    from adapters.bench.load_stores import measure_heyan
+    from adapters.bench.load_stores import measure_stores
     from adapters.bench.measure import TimedEmbedder
     from adapters.runtime import build_embedder
     from memory.codec import PayloadCodec
@@ -142,7 +149,7 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
         "config": {"memories": cfg.memories, "tenants": cfg.tenants, "store": cfg.store, "batch": cfg.batch,
                    "queries": cfg.queries, "local_max": cfg.local_max, "chroma_max": cfg.chroma_max,
                    "messages": cfg.messages, "seed": cfg.seed, "embedder": "", "cpus": os.cpu_count(),
-                   "loadavg": [round(x, 2) for x in os.getloadavg()]},
+                   "loadavg": [round(x, 2) for x in os.getloadavg()], "interleaved": True},
         "alternatives": {},
     }
     settings = with_keys(settings)
@@ -161,17 +168,21 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
         with _progress() as progress:
             task = progress.add_task(f"Heyan {cfg.store}: ingest + measure", total=cfg.memories)
             store, store_dir, qdrant = await _open_heyan(cfg, settings, work, embedder)
+            alternatives, skipped, closers = await _alternatives(cfg, work, embedder, progress)
             try:
-                result["heyan"] = await measure_heyan(cfg, store, store_dir, embedder, settings.recall_k,
-                                                      vectors_file, lambda n: progress.advance(task, n), codec)
+                result["heyan"], result["alternatives"] = await measure_stores(
+                    cfg, store, store_dir, embedder, settings.recall_k, vectors_file,
+                    lambda n: progress.advance(task, n), codec, alternatives)
             finally:
                 await store.close()
+                for close in closers:
+                    await close()
+            result["alternatives"].update(skipped)
             if cfg.messages:
                 task = progress.add_task("engine: offline provider", total=2 * cfg.messages)
                 es = engine_settings(settings, work / "data", cfg.store, qdrant)
                 result["engine"] = await measure_engine(es, tenant_name(0), tenant_size(0, cfg.memories, cfg.tenants),
                                                         cfg.messages, lambda n: progress.advance(task, n))
-            result["alternatives"] = await _alternatives(cfg, settings, work, embedder, vectors_file, progress)
             if cfg.store == "server":
                 await _empty_server(settings, qdrant, embedder, cfg.tenants)
     finally:
@@ -181,38 +192,39 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
     return result
 
 
-async def _alternatives(cfg: LoadConfig, settings: Settings, work: Path, embedder: TimedEmbedder,
-                        vectors_file: Path, progress: Progress) -> dict[str, Any]:
-    from adapters.bench.load_stores import ChromaAlternative, StoreAlternative, measure_alternative
+async def _alternatives(cfg: LoadConfig, work: Path, embedder: TimedEmbedder, progress: Progress
+                        ) -> tuple[list[Any], dict[str, Any], list[Any]]:
+    """The stores to compare with, opened (``(alternative, cap, tick)``), those skipped, and their closers."""
+    from adapters.bench.load_stores import ChromaAlternative, StoreAlternative
     from memory.store_server import ServerStore
 
-    out: dict[str, Any] = {}
-    k = settings.recall_k
+    chosen: list[Any] = []
+    skipped: dict[str, Any] = {}
+    closers: list[Any] = []
+
+    def ticker(name: str, cap: int) -> Any:
+        task = progress.add_task(name, total=cap)
+        return lambda n: progress.advance(task, n)
+
     if "local" in cfg.compare:
         cap = min(cfg.local_max, cfg.memories)
-        task = progress.add_task("qdrant-client local mode", total=cap)
         local = await ServerStore.open(location=":memory:", prefix="bench", embedder_name=embedder.name, dim=embedder.dim)
-        try:
-            out["local_mode"] = await measure_alternative(
-                cfg, StoreAlternative("local_mode", local), cap, cfg.local_queries, embedder, k, vectors_file,
-                lambda n: progress.advance(task, n))
-        finally:
-            await local.close()
+        closers.append(local.close)
+        chosen.append((StoreAlternative("local_mode", local), cap, ticker("qdrant-client local mode", cap)))
     if "chroma" in cfg.compare:
         missing = chroma_missing()
         if missing:
-            out["chroma"] = {"skipped": missing}
+            skipped["chroma"] = {"skipped": missing}
         else:
             cap = min(cfg.chroma_max, cfg.memories)
-            task = progress.add_task("Chroma", total=cap)
             chroma = ChromaAlternative(work / "chroma")
-            try:
-                out["chroma"] = await measure_alternative(
-                    cfg, chroma, cap, cfg.chroma_queries, embedder, k, vectors_file,
-                    lambda n: progress.advance(task, n))
-            finally:
+
+            async def close_chroma() -> None:
                 chroma.close()
-    return out
+
+            closers.append(close_chroma)
+            chosen.append((chroma, cap, ticker("Chroma", cap)))
+    return chosen, skipped, closers
 
 
 async def _empty_server(settings: Settings, qdrant: QdrantSettings, embedder: TimedEmbedder, tenants: int) -> None:
@@ -252,7 +264,7 @@ def _table(result: dict[str, Any]) -> None:
     console.print(table)
     if "engine" in result:
         e = result["engine"]
-        for run in ("engine", "embedded"):
+        for run in ("embedded", "engine"):  # the shipped shape first
             r = e[run]
             console.print(f"{run}: per message p50 {r['message']['p50_ms']:.2f} / p95 {r['message']['p95_ms']:.2f} ms; "
                           f"per reply p50 {r['reply']['p50_ms']:.2f} / p95 {r['reply']['p95_ms']:.2f} ms")

@@ -1,6 +1,14 @@
-"""The store phases of ``heyan bench load``: build Heyan's store to N memories and measure it at
-checkpoints, then give the same memories (the same vectors, from the same embedder) to
-qdrant-client's local mode and to Chroma and measure them at the same checkpoints, up to their caps.
+"""The store phase of ``heyan bench load``: build Heyan's store to N memories and, beside it, give the
+same memories (the same vectors, from the same embedder) to qdrant-client's local mode and to
+Chroma, up to their caps; measure every store at the same checkpoints.
+
+Fair by construction (issue 23): at each checkpoint every store gets the same questions, the same
+warm-up (``WARMUP`` questions, untimed) and the same time window — the questions are asked in rounds,
+one question to every store per round, the order of the stores rotating each round — so a busy
+spell of the shared machine lands on all of them alike. Heyan's store is optimized after each bulk
+ingest (as the store itself does in the background after a bulk write) before it is measured, and
+the time that took is reported. Heyan's retrievers run without their query cache: every store
+embeds every question.
 
 Heyan's phase writes through the production path (``memory.retrieval.index_facts``: batched
 embedding, BM25 encoding, the codec's payloads, one upsert per tenant) and recalls through
@@ -31,13 +39,15 @@ from memory.ports import MemoryStore, RecordFilter, StoredPoint, VectorQuery
 from memory.retrieval import Retriever, index_facts
 from memory.sparse import Bm25Encoder
 
-__all__ = ["Alternative", "ChromaAlternative", "LoadConfig", "StoreAlternative", "checkpoints", "measure_alternative",
-           "measure_heyan", "read_vectors"]
+__all__ = ["Alternative", "ChromaAlternative", "LoadConfig", "StoreAlternative", "checkpoints", "measure_stores",
+           "read_vectors"]
 
 #: Sizes at which every store is measured (those below N, then N itself).
 CHECKPOINTS = (1_000, 10_000, 50_000, 100_000, 200_000, 500_000, 1_000_000)
 #: Hits asked of every store in the like-for-like dense query.
 DENSE_K = 10
+#: Untimed questions every store answers at each checkpoint before the timed rounds.
+WARMUP = 10
 
 Tick = Callable[[int], None]
 
@@ -67,10 +77,7 @@ class LoadConfig:
 
 def replace_feedback(retriever: Retriever) -> Retriever:
     """The same retriever with BM25 pseudo-relevance feedback off (one BM25 pass)."""
-    return Retriever(retriever.store, retriever.embedder, retriever.sparse, method=retriever.method,
-                     dense_weight=retriever.dense_weight, fusion=retriever.fusion, k=retriever.k,
-                     threshold=retriever.threshold, candidates=retriever.candidates, feedback=0,
-                     feedback_weight=retriever.feedback_weight, codec=retriever.codec)
+    return retriever.tuned(feedback=0)
 
 
 def checkpoints(n: int) -> list[int]:
@@ -86,89 +93,201 @@ def _sample(cfg: LoadConfig, size: int, count: int) -> list[SynthMemory]:
 async def _dense_query(store: MemoryStore, embedder: TimedEmbedder, m: SynthMemory) -> tuple[float, float]:
     """(embed ms, store ms) of one like-for-like dense top-10 in the memory's tenant."""
     t0 = time.perf_counter()
-    vector = (await embedder.embed([m.question]))[0]
+    vector = (await embedder.embed_queries([m.question]))[0]
     t1 = time.perf_counter()
     await store.search("facts", Scope(tenant=m.fact.tenant), RecordFilter(),
                        [VectorQuery(using="dense", dense=vector)], DENSE_K)
     return (t1 - t0) * 1000, (time.perf_counter() - t1) * 1000
 
 
-async def _measure_queries(
-    cfg: LoadConfig, size: int, count: int, store: MemoryStore, embedder: TimedEmbedder, retriever: Retriever
-) -> dict[str, Any]:
-    sample = _sample(cfg, size, count)
-    await retriever.recall(Scope(tenant=sample[0].fact.tenant, session="warm-up"), ["warm up"])
-    recall_ms: list[float] = []
-    found = 0
-    for m in sample:
-        started = time.perf_counter()
-        got = await retriever.recall(Scope(tenant=m.fact.tenant, session=m.fact.session), [m.question])
-        recall_ms.append((time.perf_counter() - started) * 1000)
-        found += any(s.fact.id == m.fact.id for s in got.facts)
-    # The same recall with BM25 feedback off: how much of recall the second BM25 pass costs
-    # (a measurement of the production default, which stays on).
-    plain_ms: list[float] = []
-    one_pass = replace_feedback(retriever)
-    for m in sample:
-        started = time.perf_counter()
-        await one_pass.recall(Scope(tenant=m.fact.tenant, session=m.fact.session), [m.question])
-        plain_ms.append((time.perf_counter() - started) * 1000)
-    embed_ms: list[float] = []
-    store_ms: list[float] = []
-    for m in sample:
-        e, s = await _dense_query(store, embedder, m)
-        embed_ms.append(e)
-        store_ms.append(s)
-    return {
-        "memories": size,
-        "recall": summary(recall_ms),
-        "found_at_k": round(found / max(1, len(sample)), 3),
-        "recall_feedback_off": summary(plain_ms),
-        "dense": summary([e + s for e, s in zip(embed_ms, store_ms, strict=True)]),
-        "dense_store_only": summary(store_ms),
-        "query_embed": summary(embed_ms),
-    }
+class _Timings:
+    """One store's latencies at one checkpoint."""
+
+    def __init__(self) -> None:
+        self.recall: list[float] = []
+        self.plain: list[float] = []
+        self.embed: list[float] = []
+        self.store: list[float] = []
+        self.found = 0
 
 
-async def measure_heyan(
+class _Heyan:
+    """Heyan's store as a measured target: recall (with and without feedback) and the dense query."""
+
+    name = "heyan"
+
+    def __init__(self, store: MemoryStore, embedder: TimedEmbedder, retriever: Retriever) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.retriever = retriever
+        self.one_pass = replace_feedback(retriever)
+
+    async def ask(self, m: SynthMemory, t: _Timings) -> None:
+        scope = Scope(tenant=m.fact.tenant, session=m.fact.session)
+        started = time.perf_counter()
+        got = await self.retriever.recall(scope, [m.question])
+        t.recall.append((time.perf_counter() - started) * 1000)
+        t.found += any(s.fact.id == m.fact.id for s in got.facts)
+        # the same recall with BM25 feedback off: what the second BM25 pass costs
+        started = time.perf_counter()
+        await self.one_pass.recall(scope, [m.question])
+        t.plain.append((time.perf_counter() - started) * 1000)
+        e, s = await _dense_query(self.store, self.embedder, m)
+        t.embed.append(e)
+        t.store.append(s)
+
+
+class _Other:
+    """An alternative as a measured target: the dense query, and recall when it is a MemoryStore."""
+
+    def __init__(self, alt: Alternative, embedder: TimedEmbedder, k: int) -> None:
+        self.alt = alt
+        self.name = alt.name
+        self.embedder = embedder
+        self.retriever = (Retriever(alt.store, embedder, Bm25Encoder(), k=k, query_cache=0)
+                          if alt.store is not None else None)
+
+    async def ask(self, m: SynthMemory, t: _Timings) -> None:
+        t0 = time.perf_counter()
+        vector = (await self.embedder.embed_queries([m.question]))[0]
+        t1 = time.perf_counter()
+        await self.alt.dense(m.fact.tenant, vector)
+        t.embed.append((t1 - t0) * 1000)
+        t.store.append((time.perf_counter() - t1) * 1000)
+        if self.retriever is not None:
+            started = time.perf_counter()
+            await self.retriever.recall(Scope(tenant=m.fact.tenant, session=m.fact.session), [m.question])
+            t.recall.append((time.perf_counter() - started) * 1000)
+
+
+async def _rounds(cfg: LoadConfig, size: int, count: int, targets: list[Any]) -> list[_Timings]:
+    """The same warm-up, then the same questions to every target, one question per round, the order
+    of the targets rotating each round."""
+    warm = [memory_at(random.Random(cfg.seed + size).randrange(size), cfg.tenants, seed=cfg.seed)
+            for _ in range(WARMUP)]
+    for target in targets:
+        scratch = _Timings()
+        for m in warm:
+            await target.ask(m, scratch)
+    timings = [_Timings() for _ in targets]
+    for i, m in enumerate(_sample(cfg, size, count)):
+        order = list(range(len(targets)))
+        order = order[i % len(order):] + order[: i % len(order)]
+        for j in order:
+            await targets[j].ask(m, timings[j])
+    return timings
+
+
+class _Ingest:
+    """Seconds and memories one target was given so far."""
+
+    def __init__(self) -> None:
+        self.done = 0
+        self.seconds = 0.0
+
+
+async def measure_stores(
     cfg: LoadConfig, store: MemoryStore, store_dir: Path | None, embedder: TimedEmbedder, k: int,
-    vectors_file: Path, tick: Tick, codec: PayloadCodec,
-) -> dict[str, Any]:
-    """Ingest ``cfg.memories`` through the production write path (payloads sealed by ``codec``),
-    measuring at each checkpoint."""
+    vectors_file: Path, tick: Tick, codec: PayloadCodec, alternatives: list[tuple[Alternative, int, Tick]],
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Ingest ``cfg.memories`` into Heyan's store through the production write path (payloads sealed by
+    ``codec``) and each alternative up to its cap (``(alternative, cap, tick)``), measuring every store
+    at each checkpoint in interleaved rounds. Returns Heyan's report and the alternatives' by name."""
     sparse = Bm25Encoder()
-    retriever = Retriever(store, embedder, sparse, k=k, codec=codec)
-    keep = cfg.compare_max
+    retriever = Retriever(store, embedder, sparse, k=k, codec=codec, query_cache=0)
+    heyan = _Heyan(store, embedder, retriever)
+    others = [(_Other(alt, embedder, k), cap, atick) for alt, cap, atick in alternatives]
+    keep = max([cap for _, cap, _ in alternatives], default=0)
     base_rss = rss_mb()
+    grown_rss = 0.0  # RSS growth over Heyan's own ingest steps only (the alternatives live here too)
     points: list[dict[str, Any]] = []
-    ingest_s = 0.0
+    alt_points: dict[str, list[dict[str, Any]]] = {o.name: [] for o, _, _ in others}
+    heyan_in = _Ingest()
+    alt_in = {o.name: _Ingest() for o, _, _ in others}
     embed_s = 0.0
-    done = 0
     with vectors_file.open("wb") as out:
         for size in checkpoints(cfg.memories):
-            while done < size:
-                stop = min(size, done + cfg.batch)
-                batch = [memory_at(i, cfg.tenants, seed=cfg.seed) for i in range(done, stop)]
+            rss_before = rss_mb()
+            while heyan_in.done < size:
+                stop = min(size, heyan_in.done + cfg.batch)
+                batch = [memory_at(i, cfg.tenants, seed=cfg.seed) for i in range(heyan_in.done, stop)]
                 embed_before = embedder.seconds
                 started = time.perf_counter()
                 await index_facts(store, embedder, sparse, [m.fact for m in batch], codec=codec)
-                ingest_s += time.perf_counter() - started
+                heyan_in.seconds += time.perf_counter() - started
                 embed_s += embedder.seconds - embed_before
-                if done < keep:  # the alternatives get the very vectors index_facts embedded
-                    out.write(np.asarray(embedder.last[: keep - done], dtype=np.float32).tobytes())
-                done = stop
+                if heyan_in.done < keep:  # the alternatives get the very vectors index_facts embedded
+                    out.write(np.asarray(embedder.last[: keep - heyan_in.done], dtype=np.float32).tobytes())
+                heyan_in.done = stop
                 tick(len(batch))
             await store.flush()
-            row = await _measure_queries(cfg, size, cfg.queries, store, embedder, retriever)
-            grown = max(0.0, rss_mb() - base_rss)
+            started = time.perf_counter()
+            await store.optimize()  # what the store does by itself after a bulk write
+            optimize_s = time.perf_counter() - started
+            grown_rss += max(0.0, rss_mb() - rss_before)
+            out.flush()
+            active: list[Any] = [heyan]
+            for other, cap, atick in others:
+                target = min(size, cap)
+                if alt_in[other.name].done >= target and size > cap:
+                    continue  # past its cap: measured at the cap already
+                ing = alt_in[other.name]
+                while ing.done < target:
+                    stop = min(target, ing.done + cfg.batch)
+                    rows = [memory_at(i, cfg.tenants, seed=cfg.seed) for i in range(ing.done, stop)]
+                    vectors = read_vectors(vectors_file, ing.done, stop, embedder.dim)
+                    started = time.perf_counter()
+                    await other.alt.write(rows, vectors)
+                    ing.seconds += time.perf_counter() - started
+                    atick(stop - ing.done)
+                    ing.done = stop
+                active.append(other)
+            counts = [cfg.queries] + [cfg.local_queries if o.name == "local_mode" else cfg.chroma_queries
+                                      for o in active[1:]]
+            # every store answers the smallest count of questions (the same ones), Heyan the most
+            timings = await _rounds(cfg, size, min(counts), active)
+            extra = cfg.queries - min(counts)
+            if extra > 0:  # Heyan's remaining questions (the alternatives are capped lower: too slow)
+                more = _Timings()
+                for m in _sample(cfg, size, cfg.queries)[min(counts):]:
+                    await heyan.ask(m, more)
+                t = timings[0]
+                t.recall += more.recall
+                t.plain += more.plain
+                t.embed += more.embed
+                t.store += more.store
+                t.found += more.found
+            t = timings[0]
+            n = len(t.recall)
+            row: dict[str, Any] = {
+                "memories": size,
+                "recall": summary(t.recall),
+                "found_at_k": round(t.found / max(1, n), 3),
+                "recall_feedback_off": summary(t.plain),
+                "dense": summary([e + s for e, s in zip(t.embed, t.store, strict=True)]),
+                "dense_store_only": summary(t.store),
+                "query_embed": summary(t.embed),
+                "optimize_s": round(optimize_s, 2),
+                "interleaved_with": [o.name for o in active[1:]],
+            }
             row["rss_mb"] = round(rss_mb(), 1)
-            row["rss_growth_per_1k_mb"] = round(grown / (size / 1000), 3)
+            row["rss_growth_per_1k_mb"] = round(grown_rss / (size / 1000), 3)
             if store_dir is not None:
                 disk = dir_mb(store_dir)
                 row["disk_mb"] = round(disk, 1)
                 row["disk_per_1k_mb"] = round(disk / (size / 1000), 3)
             points.append(row)
-    return {
+            for other, timing in zip(active[1:], timings[1:], strict=True):
+                arow: dict[str, Any] = {
+                    "memories": alt_in[other.name].done,
+                    "dense": summary([e + s for e, s in zip(timing.embed, timing.store, strict=True)]),
+                    "dense_store_only": summary(timing.store),
+                }
+                if timing.recall:
+                    arow["recall"] = summary(timing.recall)
+                alt_points[other.name].append(arow)
+    ingest_s = heyan_in.seconds
+    report = {
         "store": store.name,
         "ingest": {
             "memories": cfg.memories,
@@ -181,6 +300,18 @@ async def measure_heyan(
         "peak_rss_mb": round(peak_rss_mb(), 1),
         "baseline_rss_mb": round(base_rss, 1),
     }
+    alts = {
+        o.name: {
+            "store": o.name,
+            "cap": alt_in[o.name].done,
+            "ingest": {"memories": alt_in[o.name].done, "store_seconds": round(alt_in[o.name].seconds, 2),
+                       "store_only_per_s": round(alt_in[o.name].done / alt_in[o.name].seconds, 1)
+                       if alt_in[o.name].seconds else 0.0},
+            "checkpoints": alt_points[o.name],
+        }
+        for o, _, _ in others
+    }
+    return report, alts
 
 
 def read_vectors(vectors_file: Path, start: int, stop: int, dim: int) -> np.ndarray[Any, np.dtype[np.float32]]:
@@ -225,58 +356,6 @@ class StoreAlternative(Alternative):
         assert self.store is not None
         await self.store.search("facts", Scope(tenant=tenant), RecordFilter(),
                                 [VectorQuery(using="dense", dense=vector)], DENSE_K)
-
-
-async def measure_alternative(
-    cfg: LoadConfig, alt: Alternative, cap: int, count: int, embedder: TimedEmbedder, k: int,
-    vectors_file: Path, tick: Tick,
-) -> dict[str, Any]:
-    """Write the first ``cap`` memories into ``alt`` and measure it at each checkpoint up to ``cap``."""
-    retriever = Retriever(alt.store, embedder, Bm25Encoder(), k=k) if alt.store is not None else None
-    points: list[dict[str, Any]] = []
-    write_s = 0.0
-    done = 0
-    sizes = [s for s in checkpoints(cfg.memories) if s <= cap] or [cap]
-    for size in sizes:
-        while done < size:
-            stop = min(size, done + cfg.batch)
-            rows = [memory_at(i, cfg.tenants, seed=cfg.seed) for i in range(done, stop)]
-            vectors = read_vectors(vectors_file, done, stop, embedder.dim)
-            started = time.perf_counter()
-            await alt.write(rows, vectors)
-            write_s += time.perf_counter() - started
-            tick(stop - done)
-            done = stop
-        sample = _sample(cfg, size, count)
-        embed_ms: list[float] = []
-        store_ms: list[float] = []
-        for m in sample:
-            t0 = time.perf_counter()
-            vector = (await embedder.embed([m.question]))[0]
-            t1 = time.perf_counter()
-            await alt.dense(m.fact.tenant, vector)
-            embed_ms.append((t1 - t0) * 1000)
-            store_ms.append((time.perf_counter() - t1) * 1000)
-        row: dict[str, Any] = {
-            "memories": size,
-            "dense": summary([e + s for e, s in zip(embed_ms, store_ms, strict=True)]),
-            "dense_store_only": summary(store_ms),
-        }
-        if retriever is not None:
-            recall_ms: list[float] = []
-            for m in sample:
-                started = time.perf_counter()
-                await retriever.recall(Scope(tenant=m.fact.tenant, session=m.fact.session), [m.question])
-                recall_ms.append((time.perf_counter() - started) * 1000)
-            row["recall"] = summary(recall_ms)
-        points.append(row)
-    return {
-        "store": alt.name,
-        "cap": done,
-        "ingest": {"memories": done, "store_seconds": round(write_s, 2),
-                   "store_only_per_s": round(done / write_s, 1) if write_s else 0.0},
-        "checkpoints": points,
-    }
 
 
 class ChromaAlternative(Alternative):

@@ -90,3 +90,13 @@ class TimedEmbedder:
         finally:
             self.seconds += time.perf_counter() - started
             self.texts += len(texts)
+
+    async def embed_queries(self, texts: Sequence[str]) -> list[list[float]]:
+        """Queries as the inner embedder embeds them (not counted as ingest)."""
+        ask = getattr(self.inner, "embed_queries", None) or self.inner.embed
+        vectors: list[list[float]] = await ask(texts)
+        return vectors
+
+    def calibrate(self, cosine: float) -> float:
+        fn = getattr(self.inner, "calibrate", None)
+        return float(fn(cosine)) if fn is not None else cosine

@@ -1,11 +1,19 @@
-"""``heyan bench retrieval``: retrieval quality and speed on a dataset.
+"""``heyan bench retrieval``: retrieval quality and speed on datasets.
 
-``heyan bench retrieval --dataset FILE.jsonl`` ingests each conversation of a retrieval dataset (the
-format of shared/data/README.md) as one tenant and one session through the production path — the
-configured-by-default local embedder, the BM25 encoder, ``memory.retrieval.index_facts`` and an
-``EdgeStore`` in a temporary directory — then runs every query through ``Retriever.search`` and
-reports recall@k, MRR and query latency per method. Payloads are sealed with a throwaway key, as a
-Heyan process stores them (encryption at rest is part of the measured path).
+``heyan bench retrieval [--dataset FILE.jsonl ...]`` ingests each conversation of a retrieval dataset
+(the format of shared/data/README.md) as one tenant and one session through the production path —
+the chosen offline embedder (``--embedder local|e5``), the BM25 encoder,
+``memory.retrieval.index_facts`` and an ``EdgeStore`` in a temporary directory — then runs every
+query through ``Retriever.search`` and reports recall@k, MRR and query latency per method, per
+dataset (and per query category when the file has them). Payloads are sealed with a throwaway key,
+as a Heyan process stores them (encryption at rest is part of the measured path). Without
+``--dataset``: the shared LoCoMo dev file (when present) and the Chinese dev set
+(tests/data/zh_retrieval_dev.jsonl). The held-out Chinese third (zh_retrieval_heldout.jsonl) is
+measured only when named.
+
+A memory's ``ts`` is when it was said (the fact's ``valid_from``); a query's ``asked_at`` is when it
+is asked (read by the time words in it), else the conversation's last memory time. The query cache
+is off here: every query is embedded, as a first question is.
 
 Each memory becomes a fact of kind ``event`` with ``subject`` = the memory's subject, attribute
 "observation" and ``value`` = its text, so the embedded text is the production template ("About
@@ -23,6 +31,7 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -33,15 +42,21 @@ from rich.table import Table
 from bot.lang import detect_lang
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, generate_key, parse_keys
-from memory.embedders import LocalEmbedder
+from memory.embedders import make_embedder
 from memory.models import NAMESPACE, Fact, Kind, Scope
+from memory.ports import Embedder
 from memory.retrieval import (
     DEFAULT_CANDIDATES,
     DEFAULT_DENSE_WEIGHT,
+    DEFAULT_ENTITY_WEIGHT,
     DEFAULT_FEEDBACK,
+    DEFAULT_FEEDBACK_SKIP,
+    DEFAULT_FEEDBACK_TERMS,
     DEFAULT_FEEDBACK_WEIGHT,
     DEFAULT_FUSION,
+    DEFAULT_RECENCY_WEIGHT,
     DEFAULT_THRESHOLD,
+    DEFAULT_TIME_WEIGHT,
     Fusion,
     Method,
     Retriever,
@@ -49,9 +64,18 @@ from memory.retrieval import (
 )
 from memory.sparse import Bm25Encoder
 
-__all__ = ["Conversation", "DatasetError", "Query", "load_dataset", "retrieval"]
+__all__ = ["DEFAULT_DATASETS", "Conversation", "DatasetError", "Query", "load_dataset", "retrieval"]
 
 METHODS: tuple[Method, ...] = ("dense", "sparse", "hybrid")
+_ROOT = Path(__file__).resolve().parents[2]
+#: Measured when no ``--dataset`` is given (those that exist).
+DEFAULT_DATASETS = (
+    # the shared folder sits beside the main checkout (../shared) or beside the worktrees' parent
+    next((p for p in (_ROOT.parent / "shared" / "data" / "locomo-dev.jsonl",
+                      _ROOT.parent.parent / "shared" / "data" / "locomo-dev.jsonl") if p.exists()),
+         _ROOT.parent / "shared" / "data" / "locomo-dev.jsonl"),
+    _ROOT / "tests" / "data" / "zh_retrieval_dev.jsonl",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +83,7 @@ class Memory:
     id: str
     subject: str
     text: str
+    ts: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +91,8 @@ class Query:
     id: str
     text: str
     relevant: frozenset[str]
+    category: str = ""
+    asked_at: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +117,19 @@ def _text(obj: dict[str, Any], key: str, where: str) -> str:
     return value
 
 
+def _when(value: object, where: str) -> datetime | None:
+    """An optional ISO time (naive times are UTC); ValueError names the field when malformed."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"{where} must be an ISO date-time string")
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{where} is not an ISO date-time: {value!r}") from None
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
+
+
 def _parse_line(raw: str) -> Conversation:
     try:
         row = json.loads(raw)
@@ -108,7 +148,8 @@ def _parse_line(raw: str) -> Conversation:
         if not isinstance(m, dict):
             raise ValueError(f"memories[{i}] is not an object")
         where = f"memories[{i}]"
-        memories.append(Memory(_text(m, "id", where), _text(m, "subject", where), _text(m, "text", where)))
+        memories.append(Memory(_text(m, "id", where), _text(m, "subject", where), _text(m, "text", where),
+                               _when(m.get("ts"), f"{where}.ts")))
     ids = {m.id for m in memories}
     if len(ids) != len(memories):
         raise ValueError("memory ids are not unique")
@@ -123,7 +164,8 @@ def _parse_line(raw: str) -> Conversation:
         unknown = sorted(set(relevant) - ids)
         if unknown:
             raise ValueError(f"{where} names unknown memory ids {unknown[:3]}")
-        queries.append(Query(_text(q, "id", where), _text(q, "text", where), frozenset(relevant)))
+        queries.append(Query(_text(q, "id", where), _text(q, "text", where), frozenset(relevant),
+                             str(q.get("category", "")), _when(q.get("asked_at"), f"{where}.asked_at")))
     return Conversation(name, tuple(memories), tuple(queries))
 
 
@@ -169,9 +211,18 @@ def _facts(conv: Conversation, scope: Scope) -> list[Fact]:
             value=m.text,
             asserted_by=m.subject,
             lang=detect_lang(m.text),  # the template in the memory's language, as production does
+            **({"valid_from": m.ts, "created_at": m.ts, "updated_at": m.ts} if m.ts else {}),
         )
         for m in conv.memories
     ]
+
+
+def _asked(conv: Conversation, query: Query) -> datetime:
+    """When a query is asked: its ``asked_at``, else just after the conversation's last memory."""
+    if query.asked_at is not None:
+        return query.asked_at
+    times = [m.ts for m in conv.memories if m.ts is not None]
+    return max(times) if times else datetime.now(UTC)
 
 
 def _percentile(values: list[float], q: float) -> float:
@@ -186,21 +237,19 @@ async def run_retrieval(
     methods: tuple[Method, ...],
     ks: tuple[int, ...],
     *,
-    fusion: Fusion = DEFAULT_FUSION,
-    dense_weight: float = DEFAULT_DENSE_WEIGHT,
-    threshold: float | None = DEFAULT_THRESHOLD,
-    candidates: int = DEFAULT_CANDIDATES,
-    feedback: int = DEFAULT_FEEDBACK,
-    feedback_weight: float = DEFAULT_FEEDBACK_WEIGHT,
-    embedder: LocalEmbedder | None = None,
+    embedder: Embedder | None = None,
     codec: PayloadCodec | None = None,
+    categories: dict[str, dict[str, dict[str, float]]] | None = None,
+    **knobs: Any,
 ) -> dict[str, dict[str, float]]:
-    """Ingest, query and score; returns metrics per method. ``codec``: sealed with a throwaway key
-    unless given (``memory.codec.PLAIN`` measures without encryption)."""
+    """Ingest, query and score; returns metrics per method. ``knobs`` are ``Retriever`` settings
+    (fusion, dense_weight, threshold, candidates, feedback…). ``codec``: sealed with a throwaway key
+    unless given (``memory.codec.PLAIN`` measures without encryption). ``categories``, when given, is
+    filled with the hybrid recall@k per query category."""
     from memory.store_edge import EdgeStore  # here: every `heyan` command imports this module
 
     codec = codec or PayloadCodec(Cipher(parse_keys(generate_key())))
-    embedder = embedder or LocalEmbedder()
+    embedder = embedder or make_embedder("local")
     sparse = Bm25Encoder()
     kmax = max(ks)
     with tempfile.TemporaryDirectory(prefix="heyan-bench-") as tmp:
@@ -213,19 +262,8 @@ async def run_retrieval(
                 scopes[conv.name] = scope
                 back.update({_point_id(m.id): m.id for m in conv.memories})
                 await index_facts(store, embedder, sparse, _facts(conv, scope), codec=codec)
-            retriever = Retriever(
-                store,
-                embedder,
-                sparse,
-                k=kmax,
-                fusion=fusion,
-                dense_weight=dense_weight,
-                threshold=threshold,
-                candidates=candidates,
-                feedback=feedback,
-                feedback_weight=feedback_weight,
-                codec=codec,
-            )
+            await store.optimize()
+            retriever = Retriever(store, embedder, sparse, k=kmax, codec=codec, query_cache=0, **knobs)
             # Warm up: the first query pays for lazy initialisation that no user query would.
             first = conversations[0]
             await retriever.search(scopes[first.name], ["warm up"], k=1)
@@ -234,17 +272,25 @@ async def run_retrieval(
                 recall = dict.fromkeys(ks, 0.0)
                 mrr = 0.0
                 latencies: list[float] = []
+                per_cat: dict[str, list[float]] = {}
                 n = 0
                 for conv in conversations:
                     for query in conv.queries:
+                        asked = _asked(conv, query)
                         started = time.perf_counter()
-                        hits = await retriever.search(scopes[conv.name], [query.text], k=kmax, method=method)
+                        hits = await retriever.search(
+                            scopes[conv.name], [query.text], k=kmax, method=method, now=asked
+                        )
                         latencies.append((time.perf_counter() - started) * 1000)
                         got = [back[h.fact.id] for h in hits]
                         for k in ks:
                             recall[k] += len(query.relevant & set(got[:k])) / len(query.relevant)
                         rank = next((i for i, mid in enumerate(got) if mid in query.relevant), None)
                         mrr += 0.0 if rank is None else 1.0 / (rank + 1)
+                        if query.category:
+                            per_cat.setdefault(query.category, []).append(
+                                len(query.relevant & set(got[:5])) / len(query.relevant)
+                            )
                         n += 1
                 n = max(n, 1)
                 row = {f"recall@{k}": round(recall[k] / n, 3) for k in ks}
@@ -252,6 +298,10 @@ async def run_retrieval(
                 row["p50_ms"] = round(statistics.median(latencies), 2) if latencies else 0.0
                 row["p95_ms"] = round(_percentile(latencies, 0.95), 2)
                 results[method] = row
+                if categories is not None and per_cat:
+                    categories[method] = {
+                        c: {"n": len(v), "recall@5": round(sum(v) / len(v), 3)} for c, v in sorted(per_cat.items())
+                    }
             return results
         finally:
             await store.close()
@@ -268,59 +318,91 @@ def _parse_ks(value: str) -> tuple[int, ...]:
 
 
 def retrieval(
-    dataset: Annotated[Path, typer.Option("--dataset", help="JSONL file, one conversation per line")],
+    dataset: Annotated[
+        list[Path] | None,
+        typer.Option("--dataset", help="JSONL file, one conversation per line (repeat for several)"),
+    ] = None,
     k: Annotated[str, typer.Option("--k", help="cut-offs for recall@k, comma-separated")] = "1,5,10",
     method: Annotated[str, typer.Option("--method", help="dense, sparse, hybrid or all")] = "all",
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object instead of a table")] = False,
+    embedder_name: Annotated[str, typer.Option("--embedder", help="offline embedder: local (USE) or e5")] = "local",
     fusion: Annotated[str, typer.Option("--fusion", help="hybrid fusion: weighted or rrf")] = DEFAULT_FUSION,
     dense_weight: Annotated[float, typer.Option("--dense-weight", min=0.0, max=1.0)] = DEFAULT_DENSE_WEIGHT,
     threshold: Annotated[
-        float, typer.Option("--threshold", help="minimum dense cosine; negative for none")
+        float, typer.Option("--threshold", help="minimum dense score; negative for none")
     ] = DEFAULT_THRESHOLD,
     candidates: Annotated[int, typer.Option("--candidates", min=1)] = DEFAULT_CANDIDATES,
     feedback: Annotated[
         int, typer.Option("--feedback", min=0, help="top facts whose terms expand BM25; 0 for one pass")
     ] = DEFAULT_FEEDBACK,
     feedback_weight: Annotated[float, typer.Option("--feedback-weight", min=0.0)] = DEFAULT_FEEDBACK_WEIGHT,
+    feedback_terms: Annotated[
+        int, typer.Option("--feedback-terms", min=0, help="most feedback terms per query; 0 for all")
+    ] = DEFAULT_FEEDBACK_TERMS,
+    feedback_skip: Annotated[
+        float, typer.Option("--feedback-skip", help="skip feedback when the best fact leads by this; negative: never")
+    ] = -1.0 if DEFAULT_FEEDBACK_SKIP is None else DEFAULT_FEEDBACK_SKIP,
+    entity_weight: Annotated[float, typer.Option("--entity-weight", min=0.0)] = DEFAULT_ENTITY_WEIGHT,
+    time_weight: Annotated[float, typer.Option("--time-weight", min=0.0)] = DEFAULT_TIME_WEIGHT,
+    recency_weight: Annotated[float, typer.Option("--recency-weight", min=0.0)] = DEFAULT_RECENCY_WEIGHT,
 ) -> None:
-    """Recall@k, MRR and p50/p95 query latency of dense, BM25 and hybrid retrieval on a dataset."""
+    """Recall@k, MRR and p50/p95 query latency of dense, BM25 and hybrid retrieval, per dataset."""
     ks = _parse_ks(k)
     if method not in (*METHODS, "all"):
         raise typer.BadParameter(f"--method must be dense, sparse, hybrid or all; got {method!r}")
     if fusion not in ("weighted", "rrf"):
         raise typer.BadParameter(f"--fusion must be weighted or rrf; got {fusion!r}")
+    if embedder_name not in ("local", "e5"):
+        raise typer.BadParameter(f"--embedder must be local or e5; got {embedder_name!r}")
     methods = METHODS if method == "all" else (cast(Method, method),)
-    try:
-        conversations = load_dataset(dataset)
-    except DatasetError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        raise typer.Exit(2) from None
-    results = asyncio.run(
-        run_retrieval(
-            conversations,
-            methods,
-            ks,
-            fusion=cast(Fusion, fusion),
-            dense_weight=dense_weight,
-            threshold=threshold if threshold >= 0 else None,
-            candidates=candidates,
-            feedback=feedback,
-            feedback_weight=feedback_weight,
-        )
-    )
-    n_queries = sum(len(c.queries) for c in conversations)
+    paths = list(dataset) if dataset else [p for p in DEFAULT_DATASETS if p.exists()]
+    loaded: list[tuple[Path, list[Conversation]]] = []
+    failed = False
+    for path in paths:
+        try:
+            loaded.append((path, load_dataset(path)))
+        except DatasetError as exc:
+            failed = True
+            for problem in exc.problems:
+                print(problem, file=sys.stderr)
+    if failed or not loaded:
+        if not loaded and not failed:
+            print("no dataset: pass --dataset FILE.jsonl", file=sys.stderr)
+        raise typer.Exit(2)
+    knobs: dict[str, Any] = {
+        "fusion": cast(Fusion, fusion), "dense_weight": dense_weight,
+        "threshold": threshold if threshold >= 0 else None, "candidates": candidates, "feedback": feedback,
+        "feedback_weight": feedback_weight, "feedback_terms": feedback_terms,
+        "feedback_skip": feedback_skip if feedback_skip >= 0 else None, "entity_weight": entity_weight,
+        "time_weight": time_weight, "recency_weight": recency_weight,
+    }
+    embedder = make_embedder(embedder_name)
+    reports = []
+    for path, conversations in loaded:
+        cats: dict[str, dict[str, dict[str, float]]] = {}
+        results = asyncio.run(run_retrieval(conversations, methods, ks, embedder=embedder, categories=cats, **knobs))
+        reports.append({"dataset": str(path), "queries": sum(len(c.queries) for c in conversations),
+                        "conversations": len(conversations), "methods": results, "categories": cats})
     if as_json:
-        print(json.dumps({"dataset": str(dataset), "queries": n_queries, "methods": results}))
+        first = reports[0]
+        print(json.dumps({"dataset": first["dataset"], "queries": first["queries"], "methods": first["methods"],
+                          "embedder": embedder.name, "settings": knobs, "datasets": reports}, ensure_ascii=False))
         return
-    table = Table(
-        title=f"retrieval on {dataset.name}: {n_queries} queries, {len(conversations)} conversations"
-    )
+    for report in reports:
+        _table(report, ks)
+
+
+def _table(report: dict[str, Any], ks: tuple[int, ...]) -> None:
+    name = Path(report["dataset"]).name
+    table = Table(title=f"retrieval on {name}: {report['queries']} queries, {report['conversations']} conversations")
     table.add_column("method")
     columns = [f"recall@{x}" for x in ks] + ["mrr", "p50_ms", "p95_ms"]
     for column in columns:
         table.add_column(column, justify="right")
-    for name, row in results.items():
-        table.add_row(name, *(f"{row[c]:.3f}" if not c.endswith("_ms") else f"{row[c]:.2f}" for c in columns))
+    for method, row in report["methods"].items():
+        table.add_row(method, *(f"{row[c]:.3f}" if not c.endswith("_ms") else f"{row[c]:.2f}" for c in columns))
     Console().print(table)
-
+    hybrid = report["categories"].get("hybrid")
+    if hybrid:
+        Console().print("hybrid recall@5 by category: " + ", ".join(
+            f"{c} {v['recall@5']:.3f} ({v['n']})" for c, v in hybrid.items()))

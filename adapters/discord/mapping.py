@@ -35,6 +35,7 @@ __all__ = [
     "locale_lang",
     "message_text",
     "moderator_hint",
+    "replied_author",
     "tenant_of_channel",
     "to_message",
     "visibility_of",
@@ -115,7 +116,18 @@ def to_message(message: discord.Message, *, tenant: str, text: str, mention: boo
         ts=message.created_at,
         mention=mention,
         visibility=visibility_of(message.channel),
+        reply_to=replied_author(message),
     )
+
+
+def replied_author(message: discord.Message) -> str | None:
+    """The author id of the message this one replies to (a reply's message reference; a forward is not
+    a reply), when Discord sent or cached it; None otherwise."""
+    ref = message.reference
+    if ref is None or message.type is not discord.MessageType.reply or ref.type is not discord.MessageReferenceType.default:
+        return None
+    target = ref.resolved if isinstance(ref.resolved, discord.Message) else ref.cached_message
+    return str(target.author.id) if target is not None else None
 
 
 def _has_role(member: discord.Member, role: str) -> bool:

@@ -7,7 +7,9 @@ serves, Heyan reads the conversation back from the newest message it handled the
 dispute channel's top level plus its threads (new ones, and the ones it already knew) — and feeds
 each person's message through the same exactly-once path as a live event (``events.observe`` behind
 the ``EventGate``, keyed by the message's ``client_msg_id``; the window drops a message id it
-holds). A message that both arrives live and is read back is remembered once.
+holds). A message that both arrives live and is read back is remembered once. A mention of Heyan
+from the downtime is answered, in its thread, when it is recent (``ANSWER_WITHIN``, as on Discord);
+an older one is remembered like any message, not answered hours later.
 
 A dispute whose history Slack refuses (the bot was removed, a scope is missing, a rate limit) is
 logged and left for the next start; the others go on.
@@ -16,10 +18,12 @@ logged and left for the next start; the others go on.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from adapters.slack.bridge import Bridge, NotInstalled
-from adapters.slack.events import observe
+from adapters.slack.events import answer_mention, observe
 from adapters.slack.history import HistoryRefused, since
 from adapters.slack.mapping import split_session
 
@@ -29,6 +33,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds Slack's clock may be behind this process's (a dispute's opening time is ours; ``ts`` are Slack's).
 CLOCK_SKEW = 5.0
+#: A mention from the downtime younger than this is answered (the asker is likely still there).
+ANSWER_WITHIN = 600.0
 
 
 @dataclass(slots=True)
@@ -43,7 +49,7 @@ class CatchUp:
         return sum(self.fed.values())
 
 
-async def catch_up(bridge: Bridge) -> CatchUp:
+async def catch_up(bridge: Bridge, *, now: Callable[[], float] = time.time) -> CatchUp:
     """Read back every open dispute of the workspaces this deployment serves (see the module doc)."""
     report = CatchUp()
     served = set(await bridge.workspaces.tenants())
@@ -70,10 +76,14 @@ async def catch_up(bridge: Bridge) -> CatchUp:
         fed = 0
         try:
             for message in found:  # oldest first: a failure leaves last_seen before what was not fed
-                # a mention made while Heyan was away is remembered like any message, not answered hours later
                 claim = f"msg:{message['client_msg_id']}" if message.get("client_msg_id") else None
+                addressed = f"<@{here.bot_user_id}>" in str(message.get("text") or "")
+                recent = now() - float(message.get("ts") or 0) <= ANSWER_WITHIN
                 async with bridge.gate.first(info.tenant, claim) as fresh:
-                    if fresh:
+                    if fresh and addressed and recent:
+                        await answer_mention(bridge, info.tenant, {**message, "channel": channel})
+                        fed += 1
+                    elif fresh:  # an older mention is remembered like any message, not answered hours later
                         await observe(bridge, info.tenant, message, info.session)
                         fed += 1
         except Exception as exc:

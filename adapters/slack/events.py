@@ -41,7 +41,7 @@ from bot.outbox import Post, PostKind
 from bot.ports import HistoryReader
 from memory.models import Scope, utcnow
 
-__all__ = ["Handler", "deliver", "register", "route"]
+__all__ = ["Handler", "answer_mention", "deliver", "observe", "register", "route"]
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +142,11 @@ async def _addressed(bridge: Bridge, tenant: str, event: Mapping[str, Any], *, d
     if outcome != "reply-failed":  # posted, or safe in the outbox: answered
         await bridge.rt.engine.answered(msg)
     return outcome
+
+
+async def answer_mention(bridge: Bridge, tenant: str, event: Mapping[str, Any]) -> str:
+    """A mention read back after downtime (``adapters.slack.catchup``): answered as a live one."""
+    return await _addressed(bridge, tenant, event, dm=False)
 
 
 def _from_a_person(event: Mapping[str, Any]) -> bool:

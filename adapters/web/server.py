@@ -17,6 +17,7 @@ from datetime import datetime
 import httpx
 import uvicorn
 
+from adapters.observability import start_observability
 from adapters.runtime import Runtime, StartupError
 from adapters.web.app import create_app, templates
 from adapters.web.auth import Console
@@ -130,7 +131,10 @@ async def serve_web(settings: Settings, *, host: str | None, port: int | None, l
     """``heyan web``: a runtime (with its worker in the embedded shape) and the console, until a
     signal. ``--local`` binds 127.0.0.1 whatever ``host`` says."""
     rt = await Runtime.start(settings, worker=settings.redis.url is None)
+    observability = None
     try:
+        # /metrics and /healthz on HEYAN_METRICS_PORT, as every Heyan process serves them (probes, scrapes)
+        observability = await start_observability(settings.metrics_port, rt.redis, provider=rt.provider)
         chosen = port if port is not None else settings.web.port if settings.web.port is not None else 8080
         web = await start_web(settings, rt, host=host, port=chosen, local=local)
         assert web is not None
@@ -149,4 +153,6 @@ async def serve_web(settings: Settings, *, host: str | None, port: int | None, l
         finally:
             await web.stop()
     finally:
+        if observability is not None:
+            await observability.stop()
         await rt.stop()

@@ -41,6 +41,7 @@ def encode_message(msg: Message, cipher: Cipher | None = None) -> str:
         "mention": msg.mention,
         "visibility": msg.visibility.value,
         "zone": msg.speaker_zone,
+        "reply_to": msg.reply_to,
     }
     secret = {"name": msg.author_name, "text": msg.text}
     return json.dumps(seal_fields(data, secret, cipher, _context(msg.scope.tenant, msg.session, msg.id)),
@@ -60,6 +61,7 @@ def decode_message(raw: bytes | str, cipher: Cipher | None = None) -> Message:
         mention=bool(data.get("mention")),
         visibility=Visibility(data.get("visibility") or Visibility.PUBLIC.value),
         speaker_zone=data.get("zone"),
+        reply_to=data.get("reply_to"),
     )
 
 

@@ -17,6 +17,7 @@ from bot.duetime import find_due_span, resolve_due
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
+from bot.offline.informal import informal_action, is_informal_promise
 from bot.zones import zone_or_utc
 from memory.models import Fact, Kind
 
@@ -30,13 +31,20 @@ _ZH_DEADLINE_FIRST = re.compile(r"^(?:我们?)?(?P<due>[^，,。]{1,12}?(?:之�
 # "I can …" / "我可以…" promise only with a time marker.
 _ZH_TAKEN = re.compile(r"交给我了|我全?包了|算我的了|包在我身上了")
 _ZH_DEADLINE_WORD = re.compile(r"(?:之前|以前|前|之内|以内|内)(?![面后天])")
+# A time still ahead: a final 了 after it says done-by, not done already ("我今晚把碗洗了", "明天把车挪了").
+_ZH_AHEAD = re.compile(r"明天|后天|今晚|明早|明晚|待会|等会|一会儿|晚点|回头|马上|下周|下个?月|周末|月底|这周|本周"
+                       r"|回去就|到家就|下班就|回家就")
 _EN_CAN = re.compile(r"^(?:i|we)\s+can\s+|^我们?可以", re.IGNORECASE)
 _EN_NEG_HEAD = re.compile(
     r"^(?:i|we)\s*(?:won'?t|will\s+not|(?:'ll|’ll|\s+will)\s+never|\s+(?:promise|swear)\s+(?:not\s+to|never\s+to"
     r"|i\s+won'?t|i'?ll\s+never|we\s+won'?t))\s*",
     re.IGNORECASE,
 )
-_ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还)+")
+# "搞不定", "来不及": cannot, not will.
+_ZH_CANNOT = re.compile(r"[搞做办弄修写交完]不[定了到完成好]|来不及|赶不上|不可能")
+_ZH_PAST_WHEN = re.compile(r"去年|前年|上个?月|上周|上次|昨天|前天|当时|那时|^(?:之前|以前)")
+_ZH_LETS = re.compile(r"^(?:我们|咱们?)[^，,。]{0,16}?一起[^，,。]{0,16}?吧[呀啊]?$")
+_ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还(?=是|会|要|得|能|在))+")  # 还钱 keeps its 还
 # Cues that only say "I promise" (dropped from the action); time words like 马上 or 以后不再 stay.
 _ZH_PURE_CUES = frozenset({"保证", "答应", "承诺", "发誓", "一定", "一定会", "肯定会", "绝对", "绝对会", "会", "将", "将会",
                            "负责", "来", "先来"})
@@ -59,6 +67,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return False
     if promised:
         return True
+    if _ZH_LETS.match(core):
+        return False  # "我们这周六一起把阳台清理一下吧": a suggestion to both
     part = promise_part(core)
     if part != core:  # "As the admin I'll …", "Log the bug and I'll …", "发票我来开"
         return is_commitment(part, hedged=hedged, due=due) or (
@@ -71,15 +81,18 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         # "I can keep music off after 11pm starting tonight": an offer becomes a promise with a time
         return bool(lx.STANDING.search(core) or find_due_span(core))
     if m := lx.ZH_COMMIT_HEAD.match(core):
-        return not _ZH_OPINION.search(m.group("pre"))
+        # "我去年答应过每周打扫": a promise told as past, not made now
+        return not _ZH_OPINION.search(m.group("pre")) and not (
+            core[m.end() : m.end() + 1] == "过" or _ZH_PAST_WHEN.search(m.group("pre")))
     if is_indirect_promise(core, timed=bool(due)) and not _past(core, due):
         return True  # "let me handle it", "the pizza is on me", "包在我身上", "我明天给你答复"
     if _past(core, due) or lx.DEMAND.search(core):
         return False  # done already ("我已经把钱转给你了"), or asked of the other ("我要求你周五前交")
-    if lx.COMMIT_ZH.match(core):
-        return True
-    # "我周五之前给你答复": a first-person deadline before an action
-    return bool(core.startswith("我") and _ZH_DEADLINE_FIRST.match(core) and find_due_span(core))
+    if lx.COMMIT_ZH.match(core) or is_informal_promise(core, due=due):
+        return True  # "我把钱转你", and the informal shapes: "will send it tonight", "sending it now", "周五之前交"
+    # "我周五之前给你答复": a first-person deadline before an action (not "我觉得周五之前搞不定")
+    m = _ZH_DEADLINE_FIRST.match(core) if core.startswith("我") else None
+    return bool(m and find_due_span(core) and not _ZH_OPINION.search(m.group("due")) and not _ZH_CANNOT.search(core))
 
 
 def _past(core: str, due: str = "") -> bool:
@@ -89,7 +102,7 @@ def _past(core: str, due: str = "") -> bool:
     if m is None:
         return False
     if m.group().startswith("了") and (_ZH_DEADLINE_WORD.search(due) or _ZH_DEADLINE_WORD.search(core)
-                                       or _ZH_TAKEN.search(core)):
+                                       or _ZH_TAKEN.search(core) or _ZH_AHEAD.search(due or core)):
         return bool(lx.PAST.search(core[: m.start()]))
     return True
 
@@ -114,6 +127,8 @@ def strip_head(core: str) -> str:
     core = promise_part(lx.LEAD_PROMISE_TAG.sub("", _LEAD_TAG.sub("", _TAIL_TAG.sub("", core))))
     if (indirect := indirect_action(core)) is not None:
         return clean(indirect)
+    if (informal := informal_action(core)) is not None:
+        return clean(informal)
     if m := _EN_NEG_HEAD.match(core):
         negation = "never" if "never" in m.group().lower() else "not"
         return clean(f"{negation} {core[m.end() :]}")

@@ -26,6 +26,7 @@ __all__ = [
     "DEMAND",
     "EMOTIONS",
     "EN_COMMIT_HEAD",
+    "EN_HANDING",
     "FIRST_PERSON",
     "HEDGE",
     "LEADING_TIME",
@@ -82,7 +83,7 @@ EMOTIONS: tuple[Emotion, ...] = (
     _emotion("焦虑", "anxious", "anxious", "焦虑|着急|紧张|压力很大|压力好大", "anxious|stressed|nervous|panicking"),
     _emotion("担心", "worried", "anxious", "担心|担忧|害怕", "worried|concerned|scared|afraid"),
     _emotion(
-        "沮丧", "frustrated", "upset", "沮丧|无语|崩溃|心累|好累|太累了",
+        "沮丧", "frustrated", "upset", "沮丧|无语|崩溃|心累|累死了?|累坏了|(?:很|好|太|特别|非常|超|真)累",
         "frustrated|frustrating|exhausted|drained",
     ),
     # "麻烦" is "trouble"/"could you please", not annoyance
@@ -98,12 +99,21 @@ NEGATION_BEFORE = re.compile(
     r"(?:不|没有?|别|并不)(?:太|很|再|是|算)?$|\b(?:not|never|n't|no longer)\s+(?:\w+\s+)?$", _I
 )
 
+#: Verbs of doing something for someone, in the progressive ("sending the photos now"): with a time, a promise.
+EN_HANDING = (
+    r"sending|transferring|paying|returning|dropping|bringing|covering|fixing|cleaning|calling|emailing|texting"
+    r"|forwarding|refunding|replacing|handling|booking|ordering|picking\s+up|sorting|posting|sharing|writing|finishing"
+    r"|submitting|updating|uploading|repairing|buying|giving|handing|delivering|mailing|wiring|settling|signing|redoing"
+    r"|rewriting|swapping|making\s+sure|taking\s+care\s+of|cooking|making|preparing|organi[sz]ing|arranging"
+    r"|setting\s+up|driving|helping|hosting|feeding|watering|walking|ordering|moving\s+(?:my|the|our)"
+)
+
 #: Cues of uncertainty. A hedged promise is not a commitment; other hedged facts get low confidence.
 HEDGE = re.compile(
     r"可能|也许|大概|或许|说不定|应该会|尽量|试试|试着|看看|考虑|不一定|不确定|不知道|争取|不敢保证|有空的话"
-    r"|如果可以|如果有时间|再说吧|再看吧"
+    r"|如果可以|如果有时间|再说吧|再看吧|改天|再(?:商量|聊|谈|讨论|议|研究)"
     r"|\b(?:maybe|might|perhaps|probably|possibly|i think i|i guess|i suppose|not sure|i don'?t know|i dunno"
-    r"|try to|i'?ll try|will try|i'?ll see|we'?ll see|see if i can|hopefully|i hope to|could"
+    r"|try to|i'?ll try|will try|i'?ll see(?!\s+to\s+it)|we'?ll see|see if i can|hopefully|i hope to|could"
     r"|consider(?!\s+(?:it|this|that|the\s+\w+(?:\s+\w+)?)\s+(?:done|handled|sorted))"
     r"|think about|no promises|can'?t promise|if i (?:can|have time|get (?:a|the) chance)|if possible)\b",
     _I,
@@ -112,7 +122,9 @@ HEDGE = re.compile(
 #: English promise heads, anchored at the clause's subject: "I'll", "I promise to", "we're going to".
 EN_COMMIT_HEAD = re.compile(
     r"^(?:i|we)\s*(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to|’m\s+going\s+to|\s+am\s+going\s+to|'re\s+going\s+to"
-    r"|\s+are\s+going\s+to|'m\s+gonna|\s+am\s+gonna|\s+promise|\s+swear|\s+guarantee|\s+commit"
+    r"|\s+are\s+going\s+to|'m\s+gonna|’m\s+gonna|\s+am\s+gonna|'re\s+gonna|\s+are\s+gonna"
+    r"|(?:'m|’m|\s+am|'re|’re|\s+are)\s+planning\s+(?:to|on)|\s+plan\s+to|\s+intend\s+to"
+    r"|\s+promise|\s+swear|\s+guarantee|\s+commit"
     r"|\s+give\s+you\s+my\s+word)"
     r"(?:\s+(?:that\s+)?(?:i|we)(?:'ll|’ll|\s+will)|\s+(?:to|that|you))?"
     r"(?:\s+(?:make\s+sure(?:\s+(?:to|that|i))?|definitely|really|also|absolutely|personally|be\s+sure\s+to))*\s*",
@@ -122,9 +134,10 @@ EN_COMMIT_HEAD = re.compile(
 #: An English clause that promises: a promise head, "I can … from now on", "I won't … again".
 COMMIT_EN = re.compile(
     r"^(?:i|we)\s*(?:'ll|’ll|\s+will|\s+shall)\b"
-    r"|^(?:i|we)\s*(?:'m|’m|\s+am|'re|\s+are)\s+(?:going\s+to|gonna)\b"
+    r"|^(?:i|we)\s*(?:'m|’m|\s+am|'re|’re|\s+are)\s+(?:going\s+to|gonna|planning\s+(?:to|on))\b"
+    r"|^(?:i|we)\s+(?:plan|intend)\s+to\b"
     r"|^(?:i|we)\s+(?:promise|swear|guarantee|commit\s+to)\b"
-    r"|^i\s+give\s+you\s+my\s+word\b|^promise\s+(?:i'?ll|i\s+will|to)\b"
+    r"|^i\s+give\s+you\s+my\s+word\b|^promise\s+(?:i'?ll|i\s+will|to|you'?ll|you\s+will)\b"
     r"|^(?:leave\s+it\s+(?:to|with)\s+me|count\s+on\s+me|consider\s+it\s+done|i'?m\s+on\s+it)\b",
     _I,
 )
@@ -134,7 +147,14 @@ NOT_A_PROMISE = re.compile(
     r"^(?:be\s+(?:honest|frank|blunt|upset|angry|mad|furious|sad|fine|okay|ok|happy|glad|surprised)"
     r"|admit|say\s+(?:this|it|that)|tell\s+you\s+(?:what|something|this)|never\s+forget|believe\s+it"
     r"|wait\s+and\s+see|let\s+it\s+go|remember\s+(?:this|that)|give\s+you\s+that|leave\s+it\s+there"
-    r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b|let\s+you\s+know\s+if)",
+    r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b(?!\s+to\s+it)|let\s+you\s+know\s+if"
+    # a state or a place, not a deed: "I'll be late", "I'm going to be away", "going to bed", "going to need …"
+    r"|be\s+(?:a\s+(?:bit|little)\s+|so\s+|very\s+|really\s+|running\s+)?(?:late|away|busy|out|home|off|sick|gone|asleep"
+    r"|around|at\s+work|in\s+(?:a\s+)?meeting|on\s+(?:holiday|vacation|leave)|travel+ing|working)\b"
+    r"|level\s+with|be\s+(?:real|straight)\s+with|not\s+lie|lie\b|pass\b(?!\s+(?:it|the|this|that|on|along|them)\b)"
+    r"|never\s+(?:understand|forgive|know|get)\b|need\b|have\s+to\b|has\s+to\b|believe\b|miss\b|regret\b|lose\b|(?:bed|sleep|school|class|church|town|lunch|dinner)\b"
+    r"|work\b(?!\s+on\b)|(?:the|a|an|my|your|his|her|their|our)\s+(?:gym|store|shop|office|doctor|dentist|hospital|party"
+    r"|movies|beach|bathroom|toilet|meeting|bank|airport|station)\b)",
     _I,
 )
 
@@ -143,10 +163,10 @@ CAN_NOT_PROMISE = re.compile(r"^(?:i|we)\s+can\s+(?:see|hear|understand|imagine|
 
 #: Chinese promise heads after the subject (我/我们, at most a few characters before the cue).
 ZH_COMMIT_HEAD = re.compile(
-    r"^(?:我们?|咱们?)(?!妈|爸|哥|姐|弟|妹|家|老婆|老公|男朋友|女朋友|朋友|同事|室友|老板|儿|孩)(?P<pre>[^，,。你他她把给的被]{0,8}?)"
-    r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|会(?!议|面|员|长|计|儿)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
-    r"|先来|来(?=吧?$)|来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
-    r"|去(?=[找跟和把给交付还买修换打清洗搬收退])"
+    r"^(?:我们?|咱们?)(?!妈|爸|哥|姐|弟|妹|家|老婆|老公|男朋友|女朋友|朋友|同事|室友|老板|儿|孩)(?P<pre>[^，,。你他她把给的被不没]{0,8}?)"
+    r"(?P<cue>保证|答应|承诺|发誓|一定会?|肯定会|绝对会?|(?<![开聚约机散例年舞宴社工协体误理学])会(?!议|面|员|长|计|儿|很|太|比较|非常|有点|特别|挺|更|被)|将会?|负责|马上|这就|立刻|立即|尽快|今天就|明天就|今晚就"
+    r"|先来|(?<![从后原本将过起出回未])来(?=吧?$)|(?<![从后原本将过起出回未])来(?=[\u4e00-\u9fff])(?!说|讲|看|想|问|决定|晚|迟|了|过|自|的|着)"
+    r"|去(?=[找跟和把给交付还买修换打清洗搬收退说谈问])"
     r"|以后不再|以后不会再|再也不|不会再|不再)"
 )
 
@@ -163,7 +183,7 @@ COMMIT_ZH = re.compile(
 )
 
 #: The speaker has done it already: a report, not a promise ("我已经把钱转给你了", "昨天我把钥匙还给他").
-PAST = re.compile(r"已经|了[。！!.~]*$|过了|刚才|刚刚|昨天|上周|上次|之前就")
+PAST = re.compile(r"已经|了[。！!.~]*$|过了|刚才|刚刚|昨天|上周|上次|之前就|去年|前年|上个?月|[答承]应过|承诺过|保证过|说过")
 
 #: Markers of a standing promise ("from now on", "以后"): it has no deadline, only a start.
 STANDING = re.compile(
@@ -185,16 +205,16 @@ PROMISE_TAG = re.compile(
 
 #: A promise tag that opens its clause: "You have my word, the noise stops at 10", "我保证，…".
 LEAD_PROMISE_TAG = re.compile(
-    r"^(?:you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word|(?:i\s+)?promise(?:\s+you)?|i\s+swear|trust\s+me"
-    r"|我保证|我发誓|我向你保证|说到做到)\s*[,，:：!！]+\s*(?=\S)",
+    r"^(?:(?:you\s+have\s+my\s+word|i\s+give\s+you\s+my\s+word)(?:\s+that)?\s*[,，:：!！]*"
+    r"|(?:(?:i\s+)?promise(?:\s+you)?|i\s+swear|trust\s+me|我保证|我发誓|我向你保证|说到做到)\s*[,，:：!！]+)\s*(?=\S)",
     _I,
 )
 
 #: Taking something on ("leave it to me", "交给我"): binds the promise next to it like a tag.
 DELEGATE = re.compile(
     r"^(?:(?:just\s+)?leave\s+(?:it|this|that|them|the\s+[^,.;!?]{1,50}?)\s+(?:to|with)\s+me|count\s+on\s+me"
-    r"|consider\s+(?:it|this|that)\s+done|i'?m\s+on\s+it"
-    r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
+    r"|consider\s+(?:it|this|that)\s+done|(?:i'?m\s+)?(?:on|working\s+on)\s+it|will\s+do|can\s+do"
+    r"|(?:这事|这件事|这个)?(?:就)?(?:交给我|包在我身上|我来?负责|我来)(?:吧|了)?|放心吧?)[\s!！。.~～]*$",
     _I,
 )
 
@@ -205,7 +225,8 @@ REQUEST_QUESTION = re.compile(
     r"|^(?:could|can|would|will)\s+you\s+(?:please\s+)?(?:stop|not|quit)\b|^would\s+you\s+mind\b"
     r"|^你(?:[^，,。我]{0,4}?)(?:能不能|可不可以|能)(?:[^，,。]{0,4}?)(?:把|别|不要|少|小点)|^(?:能不能|可不可以)请你|^麻烦你"
     r"|^(?:能不能|可不可以|能否|可否)(?:别|不要|把|少|小点|轻点|早点)|^[^，,。你我]{0,6}?能(?:不能)?(?:别|不要)"
-    r"|^[^，,。你我]{0,6}?(?:能|可以|能不能)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我",
+    r"|^[^，,。你我]{0,6}?(?:能|可以|能不能)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我"
+    r"|^你?[^，,。]{0,8}?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)[^，,。]{0,3}?(?:好吗|行吗|可以吗|好不好|行不行)",
     _I,
 )
 
@@ -223,20 +244,20 @@ LEADING_TIME = re.compile(
 DEMAND = re.compile(
     r"^希望你(?!好|开心|早日|身体|一切|顺利)|^(?:我们?)(?:[^，,。]{0,4}?)(?:要求|希望|想要(?!不要)|需要(?!想|考虑|思考|冷静|休息|静一静|时间|一点时间)|坚持|只要|只想"
     r"|想让|想请)"
-    r"|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
-    r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)"
+    r"|^你先把|^你[^，,。我]{0,8}?(?:之前|以前|前)把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)|^(?:别|不要|不许)(?!说|提|客气|担心|介意|着急|急|怕|生气|难过|紧|了|管)|必须|请你|(?<![我申邀])请(?!问|教|假|客|坐|进|多|稍|柬|吃|喝)|麻烦你|你得|你应该|你要(?!是)|你最好|给我一个|你能不能"
+    r"|能不能请你|^你[^，,。]{0,12}?(?:之前|以前)先(?!走|去)|^你(?:别|不要|不许|少)(?!管了|担心|急|着急|客气|介意|在意|操心|费心)"
     r"|^[^，,。我你他她]{0,10}?(?:之前|以前|前)?把[^，,。]{1,12}?(?:还|给|交|发|退)(?:给)?我(?!们)"
     r"|^i(?:'d|’d|\s+would)\s+(?:like|love|prefer)\b(?!\s+to\b)"
     r"|^i(?:'d|’d| would)?\s+(?:just\s+|really\s+|only\s+|still\s+)?(?:want|demand|expect|insist|would\s+like|'d\s+like|like\s+you\s+to|need\s+you\b"
     r"|need\s+(?:a|an|the|my|our|some|it|this|that|him|her|them)\b|ask\s+(?:you\s+)?(?:for|that|to))\b"
-    r"|^we\s+(?:want|demand|need|expect|insist)\b|^please\b|\byou\s+(?:must|need\s+to|have\s+to|should|better)\b",
+    r"|^we\s+(?:want|demand|need|expect|insist)\b|^i'?m\s+going\s+to\s+need\b|^please\b|^you'?re\s+going\s+to\s+(?:pay|fix|clean|replace|return|give|apologi[sz]e|cover)\b|\byou(?:'ll|’ll|\s+will)?\s+(?:must|need\s+to|have\s+to|should|better)\b",
     _I,
 )
 
 #: Agreement with what was proposed. Checked after REFUSE, which holds the negated forms.
 AGREE = re.compile(
     r"同意|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
-    r"|\bi\s+agree\b|\bagreed\b|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
+    r"|\bi\s+agree\b|^(?:ok(?:ay)?[,\s]+)?agreed\b|(?<!never\s)(?<!n't\s)(?<!not\s)\bagreed\b(?!\s+(?:on|to|that|upon)\b)|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
     r"|^(?:好|行|可以|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"
     r"|\bi'?m\s+(?:good|cool|fine|ok|okay)\s+with\b|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
@@ -249,17 +270,21 @@ ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|�
 
 #: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(
-    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
-    r"|出|做|去|换|签|交|借)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
-    r"|门都没有|想都别想"
+    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我(?:是|才|就|也|可|绝对|肯定)?不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
+    r"|出|做|去|换|签|交|借|背|认|管|买单)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
+    r"|门都没有|想都别想|想得美|做梦吧?|才怪|开什么玩笑|别开玩笑了?"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"
-    r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b|\bi\s+won'?t\b|\bi\s+will\s+not\b"
+    r"|\bi\s+(?:don'?t|do\s+not|can'?t|cannot|won'?t)\s+accept\b|\bi\s+disagree\b"
+    r"|\bi\s+(?:won'?t|will\s+not)\b(?!\s+be\s+(?:able|home|around|available|free|back|in\s+town)\b|\s+forget\b|\s+let\s+you\s+down\b"
+    r"|\s+tell\s+(?:anyone|anybody|a\s+soul)\b|\s+say\s+a\s+word\b)"
+    r"|\bi'?ll\s+pass\b"
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
-    r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
-    r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to|doing|giving|apologi[sz]ing|moving)\b)"
+    r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,(?!\s*i\s+(?:haven'?t|didn'?t|don'?t|wasn'?t|'m\s+not|am\s+not|never))|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"
+    r"|\bnot\s+happening\b|\bi'?m\s+not\s+(?=(?:paying|going\s+to(?!\s+(?:lie|pretend|argue|repeat|sugar-?coat|fight|judge"
+    r"|say|bother|beat\s+around))|doing|giving|apologi[sz]ing|moving)\b)"
     r"|\bi\s+can'?t\s+(?:accept|agree)\b|\bforget\s+it\b|^(?:absolutely|certainly|definitely|of\s+course)\s+not\b"
-    r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+lie)\b)"
+    r"|\bi'?m\s+not\s+(?!(?:kidding|joking|saying|feeling|talking|trying|being|getting|looking|asking|sure|going\s+to\s+(?:lie|pretend|argue|repeat|sugar-?coat|fight|judge|say|bother))\b)"
     r"\w+ing\b",
     _I,
 )
@@ -267,19 +292,26 @@ REFUSE = re.compile(
 #: Someone else's words or deeds reported by the speaker: the speaker's claim, never the other's fact.
 REPORTED = re.compile(
     r"^(?:他们?|她们?|对方|人家|老板|房东|房主|经理|卖家|买家|店家|同事|室友|会长|队长)"
-    r"(?:[^，,。我]{0,6}?)(?:说|答应|承诺|保证|同意|表示|告诉我|声称|发誓|欠|会|要|从来不|总是|又没|根本没|没有?)"
+    r"(?:[^，,。我]{0,6}?)(?:说|答应|承诺|保证|同意|表示|告诉我|声称|发誓|欠|会|要|从来不|总是|又没|根本没|没有?|把|已经|刚)"
     r"|^你(?:[^，,。我]{0,4}?)(?:说过|答应过?|承诺过?|保证过?|明明说|从来都?不|从来没|总是|老是|又|根本没|一直没|还没|上次说"
     r"|没有?(?!事|错|关系))"
     r"|^(?![我你咱刚明今昨后前上下这那每])(?:(?![你我他她它就按照])[\u4e00-\u9fff]){2,3}"
-    r"(?:说过?|答应过?|承诺过?|保证过?|告诉我|声称|发誓|同意了)"
+    r"(?:说过?|答应过?|承诺过?|保证过?|告诉我|声称|发誓|同意了|(?:今天|明天|后天|今晚|下周|周末|下个?月|这周)(?:会|要|打算))"
     r"|听说|据说|据(?:他|她)说"
     r"|^(?:he|she|they|(?:my|the|our|your)\s+(?:landlord|roommate|flatmate|boss|manager|neighbou?r|friend|partner"
     r"|sister|brother|colleague|teammate|guild\s+master|officer|leader))\s+(?:said|says|told|promised|agreed|claimed"
     r"|claims|swore|will|'ll|’ll|would|'d|is\s+going\s+to|was\s+going\s+to|owes|admitted|never|always|didn'?t|keeps)\b"
-    r"|^(?!(?:i|we|you|it|this|that|there)\b)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:said|says|told|promised"
-    r"|agreed|claimed|claims|swore|owes|admitted|never|always|didn'?t|keeps)\b"
+    r"|^(?!(?:i|we|you|it|this|that|there|everyone|everybody|nobody|someone|somebody|anyone|today|tomorrow|tonight"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|the|my|our|your|which|what|who|how|when|where|why"
+    r"|one|both|each|all|none|either|neither|here|let|what|who)\b)(?-i:[A-Z][a-z]+)(?:'s|’s)\s+(?:going\s+to|gonna|planning\s+to)\b"
+    r"|^(?!(?:i|we|you|it|this|that|there|everyone|everybody|nobody|someone|somebody|anyone|today|tomorrow|tonight"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday|next|the|my|our|your|which|what|who|how|when|where|why"
+    r"|one|both|each|all|none|either|neither)\b)(?-i:[A-Z][a-z]+(?:\s[A-Z][a-z]+)?)\s+(?:said|says|told|promised"
+    r"|agreed|claimed|claims|swore|owes|admitted|never|always|didn'?t|keeps|will|'ll|’ll|is\s+going\s+to|is\s+gonna"
+    r"|is\s+planning\s+to|wants\s+to|plans\s+to)\b"
+    r"|^我?记得(?:[^，,。]{0,4}?)(?:你|他|她|他们|她们)(?:[^，,。]{0,4}?)(?:说过?|答应过?|承诺过?|保证过?)"
     r"|^you\s+(?:said|told|promised|agreed|swore|never|always|didn'?t|did\s+not|haven'?t|keep|kept|still\s+haven'?t)\b"
-    r"|\bi\s+heard\b|\baccording\s+to\b",
+    r"|\bi\s+heard\b|\baccording\s+to\b|^(?:apparently|supposedly|reportedly)\b",
     _I,
 )
 
@@ -288,7 +320,12 @@ NEG_COMMIT = re.compile(
     r"^(?:i|we)\s*(?:won'?t|will\s+not|'ll\s+never|’ll\s+never|will\s+never)\b[^.!?]{0,160}?"
     r"\b(?:again|anymore|any\s+more|ever)\b"
     r"|^(?:i|we)\s+(?:promise|swear)\s+(?:not\s+to|never\s+to|i\s+won'?t|i'?ll\s+never|we\s+won'?t)\b"
+    r"|^promise\s+(?:not\s+to|never\s+to|i\s+won'?t|i\s+will\s+not|i'?ll\s+never)\b"
     r"|^(?:it|this|that)\s+(?:won'?t|will\s+not|will\s+never)\s+happen\s+again\b"
+    r"|^(?:i|we)\s*(?:won'?t|will\s+not)\s+(?:forget|let\s+(?:you|it|this)\s+(?:down|happen\s+again)|be\s+late\s+again"
+    r"|tell\s+(?:anyone|anybody|a\s+soul)|say\s+a\s+word|leak)\b"
+    # not doing what the listener fears is a promise: "我不会告诉别人的", "我绝不会再迟到"
+    r"|^我们?(?:是|绝对|肯定|一定)?(?:不会|绝不会?)(?:再)?(?:告诉别人|告诉任何人|说出去|泄露|外传|乱说|打扰你|吵到你|迟到|食言|让你失望|忘)"
     r"|^(?:我们?)?[^，,。你他她]{0,6}?(?:以后不再|以后不会再|再也不|不会再|绝不再|保证不再|保证不会再)"
     r"|^我们?(?:以后|今后|从今以后|再也)不(?!是|知道|行|对|清楚|确定|喜欢)",
     _I,

@@ -41,6 +41,18 @@ from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
 from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
+from bot.offline.sentence import (
+    SARCASTIC_REFUSAL,
+    asserted,
+    completes,
+    has_subject,
+    inherit_due,
+    said_to_other,
+    sarcastic,
+    tagged,
+    threatens,
+    without_bare_answers,
+)
 from bot.offline.slots import slot_of
 from bot.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
@@ -185,21 +197,52 @@ class _Turn:
         for sentence in by_sentence.values():
             if sentence[0].question:
                 # A question asserts nothing ("我答应了什么？", "will you pay?") — unless it asks the other
-                # side to do something ("could you please …?") or refuses ("凭什么要我…？").
-                out.extend(self.question(sentence))
-                continue
-            tags = [c for c in sentence if lx.PROMISE_TAG.match(core(c.text) or c.text)
-                    or (len(sentence) > 1 and lx.DELEGATE.match(core(c.text) or c.text))]
-            rest = [c for c in sentence if c not in tags]
-            target = _tagged(rest, tags[0]) if tags else None
-            found: list[list[CandidateFact]] = []
-            for clause in rest:
-                quote = clause.text
-                if clause is target:  # "From tonight on, no music after 11pm, I promise."
-                    start, end = min(clause.start, tags[0].start), max(clause.end, tags[0].end)
-                    quote = self.text[start:end]
-                found.append(self.clause(clause.text, quote, alone=alone, promised=clause is target))
-            out.extend(fact for facts in _without_bare_answers(found) for fact in facts)
+                # side to do something ("could you please …?"), refuses ("凭什么要我…？"), or only tags a
+                # statement ("I'll pay Friday, OK?").
+                if (kept := asserted(sentence)) is None:
+                    out.extend(self.question(sentence))
+                    continue
+                sentence = kept
+            out.extend(self.sentence(sentence, alone=alone))
+        return out
+
+    def sentence(self, sentence: Sequence[Clause], *, alone: bool) -> list[CandidateFact]:
+        """The facts of one asserted sentence, clause by clause (see ``bot.offline.sentence``)."""
+        tags = [c for c in sentence if lx.PROMISE_TAG.match(core(c.text) or c.text)
+                or (len(sentence) > 1 and lx.DELEGATE.match(core(c.text) or c.text))]
+        rest = [c for c in sentence if c not in tags]
+        target = tagged(rest, tags[0]) if tags else None
+        if target is not None and not lx.PROMISE_TAG.match(core(tags[0].text) or tags[0].text) \
+                and said_to_other(core(target.text)):
+            target = None  # "我来，你别管了": taking it on binds no clause said to the other
+        found: list[list[CandidateFact]] = []
+        for i, clause in enumerate(rest):
+            quote = clause.text
+            if clause is target:  # "From tonight on, no music after 11pm, I promise."
+                start, end = min(clause.start, tags[0].start), max(clause.end, tags[0].end)
+                quote = self.text[start:end]
+            facts = self.clause(clause.text, quote, alone=alone, promised=clause is target)
+            if i and threatens(rest[i - 1].text):
+                facts = [f for f in facts if f.kind is not Kind.COMMITMENT]  # "你要是再这样，我就搬走": a threat
+            if i and not has_subject(core(clause.text)):
+                before = found[-1]
+                if any(f.reported for f in before):
+                    continue  # "他说，明天把钱还我": still his words
+                if _has_commitment(before) and completes(core(clause.text)) \
+                        and (_has_commitment(facts) or not facts):
+                    # "我来打扫厨房，今天之内搞定": when, not a second promise — one promise over both clauses
+                    span = self.text[rest[i - 1].start : clause.end]
+                    merged = self.commitment(span, core(span), span)
+                    found[-1] = [f for f in before if f.kind is not Kind.COMMITMENT] + [merged]
+                    facts = [f for f in facts if f.kind is not Kind.COMMITMENT]
+                facts = inherit_due(facts, rest[i - 1].text, clause.text, self.ts, self.tz)
+            found.append(facts)
+        out = [fact for facts in without_bare_answers(found) for fact in facts]
+        text = self.text[sentence[0].start : sentence[-1].end]
+        if sarcastic(text):  # "Yeah right, like I'm going to pay for that": no promise, maybe a refusal
+            out = [f for f in out if f.kind is not Kind.COMMITMENT]
+            if (m := SARCASTIC_REFUSAL.search(text)) and not any(f.kind is Kind.CONSENSUS for f in out):
+                out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], m.group("what") or m.group("would"), text))
         return out
 
     def question(self, sentence: Sequence[Clause]) -> list[CandidateFact]:
@@ -237,7 +280,7 @@ class _Turn:
             out.append(self.commitment(text, body, quote))
         elif m := lx.REFUSE.search(text):
             # a refusal answers a proposal or an offer; "forget it" before the speaker's own promise is
-            # dropped with the other bare answers (_without_bare_answers)
+            # dropped with the other bare answers (``sentence.without_bare_answers``)
             dismissive = _dismissive(text)
             if (answered := self.answer_to(text[m.end() :], strong=True, weak=bool(dismissive))) is not None:
                 value, extra = answered
@@ -300,7 +343,8 @@ class _Turn:
         if zh and span is not None and span[0] == 0:
             action = re.sub(r"^(?:在|于)", "", action)
         bare, _ = split_due(action)
-        return self.fact(Kind.COMMITMENT, bare or action, action, quote, due_at=due_at)
+        return self.fact(Kind.COMMITMENT, bare or action or clean(body) or clean(quote), action or clean(body), quote,
+                         due_at=due_at)
 
     def answer_to(self, remainder: str, *, strong: bool, weak: bool = False) -> tuple[str, dict[str, str]] | None:
         """What an agreement or refusal is about: its own words when it has some (citing the proposal it
@@ -338,40 +382,24 @@ _NAMED_DEED = re.compile(
 )
 
 
-def _tagged(rest: Sequence[Clause], tag: Clause) -> Clause | None:
-    """The clause a promise tag binds: the one before it, else the one after it."""
-    before = [c for c in rest if c.end <= tag.start]
-    after = [c for c in rest if c.start >= tag.end]
-    return before[-1] if before else (after[0] if after else None)
-
-
-def _without_bare_answers(found: list[list[CandidateFact]]) -> list[list[CandidateFact]]:
-    """ "No way, I'm not paying for a new couch": the bare "no way" and the refusal that follows it
-    are one refusal. A clause whose only fact is an answer without words of its own (its value was
-    taken from the proposal) is dropped when the next clause gives the same answer in words, and a
-    dismissive one ("forget it", "算了") when the speaker goes on to say something of their own."""
-    kept: list[list[CandidateFact]] = []
-    for i, facts in enumerate(found):
-        nxt = found[i + 1] if i + 1 < len(found) else []
-        bare = len(facts) == 1 and facts[0].kind is Kind.CONSENSUS and facts[0].extra.get("bare") == "yes"
-        if bare and any(f.kind is Kind.CONSENSUS and f.attribute == facts[0].attribute for f in nxt):
-            continue
-        later = [f for group in found[i + 1 :] for f in group]
-        if bare and facts[0].extra.get("dismissive") and any(f.kind is not Kind.EMOTION for f in later):
-            continue  # "Forget it, I'll do it myself": the speaker's own promise, no refusal
-        kept.append(facts)
-    return kept
-
-
 def _dismissive(text: str) -> dict[str, str]:
     return {"dismissive": "yes"} if DISMISSIVE.match(clean(text)) else {}
 
 
 def _due_words(text: str) -> str:
     """The clause's due-time words, which ``core`` may have taken off its front ("周日我送你…",
-    "下周一之前我把押金退了"); "" when it names none."""
+    "下周一之前我把押金退了"), else a leading time ``core`` took off ("以后停外面"); "" when it names none."""
     span = find_due_span(text)
-    return text[span[0] : span[1]] if span is not None else ""
+    if span is not None:
+        return text[span[0] : span[1]]
+    body = core(text)
+    lead = text[: text.find(body)] if body and body in text else ""
+    m = lx.LEADING_TIME.search(lead)
+    return m.group().strip(" ,，") if m else ""
+
+
+def _has_commitment(facts: Sequence[CandidateFact]) -> bool:
+    return any(f.kind is Kind.COMMITMENT for f in facts)
 
 
 def _only_feeling(body: str) -> bool:

@@ -1,0 +1,138 @@
+"""Promises in the shapes people type in a chat: no subject, a progressive, told from the listener's side.
+
+``actions.is_commitment`` reads "I'll …" and "我会…"; this module reads what a speaker writes when the
+subject is obvious (it is the speaker: nobody writes "will send it tonight" about someone else):
+
+* English without a subject — "will send the tax docs tonight", "Will call the landlord tomorrow",
+  "gonna clean up the kitchen", "planning to pay the rest next Friday";
+* a progressive with a time — "sending the photos now", "Tomorrow morning I'm dropping the keys off",
+  "transferring it in an hour" (without a time, "I'm sending it to the wrong person" is a report);
+* the listener's side with a time — "You'll have the money by Monday", "you'll get the keys tonight";
+* Chinese without a subject — a time, a deadline or an intent word, then an action: "下周一之前补上",
+  "周五之前交", "马上改", "这就去办", "下午去取", "明天把钱转你" (a time alone, "明天开会", announces).
+
+A clause about someone else never reaches these checks (``rules`` reads reported speech first, and a
+clause after one about someone else keeps that subject). Every pattern is anchored at the start of the
+clause, so a check costs a constant (``clauses.MAX_CLAUSE_CHARS`` bounds the clause).
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.duetime import find_due_span
+from bot.offline import lexicon as lx
+from bot.offline.indirect import ZH_ACTION_VERBS, zh_modifiers
+
+__all__ = ["informal_action", "is_informal_promise"]
+
+_I = re.IGNORECASE
+
+# "will send …", "gonna clean …", "planning to pay …": a future head with the subject left out. "Will" the
+# name is followed by what people do with names ("Will said", "Will is").
+_EN_HEAD = re.compile(
+    r"^(?:(?:definitely|def|totally|absolutely|for\s+sure|certainly|surely)\s+)?"
+    r"(?:will|gonna|going\s+to|planning\s+(?:to|on)|plan\s+to|intend\s+to|promise\s+to"
+    r"|(?:(?:i'?m|i’m|i\s+am|i'?d\s+be|we'?re|we\s+are)\s+)?(?:happy|glad|willing)\s+to)\s+"
+    r"(?!(?:you|u|ya|we|they|he|she|it|this|that|there|said|says|told|is|was|has|had|and|or|if|be\s+able)\b)(?=[a-z])",
+    _I,
+)
+# "sending the photos now", "I'm dropping the keys off tomorrow": handing something over, in the progressive.
+_EN_DOING = re.compile(
+    rf"^(?:(?:i'?m|i’m|i\s+am|we'?re|we’re|we\s+are)\s+)?(?:just\s+|definitely\s+|def\s+|totally\s+|absolutely\s+)?"
+    rf"(?P<verb>{lx.EN_HANDING})\b",
+    _I,
+)
+# Words that make a progressive about now or soon, beyond the due times ``bot.duetime`` reads.
+_EN_SOON = re.compile(
+    r"\b(?:now|right\s+now|right\s+away|asap|shortly|straight\s+away|in\s+a\s+(?:bit|sec|second|minute|moment|few)"
+    r"|first\s+thing|this\s+(?:morning|afternoon|evening|week|weekend|time)|next\s+time|within\s+the\s+hour)\b",
+    _I,
+)
+# Taking a cost or a task on, which the progressive promises without a time: "paying for the repair".
+_TAKING_COST = re.compile(
+    r"(?:paying\s+for|covering|handling|taking\s+care\s+of|replacing|refunding|reimbursing)\s+"
+    r"(?:the|your|this|that|it|half|all|everything|both)\b(?!\s+(?:mistakes?|price)\b)",
+    _I,
+)
+# "the report will be on your desk Friday morning": the thing the speaker owes, ready by a time.
+_THING_READY = re.compile(
+    r"^(?:the|your)\s+[\w'-]+(?:\s+[\w'-]+){0,3}?\s+(?:will|'ll|’ll)\s+be\s+(?:on\s+your|in\s+your|with\s+you|ready"
+    r"|done|fixed|sent|paid|returned|delivered|cleaned|sorted)\b",
+    _I,
+)
+# "You'll have the money by Monday": what the listener will get is the speaker's promise.
+_YOU_GET = re.compile(
+    r"^(?:you'?ll|you’ll|you\s+will|you'?re\s+going\s+to)\s+(?P<verb>have|get|receive|see)\s+(?=(?:the|your|my|it|them|all"
+    r"|every|a|an|back|\d|[$€£¥])\b|[$€£¥])",
+    _I,
+)
+# Taking a turn: "I'm on dinner duty tomorrow" (with a time), "on my way to fix it", "dishes are mine tonight".
+_ON_DUTY = re.compile(r"^(?:i'?m|i’m|i\s+am)\s+on\s+[\w-]+(?:\s+[\w-]+)?\s+duty\b", _I)
+_ON_MY_WAY = re.compile(r"^(?:(?:i'?m|i’m|i\s+am)\s+)?on\s+my\s+way\s+to\s+(?P<act>[a-z].*)", _I)
+_MINE = re.compile(r"^(?P<what>(?:the\s+)?[a-z][\w'-]*(?:\s+[\w'-]+){0,2}?)\s+(?:is|are|'s)\s+mine\b(?P<rest>.*)", _I)
+# Chinese: something that starts a clause with its own subject (then it is not subjectless).
+_ZH_SUBJECT = re.compile(r"^(?:我|你|您|他|她|它|咱|对方|大家|人家|别人|谁)")
+# Intent words that make a subjectless time-and-action a promise rather than a plan announced.
+_ZH_STRONG = re.compile(r"马上|立刻|这就|就|一定|保证|去|来|先|亲自|尽快|赶紧|抓紧|重新|以后|今后|下次|下回")
+_ZH_VERB = re.compile(rf"(?:{ZH_ACTION_VERBS})")
+_ZH_NOT_ACTION = re.compile(r"^(?:还在|正在|还没|一直|从来|是|有|在|要|没|不|已经|刚|得|可能|也许|大概|会不会|能不能)")
+_ZH_TO_YOU = re.compile(r"(?:给|还|发|退|寄|送|转|带|交|付)(?:给)?你(?!们?的)")
+
+
+def is_informal_promise(core: str, *, due: str = "") -> bool:
+    """Is the clause (openers stripped: ``clauses.core``) one of the module docstring's forms? ``due``:
+    the clause's due-time words, maybe before the part ``core`` keeps ("Tomorrow morning I'm …")."""
+    if not core:
+        return False
+    if m := _EN_HEAD.match(core):
+        return not lx.NOT_A_PROMISE.match(core[m.end() :])
+    if m := _EN_DOING.match(core):
+        rest = core[m.end() :]
+        return bool(due or find_due_span(rest) or _EN_SOON.search(rest) or _TAKING_COST.match(core[m.start("verb") :]))
+    if _THING_READY.match(core) or _ON_DUTY.match(core) or _MINE.match(core):
+        return bool(due or find_due_span(core) or _EN_SOON.search(core))
+    if _ON_MY_WAY.match(core):
+        return True
+    if _YOU_GET.match(core):
+        return bool(due or find_due_span(core))
+    return _zh_subjectless(core, due)
+
+
+def _zh_subjectless(core: str, due: str) -> bool:
+    """ "下周一之前补上", "马上改", "明天把钱转你": a time or intent word, then an action, no subject.
+    ``due``: time words ``core`` took off the front ("以后停外面" → "停外面")."""
+    if _ZH_SUBJECT.match(core) or not re.match(r"[\u4e00-\u9fff]", core):
+        return False
+    rest, marked, deadline = zh_modifiers(core)
+    if not (marked or due) or _ZH_NOT_ACTION.match(rest):
+        return False
+    lead = due + core[: len(core) - len(rest)]
+    deadline = deadline or bool(re.search(r"(?:之前|以前|前|之内|以内|内)$", due))
+    if not rest.strip("了吧啊哈") and re.search(r"[去来]$", lead):  # "明天一早就去", "马上来"
+        return bool(_ZH_STRONG.search(lead[:-1]))
+    if rest.startswith("把"):
+        return bool(_ZH_VERB.search(rest[:16]))
+    if not _ZH_VERB.match(rest):
+        return False
+    return bool(deadline or _ZH_STRONG.search(lead) or _ZH_TO_YOU.search(rest))
+
+
+def informal_action(core: str) -> str | None:
+    """The promised action of an informal form, in words a reply can use after "promised to": "will send
+    the docs tonight" → "send the docs tonight"; "I'm dropping the keys off tomorrow" → "dropping the keys
+    off tomorrow"; "You'll have the money by Monday" → "make sure you have the money by Monday". None for
+    other clauses (a Chinese clause without a subject is its own action)."""
+    if m := _EN_HEAD.match(core):
+        return core[m.end() :]
+    if m := _EN_DOING.match(core):
+        return core[m.start("verb") :]
+    if m := _YOU_GET.match(core):
+        return f"make sure you {core[m.start('verb'):]}"
+    if _THING_READY.match(core):
+        return f"make sure {core[:1].lower()}{core[1:]}"
+    if m := _ON_MY_WAY.match(core):
+        return m.group("act")
+    if m := _MINE.match(core):
+        return f"take care of {m.group('what')}{m.group('rest')}".strip()
+    return None

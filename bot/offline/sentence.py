@@ -1,0 +1,148 @@
+"""What a sentence as a whole says about its clauses: a tag question, sarcasm, a subject carried on.
+
+``rules`` reads a message clause by clause; these checks need the clauses around one:
+
+* a tag question asks for approval of what comes before it, which is still said — "I'll pay Friday, OK?",
+  "我下周把钱还你，行不行？" (a question sentence otherwise asserts nothing);
+* sarcasm takes back the promise it is shaped like — "Yeah right, like I'm going to pay for that",
+  "Sure, I'll just pay for everything then, as usual", "想得美";
+* a promise tag ("…, I promise", "保证") binds the clause before it; a bare answer ("No way,") before
+  the same answer in words is one answer;
+* a clause without a subject keeps the subject of the clause before it — after "他说，" or "Dana said she'll
+  bring the cable," the rest is still Dana's, and after "I'll clean the kitchen," the clause "今天之内搞定"
+  is when, not a second promise.
+
+Each check is anchored or bounded by the clause length (``clauses.MAX_CLAUSE_CHARS``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from bot.duetime import find_due_span, resolve_due
+from bot.offline.actions import is_standing
+from bot.offline.clauses import TAG_QUESTION, Clause, core
+from bot.offline.indirect import zh_modifiers
+from memory.extraction import CandidateFact
+from memory.models import Kind
+
+__all__ = ["SARCASTIC_REFUSAL", "asserted", "completes", "has_subject", "inherit_due", "said_to_other", "sarcastic",
+           "tagged", "threatens", "without_bare_answers"]
+
+_I = re.IGNORECASE
+
+_SARCASM = re.compile(
+    r"\b(?:yeah\s+right|as\s+if|when\s+pigs\s+fly|in\s+your\s+dreams|dream\s+on)\b"
+    r"|^(?:oh\s+)?(?:sure|yeah|great|right)\b[,.!]*\s+(?:and\s+)?(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\s+just\b"
+    r"[^.!?]{0,80}?\b(?:everything|as\s+usual|as\s+always|like\s+always)\b"
+    r"|^(?:oh\s+)?(?:sure|yeah|right)[,.!]*\s+and\s+(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\b"
+    r"|\b(?:win\s+the\s+lottery|eat\s+my\s+hat|hell\s+freezes\s+over)\b"
+    r"|想得美|做梦吧?|才怪|美得你",
+    _I,
+)
+#: "like I'm going to pay for a window I didn't break": a sarcastic promise is a refusal of its action.
+SARCASTIC_REFUSAL = re.compile(
+    r"\blike\s+(?:i'?m|i’m|i\s+am)\s+(?:going\s+to|gonna)\s+(?P<what>\w.*)|\blike\s+i(?:'d|’d|\s+would)\s+(?P<would>\w.*)",
+    _I,
+)
+_TAIL_TAG = re.compile(
+    r"[,，]\s*(?:ok(?:ay)?|right|alright|fair|deal|is\s+that\s+(?:ok(?:ay)?|alright|fine|cool|fair)|does\s+that\s+work"
+    r"(?:\s+for\s+you)?|sounds?\s+good|(?:[你您]们?)?(?:看)?(?:这样)?(?:行不行|好不好|可不可以|可以吗|行吗|好吗|成吗|怎么样|对吧|可以不))"
+    r"[\s?？!！.。~～]*$",
+    _I,
+)
+_EN_DONE = re.compile(r"^(?:(?:will\s+)?(?:have\s+it\s+|be\s+)?(?:done|finished|sorted|ready|fixed)\b|(?:by|before|no\s+later\s+than)\b)", _I)
+_THREAT_IF = re.compile(r"(?:要是|如果|假如|万一|再)[^，,。]{0,12}?再|\bif\s+you\b[^,.;!?]{0,60}\bagain\b|不然|否则|要不然", _I)
+_OTHER_SUBJECT = re.compile(r"你|您|他|她|\b(?:you|he|she)\b", _I)
+# A clause about the past: its time is not the due time of what follows ("I was sick on Monday, will send it").
+_PAST_FRAME = re.compile(r"\b(?:was|were|did|had|yesterday|last|ago)\b|已经|昨天|上周|上次|刚才|了$", _I)
+_SUBJECT = re.compile(
+    r"^(?:我|咱|你|您|他|她|它|对方|大家|人家|(?:i|we|you|he|she|they|it|this|that|there)\b|i'|i’|we'|you'|(?-i:[A-Z][a-z]+)\s)",
+    _I,
+)
+
+
+def asserted(sentence: Sequence[Clause]) -> list[Clause] | None:
+    """The clauses a question sentence still asserts — all but a final tag ("…, OK?", "…，行不行？") —
+    as statements; None when the sentence really asks."""
+    last = sentence[-1]
+    if len(sentence) == 1:  # "I'll pay you back Friday, OK?": the tag after a comma that opened no clause
+        m = _TAIL_TAG.search(last.text[:400])
+        if m is None or m.start() == 0:
+            return None
+        return [replace(last, text=last.text[: m.start()], end=last.start + m.start(), question=False)]
+    if not TAG_QUESTION.match(core(last.text) or last.text):
+        return None
+    return [replace(c, question=False) for c in sentence[:-1]]
+
+
+def sarcastic(text: str) -> bool:
+    """Is the sentence sarcasm that takes back what it seems to promise?"""
+    return bool(_SARCASM.search(text[:400]) or SARCASTIC_REFUSAL.search(text[:400]))
+
+
+def completes(body: str) -> bool:
+    """Does a clause without a subject only say when the promise before it is done ("今天之内搞定", "周五前
+    给你结果", "done by Friday") rather than promise another thing ("剩下的月底结清")?"""
+    if _EN_DONE.match(body):
+        return True
+    rest, marked, _ = zh_modifiers(body)
+    return marked and len(rest) <= 5 and not rest.startswith("把")
+
+
+def threatens(before: str) -> bool:
+    """Is the clause before a condition about the other doing it again ("你要是再这样，", "if you do it
+    again,", "不然")? Then what follows is a threat, not a promise."""
+    return bool(_THREAT_IF.search(before[:400]))
+
+
+def said_to_other(body: str) -> bool:
+    """Does the clause start with the listener or a third person ("你别管了")? A taking-on tag ("我来")
+    does not bind it."""
+    return bool(_OTHER_SUBJECT.match(body))
+
+
+def inherit_due(facts: list[CandidateFact], before: str, text: str, now: datetime, tz: str) -> list[CandidateFact]:
+    """ "我明天早点出门，顺便把快递帮你拿上来": a promise without a subject or a time of its own is due
+    when the clause before it says (unless that clause is about the past)."""
+    if not any(f.kind is Kind.COMMITMENT for f in facts) or find_due_span(text) or is_standing(text) \
+            or _PAST_FRAME.search(before[:400]):
+        return facts
+    due = resolve_due(before[:400], now, tz)
+    if due is None:
+        return facts
+    return [replace(f, due_at=due) if f.kind is Kind.COMMITMENT and f.due_at is None else f for f in facts]
+
+
+def has_subject(body: str) -> bool:
+    """Does the clause (openers stripped) name who acts — a pronoun or a name first? A clause without one
+    carries on the subject of the clause before it."""
+    return bool(_SUBJECT.match(body))
+
+
+def tagged(rest: Sequence[Clause], tag: Clause) -> Clause | None:
+    """The clause a promise tag binds: the one before it, else the one after it."""
+    before = [c for c in rest if c.end <= tag.start]
+    after = [c for c in rest if c.start >= tag.end]
+    return before[-1] if before else (after[0] if after else None)
+
+
+def without_bare_answers(found: list[list[CandidateFact]]) -> list[list[CandidateFact]]:
+    """ "No way, I'm not paying for a new couch": the bare "no way" and the refusal that follows it
+    are one refusal. A clause whose only fact is an answer without words of its own (its value was
+    taken from the proposal) is dropped when the next clause gives the same answer in words, and a
+    dismissive one ("forget it", "算了") when the speaker goes on to say something of their own."""
+    kept: list[list[CandidateFact]] = []
+    for i, facts in enumerate(found):
+        nxt = found[i + 1] if i + 1 < len(found) else []
+        bare = len(facts) == 1 and facts[0].kind is Kind.CONSENSUS and facts[0].extra.get("bare") == "yes"
+        if bare and any(f.kind is Kind.CONSENSUS and f.attribute == facts[0].attribute for f in nxt):
+            continue
+        later = [f for group in found[i + 1 :] for f in group]
+        if bare and facts[0].extra.get("dismissive") and any(f.kind is not Kind.EMOTION for f in later):
+            continue  # "Forget it, I'll do it myself": the speaker's own promise, no refusal
+        kept.append(facts)
+    return kept
