@@ -17,7 +17,16 @@ from typing import Annotated
 
 import typer
 
-from adapters import commitments_cli, jobs_cli, keys_cli, memory_cli, tenant_cli
+from adapters import (
+    commitments_cli,
+    digest_cli,
+    dispute_cli,
+    jobs_cli,
+    keys_cli,
+    member_cli,
+    memory_cli,
+    tenant_cli,
+)
 from adapters.bench import app as bench_app
 from adapters.cli_common import console, err, fail, run
 from adapters.cli_style import Typer
@@ -37,6 +46,9 @@ app.add_typer(bench_app, name="bench")
 app.add_typer(discord_cli.app, name="discord")
 app.add_typer(slack_cli.app, name="slack")
 app.add_typer(web_cli.app, name="web")
+app.add_typer(dispute_cli.app, name="dispute")
+app.add_typer(member_cli.app, name="member")
+app.command("digest")(digest_cli.digest)
 
 
 @app.command()

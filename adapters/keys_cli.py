@@ -108,7 +108,8 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions,
                                           "audit": rt.audit, "dead letters": rt.dead_letters,
                                           "web sign-ins": WebSessions(rt.redis, cipher=rt.cipher),
-                                          "web tokens": ApiTokens(rt.redis, cipher=rt.cipher)}
+                                          "web tokens": ApiTokens(rt.redis, cipher=rt.cipher),
+                                          "agreement cards": rt.moderation.cards, "common ground": rt.moderation.ground}
     redis_parts.update(_slack_parts(rt))
     redis_totals = {
         name: sum([len([k async for k in scan(rt.redis, p)]) for p in part.SEALED_PATTERNS])

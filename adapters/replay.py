@@ -27,8 +27,10 @@ def _emit(console: Console, reply: Reply, as_json: bool) -> None:
 
 
 async def replay(settings: Settings, messages: Sequence[Message], *, console: Console, as_json: bool) -> int:
-    """Feed each message to the engine. Before a reply, the jobs earlier lines caused are finished,
-    as they would be in a live thread; at the end every waiting extraction runs before exit."""
+    """Feed each message to the engine. The jobs a line caused are finished before the next line, as
+    in a live thread where messages come seconds apart (a "done" report is read after the promise it
+    closes was stored, not beside it); before a reply the session is flushed too; at the end every
+    waiting extraction runs before exit."""
     rt = await Runtime.start(settings, senders=[ConsoleSender(console, as_json=as_json)])
     replies = 0
     try:
@@ -45,6 +47,8 @@ async def replay(settings: Settings, messages: Sequence[Message], *, console: Co
                 await rt.drain()
                 _emit(console, await rt.engine.respond(msg), as_json)
                 replies += 1
+            else:
+                await rt.drain()
         for scope in sessions.values():
             await rt.engine.flush(scope)
         await rt.drain()

@@ -28,10 +28,13 @@ from bot.deadletters import DeadLetters
 from bot.delivery import Deliverer, PostSender
 from bot.engine import Engine, EngineConfig
 from bot.erasure import Erasure
+from bot.escalation_alerts import EscalationMonitor, model_confirm
+from bot.joins import DisputeJoins
 from bot.limits import LimitRules, RateLimits
 from bot.llm.base import MediatorProvider
 from bot.llm.fallback import FallbackProvider
 from bot.locks import RedisLocks
+from bot.models import Message, Stage
 from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
 from bot.outbox import Outbox, Post, PostKind
@@ -41,6 +44,7 @@ from bot.services import Services
 from bot.sessions import SessionBook
 from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
+from jobs.features import enqueue_proposal
 from jobs.queue import QUEUE, JobQueue, connect, take_over_jobs
 from jobs.worker import build_worker
 from memory.cache import RecallCache
@@ -48,6 +52,7 @@ from memory.codec import PayloadCodec
 from memory.crypto import Cipher, load_cipher
 from memory.embedders import make_embedder
 from memory.errors import EncryptionError
+from memory.models import Scope
 from memory.ports import Embedder, MemoryStore
 from memory.retrieval import Retriever
 from memory.service import MemoryService
@@ -180,7 +185,7 @@ class Runtime:
         self.window: MessageLog
         self.tenants: TenantConfig
         self.queue: JobQueue
-        self.provider: MediatorProvider
+        self.provider: FallbackProvider
         self.outbox: Outbox
         self.sessions: SessionBook
         self.audit: AuditLog
@@ -190,6 +195,8 @@ class Runtime:
         self.services: Services
         self.engine: Engine
         self.moderation: ModerationService
+        self.escalation: EscalationMonitor
+        self.joins: DisputeJoins
 
     @classmethod
     async def start(
@@ -294,6 +301,23 @@ class Runtime:
         )
         if self.valkey is not None:
             await self._take_over()
+        # issue 22: early escalation alerts and dispute joins watch every observed message; the card is
+        # proposed (as a job, after extraction) when a reply reaches "confirming agreement"
+        self.escalation = EscalationMonitor(
+            redis=self.redis, window=self.window, outbox=self.outbox, audit=self.audit, tenants=self.tenants,
+            confirm=model_confirm(self.provider.primary) if s.llm.enabled else None)
+        self.joins = DisputeJoins(redis=self.redis, memory=self.memory, sessions=self.sessions, outbox=self.outbox,
+                                  audit=self.audit, tenants=self.tenants)
+        self.engine.on_observed = self._watch
+        self.engine.on_stage = self._staged
+
+    async def _watch(self, msg: Message) -> None:
+        await self.escalation.observe(msg)
+        await self.joins.observe(msg)
+
+    async def _staged(self, scope: Scope, stage: Stage, msg: Message) -> None:
+        if stage is Stage.CONFIRMING:
+            await enqueue_proposal(self.redis, scope, msg.id)
 
     async def _take_over(self) -> None:
         """The embedded shape: this process holds the data dir's lock and the embedded Valkey is its

@@ -126,7 +126,7 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
                           unlimited=True)
             try:
                 done = await moderation.commitment_done(owner, sure.id, f"said done: “{report.quote}”",
-                                                        session=request.session)
+                                                        session=request.session, at=report.ts)  # when it was said
             except ModerationError as exc:  # deleted or changed meanwhile: nothing to close
                 log.info("could not mark %s done after %s: %s", sure.id, report.message_id, exc)
                 continue

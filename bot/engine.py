@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -51,7 +51,12 @@ from memory.service import MemoryService, RetractResult
 from memory.summary_versions import since
 from prompts import neutralise
 
-__all__ = ["BUDGET_IMPORTANCE", "Engine", "EngineConfig", "fact_priority"]
+__all__ = ["BUDGET_IMPORTANCE", "Engine", "EngineConfig", "ObservedHook", "StageHook", "fact_priority"]
+
+#: Told of every observed message (after it is stored).
+ObservedHook = Callable[[Message], Awaitable[None]]
+#: Told when a reply moved a session to a new stage (the session, the new stage, the turn).
+StageHook = Callable[[Scope, Stage, Message], Awaitable[None]]
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +120,8 @@ class Engine:
         limits: RateLimits | None = None,
         audit: AuditLog | None = None,
         usage: UsageBook | None = None,
+        on_observed: ObservedHook | None = None,
+        on_stage: StageHook | None = None,
     ) -> None:
         self.conversation = conversation
         self.log = conversation.log
@@ -128,6 +135,11 @@ class Engine:
         self.audit = audit
         #: Counts the memories each reply uses (``bot.usage``): the use part of their weight.
         self.usage = usage or UsageBook(conversation.redis)
+        #: Called with every message observed (early escalation alerts, dispute joins); its failure is
+        #: logged and never loses the message.
+        self.on_observed = on_observed
+        #: Called when a reply moves a session's stage (the agreement card is proposed at "confirming").
+        self.on_stage = on_stage
 
     async def observe(self, msg: Message) -> bool:
         """Record a message; returns False when it was a redelivery and was dropped.
@@ -153,6 +165,11 @@ class Engine:
             await self.scheduler.extract_when_idle(scope, turn, cfg.idle_seconds)
         if turn % cfg.summary_turns == 0:
             await self.scheduler.summarize(scope, turn)
+        if self.on_observed is not None:
+            try:
+                await self.on_observed(msg)
+            except Exception as exc:  # a watcher must never cost the message: it is stored already
+                log.error("watching message %s failed (%s)", msg.id, type(exc).__name__, exc_info=exc)
         return True
 
     def _redacted(self, msg: Message) -> Message:
@@ -369,6 +386,8 @@ class Engine:
         stage = next_stage(current, classification)
         if stage is not current:
             await self.conversation.stages.set(session, stage.value)
+            if self.on_stage is not None:
+                await self.on_stage(session, stage, msg)
 
         open_ids = {c.id for c in commitments}
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart

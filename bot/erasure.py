@@ -14,7 +14,8 @@ theirs to erase there — and removes:
 * the audit trail's before/after details of every entry concerning or naming them, their name on
   entries they made, and reasons they wrote or that name them (who did what and when stays);
 * the error details of the tenant's dead-lettered jobs (they may quote what a job read);
-* the title and close reason of disputes they opened or closed, or that name them.
+* the title and close reason of disputes they opened or closed, or that name them;
+* the common-ground rounds they were asked in and the agreement-card proposals naming them (issue 22).
 
 It first sets a tombstone: extraction that was already in flight when the erasure ran drops every
 fact concerning the member from messages said before the tombstone, and a second pass runs once
@@ -37,6 +38,7 @@ from redis.asyncio import Redis
 from bot.audit import AuditLog
 from bot.conversation import Conversation
 from bot.deadletters import DeadLetters
+from bot.ground_store import forget_member as forget_cards_and_ground
 from bot.models import Message
 from bot.outbox import Outbox, Post, PostKind
 from bot.ports import Scheduler
@@ -128,6 +130,8 @@ class Erasure:
         audit = await self.audit.scrub(tenant, user, traces.names)
         dead = await self.dead_letters.scrub(tenant) if self.dead_letters is not None else 0
         disputes = await self._scrub_disputes(tenant, user, traces.names)
+        # issue 22: common-ground rounds they were asked in (statements quote them), card proposals naming them
+        disputes += await forget_cards_and_ground(self.redis, tenant, user)
         if second_pass:
             await self.scheduler.forget_user(tenant, user, f"{request_id}:again",
                                              when=now + timedelta(seconds=self.settle_seconds))

@@ -93,11 +93,25 @@ class TenantSettings(BaseModel):
     #: Channels where disputes may be opened (platform channel ids; a thread counts as its parent
     #: channel). Empty: anywhere Heyan is.
     dispute_channels: list[str] = Field(default_factory=list)
+    #: The moderators' channel (a platform channel id): the digest and early escalation alerts are
+    #: posted there. Empty: nowhere (``heyan digest`` still shows the digest).
+    digest_channel: str = ""
+    #: How often the moderators' digest is posted: ``daily`` or ``weekly`` (Mondays), at 09:00 in the
+    #: community's timezone; ``off`` posts none.
+    digest_schedule: Literal["off", "daily", "weekly"] = "daily"
 
     @field_validator("timezone")
     @classmethod
     def _zone(cls, value: str) -> str:
         return check_timezone(value)
+
+    @field_validator("digest_channel")
+    @classmethod
+    def _channel(cls, value: str) -> str:
+        value = value.strip()
+        if any(c.isspace() for c in value) or len(value) > 200:
+            raise ValueError(f"digest_channel must be one channel id (no spaces), got {value[:40]!r}")
+        return value
 
     @field_validator("retention_days")
     @classmethod

@@ -21,10 +21,11 @@ from typing import Any
 
 from arq.cron import CronJob, cron
 
+from bot.agreements import follows_after_close
 from bot.audit import SYSTEM, AuditEntry
 from bot.forgetting import Forgetting
 from bot.services import Services
-from bot.sessions import DisputeState
+from bot.sessions import DisputeState, SessionInfo
 from bot.settings import JobSettings, Settings
 from jobs.reconciled import ReconcileMarks
 from jobs.tasks import schedule_reminder, services
@@ -78,16 +79,17 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
         done = await marks.settled(tenant)
         todo = [fid for fid, (version, due, status) in stamps.items()
                 if done.get(fid) != version or (status == FactStatus.ACTIVE.value and due is not None and due <= cut)]
-        closed: dict[str, bool] = {}
+        closed: dict[str, SessionInfo | None] = {}
         settled: dict[str, int] = {}
         opened += len(todo)
         for fact in await svc.memory.get_many(scope, todo):
             if fact.session is not None:
                 if fact.session not in closed:
                     info = await svc.sessions.get(tenant, fact.session)
-                    closed[fact.session] = info is not None and info.state is DisputeState.CLOSED
-                if closed[fact.session]:
-                    continue  # the dispute was closed: its follow-ups were cancelled
+                    closed[fact.session] = info if info is not None and info.state is DisputeState.CLOSED else None
+                ended = closed[fact.session]
+                if ended is not None and not follows_after_close(ended, fact.id):
+                    continue  # the dispute was closed: its follow-ups were cancelled (a confirmed card's stay)
             if fact.status is FactStatus.ACTIVE and fact.due_at is not None and fact.due_at <= now - OVERDUE_GRACE:
                 # set_status re-reads the fact, so a reminder recorded meanwhile is not overwritten
                 fact = await svc.memory.set_status(scope, fact.id, FactStatus.OVERDUE)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from bot.agreements import follows_after_close
 from bot.audit import SYSTEM, AuditEntry
 from bot.completions import settle
 from bot.departures import purge_due, purge_tenant_data
@@ -138,7 +139,7 @@ async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision
         return "already sent"
     if fact.session is not None:
         info = await svc.sessions.get(tenant, fact.session)
-        if info is not None and info.state is DisputeState.CLOSED:
+        if info is not None and info.state is DisputeState.CLOSED and not follows_after_close(info, fact.id):
             return "skipped: dispute closed"
     existing = await svc.outbox.get(reminder_post_id(fact))
     if existing is not None:

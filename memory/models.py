@@ -200,6 +200,9 @@ class Fact(BaseModel):
     users: tuple[str, ...] = ()
     #: Reminders sent for a commitment, so each reminder fires once.
     reminders_sent: tuple[datetime, ...] = ()
+    #: When a commitment was kept, as its owner said it (the time of the message that reported it),
+    #: else when it was marked done; None while it is not done. Tells "kept on time" from "kept late".
+    done_at: datetime | None = None
     #: Competing values from other speakers, held for moderator review while the fact is ``disputed``.
     contested: tuple[HistoryEntry, ...] = ()
     #: The visibility of the session it was said in: a private session's records stay in it.

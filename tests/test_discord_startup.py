@@ -120,7 +120,7 @@ async def test_sync_registers_localized_commands_in_a_guild(tmp_path: Path, redi
     async with heyan_on_discord(tmp_path, redis_url) as h:
         guild = h.discord.guild
         names = await sync_commands(h.settings, guild=guild.id)
-        assert sorted(names) == ["commitments", "dispute", "heyan", "memory", "mymemory"]
+        assert sorted(names) == ["commitments", "digest", "dispute", "heyan", "memory", "mymemory"]
         put = h.discord.find_requests("PUT", rf"/applications/\d+/guilds/{guild.id}/commands")[-1]
         commands = {c["name"]: c for c in put.json}
         dispute = commands["dispute"]

@@ -372,7 +372,7 @@ def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
     from adapters.worker import standalone_settings
 
     assert {j.name for j in standalone_settings(settings(tmp_path, "redis://unused"))["cron_jobs"]} == {
-        "reconcile", "purge"}
+        "reconcile", "purge", "post_digests"}  # and the moderators' digest check (issue 22)
 
 
 def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

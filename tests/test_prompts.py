@@ -21,6 +21,7 @@ NAMES = [
     "contradiction",
     "json_object",
     "repair",
+    "common_ground",
     *(prompts.stage_template(s) for s in Stage),
 ]
 PLACEHOLDER = re.compile(r"\$(\w+)")

@@ -65,8 +65,15 @@ async def test_dispute_open_status_summary_and_close(tmp_path: Path, redis_url: 
         status = shown(await w.command(ALICE, GENERAL, "dispute status"))
         summary = shown(await w.command(ALICE, GENERAL, "dispute summary"))
         refused = shown(await w.command(BOB, GENERAL, "dispute close"))
-        closed = shown(await w.command(CAROL, GENERAL, "dispute close we talked it through"))
-        closing = await w.slack.wait_for_call("chat.postMessage", count=2)
+        # alice promised something: the close posts the agreement card and waits for the parties (issue 22)
+        waiting = shown(await w.command(CAROL, GENERAL, "dispute close we talked it through"))
+        card = await w.slack.wait_for_call("chat.postMessage", count=2)
+        value = next(e["value"] for b in card.json_param("blocks") if b["type"] == "actions" for e in b["elements"]
+                     if e["action_id"] == "heyan_card_confirm")
+        for who in (BOB, ALICE):
+            await w.click(who, "heyan_card_confirm", value)
+        closing = await w.slack.wait_for_call("chat.postMessage", count=3)  # "everyone confirmed: closed"
+        closed = shown(await w.command(CAROL, GENERAL, "dispute status"))
         info = await w.rt.sessions.get(w.tenant, GENERAL)
 
     assert opened.startswith("Opened the dispute “The parking spots” in this channel; the opening message is on "
@@ -77,8 +84,9 @@ async def test_dispute_open_status_summary_and_close(tmp_path: Path, redis_url: 
     assert "The parking spots" in status and "open" in status and "move my car by 6pm" in status
     assert "alice" in summary.lower()
     assert "只有发起人或管理员可以结束这个争议" in refused  # bob is neither, and reads Chinese
-    assert closed.startswith("Closed the dispute “The parking spots”.")
-    assert "was closed by carol" in closing.params["text"] and closing.params["link_names"] is False
+    assert f"closes once <@{BOB}>, <@{ALICE}> confirm it" in waiting and "Agreement card" in card.params["text"]
+    assert "the dispute is closed" in closing.params["text"] and closing.params["link_names"] is False
+    assert "closed" in closed
     assert info is not None and not info.is_open and info.close_reason == "we talked it through"
 
 

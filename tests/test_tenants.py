@@ -124,16 +124,19 @@ def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> 
     assert out.exit_code == 0, out.output
     assert json.loads(out.output) == {
         "defaults": {"timezone": "Europe/Paris", "language": "auto", "retention_days": {}, "closed_purge_days": 30.0,
-                     "forget_after_days": 14.0, "forget_below": 0.2, "moderator_roles": [], "dispute_openers": "members", "dispute_channels": []},
+                     "moderator_roles": [], "dispute_openers": "members", "dispute_channels": [],
+                     "forget_after_days": 14.0, "forget_below": 0.2, "digest_channel": "", "digest_schedule": "daily"},
         "tenants": [{"tenant": "discord:7", "timezone": SH, "language": "auto", "retention_days": {},
-                     "closed_purge_days": 30.0, "forget_after_days": 14.0, "forget_below": 0.2, "moderator_roles": [], "dispute_openers": "members",
-                     "dispute_channels": [], "overrides": ["timezone"]}],
+                     "closed_purge_days": 30.0, "moderator_roles": [], "dispute_openers": "members",
+                     "forget_after_days": 14.0, "forget_below": 0.2,
+                     "dispute_channels": [], "digest_channel": "", "digest_schedule": "daily",
+                     "overrides": ["timezone"]}],
     }
     out = runner.invoke(app, ["tenant", "show", "--tenant", "slack:T1", "--json"])
     assert json.loads(out.output)["tenants"] == [
         {"tenant": "slack:T1", "timezone": "Europe/Paris", "language": "auto", "retention_days": {},
          "closed_purge_days": 30.0, "forget_after_days": 14.0, "forget_below": 0.2, "moderator_roles": [], "dispute_openers": "members",
-         "dispute_channels": [], "overrides": []}]
+         "dispute_channels": [], "digest_channel": "", "digest_schedule": "daily", "overrides": []}]
     out = runner.invoke(app, ["tenant", "reset", "discord:7"])
     assert out.exit_code == 0, out.output
     out = runner.invoke(app, ["tenant", "show", "--json"])

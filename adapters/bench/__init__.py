@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from adapters.bench.answers import answers
 from adapters.bench.cost import cost
+from adapters.bench.escalation import escalation
 from adapters.bench.extraction import extraction
 from adapters.bench.importance import importance
 from adapters.bench.load import load
@@ -22,6 +23,7 @@ app.command("load")(load)
 app.command("cost")(cost)
 app.command("poisoning")(poisoning)
 app.command("importance")(importance)
+app.command("escalation")(escalation)
 
 
 @app.callback()

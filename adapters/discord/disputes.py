@@ -25,9 +25,10 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from adapters.discord.agreements import close_with_card, common_ground
 from adapters.discord.catchup import SeenMarks
 from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.embeds import safe, status_embed, summary_embed
+from adapters.discord.embeds import status_embed, summary_embed
 from adapters.discord.interactions import MissingPermission, Refusal, actor, answer, defer, require_guild
 from adapters.discord.mapping import guild_tenant, visibility_of
 from adapters.discord.translate import permission_label, t
@@ -176,18 +177,18 @@ class Disputes(commands.Cog):
             return
         await answer(interaction, embeds=[summary_embed(found, who.lang)])
 
-    @dispute.command(name="close", description="Close this dispute: write the summary and cancel pending follow-ups")
-    @app_commands.describe(reason="Why (kept in the audit trail)")
-    async def close(self, interaction: discord.Interaction, reason: app_commands.Range[str, 0, 500] = "") -> None:
+    @dispute.command(name="close", description="Close this dispute with its agreement card (each party confirms)")
+    @app_commands.describe(reason="Why (kept in the audit trail)",
+                           force="Moderators: close now, without the parties' confirmation")
+    async def close(self, interaction: discord.Interaction, reason: app_commands.Range[str, 0, 500] = "",
+                    force: bool = False) -> None:
         require_guild(interaction)
         await defer(interaction, ephemeral=False)  # everyone in the thread should see it closed
-        who = await actor(interaction, self.heyan)
-        closed = await self.heyan.rt.moderation.dispute_close(who, str(interaction.channel_id), reason)
-        await SeenMarks(self.heyan.rt.redis).stop(who.tenant, str(interaction.channel_id))
-        lines = [t(who.lang, "dispute.closed", who=interaction.user.mention)]
-        if reason.strip():
-            lines.append(t(who.lang, "dispute.closed_reason", reason=safe(reason, 500)))
-        if closed.cancelled_followups:
-            lines.append(t(who.lang, "dispute.cancelled", count=closed.cancelled_followups))
-        embeds = [summary_embed(closed.summary, who.lang)] if closed.summary else None
-        await answer(interaction, "\n".join(lines), embeds=embeds, ephemeral=False)
+        outcome = await close_with_card(self.heyan, interaction, reason, force=force)
+        if outcome.closed is not None:
+            await SeenMarks(self.heyan.rt.redis).stop(outcome.card.tenant, str(interaction.channel_id))
+
+    @dispute.command(name="common-ground", description="Draft statements everyone might endorse; each party picks privately")
+    async def common_ground(self, interaction: discord.Interaction) -> None:
+        require_guild(interaction)
+        await common_ground(self.heyan, interaction)

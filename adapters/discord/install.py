@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from adapters.discord.agreements import Agreements, CardButton, DigestCommands, GroundOpen, GroundPick
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.commitments import CommitmentDone, CommitmentsPage
 from adapters.discord.disputes import Disputes
@@ -31,5 +32,7 @@ async def install(bot: AnyBot, heyan: Heyan) -> None:
     await bot.add_cog(MemoryCommands(bot, heyan))
     await bot.add_cog(MemberCommands(bot, heyan))
     await bot.add_cog(SettingsCommands(bot, heyan))
+    await bot.add_cog(Agreements(bot, heyan))
+    await bot.add_cog(DigestCommands(bot, heyan))
     bot.add_dynamic_items(ReviewAction, ReviewTurn, CorrectPick, EraseAsk, EraseConfirm, EraseCancel, CommitmentDone,
-                          CommitmentsPage, MemoryPage, MyMemoryPage)
+                          CommitmentsPage, MemoryPage, MyMemoryPage, CardButton, GroundOpen, GroundPick)

@@ -250,6 +250,9 @@ class MemberCommands(commands.Cog):
         who = await actor(interaction, self.heyan)
         facts = await self.heyan.rt.moderation.my_memories(who)
         content, embeds, view = my_memory_message(facts, who.lang)
+        record = await self.heyan.rt.moderation.record_of(who.tenant, who.user_id)  # their own only (issue 22)
+        if record.total:
+            content = f"{safe(record.text(who.lang), 300)}\n{content}"
         await answer(interaction, content, embeds=embeds, view=view)
 
     @app_commands.command(name="commitments", description="Your commitments and this thread's, with a Done button")

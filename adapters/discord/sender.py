@@ -30,6 +30,7 @@ import logging
 import aiohttp
 import discord
 
+from adapters.discord.agreements import post_view
 from adapters.discord.mapping import tenant_of_channel
 from adapters.discord.render import render, split_message
 from bot.delivery import DeliveryError
@@ -103,10 +104,15 @@ class DiscordSender:
         content, mentions = render(post.body)
         first: str | None = None
         try:
-            for i, piece in enumerate(split_message(content)):
+            pieces = split_message(content)
+            for i, piece in enumerate(pieces):
                 # a stable nonce per piece: discord.py sends it with enforce_nonce, so Discord answers a
                 # repeat (a retry after a lost acknowledgement) with the message it already created
-                sent = await channel.send(piece, allowed_mentions=mentions, nonce=post.piece_key(i))
+                view = post_view(post) if i == len(pieces) - 1 else None  # a card's buttons: on its last piece
+                if view is None:
+                    sent = await channel.send(piece, allowed_mentions=mentions, nonce=post.piece_key(i))
+                else:
+                    sent = await channel.send(piece, allowed_mentions=mentions, nonce=post.piece_key(i), view=view)
                 first = first or str(sent.id)
         except discord.HTTPException as exc:
             raise delivery_error(exc, f"channel {post.session}") from exc

@@ -29,7 +29,7 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.signature import SignatureVerifier
 
 from adapters.runtime import Runtime
-from adapters.slack import actions, commands, events, lifecycle, shortcuts
+from adapters.slack import actions, agreements, commands, events, lifecycle, shortcuts
 from adapters.slack.bridge import Bridge
 from adapters.slack.clients import make_client
 from adapters.slack.dedupe import EventGate
@@ -237,4 +237,5 @@ def build_app(rt: Runtime, workspaces: Workspaces, *, signing_secret: str = "", 
     commands.register(app, bridge)
     shortcuts.register(app, bridge)
     actions.register(app, bridge, commands.page)
+    agreements.register(app, bridge)
     return app, bridge

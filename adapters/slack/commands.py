@@ -28,7 +28,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 
-from adapters.slack import settings_cmd
+from adapters.slack import agreements, settings_cmd
 from adapters.slack.blocks import (
     REVIEW_PAGE,
     Block,
@@ -292,6 +292,9 @@ async def mymemory(inv: Invocation) -> Answer:
     if not facts:
         return Answer(t("mymemory.none", inv.lang))
     head = t("mymemory.head", inv.lang, n=len(facts))
+    record = await inv.bridge.rt.moderation.record_of(inv.tenant, inv.actor.user_id)  # their own only (issue 22)
+    if record.total:
+        head = f"{head}\n{escape(record.text(inv.lang))}"
     return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head, inv.paging("mine")))
 
 
@@ -303,11 +306,13 @@ async def commitments(inv: Invocation) -> Answer:
 
 
 GROUPS: dict[str, dict[str, Handler]] = {
-    "dispute": {"open": dispute_open, "status": dispute_status, "summary": dispute_summary, "close": dispute_close},
+    "dispute": {"open": dispute_open, "status": dispute_status, "summary": dispute_summary,
+                "close": agreements.dispute_close, "common-ground": agreements.common_ground},
     "memory": {"list": memory_list, "show": memory_show, "edit": memory_edit, "delete": memory_delete,
                "confirm": memory_confirm, "review": memory_review, "export": memory_export, "audit": memory_audit},
 }
-SINGLE: dict[str, Handler] = {"mymemory": mymemory, "commitments": commitments, "settings": settings_cmd.settings}
+SINGLE: dict[str, Handler] = {"mymemory": mymemory, "commitments": commitments, "settings": settings_cmd.settings,
+                              "digest": agreements.digest}
 #: The lists a page button re-renders, by ``Paging.kind``.
 PAGED: dict[str, Handler] = {"list": memory_list, "mine": mymemory, "commitments": commitments}
 

@@ -23,6 +23,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from adapters.slack.card_blocks import post_blocks
 from adapters.slack.mapping import split_session
 from adapters.slack.render import render
 from bot.delivery import DeliveryError
@@ -78,23 +79,24 @@ class SlackSender:
         # an answer to a top-level mention goes in a thread under that message (ids are <channel>:<ts>)
         answered = post.ref.get("reply_to", "").rpartition(":")[2] or None
         ts = await self.post(here, channel, post.body, thread_ts=post.ref.get("thread_ts") or thread or answered,
-                             post_id=post.id)
+                             post_id=post.id, buttons=post)
         if post.kind is PostKind.DISPUTE_OPENED and thread is None:
             await self.bridge.places.add_thread(post.tenant, post.session, ts)
         return ts
 
     async def post(self, here: Here, channel: str, body: RichText, *, thread_ts: str | None = None,
-                   post_id: str | None = None) -> str:
+                   post_id: str | None = None, buttons: Post | None = None) -> str:
         """Post ``body`` in ``channel`` (in the thread ``thread_ts``) of ``here``'s workspace; raise
         ``DeliveryError``. ``post_id``: the outbox post's id, carried in the message's metadata (Slack
         has no idempotency key for chat.postMessage; the metadata lets a repeat be found afterwards)."""
         text = render(body)
+        blocks = post_blocks(buttons, text) if buttons is not None else None  # a card's Confirm / Refuse
         client: AsyncWebClient = here.client
         metadata = {"event_type": "heyan_post", "event_payload": {"post_id": post_id}} if post_id else None
         try:
             response = await client.chat_postMessage(
                 channel=channel, text=text, thread_ts=thread_ts, link_names=False,
-                unfurl_links=False, unfurl_media=False, metadata=metadata,
+                unfurl_links=False, unfurl_media=False, metadata=metadata, blocks=blocks,
             )
         except SlackApiError as exc:
             needed = exc.response.get("needed") if exc.response.get("error") == "missing_scope" else None

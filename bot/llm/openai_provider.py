@@ -44,6 +44,7 @@ from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.llm.schemas import (
     MAX_QUERIES,
     ClassificationOut,
+    CommonGroundOut,
     ContradictionOut,
     ExtractionOut,
     RewriteOut,
@@ -220,6 +221,13 @@ class OpenAIProvider:
             new=prompts.data_block("new_fact", fact_line(new, timezone, {}), lang),
         )
         return await self._structured("compare", ContradictionOut, user, lang)
+
+    async def common_ground(self, sides: Sequence[str], agreed: Sequence[str], lang: Lang) -> list[str]:
+        """Candidate statements of common ground from each side's lines (``bot.common_ground`` checks them)."""
+        user = prompts.render(
+            "common_ground", lang,
+            sides=prompts.data_block("sides", sides, lang), agreed=prompts.data_block("agreed", agreed, lang))
+        return list((await self._structured("common_ground", CommonGroundOut, user, lang)).statements)
 
     # --- structured outputs -----------------------------------------------------------------
     def _messages(self, schema: type[BaseModel], user: str, lang: Lang) -> list[ChatCompletionMessageParam]:

@@ -31,6 +31,7 @@ from memory.normalize import locate, normalize
 __all__ = [
     "MAX_QUERIES",
     "ClassificationOut",
+    "CommonGroundOut",
     "ContradictionOut",
     "Emotion",
     "ExtractionOut",
@@ -129,6 +130,12 @@ _SUMMARY_TITLES: dict[Lang, tuple[str, str, str, str]] = {
     "zh": ("争议焦点：", "已达成共识：", "尚存分歧：", "下一步："),
     "en": ("Issues:", "Agreements:", "Open differences:", "Next steps:"),
 }
+
+
+class CommonGroundOut(_Out):
+    """Candidate statements of common ground (``bot.common_ground`` checks them against the facts)."""
+
+    statements: list[str] = Field(max_length=5)
 
 
 class ContradictionOut(_Out):

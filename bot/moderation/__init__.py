@@ -13,10 +13,14 @@ Refusals are ``ModerationError``s and change nothing. Rate limits apply per user
 
 from __future__ import annotations
 
+from bot.moderation.agreements import AgreementCards, CardOutcome
+from bot.moderation.common_ground import CommonGround, GroundView
 from bot.moderation.community import CommunitySettings
+from bot.moderation.digests import Digests
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
 from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, WeekTally
+from bot.moderation.records import PromiseRecords
 from bot.moderation.review import MemoryReview
 from bot.moderation.views import (
     ClosedDispute,
@@ -28,10 +32,21 @@ from bot.moderation.views import (
 )
 
 __all__ = [
-    "ClosedDispute", "CommitmentBoard", "DisputeStatus", "ErasureRequest", "MemberRecords", "ModerationService",
-    "Recovered", "ReviewPage", "WeekTally", "fact_view",
+    "CardOutcome",
+    "ClosedDispute",
+    "CommitmentBoard",
+    "DisputeStatus",
+    "ErasureRequest",
+    "GroundView",
+    "MemberRecords",
+    "ModerationService",
+    "Recovered",
+    "ReviewPage",
+    "WeekTally",
+    "fact_view",
 ]
 
 
-class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, Overview):
+class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, Overview, AgreementCards,
+                        PromiseRecords, Digests, CommonGround):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

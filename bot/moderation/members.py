@@ -172,9 +172,11 @@ class MemberSelfService(ModerationBase):
         far = datetime.max.replace(tzinfo=utcnow().tzinfo)
         return sorted(facts, key=lambda f: (f.due_at or far, f.id))
 
-    async def commitment_done(self, actor: Actor, ref: str, reason: str = "", *, session: str | None = None) -> Fact:
+    async def commitment_done(self, actor: Actor, ref: str, reason: str = "", *, session: str | None = None,
+                              at: datetime | None = None) -> Fact:
         """Mark a commitment done (its owner or a moderator): no follow-up will be sent. ``session``:
-        where the actor asks from (its commitments can be named from there)."""
+        where the actor asks from (its commitments can be named from there). ``at``: when it was done
+        (the time of the message that said so; default now) — kept as ``done_at`` for the promise record."""
         await self._enter(actor)
         fact = await self._find(actor, ref, kind=Kind.COMMITMENT, session=session)
         if not (actor.is_moderator or actor.user_id == fact.subject):
@@ -182,7 +184,9 @@ class MemberSelfService(ModerationBase):
                                    "只有承诺人本人或管理员可以标记完成")
         if fact.status is FactStatus.DONE:
             return fact
-        before, saved = await self._change(actor, fact, lambda cur: cur.model_copy(update={"status": FactStatus.DONE}))
+        done_at = at or utcnow()
+        before, saved = await self._change(
+            actor, fact, lambda cur: cur.model_copy(update={"status": FactStatus.DONE, "done_at": done_at}))
         await self._log(actor, "commitment.done", fact.id, reason=reason, users=fact.users,
                         before={"status": before.status.value}, after={"status": FactStatus.DONE.value})
         return saved
