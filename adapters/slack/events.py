@@ -196,7 +196,7 @@ async def on_message(bridge: Bridge, body: Mapping[str, Any], context: Mapping[s
         return
     channel, ts = str(event.get("channel") or ""), str(event.get("ts") or "")
     session = await bridge.places.session(tenant, channel, event.get("thread_ts"), ts, mention=False)
-    if not await bridge.rt.sessions.is_open(tenant, session):
+    if not await bridge.rt.engine.in_dispute(tenant, session):  # the engine's policy, asked before the gate
         await bridge.outcomes.record(event_id, "ignored")  # no dispute here: not Heyan's business
         return
     await deliver(bridge, body, context, lambda tenant: observe(bridge, tenant, event, session),
