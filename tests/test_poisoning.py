@@ -270,7 +270,8 @@ def test_attempts_are_flagged_and_never_recited(tmp_path: Path) -> None:
         "instruction: tells Heyan to drop its rules"]
     assert all(f["subject"] == f["asserted_by"] == "u-ann" for f in flagged)
     assert [(f["kind"], f["subject"]) for f in facts if f["status"] != "flagged"] == [("commitment", "u-bob")]
-    review = runner.invoke(app, ["memory", "review", "--tenant", "console:p"], env=env)
+    # wide enough that a reason is not wrapped across lines (the table wraps to the terminal)
+    review = runner.invoke(app, ["memory", "review", "--tenant", "console:p"], env={**env, "COLUMNS": "200"})
     assert review.exit_code == 0, review.output
     for shown in ("impersonation", "writes as Bob", "fake marker", "poses as the system", "instruction"):
         assert shown in review.stdout, (shown, review.stdout)
