@@ -5,13 +5,19 @@ figures are in docs/BENCHMARKS.md ("Everyday truth"); these are the review's own
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bot.models import Message
 from bot.offline.actions import promised_action
+from bot.offline.provider import OfflineProvider
 from bot.offline.rules import extract_rules
 from memory.extraction import ExtractionRequest, Utterance, to_facts
-from memory.models import Fact, Kind
+from memory.models import Fact, FactStatus, Kind, Scope
+from tests.jobs_helpers import settings
+from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
 T0 = datetime(2026, 11, 4, 10, tzinfo=UTC)  # a Wednesday
 
@@ -32,3 +38,64 @@ def test_the_promised_action_reads_as_a_card_item(text: str, action: str) -> Non
     [promise] = facts([("u-li", "李娜", text)], "zh" if "我" in text else "en")
     assert promise.kind is Kind.COMMITMENT and promise.subject == "u-li"
     assert promised_action(promise.value) == action
+
+
+# --- end to end: the engine, the offline provider, the extraction job and its completion step ----------
+
+T = "slack:T1"
+SESSION = Scope(tenant=T, session="C1:200.1")
+MONDAY = datetime(2026, 11, 2, 10, tzinfo=UTC)
+
+
+def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message:
+    return Message(id=mid, scope=SESSION.narrow(user=user), author_name=name, text=text,
+                   ts=MONDAY + timedelta(minutes=minutes))
+
+
+async def _open(rt: Any) -> dict[str, Fact]:
+    return {f.sources[0].message_id: f for f in await rt.memory.open_commitments(Scope(tenant=T))}
+
+
+async def test_reports_in_everyday_form_close_the_promise_they_name(tmp_path: Path, redis_url: str,
+                                                                    start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said("p1", "u-wf", "王芳", "我周五前把轮值表发出来"))
+    await rt.engine.observe(said("p2", "u-ann", "Ann", "I'll set up the shared calendar by Monday", 1))
+    await rt.engine.observe(said("p3", "u-ann", "Ann", "I'll merge the PR tonight", 2))
+    await rt.engine.observe(said("p4", "u-bob", "Bob", "I'll send the slides by Friday", 3))
+    await rt.drain(60)
+    assert set(await _open(rt)) == {"p1", "p2", "p3", "p4"}
+    # negated, future, question, someone unnamed: nothing closes
+    await rt.engine.observe(said("n1", "u-wf", "王芳", "轮值表还没发", 4))
+    await rt.engine.observe(said("n2", "u-bob", "Bob", "is the calendar set up?", 5))
+    await rt.engine.observe(said("n3", "u-ann", "Ann", "I'll send it later", 6))
+    await rt.engine.observe(said("n4", "u-kim", "Kim", "he sent it", 7))
+    await rt.drain(60)
+    assert {"p1", "p2", "p3", "p4"} <= set(await _open(rt))
+    await rt.engine.observe(said("d1", "u-wf", "王芳", "轮值表已经发了", 8))
+    await rt.engine.observe(said("d2", "u-ann", "Ann", "Calendar is set up, done.", 9))
+    await rt.drain(60)
+    still = await _open(rt)
+    assert "p1" not in still and "p2" not in still and {"p3", "p4"} <= set(still)
+    await rt.engine.observe(said("d3", "u-ann", "Ann", "PR merged 👍", 10))
+    await rt.engine.observe(said("d4", "u-kim", "Kim", "Bob sent it", 11))  # names the owner: closes his
+    await rt.drain(60)
+    assert not {"p1", "p2", "p3", "p4"} & set(await _open(rt))
+    slides = next(f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.sources[0].message_id == "p4")
+    assert slides.status is FactStatus.DONE and slides.subject == "u-bob"
+    [entry] = [e for e in await rt.audit.entries(T, target=slides.id) if e.action == "commitment.done"]
+    assert "Kim said done" in entry.reason and "Bob sent it" in entry.reason
+    assert await rt.outbox.get(f"confirm-done:{T}:n4") is None  # no question to anyone
+
+
+async def test_a_promise_tagged_done_is_not_closed_by_its_own_tag(tmp_path: Path, redis_url: str,
+                                                                 start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said("p1", "u-li", "李娜", "这个bug我来修"))
+    await rt.drain(60)
+    await rt.engine.observe(said("p2", "u-li", "李娜", "水管我来修，搞定", 1))
+    await rt.drain(60)
+    promises = await _open(rt)
+    assert {k: promised_action(f.value) for k, f in promises.items()} == {"p1": "修这个bug", "p2": "修水管"}
+    assert all(f.subject == "u-li" for f in promises.values())
+    assert await rt.outbox.get(f"confirm-done:{T}:p2") is None  # taking it on asks nothing either

@@ -247,7 +247,7 @@ def _closed(row: CorpusRow, facts: list[Fact]) -> tuple[set[str], bool]:
     turn = Utterance(row.id, row.speaker[0], row.speaker[1], row.text, row.ts, offset_name(row.ts))
     closed: set[str] = set()
     asked = False
-    for report in done_reports([turn]):
+    for report in done_reports([turn], [row.speaker[1], *(name for _, name, _ in row.context)]):
         sure, unsure = match(report, open_, "corpus")
         if sure is not None:
             closed.add(sure.sources[0].message_id if sure.sources else sure.id)
