@@ -99,3 +99,42 @@ async def test_a_promise_tagged_done_is_not_closed_by_its_own_tag(tmp_path: Path
     assert {k: promised_action(f.value) for k, f in promises.items()} == {"p1": "修这个bug", "p2": "修水管"}
     assert all(f.subject == "u-li" for f in promises.values())
     assert await rt.outbox.get(f"confirm-done:{T}:p2") is None  # taking it on asks nothing either
+
+
+@pytest.mark.parametrize(
+    ("proposal", "answer", "agreed"),
+    [("How about we use a shared calendar?", "Fine, let's use a shared calendar.", True),
+     ("要不我们用共享日历？", "行，那就用共享日历吧", True),
+     ("How about we use a shared calendar?", "let's not", False),
+     ("要不我们用共享日历？", "不行", False),
+     ("Let's split the internet bill three ways", "yeah ok, three ways it is", True),
+     ("咱们按人头分电费吧", "算了吧，不按人头", False)],
+)
+def test_an_answer_that_restates_a_proposal_names_both_parties(proposal: str, answer: str, agreed: bool) -> None:
+    lang = "zh" if "们" in proposal else "en"
+    [record] = facts([("u-bob", "Bob", proposal), ("u-ann", "Ann", answer)], lang)
+    assert record.kind is Kind.CONSENSUS and record.subject == "u-ann"
+    assert (record.attribute in ("agrees to", "同意")) is agreed
+    assert [s.author_id for s in record.sources] == ["u-ann", "u-bob"]  # the accepter, then the proposer
+
+
+def test_an_assent_that_answers_nothing_is_no_agreement() -> None:
+    assert facts([("u-ann", "Ann", "Fine, let's use a shared calendar.")]) == []  # her own suggestion
+    assert facts([("u-bob", "Bob", "I'm so tired of this."), ("u-ann", "Ann", "let's not")]) == []
+    assert facts([("u-bob", "Bob", "How about the beach?"), ("u-ann", "Ann", "let's not fight about this")]) == []
+
+
+async def test_acceptance_and_refusal_end_to_end(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said("a1", "u-bob", "Bob", "How about we use a shared calendar?"))
+    await rt.engine.observe(said("a2", "u-ann", "Ann", "Fine, let's use a shared calendar.", 1))
+    await rt.engine.observe(said("a3", "u-zw", "张伟", "要不我们轮流倒垃圾？", 2))
+    await rt.engine.observe(said("a4", "u-li", "李娜", "不行", 3))
+    await rt.drain(60)
+    records = [f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.kind is Kind.CONSENSUS]
+    by_speaker = {f.subject: f for f in records}
+    assert set(by_speaker) == {"u-ann", "u-li"}
+    ann, li = by_speaker["u-ann"], by_speaker["u-li"]
+    assert ann.attribute == "agrees to" and {s.author_id for s in ann.sources} == {"u-ann", "u-bob"}
+    assert "shared calendar" in ann.value
+    assert li.attribute in ("refuses", "拒绝") and {s.author_id for s in li.sources} == {"u-li", "u-zw"}

@@ -80,7 +80,7 @@ ATTRIBUTES: dict[str, dict[str, str]] = {
 MAX_MESSAGE_CHARS = 40_000
 
 _OTHER_VERB = re.compile(
-    r"\s*(?:说|答应|承诺|保证|同意|告诉|会|要|欠|从来|总是|又|没|said|says|told|promised|agreed|will|'ll|would|owes"
+    r"\s*(?:说|答应|承诺|保证|同意|告诉|会|要|欠|从来|总是|又|没|把|已经|said|says|told|promised|agreed|will|'ll|would|owes"
     r"|never|always|didn't|keeps)",
     re.IGNORECASE,
 )
@@ -282,14 +282,16 @@ class _Turn:
             # a refusal answers a proposal or an offer; "forget it" before the speaker's own promise is
             # dropped with the other bare answers (``sentence.without_bare_answers``)
             dismissive = _dismissive(text)
-            if (answered := self.answer_to(text[m.end() :], strong=True, weak=bool(dismissive))) is not None:
+            if (answered := self.answer_to(text[m.end() :], strong=True, weak=bool(dismissive))) is not None \
+                    and not _unanswered_lets(m.group(), answered[1]):
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], value, quote,
                                      confidence=confidence, extra=extra | dismissive))
         elif (m := lx.AGREE.search(text)) or (alone and lx.ACK.match(text)):
             # a bare "OK"/"好的" answers a proposal, not an offer; "deal"/"一言为定" answers either
             strong = m is not None and not WEAK.match(m.group())
-            if (answered := self.answer_to(text[m.end() :] if m else "", strong=strong, weak=not strong)) is not None:
+            if (answered := self.answer_to(text[m.end() :] if m else "", strong=strong, weak=not strong)) is not None \
+                    and not (m is not None and _unanswered_lets(m.group(), answered[1])):
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote,
                                      confidence=confidence, extra=extra))
@@ -360,6 +362,9 @@ class _Turn:
         proposal = next((p for p in proposals if strong or p.kind == "proposal"), None)
         if not pointer and (len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2)):
             linked = proposal is not None and proposal.kind == "proposal" and shares_content(own, proposal.value)
+            if not linked and proposal is not None and proposal.kind == "proposal" and _REASON.match(remainder):
+                # "let's not, it'll get messy": the answer was whole before the comma, the rest is its reason
+                return proposal.value, proposal.extra() | {"bare": "yes"}
             return own, (proposal.extra() if linked and proposal is not None else {})
         if proposal is not None:
             return proposal.value, proposal.extra() | {"bare": "yes"}
@@ -369,6 +374,8 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+# What follows an answer after a break is a reason for it, not what was answered.
+_REASON = re.compile(r"\s*[,，;；:：—–-]")
 _THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
 # Someone else as the subject just before an emotion word: their feeling, not the speaker's.
 _OTHERS_FEELING = re.compile(
@@ -380,6 +387,12 @@ _OTHERS_FEELING = re.compile(
 _NAMED_DEED = re.compile(
     r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|never|always|hasn'?t|didn'?t)\b"
 )
+
+
+def _unanswered_lets(answer: str, extra: dict[str, str]) -> bool:
+    """ "Fine, let's …" / "let's not" that answers no proposal of someone else: the speaker's own
+    suggestion (or a bare "let's not" to nothing), not an agreement or refusal."""
+    return bool(re.search(r"\blet'?s\s*(?:not\b\W*)?$", answer, re.IGNORECASE)) and "proposal_message_id" not in extra
 
 
 def _dismissive(text: str) -> dict[str, str]:
