@@ -138,3 +138,27 @@ async def test_acceptance_and_refusal_end_to_end(tmp_path: Path, redis_url: str,
     assert ann.attribute == "agrees to" and {s.author_id for s in ann.sources} == {"u-ann", "u-bob"}
     assert "shared calendar" in ann.value
     assert li.attribute in ("refuses", "拒绝") and {s.author_id for s in li.sources} == {"u-li", "u-zw"}
+
+
+async def test_the_card_of_an_everyday_dispute(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+    """Replayed through the engine: the card's items have the speaker as owner and the action as a
+    card says it; the option names who proposed and who agreed; a promise reported kept shows done."""
+    from bot.actors import Actor, Capability
+    from bot.richtext import Mention
+
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    mod = Actor(tenant=T, user_id="u-mod", name="Mo", capabilities=frozenset({Capability.MODERATE}))
+    await rt.moderation.dispute_open(mod, SESSION.session or "", title="家务", members=[
+        Mention("u-li", "李娜"), Mention("u-zw", "张伟")], announce=False)
+    lines = [("u-zw", "张伟", "要不我们用共享日历排值日？"), ("u-li", "李娜", "行，那就用共享日历吧"),
+             ("u-li", "李娜", "水管我来修，搞定"), ("u-zw", "张伟", "这个bug我来修"),
+             ("u-zw", "张伟", "我周五前把轮值表发出来"), ("u-zw", "张伟", "轮值表已经发了")]
+    for i, (uid, name, text) in enumerate(lines):
+        await rt.engine.observe(said(f"k{i}", uid, name, text, i))
+        await rt.drain(60)
+    card = (await rt.moderation.agreement_card(mod, SESSION.session or "", now=MONDAY + timedelta(hours=1))).card
+    items = {(i.owner, i.action): i.status for i in card.items}
+    assert items == {("u-li", "修水管"): FactStatus.ACTIVE, ("u-zw", "修这个bug"): FactStatus.ACTIVE,
+                     ("u-zw", "把轮值表发出来"): FactStatus.DONE}
+    [option] = card.options
+    assert option.proposed_by == ("u-zw",) and option.agreed_by == ("u-li",) and "共享日历" in option.text
