@@ -55,6 +55,10 @@ _EN_BASE = {
 }
 
 
+# Two characters that only say when ("今晚", "周五", "之前"): not what a report and a promise share.
+_ZH_TIME_PAIR = re.compile(r"[今明昨后前上下这本每][天晚早周月年]|周[一二三四五六日天末]|星期|[早晚下上中][上午]|之前|以前|马上|已经")
+
+
 @dataclass(frozen=True, slots=True)
 class Settled:
     """What one report did: the commitment marked done, or the ones the owner was asked about."""
@@ -72,7 +76,13 @@ def _names_it(report: DoneReport, fact: Fact) -> bool:
     action = _action(fact)
     if len(report.what) == 1 and re.match(r"[\u4e00-\u9fff]", report.what):
         return report.what in action  # "钱转给你了" → "把钱还你"
-    return shares_content(report.what, action)
+    # Chinese: two characters in a row, as said ("纪要整理好了" → "把会议纪要整理"; the content-word
+    # filter would drop 要 and 会 and leave nothing to compare)
+    pairs = {run[i : i + 2] for run in re.findall(r"[\u4e00-\u9fff]{2,}", report.what) for i in range(len(run) - 1)}
+    if any(p in action for p in pairs if not _ZH_TIME_PAIR.fullmatch(p)):  # "今晚" is no thing done
+        return True
+    latin = " ".join(re.findall(r"[A-Za-z0-9][\w'-]*", report.what))  # "PR合并了": its English words
+    return shares_content(latin if pairs else report.what, action) if (latin or not pairs) else False
 
 
 def _same_verb(report: DoneReport, fact: Fact) -> bool:

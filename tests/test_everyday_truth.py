@@ -162,3 +162,20 @@ async def test_the_card_of_an_everyday_dispute(tmp_path: Path, redis_url: str, s
                      ("u-zw", "把轮值表发出来"): FactStatus.DONE}
     [option] = card.options
     assert option.proposed_by == ("u-zw",) and option.agreed_by == ("u-li",) and "共享日历" in option.text
+
+
+def test_a_report_matches_by_the_words_said_not_by_when() -> None:
+    from bot.completions import match
+    from bot.offline.done import done_reports
+    from memory.models import Source
+
+    def promise(fid: str, value: str) -> Fact:
+        return Fact(id=fid, tenant=T, session="s", kind=Kind.COMMITMENT, subject="u-cj", subject_name="陈静",
+                    attribute=value, value=value, asserted_by="u-cj",
+                    sources=(Source(message_id=fid, author_id="u-cj", author_name="陈静", ts=T0, quote=value),))
+
+    minutes, bins = promise("c1", "把会议纪要整理，明天发群里"), promise("c2", "今晚把垃圾倒了")
+    [report] = done_reports([Utterance("m", "u-cj", "陈静", "纪要整理好了，发群里了", T0 + timedelta(hours=1))])
+    assert match(report, [minutes, bins], "s") == (minutes, [])  # 纪要: the words, though 要 is a function character
+    [report] = done_reports([Utterance("m", "u-cj", "陈静", "今晚的碗洗好了", T0 + timedelta(hours=1))])
+    assert match(report, [bins], "s")[0] is None  # 今晚 is when, not what: the bins promise stays open

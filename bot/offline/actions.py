@@ -146,7 +146,7 @@ def strip_head(core: str) -> str:
     if core.startswith(("我们", "咱们")):
         return clean(core[2:])
     if core.startswith("我"):
-        return clean(core[1:])
+        return clean(re.sub(r"^(?:来|去)(?=[A-Za-z])", "", core[1:]))  # "我来review这个PR"
     if m := lx.EN_COMMIT_HEAD.match(core):
         return clean(core[m.end() :] or core)
     return clean(core)
@@ -155,8 +155,8 @@ def strip_head(core: str) -> str:
 def split_due(action: str) -> tuple[str, str]:
     """(the action without its deadline phrase, the deadline phrase) — ("", "") parts when absent."""
     span = find_due_span(action)
-    if span is None:
-        return clean(action), ""
+    if span is None or action[span[1] : span[1] + 1] == "的":
+        return clean(action), ""  # "算这个月的账": the time words say which accounts; the action keeps them
     rest = _SPACE_NEAR_CJK.sub("", (action[: span[0]] + " " + action[span[1] :]).strip())
     return clean(rest.strip(" ,，")), clean(action[span[0] : span[1]])
 

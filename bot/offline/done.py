@@ -73,11 +73,11 @@ _ZH_DONE = re.compile(r"(?:发|交|付|还|转|寄|送|修|做|写|弄|改|搞|�
                       r"(?:好|完|掉|过去|出去|上去|上|给[^，,。]{0,6})?了|搞定|弄好了|做完了|完成了|办妥")
 # Only after the thing done ("值日表贴好了", "快递取回来了", "纪要整理好了"): a verb and its result, or 已经…了.
 _ZH_RESULT = re.compile(r"(?:好|完|掉|出去|过去|回来|上去|进去|齐|清)了|搞定|弄好|办妥|OK了", _I)
-_ZH_ALREADY = re.compile(r"已经(?P<verb>[^，,。]{1,8}?)了")
 _ZH_TWO_CHAR = "整理 收拾 打扫 清理 准备 安排 处理 修理 布置 填写 提交 上传 预订 预约 联系 通知 确认 检查 更新"
 _ZH_TWO_CHAR_VERBS = frozenset(_ZH_TWO_CHAR.split())
 # The verb of a topic-first report must be a doing a promise names ("纸用完了", "网费已经欠了" report nothing kept).
 _ZH_DOING = re.compile(rf"(?:{ZH_ACTION_VERBS}|贴|擦|洗|铺|挂|剪|烧|煮|晒|叠|浇|喂|签)")
+_ZH_ALREADY = re.compile(rf"已经(?:把(?P<obj>[^，,。]{{1,8}}?)(?={_ZH_DOING.pattern}))?(?P<verb>[^，,。]{{1,8}}?)了")
 _ZH_LEAD = re.compile(r"^(?:刚才?|刚刚|我们?|已经|把|\s)+")
 _ZH_NOT = re.compile(r"还没|没有|没(?!问题)|不|吗|么|呢|要是|如果|等|之后再|快要|快(?![递件])|马上|就要|准备|坏|丢")
 _ZH_THIRD = re.compile(r"^(?:你|您|他|她|他们|她们|对方|人家|别人|大家)")
@@ -145,14 +145,16 @@ def _zh(body: str, names: frozenset[str] | None) -> tuple[str, str, str] | None:
     if m := _ZH_DONE.search(body):
         what = re.sub(r"^我们?|已经|刚才?|刚刚|把|了|好|完|给你|给他|给她|[，,。！!]", "", body[: m.start()] + body[m.end() :])
         return what, re.sub(r"[好完掉了]|过去|出去|上去|上|给.*$", "", m.group()), who
+    obj = ""
     if m := _ZH_ALREADY.search(body):
+        obj = m.group("obj") or ""  # "已经把车位谈好了": the thing done is inside
         start, verb = m.start(), re.sub(r"[好完掉齐清]|过去|出去|回来|上去|进去|上|给.*$", "", m.group("verb"))
     elif m := _ZH_RESULT.search(body):
         start = max(0, m.start() - (2 if body[max(0, m.start() - 2) : m.start()] in _ZH_TWO_CHAR_VERBS else 1))
         verb = body[start : m.start()] or m.group()
     else:
         return None
-    what = re.sub(r"已经|刚才?|刚刚|把|[，,。！!]|我们?(?=已经|刚|$)", "", _ZH_LEAD.sub("", body[:start]))
+    what = re.sub(r"已经|刚才?|刚刚|把|[，,。！!]|我们?(?=已经|刚|$)", "", _ZH_LEAD.sub("", body[:start])) + obj
     if not what or not _ZH_DOING.match(verb):
         return None  # "我回来了", "我想好了": no thing done, and no promise-kept verb of its own
     return what, verb, who

@@ -76,7 +76,7 @@ ZH_ACTION_VERBS = (
     "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒(?!霉)|洗|清理|整理|安排|联系|通知|回复"
     "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出(?!差|国|门|去)|接|取|叫|催|谈|商量|去|来|开|搞定"
     "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收|报名|参加|到|过来|回来"
-    "|请|签|填|订|赶|陪|帮|放|录|回(?=你|您|复|电|个|信|消息)|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清|分(?!钟|手|开)|对(?=一遍|一下|账)|统计|汇总|核算|配(?!合)"
+    "|请|签|填|订|赶|陪|帮|放|录|回(?=你|您|复|电|个|信|消息)|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清|分(?!钟|手|开)|对(?=一遍|一下|账)|统计|汇总|核算|配(?!合)|重启|算(?!了)|拍|录|采购|登记|预约|刷"
 )
 _ZH_VERB = rf"(?:{ZH_ACTION_VERBS})"
 # Time words that make a first-person action a promise ("我明天…", "我这周…"), beyond the due times.
@@ -164,6 +164,8 @@ def _with_topic(rest: str, topic: str) -> str:
             return f"{rest}{topic}"
         return f"{rest}（{topic}）" if not rest.endswith(topic) else rest
     head, after = rest[: m.start("verb")], rest[m.start("verb") :]
+    if re.fullmatch(r"(?:来|去)[A-Za-z][\w\s-]*", after):
+        return f"{head}{after}{topic}"  # "这个PR我来review" → "我来review这个PR"
     if re.fullmatch(r"我们?(?:来|去)", head) and not re.match(r"(?:去|来)(?!$)", after):
         head = head[:-1]  # "打印机我去修" → "我修打印机": 去/来 only says the speaker takes it on
     if len(after) <= 2:  # a bare verb: "开" → "开发票"

@@ -94,7 +94,8 @@ _ANSWER_LEAD = re.compile(r"^(?:(?:to|with|that|i'm|i am|i'll|i will|i|going\s+t
 # Words that only point back at the proposal: "I reject that proposal", "我不同意这个方案".
 _ANAPHORA = re.compile(
     r"^(?:that|this|it|that\s+(?:proposal|plan|idea|offer|deal)|this\s+(?:proposal|plan|idea|offer|deal)"
-    r"|这个?(?:方案|提议|建议|办法|要求)?|那个?(?:方案|提议|建议|办法|要求)?|这样|这样的?(?:安排|分配))[\s.!。！]*$",
+    r"|这个?(?:方案|提议|建议|办法|要求)?|那个?(?:方案|提议|建议|办法|要求)?|这样|这样的?(?:安排|分配)"
+    r"|(?:那就|就)?(?:这么|这样)(?:办|定|来|做|着)吧?)[\s.!。！]*$",
     re.IGNORECASE,
 )
 
@@ -354,7 +355,7 @@ class _Turn:
         ``strong`` answers ("deal", "no") take an offer too, a bare "OK" only a proposal; a ``weak`` one
         ("OK", "好的", "forget it") answers only the message just before it. None when a bare answer
         answers nothing (``bot.offline.proposals``)."""
-        said = clean(remainder.strip(" ,，:："))
+        said = clean(_COURTESY.sub("", remainder.strip(" ,，:：")))
         own = clean(_ANSWER_LEAD.sub("", said))
         pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) for t in (said, own))
         others = [u for u in reversed(self.history) if u.author_id != self.turn.author_id][:_LOOK_BACK]
@@ -374,6 +375,9 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+# Words around an answer that say nothing of what was answered: "ok let's do that then", "…, sorry".
+_COURTESY = re.compile(r"^(?:[\s,，]*\b(?:then|though|sorry|thanks|thank\s+you|tbh|lol|haha|honestly|too)\b)+[\s.!]*$",
+                       re.IGNORECASE)
 # What follows an answer after a break is a reason for it, not what was answered.
 _REASON = re.compile(r"\s*[,，;；:：—–-]")
 _THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
