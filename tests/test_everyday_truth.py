@@ -196,3 +196,30 @@ def test_the_everyday_truth_corpus_holds(part: str) -> None:
     assert report.answers_ok == report.answers_checked > 0, report.misses
     assert report.non_speaker_commitments == 0
     assert report.precision("commitment") == 1.0 and report.recall("commitment") == 1.0, report.misses
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Please get the calendar set up", "Make sure the calendar is set up", "hopefully the calendar is set up",
+     "need the PR merged", "is the calendar set up?", "notes not sent yet, sorry", "I'll send it later",
+     "once the branch is merged we can ship", "轮值表还没发", "轮值表得发了", "我觉得轮值表已经发了", "听说轮值表已经发了",
+     "纪要发了吗", "路由器换好了没", "he sent it", "他已经发了", "纸用完了", "网费已经欠了两个月了", "水管我来修，搞定",
+     "我回来了"],
+)
+def test_requests_guesses_and_promises_report_nothing_kept(text: str) -> None:
+    from bot.offline.done import done_reports
+
+    assert done_reports([Utterance("m", "u-ann", "Ann", text, T0)], ["Ann", "Bob"]) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "what", "owner"),
+    [("轮值表已经发了", "轮值表", ""), ("Calendar is set up, done.", "calendar", ""), ("PR merged 👍", "pr", ""),
+     ("done with the roles", "roles", ""), ("值日表贴好了", "值日表", ""), ("房租搞定", "房租", ""),
+     ("Bob sent it", "", "Bob"), ("张伟已经把钥匙还了", "钥匙", "张伟"), ("tap's fixed", "tap", "")],
+)
+def test_everyday_reports_of_a_promise_kept(text: str, what: str, owner: str) -> None:
+    from bot.offline.done import done_reports
+
+    [report] = done_reports([Utterance("m", "u-ann", "Ann", text, T0)], ["Ann", "Bob", "张伟"])
+    assert (report.what, report.owner_name) == (what, owner)

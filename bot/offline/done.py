@@ -68,7 +68,12 @@ _EN_NOT = re.compile(r"\b(?:not|n't|never|haven'?t|hasn'?t|once|when|after|if|un
 # Pronouns, and things that are no object anyone promised: "he sent it", "you fixed it", "everyone paid",
 # "his promise is cancelled", "I need my role fixed".
 _EN_NOBODY = re.compile(r"^(?:he|she|they|you|someone|somebody|everyone|everybody|nobody|who|what|which|it|this|that"
-                        r"|there|here|i|we|mine|yours)$|^(?:he|she|they|you|i|we|his|her|their|its|i'm|i'd)\b", _I)
+                        r"|there|here|i|we|mine|yours)$|^(?:he|she|they|you|i|we|his|her|their|its|i'm|i'd)\b"
+                        # a request, a wish or a guess: "Please get the calendar set up", "Make sure the PR is
+                        # merged", "hopefully the rent is paid"
+                        r"|^(?:please|pls|plz|kindly|can|could|would|will|should|need|needs|want|wants|get|have|has|make"
+                        r"|let|go|check|ensure|confirm|see|verify|remember|hope|hopefully|maybe|probably|apparently"
+                        r"|supposedly|wish|think|guess|assume|believe|is|are|was|were|if|once|when)\b", _I)
 _ZH_DONE = re.compile(r"(?:发|交|付|还|转|寄|送|修|做|写|弄|改|搞|办|处理|打扫|收拾|倒|退|订|买|搬|挪|订|提交|上传|完成|整理|清理|回复)"
                       r"(?:好|完|掉|过去|出去|上去|上|给[^，,。]{0,6})?了|搞定|弄好了|做完了|完成了|办妥")
 # Only after the thing done ("值日表贴好了", "快递取回来了", "纪要整理好了"): a verb and its result, or 已经…了.
@@ -79,7 +84,8 @@ _ZH_TWO_CHAR_VERBS = frozenset(_ZH_TWO_CHAR.split())
 _ZH_DOING = re.compile(rf"(?:{ZH_ACTION_VERBS}|贴|擦|洗|铺|挂|剪|烧|煮|晒|叠|浇|喂|签)")
 _ZH_ALREADY = re.compile(rf"已经(?:把(?P<obj>[^，,。]{{1,8}}?)(?={_ZH_DOING.pattern}))?(?P<verb>[^，,。]{{1,8}}?)了")
 _ZH_LEAD = re.compile(r"^(?:刚才?|刚刚|我们?|已经|把|\s)+")
-_ZH_NOT = re.compile(r"还没|没有|没(?!问题)|不|吗|么|呢|要是|如果|等|之后再|快要|快(?![递件])|马上|就要|准备|坏|丢")
+_ZH_NOT = re.compile(r"还没|没有|没(?!问题)|不|吗|么|呢|要是|如果|等|之后再|快要|快(?![递件])|马上|就要|准备|坏|丢"
+                     r"|觉得|听说|好像|应该|可能|估计|据说|大概|也许|得(?=[\u4e00-\u9fff]{1,2}了$)")
 _ZH_THIRD = re.compile(r"^(?:你|您|他|她|他们|她们|对方|人家|别人|大家)")
 _ZH_AGENT = re.compile(r"^(?P<who>[^\W\da-zA-Z_我你您他她咱们]{2,3}?)(?:已经|刚刚?|终于|也|都)?(?:把|已经|刚)")
 _EN_STOP_WORDS = ("i we it that this them the a an my our your his her their to for of on in at with by and now "
@@ -128,8 +134,8 @@ def _en(body: str, names: frozenset[str] | None) -> tuple[str, str, str] | None:
             if names is not None and m.group("what").casefold() in names:
                 return None  # "Kim posted" without an object: whose promise, which one — not guessed
             return _words(m.group("what")), m.group("verb").casefold(), ""
-    if m := _EN_STATE.match(body):  # "it's sent", "that's done"
-        return _words(m.group("what")), m.group("verb").casefold(), ""
+    if (m := _EN_STATE.match(body)) and m.group("what").strip().casefold() in ("it", "that", "this"):
+        return "", m.group("verb").casefold(), ""  # "it's sent", "that's done"
     return None
 
 
