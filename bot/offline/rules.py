@@ -389,7 +389,7 @@ _OTHERS_FEELING = re.compile(
 )
 # A named person's deed, told by the speaker: "Rook kicked me", "Vex took the loot".
 _NAMED_DEED = re.compile(
-    r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|never|always|hasn'?t|didn'?t)\b"
+    r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|sent|paid|bought|brought|made|spent|wrote|never|always|hasn'?t|didn'?t)\b"
 )
 
 
