@@ -32,7 +32,8 @@ def facts(lines: list[tuple[str, str, str]], lang: str = "en") -> list[Fact]:
 @pytest.mark.parametrize(
     ("text", "action"),
     [("水管我来修，搞定", "修水管"), ("这个bug我来修", "修这个bug"), ("I'll take care of the invoices", "take care of the invoices"),
-     ("打印机我去修", "修打印机"), ("钥匙我去配", "配钥匙"), ("电费我来交，放心", "交电费"), ("发票我来开", "开发票")],
+     ("打印机我去修", "修打印机"), ("钥匙我去配", "配钥匙"), ("电费我来交，放心", "交电费"), ("发票我来开", "开发票"),
+     ("这事我来跟房东说", "跟房东说"), ("钥匙我来配，明天给你们", "配钥匙，给你们")],
 )
 def test_the_promised_action_reads_as_a_card_item(text: str, action: str) -> None:
     [promise] = facts([("u-li", "李娜", text)], "zh" if "我" in text else "en")
@@ -181,7 +182,7 @@ def test_a_report_matches_by_the_words_said_not_by_when() -> None:
     assert match(report, [bins], "s")[0] is None  # 今晚 is when, not what: the bins promise stays open
 
 
-@pytest.mark.parametrize("part", ["dev", "heldout", "heldout2"])
+@pytest.mark.parametrize("part", ["dev", "heldout", "heldout2", "heldout3"])
 def test_the_everyday_truth_corpus_holds(part: str) -> None:
     """A regression bar (every part has been tuned on since its first measurement; docs/BENCHMARKS.md
     has the first figures): no promise closed wrongly, none of the labelled left open, every action
@@ -204,7 +205,7 @@ def test_the_everyday_truth_corpus_holds(part: str) -> None:
      "need the PR merged", "is the calendar set up?", "notes not sent yet, sorry", "I'll send it later",
      "once the branch is merged we can ship", "轮值表还没发", "轮值表得发了", "我觉得轮值表已经发了", "听说轮值表已经发了",
      "纪要发了吗", "路由器换好了没", "he sent it", "他已经发了", "纸用完了", "网费已经欠了两个月了", "水管我来修，搞定",
-     "我回来了"],
+     "我回来了", "did the landlord reply", "Support replied, then sent the same thing again", "Bob told me to, so I did"],
 )
 def test_requests_guesses_and_promises_report_nothing_kept(text: str) -> None:
     from bot.offline.done import done_reports
@@ -216,10 +217,12 @@ def test_requests_guesses_and_promises_report_nothing_kept(text: str) -> None:
     ("text", "what", "owner"),
     [("轮值表已经发了", "轮值表", ""), ("Calendar is set up, done.", "calendar", ""), ("PR merged 👍", "pr", ""),
      ("done with the roles", "roles", ""), ("值日表贴好了", "值日表", ""), ("房租搞定", "房租", ""),
-     ("Bob sent it", "", "Bob"), ("张伟已经把钥匙还了", "钥匙", "张伟"), ("tap's fixed", "tap", "")],
+     ("Bob sent it", "", "Bob"), ("张伟已经把钥匙还了", "钥匙", "张伟"), ("tap's fixed", "tap", ""),
+     ("Deposit's been transferred.", "deposit", ""), ("booked the venue 🎉", "venue", ""),
+     ("宋磊把冰箱清理干净了", "冰箱", "宋磊"), ("Bob did the dishes btw", "dishes btw", "Bob")],
 )
 def test_everyday_reports_of_a_promise_kept(text: str, what: str, owner: str) -> None:
     from bot.offline.done import done_reports
 
-    [report] = done_reports([Utterance("m", "u-ann", "Ann", text, T0)], ["Ann", "Bob", "张伟"])
+    [report] = done_reports([Utterance("m", "u-ann", "Ann", text, T0)], ["Ann", "Bob", "张伟", "宋磊"])
     assert (report.what, report.owner_name) == (what, owner)

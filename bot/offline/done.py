@@ -49,18 +49,24 @@ _EN_PERFECT = re.compile(
 # "done", "finished!", "sent it", "all done", "paid"
 _EN_BARE = re.compile(rf"^(?:all\s+|it'?s\s+|that'?s\s+)?(?P<verb>{_EN_VERBS})(?P<rest>(?:\s+(?:it|that|this|them|now|already))*)"
                       r"[\s.!]*$", _I)
+# "booked the venue 🎉", "paid the rent": no subject, a past form that is no imperative, then the thing
+_EN_NO_SUBJECT = re.compile(
+    r"^(?:just\s+|already\s+|finally\s+)*(?P<verb>finished|sent|paid|fixed|returned|delivered|submitted|uploaded|moved"
+    r"|cleaned|booked|posted|transferred|completed|sorted|updated|emailed|called|wrote|gave|brought|took|shared|merged"
+    r"|reviewed|repaid|refunded|replaced|repaired|filed|ordered|bought)"  # not "did": "did the landlord reply"
+    r"\s+(?P<rest>(?:the|my|our|your|his|her|their|this|that|those|these|all)\b.*)$", _I)
 # "done with the roles", "finished with the slides"
 _EN_DONE_WITH = re.compile(r"^(?:all\s+)?(?P<verb>done|finished)\s+with\s+(?P<rest>.+)$", _I)
 # "the docs are done", "the rent is paid", "it's sent", "Calendar is set up", "tap's fixed"
 _EN_STATE = re.compile(rf"^(?P<what>(?:the|my|our|your)\s+[^,.;!?]{{1,50}}?|it|that|this|[a-z0-9][\w-]*(?:\s+[\w-]+){{0,3}}?)"
-                       r"(?:\s+(?:is|are|was|were|has\s+been|have\s+been)|'s|’s)\s+"
+                       r"(?:\s+(?:is|are|was|were|has\s+been|have\s+been)|(?:'s|’s)(?:\s+been)?)\s+"
                        rf"(?:now\s+|all\s+|finally\s+|already\s+)?(?P<verb>{_EN_STATES})\b"
                        r"(?:\s+(?:now|already|too|finally))?$", _I)
 # "PR merged", "notes sent", "landlord emailed", "README updated": a headline, the thing first
 _EN_HEADLINE = re.compile(rf"^(?P<what>(?:the\s+|my\s+|our\s+)?[a-z0-9][\w-]*(?:\s+[\w-]+){{0,3}}?)\s+"
                           rf"(?:(?:now|all|finally|already|just)\s+)?(?P<verb>{_EN_STATES})(?:\s+(?:now|already|too))?$", _I)
 # Whoever did it, named first: "Bob sent it", "Omar paid me back", "Kim has posted the schedule".
-_EN_DOER = re.compile(rf"^(?P<who>[^\W\d_][\w'-]*)\s+(?:has\s+|just\s+|already\s+|finally\s+)*(?P<verb>{_EN_VERBS})\b"
+_EN_DOER = re.compile(rf"^(?P<who>[^\W\d_][\w'-]*)\s+(?:has\s+|just\s+|already\s+|finally\s+)*(?P<verb>{_EN_VERBS}|did(?=\s+the\b))\b"
                       r"(?P<rest>.*)$", _I)
 _EN_NOT = re.compile(r"\b(?:not|n't|never|haven'?t|hasn'?t|once|when|after|if|until|almost|nearly|yet|will|gonna|going\s+to"
                      r"|should|would|could|might|need\s+to|needs\s+to|to\s+be)\b|\bdone\s+with\s+"
@@ -77,7 +83,7 @@ _EN_NOBODY = re.compile(r"^(?:he|she|they|you|someone|somebody|everyone|everybod
 _ZH_DONE = re.compile(r"(?:发|交|付|还|转|寄|送|修|做|写|弄|改|搞|办|处理|打扫|收拾|倒|退|订|买|搬|挪|订|提交|上传|完成|整理|清理|回复)"
                       r"(?:好|完|掉|过去|出去|上去|上|给[^，,。]{0,6})?了|搞定|弄好了|做完了|完成了|办妥")
 # Only after the thing done ("值日表贴好了", "快递取回来了", "纪要整理好了"): a verb and its result, or 已经…了.
-_ZH_RESULT = re.compile(r"(?:好|完|掉|出去|过去|回来|上去|进去|齐|清)了|搞定|弄好|办妥|OK了", _I)
+_ZH_RESULT = re.compile(r"(?:好|完|掉|出去|过去|回来|上去|进去|齐|清|干净|清楚|上)了|搞定|弄好|办妥|OK了", _I)
 _ZH_TWO_CHAR = "整理 收拾 打扫 清理 准备 安排 处理 修理 布置 填写 提交 上传 预订 预约 联系 通知 确认 检查 更新"
 _ZH_TWO_CHAR_VERBS = frozenset(_ZH_TWO_CHAR.split())
 # The verb of a topic-first report must be a doing a promise names ("纸用完了", "网费已经欠了" report nothing kept).
@@ -119,13 +125,15 @@ def _named(who: str, names: frozenset[str] | None) -> bool:
     return names is None or who.casefold() in names
 
 
-def _en(body: str, names: frozenset[str] | None) -> tuple[str, str, str] | None:
+def _en(body: str, names: frozenset[str] | None, *, opens: bool = True) -> tuple[str, str, str] | None:
+    """``opens``: the words open the message (a subjectless "booked the venue" later in it may be someone
+    else's deed: "Support replied …, then sent the same thing again")."""
     if _EN_NOT.search(body):
         return None
     if (m := _EN_DOER.match(body)) and _named(m.group("who"), names) and not _EN_NOBODY.match(m.group("who")):
         rest = re.split(r"\b(?:to|for)\s+(?:you|him|her|them|everyone|the\s+group)\b", m.group("rest"), maxsplit=1)[0]
         return _words(rest), m.group("verb").casefold(), m.group("who")
-    for pattern in (_EN_PERFECT, _EN_BARE, _EN_DONE_WITH):
+    for pattern in (_EN_PERFECT, _EN_BARE, _EN_DONE_WITH, *((_EN_NO_SUBJECT,) if opens else ())):
         if m := pattern.match(body):
             rest = re.split(r"\b(?:to|for)\s+(?:you|him|her|them|everyone|the\s+group)\b", m.group("rest"), maxsplit=1)[0]
             return _words(rest), m.group("verb").casefold(), ""
@@ -158,6 +166,8 @@ def _zh(body: str, names: frozenset[str] | None) -> tuple[str, str, str] | None:
     elif m := _ZH_RESULT.search(body):
         start = max(0, m.start() - (2 if body[max(0, m.start() - 2) : m.start()] in _ZH_TWO_CHAR_VERBS else 1))
         verb = body[start : m.start()] or m.group()
+        if verb == "把" or not verb.strip():
+            return None
     else:
         return None
     what = re.sub(r"已经|刚才?|刚刚|把|[，,。！!]|我们?(?=已经|刚|$)", "", _ZH_LEAD.sub("", body[:start])) + obj
@@ -180,13 +190,13 @@ def done_reports(turns: Sequence[Utterance], names: Iterable[str] | None = ()) -
     out = []
     for turn in turns:
         text = normalize(turn.text)[:2000]
-        for clause in split_clauses(text):
+        for n, clause in enumerate(split_clauses(text)):
             if clause.question:
                 continue  # "PR merged?", "纪要发了吗": asks, reports nothing
             found = None
-            for piece in _PIECES.split(clause.text):
+            for i, piece in enumerate(_PIECES.split(clause.text)):
                 body = _TRAILING.sub("", core(piece)).strip()
-                if body and (found := _en(body, known) or _zh(body, known)) is not None:
+                if body and (found := _en(body, known, opens=n == i == 0) or _zh(body, known)) is not None:
                     break
             if found is not None:
                 if not _promises(text):

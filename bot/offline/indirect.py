@@ -100,6 +100,7 @@ _ZH_TAKEN_ON = re.compile(
 )
 # "水管我来修", "这个bug我来修": an object, 我来/我去, then the verb — the object goes after the verb.
 _ZH_TOPIC_THEN_VERB = re.compile(rf"^[^，,。你他她我]{{1,12}}?我们?(?:来|去|负责)(?={_ZH_VERB}|[A-Za-z])")
+_ZH_THIS_MATTER = re.compile(r"^(?:这|那)(?:事|件事|个事)儿?(?:就|都)?我们?(?:来|去)(?P<rest>[^，,。！？!?]{2,})")
 _ZH_TO_YOU = re.compile(r"(?:给|还|发|退|寄|送|转)(?:给)?你")
 
 
@@ -146,6 +147,8 @@ def promise_part(core: str) -> str:
     clause ("发票我来开" → "我来开发票"). The clause itself when there is nothing to take off."""
     if m := _EN_LEAD.match(core) or _EN_REQUEST_THEN.match(core):
         return core[m.end() :]
+    if m := _ZH_THIS_MATTER.match(core):
+        return f"我来{m.group('rest')}"  # "这事我来跟房东说": 这事 only points back at what was asked
     if core.startswith("我") or (_ZH_TAKEN_ON.match(core) and not _ZH_TOPIC_THEN_VERB.match(core)):
         return core
     if (m := _ZH_TOPIC.match(core)) and _topic_ok(m.group("topic")):
@@ -170,6 +173,8 @@ def _with_topic(rest: str, topic: str) -> str:
         head = head[:-1]  # "打印机我去修" → "我修打印机": 去/来 only says the speaker takes it on
     if len(after) <= 2:  # a bare verb: "开" → "开发票"
         return f"{head}{after}{topic}"
+    if (verb := re.match(_ZH_VERB, after)) and after[verb.end() : verb.end() + 1] in ("，", ","):
+        return f"{head}{verb.group()}{topic}{after[verb.end():]}"  # "钥匙我来配，明天给你们" → "我配钥匙，明天给你们"
     return f"{head}把{topic}{after}"
 
 

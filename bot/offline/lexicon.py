@@ -284,7 +284,8 @@ REFUSE = re.compile(
     r"|\s+tell\s+(?:anyone|anybody|a\s+soul)\b|\s+say\s+a\s+word\b)"
     r"|\bi'?ll\s+pass\b"
     # "let's not", "nah let's not", "let's not, it'll get messy" (not "let's not fight": a proposal)
-    r"|^(?:(?:nah|no|nope|hmm+|um+|actually|honestly|ok(?:ay)?)[\s,]+)*let'?s\s+not(?=[\s.!]*$|\s*[,;—–-])"
+    r"|^(?:(?:nah|no|nope|hmm+|um+|actually|honestly|ok(?:ay)?)[\s,]+)*let'?s\s+not"
+    r"(?:\s+(?:do|go\s+with)\s+(?:that|this|it))?(?=[\s.!]*$|\s*[,;—–-])"
     r"|^(?:算了吧?|别了吧?)[，,]\s*(?=不|别)"
     r"|\b(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+work\s+for\s+(?:me|us)\b"  # "算了吧，不按人头": dismissed, then the proposal refused
     r"|不能接受|没法接受|无法接受|接受不了"

@@ -95,7 +95,7 @@ _ANSWER_LEAD = re.compile(r"^(?:(?:to|with|that|i'm|i am|i'll|i will|i|going\s+t
 _ANAPHORA = re.compile(
     r"^(?:that|this|it|that\s+(?:proposal|plan|idea|offer|deal)|this\s+(?:proposal|plan|idea|offer|deal)"
     r"|这个?(?:方案|提议|建议|办法|要求)?|那个?(?:方案|提议|建议|办法|要求)?|这样|这样的?(?:安排|分配)"
-    r"|(?:那就|就)?(?:这么|这样)(?:办|定|来|做|着)吧?)[\s.!。！]*$",
+    r"|(?:那就|就)?(?:这么|这样)(?:办|定|来|做|着)吧?|不用了?|不了|不要了?|不必了?)[\s.!。！]*$",
     re.IGNORECASE,
 )
 
@@ -389,14 +389,15 @@ _OTHERS_FEELING = re.compile(
 )
 # A named person's deed, told by the speaker: "Rook kicked me", "Vex took the loot".
 _NAMED_DEED = re.compile(
-    r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|sent|paid|bought|brought|made|spent|wrote|never|always|hasn'?t|didn'?t)\b"
+    r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|sent|paid|bought|brought|made|spent|wrote|did|never|always|hasn'?t|didn'?t)\b"
 )
 
 
 def _unanswered_lets(answer: str, extra: dict[str, str]) -> bool:
     """ "Fine, let's …" / "let's not" that answers no proposal of someone else: the speaker's own
     suggestion (or a bare "let's not" to nothing), not an agreement or refusal."""
-    return bool(re.search(r"\blet'?s\s*(?:not\b\W*)?$", answer, re.IGNORECASE)) and "proposal_message_id" not in extra
+    return bool(re.search(r"\blet'?s\s*(?:not\b(?:\s+(?:do|go\s+with)\s+(?:that|this|it))?\W*)?$", answer, re.IGNORECASE)) \
+        and "proposal_message_id" not in extra
 
 
 def _dismissive(text: str) -> dict[str, str]:
