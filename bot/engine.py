@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -259,6 +259,11 @@ class Engine:
             if await self.sessions.is_open(tenant, place):
                 return True
         return False
+
+    async def known(self, tenant: str, sessions: Iterable[str]) -> list[str]:
+        """Those of ``sessions`` Heyan saw (a session record exists): an edit or a deletion on the
+        platform can concern only these — a conversation Heyan never saw holds nothing of it."""
+        return [s for s in dict.fromkeys(sessions) if await self.sessions.get(tenant, s) is not None]
 
     async def hear(
         self, msg: Message, *, within: Sequence[str] = (), history: HistoryReader | None = None,
