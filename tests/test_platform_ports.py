@@ -46,12 +46,7 @@ def _problems(path: Path) -> list[str]:
     return found
 
 
-#: Platforms not moved to the port yet (strict: the mark goes when one is).
-_NOT_YET = pytest.mark.xfail(strict=True, reason="still given the whole runtime")
-
-
-@pytest.mark.parametrize("platform", ["discord", pytest.param("slack", marks=_NOT_YET),
-                                      "web"])
+@pytest.mark.parametrize("platform", sorted(COMPOSITION))
 def test_only_the_composition_module_sees_the_runtime(platform: str) -> None:
     package = ROOT / "adapters" / platform
     composition = ROOT / COMPOSITION[platform]

@@ -53,7 +53,7 @@ async def catch_up(bridge: Bridge, *, now: Callable[[], float] = time.time) -> C
     """Read back every open dispute of the workspaces this deployment serves (see the module doc)."""
     report = CatchUp()
     served = set(await bridge.workspaces.tenants())
-    for info in await bridge.rt.sessions.all_sessions():
+    for info in await bridge.port.sessions.all_sessions():
         if not info.is_open or info.tenant not in served:
             continue
         where = f"{info.tenant}/{info.session}"
