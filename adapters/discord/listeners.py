@@ -33,7 +33,7 @@ import logging
 import discord
 from discord.ext import commands
 
-from adapters.discord.catchup import ANSWER_WITHIN, CatchUp, SeenMarks
+from adapters.discord.catchup import CatchUp, SeenMarks
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.guilds import forget_deleted
 from adapters.discord.history import ConversationReader, conversation
@@ -132,7 +132,8 @@ class Listeners(commands.Cog):
         text = message_text(message, self._me())
         if not text and not addressed:
             return
-        if addressed and not live and message.created_at < discord.utils.utcnow() - ANSWER_WITHIN:
+        if addressed and not live and not self.heyan.port.engine.answers_late(message.created_at,
+                                                                             discord.utils.utcnow()):
             addressed = False  # asked long ago, while Heyan was away: taken in, not answered late
         msg = to_message(message, tenant=tenant, text=text, mention=addressed)
         if addressed:

@@ -126,7 +126,7 @@ async def _addressed(bridge: Bridge, tenant: str, event: Mapping[str, Any], *, d
 
     history = _Refusals(reader(here.reads, channel, thread_ts, ts, session, to_message))
     reply = await bridge.port.engine.hear(msg, history=history, confirm=True)
-    if await bridge.port.sessions.is_open(tenant, session):
+    if await bridge.port.engine.in_dispute(tenant, session):  # followed for catch-up only while a dispute is open
         await bridge.places.seen(tenant, session, ts, thread_ts)
     if reply is None:
         return "not-answered"
