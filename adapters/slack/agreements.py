@@ -44,9 +44,7 @@ from adapters.slack.texts import t
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
 from bot.moderation import GroundView
-from bot.outbox import Post, PostKind
-from bot.richtext import RichText
-from memory.models import Lang, utcnow
+from memory.models import Lang
 
 __all__ = ["CARD_CONFIRM", "CARD_REFUSE", "GROUND_ENDORSE", "GROUND_OPEN", "common_ground", "digest", "dispute_close",
            "post_blocks", "register"]
@@ -65,26 +63,19 @@ async def _session(inv: Invocation) -> str:
 async def dispute_close(inv: Invocation) -> Answer:
     """``/heyan dispute close [--force] [reason]``: close with the agreement card (``--force``: moderators
     close now, without the parties' confirmation)."""
-    port = inv.bridge.port
     session = await _session(inv)
     words = inv.words(1)
     force = bool(words) and words[0].lower() == "--force"  # moderators: close without confirmations
     reason = await inv.plain(words[1] if force and len(words) > 1 else "" if force else inv.rest)
-    outcome = await port.moderation.dispute_close_card(inv.actor, session, reason, force=force)
+    outcome = await inv.bridge.port.moderation.dispute_close_card(inv.actor, session, reason, force=force)
     closed = outcome.closed
     if closed is None:
         pending = outcome.votes.pending if outcome.votes else ()
         names = ", ".join(f"<@{u}>" for u in pending) or "—"  # Slack shows each name; an ephemeral pings nobody
         return Answer(card_text(inv.lang, "waiting", pending=names))
-    stamp = int((closed.info.closed_at or utcnow()).timestamp())
-    notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
-    await port.outbox.append(Post(id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant,
-                                  session=session, body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED,
-                                  lang=inv.lang))
-    text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
-    if closed.summary is not None:
-        text += "\n\n" + t("dispute.summary", inv.lang, text=escape(closed.summary.text))
-    return Answer(text)
+    from adapters.slack import commands  # imported late: no cycle
+
+    return await commands.closed_answer(inv, session, closed)
 
 
 async def common_ground(inv: Invocation) -> Answer:

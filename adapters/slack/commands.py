@@ -47,6 +47,7 @@ from adapters.slack.texts import t
 from bot import kinds
 from bot.actors import Actor, InvalidRequest, ModerationError
 from bot.limits import SlowDown
+from bot.moderation import ClosedDispute
 from bot.outbox import Post, PostKind
 from bot.reminders import format_when
 from bot.richtext import Mention, RichText
@@ -169,14 +170,19 @@ async def dispute_summary(inv: Invocation) -> Answer:
 
 
 async def dispute_close(inv: Invocation) -> Answer:
-    port = inv.bridge.port
     session = await _dispute(inv)
-    closed = await port.moderation.dispute_close(inv.actor, session, reason=await inv.plain(inv.rest))
+    closed = await inv.bridge.port.moderation.dispute_close(inv.actor, session, reason=await inv.plain(inv.rest))
+    return await closed_answer(inv, session, closed)
+
+
+async def closed_answer(inv: Invocation, session: str, closed: ClosedDispute) -> Answer:
+    """A dispute ``inv`` closed: say so in its thread (through the outbox, so it is posted even if
+    Slack is slow now), and answer the closer with the summary."""
     stamp = int((closed.info.closed_at or utcnow()).timestamp())
     notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
-    await port.outbox.append(Post(id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant,
-                                  session=session, body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED,
-                                  lang=inv.lang))
+    await inv.bridge.port.outbox.append(Post(
+        id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant, session=session,
+        body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED, lang=inv.lang))
     text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
     if closed.summary is not None:
         text += "\n\n" + t("dispute.summary", inv.lang, text=escape(closed.summary.text))
