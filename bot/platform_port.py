@@ -4,7 +4,7 @@ instead of the whole runtime.
 A platform translates its events into calls here and renders what comes back; it never reaches
 the stores, the queue or Redis of the process. Whatever decides what Heyan does — answer this,
 remember that only inside an open dispute, take back an edit only where Heyan saw the conversation,
-purge a community it left — lives behind this port in ``bot/``, once for every platform. What each
+answer a mention read back after a downtime only if it is recent, purge a community it left — lives behind this port in ``bot/``, once for every platform. What each
 platform keeps in Redis for its own wire (Discord's seen marks and notices, Slack's event dedupe and
 installations, the web console's sign-in state) is built by that platform's one composition module
 (``adapters/discord/platform.py``, ``adapters/slack/platform.py``, ``adapters/web/server.py``) and
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Protocol
 
 from bot.departures import Departures
@@ -41,6 +42,10 @@ class PlatformEngine(Protocol):
                    confirm: bool = False) -> Reply | None:
         """A platform's message: answered when it addresses Heyan, else remembered only inside an
         open dispute (its session, or one of ``within``), else ignored."""
+        ...
+
+    def answers_late(self, said_at: datetime, now: datetime) -> bool:
+        """Is a mention read back after a downtime (said at ``said_at``, read ``now``) still answered?"""
         ...
 
     async def answered(self, msg: Message) -> None:

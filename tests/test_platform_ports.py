@@ -46,12 +46,7 @@ def _problems(path: Path) -> list[str]:
     return found
 
 
-#: Platforms not moved to the port yet (strict: the mark goes when one is).
-_NOT_YET = pytest.mark.xfail(strict=True, reason="still given the whole runtime")
-
-
-@pytest.mark.parametrize("platform", [pytest.param("discord", marks=_NOT_YET), pytest.param("slack", marks=_NOT_YET),
-                                      "web"])
+@pytest.mark.parametrize("platform", sorted(COMPOSITION))
 def test_only_the_composition_module_sees_the_runtime(platform: str) -> None:
     package = ROOT / "adapters" / platform
     composition = ROOT / COMPOSITION[platform]
@@ -83,5 +78,17 @@ def test_the_engine_is_the_port_s_engine() -> None:
     from bot.platform_port import PlatformEngine
 
     wanted = {n for n in vars(PlatformEngine) if not n.startswith("_")}
-    assert wanted == {"hear", "answered", "in_dispute", "known", "revise", "retract"}
+    assert wanted == {"hear", "answered", "answers_late", "in_dispute", "known", "revise", "retract"}
     assert all(callable(getattr(Engine, n, None)) for n in wanted)
+
+
+def test_a_mention_read_back_after_a_downtime_is_answered_only_while_recent() -> None:
+    """One policy for every platform's catch-up (Discord and Slack each kept ten minutes of their own)."""
+    from datetime import UTC, datetime, timedelta
+
+    from bot.engine import LATE_ANSWER_WITHIN, Engine
+
+    said = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+    assert timedelta(minutes=10) == LATE_ANSWER_WITHIN
+    assert Engine.answers_late(said, said + LATE_ANSWER_WITHIN)
+    assert not Engine.answers_late(said, said + LATE_ANSWER_WITHIN + timedelta(seconds=1))
