@@ -36,13 +36,15 @@ MOST_DISPUTES = 200
 class ThreadHeat:
     """A thread (a dispute, or one that ran hot without being opened as one) and its temperature.
     ``now``: the last point's temperature cooled to the service clock's now (what a next message
-    would add to); ``names``: user id → latest display name, for its members and the points' authors."""
+    would add to); ``names``: user id → latest display name, for its members and the points' authors;
+    ``recorded``: the user ids the community holds records of (a member page exists for them)."""
 
     info: SessionInfo
     points: tuple[HeatPoint, ...]
     now: float
     threshold: float = THRESHOLD
     names: Mapping[str, str] = field(default_factory=dict)
+    recorded: frozenset[str] = frozenset()
 
     @property
     def session(self) -> str:
@@ -80,20 +82,28 @@ def _cooled(points: list[HeatPoint], now: datetime) -> float:
     return cool(points[-1].temperature, (now - points[-1].at).total_seconds()) if points else 0.0
 
 
-def _heat(info: SessionInfo, points: list[HeatPoint], now: datetime, names: Mapping[str, str]) -> ThreadHeat:
-    return ThreadHeat(info=info, points=tuple(points), now=_cooled(points, now), names=names)
+@dataclass(frozen=True, slots=True)
+class _People:
+    names: dict[str, str]
+    recorded: frozenset[str]
+
+
+def _heat(info: SessionInfo, points: list[HeatPoint], now: datetime, people: _People) -> ThreadHeat:
+    return ThreadHeat(info=info, points=tuple(points), now=_cooled(points, now), names=people.names,
+                      recorded=people.recorded)
 
 
 class DisputeBoard(ModerationBase):
     """The community's disputes with their temperature, and one thread's in full."""
 
-    async def _names(self, tenant: str, sessions: Iterable[str]) -> dict[str, str]:
+    async def _people(self, tenant: str, sessions: Iterable[str]) -> _People:
         """Everyone's latest name in the community (its records), and the authors of these threads'
         recent messages (someone who said nothing memorable yet)."""
         utterances = []
         for session in sessions:
             utterances += [m.utterance() for m in await self.window.recent(Scope(tenant=tenant, session=session))]
-        return NameBook.of(await self.memory.list_facts(Scope(tenant=tenant)), utterances).names()
+        facts = await self.memory.list_facts(Scope(tenant=tenant))
+        return _People(NameBook.of(facts, utterances).names(), frozenset(u for f in facts for u in f.users))
 
     async def dispute_board(self, actor: Actor, *, closed_days: float = CLOSED_DAYS,
                             limit: int = MOST_DISPUTES) -> list[ThreadHeat]:
@@ -120,8 +130,8 @@ class DisputeBoard(ModerationBase):
         closed = sorted((i for i in sessions if i.state is DisputeState.CLOSED and i.closed_at is not None
                          and i.closed_at >= since), key=lambda i: i.closed_at or far, reverse=True)
         chosen = [*opened, *hot, *closed][:max(0, limit)]
-        names = await self._names(actor.tenant, [i.session for i in chosen])
-        return [_heat(i, timelines.get(i.session, []), now, names) for i in chosen]
+        people = await self._people(actor.tenant, [i.session for i in chosen])
+        return [_heat(i, timelines.get(i.session, []), now, people) for i in chosen]
 
     async def dispute_heat(self, actor: Actor, session: str) -> DisputeDetail:
         """One thread's temperature timeline with names, its stage, open commitments and card state.
@@ -135,7 +145,7 @@ class DisputeBoard(ModerationBase):
             raise NotFound(f"Heyan knows no thread {session} in this community; check the thread id",
                            f"和言在这个社区里不知道话题 {session}；请检查话题 id")
         info = info or SessionInfo(tenant=actor.tenant, session=session)
-        heat = _heat(info, points, self.memory.clock(), await self._names(actor.tenant, [session]))
+        heat = _heat(info, points, self.memory.clock(), await self._people(actor.tenant, [session]))
         card = await CardBook(self.redis, cipher=self.sessions.cipher).get(actor.tenant, session)
         return DisputeDetail(heat=heat, stage=await self.stages.get(scope) or "gathering",
                              open_commitments=tuple(await self.memory.open_commitments(scope)), card=card)

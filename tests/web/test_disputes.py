@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from adapters.web.chart import HeatMark, sparkline_svg, temperature_svg
+from bot.actors import Actor, PermissionDenied
 from bot.card_votes import CardBook
 from bot.escalation import THRESHOLD, cool
 from bot.heat import HeatBook, HeatPoint
@@ -110,17 +111,18 @@ async def test_api_and_pages_refuse_the_signed_out_and_members(world: World) -> 
     async with world.client() as client:
         for path in paths:
             assert (await client.get(path)).status_code == 401
-        assert (await client.get(f"/t/{T}/disputes")).status_code in (303, 401)
+        page = await client.get(f"/t/{T}/disputes/555")
+        assert page.status_code == 303 and page.headers["location"] == "/login"
     async with world.client() as client:
         await world.sign_in(client, "discord", MEMBER)
         for path in [*paths, f"/t/{T}/disputes", f"/t/{T}/disputes/555"]:
             refused = await client.get(path)
             assert refused.status_code == 403, (path, refused.text[:200])
             assert "only moderators" in refused.text and "Dora" not in refused.text
-    with pytest.raises(Exception, match="only moderators"):
-        from bot.actors import Actor
-
+    with pytest.raises(PermissionDenied, match="only moderators"):
         await world.rt.moderation.dispute_heat(Actor(tenant=T, user_id=MEMBER, name="Ann"), "555")
+    with pytest.raises(PermissionDenied):
+        await world.rt.moderation.dispute_board(Actor(tenant=T, user_id=MEMBER, name="Ann"))
 
 
 async def test_pages_draw_the_list_and_the_chart_and_escape_names(world: World) -> None:
@@ -143,6 +145,8 @@ async def test_pages_draw_the_list_and_the_chart_and_escape_names(world: World) 
     assert html.count('class="hot"') >= 2  # points above it, marked
     assert '<a href="https://discord.com/channels/100/555/7100">' in html  # a point links to its message
     assert "Dora" in html and "Eli" in html and "&lt;script&gt;alert(&#34;name&#34;)" in html
+    # a member with records links to their page; one known only from the thread's messages does not
+    assert f'href="/t/{T}/members/2001"' in html and f'href="/t/{T}/members/2004"' not in html
     assert "insults" in html and "pay my half of the bill" in html  # signals in words, open commitments
     assert "Waiting for" in html and "No message of this thread was measured" in closed.text
     assert "提醒阈值" in zh.text and "争议" in zh.text and "辱骂" in zh.text
