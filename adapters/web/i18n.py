@@ -129,6 +129,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "dispute.card.confirmed_by": ("Confirmed by", "已确认"),
     "dispute.card.pending": ("Waiting for", "等待确认"),
     "dispute.card.refused_by": ("Refused by", "拒绝"),
+    "col.author": ("Who", "发言人"),
     "col.temperature": ("Temperature", "温度"),
     "col.signals": ("Signals", "信号"),
     "col.message": ("Message", "消息"),

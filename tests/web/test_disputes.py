@@ -111,6 +111,9 @@ async def test_api_and_pages_refuse_the_signed_out_and_members(world: World) -> 
     async with world.client() as client:
         for path in paths:
             assert (await client.get(path)).status_code == 401
+        schema = (await client.get("/api/v1/openapi.json")).json()
+        assert {"/api/v1/tenants/{tenant}/disputes", "/api/v1/tenants/{tenant}/disputes/{session}/temperature"} \
+            <= set(schema["paths"]) and "TemperatureOut" in schema["components"]["schemas"]
         page = await client.get(f"/t/{T}/disputes/555")
         assert page.status_code == 303 and page.headers["location"] == "/login"
     async with world.client() as client:
@@ -149,7 +152,7 @@ async def test_pages_draw_the_list_and_the_chart_and_escape_names(world: World) 
     assert f'href="/t/{T}/members/2001"' in html and f'href="/t/{T}/members/2004"' not in html
     assert "insults" in html and "pay my half of the bill" in html  # signals in words, open commitments
     assert "Waiting for" in html and "No message of this thread was measured" in closed.text
-    assert "提醒阈值" in zh.text and "争议" in zh.text and "辱骂" in zh.text
+    assert "提醒阈值" in zh.text and "争议" in zh.text and "辱骂" in zh.text and "发言人" in zh.text
 
 
 def test_charts_with_no_or_one_point_are_still_whole() -> None:
