@@ -20,6 +20,10 @@ Rules chosen here (measured on ``tests/data/extraction_corpus.jsonl``, see docs/
 * A hedged promise ("I might send it", "maybe I'll", "I'll try", "我尽量") is not a commitment and is
   dropped; any other hedged fact is kept with low confidence.
 * A refusal is kind ``consensus`` with attribute ``refuses``: the mirror of ``agrees to``.
+* An answer that only takes on the request just put to the speaker ("Bob, can you send me the contract
+  by Friday?" — "Sure, will do.") is the speaker's promise of the request's action, made to the one who
+  asked, due when the request said (``bot.offline.requests``); a bare "OK" to a plan for both stays an
+  agreement.
 * An emotion is high confidence only when first-person ("我很生气", "I'm upset"); one whose clause is
   about a third person and not the speaker ("他很生气") is not recorded at all.
 
@@ -41,6 +45,7 @@ from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
 from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
+from bot.offline.requests import Accepted, accepted_request
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
     asserted,
@@ -112,7 +117,11 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
     history: list[Utterance] = list(context)
     out: list[CandidateFact] = []
     for turn in turns:
-        out.extend(_Turn(turn, request, history, names).extract())
+        extractor = _Turn(turn, request, history, names)
+        if (accepted := accepted_request(turn, history, names, extractor.tz_name)) is not None:
+            out.append(extractor.takes_on(accepted))  # "Can you …?" — "Sure.": the speaker's promise
+        else:
+            out.extend(extractor.extract())
         history.append(turn)
     return out
 
@@ -139,7 +148,8 @@ class _Turn:
         self.history = history
         self.others = sorted((n for n, uid in names.items() if uid != turn.author_id), key=len, reverse=True)
         # wall-clock words mean the speaker's clock when the platform tells it, else the tenant's
-        self.tz = speaker_zone(turn.zone, _valid_zone(request.timezone))
+        self.tz_name = _valid_zone(request.timezone)
+        self.tz = speaker_zone(turn.zone, self.tz_name)
         self.ts = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
 
     def fact(
@@ -348,6 +358,16 @@ class _Turn:
         bare, _ = split_due(action)
         return self.fact(Kind.COMMITMENT, bare or action or clean(body) or clean(quote), action or clean(body), quote,
                          due_at=due_at)
+
+    def takes_on(self, accepted: Accepted) -> CandidateFact:
+        """The promise of an answer that takes a request on (``bot.offline.requests``): the request's
+        action and due time, made to the one who asked."""
+        bare, _ = split_due(accepted.action)
+        fact = self.fact(Kind.COMMITMENT, bare or accepted.action, accepted.action, self.text[:MAX_CLAUSE_CHARS],
+                         due_at=accepted.due_at,
+                         extra={"request_message_id": accepted.message_id, "requested_by": accepted.requester,
+                                "request_quote": accepted.quote})
+        return dataclasses.replace(fact, recipient=accepted.requester)
 
     def answer_to(self, remainder: str, *, strong: bool, weak: bool = False) -> tuple[str, dict[str, str]] | None:
         """What an agreement or refusal is about: its own words when it has some (citing the proposal it
