@@ -13,7 +13,9 @@ first — and
   does to the follow-up;
 * when it is unsure (several match, or none does), leaves them open and posts a question to the
   owner naming the candidates and how to mark one done (an outbox notice, one per report message) —
-  only for the speaker's own report: someone else's closes a promise it surely names, or nothing.
+  only for the speaker's own report: someone else's report closes a promise it surely names only when
+  its speaker is the one the promise was made to ("Ann: Bob sent it", Bob's promise to Ann); from
+  anyone else it asks the owner to confirm (a member cannot close another's promise by saying so).
 
 A job run again changes nothing: a done commitment is not open any more, and the question's post id
 is the report's message id.
@@ -135,6 +137,18 @@ def _question(report: DoneReport, asked: Sequence[Fact], zone: str, lang: Lang) 
                               "following it up.")
 
 
+def _their_question(report: DoneReport, fact: Fact, zone: str, lang: Lang) -> RichText:
+    """Ask a promise's owner whether it is done, when someone else (not the one it was made to) said so."""
+    owner = Mention(fact.subject, fact.subject_name or report.owner_name)
+    due = f" — {show_due(fact.due_at, zone, lang)}" if fact.due_at else ""
+    said = f"{report.author_name or report.author_id}"
+    if lang == "zh":
+        return RichText.of(owner, f" {said}说“{report.quote}”——“{promised_action(fact.value)}”{due}（{fact.id[:8]}）"
+                                  "完成了吗？是的话用 /commitments（Slack 上是 /heyan commitments）标记为已完成。")
+    return RichText.of(owner, f" {said} said “{report.quote}” — is “{promised_action(fact.value)}”{due} "
+                              f"({fact.id[:8]}) done? If so, mark it with /commitments (Slack: /heyan commitments).")
+
+
 async def _reports(turns: Sequence[Utterance], names: set[str], moderation: MemberSelfService,
                    request: ExtractionRequest) -> list[DoneReport]:
     """The batch's reports of a promise kept. A report may name its doer ("Bob sent it"); a name the
@@ -163,7 +177,13 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
             Scope(tenant=request.tenant), [] if report.owner_name else [report.author_id], visible_in=request.session)
         sure, asked = match(report, open_, request.session)
         lang: Lang = "zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en"
-        if sure is not None:
+        if sure is not None and report.owner_name and sure.recipient != report.author_id:
+            # "Bob sent it" from someone the promise was not made to: Bob is asked, not overruled
+            await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
+                                     session=request.session, body=_their_question(report, sure, request.timezone, lang),
+                                     kind=PostKind.NOTICE, lang=lang, ref={"message_id": report.message_id}))
+            out.append(Settled(report, asked=(sure,)))
+        elif sure is not None:
             # marked done on the owner's behalf, as /commitments done would; a report by someone else
             # ("Bob sent it") names its author in the reason
             owner = Actor(tenant=request.tenant, user_id=sure.subject, name=sure.subject_name or report.author_name,

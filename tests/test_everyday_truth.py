@@ -63,7 +63,8 @@ async def test_reports_in_everyday_form_close_the_promise_they_name(tmp_path: Pa
     await rt.engine.observe(said("p1", "u-wf", "王芳", "我周五前把轮值表发出来"))
     await rt.engine.observe(said("p2", "u-ann", "Ann", "I'll set up the shared calendar by Monday", 1))
     await rt.engine.observe(said("p3", "u-ann", "Ann", "I'll merge the PR tonight", 2))
-    await rt.engine.observe(said("p4", "u-bob", "Bob", "I'll send the slides by Friday", 3))
+    await rt.engine.observe(said("k0", "u-kim", "Kim", "Bob, where are the slides?", 2))
+    await rt.engine.observe(said("p4", "u-bob", "Bob", "Kim, I'll send you the slides by Friday", 3))
     await rt.drain(60)
     assert set(await _open(rt)) == {"p1", "p2", "p3", "p4"}
     # negated, future, question, someone unnamed: nothing closes
@@ -79,7 +80,8 @@ async def test_reports_in_everyday_form_close_the_promise_they_name(tmp_path: Pa
     still = await _open(rt)
     assert "p1" not in still and "p2" not in still and {"p3", "p4"} <= set(still)
     await rt.engine.observe(said("d3", "u-ann", "Ann", "PR merged 👍", 10))
-    await rt.engine.observe(said("d4", "u-kim", "Kim", "Bob sent it", 11))  # names the owner: closes his
+    # names the owner, and Kim is the one it was promised to: closes his
+    await rt.engine.observe(said("d4", "u-kim", "Kim", "Bob sent it", 11))
     await rt.drain(60)
     assert not {"p1", "p2", "p3", "p4"} & set(await _open(rt))
     slides = next(f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.sources[0].message_id == "p4")
@@ -87,6 +89,22 @@ async def test_reports_in_everyday_form_close_the_promise_they_name(tmp_path: Pa
     [entry] = [e for e in await rt.audit.entries(T, target=slides.id) if e.action == "commitment.done"]
     assert "Kim said done" in entry.reason and "Bob sent it" in entry.reason
     assert await rt.outbox.get(f"confirm-done:{T}:n4") is None  # no question to anyone
+
+
+async def test_someone_else_saying_it_is_done_asks_the_owner(tmp_path: Path, redis_url: str,
+                                                              start: Start) -> None:  # noqa: F811
+    """A member who was not promised anything cannot close another's promise by saying so: the owner is
+    asked, the promise stays open."""
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said("k0", "u-kim", "Kim", "Bob, where are the slides?"))
+    await rt.engine.observe(said("p1", "u-bob", "Bob", "Kim, I'll send you the slides by Friday", 1))
+    await rt.drain(60)
+    await rt.engine.observe(said("d1", "u-ann", "Ann", "Bob sent the slides", 2))
+    await rt.drain(60)
+    assert set(await _open(rt)) == {"p1"}
+    question = await rt.outbox.get(f"confirm-done:{T}:d1")
+    assert question is not None and question.post.body.mentions == ("u-bob",)
+    assert "Bob sent the slides" in question.post.body.plain() and "send" in question.post.body.plain()
 
 
 async def test_a_promise_tagged_done_is_not_closed_by_its_own_tag(tmp_path: Path, redis_url: str,
