@@ -86,3 +86,14 @@ def test_what_takes_a_request_on() -> None:
         assert takes_it_on(text), text
     for text in ("Sure, after lunch.", "No.", "I can't this week", "好的，不过要等下周", "不行"):
         assert not takes_it_on(text), text
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("I promised Ann I'd call her back, and I will tonight.", "call her back tonight"),
+    ("I said I'd fix it and I will, by Friday.", "fix it by Friday"),
+    ("我说过会还你钱，明天就还。", "明天还你钱"),
+    ("I'll touch base tomorrow.", "touch base tomorrow"),  # "to…" after "I'll" is no infinitive marker
+])
+def test_a_promise_that_only_says_when_takes_the_earlier_action(text: str, value: str) -> None:
+    [promise] = [f for f in _facts(("u-bob", "Bob", text)) if f.kind is Kind.COMMITMENT]
+    assert promise.value == value

@@ -126,7 +126,7 @@ EN_COMMIT_HEAD = re.compile(
     r"|(?:'m|’m|\s+am|'re|’re|\s+are)\s+planning\s+(?:to|on)|\s+plan\s+to|\s+intend\s+to"
     r"|\s+promise|\s+swear|\s+guarantee|\s+commit"
     r"|\s+give\s+you\s+my\s+word)"
-    r"(?:\s+(?:that\s+)?(?:i|we)(?:'ll|’ll|\s+will)|\s+(?:to|that|you))?"
+    r"(?:\s+(?:that\s+)?(?:i|we)(?:'ll|’ll|\s+will)|\s+(?:to|that|you)\b)?"
     r"(?:\s+(?:make\s+sure(?:\s+(?:to|that|i))?|definitely|really|also|absolutely|personally|be\s+sure\s+to))*\s*",
     _I,
 )

@@ -233,6 +233,8 @@ class _Turn:
                 start, end = min(clause.start, tags[0].start), max(clause.end, tags[0].end)
                 quote = self.text[start:end]
             facts = self.clause(clause.text, quote, alone=alone, promised=clause is target)
+            if i:
+                facts = _with_earlier_action(facts, rest[i - 1].text)
             if i and threatens(rest[i - 1].text):
                 facts = [f for f in facts if f.kind is not Kind.COMMITMENT]  # "你要是再这样，我就搬走": a threat
             if i and not has_subject(core(clause.text)):
@@ -434,6 +436,27 @@ def _due_words(text: str) -> str:
     lead = text[: text.find(body)] if body and body in text else ""
     m = lx.LEADING_TIME.search(lead)
     return m.group().strip(" ,，") if m else ""
+
+
+#: The action an earlier promise named: "I promised Ann I'd call her back" → "call her back", "我说过会还你钱" → "还你钱".
+_EARLIER_PROMISE = re.compile(r"\b(?:i'd|i’d|i\s+would|i'll|i’ll|i\s+will|promised\s+to|said\s+to)\s+(?P<en>.+)$"
+                              r"|(?:说过|答应过?|保证过?)(?:你|他|她)?(?:会|要)?(?P<zh>.+)$", re.IGNORECASE)
+
+
+def _with_earlier_action(facts: list[CandidateFact], before: str) -> list[CandidateFact]:
+    """A promise that only says when ("…, and I will tonight", "…，明天就还") takes its action from the
+    earlier promise the clause before it names."""
+    out = []
+    for f in facts:
+        bare, due = split_due(f.value)
+        if f.kind is Kind.COMMITMENT and (not bare or bare in ("就还", "就办", "就做", "就给")) and \
+                (m := _EARLIER_PROMISE.search(clean(before))):
+            action = clean(m.group("en") or m.group("zh") or "")
+            if action:
+                value = f"{due}{action}" if m.group("zh") else f"{action} {due}".strip()
+                f = dataclasses.replace(f, attribute=action, value=value)
+        out.append(f)
+    return out
 
 
 def _has_commitment(facts: Sequence[CandidateFact]) -> bool:
