@@ -24,6 +24,10 @@ retrieval``; the numbers are in the bench notes (docs/BENCHMARKS.md):
   reused. One extra BM25 store query per query (~4 ms p50), no extra embedding, no reindex. Hybrid
   R@5 0.676 → 0.689, R@10 0.741 → 0.761, R@1 0.490 → 0.481 on locomo-dev; 0 turns it off.
 
+One hop through relations (``memory.hops``) follows the direct search: facts linked by relations
+to the entities the query names or the top facts' relations name join the candidates, each scored
+below what led to it (``Hops``; ``hops=Hops(limit=0)`` turns it off).
+
 ``index_facts``/``index_summaries`` embed a batch (the bounded embed text), encode BM25 and upsert
 ``StoredPoint``s: the memory service and the bench both write through them.
 """
@@ -47,6 +51,7 @@ from memory.feedback import (
     Expander,
     Feedback,
 )
+from memory.hops import Hops
 from memory.importance import RANKING_WEIGHTING, Weighting
 from memory.importance import weight as weigh
 from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id, utcnow
@@ -191,6 +196,7 @@ class Retriever:
         query_cache: int = QUERY_CACHE_SIZE,
         recall_cache: RecallCache | None = None,
         codec: PayloadCodec = PLAIN,
+        hops: Hops | None = None,
     ) -> None:
         if method not in ("dense", "sparse", "hybrid"):
             raise ValueError(f"method must be dense, sparse or hybrid; got {method!r}")
@@ -220,6 +226,8 @@ class Retriever:
         self.importance_weight = importance_weight
         self.weighting = weighting
         self.codec = codec
+        #: One hop through relations after the direct search (``memory.hops``; ``Hops(limit=0)``: off).
+        self.hops = hops or Hops()
         self.queries = QueryVectors(embedder, query_cache)
         #: Recall results reused while their tenant is unwritten (``memory.cache``; None: off).
         self.recall_cache = recall_cache
@@ -244,7 +252,8 @@ class Retriever:
             f"k={self.k}, threshold={self.threshold}, candidates={self.candidates}, feedback={f.facts}, "
             f"feedback_weight={f.weight}, feedback_terms={f.terms}, feedback_skip={f.skip_margin}, "
             f"entity_weight={self.entity_weight}, time_weight={self.time_weight}, "
-            f"recency_weight={self.recency_weight}, importance_weight={self.importance_weight})"
+            f"recency_weight={self.recency_weight}, importance_weight={self.importance_weight}, "
+            f"hops={self.hops.limit}/{self.hops.decay})"
         )
 
     def tuned(self, **changes: Any) -> Retriever:
@@ -257,6 +266,7 @@ class Retriever:
             "entity_weight": self.entity_weight, "time_weight": self.time_weight,
             "recency_weight": self.recency_weight, "importance_weight": self.importance_weight,
             "weighting": self.weighting, "query_cache": self.queries.size, "codec": self.codec,
+            "hops": self.hops,
         }  # never the recall cache: its answers were made with these settings
         settings.update(changes)
         return Retriever(self.store, self.embedder, self.sparse, **settings)
@@ -292,6 +302,8 @@ class Retriever:
             return []
         now = now or utcnow()
         flt = flt or RecordFilter()
+        # one hop through relations (memory.hops) for recall, not for a search of chosen kinds or history
+        hop = self.hops.limit > 0 and not include_inactive and not flt.kinds and not flt.ids
         if not include_inactive:
             statuses = frozenset(s.value for s in RECALLABLE)
             wanted = flt.statuses & statuses if flt.statuses else statuses
@@ -366,8 +378,13 @@ class Retriever:
         if self.importance_weight:
             earned = {c.hit.id: weigh(decoded[c.hit.id], now, self.weighting) for c in top}
             top = reweigh(top, earned, self.importance_weight)[:k]
-        return [ScoredFact(decoded[c.hit.id], c.score, c.dense, c.sparse_rank, weigh(decoded[c.hit.id], now))
-                for c in top]
+        found = [ScoredFact(decoded[c.hit.id], c.score, c.dense, c.sparse_rank, weigh(decoded[c.hit.id], now))
+                 for c in top]
+        if hop:
+            more = await self.hops.expand(self.store, self.codec, scope, flt, texts, found, now)
+            if more:  # each below what led to it; the direct hit first on a tie
+                found = sorted([*found, *more], key=lambda s: -s.score)[:k]
+        return found
 
     async def _open(self, scope: Scope, hits: Sequence[Hit], decoded: dict[str, Fact]) -> None:
         """Decode the facts not opened yet into ``decoded``: from the hit when it came with its payload,

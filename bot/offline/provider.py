@@ -17,6 +17,7 @@ from bot.offline import lexicon as lx
 from bot.offline.answers import answer
 from bot.offline.phrasing import mediate
 from bot.offline.questions import read_question
+from bot.offline.relations import extract_relations
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
 from bot.offline.smalltalk import small_talk
 from bot.offline.templates import is_structured, parse_summary, render_summary
@@ -46,8 +47,9 @@ class OfflineProvider:
     name = "offline"
 
     async def extract(self, request: ExtractionRequest) -> list[CandidateFact]:
-        """Candidate facts from the rules in ``bot.offline.rules``."""
-        return extract_rules(request)
+        """Candidate facts from the rules in ``bot.offline.rules``, and relations between people,
+        things and groups from ``bot.offline.relations``."""
+        return [*extract_rules(request), *extract_relations(request)]
 
     async def rewrite(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> list[str]:
         """The turn itself plus up to three keyword-only variants for retrieval."""
