@@ -102,7 +102,11 @@ def ask_about(q: Question, ctx: _Reader, pool: Sequence[Fact]) -> str:
     if not items:
         return _NONE_ABOUT[ctx.lang]
     lines = [_said_line(f, ctx) for f in items[:MAX_ITEMS]]
-    return join_items(lines, ctx.lang, more=len(items) - MAX_ITEMS) + ("。" if ctx.lang == "zh" else ".")
+    thing = q.entity.strip() or ", ".join(ctx.names.name(p) for p in q.people)
+    body = join_items(lines, ctx.lang, more=len(items) - MAX_ITEMS)
+    if ctx.lang == "zh":
+        return f"关于{thing}：{body}。"
+    return f"About {thing}: {body[:1].upper()}{body[1:]}."
 
 
 def _said_line(fact: Fact, ctx: _Reader) -> str:
@@ -112,7 +116,9 @@ def _said_line(fact: Fact, ctx: _Reader) -> str:
         return cite_fact(fact, names, ctx.tz, ctx.lang, reader=ctx.reader)
     day = format_date(said_on(fact), ctx.tz, ctx.lang)
     speaker = names.name(fact.asserted_by, fact.sources[0].author_name if fact.sources else "")
-    phrase = relation_phrase(fact, names, ctx.lang)
+    phrase, quote = relation_phrase(fact, names, ctx.lang), _quote(fact)
+    # the relation after the words only when they do not already say it as plainly
+    same = entity_name(phrase).replace(" ", "") in entity_name(quote).replace(" ", "")
     if ctx.lang == "zh":
-        return f"{day}，{speaker}说：“{_quote(fact)}”（{phrase}）"
-    return f"on {day}, {speaker} said “{_quote(fact)}” ({phrase})"
+        return f"{day}，{speaker}说：“{quote}”" + ("" if same else f"（{phrase}）")
+    return f"on {day}, {speaker} said “{quote}”" + ("" if same else f" ({phrase})")

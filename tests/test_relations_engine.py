@@ -1,0 +1,82 @@
+"""Issue 23 item 5, end to end through the engine with the offline provider: relations are extracted
+as members talk, and "who else had a similar problem?" / "what do we know about X?" (and their
+Chinese) are answered from them, one hop away from what the question names."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.models import Message
+from bot.offline.provider import OfflineProvider
+from memory.models import Kind, Scope
+from tests.jobs_helpers import settings
+from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+T = "discord:23"
+NOW = datetime.now(UTC) - timedelta(minutes=30)
+
+
+def said(i: int, user: str, name: str, text: str, *, session: str = "general", mention: bool = False) -> Message:
+    return Message(id=f"{session}-{i}", scope=Scope(tenant=T, session=session, user=user), author_name=name,
+                   text=text, ts=NOW + timedelta(seconds=i), mention=mention)
+
+
+async def test_who_else_and_what_do_we_know_in_english(tmp_path: Path, redis_url: str,
+                                                       start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    lines = [
+        ("u-dev", "Dev", "The wiki search belongs to the docs team."),
+        ("u-ann", "Ann", "I complained about the wiki search, it never finds anything."),
+        ("u-bob", "Bob", "Bob manages the Discord bot."),
+        ("u-carol", "Carol", "I have a problem with the wiki search too, it is very slow."),
+        ("u-bob", "Bob", "Pizza night is on Friday."),
+    ]
+    for i, (user, name, text) in enumerate(lines):
+        await rt.engine.observe(said(i, user, name, text))
+    await rt.engine.flush(Scope(tenant=T, session="general"))
+    await rt.drain(60)
+    relations = [f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.kind is Kind.RELATION]
+    assert {(f.subject, f.attribute, f.target) for f in relations} >= {
+        ("wiki search", "belongs to", "docs team"), ("u-ann", "complained about", "wiki search"),
+        ("u-carol", "complained about", "wiki search"), ("u-bob", "manages", "discord bot")}
+
+    similar = await rt.engine.respond(said(10, "u-ann", "Ann", "@heyan who else had a similar problem with the wiki "
+                                           "search?", session="other", mention=True))
+    assert similar.text.startswith("Carol also had a problem with the wiki search:"), similar.text
+    assert "it is very slow" in similar.text and "Ann" not in similar.text.split(":", 1)[0]
+
+    about = await rt.engine.respond(said(11, "u-eve", "Eve", "@heyan what do we know about the docs team?",
+                                         session="other", mention=True))
+    # the docs team → the wiki search (one hop) → the complaints about it
+    assert "wiki search belongs to the docs team" in about.text, about.text
+    assert "Ann" in about.text and "Carol" in about.text and "Pizza" not in about.text
+
+    unknown = await rt.engine.respond(said(12, "u-eve", "Eve", "@heyan what do we know about the ferry timetable?",
+                                           session="other", mention=True))
+    assert unknown.text == "I have no record of that."
+
+
+async def test_who_else_and_what_do_we_know_in_chinese(tmp_path: Path, redis_url: str,
+                                                       start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    lines = [
+        ("u-zs", "张三", "我要投诉产品B，发货慢了一个星期。"),
+        ("u-ls", "李四", "产品B属于部门C。"),
+        ("u-sq", "孙七", "产品B的包装又破了，我也投诉过。"),
+        ("u-ww", "王五", "明天下午三点开周会。"),
+    ]
+    for i, (user, name, text) in enumerate(lines):
+        await rt.engine.observe(said(i, user, name, text))
+    await rt.engine.flush(Scope(tenant=T, session="general"))
+    await rt.drain(60)
+
+    similar = await rt.engine.respond(said(10, "u-zs", "张三", "@和言 还有谁也遇到过产品B的问题？", session="other",
+                                           mention=True))
+    assert similar.text.startswith("孙七也遇到过产品B的问题："), similar.text
+    assert "张三" not in similar.text
+
+    about = await rt.engine.respond(said(11, "u-ww", "王五", "@和言 关于部门C我们知道什么？", session="other",
+                                         mention=True))
+    assert "产品B属于部门C" in about.text, about.text
+    assert "张三" in about.text and "孙七" in about.text and "周会" not in about.text
