@@ -37,6 +37,7 @@ __all__ = [
     "query_entities",
     "relation_fact",
     "relation_slot",
+    "retarget",
 ]
 
 log = logging.getLogger(__name__)
@@ -133,10 +134,20 @@ def check(subject: str, relation: str, obj: str, quote: str, *, members: Iterabl
     return None
 
 
-def relation_slot(relation: str, target: str) -> str:
-    """The consolidation slot: one record per (subject, relation, object) of a session."""
-    digest = hashlib.blake2b(f"{canonical(relation)}\x1f{target}".encode(), digest_size=8).hexdigest()
-    return f"relation:{digest}"
+def relation_slot(relation: str, target: str, asserted_by: str) -> str:
+    """The consolidation slot: one record per (subject, relation, object) and speaker in a session.
+    Per speaker, because two members saying the same relation are two statements (each erased with
+    its speaker), not one record the second would dispute or be dropped into as a no-op."""
+    key = f"{canonical(relation)}\x1f{target}\x1f{asserted_by}"
+    return f"relation:{hashlib.blake2b(key.encode(), digest_size=8).hexdigest()}"
+
+
+def retarget(fact: Fact, value: str) -> dict[str, str]:
+    """The update a new ``value`` (a moderator's edit, a member's correction) makes to a relation:
+    its ``target`` follows the words unless the object is a member. Empty for other records."""
+    if fact.kind is not Kind.RELATION or fact.target in fact.users or not entity_name(value):
+        return {}
+    return {"target": entity_name(value)}
 
 
 def mention_names(fact: Fact) -> list[str]:
@@ -221,7 +232,7 @@ def relation_fact(
         lang=lang,
         users=users,
         visibility=visibility,
-        slot=relation_slot(rel, target if member_target else entity_name(target)),
+        slot=relation_slot(rel, target if member_target else entity_name(target), source.author_id),
     ).with_id()
 
 

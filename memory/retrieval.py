@@ -54,7 +54,7 @@ from memory.feedback import (
 from memory.hops import Hops
 from memory.importance import RANKING_WEIGHTING, Weighting
 from memory.importance import weight as weigh
-from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id, utcnow
+from memory.models import RECALLABLE, Fact, Kind, Scope, Summary, summary_id, utcnow
 from memory.ports import (
     Embedder,
     Hit,
@@ -377,7 +377,8 @@ class Retriever:
         top = [c for c in top if c.hit.id in decoded]  # a fact deleted between the search and the fetch
         if self.importance_weight:
             earned = {c.hit.id: weigh(decoded[c.hit.id], now, self.weighting) for c in top}
-            top = reweigh(top, earned, self.importance_weight)[:k]
+            top = reweigh(top, earned, self.importance_weight)
+        top = _without_echoes(top, decoded)[:k]
         found = [ScoredFact(decoded[c.hit.id], c.score, c.dense, c.sparse_rank, weigh(decoded[c.hit.id], now))
                  for c in top]
         if hop:
@@ -432,6 +433,20 @@ class Retriever:
         wide = Scope(tenant=scope.tenant, user=scope.user)
         facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k, now=now)
         return Recall(summary, facts)
+
+
+def _without_echoes(top: list[Candidate], decoded: dict[str, Fact]) -> list[Candidate]:
+    """``top`` without the relations that echo a fact ranked above them (one they link): the fact
+    says it in the member's words, the relation would take a second place for the same message."""
+    kept: list[Candidate] = []
+    seen: set[str] = set()
+    for c in top:
+        fact = decoded[c.hit.id]
+        if fact.kind is Kind.RELATION and seen.intersection(fact.links):
+            continue
+        kept.append(c)
+        seen.add(c.hit.id)
+    return kept
 
 
 R = TypeVar("R", Fact, Summary)

@@ -251,3 +251,14 @@ async def test_the_hop_is_bounded_and_keeps_visibility(memory: MemoryService) ->
     assert private.id not in {s.fact.id for s in found}
     added = [s for s in found if s.dense is None and s.sparse_rank is None]
     assert len(added) <= 1
+
+
+async def test_a_relation_never_echoes_a_fact_ranked_above_it(memory: MemoryService) -> None:
+    await remembered(memory, _history())
+    found = await memory.retriever.tuned(hops=Hops(limit=0), k=9, threshold=None).search(
+        Scope(tenant=TENANT), ["complained about the wiki search"], now=T0 + timedelta(days=1))
+    ids = [s.fact.id for s in found]
+    assert any(s.fact.kind is Kind.EVENT for s in found)
+    for i, s in enumerate(found):
+        if s.fact.kind is Kind.RELATION:
+            assert not set(s.fact.links) & set(ids[:i])

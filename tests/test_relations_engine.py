@@ -7,9 +7,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bot.actors import Actor, Capability
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import Kind, Scope
+from memory.ports import RecordFilter
 from tests.jobs_helpers import settings
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
@@ -80,3 +82,31 @@ async def test_who_else_and_what_do_we_know_in_chinese(tmp_path: Path, redis_url
                                          mention=True))
     assert "产品B属于部门C" in about.text, about.text
     assert "张三" in about.text and "孙七" in about.text and "周会" not in about.text
+
+
+async def test_a_moderators_edit_moves_the_relation_and_what_finds_it(tmp_path: Path, redis_url: str,
+                                                                      start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    await rt.engine.observe(said(0, "u-dev", "Dev", "The wiki search belongs to the docs team."))
+    await rt.engine.observe(said(1, "u-ann", "Ann", "Ann and Dev both complained about the wiki search."))
+    await rt.engine.observe(said(2, "u-dev", "Dev", "I complained about the wiki search as well."))
+    await rt.engine.flush(Scope(tenant=T, session="general"))
+    await rt.drain(60)
+    relations = [f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.kind is Kind.RELATION]
+    # Ann's word on Dev and Dev's own are two statements, each its speaker's: none disputes the other
+    dev_complaints = [f for f in relations if f.subject == "u-dev" and f.attribute == "complained about"]
+    assert {f.asserted_by for f in dev_complaints} == {"u-ann", "u-dev"}
+    assert all(f.status.value == "active" for f in relations)
+
+    [docs] = [f for f in relations if f.attribute == "belongs to"]
+    moderator = Actor(tenant=T, user_id="u-mod", capabilities=frozenset({Capability.MODERATE}))
+    edited = await rt.moderation.memory_edit(moderator, docs.id, "the search guild", reason="renamed")
+    assert (edited.value, edited.target, edited.version) == ("the search guild", "search guild", 2)
+
+    def key(name: str) -> str:
+        return rt.codec.subject_key(T, name)
+
+    found, _ = await rt.store.scroll("facts", Scope(tenant=T), RecordFilter(mentions=frozenset({key("search guild")})))
+    assert [h.id for h in found] == [docs.id]
+    gone, _ = await rt.store.scroll("facts", Scope(tenant=T), RecordFilter(mentions=frozenset({key("docs team")})))
+    assert gone == []
