@@ -29,7 +29,7 @@ from memory.relations import query_entities
 if TYPE_CHECKING:
     from memory.retrieval import ScoredFact
 
-__all__ = ["DEFAULT_HOP_DECAY", "DEFAULT_HOP_LIMIT", "HOP_RELATIONS", "Hops"]
+__all__ = ["DEFAULT_HOP_DECAY", "DEFAULT_HOP_LIMIT", "HOP_RELATIONS", "RECALL_RELATIONS", "Expansion", "Hops"]
 
 #: Facts one hop may add per search (the brief's bound: 10).
 DEFAULT_HOP_LIMIT = 10
@@ -41,7 +41,24 @@ DEFAULT_HOP_DECAY = 0.7
 #: Relations read per step: bounds the work whatever the tenant holds.
 HOP_RELATIONS = 48
 
+#: Relations a recall hands on beside its facts (``Expansion.context``), for the answers that read them.
+RECALL_RELATIONS = 10
+
 _RELATION = frozenset({Kind.RELATION.value})
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """What one hop found: the candidates it adds, and every relation it read on the way."""
+
+    candidates: list[ScoredFact]
+    relations: list[Fact]
+
+    def context(self, final: Sequence[ScoredFact]) -> list[Fact]:
+        """The relations behind ``final`` (the search's result): those linking one of its facts, or
+        standing for themselves among them — not those in it already. At most ``RECALL_RELATIONS``."""
+        ids = {s.fact.id for s in final}
+        return [r for r in self.relations if r.id not in ids and ids.intersection(r.links)][:RECALL_RELATIONS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,19 +78,20 @@ class Hops:
         texts: Sequence[str],
         top: Sequence[ScoredFact],
         now: datetime,
-    ) -> list[ScoredFact]:
+    ) -> Expansion:
         """Candidates one hop from ``top`` and the entities ``texts`` name, best first, none of
         ``top``; ``flt`` is the direct search's (statuses, visibility, expiry)."""
         from memory.retrieval import ScoredFact
 
         if self.limit <= 0:
-            return []
+            return Expansion([], [])
         best = top[0].score if top else 0.0
         anchor: dict[str, float] = {}
         for text in texts:
             for name in query_entities(text):
                 anchor[codec.subject_key(scope.tenant, name)] = best
         by_message: dict[str, float] = {}
+        near: list[Fact] = []
         for hit in top:
             for s in hit.fact.sources:
                 by_message[s.message_id] = max(by_message.get(s.message_id, 0.0), hit.score)
@@ -85,7 +103,7 @@ class Hops:
                     if member_or_name and member_or_name not in rel.users:
                         anchor[key] = max(anchor.get(key, 0.0), score)
         if not anchor:
-            return []
+            return Expansion([], near)
         found = await self._relations(store, codec, scope, replace(flt, mentions=frozenset(anchor)))
         seen = {s.fact.id for s in top}
         scored: dict[str, float] = {}
@@ -103,7 +121,8 @@ class Hops:
         if wanted:
             hits, _ = await store.scroll("facts", scope, replace(flt, ids=frozenset(wanted)), len(wanted))
             facts.update({h.id: codec.fact_from_payload(h.payload) for h in hits})
-        return [ScoredFact(facts[i], scored[i], None, None, weigh(facts[i], now)) for i in chosen if i in facts]
+        added = [ScoredFact(facts[i], scored[i], None, None, weigh(facts[i], now)) for i in chosen if i in facts]
+        return Expansion(added, list({r.id: r for r in (*near, *found)}.values()))
 
     async def _relations(self, store: MemoryStore, codec: PayloadCodec, scope: Scope, flt: RecordFilter) -> list[Fact]:
         hits, _ = await store.scroll("facts", scope, replace(flt, kinds=_RELATION), self.relations)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -147,10 +147,13 @@ class ScoredFact:
 
 @dataclass(frozen=True, slots=True)
 class Recall:
-    """What recall returns: the session summary first, then the details."""
+    """What recall returns: the session summary first, then the details, and the relations
+    linking them (one hop's context)."""
 
     summary: Summary | None
     facts: list[ScoredFact]
+    #: The relations behind the facts (``memory.hops``): what the answers about relations read.
+    relations: list[Fact] = field(default_factory=list)
 
 
 class Retriever:
@@ -295,11 +298,25 @@ class Retriever:
         only statuses in ``models.RECALLABLE`` are searched (intersected with ``flt.statuses``).
         ``now``: when the question is asked, for its time words ("last week"); default the clock.
         """
+        found, _ = await self._search(scope, queries, flt, k, method, include_inactive, now)
+        return found
+
+    async def _search(
+        self,
+        scope: Scope,
+        queries: Sequence[str],
+        flt: RecordFilter | None,
+        k: int | None,
+        method: Method | None,
+        include_inactive: bool,
+        now: datetime | None,
+    ) -> tuple[list[ScoredFact], list[Fact]]:
+        """``search``, and the relations behind its result (``memory.hops.Expansion.context``)."""
         k = k or self.k
         method = method or self.method
         texts = [q for q in queries if q and q.strip()]
         if not texts:
-            return []
+            return [], []
         now = now or utcnow()
         flt = flt or RecordFilter()
         # one hop through relations (memory.hops) for recall, not for a search of chosen kinds or history
@@ -308,7 +325,7 @@ class Retriever:
             statuses = frozenset(s.value for s in RECALLABLE)
             wanted = flt.statuses & statuses if flt.statuses else statuses
             if not wanted:
-                return []
+                return [], []
             # an expired record is gone from recall at once, before the purge deletes it
             flt = replace(flt, statuses=wanted, alive_at=flt.alive_at or now)
 
@@ -381,11 +398,12 @@ class Retriever:
         top = _without_echoes(top, decoded)[:k]
         found = [ScoredFact(decoded[c.hit.id], c.score, c.dense, c.sparse_rank, weigh(decoded[c.hit.id], now))
                  for c in top]
-        if hop:
-            more = await self.hops.expand(self.store, self.codec, scope, flt, texts, found, now)
-            if more:  # each below what led to it; the direct hit first on a tie
-                found = sorted([*found, *more], key=lambda s: -s.score)[:k]
-        return found
+        if not hop:
+            return found, []
+        expansion = await self.hops.expand(self.store, self.codec, scope, flt, texts, found, now)
+        if expansion.candidates:  # each below what led to it; the direct hit first on a tie
+            found = sorted([*found, *expansion.candidates], key=lambda s: -s.score)[:k]
+        return found, expansion.context(found)
 
     async def _open(self, scope: Scope, hits: Sequence[Hit], decoded: dict[str, Fact]) -> None:
         """Decode the facts not opened yet into ``decoded``: from the hit when it came with its payload,
@@ -425,14 +443,16 @@ class Retriever:
     async def _recall(self, scope: Scope, queries: Sequence[str], k: int | None, now: datetime | None) -> Recall:
         summary: Summary | None = None
         if not scope.session:
-            return Recall(None, await self.search(scope, queries, k=k, now=now))
+            facts, relations = await self._search(scope, queries, None, k, None, False, now)
+            return Recall(None, facts, relations)
         sid = summary_id(scope.tenant, scope.session)
         hits = await self.store.retrieve("summaries", Scope(tenant=scope.tenant, session=scope.session), [sid])
         if hits:
             summary = self.codec.summary_from_payload(hits[0].payload)
         wide = Scope(tenant=scope.tenant, user=scope.user)
-        facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k, now=now)
-        return Recall(summary, facts)
+        facts, relations = await self._search(wide, queries, RecordFilter(visible_in=scope.session), k, None, False,
+                                              now)
+        return Recall(summary, facts, relations)
 
 
 def _without_echoes(top: list[Candidate], decoded: dict[str, Fact]) -> list[Candidate]:

@@ -110,3 +110,24 @@ async def test_a_moderators_edit_moves_the_relation_and_what_finds_it(tmp_path: 
     assert [h.id for h in found] == [docs.id]
     gone, _ = await rt.store.scroll("facts", Scope(tenant=T), RecordFilter(mentions=frozenset({key("docs team")})))
     assert gone == []
+
+
+async def test_who_else_without_a_name_reads_the_askers_own_problem(tmp_path: Path, redis_url: str,
+                                                                     start: Start) -> None:  # noqa: F811
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    lines = [
+        ("u-carol", "Carol", "I complained about the wiki search, it never finds my page.", "docs"),
+        ("u-dev", "Dev", "The CI pipeline is broken again.", "docs"),
+        ("u-bob", "Bob", "Pizza night is on Friday.", "general"),
+        ("u-ann", "Ann", "Honestly I complained about the wiki search twice this week.", "general"),
+    ]
+    for i, (user, name, text, session) in enumerate(lines):
+        await rt.engine.observe(said(i, user, name, text, session=session))
+    for session in ("docs", "general"):
+        await rt.engine.flush(Scope(tenant=T, session=session))
+    await rt.drain(60)
+    reply = await rt.engine.respond(said(10, "u-ann", "Ann", "@heyan who else had a similar problem?", mention=True))
+    assert reply.text.startswith("Carol also had a problem with the wiki search:"), reply.text
+    assert "CI pipeline" not in reply.text and "Pizza" not in reply.text
+    zh = await rt.engine.respond(said(11, "u-ann", "Ann", "@和言 还有谁也遇到过类似问题？", mention=True))
+    assert zh.text.startswith("Carol也遇到过"), zh.text

@@ -16,7 +16,7 @@ from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.answers import answer
 from bot.offline.phrasing import mediate
-from bot.offline.questions import read_question
+from bot.offline.questions import Ask, read_question
 from bot.offline.relations import extract_relations
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
 from bot.offline.smalltalk import small_talk
@@ -67,6 +67,13 @@ class OfflineProvider:
             ),
             None,
         )
+        asked = read_question(turn.text, turn.author_id, {})
+        if asked is not None and asked.ask is Ask.SIMILAR and not asked.entity:
+            # "who else had a similar problem?": the asker's own last words say which problem
+            own = next((u for u in reversed(window) if u.author_id == turn.author_id
+                        and u.message_id != turn.message_id and read_question(u.text, u.author_id, {}) is None), None)
+            if own is not None:
+                extras.append(" ".join(_keywords(own.text)[:8]))
         if previous is not None and len(keywords) <= 3:
             merged = list(dict.fromkeys([*keywords, *_keywords(previous.text)]))
             extras.append(" ".join(merged[:8]))

@@ -162,7 +162,8 @@ def relation_phrase(fact: Fact, names: NameBook, lang: Lang) -> str:
     """A relation as said: "Bob manages the Discord bot", "产品B属于部门C" (members by their latest name)."""
     subject = names.name(fact.subject, fact.subject_name) if fact.subject in fact.users else fact.subject_name
     obj = names.name(fact.target, fact.value) if fact.target in fact.users else fact.value
-    return f"{subject}{fact.attribute}{obj}" if lang == "zh" else f"{subject} {fact.attribute} {obj}"
+    # joined as the relation was said (a Chinese relation has no spaces), whatever the answer's language
+    return f"{subject}{fact.attribute}{obj}" if fact.lang == "zh" else f"{subject} {fact.attribute} {obj}"
 
 
 def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | None = None,
