@@ -5,6 +5,7 @@ message, listed readably, and followed one hop by recall on the embedded Qdrant 
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
@@ -28,6 +29,7 @@ from memory.service import MemoryService
 from memory.sparse import Bm25Encoder
 from memory.store_edge import EdgeStore
 from tests.jobs_helpers import HashEmbedder
+from tests.openai_stub import OpenAIStub, openai_stub  # noqa: F401  (fixture)
 
 T0 = datetime(2026, 11, 3, 9, 0, tzinfo=UTC)
 TENANT = "discord:1"
@@ -262,3 +264,37 @@ async def test_a_relation_never_echoes_a_fact_ranked_above_it(memory: MemoryServ
     for i, s in enumerate(found):
         if s.fact.kind is Kind.RELATION:
             assert not set(s.fact.links) & set(ids[:i])
+
+
+async def test_the_llm_path_stores_relations_beside_facts_through_the_real_client(
+        openai_stub: OpenAIStub, caplog: pytest.LogCaptureFixture) -> None:  # noqa: F811
+    from bot.llm.openai_provider import OpenAIProvider
+
+    req = request([("u-zs", "张三", "我要投诉产品B，发货太慢了。"), ("u-ls", "李四", "产品B属于部门C，归王五管。")], "zh")
+
+    def item(kind: str, subject: str, attribute: str, value: str, message_id: str, quote: str) -> dict[str, object]:
+        return {"kind": kind, "subject": subject, "attribute": attribute, "value": value, "message_id": message_id,
+                "quote": quote, "confidence": "high", "due_at": None, "reported": False}
+
+    openai_stub.push_chat(json.dumps({"facts": [
+        item("demand", "u-zs", "要求", "处理产品B的发货问题", "m0", "我要投诉产品B"),
+        item("relation", "张三", "投诉", "产品B", "m0", "我要投诉产品B"),
+        item("relation", "产品B", "属于", "部门C", "m1", "产品B属于部门C"),
+        item("relation", "他", "负责", "产品B", "m1", "归王五管"),  # a pronoun: dropped
+    ]}, ensure_ascii=False))
+    provider = OpenAIProvider(openai_stub.base_url, "sk-test", "reply-model", "fast-model", timeout=2.0, max_attempts=1)
+    try:
+        with caplog.at_level(logging.WARNING):
+            candidates = await provider.extract(req)
+        body_schema = openai_stub.chat_requests[0]["response_format"]["json_schema"]["schema"]
+        assert "relation" in body_schema["$defs"]["FactOut"]["properties"]["kind"]["enum"]
+        assert "relation：" in openai_stub.chat_requests[0]["messages"][-1]["content"]  # the zh prompt explains it
+    finally:
+        await provider.aclose()
+    assert [m for m in caplog.messages if "dropped a relation item" in m] == [
+        "extract: dropped a relation item from m1: the subject is a pronoun"]
+    facts = to_facts(req, candidates, now=T0)
+    assert triples(facts) == {("u-zs", "投诉", "产品b"), ("产品b", "属于", "部门c")}
+    [demand] = [f for f in facts if f.kind is Kind.DEMAND]
+    [complaint] = [f for f in facts if f.subject == "u-zs" and f.kind is Kind.RELATION]
+    assert complaint.links == (demand.id,)  # beside the fact from the same words
