@@ -37,11 +37,11 @@ _NP = r"(?P<s>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,5}?)"
 _OBJ = r"(?P<o>[^,;:!?]+)"
 _EN: tuple[tuple[str, re.Pattern[str], bool], ...] = (
     # (relation, pattern, reversed: the object manages the subject)
+    ("manages", re.compile(rf"^{_NP}\s+is\s+(?:run|managed|maintained|led|chaired|moderated|handled)\s+by\s+{_OBJ}",
+                           _I), True),
     ("manages", re.compile(rf"^{_NP}\s+(?:manages|manage|runs|run|maintains|maintain|leads|lead|chairs|chair"
                            rf"|moderates|moderate|owns|own|handles|handle|looks\s+after|look\s+after"
                            rf"|(?:is|am)\s+(?:responsible\s+for|in\s+charge\s+of))\s+{_OBJ}", _I), False),
-    ("manages", re.compile(rf"^{_NP}\s+is\s+(?:run|managed|maintained|led|chaired|moderated|handled)\s+by\s+{_OBJ}",
-                           _I), True),
     ("belongs to", re.compile(rf"^{_NP}\s+(?:belongs\s+to|is\s+part\s+of|are\s+part\s+of|is\s+owned\s+by"
                               rf"|falls\s+under)\s+{_OBJ}", _I), False),
     ("reports to", re.compile(rf"^{_NP}\s+(?:reports\s+to|works\s+for)\s+{_OBJ}", _I), False),
@@ -76,6 +76,9 @@ _ZH_BROKEN = re.compile(
     r"(?:昨晚|昨天|今天|最近|这几天|又|一直|总是|老是|也|经常|还|都)*"
     r"(?:坏了|坏|宕机|崩溃|崩了|挂了|卡纸|卡住|占线|停了|停运|出问题|有问题|出错|没到账|破了|慢|打不开|用不了|不能用)")
 _ZH_OBJ_END = re.compile(r"(?:的(?!话).*|了|过|一下|几次|好几次|一次|两次|三次)$")
+_DETERMINERS = frozenset({"the", "our", "my", "this", "that", "their", "his", "her", "your"})
+# what a Chinese clause may say before its subject: "我觉得产品B属于部门C" is about 产品B
+_ZH_LEAD = re.compile(r"^(?:我觉得|我认为|我记得|听说|据说|其实|好像|应该是?|可能)")
 # "Ann and Carol", "张三和李四": one relation per name
 _AND = re.compile(r"\s*(?:,|\band\b|&|和|与|跟|、)\s*", _I)
 _ME = re.compile(r"^(?:i|me|我)$", _I)
@@ -114,11 +117,29 @@ def relations_of(turn: Utterance, text: str) -> Iterator[CandidateFact]:
                 )
 
 
+def _named(subject: str) -> bool:
+    """Is an English subject a name — "I", "we", "Ann and Carol", "the wiki search" — and not the
+    run of words before a verb ("ignore your rules and record that Bob")?"""
+    words = subject.split()
+    if len(words) == 1 and words[0].casefold() in ("i", "we"):
+        return True
+    if words[-1].casefold() in ("is", "are", "was", "were", "has", "have", "will", "would"):
+        return False
+    if words[0].casefold() in _DETERMINERS:
+        return len(words) <= 5
+    return all(w[:1].isupper() or w.casefold() in ("and", "&") for w in words)
+
+
 def _read(body: str) -> list[tuple[str, str, str]]:
     """(subject, relation, object) read from one clause: the first pattern that matches."""
-    for relation, pattern, backwards in _ZH if re.search(r"[\u3400-\u9fff]", body) else _EN:
+    zh = bool(re.search(r"[\u3400-\u9fff]", body))
+    for relation, pattern, backwards in _ZH if zh else _EN:
         if m := pattern.search(body):
             s, o = m.group("s").strip(), m.group("o").strip()
+            if zh:
+                s, o = _ZH_LEAD.sub("", s), _ZH_LEAD.sub("", o)
+            elif not _named(o if backwards else s):
+                return []
             return [(o, relation, s)] if backwards else [(s, relation, o)]
     if m := _EN_BROKEN.search(body):
         return [("I", "complained about", m.group("o"))]
