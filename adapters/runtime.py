@@ -21,11 +21,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from arq.connections import ArqRedis
 from arq.worker import Worker
 
+from adapters.startup import StartupError, build_cipher
 from adapters.valkey import EmbeddedValkey, ValkeyStartError
 from bot.audit import AuditLog
 from bot.conversation import Conversation, MessageLog
 from bot.deadletters import DeadLetters
 from bot.delivery import Deliverer, PostSender
+from bot.departures import Departures
 from bot.engine import Engine, EngineConfig
 from bot.erasure import Erasure
 from bot.escalation_alerts import EscalationMonitor, model_confirm
@@ -38,9 +40,11 @@ from bot.models import Message, Stage
 from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
 from bot.outbox import Outbox, Post, PostKind
+from bot.platform_port import PlatformPort
 from bot.reminders import FollowUpKeeper, record_delivery
 from bot.sealing import check_keys
 from bot.services import Services
+from bot.session_deletion import DeletedConversations
 from bot.sessions import SessionBook
 from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
@@ -49,7 +53,7 @@ from jobs.queue import QUEUE, JobQueue, connect, take_over_jobs
 from jobs.worker import build_worker
 from memory.cache import RecallCache
 from memory.codec import PayloadCodec
-from memory.crypto import Cipher, load_cipher
+from memory.crypto import Cipher
 from memory.embedders import make_embedder
 from memory.errors import EncryptionError
 from memory.models import Scope
@@ -69,10 +73,6 @@ _WORKER_RESTARTS = 5
 _RESTART_BACKOFF = 1.0
 #: Jobs scored up to this many ms ahead count as ready in ``drain`` (arq rounds its scores).
 _READY_SLACK_MS = 50
-
-
-class StartupError(RuntimeError):
-    """Heyan could not start; the message says what to do."""
 
 
 def _check_data_dir(settings: Settings) -> None:
@@ -97,17 +97,6 @@ def build_embedder(settings: Settings) -> Embedder:
         api_key=e.api_key.get_secret_value() if e.api_key else None,
         dim=e.dim,
     )
-
-
-def build_cipher(settings: Settings) -> Cipher:
-    """The encryption keys of this process: ``HEYAN_ENCRYPTION_KEYS``, else (embedded shape only) the
-    key file under the data dir, created on first start. StartupError names the variable."""
-    keys = settings.privacy.encryption_keys
-    try:
-        return load_cipher(keys.get_secret_value() if keys else None, settings.data_dir,
-                           distributed=settings.distributed)
-    except EncryptionError as exc:
-        raise StartupError(str(exc)) from exc
 
 
 async def open_store(settings: Settings, embedder: Embedder) -> MemoryStore:
@@ -197,6 +186,8 @@ class Runtime:
         self.moderation: ModerationService
         self.escalation: EscalationMonitor
         self.joins: DisputeJoins
+        #: What the platform adapters get of this process (``bot.platform_port``), instead of all of it.
+        self.port: PlatformPort
 
     @classmethod
     async def start(
@@ -310,6 +301,12 @@ class Runtime:
                                   audit=self.audit, tenants=self.tenants)
         self.engine.on_observed = self._watch
         self.engine.on_stage = self._staged
+        self.port = PlatformPort(
+            engine=self.engine, moderation=self.moderation, sessions=self.sessions, tenants=self.tenants,
+            outbox=self.outbox, departures=Departures(self.redis, self.queue),
+            deletions=DeletedConversations(store=self.store, conversation=self.conversation, sessions=self.sessions,
+                                           audit=self.audit, outbox=self.outbox),
+        )
 
     async def _watch(self, msg: Message) -> None:
         await self.escalation.observe(msg)

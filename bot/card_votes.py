@@ -75,6 +75,10 @@ class CardVotes:
         return tuple(u for u in self.participants if u not in self.votes)
 
     @property
+    def confirmed_by(self) -> tuple[str, ...]:
+        return tuple(u for u in self.participants if self.votes.get(u) == "confirmed")
+
+    @property
     def refused_by(self) -> tuple[str, ...]:
         return tuple(u for u, v in self.votes.items() if v == "refused")
 

@@ -1,8 +1,10 @@
 """Promises that close themselves: "done", "sent it", "已经发了" by the owner marks the promise done.
 
 After each extraction the job hands the batch to ``settle``: for every report of a promise kept
-(``bot.offline.done``) it looks at the speaker's open commitments — said before the report, shown in
-that session (its own and public ones), the session's own first — and
+(``bot.offline.done``) it looks at the open commitments of whoever did it — the speaker, or the
+participant the report names ("Bob sent it") — said before the report (never one the report's own
+message made: "水管我来修，搞定"), shown in that session (its own and public ones), the session's own
+first — and
 
 * when the report names one of them (its words: "I've sent the draft" → "send the draft by Friday";
   or, for a bare "done"/"sent it", the one open promise, or the only one with that verb), marks it
@@ -10,7 +12,8 @@ that session (its own and public ones), the session's own first — and
   ``/commitments done`` and ``heyan commitments done``, with its audit entry and whatever that path
   does to the follow-up;
 * when it is unsure (several match, or none does), leaves them open and posts a question to the
-  owner naming the candidates and how to mark one done (an outbox notice, one per report message).
+  owner naming the candidates and how to mark one done (an outbox notice, one per report message) —
+  only for the speaker's own report: someone else's closes a promise it surely names, or nothing.
 
 A job run again changes nothing: a done commitment is not open any more, and the question's post id
 is the report's message id.
@@ -31,7 +34,7 @@ from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
 from bot.outbox import Outbox, Post, PostKind
 from bot.richtext import Mention, RichText
-from memory.extraction import ExtractionRequest
+from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope
 
 __all__ = ["Settled", "match", "settle"]
@@ -52,6 +55,10 @@ _EN_BASE = {
 }
 
 
+# Two characters that only say when ("今晚", "周五", "之前"): not what a report and a promise share.
+_ZH_TIME_PAIR = re.compile(r"[今明昨后前上下这本每][天晚早周月年]|周[一二三四五六日天末]|星期|[早晚下上中][上午]|之前|以前|马上|已经")
+
+
 @dataclass(frozen=True, slots=True)
 class Settled:
     """What one report did: the commitment marked done, or the ones the owner was asked about."""
@@ -69,7 +76,13 @@ def _names_it(report: DoneReport, fact: Fact) -> bool:
     action = _action(fact)
     if len(report.what) == 1 and re.match(r"[\u4e00-\u9fff]", report.what):
         return report.what in action  # "钱转给你了" → "把钱还你"
-    return shares_content(report.what, action)
+    # Chinese: two characters in a row, as said ("纪要整理好了" → "把会议纪要整理"; the content-word
+    # filter would drop 要 and 会 and leave nothing to compare)
+    pairs = {run[i : i + 2] for run in re.findall(r"[\u4e00-\u9fff]{2,}", report.what) for i in range(len(run) - 1)}
+    if any(p in action for p in pairs if not _ZH_TIME_PAIR.fullmatch(p)):  # "今晚" is no thing done
+        return True
+    latin = " ".join(re.findall(r"[A-Za-z0-9][\w'-]*", report.what))  # "PR合并了": its English words
+    return shares_content(latin if pairs else report.what, action) if (latin or not pairs) else False
 
 
 def _same_verb(report: DoneReport, fact: Fact) -> bool:
@@ -77,21 +90,32 @@ def _same_verb(report: DoneReport, fact: Fact) -> bool:
     return bool(verb) and re.search(rf"(?<![a-z]){re.escape(verb)}", _action(fact)) is not None
 
 
+def _owned(report: DoneReport, fact: Fact) -> bool:
+    """Is ``fact`` the promise of whoever the report says did it (the speaker, or the participant it names)?"""
+    if not report.owner_name:
+        return fact.subject == report.author_id
+    named = report.owner_name.casefold()
+    return any(n.casefold() == named for n in (fact.subject_name, *(s.author_name for s in fact.sources[:1])) if n)
+
+
 def match(report: DoneReport, open_: Sequence[Fact], session: str | None = None) -> tuple[Fact | None, list[Fact]]:
     """(the commitment the report surely closes, or None; the ones to ask its owner about)."""
-    theirs = [f for f in open_ if f.subject == report.author_id
-              and (f.sources[0].ts if f.sources else f.valid_from) <= report.ts]
+    theirs = [f for f in open_ if _owned(report, f) and (f.sources[0].ts if f.sources else f.valid_from) <= report.ts
+              and not (f.sources and f.sources[0].message_id == report.message_id)]  # not the promise it tags
     here = [f for f in theirs if f.session == session]
     candidates = here or theirs
     if not candidates:
         return None, []
     if report.what:
         named = [f for f in candidates if _names_it(report, f)]
-        return (named[0], []) if len(named) == 1 else (None, named or candidates)
-    if len(candidates) == 1:
-        return candidates[0], []  # "done", and only one promise is open
-    verbed = [f for f in candidates if _same_verb(report, f)]
-    return (verbed[0], []) if len(verbed) == 1 else (None, verbed or candidates)
+        sure, unsure = (named[0], []) if len(named) == 1 else (None, named or candidates)
+    elif len(candidates) == 1:
+        sure, unsure = candidates[0], []  # "done", and only one promise is open
+    else:
+        verbed = [f for f in candidates if _same_verb(report, f)]
+        sure, unsure = (verbed[0], []) if len(verbed) == 1 else (None, verbed or candidates)
+    # someone else's report ("Bob sent it") closes a promise it surely names; it never asks the owner
+    return (sure, []) if report.owner_name else (sure, unsure)
 
 
 def _question(report: DoneReport, asked: Sequence[Fact], zone: str, lang: Lang) -> RichText:
@@ -111,21 +135,42 @@ def _question(report: DoneReport, asked: Sequence[Fact], zone: str, lang: Lang) 
                               "following it up.")
 
 
+async def _reports(turns: Sequence[Utterance], names: set[str], moderation: MemberSelfService,
+                   request: ExtractionRequest) -> list[DoneReport]:
+    """The batch's reports of a promise kept. A report may name its doer ("Bob sent it"); a name the
+    recent messages do not hold is looked up among the owners of the session's open promises (one
+    query, only when some message reads as such a report)."""
+    out = []
+    for turn in turns:
+        found = done_reports([turn], names)
+        if not found and any(r.owner_name for r in done_reports([turn], None)):
+            owners = await moderation.memory.open_commitments(Scope(tenant=request.tenant), visible_in=request.session)
+            names = names | {n for f in owners for n in (f.subject_name, *(s.author_name for s in f.sources[:1])) if n}
+            found = done_reports([turn], names)
+        out += found
+    return out
+
+
 async def settle(moderation: MemberSelfService, outbox: Outbox, request: ExtractionRequest,
                  *, flagged: frozenset[str] = frozenset()) -> list[Settled]:
     """Close the commitments the batch's "done" reports name; ask the owner when unsure. Messages in
     ``flagged`` (attempts to instruct the bot, ``memory.poisoning``) close nothing."""
     out: list[Settled] = []
-    for report in done_reports([t for t in request.turns if t.message_id not in flagged]):
+    names = {t.author_name for t in (*request.turns, *request.context) if t.author_name}
+    for report in await _reports([t for t in request.turns if t.message_id not in flagged], names, moderation,
+                                 request):
         open_ = await moderation.memory.open_commitments(
-            Scope(tenant=request.tenant), [report.author_id], visible_in=request.session)
+            Scope(tenant=request.tenant), [] if report.owner_name else [report.author_id], visible_in=request.session)
         sure, asked = match(report, open_, request.session)
         lang: Lang = "zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en"
         if sure is not None:
-            owner = Actor(tenant=request.tenant, user_id=report.author_id, name=report.author_name, lang=lang,
-                          unlimited=True)
+            # marked done on the owner's behalf, as /commitments done would; a report by someone else
+            # ("Bob sent it") names its author in the reason
+            owner = Actor(tenant=request.tenant, user_id=sure.subject, name=sure.subject_name or report.author_name,
+                          lang=lang, unlimited=True)
+            said = f"{report.author_name or report.author_id} said done" if report.owner_name else "said done"
             try:
-                done = await moderation.commitment_done(owner, sure.id, f"said done: “{report.quote}”",
+                done = await moderation.commitment_done(owner, sure.id, f"{said}: “{report.quote}”",
                                                         session=request.session, at=report.ts)  # when it was said
             except ModerationError as exc:  # deleted or changed meanwhile: nothing to close
                 log.info("could not mark %s done after %s: %s", sure.id, report.message_id, exc)

@@ -19,7 +19,7 @@ from bot.ports import Scheduler
 from memory.models import Scope, utcnow
 from memory.ports import MemoryStore
 
-__all__ = ["left_pending", "purge_tenant_data", "tenant_left", "tenant_returned"]
+__all__ = ["Departures", "left_pending", "purge_tenant_data", "tenant_left", "tenant_returned"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,29 @@ async def tenant_returned(redis: Redis, tenant: str) -> bool:
 async def left_pending(redis: Redis, tenant: str) -> bool:
     """Is a purge of ``tenant`` scheduled and not cancelled (Heyan left and did not come back)?"""
     return bool(await redis.exists(_LEFT + tenant))
+
+
+class Departures:
+    """Leaving and coming back, as a platform adapter reports them (the port's ``departures``)."""
+
+    def __init__(self, redis: Redis, scheduler: Scheduler) -> None:
+        self.redis = redis
+        self.scheduler = scheduler
+
+    def __repr__(self) -> str:
+        return "Departures()"
+
+    async def left(self, tenant: str, *, grace_seconds: float) -> str:
+        """Heyan left ``tenant``: its purge in ``grace_seconds`` (``tenant_left``)."""
+        return await tenant_left(self.redis, self.scheduler, tenant, grace_seconds=grace_seconds)
+
+    async def returned(self, tenant: str) -> bool:
+        """Heyan is back in ``tenant``: True if a pending purge was cancelled (``tenant_returned``)."""
+        return await tenant_returned(self.redis, tenant)
+
+    async def pending(self, tenant: str) -> bool:
+        """Is a purge of ``tenant`` pending (``left_pending``)?"""
+        return await left_pending(self.redis, tenant)
 
 
 async def purge_due(redis: Redis, tenant: str, request: str) -> bool:

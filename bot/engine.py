@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.clock import reply_zone
@@ -51,7 +51,8 @@ from memory.service import MemoryService, RetractResult
 from memory.summary_versions import since
 from prompts import neutralise
 
-__all__ = ["BUDGET_IMPORTANCE", "Engine", "EngineConfig", "ObservedHook", "StageHook", "fact_priority"]
+__all__ = ["BUDGET_IMPORTANCE", "LATE_ANSWER_WITHIN", "Engine", "EngineConfig", "ObservedHook", "StageHook",
+           "fact_priority"]
 
 #: Told of every observed message (after it is stored).
 ObservedHook = Callable[[Message], Awaitable[None]]
@@ -59,6 +60,10 @@ ObservedHook = Callable[[Message], Awaitable[None]]
 StageHook = Callable[[Scope, Stage, Message], Awaitable[None]]
 
 log = logging.getLogger(__name__)
+
+#: A mention read back after a downtime (a platform's catch-up) is answered only this soon after it
+#: was said; an older one is taken in as context — an answer hours late, out of the flow, helps nobody.
+LATE_ANSWER_WITHIN = timedelta(minutes=10)
 
 
 def _every_version(_: SummaryVersion) -> bool:
@@ -259,6 +264,17 @@ class Engine:
             if await self.sessions.is_open(tenant, place):
                 return True
         return False
+
+    async def known(self, tenant: str, sessions: Iterable[str]) -> list[str]:
+        """Those of ``sessions`` Heyan saw (a session record exists): an edit or a deletion on the
+        platform can concern only these — a conversation Heyan never saw holds nothing of it."""
+        return [s for s in dict.fromkeys(sessions) if await self.sessions.get(tenant, s) is not None]
+
+    @staticmethod
+    def answers_late(said_at: datetime, now: datetime) -> bool:
+        """Is a mention said at ``said_at`` and read back only ``now`` (after a downtime) still
+        answered? Else the platform hears it as not addressing Heyan (``LATE_ANSWER_WITHIN``)."""
+        return now - said_at <= LATE_ANSWER_WITHIN
 
     async def hear(
         self, msg: Message, *, within: Sequence[str] = (), history: HistoryReader | None = None,

@@ -44,7 +44,7 @@ from bot.tenants import TenantConfig
 from memory.models import Lang, Scope, Visibility
 
 __all__ = ["COOLDOWN_SECONDS", "TIMELINE", "Confirm", "EscalationMonitor", "HeatBook", "HeatPoint", "message_link",
-           "model_confirm", "sparkline"]
+           "model_confirm", "signal_label", "sparkline"]
 
 log = logging.getLogger(__name__)
 
@@ -216,3 +216,10 @@ _SIGNALS_EN = {"insult": "insults", "accusation": "accusations (you always / you
 _SIGNALS_ZH = {"insult": "辱骂", "accusation": "指责（你总是/你从来）", "blame": "责怪", "absolute": "绝对化的说法",
                "anger": "愤怒", "hurt": "受伤的情绪", "shout": "喊叫", "exclaim": "感叹", "echo": "反唇相讥",
                "rebuke": "互相命令", "contempt": "轻蔑"}
+
+
+def signal_label(name: str, lang: Lang) -> str:
+    """What a timeline point's signal (``bot.escalation.Signals`` field) is called for moderators."""
+    if name == "fast":
+        return "回复很快" if lang == "zh" else "fast replies"
+    return (_SIGNALS_ZH if lang == "zh" else _SIGNALS_EN).get(name, name)

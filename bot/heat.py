@@ -6,6 +6,7 @@ moderators read it through the moderation service (``thread_temperature``)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -62,6 +63,16 @@ class HeatBook:
         """The thread's points, oldest first."""
         raw = await self.redis.lrange(self.key(scope), 0, -1)  # type: ignore[misc]
         return [HeatPoint.from_json(r) for r in raw]
+
+    async def timelines(self, tenant: str, sessions: Sequence[str]) -> dict[str, list[HeatPoint]]:
+        """Several threads' points in one round trip, oldest first; a thread without any is left out."""
+        if not sessions:
+            return {}
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for session in sessions:
+                pipe.lrange(self.key(Scope(tenant=tenant, session=session)), 0, -1)
+            found = await pipe.execute()
+        return {s: [HeatPoint.from_json(r) for r in raw] for s, raw in zip(sessions, found, strict=True) if raw}
 
     async def last(self, scope: Scope) -> HeatPoint | None:
         raw = await self.redis.lindex(self.key(scope), -1)  # type: ignore[misc]

@@ -22,7 +22,7 @@ from bot.sessions import DisputeState, SessionBook
 from memory.models import Scope, utcnow
 from memory.ports import MemoryStore
 
-__all__ = ["ForgottenConversation", "conversation_deleted"]
+__all__ = ["DeletedConversations", "ForgottenConversation", "conversation_deleted"]
 
 log = logging.getLogger(__name__)
 
@@ -65,3 +65,23 @@ async def conversation_deleted(
     log.info("session %s of %s deleted on the platform: %d records, %d messages and %d unsent posts gone%s", session,
              tenant, records, messages, posts, ", its dispute closed" if info.is_open else "")
     return ForgottenConversation(records=records, messages=messages, posts=posts, was_open=info.is_open)
+
+
+class DeletedConversations:
+    """``conversation_deleted`` over this process's stores (the platform port's ``deletions``)."""
+
+    def __init__(self, *, store: MemoryStore, conversation: Conversation, sessions: SessionBook, audit: AuditLog,
+                 outbox: Outbox) -> None:
+        self.store = store
+        self.conversation = conversation
+        self.sessions = sessions
+        self.audit = audit
+        self.outbox = outbox
+
+    def __repr__(self) -> str:
+        return "DeletedConversations()"
+
+    async def forget(self, tenant: str, session: str) -> ForgottenConversation | None:
+        """Forget ``session`` of ``tenant`` (deleted on its platform); None when Heyan never saw it."""
+        return await conversation_deleted(store=self.store, conversation=self.conversation, sessions=self.sessions,
+                                          audit=self.audit, outbox=self.outbox, tenant=tenant, session=session)

@@ -56,7 +56,8 @@ def urgent(msg: Message) -> bool:
     if fact_bearing(msg):
         return True
     turn = msg.utterance()
-    return bool(done_reports([dataclasses.replace(turn, text=turn.text[:TRIGGER_LIMIT])]))
+    # any leading name may be the doer ("Bob sent it"): the trigger errs towards extracting now
+    return bool(done_reports([dataclasses.replace(turn, text=turn.text[:TRIGGER_LIMIT])], None))
 
 
 def _bare_answer(text: str) -> bool:

@@ -93,11 +93,11 @@ def mentions_bot(text: str) -> bool:
 #: Words before a command's verb ("please just", "ok Heyan,"). Bounded: a run of them at every clause
 #: start must not be read to the end of the sentence each time.
 _LEAD_EN = (r"\s*(?:(?:please|pls|plz|kindly|just|now|also|so|and|then|ok|okay|hey|hi|yo|btw|first|immediately|"
-            r"go\s+ahead\s+and|from\s+now\s+on|@?heyan|bot|ai|assistant)\b[\s,:!]*){0,4}")
+            r"go\s+ahead\s+and|from\s+now\s+on|only|@?heyan|bot|ai|assistant)\b[\s,:!]*){0,4}")
 _MODAL_EN = (r"(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+)?"
              r"|i\s+(?:need|want)\s+you\s+to\s+|(?:you|u)\s+(?:must|should|need\s+to|have\s+to|will|gotta|are\s+to)\s+"
              r"|make\s+sure\s+(?:you\s+|to\s+)?|(?P<neg>don't|dont|do\s+not|never|stop|quit|no\s+longer)\s+)?")
-_LEAD_ZH = (r"\s*(?:(?:请|麻烦你?|帮我|帮忙|给我|你要|你必须|你得|你给我|你以后|你从现在起|你(?=就|只要|只管)|你只要|你只管|以后|从现在(?:开始|起)|现在|马上|立刻|赶紧|直接|就|先|也|"
+_LEAD_ZH = (r"\s*(?:(?:请你?|麻烦你?|帮我|帮忙|给我|你要|你必须|你得|你给我|你以后|你从现在起|你(?=就|只要|只管)|你只要|你只管|以后|从现在(?:开始|起)|现在|马上|立刻|赶紧|直接|就|先|也|"
             r"对了|另外|顺便|喂|好了|还有|和言|机器人|AI|助手|@和言)[\s,，:：]*){0,4}")
 
 _RECORD = (r"(?:record|note(?:\s+down)?|write(?:\s+(?:down|up|in))?|jot(?:\s+down)?|mark\s+down|log|save|store|"
@@ -179,9 +179,9 @@ _BOT_ROLE = re.compile(r"\b(?:admin\w*|moderator\w*|mods?|system|developer|judge
 _BOTLIKE = re.compile(r"\b(?:bot|ai|assistant|system|DAN|unrestricted|jailbroken|mode)\b|没有(?:任何)?限制|机器人|助手|系统|模式", _I)
 #: Rules that are a bot's ("your/previous/above instructions"), whoever is spoken to.
 _THEIR_RULES = re.compile(
-    r"^\s*(?:(?:all|any|every)\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+|my\s+)?"
+    r"^\s*(?:(?:all|any|every)\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+)?"
     r"(?:(?:previous|prior|above|earlier|preceding|former|original|initial|existing|system|safety|moderation)\s+)+"
-    r"(?:instructions?|rules?|prompts?|guidelines?|directives?|constraints?|programming|context|messages?|policy|"
+    r"(?:instructions?|rules?|prompts?|guidelines?|directives?|constraints?|programming|policy|"
     r"policies|settings|restrictions)\b(?!\s+i\s+(?:sent|gave|posted|wrote|shared))"
     r"|^\s*(?:all\s+)?(?:of\s+)?your\s+(?:\w+\s+)?(?:instructions?|rules?|prompts?|guidelines?|directives?|"
     r"programming|policy|policies|restrictions|settings|training)\b"
@@ -191,8 +191,12 @@ _THEIR_RULES = re.compile(
     r"|^\s*(?:everything|all)\s+(?:above|before|you\s+were\s+told)\b",
     _I,
 )
+#: Rules, said to the bot (a member's "ignore my earlier message" / "the previous messages" speaks to the room).
 _ANY_RULES = re.compile(r"^\s*(?:\w+\s+){0,3}?(?:instructions?|rules?|prompts?|guidelines?|programming|polic(?:y|ies)|"
-                        r"directives?|restrictions|training)\b|^\s*(?:(?:everything|anything|all)\s+)?the\s+above\b", _I)
+                        r"directives?|restrictions|training)\b|^\s*(?:(?:everything|anything|all)\s+)?the\s+above\b"
+                        r"|^\s*(?:(?:all|any|every)\s+)?(?:of\s+)?(?:the\s+|your\s+|these\s+|those\s+)?"
+                        r"(?:(?:previous|prior|above|earlier|preceding|former|original|initial|system)\s+)+(?:context|messages?)\b",
+                        _I)
 #: Declarations that void the rules, anywhere: "your previous prompt is void", "the rules above no
 #: longer apply", "new instructions:", "你的提示词作废了", "新任务是".
 _VOID = re.compile(

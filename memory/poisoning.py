@@ -147,10 +147,11 @@ _BINDING = re.compile(r"\b(?:agreed|agrees|accepted|accepts|promised|promises|ow
                       r"|同意|答应|承诺|承认|欠|保证|认错|胜诉|败诉|责任|赔偿", _I)
 #: A verdict or a write ("… is verified", "closed", "store that", "已核实", "写入"): only about people or a
 #: dispute ("Admin: maintenance confirmed for Saturday" announces, it does not rule).
-_VERDICT = re.compile(r"\b(?:verified|confirmed|resolved|closed|withdrawn|ruled|policy|facts?|"
-                      r"(?:record|store|write|log)(?:\s+(?:fact|down))?\s*(?:that\b|[:：]))"
-                      r"|核实|裁定|结案|撤回|事实|写入|记录", _I)
-_DISPUTE = re.compile(r"\b(?:dispute|case|complaint|claims?|thread|members?|everyone)\b|争议|投诉|案|成员|大家", _I)
+_VERDICT = re.compile(r"\b(?:verified|confirmed|resolved|closed|withdrawn|rejected|dismissed|ruled|policy|facts?|"
+                      r"banned|suspended|muted|kicked|expelled|warned|sanctioned|(?:in\s+the\s+)?(?:right|wrong)|"
+                      r"correct|incorrect|innocent|lying|(?:record|store|write|log)(?:\s+(?:fact|down))?\s*(?:that\b|[:：]))"
+                      r"|核实|确认|裁定|结案|撤回|驳回|作废|无效|事实|写入|记录|封禁|禁言|踢出|警告|处罚|开除|正确|属实|有理|说谎|造谣", _I)
+_DISPUTE = re.compile(r"\b(?:dispute|case|complaint|claims?|thread|members?|everyone)\b|争议|投诉|案|成员|大家|说法|一方", _I)
 _ADDRESSING = re.compile(r"\s*(?:you\b|your\b|you'|you’|can\s+you|could\s+you|please|pls|@|你|您)", _I)
 
 
@@ -293,7 +294,8 @@ def _attempt(text: str, speaker: str, names: tuple[str, ...], addressed: bool) -
     me = _key(speaker)
     others = {k: n for n in names if (k := _key(n)) and k != me}
     pattern = names_pattern(others.values())
-    if found := _marker(view, pattern):
+    # a marker's ruling about anyone counts, its writer included ("[系统] 李娜的说法正确" by 李娜)
+    if found := _marker(view, names_pattern(names)):
         return Attempt(Flag.MARKER, _marker_detail(found), found)
     if who := _impersonation(view, others, speaker, quoted):
         return Attempt(Flag.IMPERSONATION, f"writes as {who}", who)

@@ -14,11 +14,24 @@ absent when the gold has none) and how many commitments are owned by someone oth
 speaker (the target is 0); then the trigger's recall and precision per part of
 ``tests/data/trigger_corpus.jsonl`` (``adapters.bench.trigger``). ``make test`` holds the targets
 (``tests/test_extraction_bench.py``).
+
+Optional labels, scored only on the lines that carry them (``tests/data/everyday_truth_*.jsonl``):
+
+* ``"action"`` on a gold commitment: the promised action as the agreement card shows it
+  (``promised_action`` of the stored value: "水管我来修" → "修水管");
+* ``"with"`` on a gold agreement or refusal: the index of the context message it answers; the record
+  must cite that message (the proposer) as well as the speaker;
+* ``"closes"`` on a line: the indexes of the context messages whose promise this line reports kept
+  (``[]``: it must close nothing). The context messages are extracted one by one (each after the
+  ones before it), their commitments and the line's own are the open promises, and the line goes
+  through ``done_reports`` and ``bot.completions.match`` as the extraction job does: a sure match
+  closes a promise, an unsure one asks its owner (counted apart: not closed, not wrong).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
@@ -64,6 +77,10 @@ class CorpusError(ValueError):
 class Gold:
     kind: str
     due: tuple[datetime, datetime] | None = None
+    #: the promised action as a card shows it (commitments), when labelled
+    action: str | None = None
+    #: the context message an agreement or refusal answers, when labelled
+    answers: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +95,8 @@ class CorpusRow:
     #: "dev" lines were written first and the rules tuned on them; "heldout" lines were written
     #: afterwards and first measured untouched (docs/BENCHMARKS.md has both numbers).
     split: str = "dev"
+    #: the context messages whose promise this line reports kept; None when not labelled
+    closes: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -92,6 +111,26 @@ class Report:
     non_speaker_commitments: int = 0
     rows: int = 0
     misses: list[str] = field(default_factory=list)
+    #: promises closed as labelled / closed wrongly / left open although reported kept
+    done_tp: int = 0
+    done_fp: int = 0
+    done_fn: int = 0
+    #: lines whose report the owner would be asked about (unsure match): kept / must-not-close lines
+    done_asked: int = 0
+    done_asked_wrongly: int = 0
+    done_lines: int = 0
+    action_ok: int = 0
+    action_checked: int = 0
+    answers_ok: int = 0
+    answers_checked: int = 0
+
+    @property
+    def done_precision(self) -> float:
+        return self.done_tp / (self.done_tp + self.done_fp) if self.done_tp + self.done_fp else 1.0
+
+    @property
+    def done_recall(self) -> float:
+        return self.done_tp / (self.done_tp + self.done_fn) if self.done_tp + self.done_fn else 1.0
 
     def precision(self, kind: str) -> float:
         found = self.tp[kind] + self.fp[kind]
@@ -116,6 +155,12 @@ class Report:
             "due_accuracy": round(self.due_accuracy, 3),
             "due_checked": self.due_checked,
             "non_speaker_commitments": self.non_speaker_commitments,
+            "completion": {"lines": self.done_lines, "closed_right": self.done_tp, "closed_wrongly": self.done_fp,
+                           "left_open": self.done_fn, "asked": self.done_asked,
+                           "asked_wrongly": self.done_asked_wrongly,
+                           "precision": round(self.done_precision, 3), "recall": round(self.done_recall, 3)},
+            "action": {"checked": self.action_checked, "right": self.action_ok},
+            "answers_cite_proposer": {"checked": self.answers_checked, "right": self.answers_ok},
         }
 
 
@@ -144,14 +189,20 @@ def _row(data: dict[str, Any]) -> CorpusRow:
             raise ValueError("a gold fact's owner is the speaker (claims about others are the speaker's claims)")
         window = item.get("due")
         due = (datetime.fromisoformat(window["from"]), datetime.fromisoformat(window["to"])) if window else None
-        gold.append(Gold(item["kind"], due))
+        answers = item.get("with")
+        if answers is not None and not 0 <= int(answers) < len(data.get("context", ())):
+            raise ValueError(f"'with': {answers} names no context message")
+        gold.append(Gold(item["kind"], due, item.get("action"), None if answers is None else int(answers)))
     context = tuple((c["id"], c["name"], c["text"]) for c in data.get("context", ()))
     ts = datetime.fromisoformat(data["ts"])
     if ts.tzinfo is None:
         raise ValueError("ts needs a UTC offset")
     speaker = (data["speaker"]["id"], data["speaker"]["name"])
+    closes = data.get("closes")
+    if closes is not None and not all(isinstance(i, int) and 0 <= i < len(context) for i in closes):
+        raise ValueError(f"'closes': {closes} names no context message")
     return CorpusRow(data["id"], data["lang"], speaker, data["text"], ts, tuple(gold), context,
-                     data.get("split", "dev"))
+                     data.get("split", "dev"), None if closes is None else tuple(closes))
 
 
 def label(fact: Fact) -> str | None:
@@ -165,16 +216,47 @@ def label(fact: Fact) -> str | None:
     return fact.kind.value if fact.kind.value in KINDS else None
 
 
-def extract(row: CorpusRow) -> list[Fact]:
-    """The facts production would store for this row's message."""
+def _earlier(row: CorpusRow) -> list[Utterance]:
+    return [Utterance(f"{row.id}-c{i}", uid, name, text, row.ts - timedelta(minutes=len(row.context) - i))
+            for i, (uid, name, text) in enumerate(row.context)]
+
+
+def _extract(turn: Utterance, earlier: list[Utterance], lang: str) -> list[Fact]:
     # here, not at the top: every `heyan` command imports this module (to register `heyan bench extraction`)
     from bot.offline.rules import extract_rules
 
-    earlier = [Utterance(f"{row.id}-c{i}", uid, name, text, row.ts - timedelta(minutes=len(row.context) - i))
-               for i, (uid, name, text) in enumerate(row.context)]
+    request = ExtractionRequest("bench", "corpus", [turn], earlier, lang, "UTC")  # type: ignore[arg-type]
+    return to_facts(request, extract_rules(request), now=turn.ts)
+
+
+def extract(row: CorpusRow) -> list[Fact]:
+    """The facts production would store for this row's message."""
     turn = Utterance(row.id, row.speaker[0], row.speaker[1], row.text, row.ts, offset_name(row.ts))
-    request = ExtractionRequest("bench", "corpus", [turn], earlier, row.lang, "UTC")  # type: ignore[arg-type]
-    return to_facts(request, extract_rules(request), now=row.ts)
+    return _extract(turn, _earlier(row), row.lang)
+
+
+def _closed(row: CorpusRow, facts: list[Fact]) -> tuple[set[str], bool]:
+    """(the message ids whose promise the row's message closes, whether its owner would be asked)."""
+    from bot.completions import match
+    from bot.offline.done import done_reports
+
+    earlier = _earlier(row)
+    open_ = [f for i, said in enumerate(earlier) for f in _extract(said, earlier[:i], row.lang)
+             if f.kind is Kind.COMMITMENT and f.status is not FactStatus.FLAGGED]
+    open_ += [f for f in facts if f.kind is Kind.COMMITMENT and f.status is not FactStatus.FLAGGED]
+    turn = Utterance(row.id, row.speaker[0], row.speaker[1], row.text, row.ts, offset_name(row.ts))
+    closed: set[str] = set()
+    asked = False
+    for report in done_reports([turn], [row.speaker[1], *(name for _, name, _ in row.context)]):
+        sure, unsure = match(report, open_, "corpus")
+        if sure is not None:
+            closed.add(sure.sources[0].message_id if sure.sources else sure.id)
+        asked = asked or bool(unsure)
+    return closed, asked
+
+
+def _same_action(a: str, b: str) -> bool:
+    return re.sub(r"[\W_]+", "", a.casefold()) == re.sub(r"[\W_]+", "", b.casefold())
 
 
 def score(rows: list[CorpusRow]) -> Report:
@@ -200,7 +282,46 @@ def score(rows: list[CorpusRow]) -> Report:
             report.due_ok += ok
             if not ok:
                 report.misses.append(f"{row.id} due: found {f.due_at}, gold {g.due} — {row.text}")
+        _score_labels(row, facts, commitments, report)
     return report
+
+
+def _score_labels(row: CorpusRow, facts: list[Fact], commitments: list[Fact], report: Report) -> None:
+    """The optional labels: the promised action, the proposal an answer cites, the promises closed."""
+    from bot.offline.actions import promised_action
+
+    for g in (g for g in row.gold if g.kind == "commitment" and g.action is not None):
+        report.action_checked += 1
+        actions = [promised_action(f.value) for f in commitments]
+        if any(_same_action(a, g.action or "") for a in actions):
+            report.action_ok += 1
+        else:
+            report.misses.append(f"{row.id} action: found {actions}, gold {g.action!r} — {row.text}")
+    for g in (g for g in row.gold if g.answers is not None):
+        report.answers_checked += 1
+        cited = [f for f in facts if label(f) == g.kind
+                 and any(s.message_id == f"{row.id}-c{g.answers}" for s in f.sources)]
+        if cited:
+            report.answers_ok += 1
+        else:
+            report.misses.append(f"{row.id} {g.kind} answering context {g.answers}: not recorded with its proposer "
+                                 f"— {row.text}")
+    if row.closes is None:
+        return
+    report.done_lines += 1
+    wanted = {f"{row.id}-c{i}" for i in row.closes}
+    closed, asked = _closed(row, facts)
+    report.done_tp += len(closed & wanted)
+    report.done_fp += len(closed - wanted)
+    report.done_fn += len(wanted - closed)
+    if asked and not closed:
+        if wanted:
+            report.done_asked += 1
+        else:
+            report.done_asked_wrongly += 1
+    if closed != wanted or (asked and not wanted):
+        report.misses.append(f"{row.id} closes: {sorted(closed)}{' (asked)' if asked else ''}, gold {sorted(wanted)} "
+                             f"— {row.text}")
 
 
 def score_corpus_trigger(rows: list[CorpusRow]) -> TriggerReport:
@@ -260,6 +381,15 @@ def extraction(
     console.print(table)
     console.print(f"due-time accuracy: {report.due_accuracy:.3f} ({report.due_ok}/{report.due_checked})")
     console.print(f"commitments owned by someone other than the speaker: {report.non_speaker_commitments}")
+    if report.done_lines:
+        console.print(f"promises closed by reports of them kept ({report.done_lines} lines): precision "
+                      f"{report.done_precision:.3f}, recall {report.done_recall:.3f} ({report.done_tp} right, "
+                      f"{report.done_fp} wrongly, {report.done_fn} left open; owner asked on {report.done_asked} "
+                      f"of those, wrongly on {report.done_asked_wrongly} lines that close nothing)")
+    if report.action_checked:
+        console.print(f"promised action as labelled: {report.action_ok}/{report.action_checked}")
+    if report.answers_checked:
+        console.print(f"answers recorded with their proposer: {report.answers_ok}/{report.answers_checked}")
     console.print(f"trigger on these lines: recall {own.recall:.3f}, precision {own.precision:.3f} "
                   f"({own.tp + own.fn} fact-bearing, {own.tp + own.fp} sent, {own.lines} lines)")
     trigger = Table(title=f"trigger (sent to extraction at once) on {trigger_corpus.name}")

@@ -45,7 +45,7 @@ __all__ = ["DATA", "PARTS", "PEOPLE", "Part", "held_out", "load", "measure", "po
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 PARTS = {"dev": DATA / "poisoning_dev.jsonl", "heldout": DATA / "poisoning_heldout.jsonl",
-         "regression": DATA / "poisoning_corpus.jsonl"}
+         "regression": DATA / "poisoning_corpus.jsonl", "fresh": DATA / "poisoning_fresh.jsonl"}
 #: Every corpus speaker, by id: each line is read with all of them as the thread's participants.
 PEOPLE = {"u-alice": "Alice", "u-bob": "Bob", "u-omar": "Omar", "u-lena": "Lena",
           "u-lina": "李娜", "u-zhang": "张伟", "u-wang": "王芳"}

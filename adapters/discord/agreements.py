@@ -101,7 +101,7 @@ class CardButton(discord.ui.DynamicItem[discord.ui.Button[Any]],
                 await interaction.response.send_modal(RefuseModal(self.card, who.lang))
                 return
             await defer(interaction)
-            outcome = await heyan.rt.moderation.card_confirm(who, str(interaction.channel_id), self.card)
+            outcome = await heyan.port.moderation.card_confirm(who, str(interaction.channel_id), self.card)
             key = "changed" if outcome.changed else "agreed" if outcome.stored is not None else "confirmed"
             await answer(interaction, _t(who.lang, key))
         except Exception as exc:
@@ -142,7 +142,7 @@ async def close_with_card(heyan: Heyan, interaction: discord.Interaction, reason
                           force: bool = False) -> CardOutcome:
     """``/dispute close``: close with the agreement card (see the module docstring); the public answer."""
     who = await actor(interaction, heyan)
-    outcome = await heyan.rt.moderation.dispute_close_card(who, str(interaction.channel_id), reason, force=force)
+    outcome = await heyan.port.moderation.dispute_close_card(who, str(interaction.channel_id), reason, force=force)
     closed = outcome.closed
     embeds = None
     if closed is not None:
@@ -191,7 +191,7 @@ class GroundOpen(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heya
             heyan = heyan_of(interaction.client)
             await defer(interaction)  # ephemeral: only the presser sees the statements
             who = await actor(interaction, heyan)
-            view = await heyan.rt.moderation.common_ground_view(who, str(interaction.channel_id))
+            view = await heyan.port.moderation.common_ground_view(who, str(interaction.channel_id))
             content, menu = _ground_message(view, who.lang)
             await answer(interaction, content, view=menu)
         except Exception as exc:
@@ -220,7 +220,7 @@ class GroundPick(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"heya
             await acknowledge(interaction)
             who = await actor(interaction, heyan)
             chosen = [str(v) for v in self.item.values]
-            view = await heyan.rt.moderation.common_ground_endorse(who, str(interaction.channel_id), chosen,
+            view = await heyan.port.moderation.common_ground_endorse(who, str(interaction.channel_id), chosen,
                                                                    self.round_id)
             content, menu = _ground_message(view, who.lang)
             note = _t(who.lang, "ground.saved", n=len(view.endorsed))
@@ -235,7 +235,7 @@ async def common_ground(heyan: Heyan, interaction: discord.Interaction) -> Groun
     """``/dispute common-ground``: draft and ask; the caller hears whom Heyan asked (privately)."""
     await defer(interaction)
     who = await actor(interaction, heyan)
-    view = await heyan.rt.moderation.common_ground_draft(who, str(interaction.channel_id))
+    view = await heyan.port.moderation.common_ground_draft(who, str(interaction.channel_id))
     names = ", ".join(f"<@{u}>" for u in view.participants)
     await answer(interaction, _t(who.lang, "ground.asked", n=len(view.statements), who=names))
     return view
@@ -260,7 +260,7 @@ class Agreements(commands.Cog):
             reason = _reason(data.get("components") or [])
             await defer(interaction)
             who = await actor(interaction, self.heyan)
-            await self.heyan.rt.moderation.card_refuse(who, str(interaction.channel_id), reason, match["card"])
+            await self.heyan.port.moderation.card_refuse(who, str(interaction.channel_id), reason, match["card"])
             await answer(interaction, _t(who.lang, "refused"))
         except Exception as exc:
             await report(interaction, exc)
@@ -296,7 +296,7 @@ class DigestCommands(commands.Cog):
     async def show(self, interaction: discord.Interaction) -> None:
         await defer(interaction)
         who = await actor(interaction, self.heyan)
-        found = await self.heyan.rt.moderation.digest(who)
+        found = await self.heyan.port.moderation.digest(who)
         text = safe(found.body().plain(), 1900)
         if found.undeliverable:
             text += "\n" + _t(who.lang, "digest.undeliverable", channel=f"<#{found.undeliverable[0]}>",
@@ -314,7 +314,7 @@ class DigestCommands(commands.Cog):
             values["digest_channel"] = str(channel.id)
         if schedule is not None:
             values["digest_schedule"] = schedule
-        updated = (await self.heyan.rt.moderation.update_community_settings(who, **values) if values
-                   else await self.heyan.rt.moderation.community_settings(who))
+        updated = (await self.heyan.port.moderation.update_community_settings(who, **values) if values
+                   else await self.heyan.port.moderation.community_settings(who))
         where = f"<#{updated.digest_channel}>" if updated.digest_channel else "—"
         await answer(interaction, _t(who.lang, "digest.set", channel=where, schedule=updated.digest_schedule))

@@ -11,8 +11,8 @@ already holds — so a message is taken in exactly once however often it is read
   catch-up of one opened before), moved by every message heard there, and removed when the dispute
   is found closed. A message in any other thread costs one Redis call that changes nothing.
 * Without a mark, the catch-up starts at the dispute's opening time.
-* A mention from the downtime is answered only if it is recent (``ANSWER_WITHIN``); an older one is
-  taken in as context — an answer hours late, out of the flow, helps nobody.
+* A mention from the downtime is answered only if it is recent (the engine's policy,
+  ``Engine.answers_late``); an older one is taken in as context — an answer hours late, out of the flow, helps nobody.
 * Without the Message Content intent, Discord returns only the text of messages that mention Heyan;
   the others add nothing (docs/DISCORD.md says so).
 * In a process that runs some of the shards (``HEYAN_DISCORD_SHARD_IDS``), only its guilds are read;
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 import discord
 from redis.asyncio import Redis
@@ -33,12 +33,10 @@ from redis.asyncio import Redis
 from adapters.discord.mapping import guild_tenant
 from bot.sessions import SessionBook, SessionInfo
 
-__all__ = ["ANSWER_WITHIN", "READ_AT_MOST", "CatchUp", "SeenMarks"]
+__all__ = ["READ_AT_MOST", "CatchUp", "SeenMarks"]
 
 log = logging.getLogger(__name__)
 
-#: Mentions from the downtime younger than this are answered; older ones are taken in only.
-ANSWER_WITHIN = timedelta(minutes=10)
 #: Messages read back per dispute at one READY (the mark moves, so the next READY reads on).
 READ_AT_MOST = 1000
 _PREFIX = "heyan:discord-seen:"

@@ -29,7 +29,7 @@ async def sync_commands(settings: Settings, *, guild: int | None = None) -> list
 
     from adapters.discord.client import Heyan, build_bot
     from adapters.discord.platform import login, redirect
-    from adapters.runtime import StartupError
+    from adapters.startup import StartupError
 
     undo = redirect(settings.discord)
     bot = build_bot(Heyan(settings))

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import discord
@@ -24,12 +25,16 @@ from adapters.discord.translate import HeyanTranslator
 from bot.settings import DiscordSettings, Settings
 
 if TYPE_CHECKING:
+    from adapters.discord.catchup import SeenMarks
+    from adapters.discord.guilds import GuildRoster
+    from adapters.discord.notices import Notices
     from adapters.discord.sharding import ShardPlan
-    from adapters.runtime import Runtime
+    from bot.platform_port import PlatformPort
 
 __all__ = [
     "REQUIRED_PERMISSIONS",
     "AnyBot",
+    "Attached",
     "Heyan",
     "HeyanBot",
     "ShardedHeyanBot",
@@ -54,29 +59,60 @@ IDENTIFY_DELAY = 5.0
 GUILD_READY_TIMEOUT = 2.0
 
 
+@dataclass(frozen=True, slots=True)
+class Attached:
+    """What a started process hands the Discord side (``adapters.discord.platform`` builds it): the
+    core's platform port, and what Discord keeps in Redis for its own wire."""
+
+    port: PlatformPort
+    #: The last message taken in per open dispute thread (the READY catch-up).
+    marks: SeenMarks
+    #: Once-per-period hints and notices.
+    notices: Notices
+    #: The guilds Heyan is in (departures while it was offline).
+    guilds: GuildRoster
+
+
 class Heyan:
-    """What the Discord side needs of its process: the settings from the start, the runtime once
-    ``heyan run`` has started it (``heyan discord sync`` builds the command tree without one)."""
+    """What the Discord side needs of its process: the settings from the start, the platform port
+    and Discord's Redis-backed helpers once ``heyan run`` has started it (``heyan discord sync``
+    builds the command tree without them)."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._runtime: Runtime | None = None
+        self._attached: Attached | None = None
 
     def __repr__(self) -> str:
-        return f"Heyan(runtime={'attached' if self._runtime else 'none'})"
+        return f"Heyan(port={'attached' if self._attached else 'none'})"
 
     @property
     def discord(self) -> DiscordSettings:
         return self.settings.discord
 
     @property
-    def rt(self) -> Runtime:
-        if self._runtime is None:
-            raise RuntimeError("the Discord adapter was used before its runtime was attached")
-        return self._runtime
+    def attached(self) -> Attached:
+        if self._attached is None:
+            raise RuntimeError("the Discord adapter was used before its port was attached")
+        return self._attached
 
-    def attach(self, rt: Runtime) -> None:
-        self._runtime = rt
+    @property
+    def port(self) -> PlatformPort:
+        return self.attached.port
+
+    @property
+    def marks(self) -> SeenMarks:
+        return self.attached.marks
+
+    @property
+    def notices(self) -> Notices:
+        return self.attached.notices
+
+    @property
+    def guilds(self) -> GuildRoster:
+        return self.attached.guilds
+
+    def attach(self, attached: Attached) -> None:
+        self._attached = attached
 
     @property
     def reads_content(self) -> bool:

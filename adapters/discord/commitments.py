@@ -49,7 +49,7 @@ def commitments_message(who: Actor, facts: Sequence[Fact], page: int = 0) -> tup
 
 
 async def _redraw_page(interaction: discord.Interaction, who: Actor, page: int, content: str = "") -> None:
-    facts = await heyan_of(interaction.client).rt.moderation.commitments(who, session=str(interaction.channel_id))
+    facts = await heyan_of(interaction.client).port.moderation.commitments(who, session=str(interaction.channel_id))
     blank, embeds, view = commitments_message(who, facts, page)
     await redraw(interaction, content or blank, embeds=embeds, view=view)
 
@@ -73,7 +73,7 @@ class CommitmentDone(discord.ui.DynamicItem[discord.ui.Button[Any]],
             await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
-            done = await heyan.rt.moderation.commitment_done(who, self.fact_id)
+            done = await heyan.port.moderation.commitment_done(who, self.fact_id)
             text = t(who.lang, "commitments.marked", what=safe(f"{done.attribute}: {done.value}", 200))
             await _redraw_page(interaction, who, self.page, text)
         except Exception as exc:

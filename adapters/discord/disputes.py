@@ -26,7 +26,6 @@ from discord import app_commands
 from discord.ext import commands
 
 from adapters.discord.agreements import close_with_card, common_ground
-from adapters.discord.catchup import SeenMarks
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.embeds import status_embed, summary_embed
 from adapters.discord.interactions import MissingPermission, Refusal, actor, answer, defer, require_guild
@@ -69,7 +68,7 @@ class Disputes(commands.Cog):
         members = list({m.id: m for m in named}.values())
         channel = self._channel(interaction)
         perms = interaction.app_permissions
-        moderation = self.heyan.rt.moderation
+        moderation = self.heyan.port.moderation
         notes: list[str] = []
         if isinstance(channel, discord.Thread):
             await moderation.check_dispute_place(who, str(channel.parent_id) if channel.parent_id else None)
@@ -94,7 +93,7 @@ class Disputes(commands.Cog):
             if created:
                 await self._discard(thread, perms)
             raise
-        await SeenMarks(self.heyan.rt.redis).start(guild_tenant(thread.guild.id), str(thread.id), interaction.id)
+        await self.heyan.marks.start(guild_tenant(thread.guild.id), str(thread.id), interaction.id)
         if not self.heyan.reads_content:
             notes.append(t(who.lang, "dispute.mentions_only", me=f"<@{self.bot.user.id if self.bot.user else 0}>"))
         key = "dispute.opened_private" if info.visibility is Visibility.PRIVATE else "dispute.opened"
@@ -160,7 +159,7 @@ class Disputes(commands.Cog):
         require_guild(interaction)
         await defer(interaction)
         who = await actor(interaction, self.heyan)
-        found = await self.heyan.rt.moderation.dispute_status(who, str(interaction.channel_id))
+        found = await self.heyan.port.moderation.dispute_status(who, str(interaction.channel_id))
         if found.info is None and found.turns == 0:
             await answer(interaction, t(who.lang, "dispute.none"))
             return
@@ -171,7 +170,7 @@ class Disputes(commands.Cog):
         require_guild(interaction)
         await defer(interaction)
         who = await actor(interaction, self.heyan)
-        found = await self.heyan.rt.moderation.dispute_summary(who, str(interaction.channel_id))
+        found = await self.heyan.port.moderation.dispute_summary(who, str(interaction.channel_id))
         if found is None:
             await answer(interaction, t(who.lang, "dispute.no_summary"))
             return
@@ -186,7 +185,7 @@ class Disputes(commands.Cog):
         await defer(interaction, ephemeral=False)  # everyone in the thread should see it closed
         outcome = await close_with_card(self.heyan, interaction, reason, force=force)
         if outcome.closed is not None:
-            await SeenMarks(self.heyan.rt.redis).stop(outcome.card.tenant, str(interaction.channel_id))
+            await self.heyan.marks.stop(outcome.card.tenant, str(interaction.channel_id))
 
     @dispute.command(name="common-ground", description="Draft statements everyone might endorse; each party picks privately")
     async def common_ground(self, interaction: discord.Interaction) -> None:

@@ -19,20 +19,42 @@ import logging
 
 import discord
 from discord.ext import commands
+from redis.asyncio import Redis
 
-from adapters.discord.catchup import SeenMarks
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.mapping import guild_tenant
-from bot.departures import left_pending, tenant_left, tenant_returned
-from bot.session_deletion import conversation_deleted
 
-__all__ = ["GUILDS_KEY", "Guilds", "forget_deleted", "owned_by"]
+__all__ = ["GUILDS_KEY", "GuildRoster", "Guilds", "forget_deleted", "owned_by"]
 
 log = logging.getLogger(__name__)
 
 #: The guild ids Heyan is in, as far as it knows (a set; only ids).
 GUILDS_KEY = "heyan:discord-guilds"
 _PREFIX = "discord:"
+
+
+class GuildRoster:
+    """The guild ids Heyan is in (``GUILDS_KEY``, a Redis set shared by every shard's process)."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+
+    def __repr__(self) -> str:
+        return "GuildRoster()"
+
+    async def kept(self) -> bool:
+        """Has this deployment kept the set yet (False before its first READY with departures)?"""
+        return bool(await self.redis.exists(GUILDS_KEY))
+
+    async def ids(self) -> set[int]:
+        return {int(raw) for raw in await self.redis.smembers(GUILDS_KEY)}  # type: ignore[misc]
+
+    async def add(self, *guild_ids: int | str) -> None:
+        if guild_ids:
+            await self.redis.sadd(GUILDS_KEY, *(str(g) for g in guild_ids))  # type: ignore[misc]
+
+    async def remove(self, guild_id: int) -> None:
+        await self.redis.srem(GUILDS_KEY, str(guild_id))  # type: ignore[misc]
 
 
 def owned_by(bot: discord.Client, guild_id: int) -> bool:
@@ -45,11 +67,8 @@ def owned_by(bot: discord.Client, guild_id: int) -> bool:
 
 async def forget_deleted(heyan: Heyan, tenant: str, session: str) -> None:
     """A thread or channel was deleted: forget what Heyan held from it and close its dispute."""
-    rt = heyan.rt
-    forgotten = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions,
-                                           audit=rt.audit, outbox=rt.outbox, tenant=tenant, session=session)
-    if forgotten is not None:
-        await SeenMarks(rt.redis).stop(tenant, session)
+    if await heyan.port.deletions.forget(tenant, session) is not None:
+        await heyan.marks.stop(tenant, session)
 
 
 class Guilds(commands.Cog):
@@ -61,10 +80,9 @@ class Guilds(commands.Cog):
         self._ready = False
 
     async def _left(self, guild_id: int) -> None:
-        rt = self.heyan.rt
         grace = self.heyan.discord.leave_purge_days * 86400
-        await tenant_left(rt.redis, rt.queue, guild_tenant(guild_id), grace_seconds=grace)
-        await rt.redis.srem(GUILDS_KEY, str(guild_id))  # type: ignore[misc]
+        await self.heyan.port.departures.left(guild_tenant(guild_id), grace_seconds=grace)
+        await self.heyan.guilds.remove(guild_id)
 
     @commands.Cog.listener()
     async def on_guild_remove(self, guild: discord.Guild) -> None:
@@ -72,8 +90,8 @@ class Guilds(commands.Cog):
 
     @commands.Cog.listener()
     async def on_guild_join(self, guild: discord.Guild) -> None:
-        await self.heyan.rt.redis.sadd(GUILDS_KEY, str(guild.id))  # type: ignore[misc]
-        if await tenant_returned(self.heyan.rt.redis, guild_tenant(guild.id)):
+        await self.heyan.guilds.add(guild.id)
+        if await self.heyan.port.departures.returned(guild_tenant(guild.id)):
             log.info("back in guild %s: its pending purge is cancelled", guild.id)
 
     @commands.Cog.listener()
@@ -95,17 +113,17 @@ class Guilds(commands.Cog):
 
     async def reconcile(self) -> list[int]:
         """Schedule the purge of guilds left while Heyan was offline; returns their ids."""
-        redis = self.heyan.rt.redis
+        roster, departures = self.heyan.guilds, self.heyan.port.departures
         present = {g.id for g in self.bot.guilds}  # unavailable ones too: an outage is not a departure
-        if not await redis.exists(GUILDS_KEY):
+        if not await roster.kept():
             await self._seed()
-        known = {int(raw) for raw in await redis.smembers(GUILDS_KEY)}  # type: ignore[misc]
+        known = await roster.ids()
         gone = sorted(g for g in known - present if owned_by(self.bot, g))
         for guild_id in gone:
             if self.bot.get_guild(guild_id) is not None:
                 continue  # joined (again) while this ran
-            if await left_pending(redis, guild_tenant(guild_id)):
-                await redis.srem(GUILDS_KEY, str(guild_id))  # type: ignore[misc]
+            if await departures.pending(guild_tenant(guild_id)):
+                await roster.remove(guild_id)
                 continue
             log.warning("guild %s no longer lists Heyan (it was removed while Heyan was offline): its data is "
                         "purged in %s day(s) unless Heyan is added back", guild_id,
@@ -115,18 +133,17 @@ class Guilds(commands.Cog):
             # a guild left while this ran (its own event recorded that) must not be counted back in
             if self.bot.get_guild(guild_id) is None:
                 continue
-            await redis.sadd(GUILDS_KEY, str(guild_id))  # type: ignore[misc]
-            if self.bot.get_guild(guild_id) is not None and await tenant_returned(redis, guild_tenant(guild_id)):
+            await roster.add(guild_id)
+            if self.bot.get_guild(guild_id) is not None and await departures.returned(guild_tenant(guild_id)):
                 log.info("Heyan was added back to guild %s while offline: its pending purge is cancelled", guild_id)
         return gone
 
     async def _seed(self) -> None:
         """The first READY with departures kept: the guilds Heyan holds sessions of."""
-        guilds = {info.tenant.removeprefix(_PREFIX) for info in await self.heyan.rt.sessions.all_sessions()
+        guilds = {info.tenant.removeprefix(_PREFIX) for info in await self.heyan.port.sessions.all_sessions()
                   if info.tenant.startswith(_PREFIX)}
         ids = [g for g in guilds if g.isdigit()]  # not discord:dm:<user>
-        if ids:
-            await self.heyan.rt.redis.sadd(GUILDS_KEY, *ids)  # type: ignore[misc]
+        await self.heyan.guilds.add(*ids)
 
     # --- deleted conversations ------------------------------------------------------------------------
 

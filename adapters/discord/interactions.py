@@ -89,7 +89,7 @@ def require_guild(interaction: discord.Interaction) -> int:
 
 async def actor(interaction: discord.Interaction, heyan: Heyan) -> Actor:
     """The caller as an ``Actor``; its language is remembered for the error handler."""
-    found = await actor_for(interaction, tenants=heyan.rt.tenants, moderator_role=heyan.discord.moderator_role)
+    found = await actor_for(interaction, tenants=heyan.port.tenants, moderator_role=heyan.discord.moderator_role)
     interaction.extras["lang"] = found.lang
     return found
 

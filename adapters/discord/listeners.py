@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 
 import discord
 from discord.ext import commands
 
-from adapters.discord.catchup import ANSWER_WITHIN, CatchUp, SeenMarks
+from adapters.discord.catchup import CatchUp, SeenMarks
 from adapters.discord.client import AnyBot, Heyan
 from adapters.discord.guilds import forget_deleted
 from adapters.discord.history import ConversationReader, conversation
@@ -103,15 +102,15 @@ class Listeners(commands.Cog):
 
     async def _lang(self, tenant: str, message: discord.Message) -> Lang:
         guild_locale = message.guild.preferred_locale if message.guild is not None else None
-        return await language(self.heyan.rt.tenants, tenant, None, guild_locale)
+        return await language(self.heyan.port.tenants, tenant, None, guild_locale)
 
-    @functools.cached_property
+    @property
     def marks(self) -> SeenMarks:
-        return SeenMarks(self.heyan.rt.redis)  # on first use: ``heyan discord sync`` has no runtime
+        return self.heyan.marks  # on use: ``heyan discord sync`` has no port
 
-    @functools.cached_property
+    @property
     def notices(self) -> Notices:
-        return Notices(self.heyan.rt.redis)
+        return self.heyan.notices
 
     # --- messages ----------------------------------------------------------------------------------
 
@@ -133,18 +132,19 @@ class Listeners(commands.Cog):
         text = message_text(message, self._me())
         if not text and not addressed:
             return
-        if addressed and not live and message.created_at < discord.utils.utcnow() - ANSWER_WITHIN:
+        if addressed and not live and not self.heyan.port.engine.answers_late(message.created_at,
+                                                                             discord.utils.utcnow()):
             addressed = False  # asked long ago, while Heyan was away: taken in, not answered late
         msg = to_message(message, tenant=tenant, text=text, mention=addressed)
         if addressed:
             await self._answer(message, msg, tenant, live=live)
         else:
-            await self.heyan.rt.engine.hear(msg)
+            await self.heyan.port.engine.hear(msg)
         if message.guild is not None:
             await self.marks.advance(tenant, msg.session, message.id)  # only moves for an open dispute
 
     async def _answer(self, message: discord.Message, msg: Message, tenant: str, *, live: bool) -> None:
-        rt = self.heyan.rt
+        engine = self.heyan.port.engine
         reader = ConversationReader(message, tenant=tenant, me=self._me())
         async with contextlib.AsyncExitStack() as typing:
             if live:
@@ -152,9 +152,9 @@ class Listeners(commands.Cog):
                     await typing.enter_async_context(message.channel.typing())
                 except discord.HTTPException as exc:  # typing is a courtesy; the reply still matters
                     log.info("no typing indicator in %s: %s", message.channel.id, exc)
-            reply = await rt.engine.hear(msg, history=reader, confirm=True)
+            reply = await engine.hear(msg, history=reader, confirm=True)
         if reply is not None and await self._reply(message, reply, tenant, refused=reader.refused):
-            await rt.engine.answered(msg)  # only once it was posted: until then it is answered again later
+            await engine.answered(msg)  # only once it was posted: until then it is answered again later
 
     async def _reply(self, message: discord.Message, reply: Reply, tenant: str, *, refused: str | None) -> bool:
         """Post the reply, its first piece as a Discord reply to the message (which needs Read
@@ -230,7 +230,7 @@ class Listeners(commands.Cog):
     def _start_catch_up(self, shard_id: int | None) -> None:
         if self._catching_up is not None and not self._catching_up.done():
             return
-        catch_up = CatchUp(self.bot, self.heyan.rt.sessions, self.marks, self.hear,
+        catch_up = CatchUp(self.bot, self.heyan.port.sessions, self.marks, self.hear,
                            lambda tenant, session: forget_deleted(self.heyan, tenant, session))
         self._catching_up = asyncio.create_task(self._catch_up(catch_up, shard_id), name="heyan-discord-catch-up")
 
@@ -260,17 +260,12 @@ class Listeners(commands.Cog):
             return
         if not self._readable(message):
             return
-        rt = self.heyan.rt
         tenant = self._tenant(message)
         msg = to_message(message, tenant=tenant, text=message_text(message, self._me()),
                          mention=self._addressed(message))
-        scope = Scope(tenant=tenant, session=msg.session)
-        if await rt.sessions.get(tenant, msg.session) is None:
-            return  # a session Heyan never saw holds nothing from this message
-        held = await rt.window.get_many(scope, [msg.id])
-        if held and held[0].text == msg.text:
-            return  # same text: re-reading it would take its memories back for nothing
-        await rt.engine.revise(msg)
+        engine = self.heyan.port.engine
+        if await engine.known(tenant, [msg.session]):  # a session Heyan never saw holds nothing of it
+            await engine.revise(msg)  # the same text again (an unfurl, a pin) changes nothing there
 
     @commands.Cog.listener()
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
@@ -288,12 +283,12 @@ class Listeners(commands.Cog):
         if tenant is None:
             log.info("deleted message(s) in unknown DM channel %s: nothing to take back", channel_id)
             return
-        rt = self.heyan.rt
+        engine = self.heyan.port.engine
         session = str(channel_id)
-        if await rt.sessions.get(tenant, session) is None:
+        if not await engine.known(tenant, [session]):
             return
         for message_id in message_ids:
-            changed = await rt.engine.retract(Scope(tenant=tenant, session=session), str(message_id))
+            changed = await engine.retract(Scope(tenant=tenant, session=session), str(message_id))
             log.info("message %s deleted in %s: %d memories changed", message_id, session, changed)
 
     async def _dm_tenant(self, channel_id: int) -> str | None:

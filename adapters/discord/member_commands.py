@@ -92,7 +92,7 @@ class MyMemoryPage(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"he
             await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
-            content, embeds, view = my_memory_message(await heyan.rt.moderation.my_memories(who), who.lang, self.page)
+            content, embeds, view = my_memory_message(await heyan.port.moderation.my_memories(who), who.lang, self.page)
             await redraw(interaction, content, embeds=embeds, view=view)
         except Exception as exc:
             await report(interaction, exc)
@@ -119,7 +119,7 @@ class CorrectPick(discord.ui.DynamicItem[discord.ui.Select[Any]], template=r"hey
             who = await actor(interaction, heyan)
             fact_id = self.item.values[0]
             try:  # the modal must be the first answer: the current value only if it comes in time
-                fact: Fact | None = await asyncio.wait_for(heyan.rt.moderation.memory_show(who, fact_id),
+                fact: Fact | None = await asyncio.wait_for(heyan.port.moderation.memory_show(who, fact_id),
                                                            MODAL_LOOKUP_SECONDS)
             except TimeoutError:
                 log.info("memory %s not read within %.1f s; the Correct modal opens without its value",
@@ -181,7 +181,7 @@ class EraseAsk(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heyan:
             await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
-            request = await heyan.rt.moderation.request_erasure(who)
+            request = await heyan.port.moderation.request_erasure(who)
             view = discord.ui.View(timeout=None)
             view.add_item(EraseConfirm(request.token, label=t(who.lang, "erase.confirm")))
             view.add_item(EraseCancel(label=t(who.lang, "erase.cancel")))
@@ -209,7 +209,7 @@ class EraseConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"he
             await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
-            removed = await heyan.rt.moderation.confirm_erasure(who, self.token)
+            removed = await heyan.port.moderation.confirm_erasure(who, self.token)
             await redraw(interaction, t(who.lang, "erase.done", count=removed), embeds=[], view=None)
         except Exception as exc:
             await report(interaction, exc)
@@ -248,9 +248,9 @@ class MemberCommands(commands.Cog):
     async def my_memory(self, interaction: discord.Interaction) -> None:
         await defer(interaction)
         who = await actor(interaction, self.heyan)
-        facts = await self.heyan.rt.moderation.my_memories(who)
+        facts = await self.heyan.port.moderation.my_memories(who)
         content, embeds, view = my_memory_message(facts, who.lang)
-        record = await self.heyan.rt.moderation.record_of(who.tenant, who.user_id)  # their own only (issue 22)
+        record = await self.heyan.port.moderation.record_of(who.tenant, who.user_id)  # their own only (issue 22)
         if record.total:
             content = f"{safe(record.text(who.lang), 300)}\n{content}"
         await answer(interaction, content, embeds=embeds, view=view)
@@ -259,7 +259,7 @@ class MemberCommands(commands.Cog):
     async def commitments(self, interaction: discord.Interaction) -> None:
         await defer(interaction)
         who = await actor(interaction, self.heyan)
-        facts = await self.heyan.rt.moderation.commitments(who, session=str(interaction.channel_id))
+        facts = await self.heyan.port.moderation.commitments(who, session=str(interaction.channel_id))
         content, embeds, view = commitments_message(who, facts)
         await answer(interaction, content, embeds=embeds, view=view)
 
@@ -277,7 +277,7 @@ class MemberCommands(commands.Cog):
             await defer(interaction)
             who = await actor(interaction, self.heyan)
             value = values.get("value", "")
-            saved = await self.heyan.rt.moderation.correct(who, match["fact"], value, values.get("reason", ""))
+            saved = await self.heyan.port.moderation.correct(who, match["fact"], value, values.get("reason", ""))
             own = saved.value == value.strip() and saved.status is not FactStatus.DISPUTED
             text = t(who.lang, "correct.done", value=safe(saved.value, 500)) if own else t(who.lang, "correct.contested")
             await answer(interaction, text)

@@ -97,7 +97,7 @@ def fact_choices(facts: list[Fact], current: str, lang: Lang) -> list[app_comman
 async def memory_list_message(heyan: Heyan, who: Actor, *, page: int = 0, member: str | None = None,
                               kind: str | None = None) -> tuple[str, list[discord.Embed], discord.ui.View | None]:
     """One page of ``/memory list`` (newest first), asked of the service as ``who``."""
-    facts = await heyan.rt.moderation.memory_list(who, user=member, kind=_kind(kind, who.lang))
+    facts = await heyan.port.moderation.memory_list(who, user=member, kind=_kind(kind, who.lang))
     if not facts:
         return t(who.lang, "memory.none"), [], None
     facts.sort(key=lambda f: f.updated_at, reverse=True)
@@ -182,7 +182,7 @@ class MemoryCommands(commands.Cog):
         facts = self.recent.get(who)
         if facts is None:
             try:
-                facts = await self.heyan.rt.moderation.memory_list(who)
+                facts = await self.heyan.port.moderation.memory_list(who)
             except (ModerationError, SlowDown):
                 facts = []  # not a moderator, or too fast: nothing to suggest
             self.recent.put(who, facts)
@@ -209,7 +209,7 @@ class MemoryCommands(commands.Cog):
     @app_commands.rename(memory_id="id")
     async def show(self, interaction: discord.Interaction, memory_id: str) -> None:
         who = await self._start(interaction)
-        fact = await self.heyan.rt.moderation.memory_show(who, memory_id)
+        fact = await self.heyan.port.moderation.memory_show(who, memory_id)
         await answer(interaction, embeds=[fact_embed(fact, who.lang)])
 
     @memory.command(name="edit", description="Change what a memory says")
@@ -218,7 +218,7 @@ class MemoryCommands(commands.Cog):
     async def edit(self, interaction: discord.Interaction, memory_id: str, value: app_commands.Range[str, 1, 1000],
                    reason: app_commands.Range[str, 0, 500] = "") -> None:
         who = await self._start(interaction)
-        fact = await self.heyan.rt.moderation.memory_edit(who, memory_id, value, reason)
+        fact = await self.heyan.port.moderation.memory_edit(who, memory_id, value, reason)
         self.recent.forget(who.tenant)
         await answer(interaction, t(who.lang, "memory.edited", id=short_id(fact), version=fact.version),
                      embeds=[fact_embed(fact, who.lang)])
@@ -229,7 +229,7 @@ class MemoryCommands(commands.Cog):
     async def delete(self, interaction: discord.Interaction, memory_id: str,
                      reason: app_commands.Range[str, 0, 500] = "") -> None:
         who = await self._start(interaction)
-        fact = await self.heyan.rt.moderation.memory_delete(who, memory_id, reason)
+        fact = await self.heyan.port.moderation.memory_delete(who, memory_id, reason)
         self.recent.forget(who.tenant)
         await answer(interaction, t(who.lang, "memory.deleted", id=short_id(fact)))
 
@@ -239,14 +239,14 @@ class MemoryCommands(commands.Cog):
     async def confirm(self, interaction: discord.Interaction, memory_id: str,
                       reason: app_commands.Range[str, 0, 500] = "") -> None:
         who = await self._start(interaction)
-        fact = await self.heyan.rt.moderation.memory_confirm(who, memory_id, reason)
+        fact = await self.heyan.port.moderation.memory_confirm(who, memory_id, reason)
         self.recent.forget(who.tenant)
         await answer(interaction, t(who.lang, "memory.confirmed", id=short_id(fact)), embeds=[fact_embed(fact, who.lang)])
 
     @memory.command(name="review", description="Review disputed and unverified memories")
     async def review(self, interaction: discord.Interaction) -> None:
         who = await self._start(interaction)
-        page = await self.heyan.rt.moderation.review_queue(who, offset=0, limit=REVIEW_PAGE)
+        page = await self.heyan.port.moderation.review_queue(who, offset=0, limit=REVIEW_PAGE)
         content, embeds, view = review_message(page, who.lang)
         await answer(interaction, content, embeds=embeds, view=view)
 
@@ -254,7 +254,7 @@ class MemoryCommands(commands.Cog):
     @app_commands.describe(member="The member to export")
     async def export(self, interaction: discord.Interaction, member: Member) -> None:
         who = await self._start(interaction)
-        data: dict[str, Any] = await self.heyan.rt.moderation.export_member(who, str(member.id))
+        data: dict[str, Any] = await self.heyan.port.moderation.export_member(who, str(member.id))
         raw = json.dumps(data, ensure_ascii=False, indent=1).encode()
         file = discord.File(io.BytesIO(raw), filename=f"heyan-export-{member.id}.json")
         text = t(who.lang, "export.done", who=member.mention, facts=len(data["facts"]), summaries=len(data["summaries"]))
@@ -264,7 +264,7 @@ class MemoryCommands(commands.Cog):
     @app_commands.describe(member="Only changes concerning this member")
     async def audit(self, interaction: discord.Interaction, member: Member | None = None) -> None:
         who = await self._start(interaction)
-        entries = await self.heyan.rt.moderation.audit_log(who, user=str(member.id) if member else None, limit=20)
+        entries = await self.heyan.port.moderation.audit_log(who, user=str(member.id) if member else None, limit=20)
         if not entries:
             await answer(interaction, t(who.lang, "audit.none"))
             return

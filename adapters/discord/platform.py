@@ -1,6 +1,8 @@
 """``DiscordPlatform``: Heyan's Discord connection in ``heyan run`` (the ``adapters.platforms.Platform``
 contract): log in, connect to the gateway, wait until ready, hand back the outbox's sender; serve
-until the connection ends; close.
+until the connection ends; close. Discord's one composition module: the only one of
+``adapters/discord`` that sees the runtime — it attaches the platform port and Discord's
+Redis-backed helpers (``client.Attached``), and every cog works through those.
 
 Start-up failures become one-line ``StartupError``s that say what to fix in the developer portal: a
 rejected token (REST 401 → ``LoginFailure``, or gateway close code 4004), a privileged intent the
@@ -27,10 +29,13 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from adapters.discord.client import GUILD_READY_TIMEOUT, IDENTIFY_DELAY, AnyBot, Heyan, build_bot
+from adapters.discord.catchup import SeenMarks
+from adapters.discord.client import GUILD_READY_TIMEOUT, IDENTIFY_DELAY, AnyBot, Attached, Heyan, build_bot
+from adapters.discord.guilds import GuildRoster
+from adapters.discord.notices import Notices
 from adapters.discord.sender import DiscordSender
 from adapters.discord.sharding import ShardPlan, plan, recommended_shards
-from adapters.runtime import StartupError
+from adapters.startup import StartupError
 from bot.delivery import PostSender
 from bot.settings import DiscordSettings, Settings
 
@@ -152,7 +157,9 @@ class DiscordPlatform:
         d = self.settings.discord
         shards = plan(d)  # a bad shard setting stops here, before anything connects
         self._undo = redirect(d)
-        self.heyan.attach(rt)
+        # the composition: the core's port, and what Discord keeps in the process's Redis
+        self.heyan.attach(Attached(port=rt.port, marks=SeenMarks(rt.redis), notices=Notices(rt.redis),
+                                   guilds=GuildRoster(rt.redis)))
         try:
             shards = await self._decide(shards)
         except BaseException:

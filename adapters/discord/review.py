@@ -51,7 +51,7 @@ class ReviewAction(discord.ui.DynamicItem[discord.ui.Button[Any]],
             await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
-            moderation = heyan.rt.moderation
+            moderation = heyan.port.moderation
             if self.action == "confirm":
                 await moderation.memory_confirm(who, self.fact_id)
             else:
@@ -81,7 +81,7 @@ class ReviewTurn(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heya
             await acknowledge(interaction)
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
-            page = await heyan.rt.moderation.review_queue(who, offset=self.offset, limit=REVIEW_PAGE)
+            page = await heyan.port.moderation.review_queue(who, offset=self.offset, limit=REVIEW_PAGE)
             content, embeds, view = review_message(page, who.lang)
             await redraw(interaction, content, embeds=embeds, view=view)
         except Exception as exc:

@@ -82,13 +82,13 @@ class SettingsCommands(commands.Cog):
         return await actor(interaction, self.heyan)
 
     async def _update(self, interaction: discord.Interaction, who: Actor, **values: Any) -> None:
-        updated = await self.heyan.rt.moderation.update_community_settings(who, **values)
+        updated = await self.heyan.port.moderation.update_community_settings(who, **values)
         await answer(interaction, t(who.lang, "settings.updated"), embeds=[settings_embed(updated, who.lang)])
 
     @settings.command(name="show", description="Show this server's Heyan settings")
     async def show(self, interaction: discord.Interaction) -> None:
         who = await self._start(interaction)
-        current = await self.heyan.rt.moderation.community_settings(who)
+        current = await self.heyan.port.moderation.community_settings(who)
         await answer(interaction, embeds=[settings_embed(current, who.lang)])
 
     @settings.command(name="timezone", description="The timezone for due dates said without one")
@@ -112,7 +112,7 @@ class SettingsCommands(commands.Cog):
     @app_commands.describe(role="The role", remove="Remove it instead of adding it")
     async def moderator_role(self, interaction: discord.Interaction, role: discord.Role, remove: bool = False) -> None:
         who = await self._start(interaction)
-        current = await self.heyan.rt.moderation.community_settings(who)
+        current = await self.heyan.port.moderation.community_settings(who)
         await self._update(interaction, who, moderator_roles=_listed(current.moderator_roles, str(role.id),
                                                                      remove=remove))
 
@@ -128,7 +128,7 @@ class SettingsCommands(commands.Cog):
     async def dispute_channel(self, interaction: discord.Interaction, channel: discord.TextChannel,
                               remove: bool = False) -> None:
         who = await self._start(interaction)
-        current = await self.heyan.rt.moderation.community_settings(who)
+        current = await self.heyan.port.moderation.community_settings(who)
         await self._update(interaction, who, dispute_channels=_listed(current.dispute_channels, str(channel.id),
                                                                       remove=remove))
 
@@ -151,7 +151,7 @@ class SettingsCommands(commands.Cog):
                 raise Refusal("settings.bad_days", days=safe(days, 12))
             await self._update(interaction, who, closed_purge_days=value)
             return
-        current = await self.heyan.rt.moderation.community_settings(who)
+        current = await self.heyan.port.moderation.community_settings(who)
         await self._update(interaction, who, retention_days={**current.retention_days, kind: value})
 
     @settings.command(name="reset", description="Back to the deployment's defaults (one setting, or all)")
@@ -161,5 +161,5 @@ class SettingsCommands(commands.Cog):
                                      "retention_days", "closed_purge_days"] | None = None) -> None:
         who = await self._start(interaction)
         names = (setting,) if setting else ()
-        updated = await self.heyan.rt.moderation.reset_community_settings(who, *names)
+        updated = await self.heyan.port.moderation.reset_community_settings(who, *names)
         await answer(interaction, t(who.lang, "settings.reset"), embeds=[settings_embed(updated, who.lang)])

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import discord
 
-from adapters.runtime import StartupError
+from adapters.startup import StartupError
 from bot.settings import DiscordSettings
 
 __all__ = ["ShardPlan", "parse_shard_ids", "plan", "recommended_shards"]

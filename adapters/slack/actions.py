@@ -95,7 +95,7 @@ async def _presser(bridge: Bridge, body: Mapping[str, Any], context: Any) -> tup
 
 
 def register(app: AsyncApp, bridge: Bridge, render_page: PageRenderer) -> None:
-    moderation = bridge.rt.moderation
+    moderation = bridge.port.moderation
 
     def button(action_id: str, do: Do) -> None:
         @app.action(action_id)
@@ -205,7 +205,7 @@ def register(app: AsyncApp, bridge: Bridge, render_page: PageRenderer) -> None:
         if not value:  # answered in the modal, from what is at hand (no Slack call before the ack)
             here = await bridge.at(tenant)
             profile = here.people.directory.cached(str(body["user"]["id"]))
-            lang = await here.people.lang(tenant, profile) if profile else (await bridge.rt.tenants.get(tenant)).language
+            lang = await here.people.lang(tenant, profile) if profile else (await bridge.port.tenants.get(tenant)).language
             await ack(response_action="errors", errors={"value": t("modal.empty", "zh" if lang == "zh" else "en")})
             return
         try:

@@ -44,9 +44,7 @@ from adapters.slack.texts import t
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
 from bot.moderation import GroundView
-from bot.outbox import Post, PostKind
-from bot.richtext import RichText
-from memory.models import Lang, utcnow
+from memory.models import Lang
 
 __all__ = ["CARD_CONFIRM", "CARD_REFUSE", "GROUND_ENDORSE", "GROUND_OPEN", "common_ground", "digest", "dispute_close",
            "post_blocks", "register"]
@@ -65,31 +63,24 @@ async def _session(inv: Invocation) -> str:
 async def dispute_close(inv: Invocation) -> Answer:
     """``/heyan dispute close [--force] [reason]``: close with the agreement card (``--force``: moderators
     close now, without the parties' confirmation)."""
-    rt = inv.bridge.rt
     session = await _session(inv)
     words = inv.words(1)
     force = bool(words) and words[0].lower() == "--force"  # moderators: close without confirmations
     reason = await inv.plain(words[1] if force and len(words) > 1 else "" if force else inv.rest)
-    outcome = await rt.moderation.dispute_close_card(inv.actor, session, reason, force=force)
+    outcome = await inv.bridge.port.moderation.dispute_close_card(inv.actor, session, reason, force=force)
     closed = outcome.closed
     if closed is None:
         pending = outcome.votes.pending if outcome.votes else ()
         names = ", ".join(f"<@{u}>" for u in pending) or "—"  # Slack shows each name; an ephemeral pings nobody
         return Answer(card_text(inv.lang, "waiting", pending=names))
-    stamp = int((closed.info.closed_at or utcnow()).timestamp())
-    notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
-    await rt.outbox.append(Post(id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant,
-                                session=session, body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED,
-                                lang=inv.lang))
-    text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
-    if closed.summary is not None:
-        text += "\n\n" + t("dispute.summary", inv.lang, text=escape(closed.summary.text))
-    return Answer(text)
+    from adapters.slack import commands  # imported late: no cycle
+
+    return await commands.closed_answer(inv, session, closed)
 
 
 async def common_ground(inv: Invocation) -> Answer:
     """``/heyan dispute common-ground``: draft the statements and ask each party privately."""
-    view = await inv.bridge.rt.moderation.common_ground_draft(inv.actor, await _session(inv))
+    view = await inv.bridge.port.moderation.common_ground_draft(inv.actor, await _session(inv))
     names = ", ".join(f"<@{u}>" for u in view.participants)
     return Answer(card_text(inv.lang, "ground.asked", n=len(view.statements), who=names))
 
@@ -140,7 +131,7 @@ def _split(value: str, parts: int) -> list[str]:
 
 def register(app: AsyncApp, bridge: Bridge) -> None:
     """The card's and common ground's actions and the Refuse modal."""
-    moderation = bridge.rt.moderation
+    moderation = bridge.port.moderation
 
     async def presser(body: Mapping[str, Any], context: Any) -> Actor:
         tenant = await bridge.tenant(context, body)
@@ -249,7 +240,7 @@ _SCHEDULES = ("daily", "weekly", "off")
 async def digest(inv: Invocation) -> Answer:
     """``/heyan digest [#channel] [daily|weekly|off]``: with words, set the moderators' channel and the
     digest's schedule; without, show the digest now (moderators only, both)."""
-    moderation = inv.bridge.rt.moderation
+    moderation = inv.bridge.port.moderation
     channels = _CHANNEL.findall(inv.rest)
     schedules = [w.lower() for w in inv.words() if w.lower() in _SCHEDULES]
     if channels or schedules:

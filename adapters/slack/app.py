@@ -28,16 +28,13 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.signature import SignatureVerifier
 
-from adapters.runtime import Runtime
 from adapters.slack import actions, agreements, commands, events, lifecycle, shortcuts
-from adapters.slack.bridge import Bridge
+from adapters.slack.bridge import Bridge, SlackStores
 from adapters.slack.clients import make_client
-from adapters.slack.dedupe import EventGate
 from adapters.slack.mapping import tenant_of
-from adapters.slack.places import Places
-from adapters.slack.redo import EventRedo
-from adapters.slack.scopes import REQUIRED_SCOPES, ScopeNotices
-from adapters.slack.workspaces import RedisOAuthStateStore, WorkspaceAuthorize, Workspaces
+from adapters.slack.scopes import REQUIRED_SCOPES
+from adapters.slack.workspaces import WorkspaceAuthorize, Workspaces
+from bot.platform_port import PlatformPort
 
 __all__ = ["EVENTS_PATH", "INSTALL_PATH", "REDIRECT_PATH", "HeyanRequestHandler", "Identity", "OAuthConfig",
            "build_app", "problem", "reject_malformed"]
@@ -186,19 +183,21 @@ class OAuthConfig:
     redirect_uri: str | None = None
 
 
-def build_app(rt: Runtime, workspaces: Workspaces, *, signing_secret: str = "", moderator_group: str | None = None,
-              api_url: str | None = None, oauth: OAuthConfig | None = None) -> tuple[AsyncApp, Bridge]:
-    """The bolt app over ``rt`` with every Heyan listener, and the ``Bridge`` they share.
+def build_app(port: PlatformPort, workspaces: Workspaces, stores: SlackStores, *, signing_secret: str = "",
+              moderator_group: str | None = None, api_url: str | None = None, oauth: OAuthConfig | None = None,
+              leave_purge_days: float = 7.0) -> tuple[AsyncApp, Bridge]:
+    """The bolt app over the platform ``port`` and Slack's ``stores`` with every Heyan listener, and
+    the ``Bridge`` they share.
 
     Authorization is ``WorkspaceAuthorize`` over ``workspaces`` (one bot token, or the installations
     in Redis); with ``oauth`` bolt's ``AsyncOAuthFlow`` serves ``/slack/install`` and
-    ``/slack/oauth_redirect`` and saves each installation in ``workspaces.store``."""
-    bridge = Bridge(rt=rt, workspaces=workspaces, gate=EventGate(rt.redis), places=Places(rt.redis, rt.sessions),
-                    redo=EventRedo(rt.redis, rt.cipher), scopes=ScopeNotices(rt.redis), api_url=api_url,
-                    moderator_group=moderator_group)
+    ``/slack/oauth_redirect`` and saves each installation in ``workspaces.installations``."""
+    bridge = Bridge(port=port, workspaces=workspaces, gate=stores.gate, places=stores.places, redo=stores.redo,
+                    scopes=stores.scopes, api_url=api_url, moderator_group=moderator_group,
+                    leave_purge_days=leave_purge_days)
     oauth_settings = None
     if oauth is not None:
-        assert workspaces.store is not None, "OAuth installs need an installation store"
+        assert workspaces.installations is not None, "OAuth installs need an installation store"
 
         async def installed(args: AsyncSuccessArgs) -> BoltResponse:
             inst = args.installation
@@ -216,8 +215,8 @@ def build_app(rt: Runtime, workspaces: Workspaces, *, signing_secret: str = "", 
 
         oauth_settings = AsyncOAuthSettings(
             client_id=oauth.client_id, client_secret=oauth.client_secret, scopes=list(REQUIRED_SCOPES),
-            redirect_uri=oauth.redirect_uri, installation_store=workspaces.store,
-            state_store=RedisOAuthStateStore(rt.redis), install_path=INSTALL_PATH, redirect_uri_path=REDIRECT_PATH,
+            redirect_uri=oauth.redirect_uri, installation_store=workspaces.installations,
+            state_store=stores.oauth_states, install_path=INSTALL_PATH, redirect_uri_path=REDIRECT_PATH,
             callback_options=AsyncCallbackOptions(success=installed, failure=failed),
         )
     app = AsyncApp(

@@ -1,4 +1,4 @@
-"""What the Slack listeners share: the runtime's services and the Slack-side helpers.
+"""What the Slack listeners share: the core's platform port and the Slack-side helpers.
 
 One ``Bridge`` per running ``SlackPlatform``. Listeners are thin — parse the payload, call the
 engine or the moderation service, render — and reach their collaborators here. A listener works in
@@ -18,7 +18,6 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.runtime import Runtime
 from adapters.slack.clients import make_client
 from adapters.slack.dedupe import EventGate, Outcomes
 from adapters.slack.mapping import Directory, People, tenant_from
@@ -26,10 +25,10 @@ from adapters.slack.places import Places
 from adapters.slack.redo import EventRedo
 from adapters.slack.scopes import ScopeNotices
 from adapters.slack.sender import SlackSender
-from adapters.slack.workspaces import Workspace, Workspaces
-from bot.departures import tenant_returned
+from adapters.slack.workspaces import RedisOAuthStateStore, Workspace, Workspaces
+from bot.platform_port import PlatformPort
 
-__all__ = ["Bridge", "Here", "NotInstalled"]
+__all__ = ["Bridge", "Here", "NotInstalled", "SlackStores"]
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +54,28 @@ class Here:
         return self.workspace.bot_user_id
 
 
+@dataclass(frozen=True, slots=True)
+class SlackStores:
+    """What Slack keeps in the process's Redis for its own wire, built by ``adapters.slack.platform``
+    (the one Slack module that sees the runtime)."""
+
+    #: Each event delivery handled once (``dedupe``).
+    gate: EventGate
+    #: Where a message belongs (``places``): dispute threads, catch-up marks.
+    places: Places
+    #: Deliveries that failed after the ack, re-run as jobs (``redo``).
+    redo: EventRedo
+    #: Missing-scope notices, once per workspace and scope (``scopes``).
+    scopes: ScopeNotices
+    #: OAuth install states (HTTP mode's install flow).
+    oauth_states: RedisOAuthStateStore
+
+
 @dataclass(slots=True)
 class Bridge:
     """The Slack adapter's collaborators (built by ``adapters.slack.app.build_app``)."""
 
-    rt: Runtime
+    port: PlatformPort
     workspaces: Workspaces
     gate: EventGate
     places: Places
@@ -67,6 +83,8 @@ class Bridge:
     scopes: ScopeNotices
     api_url: str | None = None
     moderator_group: str | None = None
+    #: Days after an uninstall before the workspace's data is purged (``HEYAN_SLACK_LEAVE_PURGE_DAYS``).
+    leave_purge_days: float = 7.0
     outcomes: Outcomes = field(default_factory=Outcomes)
     sender: SlackSender = field(init=False)
     _present: set[str] = field(default_factory=set)
@@ -85,7 +103,7 @@ class Bridge:
     async def arrived(self, tenant: str) -> None:
         if tenant not in self._present:
             self._present.add(tenant)
-            if await tenant_returned(self.rt.redis, tenant):
+            if await self.port.departures.returned(tenant):
                 log.info("Heyan is back in %s: its pending purge is cancelled", tenant)
 
     def left(self, tenant: str) -> None:
@@ -102,7 +120,7 @@ class Bridge:
         here = self._here.get(tenant)
         if here is None or here.workspace != ws:  # first use, or reinstalled with a new token
             client = make_client(ws.bot_token, self.api_url)
-            people = People(Directory(client), self.rt.tenants, tenant=tenant, bot_user_id=ws.bot_user_id,
+            people = People(Directory(client), self.port.tenants, tenant=tenant, bot_user_id=ws.bot_user_id,
                             moderator_group=self.moderator_group)
             here = Here(tenant, ws, client, make_client(ws.bot_token, self.api_url, wait_rate_limit=False), people)
             self._here[tenant] = here
@@ -111,4 +129,4 @@ class Bridge:
     async def zone(self, tenant: str, user_id: str) -> str:
         """The zone to show times in for ``user_id``: their own Slack ``tz``, else the workspace's."""
         profile = await (await self.at(tenant)).people.directory.user(user_id)
-        return profile.tz or (await self.rt.tenants.get(tenant)).timezone
+        return profile.tz or (await self.port.tenants.get(tenant)).timezone

@@ -8,7 +8,8 @@ dispute channel's top level plus its threads (new ones, and the ones it already 
 each person's message through the same exactly-once path as a live event (``events.observe`` behind
 the ``EventGate``, keyed by the message's ``client_msg_id``; the window drops a message id it
 holds). A message that both arrives live and is read back is remembered once. A mention of Heyan
-from the downtime is answered, in its thread, when it is recent (``ANSWER_WITHIN``, as on Discord);
+from the downtime is answered, in its thread, when it is recent (the engine's policy, as on Discord:
+``Engine.answers_late``);
 an older one is remembered like any message, not answered hours later.
 
 A dispute whose history Slack refuses (the bot was removed, a scope is missing, a rate limit) is
@@ -21,6 +22,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from adapters.slack.bridge import Bridge, NotInstalled
 from adapters.slack.events import answer_mention, observe
@@ -33,8 +35,6 @@ log = logging.getLogger(__name__)
 
 #: Seconds Slack's clock may be behind this process's (a dispute's opening time is ours; ``ts`` are Slack's).
 CLOCK_SKEW = 5.0
-#: A mention from the downtime younger than this is answered (the asker is likely still there).
-ANSWER_WITHIN = 600.0
 
 
 @dataclass(slots=True)
@@ -53,7 +53,7 @@ async def catch_up(bridge: Bridge, *, now: Callable[[], float] = time.time) -> C
     """Read back every open dispute of the workspaces this deployment serves (see the module doc)."""
     report = CatchUp()
     served = set(await bridge.workspaces.tenants())
-    for info in await bridge.rt.sessions.all_sessions():
+    for info in await bridge.port.sessions.all_sessions():
         if not info.is_open or info.tenant not in served:
             continue
         where = f"{info.tenant}/{info.session}"
@@ -78,7 +78,8 @@ async def catch_up(bridge: Bridge, *, now: Callable[[], float] = time.time) -> C
             for message in found:  # oldest first: a failure leaves last_seen before what was not fed
                 claim = f"msg:{message['client_msg_id']}" if message.get("client_msg_id") else None
                 addressed = f"<@{here.bot_user_id}>" in str(message.get("text") or "")
-                recent = now() - float(message.get("ts") or 0) <= ANSWER_WITHIN
+                recent = bridge.port.engine.answers_late(datetime.fromtimestamp(float(message.get("ts") or 0), UTC),
+                                                         datetime.fromtimestamp(now(), UTC))
                 async with bridge.gate.first(info.tenant, claim) as fresh:
                     if fresh and addressed and recent:
                         await answer_mention(bridge, info.tenant, {**message, "channel": channel})

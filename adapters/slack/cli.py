@@ -37,8 +37,8 @@ def check() -> None:
     workspaces, the OAuth settings)."""
 
     async def body(settings: Settings) -> None:
-        from adapters.runtime import StartupError
         from adapters.slack.platform import check_identity, make_client
+        from adapters.startup import StartupError
 
         s = settings.slack
         if s.oauth:

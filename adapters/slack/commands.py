@@ -47,6 +47,7 @@ from adapters.slack.texts import t
 from bot import kinds
 from bot.actors import Actor, InvalidRequest, ModerationError
 from bot.limits import SlowDown
+from bot.moderation import ClosedDispute
 from bot.outbox import Post, PostKind
 from bot.reminders import format_when
 from bot.richtext import Mention, RichText
@@ -114,7 +115,7 @@ async def open_dispute(inv: Invocation, session: str, *, title: str, members: li
     people = inv.here.people
     members = [u for u in dict.fromkeys(members) if u not in (people.bot_user_id, inv.actor.user_id)]
     names = await people.directory.names(members)
-    info = await inv.bridge.rt.moderation.dispute_open(
+    info = await inv.bridge.port.moderation.dispute_open(
         inv.actor, session, title=title, members=[Mention(u, names[u]) for u in members],
         visibility=await people.directory.visibility(channel), channel=channel,
     )
@@ -125,7 +126,7 @@ async def open_dispute(inv: Invocation, session: str, *, title: str, members: li
 async def dispute_open(inv: Invocation) -> Answer:
     title = readable(re.sub(_USER_TOKEN, " ", inv.rest))
     text = await open_dispute(inv, inv.channel, title=title, members=mentioned_users(inv.rest), channel=inv.channel)
-    if await inv.bridge.rt.sessions.is_open(inv.tenant, inv.channel):
+    if await inv.bridge.port.sessions.is_open(inv.tenant, inv.channel):
         text += "\n\n" + t("dispute.thread_hint", inv.lang)
     return Answer(text)
 
@@ -133,7 +134,7 @@ async def dispute_open(inv: Invocation) -> Answer:
 async def _dispute(inv: Invocation) -> str:
     """The dispute a channel's command is about: the channel's own, or else the one dispute open on
     a thread of it (a slash command cannot say which thread it was typed in)."""
-    sessions = inv.bridge.rt.sessions
+    sessions = inv.bridge.port.sessions
     own = await sessions.get(inv.tenant, inv.channel)
     if own is not None and own.opened_at is not None:
         return inv.channel
@@ -143,7 +144,7 @@ async def _dispute(inv: Invocation) -> str:
 
 
 async def dispute_status(inv: Invocation) -> Answer:
-    st = await inv.bridge.rt.moderation.dispute_status(inv.actor, await _dispute(inv))
+    st = await inv.bridge.port.moderation.dispute_status(inv.actor, await _dispute(inv))
     lang = inv.lang
     if st.info is None or not st.info.opened_at:
         head = t("dispute.none", lang)
@@ -162,21 +163,26 @@ async def dispute_status(inv: Invocation) -> Answer:
 
 
 async def dispute_summary(inv: Invocation) -> Answer:
-    summary = await inv.bridge.rt.moderation.dispute_summary(inv.actor, await _dispute(inv))
+    summary = await inv.bridge.port.moderation.dispute_summary(inv.actor, await _dispute(inv))
     if summary is None:
         return Answer(t("dispute.no_summary", inv.lang))
     return Answer(t("dispute.summary", inv.lang, text=escape(summary.text)))
 
 
 async def dispute_close(inv: Invocation) -> Answer:
-    rt = inv.bridge.rt
     session = await _dispute(inv)
-    closed = await rt.moderation.dispute_close(inv.actor, session, reason=await inv.plain(inv.rest))
+    closed = await inv.bridge.port.moderation.dispute_close(inv.actor, session, reason=await inv.plain(inv.rest))
+    return await closed_answer(inv, session, closed)
+
+
+async def closed_answer(inv: Invocation, session: str, closed: ClosedDispute) -> Answer:
+    """A dispute ``inv`` closed: say so in its thread (through the outbox, so it is posted even if
+    Slack is slow now), and answer the closer with the summary."""
     stamp = int((closed.info.closed_at or utcnow()).timestamp())
     notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
-    await rt.outbox.append(Post(id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant,
-                                session=session, body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED,
-                                lang=inv.lang))
+    await inv.bridge.port.outbox.append(Post(
+        id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant, session=session,
+        body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED, lang=inv.lang))
     text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
     if closed.summary is not None:
         text += "\n\n" + t("dispute.summary", inv.lang, text=escape(closed.summary.text))
@@ -203,7 +209,7 @@ async def memory_list(inv: Invocation) -> Answer:
             raise InvalidRequest(f"I don't understand “{word}”: give @member, a kind ({names}), a status "
                                  f"({statuses}) or here",
                                  f"看不懂“{word}”：可以给出 @成员、类型（{names}）、状态（{statuses}）或 here")
-    facts = await inv.bridge.rt.moderation.memory_list(inv.actor, user=user, kind=kind, status=status,
+    facts = await inv.bridge.port.moderation.memory_list(inv.actor, user=user, kind=kind, status=status,
                                                        session=session)
     if not facts:
         return Answer(t("memory.none", inv.lang))
@@ -212,7 +218,7 @@ async def memory_list(inv: Invocation) -> Answer:
 
 
 async def memory_show(inv: Invocation) -> Answer:
-    fact = await inv.bridge.rt.moderation.memory_show(inv.actor, _need(inv.words(), "show"))
+    fact = await inv.bridge.port.moderation.memory_show(inv.actor, _need(inv.words(), "show"))
     return Answer(f"{fact.attribute}: {escape(fact.value)}", memory_card(fact, inv.actor, inv.zone))
 
 
@@ -220,7 +226,7 @@ async def memory_edit(inv: Invocation) -> Answer:
     words = inv.words(1)
     if len(words) < 2:
         raise InvalidRequest(t("memory.usage.edit", "en"), t("memory.usage.edit", "zh"))
-    fact = await inv.bridge.rt.moderation.memory_edit(inv.actor, words[0], await inv.plain(words[1]))
+    fact = await inv.bridge.port.moderation.memory_edit(inv.actor, words[0], await inv.plain(words[1]))
     text = t("memory.edited", inv.lang, id=fact.id[:8], version=fact.version)
     return Answer(text, [section(text), *memory_card(fact, inv.actor, inv.zone)])
 
@@ -229,7 +235,7 @@ async def memory_delete(inv: Invocation) -> Answer:
     words = inv.words(1)
     ref = _need(words, "delete")
     reason = await inv.plain(words[1]) if len(words) > 1 else ""
-    fact = await inv.bridge.rt.moderation.memory_delete(inv.actor, ref, reason)
+    fact = await inv.bridge.port.moderation.memory_delete(inv.actor, ref, reason)
     return Answer(t("memory.deleted", inv.lang, id=fact.id[:8], what=escape(f"{fact.kind.value}: {fact.attribute}")))
 
 
@@ -237,7 +243,7 @@ async def memory_confirm(inv: Invocation) -> Answer:
     words = inv.words(1)
     ref = _need(words, "confirm")
     reason = await inv.plain(words[1]) if len(words) > 1 else ""
-    fact = await inv.bridge.rt.moderation.memory_confirm(inv.actor, ref, reason)
+    fact = await inv.bridge.port.moderation.memory_confirm(inv.actor, ref, reason)
     text = t("memory.confirmed", inv.lang, id=fact.id[:8], status=fact.status.value)
     return Answer(text, [section(text), *memory_card(fact, inv.actor, inv.zone)])
 
@@ -245,7 +251,7 @@ async def memory_confirm(inv: Invocation) -> Answer:
 async def memory_review(inv: Invocation) -> Answer:
     words = inv.words()
     page = int(words[0]) if words and words[0].isdigit() and int(words[0]) > 0 else 1
-    result = await inv.bridge.rt.moderation.review_queue(inv.actor, offset=(page - 1) * REVIEW_PAGE,
+    result = await inv.bridge.port.moderation.review_queue(inv.actor, offset=(page - 1) * REVIEW_PAGE,
                                                          limit=REVIEW_PAGE)
     blocks = review_blocks(result, inv.actor, inv.zone)
     return Answer(blocks[0]["text"]["text"], blocks)
@@ -253,7 +259,7 @@ async def memory_review(inv: Invocation) -> Answer:
 
 async def _export(inv: Invocation, user: str | None) -> Answer:
     """Export a member's data and send it as a JSON file in the caller's DM (never in a channel)."""
-    data = await inv.bridge.rt.moderation.export_member(inv.actor, user)
+    data = await inv.bridge.port.moderation.export_member(inv.actor, user)
     who = (await inv.here.people.directory.user(data["user"])).name
     client = inv.here.client
     try:
@@ -274,7 +280,7 @@ async def memory_export(inv: Invocation) -> Answer:
 
 
 async def memory_audit(inv: Invocation) -> Answer:
-    entries = await inv.bridge.rt.moderation.audit_log(inv.actor, user=_one_user(inv, inv.words()), limit=30)
+    entries = await inv.bridge.port.moderation.audit_log(inv.actor, user=_one_user(inv, inv.words()), limit=30)
     if not entries:
         return Answer(t("audit.none", inv.lang))
     lines = [t("audit.head", inv.lang)]
@@ -288,11 +294,11 @@ async def memory_audit(inv: Invocation) -> Answer:
 async def mymemory(inv: Invocation) -> Answer:
     if inv.words()[:1] == ["export"]:
         return await _export(inv, None)
-    facts = await inv.bridge.rt.moderation.my_memories(inv.actor)
+    facts = await inv.bridge.port.moderation.my_memories(inv.actor)
     if not facts:
         return Answer(t("mymemory.none", inv.lang))
     head = t("mymemory.head", inv.lang, n=len(facts))
-    record = await inv.bridge.rt.moderation.record_of(inv.tenant, inv.actor.user_id)  # their own only (issue 22)
+    record = await inv.bridge.port.moderation.record_of(inv.tenant, inv.actor.user_id)  # their own only (issue 22)
     if record.total:
         head = f"{head}\n{escape(record.text(inv.lang))}"
     return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head, inv.paging("mine")))
@@ -300,7 +306,7 @@ async def mymemory(inv: Invocation) -> Answer:
 
 async def commitments(inv: Invocation) -> Answer:
     everything = inv.words()[:1] == ["all"]
-    facts = await inv.bridge.rt.moderation.commitments(inv.actor, session=inv.channel, include_closed=everything)
+    facts = await inv.bridge.port.moderation.commitments(inv.actor, session=inv.channel, include_closed=everything)
     blocks = commitments_blocks(facts, inv.actor, inv.zone, inv.paging("commitments"))
     return Answer(blocks[0]["text"]["text"], blocks)
 

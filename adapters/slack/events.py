@@ -95,7 +95,7 @@ async def _reply(bridge: Bridge, here: Here, msg: Message, reply: Reply, channel
         post = Post(id=f"reply:{msg.scope.tenant}:{msg.id}", tenant=msg.scope.tenant, session=msg.session,
                     body=reply.body, kind=PostKind.NOTICE, lang=reply.lang,
                     ref={"thread_ts": thread_ts} if thread_ts else {})
-        await bridge.rt.outbox.append(post, not_before=utcnow() + timedelta(seconds=exc.retry_after or 0))
+        await bridge.port.outbox.append(post, not_before=utcnow() + timedelta(seconds=exc.retry_after or 0))
         log.warning("reply to %s queued in the outbox: %s", msg.id, exc.reason)
         return "reply-queued"
 
@@ -125,8 +125,8 @@ async def _addressed(bridge: Bridge, tenant: str, event: Mapping[str, Any], *, d
         return await here.people.message(tenant, raw, mention=False, session=where)
 
     history = _Refusals(reader(here.reads, channel, thread_ts, ts, session, to_message))
-    reply = await bridge.rt.engine.hear(msg, history=history, confirm=True)
-    if await bridge.rt.sessions.is_open(tenant, session):
+    reply = await bridge.port.engine.hear(msg, history=history, confirm=True)
+    if await bridge.port.engine.in_dispute(tenant, session):  # followed for catch-up only while a dispute is open
         await bridge.places.seen(tenant, session, ts, thread_ts)
     if reply is None:
         return "not-answered"
@@ -140,7 +140,7 @@ async def _addressed(bridge: Bridge, tenant: str, event: Mapping[str, Any], *, d
     thread = thread_ts or (None if dm else ts)
     outcome = await _reply(bridge, here, msg, reply, channel, thread)
     if outcome != "reply-failed":  # posted, or safe in the outbox: answered
-        await bridge.rt.engine.answered(msg)
+        await bridge.port.engine.answered(msg)
     return outcome
 
 
@@ -170,7 +170,7 @@ async def observe(bridge: Bridge, tenant: str, event: Mapping[str, Any], session
     place recorded for catch-up. Used by live events and by catch-up alike."""
     here = await bridge.at(tenant)
     msg = await here.people.message(tenant, event, mention=False, session=session)
-    await bridge.rt.engine.hear(msg)
+    await bridge.port.engine.hear(msg)
     await bridge.places.seen(tenant, session, str(event["ts"]), event.get("thread_ts"))
     return "observed"
 
@@ -196,7 +196,7 @@ async def on_message(bridge: Bridge, body: Mapping[str, Any], context: Mapping[s
         return
     channel, ts = str(event.get("channel") or ""), str(event.get("ts") or "")
     session = await bridge.places.session(tenant, channel, event.get("thread_ts"), ts, mention=False)
-    if not await bridge.rt.engine.in_dispute(tenant, session):  # the engine's policy, asked before the gate
+    if not await bridge.port.engine.in_dispute(tenant, session):  # the engine's policy, asked before the gate
         await bridge.outcomes.record(event_id, "ignored")  # no dispute here: not Heyan's business
         return
     await deliver(bridge, body, context, lambda tenant: observe(bridge, tenant, event, session),
@@ -204,17 +204,15 @@ async def on_message(bridge: Bridge, body: Mapping[str, Any], context: Mapping[s
 
 
 async def _known_sessions(bridge: Bridge, tenant: str, channel: str, thread_ts: str | None, ts: str) -> list[str]:
-    found = []
-    for session in bridge.places.candidates(channel, thread_ts, ts):
-        if await bridge.rt.sessions.get(tenant, session) is not None:
-            found.append(session)
-    return found
+    """The sessions the message may belong to that Heyan saw (the engine's policy: only those can
+    hold anything of it)."""
+    return await bridge.port.engine.known(tenant, bridge.places.candidates(channel, thread_ts, ts))
 
 
 async def _retract(bridge: Bridge, tenant: str, channel: str, thread_ts: str | None, ts: str) -> str:
     sessions = await _known_sessions(bridge, tenant, channel, thread_ts, ts)
     for session in sessions:
-        await bridge.rt.engine.retract(Scope(tenant=tenant, session=session), message_id(channel, ts))
+        await bridge.port.engine.retract(Scope(tenant=tenant, session=session), message_id(channel, ts))
     return "retracted" if sessions else "ignored"
 
 
@@ -234,7 +232,7 @@ async def on_changed(bridge: Bridge, body: Mapping[str, Any], context: Mapping[s
         sessions = await _known_sessions(bridge, tenant, channel, new.get("thread_ts"), str(new["ts"]))
         for session in sessions:
             msg = await here.people.message(tenant, {**new, "channel": channel}, mention=False, session=session)
-            await bridge.rt.engine.revise(msg)
+            await bridge.port.engine.revise(msg)
         return "revised" if sessions else "ignored"  # never seen there: nothing was remembered from it
 
     if _tombstone(new):

@@ -25,8 +25,8 @@ log = logging.getLogger(__name__)
 
 async def publish_home(bridge: Bridge, here: Here, actor: Actor, notice: str | None = None, *, offset: int = 0) -> None:
     """Publish ``actor``'s Home tab (their memories from ``offset``, their commitments, a notice)."""
-    memories = await bridge.rt.moderation.my_memories(actor)
-    mine = [c for c in await bridge.rt.moderation.commitments(actor) if c.subject == actor.user_id]
+    memories = await bridge.port.moderation.my_memories(actor)
+    mine = [c for c in await bridge.port.moderation.commitments(actor) if c.subject == actor.user_id]
     zone = await bridge.zone(actor.tenant, actor.user_id)
     view = home_view(memories, mine, actor, zone, notice, offset=offset)
     try:

@@ -22,8 +22,6 @@ from slack_bolt.async_app import AsyncApp
 from adapters.slack.bridge import Bridge
 from adapters.slack.mapping import tenant_from
 from bot.actors import Actor
-from bot.departures import tenant_left
-from bot.session_deletion import conversation_deleted
 from bot.sessions import SessionInfo
 
 __all__ = ["channel_gone", "register"]
@@ -38,9 +36,9 @@ def _of_channel(info: SessionInfo, channel: str) -> bool:
 async def _close_channel(bridge: Bridge, tenant: str, channel: str) -> int:
     """Close the open disputes of an archived channel; returns how many."""
     closed = 0
-    for info in await bridge.rt.sessions.tenant_sessions(tenant):
+    for info in await bridge.port.sessions.tenant_sessions(tenant):
         if info.is_open and _of_channel(info, channel):
-            await bridge.rt.moderation.dispute_close(Actor.operator(tenant), info.session,
+            await bridge.port.moderation.dispute_close(Actor.operator(tenant), info.session,
                                                      reason="the Slack channel was archived")
             closed += 1
     return closed
@@ -50,13 +48,12 @@ async def channel_gone(bridge: Bridge, tenant: str, channel: str) -> int:
     """Forget every session of a deleted channel (the channel's own and its threads'): memories,
     summaries, window, unsent posts, open disputes closed (``bot.session_deletion``, as on Discord).
     Returns how many records went."""
-    rt = bridge.rt
+    port = bridge.port
     removed = 0
-    for info in await rt.sessions.tenant_sessions(tenant):
+    for info in await port.sessions.tenant_sessions(tenant):
         if not _of_channel(info, channel):
             continue
-        gone = await conversation_deleted(store=rt.store, conversation=rt.conversation, sessions=rt.sessions,
-                                          audit=rt.audit, outbox=rt.outbox, tenant=tenant, session=info.session)
+        gone = await port.deletions.forget(tenant, info.session)
         removed += gone.records if gone is not None else 0
     log.info("Slack channel %s of %s was deleted: %d records forgotten", channel, tenant, removed)
     return removed
@@ -70,8 +67,7 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
         tenant = tenant_from(context, body)  # not bridge.tenant(): that would count as coming back
         await bridge.workspaces.forget(tenant)
         bridge.left(tenant)
-        grace = bridge.rt.settings.slack.leave_purge_days * 24 * 3600
-        await tenant_left(bridge.rt.redis, bridge.rt.queue, tenant, grace_seconds=grace)
+        await bridge.port.departures.left(tenant, grace_seconds=bridge.leave_purge_days * 24 * 3600)
         await record(body, "left")
 
     @app.event("app_uninstalled")

@@ -9,6 +9,10 @@ deployments of different apps must not share one database), starts the worker of
 (``adapters.slack.redo``) and reads back what was said in open disputes while Heyan was stopped
 (``adapters.slack.catchup``; ``catchup_done`` is set when it has finished).
 
+Slack's one composition module: the only one of ``adapters/slack`` that sees the runtime. It builds
+what Slack keeps in Redis (``bridge.SlackStores``, the installations) and hands the listeners the
+platform port (``Bridge.port``); the redo worker gets the jobs' services here.
+
 Socket Mode (``HEYAN_SLACK_APP_TOKEN``): bolt's aiohttp ``AsyncSocketModeHandler`` on the app token;
 no public URL needed. HTTP mode (``HEYAN_SLACK_SIGNING_SECRET`` and no app token): uvicorn serves
 bolt's ASGI adapter at ``/slack/events`` on ``HEYAN_SLACK_HTTP_PORT``; signals are left to ``heyan
@@ -31,15 +35,18 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.runtime import Runtime, StartupError
+from adapters.runtime import Runtime
 from adapters.slack.app import EVENTS_PATH, HeyanRequestHandler, Identity, OAuthConfig, build_app
-from adapters.slack.bridge import Bridge
+from adapters.slack.bridge import Bridge, SlackStores
 from adapters.slack.catchup import CatchUp, catch_up
 from adapters.slack.clients import DEFAULT_API_URL, make_client
+from adapters.slack.dedupe import EventGate
 from adapters.slack.mapping import tenant_of
-from adapters.slack.redo import redo_worker
-from adapters.slack.scopes import REQUIRED_SCOPES
-from adapters.slack.workspaces import RedisInstallationStore, Workspace, Workspaces
+from adapters.slack.places import Places
+from adapters.slack.redo import EventRedo, redo_worker
+from adapters.slack.scopes import REQUIRED_SCOPES, ScopeNotices
+from adapters.slack.workspaces import RedisInstallationStore, RedisOAuthStateStore, Workspace, Workspaces
+from adapters.startup import StartupError
 from bot.delivery import PostSender
 from bot.settings import Settings, SlackSettings
 
@@ -172,7 +179,7 @@ class SlackPlatform:
         oauth: OAuthConfig | None = None
         if s.oauth:
             assert s.client_id is not None and s.client_secret is not None
-            workspaces = Workspaces(store=RedisInstallationStore(rt.redis, rt.cipher))
+            workspaces = Workspaces(installations=RedisInstallationStore(rt.redis, rt.cipher))
             oauth = OAuthConfig(s.client_id, s.client_secret.get_secret_value(), s.redirect_uri)
             await claim_redis(rt.redis, f"client:{s.client_id}")
             where = f"{len(await workspaces.tenants())} installed workspaces"
@@ -186,8 +193,13 @@ class SlackPlatform:
                 bot_id=identity.bot_id, enterprise_id=identity.enterprise_id, scopes=identity.scopes))
             await claim_redis(rt.redis, f"bot:{tenant}:{identity.bot_id}")
             where = f"{identity.bot_user_id} in {identity.team_id}"
-        self.app, self.bridge = build_app(rt, workspaces, signing_secret=secret, moderator_group=s.moderator_group,
-                                          api_url=s.api_url, oauth=oauth)
+        # the composition: the core's port, and what Slack keeps in the process's Redis
+        stores = SlackStores(gate=EventGate(rt.redis), places=Places(rt.redis, rt.port.sessions),
+                             redo=EventRedo(rt.redis, rt.cipher), scopes=ScopeNotices(rt.redis),
+                             oauth_states=RedisOAuthStateStore(rt.redis))
+        self.app, self.bridge = build_app(rt.port, workspaces, stores, signing_secret=secret,
+                                          moderator_group=s.moderator_group, api_url=s.api_url, oauth=oauth,
+                                          leave_purge_days=s.leave_purge_days)
         if s.app_token is not None:
             assert s.bot_token is not None
             await self._connect(self.app, make_client(s.bot_token.get_secret_value(), s.api_url),
@@ -195,7 +207,8 @@ class SlackPlatform:
         else:
             self._listen(self.app, secret, s.http_port)
         jobs = rt.settings.jobs
-        self._redo = redo_worker(self.bridge, rt.redis, max_tries=jobs.max_tries, timeout=jobs.job_timeout)
+        self._redo = redo_worker(self.bridge, rt.redis, rt.services, max_tries=jobs.max_tries,
+                                 timeout=jobs.job_timeout)
         self._tasks = [asyncio.create_task(self._redo.main(), name="heyan-slack-redo"),
                        asyncio.create_task(self._catch_up(self.bridge), name="heyan-slack-catchup")]
         log.info("Slack: %s, %s", "Socket Mode" if s.app_token else f"HTTP on :{s.http_port}", where)

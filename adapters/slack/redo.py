@@ -33,6 +33,7 @@ from memory.crypto import Cipher
 
 if TYPE_CHECKING:
     from adapters.slack.bridge import Bridge
+    from bot.services import Services
 
 __all__ = ["QUEUE", "EventRedo", "redo_worker", "slack_event"]
 
@@ -134,13 +135,14 @@ async def slack_event(ctx: dict[str, Any], tenant: str, event_id: str) -> str:
     return "done"
 
 
-def redo_worker(bridge: Bridge, redis: ArqRedis, *, max_tries: int, timeout: int) -> Worker:
-    """The arq worker of ``QUEUE`` for this process (run it as a task; ``close()`` on stop)."""
+def redo_worker(bridge: Bridge, redis: ArqRedis, services: Services, *, max_tries: int, timeout: int) -> Worker:
+    """The arq worker of ``QUEUE`` for this process (run it as a task; ``close()`` on stop), over the
+    process's Redis and the jobs' ``services`` (handed in by ``adapters.slack.platform``)."""
     return Worker(
         functions=[func(resilient(slack_event, timeout), name="slack_event",  # type: ignore[arg-type]
                         max_tries=max_tries + 1, timeout=timeout + 5)],
         queue_name=QUEUE, redis_pool=redis, burst=False, handle_signals=False,
-        ctx={"slack": bridge, "heyan": bridge.rt.services, "max_tries": max_tries}, poll_delay=0.2, log_results=False,
+        ctx={"slack": bridge, "heyan": services, "max_tries": max_tries}, poll_delay=0.2, log_results=False,
         job_serializer=serialize, job_deserializer=deserialize, keep_result=3600, max_tries=max_tries + 1,
         job_timeout=timeout + 5,
     )

@@ -109,7 +109,7 @@ def _values(inv: Invocation, name: str, args: list[str], current: TenantSettings
 
 async def settings(inv: Invocation) -> Answer:
     """Show or change the workspace's settings (moderators only; the service checks and audits)."""
-    service = inv.bridge.rt.moderation
+    service = inv.bridge.port.moderation
     words = inv.words()
     zh = inv.lang == "zh"
     if not words:

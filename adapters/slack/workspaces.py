@@ -211,38 +211,38 @@ class RedisOAuthStateStore(AsyncOAuthStateStore):
 class Workspaces:
     """The workspaces this deployment serves: one (a bot token's) or every installed one."""
 
-    def __init__(self, *, single: Workspace | None = None, store: RedisInstallationStore | None = None) -> None:
-        if (single is None) == (store is None):
+    def __init__(self, *, single: Workspace | None = None, installations: RedisInstallationStore | None = None) -> None:
+        if (single is None) == (installations is None):
             raise ValueError("Workspaces needs either one workspace or an installation store")
         self.single = single
-        self.store = store
+        self.installations = installations
 
     def __repr__(self) -> str:
         return f"Workspaces(single={self.single.tenant!r})" if self.single else "Workspaces(installed)"
 
     @property
     def many(self) -> bool:
-        return self.store is not None
+        return self.installations is not None
 
     async def get(self, tenant: str) -> Workspace | None:
         """The workspace of ``tenant`` if Heyan is installed there."""
         if self.single is not None:
             return self.single if self.single.tenant == tenant else None
-        assert self.store is not None
-        return await self.store.find(tenant)
+        assert self.installations is not None
+        return await self.installations.find(tenant)
 
     async def tenants(self) -> Sequence[str]:
         if self.single is not None:
             return [self.single.tenant]
-        assert self.store is not None
-        return [k.removeprefix(_INSTALL) for k in await self.store.tenants()]
+        assert self.installations is not None
+        return [k.removeprefix(_INSTALL) for k in await self.installations.tenants()]
 
     async def forget(self, tenant: str) -> bool:
         """The app was uninstalled from ``tenant`` or its bot token revoked: drop its installation
         (its token no longer works). In one-workspace mode there is nothing stored to drop."""
-        if self.store is None:
+        if self.installations is None:
             return False
-        return await self.store.delete(tenant)
+        return await self.installations.delete(tenant)
 
 
 class WorkspaceAuthorize(AsyncAuthorize):

@@ -20,6 +20,8 @@ from adapters.web.i18n import t
 from adapters.web.schemas import (
     AuditOut,
     CommitmentsOut,
+    DisputeOut,
+    DisputesOut,
     EditIn,
     ErasedOut,
     ErasureOut,
@@ -33,6 +35,7 @@ from adapters.web.schemas import (
     SettingsIn,
     SettingsOut,
     SnoozeIn,
+    TemperatureOut,
     TenantOut,
     memory_out,
 )
@@ -52,6 +55,7 @@ router = APIRouter(prefix="/api/v1", responses=_ERRORS)
 TenantId = Annotated[str, Path(pattern=TENANT_PATTERN, description="e.g. discord:<guild id> or slack:<team id>")]
 MemoryId = Annotated[str, Path(min_length=4, max_length=64, description="a memory id or a unique prefix of one")]
 UserId = Annotated[str, Path(min_length=1, max_length=100, description="the member's platform user id")]
+SessionId = Annotated[str, Path(min_length=1, max_length=200, description="the thread's (or channel's) id")]
 
 
 async def caller(request: Request) -> Principal:
@@ -163,6 +167,18 @@ async def done(request: Request, who: Who, memory: MemoryId,
 async def snooze(request: Request, who: Who, memory: MemoryId, body: SnoozeIn) -> MemoryOut:
     fact = await console(request).moderation.commitment_snooze(who, memory, body.until, body.reason)
     return memory_out(fact, _domain(request))
+
+
+@router.get("/tenants/{tenant}/disputes", response_model=DisputesOut,
+            summary="Disputes with their temperature: open, threads that ran hot, recently closed")
+async def disputes(request: Request, who: Who) -> DisputesOut:
+    return DisputesOut(items=[DisputeOut.of(h) for h in await console(request).moderation.dispute_board(who)])
+
+
+@router.get("/tenants/{tenant}/disputes/{session}/temperature", response_model=TemperatureOut,
+            summary="A thread's temperature timeline with names and links, open commitments and card state")
+async def temperature(request: Request, who: Who, session: SessionId) -> TemperatureOut:
+    return TemperatureOut.of(await console(request).moderation.dispute_heat(who, session), _domain(request))
 
 
 @router.get("/tenants/{tenant}/members/{user}", response_model=MemberOut, summary="A member's records")

@@ -22,12 +22,11 @@ from urllib.parse import urlsplit
 
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
-from redis.asyncio import Redis
 
 from adapters.web.gate import Gate, Principal
 from adapters.web.i18n import LANG_COOKIE, pick_lang, t
 from adapters.web.platforms import DiscordSignIn, SlackSignIn
-from adapters.web.sessions import WebSessions
+from adapters.web.sessions import SignInStates, WebSessions
 from adapters.web.tokens import ApiTokens
 from bot.actors import OPERATOR_ID
 from bot.moderation import ModerationService
@@ -57,13 +56,15 @@ class AuthError(Exception):
 
 @dataclass(slots=True)
 class Console:
-    """Everything the routes use, built once per process (``adapters.web.server``)."""
+    """Everything the routes use, built once per process (``adapters.web.server``, the web's one
+    composition module): the moderation service of the platform port, and the console's own stores."""
 
     moderation: ModerationService
     sessions: WebSessions
     tokens: ApiTokens
     gate: Gate
-    redis: Redis
+    #: Sign-ins in progress (their one-time OAuth states).
+    states: SignInStates
     settings: Settings
     local: bool
     templates: Jinja2Templates

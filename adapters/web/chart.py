@@ -1,17 +1,20 @@
-"""A small bar chart of kept and overdue commitments per week, as inline SVG drawn on the server.
+"""Charts as inline SVG drawn on the server: kept and overdue commitments per week, and a thread's
+temperature over time (large, and as a sparkline for lists).
 
-No JavaScript and no chart library: two bars per week, their counts as text, and a ``<title>`` and
-``<desc>`` so a screen reader gets the same numbers. Only numbers and dates reach the markup, and
-the labels are escaped anyway."""
+No JavaScript and no chart library: the numbers are drawn as text or carried in each shape's
+``<title>``, and each chart has a ``<title>`` and ``<desc>`` so a screen reader gets the same
+numbers. Labels (member names among them) are escaped; links come from ``adapters.web.links``, which
+only makes them from ids of the expected shape."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from html import escape
 
 from bot.moderation import WeekTally
 
-__all__ = ["weeks_svg"]
+__all__ = ["HeatMark", "sparkline_svg", "temperature_svg", "weeks_svg"]
 
 _W, _H = 560, 180
 _TOP, _BOTTOM, _LEFT = 16, 34, 8
@@ -50,5 +53,96 @@ def weeks_svg(weeks: Sequence[WeekTally], *, title: str, kept_label: str, overdu
                  f'<text x="{_LEFT + 14}" y="{legend_y}" font-size="11">{escape(kept_label)}</text>'
                  f'<rect x="{_LEFT + 110}" y="{legend_y - 9}" width="10" height="10" fill="{OVERDUE_COLOR}"/>'
                  f'<text x="{_LEFT + 124}" y="{legend_y}" font-size="11">{escape(overdue_label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+HOT_COLOR = "#c62828"
+LINE_COLOR = "#3451b2"
+THRESHOLD_COLOR = "#b26a00"
+_TW, _TH = 640, 220
+_TTOP, _TBOTTOM, _TLEFT, _TRIGHT = 14, 30, 36, 12
+
+
+@dataclass(frozen=True, slots=True)
+class HeatMark:
+    """One point of a temperature chart: its value, what it says in words (author, time, value) and,
+    when one can be made, the link to its message."""
+
+    value: float
+    label: str
+    link: str | None = None
+
+
+def _scale(values: Sequence[float], threshold: float) -> float:
+    """The top of the value axis: the threshold or the peak, with a little room above."""
+    return max([threshold, *values]) * 1.15 or 1.0
+
+
+def temperature_svg(points: Sequence[HeatMark], *, threshold: float, title: str, desc: str, threshold_label: str,
+                    first: str = "", last: str = "") -> str:
+    """A thread's temperature, one point per message in order (evenly spaced: a burst after a quiet
+    day stays readable), the alert threshold as a dashed line, points at or above it drawn larger in
+    red, each point's ``label`` as its tooltip and, with a link, a link to its message. ``first`` and
+    ``last`` label the time axis's ends."""
+    top = _scale([p.value for p in points], threshold)
+    width, height = _TW - _TLEFT - _TRIGHT, _TH - _TTOP - _TBOTTOM
+    step = width / max(1, len(points) - 1)
+
+    def x(i: int) -> float:
+        return _TLEFT + (i * step if len(points) > 1 else width / 2)
+
+    def y(value: float) -> float:
+        return _TTOP + height * (1 - min(value, top) / top)
+
+    base = _TTOP + height
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {_TW} {_TH}" role="img" class="chart heat" '
+        f'aria-labelledby="heat-title heat-desc">',
+        f'<title id="heat-title">{escape(title)}</title>',
+        f'<desc id="heat-desc">{escape(desc)}</desc>',
+        f'<line x1="{_TLEFT}" y1="{base}" x2="{_TW - _TRIGHT}" y2="{base}" stroke="#999"/>',
+        f'<text x="{_TLEFT - 4}" y="{base}" font-size="11" text-anchor="end">0</text>',
+        f'<line x1="{_TLEFT}" y1="{y(threshold):.1f}" x2="{_TW - _TRIGHT}" y2="{y(threshold):.1f}" '
+        f'stroke="{THRESHOLD_COLOR}" stroke-dasharray="6 4"/>',
+        f'<text x="{_TLEFT - 4}" y="{y(threshold) + 4:.1f}" font-size="11" text-anchor="end">{threshold:g}</text>',
+        f'<text x="{_TW - _TRIGHT}" y="{y(threshold) - 4:.1f}" font-size="11" text-anchor="end" '
+        f'fill="{THRESHOLD_COLOR}">{escape(threshold_label)}</text>',
+    ]
+    if len(points) > 1:
+        line = " ".join(f"{x(i):.1f},{y(p.value):.1f}" for i, p in enumerate(points))
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{LINE_COLOR}" stroke-width="2"/>')
+    for i, p in enumerate(points):
+        hot = p.value >= threshold
+        dot = (f'<circle cx="{x(i):.1f}" cy="{y(p.value):.1f}" r="{6 if hot else 3.5}" '
+               f'fill="{HOT_COLOR if hot else LINE_COLOR}" class="{"hot" if hot else "calm"}">'
+               f"<title>{escape(p.label)}</title></circle>")
+        parts.append(f'<a href="{escape(p.link)}">{dot}</a>' if p.link else dot)
+    parts.append(f'<text x="{_TLEFT}" y="{_TH - 8}" font-size="11">{escape(first)}</text>'
+                 f'<text x="{_TW - _TRIGHT}" y="{_TH - 8}" font-size="11" text-anchor="end">{escape(last)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def sparkline_svg(values: Sequence[float], *, threshold: float, label: str) -> str:
+    """A small line of a thread's temperature for a list: the threshold dashed, points at or above it
+    in red; ``label`` (what it shows in words) is its accessible name."""
+    w, h, pad = 120, 28, 3
+    top = _scale(values, threshold)
+    step = (w - 2 * pad) / max(1, len(values) - 1)
+
+    def y(value: float) -> float:
+        return pad + (h - 2 * pad) * (1 - min(value, top) / top)
+
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
+             f'class="spark"><title>{escape(label)}</title>',
+             f'<line x1="0" y1="{y(threshold):.1f}" x2="{w}" y2="{y(threshold):.1f}" stroke="{THRESHOLD_COLOR}" '
+             f'stroke-dasharray="3 2"/>']
+    if len(values) > 1:
+        line = " ".join(f"{pad + i * step:.1f},{y(v):.1f}" for i, v in enumerate(values))
+        parts.append(f'<polyline points="{line}" fill="none" stroke="{LINE_COLOR}" stroke-width="1.5"/>')
+    parts += [f'<circle cx="{pad + i * step:.1f}" cy="{y(v):.1f}" r="2.2" '
+              f'fill="{HOT_COLOR if v >= threshold else LINE_COLOR}"/>'
+              for i, v in enumerate(values) if v >= threshold or len(values) == 1]
     parts.append("</svg>")
     return "".join(parts)

@@ -56,7 +56,7 @@ def web(
 
 
 def _with_tokens(body: Callable[[ApiTokens], Awaitable[T]]) -> T:
-    from adapters.runtime import build_cipher
+    from adapters.startup import build_cipher
     from adapters.web.tokens import ApiTokens, TokenError
 
     async def main(settings: Settings) -> T:

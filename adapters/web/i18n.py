@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from memory.models import Lang
 
-__all__ = ["LANG_COOKIE", "pick_lang", "t"]
+__all__ = ["LANG_COOKIE", "kind_label", "pick_lang", "stage_label", "status_label", "t"]
 
 LANG_COOKIE = "heyan_lang"
 
@@ -18,6 +18,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "nav.memories": ("Memories", "记忆"),
     "nav.review": ("Review", "审核"),
     "nav.commitments": ("Commitments", "承诺"),
+    "nav.disputes": ("Disputes", "争议"),
     "nav.audit": ("Audit log", "审计记录"),
     "nav.settings": ("Settings", "设置"),
     "nav.skip": ("Skip to content", "跳到正文"),
@@ -87,6 +88,52 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "commitments.done": ("Kept", "已完成"),
     "commitments.chart": ("Kept and overdue commitments by week due", "按截止周统计的已完成与逾期承诺"),
     "commitments.none": ("None.", "无。"),
+    "disputes.title": ("Disputes", "争议"),
+    "disputes.intro": ("Each thread's temperature is the early-escalation signal (pace, repetition, accusations, "
+                       "absolutes, insults, emotion); an alert goes to the moderators when it reaches {threshold}.",
+                       "每个话题的温度来自早期升级信号（节奏、重复、指责、绝对化、辱骂、情绪）；达到 {threshold} 时会提醒管理员。"),
+    "disputes.open": ("Open disputes", "进行中的争议"),
+    "disputes.hot": ("Threads that ran hot (not opened as a dispute)", "升温过的话题（未发起争议）"),
+    "disputes.closed": ("Closed in the last {days} days", "最近 {days} 天内结束的争议"),
+    "disputes.none": ("None.", "无。"),
+    "disputes.latest": ("Latest activity", "最近动态"),
+    "disputes.temperature": ("now {now} · peak {peak}", "当前 {now} · 最高 {peak}"),
+    "disputes.spark": ("Temperature of {title}: {n} messages, now {now}, peak {peak}, alert at {threshold}",
+                       "{title} 的温度：{n} 条消息，当前 {now}，最高 {peak}，提醒阈值 {threshold}"),
+    "disputes.points": ("{n} messages measured, {hot} at or above the threshold", "已测量 {n} 条消息，{hot} 条达到阈值"),
+    "dispute.chart": ("Temperature of {title} over time", "{title} 的温度变化"),
+    "dispute.desc": ("{n} messages from {first} to {last}; alert threshold {threshold}; {above} at or above it: "
+                     "{who}. Now {now}, peak {peak}.",
+                     "从 {first} 到 {last} 共 {n} 条消息；提醒阈值 {threshold}；{above} 条达到或超过阈值：{who}。"
+                     "当前 {now}，最高 {peak}。"),
+    "dispute.threshold": ("alert threshold", "提醒阈值"),
+    "dispute.summary": ("Now {now} · peak {peak} · alert threshold {threshold}",
+                        "当前 {now} · 最高 {peak} · 提醒阈值 {threshold}"),
+    "dispute.no_points": ("No message of this thread was measured yet (or its timeline expired).",
+                          "这个话题还没有测量过消息（或时间线已过期）。"),
+    "dispute.timeline": ("Messages, newest first", "消息（最新在前）"),
+    "dispute.state.open": ("open", "进行中"),
+    "dispute.state.closed": ("closed", "已结束"),
+    "dispute.state.none": ("not opened as a dispute", "未发起争议"),
+    "dispute.private": ("private thread", "私密话题"),
+    "dispute.opened": ("Opened", "发起"),
+    "dispute.closed_at": ("Closed", "结束"),
+    "dispute.members": ("Members", "成员"),
+    "dispute.stage": ("Stage", "阶段"),
+    "dispute.commitments": ("Open commitments", "未完成的承诺"),
+    "dispute.card": ("Agreement card", "协议卡"),
+    "dispute.card.none": ("No card proposed yet.", "还没有提出协议卡。"),
+    "dispute.card.proposed": ("proposed, waiting for confirmations", "已提出，等待确认"),
+    "dispute.card.confirmed": ("confirmed by everyone", "各方均已确认"),
+    "dispute.card.refused": ("refused", "被拒绝"),
+    "dispute.card.confirmed_by": ("Confirmed by", "已确认"),
+    "dispute.card.pending": ("Waiting for", "等待确认"),
+    "dispute.card.refused_by": ("Refused by", "拒绝"),
+    "col.author": ("Who", "发言人"),
+    "col.temperature": ("Temperature", "温度"),
+    "col.signals": ("Signals", "信号"),
+    "col.message": ("Message", "消息"),
+    "col.thread": ("Thread", "话题"),
     "member.title": ("Member {name}", "成员 {name}"),
     "member.records": ("{facts} memories, {summaries} summaries", "{facts} 条记忆，{summaries} 份摘要"),
     "member.lookup": ("Open a member's page", "打开成员页面"),
@@ -136,6 +183,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
 
 _KIND_ZH = {"person": "人物", "event": "事件", "demand": "诉求", "emotion": "情绪", "commitment": "承诺",
             "consensus": "共识", "relation": "关系"}
+_STAGE_ZH = {"gathering": "收集情况", "de-escalating": "降温", "exploring options": "探讨方案",
+             "confirming agreement": "确认协议", "closed": "已结束"}
 _STATUS_ZH = {"active": "有效", "superseded": "已取代", "disputed": "有争议", "unverified": "未核实", "done": "已完成",
               "cancelled": "已取消", "expired": "已过期", "overdue": "已逾期", "rejected": "已驳回", "flagged": "已标记"}
 
@@ -152,6 +201,10 @@ def kind_label(kind: str, lang: Lang) -> str:
 
 def status_label(status: str, lang: Lang) -> str:
     return _STATUS_ZH.get(status, status) if lang == "zh" else status
+
+
+def stage_label(stage: str, lang: Lang) -> str:
+    return _STAGE_ZH.get(stage, stage) if lang == "zh" else stage
 
 
 def pick_lang(query: str | None, cookie: str | None, accept: str | None) -> Lang:

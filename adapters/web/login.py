@@ -17,14 +17,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from adapters.web.auth import SESSION_COOKIE, AuthError, check_change, console, principal_of
 from adapters.web.pages import render, set_session_cookie
 from adapters.web.platforms import DiscordSignIn, SlackSignIn
+from adapters.web.sessions import STATE_SECONDS
 
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
 
-_STATE = "heyan:web:oauth-state:"
 _STATE_COOKIE = "heyan_oauth_state"
-_STATE_SECONDS = 600
 
 
 @router.get("/login", response_class=HTMLResponse)
@@ -37,9 +36,9 @@ async def login(request: Request) -> Response:
 
 async def _start(request: Request, platform: str, url_for_state: str, state: str) -> Response:
     c = console(request)
-    await c.redis.set(_STATE + state, platform, ex=_STATE_SECONDS)
+    await c.states.put(state, platform)
     response = RedirectResponse(url_for_state, status_code=303)
-    response.set_cookie(_STATE_COOKIE, state, max_age=_STATE_SECONDS, path="/auth", httponly=True, secure=True,
+    response.set_cookie(_STATE_COOKIE, state, max_age=STATE_SECONDS, path="/auth", httponly=True, secure=True,
                         samesite="lax")
     return response
 
@@ -70,8 +69,7 @@ async def _check_state(request: Request, platform: str) -> str:
     mine = request.cookies.get(_STATE_COOKIE, "")
     if not (state and mine and secrets.compare_digest(state, mine)):
         raise AuthError(403, "auth.state", "bad_state")
-    stored = await console(request).redis.getdel(_STATE + state)
-    if stored is None or (stored.decode() if isinstance(stored, bytes) else stored) != platform:
+    if await console(request).states.take(state) != platform:
         raise AuthError(403, "auth.state", "bad_state")
     code = request.query_params.get("code", "")
     if not code or len(code) > 500:

@@ -8,7 +8,7 @@ with the session's CSRF token and is redirected to the page it came from (post/r
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime, timedelta
+from datetime import timedelta
 from functools import partial
 from typing import Annotated, Any
 from urllib.parse import urlencode
@@ -20,9 +20,12 @@ from adapters.web.api import TENANT_PATTERN
 from adapters.web.auth import SESSION_COOKIE, AuthError, check_change, console, principal_of, request_lang
 from adapters.web.chart import weeks_svg
 from adapters.web.gate import Principal
-from adapters.web.i18n import LANG_COOKIE, kind_label, status_label, t
+from adapters.web.heat_view import heat_chart, heat_spark, point_rows, when
+from adapters.web.i18n import LANG_COOKIE, kind_label, stage_label, status_label, t
 from adapters.web.links import message_link
 from bot.actors import OPERATOR_ID, Actor, InvalidRequest
+from bot.escalation import THRESHOLD
+from bot.moderation.thread_heat import CLOSED_DAYS
 from memory.models import Fact, FactStatus, Kind, utcnow
 
 __all__ = ["error_page", "router"]
@@ -32,12 +35,9 @@ router = APIRouter(include_in_schema=False)
 TenantId = Annotated[str, Path(pattern=TENANT_PATTERN)]
 MemoryId = Annotated[str, Path(min_length=4, max_length=64)]
 UserId = Annotated[str, Path(min_length=1, max_length=100)]
+SessionId = Annotated[str, Path(min_length=1, max_length=200)]
 REVIEW_PAGE = 20
 SNOOZE_DAYS = (1, 3, 7, 14)
-
-
-def _when(value: datetime | None) -> str:
-    return value.strftime("%Y-%m-%d %H:%M UTC") if value is not None else ""
 
 
 def render(request: Request, name: str, *, status: int = 200, headers: Mapping[str, str] | None = None,
@@ -49,7 +49,7 @@ def render(request: Request, name: str, *, status: int = 200, headers: Mapping[s
     tenant = values.get("tenant", "")
     context = {
         "lang": lang, "t": partial(t, lang), "kind_label": partial(kind_label, lang=lang),
-        "status_label": partial(status_label, lang=lang), "when": _when, "principal": principal,
+        "status_label": partial(status_label, lang=lang), "when": when, "principal": principal,
         "csrf": principal.session.csrf if principal is not None and principal.session is not None else "",
         "tenant": tenant, "local": c.local, "kinds": [k.value for k in Kind],
         "statuses": [s.value for s in FactStatus], "switch": _switch_url(request, "en" if lang == "zh" else "zh"),
@@ -75,9 +75,13 @@ def _switch_url(request: Request, lang: str) -> str:
     return f"{request.url.path}?{urlencode({**query, 'lang': lang})}"
 
 
+def _slack_domain(principal: Principal | None) -> str:
+    """The Slack workspace domain of a Slack sign-in (for message links)."""
+    return principal.session.team_domain if principal is not None and principal.session is not None else ""
+
+
 def _link(fact: Fact, message_id: str, *, principal: Principal | None) -> str | None:
-    domain = principal.session.team_domain if principal is not None and principal.session is not None else ""
-    return message_link(fact.tenant, fact.session, message_id, slack_domain=domain)
+    return message_link(fact.tenant, fact.session, message_id, slack_domain=_slack_domain(principal))
 
 
 def error_page(request: Request, status: int, detail: str, *, headers: Mapping[str, str] | None = None) -> HTMLResponse:
@@ -228,6 +232,25 @@ async def commitment_action(request: Request, who: Who, principal: Caller, memor
             raise InvalidRequest(f"snooze by one of {SNOOZE_DAYS} days", f"请选择推迟 {SNOOZE_DAYS} 天之一")
         await moderation.commitment_snooze(who, memory, utcnow() + timedelta(days=int(days)), reason)
     return back(request, f"{_base(who.tenant)}/commitments", values)
+
+
+# --- disputes and their temperature ------------------------------------------------------------------
+
+
+@router.get("/t/{tenant}/disputes", response_class=HTMLResponse)
+async def disputes(request: Request, who: Who) -> HTMLResponse:
+    board = await console(request).moderation.dispute_board(who)
+    sparks = {h.session: heat_spark(h, who.lang) for h in board}
+    return render(request, "disputes.html", tenant=who.tenant, board=board, sparks=sparks, threshold=THRESHOLD,
+                  closed_days=f"{CLOSED_DAYS:g}")
+
+
+@router.get("/t/{tenant}/disputes/{session}", response_class=HTMLResponse)
+async def dispute(request: Request, who: Who, principal: Caller, session: SessionId) -> HTMLResponse:
+    detail = await console(request).moderation.dispute_heat(who, session)
+    rows = point_rows(detail.heat, who.lang, _slack_domain(principal))
+    return render(request, "dispute.html", tenant=who.tenant, detail=detail, heat=detail.heat, rows=rows,
+                  chart=heat_chart(detail.heat, rows, who.lang), stage=stage_label(detail.stage, who.lang))
 
 
 # --- members -------------------------------------------------------------------------------------------

@@ -8,15 +8,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from adapters.web.heat_view import point_rows
 from adapters.web.links import message_link
 from bot.audit import AuditEntry
-from bot.moderation import CommitmentBoard, ErasureRequest, MemberRecords
+from bot.card_votes import CardVotes
+from bot.moderation import CommitmentBoard, DisputeDetail, ErasureRequest, MemberRecords, ThreadHeat
 from bot.tenants import TenantSettings
 from memory.models import Fact, HistoryEntry, Source
 
 __all__ = [
     "AuditOut",
     "CommitmentsOut",
+    "DisputeOut",
+    "DisputesOut",
     "EditIn",
     "ErasedOut",
     "ErasureOut",
@@ -30,6 +34,7 @@ __all__ = [
     "SettingsIn",
     "SettingsOut",
     "SnoozeIn",
+    "TemperatureOut",
     "TenantOut",
     "memory_out",
 ]
@@ -184,6 +189,105 @@ class MemberOut(BaseModel):
     def of(cls, rec: MemberRecords, slack_domain: str = "") -> MemberOut:
         return cls(user=rec.user, name=rec.name, summaries=rec.summaries,
                    memories=[memory_out(f, slack_domain) for f in rec.facts], audit=[AuditOut.of(e) for e in rec.audit])
+
+
+class PersonOut(BaseModel):
+    id: str
+    #: The latest display name seen for the id in this community (the id when none is known).
+    name: str
+
+
+class DisputeOut(BaseModel):
+    """A dispute, or a thread that crossed the alert threshold without being opened as one
+    (``state`` "none"), with its temperature."""
+
+    session: str
+    title: str
+    state: Literal["open", "closed", "none"]
+    visibility: str
+    members: list[PersonOut]
+    opened_by: str | None
+    opened_at: datetime | None
+    closed_at: datetime | None
+    #: The last message's temperature cooled to now.
+    temperature: float
+    peak: float
+    threshold: float
+    last_at: datetime | None
+    #: Messages measured (the timeline keeps the last 50), and how many were at or above the threshold.
+    messages: int
+    crossings: int
+    #: The timeline's temperatures, oldest first (the sparkline).
+    temperatures: list[float]
+
+    @classmethod
+    def of(cls, h: ThreadHeat) -> DisputeOut:
+        i = h.info
+        return cls(session=h.session, title=i.title, state=i.state.value, visibility=i.visibility.value,
+                   members=[PersonOut(id=m, name=h.name(m)) for m in i.members], opened_by=i.opened_by,
+                   opened_at=i.opened_at, closed_at=i.closed_at, temperature=round(h.now, 3), peak=round(h.peak, 3),
+                   threshold=h.threshold, last_at=h.last_at, messages=len(h.points), crossings=h.crossings,
+                   temperatures=[round(p.temperature, 3) for p in h.points])
+
+
+class DisputesOut(BaseModel):
+    """Open disputes (hottest now first), threads that ran hot without being opened as a dispute, then
+    disputes closed in the last 30 days."""
+
+    items: list[DisputeOut]
+
+
+class HeatPointOut(BaseModel):
+    """One message's point: the thread's temperature after it, its own score, the signals it showed
+    (``insult``, ``accusation``, …), its author and, when a link can be made, the message."""
+
+    at: datetime
+    temperature: float
+    score: float
+    above_threshold: bool
+    message_id: str
+    author: PersonOut
+    signals: list[str]
+    link: str | None = None
+
+
+class CardStateOut(BaseModel):
+    card: str
+    state: str
+    proposed_at: datetime
+    confirmed: list[PersonOut]
+    pending: list[PersonOut]
+    refused: list[PersonOut]
+
+    @classmethod
+    def of(cls, votes: CardVotes, h: ThreadHeat) -> CardStateOut:
+        def people(ids: tuple[str, ...]) -> list[PersonOut]:
+            return [PersonOut(id=u, name=h.name(u)) for u in ids]
+
+        return cls(card=votes.card_id, state=votes.state.value, proposed_at=votes.proposed_at,
+                   confirmed=people(votes.confirmed_by), pending=people(votes.pending),
+                   refused=people(votes.refused_by))
+
+
+class TemperatureOut(BaseModel):
+    """A thread's temperature timeline (oldest first), its stage, open commitments and agreement card."""
+
+    dispute: DisputeOut
+    stage: str
+    points: list[HeatPointOut]
+    open_commitments: list[MemoryOut]
+    card: CardStateOut | None
+
+    @classmethod
+    def of(cls, d: DisputeDetail, slack_domain: str = "") -> TemperatureOut:
+        h = d.heat
+        points = [HeatPointOut(at=r.point.at, temperature=round(r.point.temperature, 3), score=round(r.point.score, 3),
+                               above_threshold=r.hot, message_id=r.point.message_id,
+                               author=PersonOut(id=r.point.author, name=r.name), signals=list(r.point.signals),
+                               link=r.link) for r in point_rows(h, "en", slack_domain)]
+        return cls(dispute=DisputeOut.of(h), stage=d.stage, points=points,
+                   open_commitments=[memory_out(f, slack_domain) for f in d.open_commitments],
+                   card=CardStateOut.of(d.card, h) if d.card is not None else None)
 
 
 class ErasureOut(BaseModel):

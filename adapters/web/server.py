@@ -1,5 +1,7 @@
 """Serving the console: ``heyan web`` (a process of its own) and ``heyan run`` (beside the platforms,
-when ``HEYAN_WEB_PORT`` is set). uvicorn on a socket bound here, so a port in use is one clear
+when ``HEYAN_WEB_PORT`` is set). The web's one composition module: the only one of ``adapters/web``
+that sees the runtime; it hands the routes the platform port's moderation service and the console's
+own Redis-backed stores (``Console``). uvicorn on a socket bound here, so a port in use is one clear
 ``StartupError``; uvicorn's own signal handling is off (the command owns SIGINT/SIGTERM).
 """
 
@@ -23,7 +25,7 @@ from adapters.web.app import create_app, templates
 from adapters.web.auth import Console
 from adapters.web.gate import Gate
 from adapters.web.platforms import DiscordSignIn, SlackSignIn
-from adapters.web.sessions import WebSessions
+from adapters.web.sessions import SignInStates, WebSessions
 from adapters.web.tokens import ApiTokens
 from bot.settings import Settings
 from memory.models import utcnow
@@ -41,13 +43,14 @@ def build_console(rt: Runtime, *, local: bool, http: httpx.AsyncClient,
                   clock: Callable[[], datetime] = utcnow, monotonic: Callable[[], float] = time.monotonic) -> Console:
     """The console over a started runtime; sign-in providers from ``HEYAN_WEB_*`` (none with ``local``)."""
     s = rt.settings
+    moderation = rt.port.moderation
     discord = DiscordSignIn(s, http) if s.web.discord_enabled and not local else None
     slack = SlackSignIn(s, http) if s.web.slack_enabled and not local else None
     return Console(
-        moderation=rt.moderation, redis=rt.redis, settings=s, local=local, templates=templates(),
+        moderation=moderation, states=SignInStates(rt.redis), settings=s, local=local, templates=templates(),
         sessions=WebSessions(rt.redis, cipher=rt.cipher, hours=s.web.session_hours, clock=clock),
         tokens=ApiTokens(rt.redis, cipher=rt.cipher),
-        gate=Gate(rt.moderation, discord=discord, slack=slack, ttl=s.web.recheck_seconds, clock=monotonic),
+        gate=Gate(moderation, discord=discord, slack=slack, ttl=s.web.recheck_seconds, clock=monotonic),
         discord=discord, slack=slack,
     )
 

@@ -25,9 +25,12 @@ from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fi
 from memory.crypto import Cipher
 from memory.models import utcnow
 
-__all__ = ["Kind", "WebSession", "WebSessions"]
+__all__ = ["Kind", "SignInStates", "WebSession", "WebSessions"]
 
 _PREFIX = "heyan:web:session:"
+_STATE = "heyan:web:oauth-state:"
+#: Seconds a sign-in may take between the redirect to the platform and its callback.
+STATE_SECONDS = 600
 Kind = Literal["operator", "discord", "slack"]
 
 
@@ -126,3 +129,22 @@ class WebSessions:
             return int(await reseal_value(self.redis, key, cipher, rewrite))
 
         return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance, one)
+
+
+class SignInStates:
+    """The one-time ``state`` of a sign-in in progress (login CSRF): which platform it is for, kept
+    ``STATE_SECONDS`` and taken once."""
+
+    def __init__(self, redis: Redis) -> None:
+        self.redis = redis
+
+    def __repr__(self) -> str:
+        return "SignInStates()"
+
+    async def put(self, state: str, platform: str) -> None:
+        await self.redis.set(_STATE + state, platform, ex=STATE_SECONDS)
+
+    async def take(self, state: str) -> str | None:
+        """The platform ``state`` was made for, once; None when unknown, expired or already used."""
+        stored = await self.redis.getdel(_STATE + state)
+        return stored.decode() if isinstance(stored, bytes) else stored

@@ -3,8 +3,9 @@
 Disputes (open, status, summary, close), memory review (list, show, edit, delete, confirm, reject,
 the review queue, a member's export, the audit trail), member self-service (what Heyan holds about
 me, correct it, erase me), commitments (list, done, snooze), the community's settings, and what a
-console needs beyond them (search, a member's records, the commitments board). Console, Discord and Slack are thin
-callers: they turn their caller into an ``Actor``, call one method, and render what comes back.
+console needs beyond them (search, a member's records, the commitments board, the disputes with
+their temperature). Console, Discord and Slack are thin callers: they turn their caller into an
+``Actor``, call one method, and render what comes back.
 
 Each method checks permission here: moderator actions need ``Capability.MODERATE``; a member sees
 and changes only records that concern them (``Fact.users``). Each change writes an audit entry.
@@ -22,6 +23,7 @@ from bot.moderation.members import MemberSelfService
 from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, WeekTally
 from bot.moderation.records import PromiseRecords
 from bot.moderation.review import MemoryReview
+from bot.moderation.thread_heat import DisputeBoard, DisputeDetail, ThreadHeat
 from bot.moderation.views import (
     ClosedDispute,
     DisputeStatus,
@@ -35,6 +37,7 @@ __all__ = [
     "CardOutcome",
     "ClosedDispute",
     "CommitmentBoard",
+    "DisputeDetail",
     "DisputeStatus",
     "ErasureRequest",
     "GroundView",
@@ -42,11 +45,12 @@ __all__ = [
     "ModerationService",
     "Recovered",
     "ReviewPage",
+    "ThreadHeat",
     "WeekTally",
     "fact_view",
 ]
 
 
 class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, Overview, AgreementCards,
-                        PromiseRecords, Digests, CommonGround):
+                        PromiseRecords, Digests, CommonGround, DisputeBoard):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

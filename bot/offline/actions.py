@@ -52,7 +52,8 @@ _SPACE_NEAR_CJK = re.compile(r"(?<=[\u3000-\u303f\u3400-\u9fff\uff00-\uffef])\s+
 _LEAD_TAG = re.compile(r"^promise\s+(?:to\s+)?(?=\S)", re.IGNORECASE)  # "Promise I'll …", "promise to …"
 # A standing promise in Chinese, its 以后 already read as a leading time: "以后我十点以后不放音乐了".
 _ZH_STANDING_FIRST = re.compile(r"^我们?[^，,。你他她]{0,10}?(?:不|别|会|都|先|一定|按时|准时)(?!是|知道|行|对|清楚|确定)")
-_TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定|我保证)\W*$", re.IGNORECASE)
+_TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定|我保证|搞定|放心吧?|没问题|包在我身上|交给我吧?)\W*$",
+                       re.IGNORECASE)
 
 
 def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:
@@ -145,7 +146,7 @@ def strip_head(core: str) -> str:
     if core.startswith(("我们", "咱们")):
         return clean(core[2:])
     if core.startswith("我"):
-        return clean(core[1:])
+        return clean(re.sub(r"^(?:来|去)(?=[A-Za-z])", "", core[1:]))  # "我来review这个PR"
     if m := lx.EN_COMMIT_HEAD.match(core):
         return clean(core[m.end() :] or core)
     return clean(core)
@@ -154,8 +155,8 @@ def strip_head(core: str) -> str:
 def split_due(action: str) -> tuple[str, str]:
     """(the action without its deadline phrase, the deadline phrase) — ("", "") parts when absent."""
     span = find_due_span(action)
-    if span is None:
-        return clean(action), ""
+    if span is None or action[span[1] : span[1] + 1] == "的":
+        return clean(action), ""  # "算这个月的账": the time words say which accounts; the action keeps them
     rest = _SPACE_NEAR_CJK.sub("", (action[: span[0]] + " " + action[span[1] :]).strip())
     return clean(rest.strip(" ,，")), clean(action[span[0] : span[1]])
 

@@ -32,7 +32,8 @@ _ZH_TIME_START = (
     r"|礼拜[一二三四五六日天]|马上|立刻|这就|待会|等会|回头|晚点|从[^，,。]{1,6}?(?:起|开始)|以后|今后|[0-9０-９]{1,2}号|[0-9０-９]{1,2}月)"
 )
 _SOFT = re.compile(
-    r"[，,:：](?!\d)(?=\s*(?:(?:但是|但|不过|可是|所以|而且|然后|and|but|so|then)\s*)?"
+    # a comma or colon, or a dash between clauses ("… still unwritten — I'll draft it by Friday")
+    r"(?:[，,:：]|\s+[—–]+\s*|\s*[—–]+\s+|\s+-{1,2}\s+)(?!\d)(?=\s*(?:(?:但是|但|不过|可是|所以|而且|然后|and|but|so|then)\s*)?"
     r"(?:我|你|他|她|对方|咱|\b(?:i|i'll|i'm|you|he|she|we|they)\b)"
     # an apology or thanks after a comma is a clause of its own: "I'll send it tonight, sorry for the delay"
     r"|\s*(?:sorry|thanks|thank\s+you|抱歉|对不起|谢谢|不好意思)\b"
@@ -46,7 +47,11 @@ _SOFT = re.compile(
     rf"|\s*(?:(?:但是|但|不过|可是|所以|然后)\s*)?(?:{_ZH_TIME_START}|(?:顺便|顺路|然后再?|再)把|(?:别|不要|不许)(?!急|着急|客气)"
     rf"|(?!那|就|按|照)[^，,。！？!?:：\sA-Za-z你他她我]{{1,6}}?{_ZH_TIME_START}|[^，,。！？!?:：\sA-Za-z你他她]{{1,10}}?我(?!们?的))"
     # "I can't remember the number but I'll …", "I'm not happy about it, so I'll …": the promise after a concession
-    r")|\s+(?=(?:but|so|though|yet|however|although|and\s+so)\s+(?:i|we)(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to"
+    # and after a plain "and" ("… moved the launch to the 15th and I'll announce it") — not "you and I will …",
+    # nor after a time the promise takes ("Give me till Friday and I'll have it fixed")
+    r")|(?<!\byou)(?<!\bhe)(?<!\bshe)(?<!\bthey)(?<!\bwe)(?<!day)(?<!week)(?<!month)(?<!night)(?<!noon)(?<!tomorrow)"
+    r"(?<!tonight)(?<!later)(?<!time)(?<!minutes)(?<!hours)(?<!min)(?<!hour)(?<!sec)(?<=[a-z0-9])\s+(?=and\s+(?:i|we)(?:'ll|’ll|\s+will)\b)"
+    r"|\s+(?=(?:but|so|though|yet|however|although|and\s+so)\s+(?:i|we)(?:'ll|’ll|\s+will|\s+shall|'m\s+going\s+to"
     r"|’m\s+going\s+to|\s+am\s+going\s+to|'m\s+gonna|\s+promise|\s+swear)\b)",
     re.IGNORECASE,
 )

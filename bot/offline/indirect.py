@@ -76,7 +76,7 @@ ZH_ACTION_VERBS = (
     "给|发|交|还|付|寄|送|退|转|打|买|带|拿|搬|挪|修|做|写|改|弄|办|处理|搞|收拾|打扫|倒(?!霉)|洗|清理|整理|安排|联系|通知|回复"
     "|答复|告诉|问|找|约|订|预订|准备|提交|补|赔|换|装|查|确认|跟进|解决|完成|垫|出(?!差|国|门|去)|接|取|叫|催|谈|商量|去|来|开|搞定"
     "|弄好|修好|发出|交上|退还|归还|结清|付清|核对|检查|更新|上传|下载|整理好|收好|放好|关|锁|扔|收|报名|参加|到|过来|回来"
-    "|请|签|填|订|赶|陪|帮|放|录|回(?=你|您|复|电|个|信|消息)|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清|分(?!钟|手|开)|对(?=一遍|一下|账)|统计|汇总|核算"
+    "|请|签|填|订|赶|陪|帮|放|录|回(?=你|您|复|电|个|信|消息)|停|列|戴|清空|腾|留|汇|道歉|提醒|接送|喂|遛|擦|拖|刷|重写|重做|重发|补齐|还清|分(?!钟|手|开)|对(?=一遍|一下|账)|统计|汇总|核算|配(?!合)|重启|算(?!了)|拍|录|采购|登记|预约|刷"
 )
 _ZH_VERB = rf"(?:{ZH_ACTION_VERBS})"
 # Time words that make a first-person action a promise ("我明天…", "我这周…"), beyond the due times.
@@ -98,6 +98,9 @@ _ZH_PAST_TOPIC = re.compile(r"是$|就是$|都是$|上个?月|上周|上次|昨�
 _ZH_TAKEN_ON = re.compile(
     r"^(?:[^，,。你他她]{1,10}?(?:的事|这事|这件事)?)?(?:就|都)?(?:交给我|包在我身上|我包了|我全包了|算我的|算我一个|我来吧|我来)"
 )
+# "水管我来修", "这个bug我来修": an object, 我来/我去, then the verb — the object goes after the verb.
+_ZH_TOPIC_THEN_VERB = re.compile(rf"^[^，,。你他她我]{{1,12}}?我们?(?:来|去|负责)(?={_ZH_VERB}|[A-Za-z])")
+_ZH_THIS_MATTER = re.compile(r"^(?:这|那)(?:事|件事|个事)儿?(?:就|都)?我们?(?:来|去)(?P<rest>[^，,。！？!?]{2,})")
 _ZH_TO_YOU = re.compile(r"(?:给|还|发|退|寄|送|转)(?:给)?你")
 
 
@@ -144,7 +147,9 @@ def promise_part(core: str) -> str:
     clause ("发票我来开" → "我来开发票"). The clause itself when there is nothing to take off."""
     if m := _EN_LEAD.match(core) or _EN_REQUEST_THEN.match(core):
         return core[m.end() :]
-    if core.startswith("我") or _ZH_TAKEN_ON.match(core):
+    if m := _ZH_THIS_MATTER.match(core):
+        return f"我来{m.group('rest')}"  # "这事我来跟房东说": 这事 only points back at what was asked
+    if core.startswith("我") or (_ZH_TAKEN_ON.match(core) and not _ZH_TOPIC_THEN_VERB.match(core)):
         return core
     if (m := _ZH_TOPIC.match(core)) and _topic_ok(m.group("topic")):
         topic, rest = m.group("topic"), core[m.end() :]
@@ -162,8 +167,14 @@ def _with_topic(rest: str, topic: str) -> str:
             return f"{rest}{topic}"
         return f"{rest}（{topic}）" if not rest.endswith(topic) else rest
     head, after = rest[: m.start("verb")], rest[m.start("verb") :]
+    if re.fullmatch(r"(?:来|去)[A-Za-z][\w\s-]*", after):
+        return f"{head}{after}{topic}"  # "这个PR我来review" → "我来review这个PR"
+    if re.fullmatch(r"我们?(?:来|去)", head) and not re.match(r"(?:去|来)(?!$)", after):
+        head = head[:-1]  # "打印机我去修" → "我修打印机": 去/来 only says the speaker takes it on
     if len(after) <= 2:  # a bare verb: "开" → "开发票"
         return f"{head}{after}{topic}"
+    if (verb := re.match(_ZH_VERB, after)) and after[verb.end() : verb.end() + 1] in ("，", ","):
+        return f"{head}{verb.group()}{topic}{after[verb.end():]}"  # "钥匙我来配，明天给你们" → "我配钥匙，明天给你们"
     return f"{head}把{topic}{after}"
 
 
@@ -194,7 +205,8 @@ def is_indirect_promise(core: str, *, timed: bool = False) -> bool:
 
 def _topic_ok(topic: str) -> bool:
     """An object put first ("发票", "你的充电器"), not English words, a past time or a cleft ("上个月是")."""
-    return not re.search(r"[A-Za-z]", topic) and not _ZH_PAST_TOPIC.search(topic)
+    latin = re.search(r"[A-Za-z]", topic) and not re.search(r"[\u4e00-\u9fff]", topic)  # "这个bug" is fine
+    return not latin and not _ZH_PAST_TOPIC.search(topic)
 
 
 def zh_deadline_to_you(core: str) -> bool:

@@ -259,9 +259,14 @@ AGREE = re.compile(
     r"同意|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|^(?:ok(?:ay)?[,\s]+)?agreed\b|(?<!never\s)(?<!n't\s)(?<!not\s)\bagreed\b(?!\s+(?:on|to|that|upon)\b)|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
-    r"|^(?:好|行|可以|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"
+    r"|^(?:好的?|好啊|好吧|行吧?|行啊|可以(?:啊|吧)?|嗯嗯?|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"
     r"|\bi'?m\s+(?:good|cool|fine|ok|okay)\s+with\b|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
-    r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b",
+    r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b"
+    # an assent, then the proposal said again: "Fine, let's use a shared calendar", "yeah ok, three ways it is"
+    r"|^(?:(?:fine|ok(?:ay)?|sure|yeah|yep|yes|alright|all\s+right)[\s,.!]+)+(?:then[\s,]+)?let'?s\s+(?!not\b|do\s+(?:it|that|this)\b|go\s+with\b)"
+    r"|^(?:(?:fine|ok(?:ay)?|sure|yeah|yep|yes|alright)[\s,.!]+)+[^,.!?]{1,30}?\s+it\s+is[.!\s]*$"
+    r"|^(?:(?:fine|ok(?:ay)?|sure|yeah|yep|yes|alright)[\s,.!]+)*[^,.!?]{1,30}?(?:\s+works|'s\s+fine)(?:\s+for\s+(?:me|us))?"
+    r"(?=[\s.!,]*$|\s*[,;—–-])",
     _I,
 )
 
@@ -278,6 +283,11 @@ REFUSE = re.compile(
     r"|\bi\s+(?:won'?t|will\s+not)\b(?!\s+be\s+(?:able|home|around|available|free|back|in\s+town)\b|\s+forget\b|\s+let\s+you\s+down\b"
     r"|\s+tell\s+(?:anyone|anybody|a\s+soul)\b|\s+say\s+a\s+word\b)"
     r"|\bi'?ll\s+pass\b"
+    # "let's not", "nah let's not", "let's not, it'll get messy" (not "let's not fight": a proposal)
+    r"|^(?:(?:nah|no|nope|hmm+|um+|actually|honestly|ok(?:ay)?)[\s,]+)*let'?s\s+not"
+    r"(?:\s+(?:do|go\s+with)\s+(?:that|this|it))?(?=[\s.!]*$|\s*[,;—–-])"
+    r"|^(?:算了吧?|别了吧?)[，,]\s*(?=不|别)"
+    r"|\b(?:doesn'?t|does\s+not|won'?t|will\s+not)\s+work\s+for\s+(?:me|us)\b"  # "算了吧，不按人头": dismissed, then the proposal refused
     r"|不能接受|没法接受|无法接受|接受不了"
     r"|\bno\s+deal\b|\b(?:never|not)\s+(?:going\s+to\s+)?agree\b|\b(?:not\s+|un)acceptable\b|\bi\s+reject\b"
     r"|^(?:no|nope|nah)\b[.!\s]*$|\b(?:hard|flat|big)\s+no\b|\bnot\s+a\s+chance\b|,\s*(?:but\s+)?no[.!]*$|^(?:no|nope|nah)\s*,(?!\s*i\s+(?:haven'?t|didn'?t|don'?t|wasn'?t|'m\s+not|am\s+not|never))|\b(?:that|this|it)\s+(?:doesn'?t|does\s+not|won'?t)\s+work\s+for\s+me\b"

@@ -20,6 +20,10 @@ Rules chosen here (measured on ``tests/data/extraction_corpus.jsonl``, see docs/
 * A hedged promise ("I might send it", "maybe I'll", "I'll try", "我尽量") is not a commitment and is
   dropped; any other hedged fact is kept with low confidence.
 * A refusal is kind ``consensus`` with attribute ``refuses``: the mirror of ``agrees to``.
+* An answer that only takes on the request just put to the speaker ("Bob, can you send me the contract
+  by Friday?" — "Sure, will do.") is the speaker's promise of the request's action, made to the one who
+  asked, due when the request said (``bot.offline.requests``); a bare "OK" to a plan for both stays an
+  agreement.
 * An emotion is high confidence only when first-person ("我很生气", "I'm upset"); one whose clause is
   about a third person and not the speaker ("他很生气") is not recorded at all.
 
@@ -41,6 +45,7 @@ from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
 from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
+from bot.offline.requests import Accepted, accepted_request
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
     asserted,
@@ -80,7 +85,7 @@ ATTRIBUTES: dict[str, dict[str, str]] = {
 MAX_MESSAGE_CHARS = 40_000
 
 _OTHER_VERB = re.compile(
-    r"\s*(?:说|答应|承诺|保证|同意|告诉|会|要|欠|从来|总是|又|没|said|says|told|promised|agreed|will|'ll|would|owes"
+    r"\s*(?:说|答应|承诺|保证|同意|告诉|会|要|欠|从来|总是|又|没|把|已经|said|says|told|promised|agreed|will|'ll|would|owes"
     r"|never|always|didn't|keeps)",
     re.IGNORECASE,
 )
@@ -94,7 +99,8 @@ _ANSWER_LEAD = re.compile(r"^(?:(?:to|with|that|i'm|i am|i'll|i will|i|going\s+t
 # Words that only point back at the proposal: "I reject that proposal", "我不同意这个方案".
 _ANAPHORA = re.compile(
     r"^(?:that|this|it|that\s+(?:proposal|plan|idea|offer|deal)|this\s+(?:proposal|plan|idea|offer|deal)"
-    r"|这个?(?:方案|提议|建议|办法|要求)?|那个?(?:方案|提议|建议|办法|要求)?|这样|这样的?(?:安排|分配))[\s.!。！]*$",
+    r"|这个?(?:方案|提议|建议|办法|要求)?|那个?(?:方案|提议|建议|办法|要求)?|这样|这样的?(?:安排|分配)"
+    r"|(?:那就|就)?(?:这么|这样)(?:办|定|来|做|着)吧?|不用了?|不了|不要了?|不必了?)[\s.!。！]*$",
     re.IGNORECASE,
 )
 
@@ -111,7 +117,11 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
     history: list[Utterance] = list(context)
     out: list[CandidateFact] = []
     for turn in turns:
-        out.extend(_Turn(turn, request, history, names).extract())
+        extractor = _Turn(turn, request, history, names)
+        if (accepted := accepted_request(turn, history, names, extractor.tz_name)) is not None:
+            out.append(extractor.takes_on(accepted))  # "Can you …?" — "Sure.": the speaker's promise
+        else:
+            out.extend(extractor.extract())
         history.append(turn)
     return out
 
@@ -138,7 +148,8 @@ class _Turn:
         self.history = history
         self.others = sorted((n for n, uid in names.items() if uid != turn.author_id), key=len, reverse=True)
         # wall-clock words mean the speaker's clock when the platform tells it, else the tenant's
-        self.tz = speaker_zone(turn.zone, _valid_zone(request.timezone))
+        self.tz_name = _valid_zone(request.timezone)
+        self.tz = speaker_zone(turn.zone, self.tz_name)
         self.ts = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
 
     def fact(
@@ -282,14 +293,16 @@ class _Turn:
             # a refusal answers a proposal or an offer; "forget it" before the speaker's own promise is
             # dropped with the other bare answers (``sentence.without_bare_answers``)
             dismissive = _dismissive(text)
-            if (answered := self.answer_to(text[m.end() :], strong=True, weak=bool(dismissive))) is not None:
+            if (answered := self.answer_to(text[m.end() :], strong=True, weak=bool(dismissive))) is not None \
+                    and not _unanswered_lets(m.group(), answered[1]):
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], value, quote,
                                      confidence=confidence, extra=extra | dismissive))
         elif (m := lx.AGREE.search(text)) or (alone and lx.ACK.match(text)):
             # a bare "OK"/"好的" answers a proposal, not an offer; "deal"/"一言为定" answers either
             strong = m is not None and not WEAK.match(m.group())
-            if (answered := self.answer_to(text[m.end() :] if m else "", strong=strong, weak=not strong)) is not None:
+            if (answered := self.answer_to(text[m.end() :] if m else "", strong=strong, weak=not strong)) is not None \
+                    and not (m is not None and _unanswered_lets(m.group(), answered[1])):
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote,
                                      confidence=confidence, extra=extra))
@@ -346,13 +359,23 @@ class _Turn:
         return self.fact(Kind.COMMITMENT, bare or action or clean(body) or clean(quote), action or clean(body), quote,
                          due_at=due_at)
 
+    def takes_on(self, accepted: Accepted) -> CandidateFact:
+        """The promise of an answer that takes a request on (``bot.offline.requests``): the request's
+        action and due time, made to the one who asked."""
+        bare, _ = split_due(accepted.action)
+        fact = self.fact(Kind.COMMITMENT, bare or accepted.action, accepted.action, self.text[:MAX_CLAUSE_CHARS],
+                         due_at=accepted.due_at,
+                         extra={"request_message_id": accepted.message_id, "requested_by": accepted.requester,
+                                "request_quote": accepted.quote})
+        return dataclasses.replace(fact, recipient=accepted.requester)
+
     def answer_to(self, remainder: str, *, strong: bool, weak: bool = False) -> tuple[str, dict[str, str]] | None:
         """What an agreement or refusal is about: its own words when it has some (citing the proposal it
         answers when they share words), else the proposal or offer of the latest other speaker —
         ``strong`` answers ("deal", "no") take an offer too, a bare "OK" only a proposal; a ``weak`` one
         ("OK", "好的", "forget it") answers only the message just before it. None when a bare answer
         answers nothing (``bot.offline.proposals``)."""
-        said = clean(remainder.strip(" ,，:："))
+        said = clean(_COURTESY.sub("", remainder.strip(" ,，:：")))
         own = clean(_ANSWER_LEAD.sub("", said))
         pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) for t in (said, own))
         others = [u for u in reversed(self.history) if u.author_id != self.turn.author_id][:_LOOK_BACK]
@@ -360,6 +383,9 @@ class _Turn:
         proposal = next((p for p in proposals if strong or p.kind == "proposal"), None)
         if not pointer and (len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2)):
             linked = proposal is not None and proposal.kind == "proposal" and shares_content(own, proposal.value)
+            if not linked and proposal is not None and proposal.kind == "proposal" and _REASON.match(remainder):
+                # "let's not, it'll get messy": the answer was whole before the comma, the rest is its reason
+                return proposal.value, proposal.extra() | {"bare": "yes"}
             return own, (proposal.extra() if linked and proposal is not None else {})
         if proposal is not None:
             return proposal.value, proposal.extra() | {"bare": "yes"}
@@ -369,6 +395,11 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+# Words around an answer that say nothing of what was answered: "ok let's do that then", "…, sorry".
+_COURTESY = re.compile(r"^(?:[\s,，]*\b(?:then|though|sorry|thanks|thank\s+you|tbh|lol|haha|honestly|too)\b)+[\s.!]*$",
+                       re.IGNORECASE)
+# What follows an answer after a break is a reason for it, not what was answered.
+_REASON = re.compile(r"\s*[,，;；:：—–-]")
 _THIRD_START = re.compile(r"^(?:他们?|她们?|对方|人家)|^(?:he|she|they|his|her|their)\b", re.IGNORECASE)
 # Someone else as the subject just before an emotion word: their feeling, not the speaker's.
 _OTHERS_FEELING = re.compile(
@@ -378,8 +409,15 @@ _OTHERS_FEELING = re.compile(
 )
 # A named person's deed, told by the speaker: "Rook kicked me", "Vex took the loot".
 _NAMED_DEED = re.compile(
-    r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|never|always|hasn'?t|didn'?t)\b"
+    r"(?-i:([A-Z][a-z]+))\s+(?:\w*[^e\W]ed|took|stole|broke|left|lied|ate|sold|gave|kept|sent|paid|bought|brought|made|spent|wrote|did|never|always|hasn'?t|didn'?t)\b"
 )
+
+
+def _unanswered_lets(answer: str, extra: dict[str, str]) -> bool:
+    """ "Fine, let's …" / "let's not" that answers no proposal of someone else: the speaker's own
+    suggestion (or a bare "let's not" to nothing), not an agreement or refusal."""
+    return bool(re.search(r"\blet'?s\s*(?:not\b(?:\s+(?:do|go\s+with)\s+(?:that|this|it))?\W*)?$", answer, re.IGNORECASE)) \
+        and "proposal_message_id" not in extra
 
 
 def _dismissive(text: str) -> dict[str, str]:

@@ -10,6 +10,7 @@ import contextlib
 import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -19,6 +20,8 @@ from playwright.async_api import Page, expect
 
 from adapters.runtime import Runtime
 from adapters.web.server import WebServer, bind, build_console
+from bot.heat import HeatBook, HeatPoint
+from memory.models import Scope, Visibility, utcnow
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 from tests.web.browser import chromium, screenshots
 from tests.web.oauth_standin import Standin
@@ -72,6 +75,16 @@ async def _sign_in(page: Page, served: Served, user: str) -> None:
     await expect(page).to_have_url(served.base + "/")
 
 
+async def _heated(rt: Runtime) -> None:
+    """Thread 555 opened as a dispute, its timeline running hot (points written as the monitor does)."""
+    await rt.moderation.sessions.open(T, "555", title="Printer row", opened_by="2002", members=["2003"],
+                                      visibility=Visibility.PUBLIC)
+    now = utcnow()
+    for i, (who, value) in enumerate((("2002", 0.8), ("2003", 1.9), ("2002", 3.1), ("2003", 4.0))):
+        await HeatBook(rt.redis).add(Scope(tenant=T, session="555"), HeatPoint(
+            at=now - timedelta(minutes=4 - i), temperature=value, score=value, message_id=f"{9001 + i}", author=who))
+
+
 async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Served, tmp_path: Path) -> None:
     shots = screenshots(tmp_path)
     async with chromium() as browser:
@@ -114,6 +127,15 @@ async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Ser
         await page.get_by_role("link", name="Commitments").click()
         await expect(page.locator("svg.chart")).to_be_visible()
         await page.screenshot(path=str(shots / "web-commitments.png"), full_page=True)
+
+        await _heated(served.rt)
+        await page.get_by_role("link", name="Disputes").click()
+        await expect(page.locator("svg.spark")).to_be_visible()
+        await page.screenshot(path=str(shots / "web-disputes.png"), full_page=True)
+        await page.get_by_role("link", name="Printer row").click()
+        await expect(page.locator("svg.heat")).to_be_visible()
+        await expect(page.locator("svg.heat circle.hot")).to_have_count(2)  # the points above the threshold
+        await page.screenshot(path=str(shots / "web-dispute.png"), full_page=True)
 
         await page.goto(f"{served.base}/t/{T}/members/2002")
         await page.get_by_role("button", name="Erase this member's data…").click()

@@ -1,0 +1,130 @@
+"""A request put to the speaker, and the speaker taking it on: the speaker's promise.
+
+"Bob, can you send me the venue contract by Friday?" — "Sure, will do." is Bob's promise to send
+the contract by Friday, made to the one who asked; so is "李娜，你周三前把预算表发我可以吗？" — "好的，没问题。".
+A bare "OK" to a proposal both sides share ("let's split the bill") stays an agreement
+(``bot.offline.proposals``); what makes this a promise is that the request names one person to act —
+the one who answers — and the answer only takes it on, with no action of its own ("Sure, I'll send it
+after lunch" has its own words and is read as a promise by the ordinary rules).
+
+What is promised is the request's action, turned to the speaker's side ("send me …" → "send you …",
+"发我" → "发你": the promise's "you" is the one who asked, ``CandidateFact.recipient``, and
+``bot.offline.perspective`` names them to anyone else); its due time is read from the request, on the
+requester's clock. Only the message just before the answer counts, written by someone else, addressed
+to the speaker by name or to nobody by name; a reply the platform says went to someone else does not.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from bot.duetime import resolve_due
+from bot.offline.clauses import clean
+from bot.zones import speaker_zone
+from memory.extraction import Utterance
+
+__all__ = ["Accepted", "accepted_request", "takes_it_on"]
+
+_I = re.IGNORECASE
+
+#: An answer that only takes the request on: "sure", "will do", "on it", "no problem, I'll do it",
+#: "好的，没问题", "行，我来", "交给我吧". Nothing else may be in it (a reason, a condition, a new time).
+_TAKE_ON = re.compile(
+    r"^(?:(?:ok(?:ay)?|sure(?:\s+thing)?|yes|yep|yeah|yup|of\s+course|absolutely|definitely|fine|alright|all\s+right|"
+    r"no\s+problem|no\s+worries|np|can\s+do|will\s+do|on\s+it|i'?m\s+on\s+it|got\s+it|i\s+can(?:\s+do\s+that)?|"
+    r"i\s+will|i'?ll\s+do\s+(?:it|that)|i'?ll\s+(?:handle|take\s+care\s+of)\s+(?:it|that)|consider\s+it\s+done|"
+    r"happy\s+to|leave\s+it\s+with\s+me|好的?|好吧|好嘞|行|可以|没问题|没事|嗯嗯?|当然(?:可以)?|收到|我来|我会的?|"
+    r"交给我(?:吧)?|包在我身上|这就去?办|马上(?:办)?|放心)"
+    r"[\s,，.!！。~、]*)+$",
+    _I,
+)
+#: The request: "can you …", "could you please …", "please …", "你能不能…", "麻烦你…", "你…可以吗".
+_ASK_EN = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+"
+                     r"(?:please\s+|pls\s+|just\s+|maybe\s+)?|(?:please|pls|kindly)\s+)", _I)
+_ASK_ZH = re.compile(r"^(?:(?:你|您)(?:能不能|可不可以|能|可以|愿意|帮我|帮忙|来)?|(?:麻烦|请)(?:你|您)?(?:帮我|帮忙)?)")
+_ZH_ASK_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|行吗|行不行|好不好|可不可以|能不能|成吗|吗|呢|吧)?[\s?？。!！~]*$")
+_EN_TAIL = re.compile(r"[\s,]*(?:please|pls|for\s+me|thanks|thank\s+you)?[\s?.!~]*$", _I)
+#: Questions shaped like requests that ask for no deed: "can you believe this?", "could you explain why …",
+#: "你能理解吗", "你能告诉我为什么…".
+_NOT_A_DEED = re.compile(
+    r"^(?:believe|imagine|see|hear|understand|guess|think|feel|remember|recall|explain|clarify|say|repeat|"
+    r"tell\s+(?:me\s+|us\s+)?(?:what|who|when|where|why|how|if|whether)|(?:be\s+)?(?:serious|honest|kidding))\b"
+    r"|^(?:相信|想象|听到|看到|明白|理解|懂|解释|说说|想想|告诉我(?:为什么|怎么|什么|谁|哪|是不是))", _I)
+#: Work split between the two ("you take the bins and I'll do the dishes", "你周末打扫，我平时打扫"): an
+#: agreement when taken, not one person's task.
+_SPLIT = re.compile(r"(?:[,;]\s*|\band\s+)(?:i|i'll|i\s+will|we|we'll)\b|[，,；;]\s*(?:我|咱)", _I)
+#: The requester's words, turned to the speaker's side.
+_EN_PERSON = {"me": "you", "my": "your", "mine": "yours", "myself": "yourself", "i": "you", "i'm": "you're"}
+_EN_WORD = re.compile(r"\b(?:me|my|mine|myself|i'm|i)\b", _I)
+
+
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """A request the speaker took on: what to do (the speaker's words), whom for, when."""
+
+    action: str
+    requester: str
+    message_id: str
+    quote: str
+    due_at: datetime | None
+
+
+def takes_it_on(text: str) -> bool:
+    """Does the whole answer only take a request on ("Sure, will do.", "好的，没问题。")?"""
+    return _TAKE_ON.match(clean(text) or text.strip()) is not None
+
+
+def _addressee(text: str, names: dict[str, str]) -> tuple[str | None, str]:
+    """The participant the request opens by naming ("Bob, …", "李娜，…", "@Bob …"), and the rest."""
+    stripped = text.strip()
+    for name, uid in sorted(names.items(), key=lambda kv: len(kv[0]), reverse=True):
+        m = re.match(r"@?" + re.escape(name) + r"\s*[,，:：]?\s*", stripped, _I)
+        if name and m and (m.group().rstrip() != m.group() or stripped[m.end() - 1:m.end()] in ",，:：" or
+                           not name.isascii()):
+            return uid, stripped[m.end():]
+    return None, stripped
+
+
+def _action(request: str) -> str | None:
+    """The action a request asks for, in the requester's words, or None when it asks for none."""
+    if m := _ASK_EN.match(request):
+        rest = _EN_TAIL.sub("", request[m.end():])
+        return rest if len(rest.split()) >= 2 and not _NOT_A_DEED.match(rest) and not _SPLIT.search(rest) else None
+    if not request.isascii() and (m := _ASK_ZH.match(request)):
+        tail = _ZH_ASK_TAIL.search(request)
+        rest = request[m.end():tail.start() if tail else None]
+        if m.group() in ("你", "您") and not (tail and tail.group().strip(" ，,。!！~")):
+            return None  # "你周末打扫，我平时打扫。": a plan put to both, not a request (an "OK" agrees to it)
+        return rest if len(rest) >= 3 and not _NOT_A_DEED.match(rest) and not _SPLIT.search(rest) else None
+    return None
+
+
+def _turned(action: str) -> str:
+    """The requester's first person as the speaker's second: "send me my key" → "send you your key"."""
+    if action.isascii():
+        return _EN_WORD.sub(lambda m: _EN_PERSON[m.group().casefold()], action)
+    return action.replace("我们", "你们").replace("我", "你")
+
+
+def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str, str],
+                     tenant_zone: str) -> Accepted | None:
+    """The request of the message just before ``turn`` that ``turn`` takes on, or None."""
+    if not history or not takes_it_on(turn.text):
+        return None
+    before = history[-1]
+    if before.author_id == turn.author_id or (turn.reply_to and turn.reply_to != before.author_id):
+        return None
+    addressee, request = _addressee(before.text, names)
+    if addressee is not None and addressee != turn.author_id:
+        return None  # "Carol, can you …?" answered by Bob: Bob does not take on Carol's task
+    sentences = [s for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
+    for sentence in reversed(sentences):
+        action = _action(sentence.strip())
+        if action is None:
+            continue
+        asked_at = before.ts if before.ts.tzinfo else before.ts.replace(tzinfo=UTC)
+        due = resolve_due(action, asked_at, speaker_zone(before.zone, tenant_zone))
+        return Accepted(clean(_turned(action)), before.author_id, before.message_id, sentence.strip(), due)
+    return None

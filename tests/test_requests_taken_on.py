@@ -1,0 +1,88 @@
+"""A request put to one member and taken on by them is that member's promise (``bot.offline.requests``).
+
+"Bob, can you send me the venue contract by Friday?" — "Sure, will do." used to leave nothing (English)
+or an agreement with the requester's words as the accepter's (Chinese); a user asking "what did Bob
+promise?" expects the contract, made to Ann, due Friday on Ann's clock.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.offline.requests import takes_it_on
+from bot.offline.rules import extract_rules
+from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
+from memory.models import Fact, Kind
+
+ASKED = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)  # a Monday
+
+
+def _request(*lines: tuple[str, str, str], zone: str | None = None, reply_to: str | None = None) -> ExtractionRequest:
+    turns = [Utterance(f"m{i}", uid, name, text, ASKED + timedelta(minutes=i), zone=zone,
+                       reply_to=reply_to if i == len(lines) - 1 else None)
+             for i, (uid, name, text) in enumerate(lines)]
+    return ExtractionRequest("t", "s", turns, lang="en" if lines[0][2].isascii() else "zh")
+
+
+def _facts(*lines: tuple[str, str, str], zone: str | None = None, reply_to: str | None = None) -> list[Fact]:
+    request = _request(*lines, zone=zone, reply_to=reply_to)
+    return to_facts(request, extract_rules(request), now=ASKED)
+
+
+def _taken(*lines: tuple[str, str, str], reply_to: str | None = None) -> list[CandidateFact]:
+    """The candidate promises made by taking a request on."""
+    return [f for f in extract_rules(_request(*lines, reply_to=reply_to)) if f.extra.get("requested_by")]
+
+
+def test_taking_on_a_request_is_the_answerers_promise_to_the_asker() -> None:
+    facts = _facts(("u-ann", "Ann", "Bob, can you send me the venue contract by Friday?"),
+                   ("u-bob", "Bob", "Sure, will do."), zone="-05:00")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert (promise.subject, promise.value, promise.recipient) == ("u-bob", "send you the venue contract by Friday",
+                                                                   "u-ann")
+    # "by Friday" on Ann's clock (-05:00), the end of that Friday
+    assert promise.due_at == datetime(2026, 12, 5, 4, 59, tzinfo=UTC)
+
+
+def test_in_chinese_too() -> None:
+    facts = _facts(("u-zhang", "张伟", "李娜，你周三前把预算表发我可以吗？"), ("u-li", "李娜", "好的，没问题。"),
+                   zone="+08:00")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert (promise.subject, promise.value, promise.recipient) == ("u-li", "周三前把预算表发你", "u-zhang")
+    assert promise.due_at is not None and promise.due_at.astimezone(UTC).date().isoformat() == "2026-12-02"
+    facts = _facts(("u-zhang", "张伟", "麻烦你明天把钥匙还我。"), ("u-li", "李娜", "行，我来。"))
+    assert [(f.subject, f.value) for f in facts if f.kind is Kind.COMMITMENT] == [("u-li", "明天把钥匙还你")]
+
+
+@pytest.mark.parametrize("lines", [
+    # asked of someone else: Bob's "Sure" does not take Carol's task
+    (("u-ann", "Ann", "Carol, can you book the room for Friday?"), ("u-bob", "Bob", "Sure.")),
+    # a question that asks for no deed
+    (("u-ann", "Ann", "Can you believe this?"), ("u-bob", "Bob", "Yeah.")),
+    (("u-ann", "Ann", "Could you explain why the build is red?"), ("u-bob", "Bob", "Sure.")),
+    # a plan for both: an agreement, not one member's task
+    (("u-ann", "Ann", "Let's split the bill."), ("u-bob", "Bob", "OK.")),
+    (("u-wu", "吴芳", "你周末打扫，我平时打扫。"), ("u-zhou", "周杰", "可以，没问题。")),
+    # an answer with words of its own is read by the ordinary rules
+    (("u-ann", "Ann", "Can you send me the contract?"), ("u-bob", "Bob", "Sure, but only after the deposit is paid.")),
+])
+def test_what_is_not_taking_a_request_on(lines: tuple[tuple[str, str, str], ...]) -> None:
+    assert not _taken(*lines)
+
+
+def test_a_reply_to_someone_else_does_not_take_the_request() -> None:
+    assert not _taken(("u-ann", "Ann", "Can you fix the CI config before tomorrow noon?"), ("u-bob", "Bob", "On it!"),
+                      reply_to="u-dan")
+    facts = _facts(("u-ann", "Ann", "Can you fix the CI config before tomorrow noon?"), ("u-bob", "Bob", "On it!"),
+                   reply_to="u-ann")
+    assert [(f.subject, f.value) for f in facts if f.kind is Kind.COMMITMENT] == [
+        ("u-bob", "fix the CI config before tomorrow noon")]
+
+
+def test_what_takes_a_request_on() -> None:
+    for text in ("Sure, will do.", "on it", "No problem, I'll do it!", "好的，没问题。", "行，我来", "交给我吧", "OK"):
+        assert takes_it_on(text), text
+    for text in ("Sure, after lunch.", "No.", "I can't this week", "好的，不过要等下周", "不行"):
+        assert not takes_it_on(text), text
