@@ -87,6 +87,8 @@ _STOP = frozenset(_STOP_WORDS.split())
 _MAX_WORDS = 4
 _MAX_CJK = 12
 _MAX_NAMES = 600
+#: A question is read up to here for names (a pasted page is not a question: bounded work).
+_MAX_TEXT = 400
 
 
 def canonical(relation: str) -> str:
@@ -162,7 +164,7 @@ def query_entities(text: str) -> list[str]:
     """Every name ``text`` may contain, in ``entity_name`` form: English runs of one to four words
     that neither start nor end with a function word, and the CJK substrings of two to twelve
     characters (Chinese has no word breaks; "关于产品B我们知道什么" holds "产品b"). Bounded."""
-    body = normalize(text).casefold()
+    body = normalize(text[:_MAX_TEXT]).casefold()
     out: list[str] = []
     for segment in re.split(r"[,.;:!?()\"，。；：！？（）、]+", body):
         words = _EN_TOKEN.findall(segment)
