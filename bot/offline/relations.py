@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import islice
 
 from bot.offline.clauses import clean, core, split_clauses
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
@@ -31,6 +32,8 @@ __all__ = ["extract_relations", "relations_of"]
 
 #: A message is read up to here for relations (as ``rules.MAX_MESSAGE_CHARS`` for facts).
 _MAX_CHARS = 40_000
+#: Relations read from one message at most: a pasted list is not forty statements of its speaker.
+_MAX_PER_MESSAGE = 20
 
 _I = re.IGNORECASE
 _NP = r"(?P<s>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,5}?)"
@@ -86,7 +89,8 @@ _ME = re.compile(r"^(?:i|me|我)$", _I)
 
 def extract_relations(request: ExtractionRequest) -> list[CandidateFact]:
     """Relation candidates from ``request.turns`` (context is not read: a relation is said, not implied)."""
-    return [c for turn in request.turns for c in relations_of(turn, normalize(turn.text)[:_MAX_CHARS])]
+    return [c for turn in request.turns
+            for c in islice(relations_of(turn, normalize(turn.text)[:_MAX_CHARS]), _MAX_PER_MESSAGE)]
 
 
 def relations_of(turn: Utterance, text: str) -> Iterator[CandidateFact]:
