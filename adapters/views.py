@@ -109,7 +109,8 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
         who = _safe(names.name(f.tenant, f.subject, f.subject_name))
         if f.asserted_by != f.subject:
             who += f" (per {_safe(names.name(f.tenant, f.asserted_by))})"
-        what = _safe(f.value if f.kind is not Kind.PERSON else f"{f.attribute}: {f.value}")
+        what = _safe(f.value if f.kind not in (Kind.PERSON, Kind.RELATION) else
+                     f"{f.attribute}: {f.value}" if f.kind is Kind.PERSON else f"{f.attribute} → {f.value}")
         if f.status is FactStatus.FLAGGED:  # why it was flagged (the kind column has the rule), then what was said
             what = f"{_safe(f.attribute.split(':', 1)[-1].strip())} — {what}"
         if f.due_at is not None:

@@ -396,6 +396,10 @@ class Engine:
                 commitments.append(fact)
             else:
                 found.append(ScoredFact(fact=fact, score=floor, dense=None, sparse_rank=None, weight=NEUTRAL))
+        for rel in recall.relations:  # the relations behind what was recalled (memory.hops), last in the budget
+            if rel.id not in known:
+                known.add(rel.id)
+                found.append(ScoredFact(fact=rel, score=floor / 2, dense=None, sparse_rank=None, weight=NEUTRAL))
 
         classification: Classification = await self.provider.classify(turn, turns, lang)
         current = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)

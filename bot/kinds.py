@@ -1,9 +1,9 @@
 """One kind vocabulary for people: what the console, the JSON views and the platforms call a record.
 
-The store keeps six kinds (``memory.models.Kind``); people see eight, because "consensus" is two
+The store keeps seven kinds (``memory.models.Kind``); people see nine, because "consensus" is two
 different things to a reader and an event someone reports about another person is their claim:
 
-    commitment · agreement · refusal · demand · emotion · claim · event · person
+    commitment · agreement · refusal · demand · emotion · claim · event · person · relation
 
 Every surface shows these (``label``) and every filter accepts them — and the store's names, and
 their Chinese — as input (``parse``): ``--kind agreement``, ``--kind consensus`` (agreements and
@@ -20,12 +20,13 @@ from memory.models import Fact, Kind
 __all__ = ["LABELS", "KindQuery", "label", "label_in", "parse", "vocabulary"]
 
 #: What people see, in this order.
-LABELS = ("commitment", "agreement", "refusal", "demand", "emotion", "claim", "event", "person")
+LABELS = ("commitment", "agreement", "refusal", "demand", "emotion", "claim", "event", "person", "relation")
 _ZH = {"commitment": "承诺", "agreement": "同意", "refusal": "拒绝", "demand": "诉求", "emotion": "情绪",
-       "claim": "说法", "event": "事件", "person": "人物"}
+       "claim": "说法", "event": "事件", "person": "人物",
+       "relation": "关系"}
 _STORED = {"commitment": Kind.COMMITMENT, "agreement": Kind.CONSENSUS, "refusal": Kind.CONSENSUS,
            "demand": Kind.DEMAND, "emotion": Kind.EMOTION, "claim": Kind.EVENT, "event": Kind.EVENT,
-           "person": Kind.PERSON}
+           "person": Kind.PERSON, "relation": Kind.RELATION}
 _REFUSES = frozenset({"refuses", "拒绝"})
 # other names people (and the store) use for the same labels
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -36,6 +37,7 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "demands": ("demand",), "wants": ("demand",), "emotions": ("emotion",), "feelings": ("emotion",),
     "events": ("event", "claim"), "people": ("person",), "persons": ("person",),
     "要求": ("demand",), "感受": ("emotion",), "声称": ("claim",),
+    "relations": ("relation",), "relationship": ("relation",), "relationships": ("relation",),
 }
 
 

@@ -5,11 +5,12 @@ A payload keeps in the clear only what the store filters on or orders by, all id
 tenant, session, kind, status, users, asserted_by, due_ts, expires_ts, visibility, version, dates,
 language, the weight's bookkeeping (``uses`` and the ``used_at``/``confirmed_at``/``settled_at``/
 ``forgotten_at`` times: ``memory.importance``), and ``messages`` (the ids of the messages a fact cites, so a deleted message's records
-are found by an index). Every free-text field goes into one sealed value, ``payload["sealed"]`` (AES-256-GCM,
+are found by an index), and a relation's ``mentions`` (member ids and keyed pseudonyms of the names
+it relates, so recall finds relations by name without decrypting: ``memory.hops``). Every free-text field goes into one sealed value, ``payload["sealed"]`` (AES-256-GCM,
 ``memory.crypto``, bound to ``<layer>/<tenant>/<id>``):
 
 * facts: value, attribute, subject, subject_name, sources (quotes, author names, message ids),
-  history and contested entries, slot, recipient_name (the recipient's user id stays plain, like
+  history and contested entries, slot, a relation's target, recipient_name (the recipient's user id stays plain, like
   ``users``); the embedded text is not stored at all (it is
   ``Fact.embed_text()`` of those fields);
 * summaries: text and history.
@@ -33,8 +34,9 @@ from typing import Any
 
 from memory.crypto import Cipher
 from memory.errors import DecryptionError
-from memory.models import Fact, Summary
+from memory.models import Fact, Kind, Summary
 from memory.ports import Layer
+from memory.relations import mention_names
 
 __all__ = [
     "PLAIN",
@@ -51,11 +53,11 @@ __all__ = [
 SEALED = "sealed"
 #: A fact's free-text fields: sealed, never in the clear.
 _FACT_SECRET = ("value", "attribute", "subject", "subject_name", "sources", "history", "contested", "slot",
-                "recipient_name")
+                "recipient_name", "target")
 #: Keys a sealed fact payload sets to None, clearing a clear copy written before encryption
 #: (``subject`` is overwritten with the id or pseudonym instead).
 _FACT_CLEARED = ("value", "attribute", "subject_name", "sources", "history", "contested", "slot", "text",
-                 "recipient_name")
+                 "recipient_name", "target")
 _SUMMARY_SECRET = ("text", "history")
 
 
@@ -96,6 +98,8 @@ class PayloadCodec:
         payload["due_ts"] = _epoch(fact.due_at)
         payload["expires_ts"] = _epoch(fact.expires_at)
         payload["messages"] = cited_messages(fact)
+        if fact.kind is Kind.RELATION:
+            payload["mentions"] = self.mentions(fact)
         if self.cipher is None:
             payload["text"] = fact.embed_text()
             return payload
@@ -112,6 +116,12 @@ class PayloadCodec:
         the name itself in plain payloads, its keyed pseudonym in sealed ones. Lets a search match
         names in a query against stored subjects without decrypting anything."""
         return name if self.cipher is None else self.cipher.pseudonym(f"{tenant}\x1f{name}")
+
+    def mentions(self, fact: Fact) -> list[str]:
+        """What a relation is found by (payload ``mentions``, clear): the member ids it names and
+        the keys (``subject_key``) of the names of its subject and object (``memory.relations``)."""
+        ids = [m for m in (fact.subject, fact.target) if m and m in fact.users]
+        return list(dict.fromkeys([*ids, *(self.subject_key(fact.tenant, n) for n in mention_names(fact))]))
 
     def fact_from_payload(self, payload: dict[str, Any]) -> Fact:
         data = self._open("facts", payload, Fact.model_fields, _FACT_SECRET)

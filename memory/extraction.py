@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
 from memory.normalize import locate, normalize
 from memory.poisoning import Attempt, attempt, fold
+from memory.relations import link, relation_fact
 
 __all__ = [
     "DEFAULT_TTL",
@@ -102,6 +103,9 @@ class CandidateFact:
     #: Whom a commitment or demand is made to (a user id or name), when the extractor knows; else
     #: ``to_facts`` reads it from the thread (``_recipient``).
     recipient: str = ""
+    #: A relation's object (kind ``relation``: subject, relation in ``attribute``, the object as
+    #: said in ``value``): a user id or a name; empty means ``value``.
+    target: str = ""
 
 
 class FactExtractor(Protocol):
@@ -121,6 +125,7 @@ DEFAULT_TTL: dict[Kind, timedelta | None] = {
     Kind.EMOTION: timedelta(hours=24),
     Kind.COMMITMENT: timedelta(days=365),
     Kind.CONSENSUS: None,
+    Kind.RELATION: timedelta(days=365),
 }
 
 #: Kinds that bind the subject: only the subject can state them. Said by someone else, they are claims.
@@ -164,6 +169,8 @@ def to_facts(
       yields one ``flagged`` record of its speaker, never recalled, whatever was extracted from it;
     * a commitment or demand keeps whom it was made to (``Fact.recipient``: the participant named,
       else — when it says "you" / "你" — the one it answers), so "you" can be told as theirs;
+    * a relation (kind ``relation``: "Bob manages the Discord bot") is checked for junk and built by
+      ``memory.relations.relation_fact``, and linked to the other records from its message;
     * an agreement or refusal that answers a proposal (``extra["proposal_message_id"]``) cites the
       proposal as its second source: the record names both parties, and the proposer's erasure
       removes it too.
@@ -192,6 +199,16 @@ def to_facts(
                 facts.append(_flagged(request, turn, found, quote, now, names))
         if attempts[turn.message_id] is not None:
             continue  # one flagged record per message: nothing it says becomes anyone's fact
+        if cand.kind is Kind.RELATION:  # the speaker's word on how things relate: never a claim
+            source = Source(message_id=turn.message_id, author_id=speaker, author_name=turn.author_name, ts=turn.ts,
+                            quote=quote)
+            rel = relation_fact(tenant=request.tenant, session=request.session, subject=cand.subject,
+                                subject_name=cand.subject_name, relation=cand.attribute, obj=cand.value,
+                                target=cand.target, source=source, names=names, lang=lang or request.lang,
+                                visibility=request.visibility, now=now, life=ttl.get(Kind.RELATION))
+            if rel is not None:
+                facts.append(rel)
+            continue
         kind, subject, subject_name = cand.kind, cand.subject, cand.subject_name
         about = cand.subject  # who the statement is about, kept in users when it becomes a claim
         attribute, value, status = cand.attribute, cand.value, FactStatus.ACTIVE
@@ -252,7 +269,7 @@ def to_facts(
             log.warning("dropped a %s candidate from message %s: %s", cand.kind.value, cand.message_id, problem)
             continue
         facts.append(fact.model_copy(update={"truncated": len(fact.embed_text()) > EMBED_TEXT_LIMIT}).with_id())
-    return facts
+    return link(facts)
 
 
 #: How soon after a message a "you" is read as its answer (see ``_recipient``).

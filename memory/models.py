@@ -51,7 +51,9 @@ def utcnow() -> datetime:
 
 
 class Kind(StrEnum):
-    """The six kinds of fact the mediator keeps."""
+    """The kinds of record the mediator keeps: six kinds of fact, and relations between people,
+    things and groups (``memory.relations``: subject, relation and object, linked to the facts and
+    messages they came from)."""
 
     PERSON = "person"
     EVENT = "event"
@@ -59,6 +61,7 @@ class Kind(StrEnum):
     EMOTION = "emotion"
     COMMITMENT = "commitment"
     CONSENSUS = "consensus"
+    RELATION = "relation"
 
 
 class FactStatus(StrEnum):
@@ -226,6 +229,13 @@ class Fact(BaseModel):
     confirmed_at: datetime | None = None
     settled_at: datetime | None = None
     forgotten_at: datetime | None = None
+    #: A relation's object (kind ``relation``: ``subject`` ``attribute`` ``value`` reads "Bob manages
+    #: the Discord bot"): the member's user id when the object is a member, else its normalised name
+    #: (``memory.relations.entity_name``); ``value`` is the object as said. Empty on other kinds.
+    target: str = ""
+    #: The ids of the facts a relation was extracted beside (from the same message), which recall's
+    #: one-hop expansion adds as candidates (``memory.hops``). Empty on other kinds.
+    links: tuple[str, ...] = ()
 
     @field_validator("value", "attribute", "subject")
     @classmethod
@@ -324,11 +334,15 @@ _KIND_ZH = {
     Kind.EMOTION: "情绪",
     Kind.COMMITMENT: "承诺",
     Kind.CONSENSUS: "共识",
+    Kind.RELATION: "关系",
 }
 
 
 def embed_text(kind: Kind, subject: str, attribute: str, value: str, lang: Lang) -> str:
-    """The seed template: "关于<类型><名>的事实：<属性>是<值>" / "About <kind> <subject>: <attribute> is <value>"."""
+    """The seed template: "关于<类型><名>的事实：<属性>是<值>" / "About <kind> <subject>: <attribute> is <value>";
+    a relation reads as said: "张三 投诉 产品B" / "Bob manages the Discord bot"."""
+    if kind is Kind.RELATION:
+        return f"{subject}{attribute}{value}" if lang == "zh" else f"{subject} {attribute} {value}"
     if lang == "zh":
         return f"关于{_KIND_ZH[kind]}{subject}的事实：{attribute}是{value}"
     return f"About {kind.value} {subject}: {attribute} is {value}"

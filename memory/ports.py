@@ -103,6 +103,8 @@ class RecordFilter:
     #: Only records citing one of these message ids (payload ``messages``, indexed) — and records
     #: written before that index existed (no ``messages``), which the caller must check itself.
     cites: frozenset[str] = field(default_factory=frozenset)
+    #: Only relations naming one of these (payload ``mentions``: member ids and name keys, indexed).
+    mentions: frozenset[str] = field(default_factory=frozenset)
 
 
 @runtime_checkable

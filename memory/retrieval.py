@@ -24,6 +24,10 @@ retrieval``; the numbers are in the bench notes (docs/BENCHMARKS.md):
   reused. One extra BM25 store query per query (~4 ms p50), no extra embedding, no reindex. Hybrid
   R@5 0.676 → 0.689, R@10 0.741 → 0.761, R@1 0.490 → 0.481 on locomo-dev; 0 turns it off.
 
+One hop through relations (``memory.hops``) follows the direct search: facts linked by relations
+to the entities the query names or the top facts' relations name join the candidates, each scored
+below what led to it (``Hops``; ``hops=Hops(limit=0)`` turns it off).
+
 ``index_facts``/``index_summaries`` embed a batch (the bounded embed text), encode BM25 and upsert
 ``StoredPoint``s: the memory service and the bench both write through them.
 """
@@ -32,7 +36,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
@@ -47,9 +51,10 @@ from memory.feedback import (
     Expander,
     Feedback,
 )
+from memory.hops import Hops
 from memory.importance import RANKING_WEIGHTING, Weighting
 from memory.importance import weight as weigh
-from memory.models import RECALLABLE, Fact, Scope, Summary, summary_id, utcnow
+from memory.models import RECALLABLE, Fact, Kind, Scope, Summary, summary_id, utcnow
 from memory.ports import (
     Embedder,
     Hit,
@@ -142,10 +147,13 @@ class ScoredFact:
 
 @dataclass(frozen=True, slots=True)
 class Recall:
-    """What recall returns: the session summary first, then the details."""
+    """What recall returns: the session summary first, then the details, and the relations
+    linking them (one hop's context)."""
 
     summary: Summary | None
     facts: list[ScoredFact]
+    #: The relations behind the facts (``memory.hops``): what the answers about relations read.
+    relations: list[Fact] = field(default_factory=list)
 
 
 class Retriever:
@@ -191,6 +199,7 @@ class Retriever:
         query_cache: int = QUERY_CACHE_SIZE,
         recall_cache: RecallCache | None = None,
         codec: PayloadCodec = PLAIN,
+        hops: Hops | None = None,
     ) -> None:
         if method not in ("dense", "sparse", "hybrid"):
             raise ValueError(f"method must be dense, sparse or hybrid; got {method!r}")
@@ -220,6 +229,8 @@ class Retriever:
         self.importance_weight = importance_weight
         self.weighting = weighting
         self.codec = codec
+        #: One hop through relations after the direct search (``memory.hops``; ``Hops(limit=0)``: off).
+        self.hops = hops or Hops()
         self.queries = QueryVectors(embedder, query_cache)
         #: Recall results reused while their tenant is unwritten (``memory.cache``; None: off).
         self.recall_cache = recall_cache
@@ -244,7 +255,8 @@ class Retriever:
             f"k={self.k}, threshold={self.threshold}, candidates={self.candidates}, feedback={f.facts}, "
             f"feedback_weight={f.weight}, feedback_terms={f.terms}, feedback_skip={f.skip_margin}, "
             f"entity_weight={self.entity_weight}, time_weight={self.time_weight}, "
-            f"recency_weight={self.recency_weight}, importance_weight={self.importance_weight})"
+            f"recency_weight={self.recency_weight}, importance_weight={self.importance_weight}, "
+            f"hops={self.hops.limit}/{self.hops.decay})"
         )
 
     def tuned(self, **changes: Any) -> Retriever:
@@ -257,6 +269,7 @@ class Retriever:
             "entity_weight": self.entity_weight, "time_weight": self.time_weight,
             "recency_weight": self.recency_weight, "importance_weight": self.importance_weight,
             "weighting": self.weighting, "query_cache": self.queries.size, "codec": self.codec,
+            "hops": self.hops,
         }  # never the recall cache: its answers were made with these settings
         settings.update(changes)
         return Retriever(self.store, self.embedder, self.sparse, **settings)
@@ -285,18 +298,34 @@ class Retriever:
         only statuses in ``models.RECALLABLE`` are searched (intersected with ``flt.statuses``).
         ``now``: when the question is asked, for its time words ("last week"); default the clock.
         """
+        found, _ = await self._search(scope, queries, flt, k, method, include_inactive, now)
+        return found
+
+    async def _search(
+        self,
+        scope: Scope,
+        queries: Sequence[str],
+        flt: RecordFilter | None,
+        k: int | None,
+        method: Method | None,
+        include_inactive: bool,
+        now: datetime | None,
+    ) -> tuple[list[ScoredFact], list[Fact]]:
+        """``search``, and the relations behind its result (``memory.hops.Expansion.context``)."""
         k = k or self.k
         method = method or self.method
         texts = [q for q in queries if q and q.strip()]
         if not texts:
-            return []
+            return [], []
         now = now or utcnow()
         flt = flt or RecordFilter()
+        # one hop through relations (memory.hops) for recall, not for a search of chosen kinds or history
+        hop = self.hops.limit > 0 and not include_inactive and not flt.kinds and not flt.ids
         if not include_inactive:
             statuses = frozenset(s.value for s in RECALLABLE)
             wanted = flt.statuses & statuses if flt.statuses else statuses
             if not wanted:
-                return []
+                return [], []
             # an expired record is gone from recall at once, before the purge deletes it
             flt = replace(flt, statuses=wanted, alive_at=flt.alive_at or now)
 
@@ -365,9 +394,16 @@ class Retriever:
         top = [c for c in top if c.hit.id in decoded]  # a fact deleted between the search and the fetch
         if self.importance_weight:
             earned = {c.hit.id: weigh(decoded[c.hit.id], now, self.weighting) for c in top}
-            top = reweigh(top, earned, self.importance_weight)[:k]
-        return [ScoredFact(decoded[c.hit.id], c.score, c.dense, c.sparse_rank, weigh(decoded[c.hit.id], now))
-                for c in top]
+            top = reweigh(top, earned, self.importance_weight)
+        top = _without_echoes(top, decoded)[:k]
+        found = [ScoredFact(decoded[c.hit.id], c.score, c.dense, c.sparse_rank, weigh(decoded[c.hit.id], now))
+                 for c in top]
+        if not hop:
+            return found, []
+        expansion = await self.hops.expand(self.store, self.codec, scope, flt, texts, found, now)
+        if expansion.candidates:  # each below what led to it; the direct hit first on a tie
+            found = sorted([*found, *expansion.candidates], key=lambda s: -s.score)[:k]
+        return found, expansion.context(found)
 
     async def _open(self, scope: Scope, hits: Sequence[Hit], decoded: dict[str, Fact]) -> None:
         """Decode the facts not opened yet into ``decoded``: from the hit when it came with its payload,
@@ -407,14 +443,30 @@ class Retriever:
     async def _recall(self, scope: Scope, queries: Sequence[str], k: int | None, now: datetime | None) -> Recall:
         summary: Summary | None = None
         if not scope.session:
-            return Recall(None, await self.search(scope, queries, k=k, now=now))
+            facts, relations = await self._search(scope, queries, None, k, None, False, now)
+            return Recall(None, facts, relations)
         sid = summary_id(scope.tenant, scope.session)
         hits = await self.store.retrieve("summaries", Scope(tenant=scope.tenant, session=scope.session), [sid])
         if hits:
             summary = self.codec.summary_from_payload(hits[0].payload)
         wide = Scope(tenant=scope.tenant, user=scope.user)
-        facts = await self.search(wide, queries, RecordFilter(visible_in=scope.session), k=k, now=now)
-        return Recall(summary, facts)
+        facts, relations = await self._search(wide, queries, RecordFilter(visible_in=scope.session), k, None, False,
+                                              now)
+        return Recall(summary, facts, relations)
+
+
+def _without_echoes(top: list[Candidate], decoded: dict[str, Fact]) -> list[Candidate]:
+    """``top`` without the relations that echo a fact ranked above them (one they link): the fact
+    says it in the member's words, the relation would take a second place for the same message."""
+    kept: list[Candidate] = []
+    seen: set[str] = set()
+    for c in top:
+        fact = decoded[c.hit.id]
+        if fact.kind is Kind.RELATION and seen.intersection(fact.links):
+            continue
+        kept.append(c)
+        seen.add(c.hit.id)
+    return kept
 
 
 R = TypeVar("R", Fact, Summary)

@@ -125,7 +125,8 @@ def plan_filter(scope: Scope, flt: RecordFilter | None = None) -> list[Condition
         plan.append(Condition("eq", "users", value=scope.user))
     if flt is None:
         return plan
-    for key, wanted in (("kind", flt.kinds), ("status", flt.statuses), ("subject", flt.subjects)):
+    for key, wanted in (("kind", flt.kinds), ("status", flt.statuses), ("subject", flt.subjects),
+                        ("mentions", flt.mentions)):
         if wanted:
             plan.append(Condition("any", key, values=tuple(sorted(wanted))))
     if flt.ids:

@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 #: Bump on any template change: logged with every LLM call so answers can be traced to a prompt.
-VERSION = "2026-11-29.1"
+VERSION = "2026-12-01.1"
 
 LANGS = ("zh", "en")
 

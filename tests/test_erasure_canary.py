@@ -175,7 +175,9 @@ async def _replay(rt: Runtime) -> None:
         (3, HER, NAME, "I want the glimmerfen lantern back before the market opens.", SESSION),
         (4, "u-bob", "Bob", "We agreed the rota starts next Monday.", SESSION),
         (5, HER, NAME, "I am furious about the Vorpalheart incident.", SESSION),
-        (6, HER, NAME, "I want the quillowbrook fence repaired this week.", SIDE),
+        # …and a relation of hers (issue 23 item 5): "she complained about the quillowbrook fence"
+        (6, HER, NAME, "I want the quillowbrook fence repaired this week. I complained about the quillowbrook fence.",
+         SIDE),
     ]
     for n, user, name, text, session in said:
         assert await rt.engine.observe(_msg(n, user, name, text, session=session))
@@ -186,7 +188,8 @@ async def _replay(rt: Runtime) -> None:
     moderator = Actor(tenant=TENANT, user_id="u-mod", name="Mo", capabilities=frozenset({Capability.MODERATE}))
     facts = await rt.memory.list_facts(Scope(tenant=TENANT, user=HER))
     promise = next(f for f in facts if f.kind is Kind.COMMITMENT)
-    wanted = next(f for f in facts if "glimmerfen" in f.value)
+    assert any(f.kind is Kind.RELATION and f.subject == HER and f.target == "quillowbrook fence" for f in facts)
+    wanted = next(f for f in facts if "glimmerfen" in f.value and f.kind is not Kind.RELATION)
     # the follow-up is posted (sent), a notice about her is refused for good (dead)
     ctx = {"heyan": rt.services, "redis": rt.redis, "max_tries": 2}
     assert await send_reminder(ctx, TENANT, promise.id, promise.version) == "queued"
@@ -269,6 +272,9 @@ async def test_after_erasure_nothing_of_the_member_is_left_in_any_store(
 
         after = await _stores(rt, keys)
         assert _leaks(after) == {}
+        # her relation went with her, and no relation names her or holds her as asserter
+        assert not [f for f in await rt.memory.list_facts(Scope(tenant=TENANT))
+                    if f.kind is Kind.RELATION and HER in (f.subject, f.target, f.asserted_by, *f.users)]
         assert BOBS.encode() in after["qdrant (decrypted)"]  # Bob's words stay: the scan reads the store
         # the append-only files: rewritten so they hold what is stored now, then more writes
         rewrites = (await rt.redis.info("persistence"))["aof_rewrites"]

@@ -28,7 +28,7 @@ PLACEHOLDER = re.compile(r"\$(\w+)")
 
 
 def test_version() -> None:
-    assert prompts.VERSION == "2026-11-29.1"
+    assert prompts.VERSION == "2026-12-01.1"
 
 
 def test_both_languages_have_the_same_templates_and_placeholders() -> None:

@@ -137,7 +137,7 @@ async def test_filters(store: MemoryStore) -> None:
             "d",
         ),
         point(ids["other_session"], payload(session="thread-2"), "e"),
-        point(ids["u2"], payload(users=["u2", "u3"]), "f"),
+        point(ids["u2"], payload(users=["u2", "u3"], kind="relation", mentions=["u2", "k-docs"]), "f"),
     ]
     await store.upsert("facts", T1, pts)
 
@@ -162,6 +162,9 @@ async def test_filters(store: MemoryStore) -> None:
     assert await found(T1.narrow(user="u3"), ANY) == {"u2"}
     assert await found(T1.narrow(session="thread-1", user="u2"), ANY) == {"u2"}
     assert len(await found(T1, ANY)) == 6
+    # a relation is found by the member ids and name keys it mentions (memory.hops)
+    assert await found(T1, RecordFilter(mentions=frozenset({"k-docs", "k-other"}))) == {"u2"}
+    assert await found(T1, RecordFilter(mentions=frozenset({"k-other"}))) == set()
 
 
 async def test_count(store: MemoryStore) -> None:

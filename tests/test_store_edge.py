@@ -181,6 +181,7 @@ async def test_shards_have_the_payload_indexes(tmp_path: Path) -> None:
                 "expires_ts",
                 "visibility",
                 "messages",
+                "mentions",
             }
             assert schema["tenant"].params.is_tenant  # type: ignore[union-attr]
         assert (tmp_path / "facts").is_dir() and (tmp_path / "summaries").is_dir()

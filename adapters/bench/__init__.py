@@ -10,6 +10,7 @@ from adapters.bench.extraction import extraction
 from adapters.bench.importance import importance
 from adapters.bench.load import load
 from adapters.bench.poisoning import poisoning
+from adapters.bench.relations import relations
 from adapters.bench.retrieval import retrieval
 from adapters.cli_style import Typer
 
@@ -24,6 +25,7 @@ app.command("cost")(cost)
 app.command("poisoning")(poisoning)
 app.command("importance")(importance)
 app.command("escalation")(escalation)
+app.command("relations")(relations)
 
 
 @app.callback()

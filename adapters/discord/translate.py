@@ -268,7 +268,7 @@ _STATUS_ZH = {
     FactStatus.FLAGGED: "已标记",
 }
 _KIND_ZH = {Kind.PERSON: "人物", Kind.EVENT: "事件", Kind.DEMAND: "诉求", Kind.EMOTION: "情绪",
-            Kind.COMMITMENT: "承诺", Kind.CONSENSUS: "共识"}
+            Kind.COMMITMENT: "承诺", Kind.CONSENSUS: "共识", Kind.RELATION: "关系"}
 _STAGE_ZH = {Stage.GATHERING: "了解情况", Stage.DE_ESCALATING: "缓和情绪", Stage.EXPLORING: "探讨方案",
              Stage.CONFIRMING: "确认共识", Stage.CLOSED: "已结束"}
 

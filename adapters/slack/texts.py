@@ -175,7 +175,7 @@ def t(key: str, lang: Lang, **values: Any) -> str:
 
 
 _KIND_ZH = {"person": "人物", "event": "事件", "demand": "诉求", "emotion": "情绪", "commitment": "承诺",
-            "consensus": "共识", "agreement": "同意", "refusal": "拒绝", "claim": "说法"}
+            "consensus": "共识", "agreement": "同意", "refusal": "拒绝", "claim": "说法", "relation": "关系"}
 _STATUS_ZH = {"active": "有效", "superseded": "已取代", "disputed": "有争议", "unverified": "未核实",
               "done": "已完成", "cancelled": "已取消", "expired": "已过期", "overdue": "已逾期", "rejected": "已驳回",
               "flagged": "已标记"}

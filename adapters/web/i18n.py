@@ -182,7 +182,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
 }
 
 _KIND_ZH = {"person": "人物", "event": "事件", "demand": "诉求", "emotion": "情绪", "commitment": "承诺",
-            "consensus": "共识"}
+            "consensus": "共识", "relation": "关系"}
 _STAGE_ZH = {"gathering": "收集情况", "de-escalating": "降温", "exploring options": "探讨方案",
              "confirming agreement": "确认协议", "closed": "已结束"}
 _STATUS_ZH = {"active": "有效", "superseded": "已取代", "disputed": "有争议", "unverified": "未核实", "done": "已完成",

@@ -6,7 +6,9 @@ and ``additionalProperties: false`` everywhere, so no field here has a default: 
 ``X | None`` and the model must write ``null``.
 
 ``ExtractionOut.candidates`` turns the model's facts into ``CandidateFact``s and drops (and logs)
-those whose source message or quote does not check out, whatever the model claimed. Each gets the
+those whose source message or quote does not check out, whatever the model claimed, and relations
+that ``memory.relations.check`` finds junk (a pronoun, a sentence for a name, a name the quote
+does not hold, a relation that is not a short phrase). Each gets the
 consolidation slot ``bot.offline.slots.slot_of`` computes from its quote — the same function the
 offline rules use — so the model's wording never decides which record a statement updates.
 """
@@ -27,6 +29,7 @@ from bot.zones import speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import locate, normalize
+from memory.relations import check as check_relation
 
 __all__ = [
     "MAX_QUERIES",
@@ -46,7 +49,7 @@ Emotion = Literal["calm", "upset", "angry", "hurt", "anxious"]
 Intent = Literal[
     "statement", "complaint", "demand", "proposal", "agreement", "refusal", "question", "closing"
 ]
-KindOut = Literal["person", "event", "demand", "emotion", "commitment", "consensus"]
+KindOut = Literal["person", "event", "demand", "emotion", "commitment", "consensus", "relation"]
 
 log = logging.getLogger(__name__)
 
@@ -203,6 +206,17 @@ def _candidates(out: ExtractionOut, request: ExtractionRequest) -> list[Candidat
         if not subject_name and subject.casefold() in by_name:  # the model wrote a name, not the id
             subject_name, subject = subject, by_name[subject.casefold()]
         kind = Kind(item.kind)
+        if kind is Kind.RELATION:
+            target = value if value in people else by_name.get(normalize(value).casefold(), value)
+            reason = check_relation(subject, attribute, target, turn.text, members=people)
+            if reason is not None:  # the rule that failed, never the words (a member's)
+                log.warning("extract: dropped a relation item from %s: %s", turn.message_id, reason)
+                continue
+            facts.append(CandidateFact(kind=kind, subject=subject, attribute=attribute, value=value,
+                                       message_id=turn.message_id, quote=quote, asserted_by=turn.author_id,
+                                       subject_name=subject_name or subject, confidence=Confidence(item.confidence),
+                                       target=target))
+            continue
         if item.reported and kind is Kind.EVENT:
             attribute = "claims"  # a report is its speaker's claim, whatever the model called it
         facts.append(

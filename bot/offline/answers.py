@@ -4,7 +4,8 @@ side wants, what is still open or overdue, what someone said about something, ho
 ``bot.offline.questions.read_question`` decides whether a turn asks about the record and what it
 asks (intent, the people it names, its topic words); ``answer`` answers from the facts the engine
 recalled and the open
-commitments it listed — in one or two sentences naming who and when, each item once, all of them
+commitments it listed (and, for "who else had a similar problem?" and "what do we know about X?",
+from the relations recall brought: ``bot.offline.relation_answers``) — in one or two sentences naming who and when, each item once, all of them
 or the first ``MAX_ITEMS`` and "and N more" — or says "I have no record of that". The full overview
 is only given when one is asked for ("recap", "总结一下").
 """
@@ -19,6 +20,7 @@ from datetime import datetime
 from bot.llm.base import ReplyRequest
 from bot.names import NameBook
 from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, Ask, Question, stem
+from bot.offline.relation_answers import ask_about, ask_similar
 from bot.offline.templates import cite_fact, content, format_date, join_items, promise_item, said_on
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
@@ -267,6 +269,8 @@ def _ask_overview(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
 
 _ANSWERS: dict[Ask, Callable[[Question, _Ctx, Sequence[Fact]], str]] = {
     Ask.SAID: _ask_said,
+    Ask.SIMILAR: ask_similar,
+    Ask.ABOUT: ask_about,
     Ask.OVERDUE: lambda q, c, p: _ask_open(q, c, p, overdue_only=True),
     Ask.OPEN: _ask_open,
     Ask.PROMISES: _ask_promises,

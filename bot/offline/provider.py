@@ -16,7 +16,8 @@ from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.answers import answer
 from bot.offline.phrasing import mediate
-from bot.offline.questions import read_question
+from bot.offline.questions import Ask, read_question
+from bot.offline.relations import extract_relations
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
 from bot.offline.smalltalk import small_talk
 from bot.offline.templates import is_structured, parse_summary, render_summary
@@ -46,8 +47,9 @@ class OfflineProvider:
     name = "offline"
 
     async def extract(self, request: ExtractionRequest) -> list[CandidateFact]:
-        """Candidate facts from the rules in ``bot.offline.rules``."""
-        return extract_rules(request)
+        """Candidate facts from the rules in ``bot.offline.rules``, and relations between people,
+        things and groups from ``bot.offline.relations``."""
+        return [*extract_rules(request), *extract_relations(request)]
 
     async def rewrite(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> list[str]:
         """The turn itself plus up to three keyword-only variants for retrieval."""
@@ -65,6 +67,13 @@ class OfflineProvider:
             ),
             None,
         )
+        asked = read_question(turn.text, turn.author_id, {})
+        if asked is not None and asked.ask is Ask.SIMILAR and not asked.entity:
+            # "who else had a similar problem?": the asker's own last words say which problem
+            own = next((u for u in reversed(window) if u.author_id == turn.author_id
+                        and u.message_id != turn.message_id and read_question(u.text, u.author_id, {}) is None), None)
+            if own is not None:
+                extras.append(" ".join(_keywords(own.text)[:8]))
         if previous is not None and len(keywords) <= 3:
             merged = list(dict.fromkeys([*keywords, *_keywords(previous.text)]))
             extras.append(" ".join(merged[:8]))

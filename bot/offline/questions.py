@@ -26,6 +26,10 @@ class Ask(StrEnum):
     """What a question asks about."""
 
     SAID = "said"
+    #: "who else had a similar problem (with X)?" / "还有谁也遇到过类似问题" (``bot.offline.relation_answers``)
+    SIMILAR = "similar"
+    #: "what do we know about X?" / "关于X我们知道什么"
+    ABOUT = "about"
     OVERDUE = "overdue"
     OPEN = "open"
     PROMISES = "promises"
@@ -41,6 +45,10 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 #: Checked in this order: the first that matches is the question's intent.
 _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
+    (Ask.SIMILAR, _re(r"\b(?:who|anyone|anybody|someone|somebody)\s+else\b|\b(?:similar|same)\s+(?:problem|issue|trouble)s?\b"
+                      r"|还有谁|还有别人|其他人.{0,4}(?:也|遇到)|别人.{0,4}(?:也|遇到)|类似的?问题|同样的问题")),
+    (Ask.ABOUT, _re(r"\bwhat\s+do\s+(?:we|you)\s+know\s+about\b|\btell\s+(?:me|us)\s+(?:about|what\s+you\s+know\s+about)\b"
+                    r"|关于.{1,24}?(?:我们|你)?(?:知道|了解|掌握)(?:些)?什么|关于.{1,24}?有(?:什么|哪些)(?:记录|信息|情况)")),
     (Ask.SAID, _re(r"\b(?:say|said|mention(?:ed)?|tell|told)\b.{0,40}\b(?:about|on|regarding)\b|\bwhat\s+(?:did|has|have)"
                    r"\s+\w+(?:\s\w+)?\s+(?:said|say)\b|说了什么|说过什么|怎么说|提到了?什么|讲了什么|关于.{1,12}说")),
     (Ask.OVERDUE, _re(r"\boverdue\b|\blate\b|\bmissed\b|\bpast\s+due\b|逾期|过期|超时|拖了|迟了|晚了|没按时")),
@@ -63,7 +71,7 @@ _ADDRESS = re.compile(r"^\s*(?:@\S+|heyan\b|和言)[\s,，:：!！]*", re.IGNORE
 _ASKS = re.compile(
     r"[?？]\s*$|[吗呢]\s*$|^(?:what|who|when|where|which|why|how|did|does|do|is|are|was|were|has|have|can|could|will"
     r"|would|should|any|tell|remind|list|show|recap|summari[sz]e|give\s+me|catch\s+me|please\s+(?:tell|list|show|recap))\b"
-    r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家)",
+    r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)",
     re.IGNORECASE,
 )
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
@@ -118,6 +126,8 @@ class Question:
     zh_topic: tuple[str, ...] = field(default=())
     #: Someone the question asks about as the one promised to ("… promise me?"): their items first.
     recipient: str | None = None
+    #: The thing a SIMILAR or ABOUT question names ("the wiki search", "产品B"), as written; "" if none.
+    entity: str = ""
 
 
 def stem(word: str) -> str:
@@ -169,4 +179,21 @@ def read_question(text: str, asker: str, aliases: Mapping[str, Sequence[str]]) -
     zh_runs = [r for run in CJK_RUN.findall(rest) for r in _GENERIC_ZH.split(run) if len(r) >= 2]
     zh_topic = tuple(dict.fromkeys(run[i : i + 2] for run in zh_runs for i in range(len(run) - 1)))
     recipient = asker if _TO_ASKER.search(body) and not about_asker else None
-    return Question(ask, people, topic, about_asker, zh_topic, recipient)
+    entity = _entity(body) if ask in (Ask.SIMILAR, Ask.ABOUT) else ""
+    return Question(ask, people, topic, about_asker, zh_topic, recipient, entity)
+
+
+# What a SIMILAR or ABOUT question names: after "about"/"with", or between 关于/遇到过 and the rest.
+_ENTITY = (
+    re.compile(r"\b(?:know\s+about|tell\s+(?:me|us)\s+(?:about|what\s+you\s+know\s+about))\s+(?P<e>[^?？.!]+)", re.I),
+    re.compile(r"\b(?:problem|issue|trouble)s?\s+(?:with|about|like\s+mine\s+with)\s+(?P<e>[^?？.!]+)", re.I),
+    re.compile(r"关于(?P<e>.{1,24}?)(?:我们|你)?(?:知道|了解|掌握|有(?:什么|哪些))"),
+    re.compile(r"(?:遇到过?|碰到过?)(?P<e>[^，,。？?！!]{1,24}?)的(?:类似)?问题"),
+)
+
+
+def _entity(body: str) -> str:
+    for pattern in _ENTITY:
+        if (m := pattern.search(body)) and (found := m.group("e").strip(" ，,。")) not in ("类似", "同样", "这种"):
+            return found
+    return ""

@@ -34,6 +34,7 @@ __all__ = [
     "join_items",
     "parse_summary",
     "promise_item",
+    "relation_phrase",
     "render_summary",
     "said_on",
 ]
@@ -157,6 +158,14 @@ def _proposer(fact: Fact) -> tuple[str, str, str] | None:
     return (source.author_id, source.author_name, source.quote) if source is not None else None
 
 
+def relation_phrase(fact: Fact, names: NameBook, lang: Lang) -> str:
+    """A relation as said: "Bob manages the Discord bot", "产品B属于部门C" (members by their latest name)."""
+    subject = names.name(fact.subject, fact.subject_name) if fact.subject in fact.users else fact.subject_name
+    obj = names.name(fact.target, fact.value) if fact.target in fact.users else fact.value
+    # joined as the relation was said (a Chinese relation has no spaces), whatever the answer's language
+    return f"{subject}{fact.attribute}{obj}" if fact.lang == "zh" else f"{subject} {fact.attribute} {obj}"
+
+
 def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | None = None,
               reader: str | None = None) -> str:
     """One remembered fact as a sentence naming its speaker and the day it was said; an agreement
@@ -167,6 +176,9 @@ def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | 
     if fact.kind is Kind.COMMITMENT:
         item = promise_item(fact, now or said_on(fact), tz, lang, with_day=False, reader=reader, names=names)
         return f"{day}，{name}答应{item}" if lang == "zh" else f"On {day}, {name} promised {item}"
+    if fact.kind is Kind.RELATION:
+        return f"{day}，{name}说{relation_phrase(fact, names, lang)}" if lang == "zh" else \
+            f"On {day}, {name} said {relation_phrase(fact, names, lang)}"
     proposer = _proposer(fact) if fact.kind is Kind.CONSENSUS else None
     if proposer is not None:
         who, words = names.name(proposer[0], proposer[1]), proposer[2]
