@@ -58,7 +58,14 @@ class Running:
         assert self.proc is not None
         if self.proc.returncode is None:
             self.proc.send_signal(signal.SIGTERM)
-        _, self.err = await asyncio.wait_for(self.proc.communicate(), WAIT)
+        reading = asyncio.ensure_future(self.proc.communicate())
+        done, _ = await asyncio.wait({reading}, timeout=WAIT)
+        if not done:  # say what it was doing: kill it, keep what it wrote
+            self.proc.kill()
+            _, self.err = await reading
+            raise AssertionError(f"heyan run did not stop within {WAIT:.0f} s of SIGTERM:\n"
+                                 + self.err.decode()[-3000:])
+        _, self.err = reading.result()
         assert self.proc.returncode == 0, self.err.decode()[-3000:]
 
     async def command(self, user: str, channel: str, text: str) -> str:
