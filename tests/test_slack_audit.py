@@ -1,0 +1,242 @@
+"""A fresh-eyes audit of the Slack stand-in and adapter against Slack's documented behaviour (issue 19).
+
+Each test names the page (and section) of Slack's documentation it checks. The first group checks the
+stand-in itself (what a held-out stand-in following the docs would answer); the second drives the
+adapter through ``heyan``'s runtime on the points where the corrected stand-in answered differently.
+
+Sources: docs.slack.dev / api.slack.com method and event pages, and the Slack SDKs' own docs
+(python-slack-sdk ``docs/english/web.md``; bolt-python ``slack_bolt/adapter/socket_mode/internals.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from adapters.slack.history import HistoryRefused, replies, since
+from bot.outbox import Post, PostKind
+from bot.richtext import RichText
+from memory.models import Kind
+from tests.slack_standin import (
+    ALICE,
+    BOB,
+    CAROL,
+    GENERAL,
+    MODS,
+    SlackChannel,
+    SlackStandIn,
+)
+from tests.slack_world import (  # noqa: F401  (fixtures)
+    World,
+    hash_embedder_fixture,
+    no_slack_env_fixture,
+    slack_world,
+    texts,
+)
+
+
+@pytest.fixture(name="slack")
+async def slack_fixture() -> AsyncIterator[SlackStandIn]:
+    async with SlackStandIn() as stand_in:
+        yield stand_in
+
+
+def client_of(slack: SlackStandIn, token: str | None = None) -> AsyncWebClient:
+    return AsyncWebClient(token=token or slack.workspace.bot_token, base_url=slack.api_url, retry_handlers=[])
+
+
+async def refused(call: Any) -> dict[str, Any]:
+    with pytest.raises(SlackApiError) as raised:
+        await call
+    return dict(raised.value.response.data)
+
+
+async def post_to(url: str, text: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as http, http.post(url, json={"text": text}) as answer:
+        return answer.status, await answer.text()
+
+
+# --------------------------------------------------------------------------------------------------
+# The stand-in, against the docs
+# --------------------------------------------------------------------------------------------------
+
+
+async def test_an_uninstalled_apps_bot_token_answers_account_inactive(slack: SlackStandIn) -> None:
+    # Every method page's common error table: "account_inactive — Authentication token is for a deleted
+    # user or workspace when using a bot token"; "token_revoked — ... or the app has been removed when
+    # using a user token". (Also slackapi/bolt-python#1029: a removed app's bot token → account_inactive.)
+    event = slack.uninstall(slack.workspace.team_id)
+    answer = await refused(client_of(slack).chat_postMessage(channel=GENERAL, text="still there?"))
+    assert event["event"]["type"] == "app_uninstalled" and answer["error"] == "account_inactive"
+
+
+async def test_tokens_revoked_lists_user_ids_by_token_kind(slack: SlackStandIn) -> None:
+    # api.slack.com/events/tokens_revoked: {"type": "tokens_revoked", "tokens": {"oauth": ["U…"],
+    # "bot": ["U…"]}} — the ids of the users whose tokens went, never the tokens themselves.
+    event = slack.payloads.tokens_revoked(bot=[slack.workspace.bot_user_id])
+    assert event["type"] == "tokens_revoked"
+    assert event["tokens"] == {"oauth": [], "bot": [slack.workspace.bot_user_id]}
+    assert not any(str(v).startswith("xox") for v in event["tokens"]["bot"])
+
+
+async def test_a_response_url_takes_five_messages_within_thirty_minutes(slack: SlackStandIn) -> None:
+    # api.slack.com/interactivity/handling#message_responses: "You can use response_url up to 5 times
+    # within 30 minutes". (What Slack answers beyond is not documented: the stand-in says 404.)
+    used, stale = slack.response_url(), slack.response_url()
+    answers = [await post_to(used, f"answer {i}") for i in range(6)]
+    slack.advance(30 * 60 + 1)
+    late = await post_to(stale, "half an hour later")
+    assert [status for status, _ in answers] == [200] * 5 + [404]
+    assert answers[-1][1] == "used_url" and late == (404, "expired_url")
+
+
+async def test_replies_of_a_join_message_is_thread_not_found(slack: SlackStandIn) -> None:
+    # docs.slack.dev/reference/methods/conversations.replies (usage info): "The thread_not_found error
+    # ... can also apply to the channel_leave and channel_join message subtypes, as these message
+    # subtypes cannot be threaded."
+    ts = slack.next_ts()
+    slack.keep(GENERAL, {"type": "message", "subtype": "channel_join", "user": BOB, "text": "<@bob> has joined",
+                         "ts": ts})
+    assert (await refused(client_of(slack).conversations_replies(channel=GENERAL, ts=ts)))["error"] == "thread_not_found"
+
+
+async def test_a_reply_event_names_the_author_of_the_parent(slack: SlackStandIn) -> None:
+    # api.slack.com/messaging/retrieving (threads): a reply carries thread_ts and parent_user_id, "the
+    # user ID of the author of the parent message" — before, the stand-in put the replier there.
+    parent = slack.payloads.message(user=ALICE, channel=GENERAL, text="who parks where?")
+    reply = slack.payloads.message(user=BOB, channel=GENERAL, thread_ts=parent["ts"], text="me, by the door")
+    assert reply["thread_ts"] == parent["ts"] and reply["parent_user_id"] == ALICE
+
+
+async def test_a_thread_broadcast_is_one_message_in_the_thread_and_the_channel(slack: SlackStandIn) -> None:
+    # api.slack.com/events/message/thread_broadcast: subtype thread_broadcast, thread_ts, root (the
+    # parent). conversations.history lists it at top level; conversations.replies in the thread.
+    client = client_of(slack)
+    parent = slack.payloads.message(user=ALICE, channel=GENERAL, text="the rota")
+    cast = slack.payloads.thread_broadcast(user=BOB, channel=GENERAL, thread_ts=parent["ts"], text="I take Mondays")
+    top = await client.conversations_history(channel=GENERAL)
+    thread = await client.conversations_replies(channel=GENERAL, ts=parent["ts"])
+    assert cast["subtype"] == "thread_broadcast" and cast["root"]["ts"] == parent["ts"]
+    assert [m["ts"] for m in top["messages"]] == [cast["ts"], parent["ts"]]
+    assert [m["ts"] for m in thread["messages"]] == [parent["ts"], cast["ts"]]
+
+
+async def test_the_adapter_reads_a_long_thread_through_every_cursor_page(slack: SlackStandIn) -> None:
+    # docs.slack.dev/reference/methods/conversations.replies (Pagination): "Responses will include a
+    # top-level response_metadata attribute containing a next_cursor value"; "the earliest messages
+    # in the time range are returned first"; the parent first. 450 replies at the adapter's 200 a page.
+    parent = slack.payloads.message(user=ALICE, channel=GENERAL, text="the long thread")["ts"]
+    said = [slack.payloads.message(user=BOB, channel=GENERAL, thread_ts=parent, text=f"reply {i}")["ts"]
+            for i in range(450)]
+    read = await replies(client_of(slack), GENERAL, parent)
+    pages = slack.calls_to("conversations.replies")
+    assert [m["ts"] for m in read] == [parent, *said]
+    assert len(pages) == 3 and all(c.params["limit"] == "200" for c in pages)
+    assert [bool(c.response["has_more"]) for c in pages] == [True, True, False]
+
+
+async def test_catch_up_reads_a_broadcast_once_though_history_and_replies_both_list_it(slack: SlackStandIn) -> None:
+    # thread_broadcast (as above) is returned by both conversations.history and conversations.replies:
+    # read back after downtime, it is one message.
+    before = slack.next_ts()
+    parent = slack.payloads.message(user=ALICE, channel=GENERAL, text="the rota")["ts"]
+    cast = slack.payloads.thread_broadcast(user=BOB, channel=GENERAL, thread_ts=parent, text="I take Mondays")
+    found = await since(client_of(slack), GENERAL, None, before)
+    assert [m["ts"] for m in found] == [parent, cast["ts"]]
+
+
+async def test_a_refused_history_read_carries_slacks_error_and_the_needed_scope(slack: SlackStandIn) -> None:
+    # docs.slack.dev/reference/methods/conversations.history (errors): missing_scope (the answer names
+    # `needed` and `provided`), not_in_channel, channel_not_found (python-slack-sdk docs/english/web.md:
+    # "Your app's bot user needs to be in the channel (otherwise ... not_in_channel or channel_not_found)").
+    slack.add_channel(SlackChannel("C0OUTSIDE1", "outside", "public", bot_is_member=False))
+    slack.add_channel(SlackChannel("G0SECRET01", "secret", "private", bot_is_member=False))
+    errors = []
+    for channel in ("C0OUTSIDE1", "G0SECRET01"):
+        with pytest.raises(HistoryRefused) as outside:
+            await since(client_of(slack), channel, None, "0")
+        errors.append(outside.value.error)
+    slack.remove_scope("groups:history")
+    with pytest.raises(HistoryRefused) as scope:
+        await since(client_of(slack), MODS, None, "0")
+    assert errors == ["not_in_channel", "channel_not_found"]
+    assert scope.value.error == "missing_scope" and scope.value.needed == "groups:history"
+
+
+async def test_post_limits_and_refusals_as_chat_post_message_documents(slack: SlackStandIn) -> None:
+    # docs.slack.dev/reference/methods/chat.postMessage: msg_too_long past 40,000 characters of text,
+    # not_in_channel (bot not in a public channel, without chat:write.public), is_archived, and
+    # docs.slack.dev/apis/web-api/rate-limits: HTTP 429, error ratelimited, Retry-After in seconds.
+    client = client_of(slack)
+    slack.add_channel(SlackChannel("C0OUTSIDE1", "outside", "public", bot_is_member=False))
+    slack.add_channel(SlackChannel("C0OLD00001", "old", "public", is_archived=True))
+    assert (await client.chat_postMessage(channel=GENERAL, text="x" * 40_000))["ok"]
+    assert (await refused(client.chat_postMessage(channel=GENERAL, text="x" * 40_001)))["error"] == "msg_too_long"
+    assert (await refused(client.chat_postMessage(channel="C0OUTSIDE1", text="hi")))["error"] == "not_in_channel"
+    assert (await refused(client.chat_postMessage(channel="C0OLD00001", text="hi")))["error"] == "is_archived"
+    slack.rate_limit("chat.postMessage", retry_after=7)
+    with pytest.raises(SlackApiError) as limited:
+        await client.chat_postMessage(channel=GENERAL, text="hi")
+    assert limited.value.response.status_code == 429 and limited.value.response["error"] == "ratelimited"
+    assert limited.value.response.headers.get("retry-after", limited.value.response.headers.get("Retry-After")) in (
+        "7", ["7"])
+
+
+# --------------------------------------------------------------------------------------------------
+# The adapter, on what the corrected stand-in answers
+# --------------------------------------------------------------------------------------------------
+
+
+async def test_a_post_for_a_workspace_that_uninstalled_mid_job_is_dead_lettered_once(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """The workspace removes Heyan while a follow-up waits (its app_uninstalled event not handled yet):
+    Slack answers the bot token account_inactive (the error table, as above); the post fails once,
+    permanently, with the reason — not retried, not posted."""
+    async with slack_world(tmp_path, redis_url) as w:
+        w.slack.uninstall(w.slack.workspace.team_id)  # the event itself is not delivered yet
+        await w.rt.outbox.append(Post(id="gone:1", tenant=w.tenant, session=GENERAL,
+                                      body=RichText.of("a follow-up"), kind=PostKind.REMINDER))
+
+        async def dead() -> Any:
+            record = await w.rt.outbox.get("gone:1")
+            return record if record is not None and record.state.value == "dead" else None
+
+        record = await w.until(dead, "the post was never dead-lettered")
+        await w.rt.deliver_now()
+        attempts = list(w.slack.calls_to("chat.postMessage"))
+
+    assert "account_inactive" in (record.error or "") and "uninstalled" in (record.error or "")
+    assert [c.response["error"] for c in attempts] == ["account_inactive"]
+
+
+async def test_tokens_revoked_as_documented_ends_the_workspace_only_for_the_bot(tmp_path: Path, redis_url: str) -> None:
+    # api.slack.com/events/tokens_revoked (shape above): a user-token revocation leaves Heyan installed;
+    # its bot user's revocation ends the installation.
+    async with slack_world(tmp_path, redis_url) as w:
+        users_only = await w.event(w.slack.payloads.tokens_revoked(oauth=[ALICE]))
+        first = await w.settle(users_only)
+        bot = await w.event(w.slack.payloads.tokens_revoked(bot=[w.slack.workspace.bot_user_id]))
+        second = await w.settle(bot)
+        marker = await w.rt.redis.get(f"heyan:tenant-left:{w.tenant}")
+
+    assert first == ["ignored"] and second == ["left"] and marker is not None
+
+
+async def test_a_broadcast_reply_in_an_open_dispute_thread_is_remembered_once(tmp_path: Path, redis_url: str) -> None:
+    # api.slack.com/events/message/thread_broadcast: the adapter subscribes to it as a person's message.
+    async with slack_world(tmp_path, redis_url) as w:
+        await w.command(CAROL, GENERAL, f"dispute open <@{ALICE}|alice> <@{BOB}|bob> The parking spots")
+        thread = (await w.slack.wait_for_call("chat.postMessage")).response["ts"]
+        await w.event(w.slack.payloads.thread_broadcast(user=BOB, channel=GENERAL, thread_ts=thread,
+                                                        text="I will buy a parking permit by Friday"))
+        await w.drain()
+        promised = sorted(f.value for f in await w.facts() if f.kind is Kind.COMMITMENT)
+
+    assert promised == ["buy a parking permit by Friday"]
