@@ -11,6 +11,7 @@ Sources: docs.slack.dev / api.slack.com method and event pages, and the Slack SD
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.history import HistoryRefused, replies, since
 from bot.outbox import Post, PostKind
 from bot.richtext import RichText
-from memory.models import Kind
+from memory.models import FactStatus, Kind, utcnow
 from tests.slack_standin import (
     ALICE,
     BOB,
     CAROL,
     GENERAL,
     MODS,
+    RESPONSE_URL,
     SlackChannel,
     SlackStandIn,
 )
@@ -227,6 +229,30 @@ async def test_tokens_revoked_as_documented_ends_the_workspace_only_for_the_bot(
         marker = await w.rt.redis.get(f"heyan:tenant-left:{w.tenant}")
 
     assert first == ["ignored"] and second == ["left"] and marker is not None
+
+
+async def test_a_correction_submitted_after_the_response_url_expired_reaches_the_member(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """The Correct modal keeps its button's response_url; the member submits it 31 minutes later,
+    when Slack no longer takes it (interactivity/handling#message_responses: 30 minutes). Before, the
+    result was only logged; now it reaches them in their DM with Heyan."""
+    async with slack_world(tmp_path, redis_url) as w:
+        [fact] = await w.remember(w.fact(Kind.DEMAND, BOB, "小波", "wants", "a quiet evening",
+                                         status=FactStatus.DISPUTED, due_at=utcnow() + timedelta(days=1)))
+        _, click = await w.click(BOB, "heyan_mem_correct", fact.id)
+        modal = (await w.slack.wait_for_call("views.update")).response["view"]
+        w.slack.advance(31 * 60)  # the member thinks it over
+        await w.sender.interaction(w.slack.payloads.view_submission(
+            user=BOB, callback_id="heyan_correct", view=modal,
+            values={"value": {"value": "quiet after 10pm"}, "reason": {"reason": "I said 10pm"}}))
+        expired = await w.response(click["response_url"])
+        told = await w.slack.wait_for_call("chat.postMessage", where=lambda c: c.params.get("channel", "")
+                                           .startswith("D"))
+
+    assert expired.status == 404 and expired.response == "expired_url"
+    assert told.response["ok"] and told.params["channel"] == w.slack.im_with(BOB).id
+    assert f"`{fact.id[:8]}`" in texts(told) and len(w.slack.calls_to(RESPONSE_URL)) == 1
 
 
 async def test_a_broadcast_reply_in_an_open_dispute_thread_is_remembered_once(tmp_path: Path, redis_url: str) -> None:
