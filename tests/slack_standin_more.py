@@ -61,6 +61,11 @@ class StandInMore:
     """History, threads, tombstones and OAuth for ``SlackStandIn`` (which defines the state)."""
 
     messages: dict[str, list[dict[str, Any]]]
+    #: At most this many messages per history/replies page whatever ``limit`` asks (None: ``limit``).
+    #: Both method pages: "Fewer than the requested number of items may be returned, even if the end
+    #: of the list hasn't been reached" — e.g. 15 for a non-Marketplace app distributed commercially
+    #: (docs.slack.dev/changelog/2025/05/29/rate-limit-changes-for-non-marketplace-apps).
+    page_cap: int | None = None
 
     # -- history ------------------------------------------------------------------------------------
 
@@ -94,10 +99,9 @@ class StandInMore:
         return {**message, "thread_ts": message["ts"], "reply_count": len(replies),
                 "reply_users": sorted({str(m.get("user")) for m in replies}), "latest_reply": latest}
 
-    @staticmethod
-    def _page(items: list[dict[str, Any]], params: Mapping[str, Any], default: int, maximum: int) -> dict[str, Any]:
+    def _page(self, items: list[dict[str, Any]], params: Mapping[str, Any], default: int, maximum: int) -> dict[str, Any]:
         try:
-            limit = min(maximum, max(1, int(params.get("limit") or default)))
+            limit = min(maximum, self.page_cap or maximum, max(1, int(params.get("limit") or default)))
             start = int(params.get("cursor") or 0)
         except ValueError:
             raise ApiError("invalid_cursor") from None

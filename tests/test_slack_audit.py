@@ -20,7 +20,7 @@ import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.history import HistoryRefused, replies, since
+from adapters.slack.history import HistoryRefused, before, replies, since
 from bot.outbox import Post, PostKind
 from bot.richtext import RichText
 from memory.models import FactStatus, Kind, utcnow
@@ -33,6 +33,7 @@ from tests.slack_standin import (
     RESPONSE_URL,
     SlackChannel,
     SlackStandIn,
+    SlackUser,
 )
 from tests.slack_world import (  # noqa: F401  (fixtures)
     World,
@@ -41,6 +42,8 @@ from tests.slack_world import (  # noqa: F401  (fixtures)
     slack_world,
     texts,
 )
+
+DAN = "U0DAN00001"
 
 
 @pytest.fixture(name="slack")
@@ -266,3 +269,41 @@ async def test_a_broadcast_reply_in_an_open_dispute_thread_is_remembered_once(tm
         promised = sorted(f.value for f in await w.facts() if f.kind is Kind.COMMITMENT)
 
     assert promised == ["buy a parking permit by Friday"]
+
+
+async def test_a_mention_at_the_end_of_a_long_thread_reads_the_replies_just_before_it(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """conversations.replies returns "the earliest messages in the time range ... first" and "fewer
+    than the requested number of items may be returned" (its method page; 15 a page for a
+    non-Marketplace app, docs.slack.dev/changelog/2025/05/29/...). In a thread of 120 replies read 15 at
+    a time, Dan's promise is the 119th: before, the mention read the first 5 pages (replies 1-75) and
+    answered without it."""
+    async with slack_world(tmp_path, redis_url) as w:
+        w.slack.page_cap = 15
+        w.slack.add_user(SlackUser(DAN, "dan", real_name="Dan"))
+        parent = w.slack.add_message(GENERAL, "the CI is red again", user=ALICE)
+        for i in range(118):
+            w.slack.add_message(GENERAL, f"log line {i}", user=BOB, thread_ts=parent)
+        w.slack.add_message(GENERAL, "Fine, I'll fix the CI config by Friday.", user=DAN, thread_ts=parent)
+        w.slack.add_message(GENERAL, "ok", user=BOB, thread_ts=parent)
+        await w.event(w.slack.payloads.app_mention(user=CAROL, channel=GENERAL, thread_ts=parent,
+                                                   text="what did Dan promise?"))
+        answer = await w.slack.wait_for_call("chat.postMessage")
+        reads = w.slack.calls_to("conversations.replies")
+
+    assert "dan promised to fix the CI config" in answer.params["text"]
+    assert len(reads) <= 6  # one page, then the replies nearest the mention
+
+
+async def test_the_mention_reader_reaches_the_end_of_a_thread_longer_than_a_page(slack: SlackStandIn) -> None:
+    # conversations.replies (Pagination by time): earliest first; oldest/latest bound the range. 250
+    # replies at the adapter's 200 a page: the 50 nearest the mention, without reading on from the start.
+    parent = slack.payloads.message(user=ALICE, channel=GENERAL, text="the long thread")["ts"]
+    said = [slack.payloads.message(user=BOB, channel=GENERAL, thread_ts=parent, text=f"reply {i}")["ts"]
+            for i in range(250)]
+    mention = slack.next_ts()
+    read = await before(client_of(slack), GENERAL, parent, mention, keep=50)
+    calls = slack.calls_to("conversations.replies")
+    assert [m["ts"] for m in read] == [parent, *said[-50:]]
+    assert len(calls) <= 1 + 5 and all(c.params.get("latest") == mention for c in calls)
