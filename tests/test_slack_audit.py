@@ -307,3 +307,28 @@ async def test_the_mention_reader_reaches_the_end_of_a_thread_longer_than_a_page
     calls = slack.calls_to("conversations.replies")
     assert [m["ts"] for m in read] == [parent, *said[-50:]]
     assert len(calls) <= 1 + 5 and all(c.params.get("latest") == mention for c in calls)
+
+
+async def test_a_429_storm_at_start_delays_the_catch_up_but_loses_nothing(
+    tmp_path: Path, redis_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs.slack.dev/apis/web-api/rate-limits: a 429 says to wait Retry-After seconds, then try again.
+    Slack rate-limits the history reads of the start-up catch-up four times in a row (more than the
+    client's one wait): the dispute is read again later in the same run, not at the next start."""
+    monkeypatch.setattr("adapters.slack.platform.CATCHUP_PAUSE", 0.0)  # the pause between rounds
+    async with SlackStandIn() as slack:
+        async with slack_world(tmp_path, redis_url, slack=slack) as w:
+            await w.command(CAROL, GENERAL, f"dispute open <@{ALICE}|alice> <@{BOB}|bob> The parking spots")
+            thread = (await slack.wait_for_call("chat.postMessage")).response["ts"]
+        slack.payloads.message(user=BOB, channel=GENERAL, thread_ts=thread, text="I will buy a parking permit by Friday")
+        slack.rate_limit("conversations.history", retry_after=0, times=4)
+        async with slack_world(tmp_path, redis_url, slack=slack) as w:
+            await w.platform.catchup_done.wait()
+            report = w.platform.catchup
+            await w.drain()
+            promised = sorted(f.value for f in await w.facts() if f.kind is Kind.COMMITMENT)
+
+    statuses = [c.status for c in slack.calls_to("conversations.history")]
+    assert statuses[:4] == [429] * 4 and statuses[-1] == 200
+    assert report is not None and report.refused == {} and report.total == 1
+    assert promised == ["buy a parking permit by Friday"]
