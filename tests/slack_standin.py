@@ -549,6 +549,19 @@ class PayloadFactory:
             event["user"] = user
         return event
 
+    def bot_message(self, *, channel: str, text: str, bot_id: str = "B0GITHUB01", username: str = "github",
+                    thread_ts: str | None = None) -> dict[str, Any]:
+        """``message`` / ``bot_message``: a post by an integration (an incoming webhook, a legacy bot) —
+        ``bot_id`` and ``username``, no ``user`` (api.slack.com/events/message/bot_message)."""
+        ts = self.next_ts()
+        event: dict[str, Any] = {"type": "message", "subtype": "bot_message", "text": text, "ts": ts,
+                                 "bot_id": bot_id, "username": username, "icons": {}, "channel": channel,
+                                 "event_ts": ts, "channel_type": self._slack.channel_type_of(channel)}
+        if thread_ts is not None:
+            event["thread_ts"] = thread_ts
+        self._slack.keep(channel, event)
+        return event
+
     def tokens_revoked(self, *, bot: Sequence[str] = (), oauth: Sequence[str] = ()) -> dict[str, Any]:
         """``tokens_revoked`` as documented (api.slack.com/events/tokens_revoked): the *user ids* whose
         tokens were revoked, by token kind — ``{"oauth": [...], "bot": [...]}`` — never the tokens."""

@@ -332,3 +332,40 @@ async def test_a_429_storm_at_start_delays_the_catch_up_but_loses_nothing(
     assert statuses[:4] == [429] * 4 and statuses[-1] == 200
     assert report is not None and report.refused == {} and report.total == 1
     assert promised == ["buy a parking permit by Friday"]
+
+
+async def test_opening_in_a_private_channel_without_heyan_asks_to_invite_it(tmp_path: Path, redis_url: str) -> None:
+    # docs.slack.dev/reference/methods/conversations.info: a private channel the bot is not in answers
+    # channel_not_found (python-slack-sdk docs/english/web.md: "not_in_channel or channel_not_found");
+    # a slash command still arrives from it, with its response_url (interactivity/slash-commands).
+    async with slack_world(tmp_path, redis_url) as w:
+        w.slack.add_channel(SlackChannel("G0SECRET01", "secret", "private", members=[ALICE, BOB],
+                                         bot_is_member=False))
+        answer = texts(await w.command(ALICE, "G0SECRET01", f"dispute open <@{BOB}|bob> The fridge"))
+        await w.drain()
+        info = await w.rt.sessions.get(w.tenant, "G0SECRET01")
+        looked = [c.response.get("error") for c in w.slack.calls_to("conversations.info")]
+        dead = await w.rt.redis.exists("heyan:outbox:slack:dead", "heyan:outbox:slack:ready")
+
+    assert "Invite @heyan first" in answer and "channel_not_found" in looked
+    assert info is None and w.slack.calls_to("chat.postMessage") == [] and dead == 0
+
+
+async def test_posts_by_integrations_and_other_apps_in_a_dispute_are_not_remembered(
+    tmp_path: Path, redis_url: str
+) -> None:
+    # api.slack.com/events/message/bot_message (subtype bot_message: bot_id, username, no user); an
+    # app's chat.postMessage arrives without subtype but with bot_id (api.slack.com/events/message).
+    async with slack_world(tmp_path, redis_url) as w:
+        await w.command(CAROL, GENERAL, f"dispute open <@{ALICE}|alice> <@{BOB}|bob> The parking spots")
+        p = w.slack.payloads
+        await w.event(p.bot_message(channel=GENERAL, text="I will deploy the parking app by Friday"))
+        other_app = p.message(user="U0OTHERAPP", channel=GENERAL, text="I will email everyone by Monday")
+        other_app.update({"bot_id": "B0OTHERAPP", "app_id": "A0OTHERAPP"})
+        other_app.pop("client_msg_id")
+        await w.event(other_app)
+        await w.event(p.message(user=BOB, channel=GENERAL, text="I will buy a parking permit by Friday"))
+        await w.drain()
+        promised = sorted(f.value for f in await w.facts() if f.kind is Kind.COMMITMENT)
+
+    assert promised == ["buy a parking permit by Friday"]
