@@ -10,6 +10,7 @@ Sources: docs.slack.dev / api.slack.com method and event pages, and the Slack SD
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -369,3 +370,25 @@ async def test_posts_by_integrations_and_other_apps_in_a_dispute_are_not_remembe
         promised = sorted(f.value for f in await w.facts() if f.kind is Kind.COMMITMENT)
 
     assert promised == ["buy a parking permit by Friday"]
+
+
+async def test_an_event_is_acknowledged_before_it_is_handled(tmp_path: Path, redis_url: str) -> None:
+    """docs.slack.dev/apis/events-api (Responding to events): answer 200 within 3 seconds, else Slack
+    retries (X-Slack-Retry-Num / X-Slack-Retry-Reason: http_timeout). The handling is held (a slow
+    model): the HTTP answer comes back while it waits — and without a retry header it is one delivery."""
+    async with slack_world(tmp_path, redis_url) as w:
+        release = asyncio.Event()
+        hear = w.rt.engine.hear
+
+        async def slow(*args: Any, **kwargs: Any) -> Any:
+            await release.wait()
+            return await hear(*args, **kwargs)
+
+        w.rt.engine.hear = slow  # type: ignore[method-assign]
+        reply = await w.sender.event(w.slack.payloads.app_mention(user=CAROL, channel=GENERAL, text="hello?"))
+        answered_while_held = w.slack.calls_to("chat.postMessage") == []
+        release.set()
+        outcome = await w.settle(reply)
+
+    assert (reply.status, reply.text) == (200, "") and answered_while_held
+    assert outcome == ["replied"]
