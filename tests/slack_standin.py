@@ -27,12 +27,13 @@ Not a Slack emulator. Users and channels are shared by every workspace (``add_wo
 installs through ``approve`` + ``oauth.v2.access``, ``uninstall`` revokes); no rate-limit tiers (429
 only when injected); no events of its own (posting a message does not emit a ``message`` event:
 tests send events explicitly — but the messages events are about are kept, so
-``conversations.history`` / ``replies`` read them back: ``tests/slack_standin_more.py``); no
-``response_url`` use limits. What it does check as Slack does: Block Kit limits
+``conversations.history`` / ``replies`` read them back: ``tests/slack_standin_more.py``). What it does check as Slack does: ``response_url`` uses (5 within
+30 minutes of the stand-in's clock, then a 404), Block Kit limits
 (``tests/slack_blockkit.py``: ``invalid_blocks`` for messages and response URLs, ``invalid_arguments``
 for views), message length (``msg_too_long``), trigger_ids (valid ``TRIGGER_SECONDS`` by the stand-in's
 own clock — ``advance`` moves it, nobody sleeps — and once: ``expired_trigger_id`` /
-``exchanged_trigger_id``), tokens (``invalid_auth``, ``token_revoked``), scopes (``missing_scope`` with
+``exchanged_trigger_id``), tokens (``invalid_auth``, ``token_revoked``, ``account_inactive`` after
+``uninstall``), scopes (``missing_scope`` with
 ``needed`` / ``provided``), membership (``not_in_channel``). Unknown methods answer ``unknown_method``
 so a test notices.
 
@@ -61,7 +62,7 @@ import socket
 import time
 import uuid
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, TypeVar
@@ -359,6 +360,9 @@ class Fault:
 _ApiError = ApiError
 #: Seconds a trigger_id can be used for (views.open), as Slack documents.
 TRIGGER_SECONDS = 3.0
+#: A response_url takes this many messages, within this many seconds (Slack: "up to 5 times within 30 minutes").
+RESPONSE_URL_USES = 5
+RESPONSE_URL_SECONDS = 30 * 60.0
 
 
 def _jsonish(value: Any) -> Any:
@@ -448,8 +452,21 @@ class PayloadFactory:
             event.update({"bot_id": self.workspace.bot_id, "app_id": self.workspace.app_id})
         if thread_ts is not None:
             event["thread_ts"] = thread_ts
-            event["parent_user_id"] = parent_user_id or user
+            # the author of the thread's parent (api.slack.com/messaging/retrieving#finding_threads)
+            event["parent_user_id"] = parent_user_id or self._slack.author_of(channel, thread_ts) or user
         event["channel_type"] = channel_type or self._slack.channel_type_of(channel)
+        self._slack.keep(channel, event)
+        return event
+
+    def thread_broadcast(self, *, user: str, channel: str, thread_ts: str, text: str) -> dict[str, Any]:
+        """A reply "also sent to the channel": ``message`` / ``thread_broadcast`` with ``thread_ts`` and the
+        parent as ``root`` (api.slack.com/events/message/thread_broadcast). One message, one ``ts``: it
+        shows in the thread (conversations.replies) and in the channel (conversations.history)."""
+        event = self._message_like("message", user=user, channel=channel, text=text, ts=None)
+        root = next((m for m in self._slack.messages.get(channel, []) if m["ts"] == thread_ts), None)
+        event.update({"subtype": "thread_broadcast", "thread_ts": thread_ts,
+                      "root": dict(root) if root is not None else {"ts": thread_ts},
+                      "channel_type": self._slack.channel_type_of(channel)})
         self._slack.keep(channel, event)
         return event
 
@@ -531,6 +548,25 @@ class PayloadFactory:
         if user is not None:
             event["user"] = user
         return event
+
+    def bot_message(self, *, channel: str, text: str, bot_id: str = "B0GITHUB01", username: str = "github",
+                    thread_ts: str | None = None) -> dict[str, Any]:
+        """``message`` / ``bot_message``: a post by an integration (an incoming webhook, a legacy bot) —
+        ``bot_id`` and ``username``, no ``user`` (api.slack.com/events/message/bot_message)."""
+        ts = self.next_ts()
+        event: dict[str, Any] = {"type": "message", "subtype": "bot_message", "text": text, "ts": ts,
+                                 "bot_id": bot_id, "username": username, "icons": {}, "channel": channel,
+                                 "event_ts": ts, "channel_type": self._slack.channel_type_of(channel)}
+        if thread_ts is not None:
+            event["thread_ts"] = thread_ts
+        self._slack.keep(channel, event)
+        return event
+
+    def tokens_revoked(self, *, bot: Sequence[str] = (), oauth: Sequence[str] = ()) -> dict[str, Any]:
+        """``tokens_revoked`` as documented (api.slack.com/events/tokens_revoked): the *user ids* whose
+        tokens were revoked, by token kind — ``{"oauth": [...], "bot": [...]}`` — never the tokens."""
+        return {"type": "tokens_revoked", "tokens": {"oauth": list(oauth), "bot": list(bot)},
+                "event_ts": self.next_ts()}
 
     def app_home_opened(self, *, user: str, tab: str = "home", channel: str | None = None) -> dict[str, Any]:
         return {
@@ -797,6 +833,11 @@ class SlackStandIn(StandInMore):
         #: Bot tokens and their workspaces (``add_workspace``; OAuth installs add theirs).
         self.tokens: dict[str, SlackWorkspace] = {self.workspace.bot_token: self.workspace}
         self.revoked_tokens: set[str] = set()
+        #: Bot tokens of workspaces that uninstalled the app (``uninstall``): ``account_inactive``.
+        self.inactive_tokens: set[str] = set()
+        #: response_url hook → [issued at (stand-in clock), times used] (``RESPONSE_URL_USES`` within
+        #: ``RESPONSE_URL_SECONDS``, as Slack documents).
+        self.response_hooks: dict[str, list[float]] = {}
         # the app's OAuth credentials (oauth.v2.access checks them) and the codes ``approve`` issued
         self.client_id = "1111.2222"
         self.client_secret = "standin-client-secret"
@@ -882,12 +923,13 @@ class SlackStandIn(StandInMore):
 
     @property
     def valid_tokens(self) -> set[str]:
-        return set(self.tokens) - self.revoked_tokens
+        return set(self.tokens) - self.revoked_tokens - self.inactive_tokens
 
     def add_workspace(self, workspace: SlackWorkspace) -> SlackWorkspace:
         """Another workspace the app is installed in (its bot token works from now on)."""
         self.tokens[workspace.bot_token] = workspace
         self.revoked_tokens.discard(workspace.bot_token)
+        self.inactive_tokens.discard(workspace.bot_token)
         if workspace.bot_user_id not in self.users:
             self.add_user(SlackUser(workspace.bot_user_id, workspace.bot_name, is_bot=True))
         return workspace
@@ -909,6 +951,11 @@ class SlackStandIn(StandInMore):
         history = self.messages.setdefault(channel, [])
         if not any(m["ts"] == message["ts"] for m in history):
             history.append(message)
+
+    def author_of(self, channel: str, ts: str) -> str | None:
+        """Who posted the message ``ts`` of ``channel`` (None when the stand-in does not keep it)."""
+        found = next((m for m in self.messages.get(channel, []) if m["ts"] == ts), None)
+        return str(found["user"]) if found is not None and found.get("user") else None
 
     def remove_scope(self, scope: str) -> None:
         """Revoke a bot scope: ``auth.test``'s ``x-oauth-scopes`` drops it and the methods needing it
@@ -932,8 +979,11 @@ class SlackStandIn(StandInMore):
         return self.add_channel(SlackChannel("D" + user[1:], "", "im", members=[user], user=user))
 
     def response_url(self) -> str:
-        """A fresh ``response_url`` served here; POSTs to it are recorded as ``RESPONSE_URL`` calls."""
-        return f"{self.base_url}/response/{self._new_id('R')}"
+        """A fresh ``response_url`` served here; POSTs to it are recorded as ``RESPONSE_URL`` calls. It
+        takes ``RESPONSE_URL_USES`` messages within ``RESPONSE_URL_SECONDS`` of the stand-in's clock."""
+        hook = self._new_id("R")
+        self.response_hooks[hook] = [self.now(), 0]
+        return f"{self.base_url}/response/{hook}"
 
     def sender(self, url: str, signing_secret: str) -> SlackSender:
         """A ``SlackSender`` that POSTs signed payloads to a bolt endpoint (e.g. ``ServedApp.events_url``)."""
@@ -1211,6 +1261,16 @@ class SlackStandIn(StandInMore):
         fault = self._take_fault(RESPONSE_URL)
         if fault is not None:
             return self._respond(call, fault.body(), status=fault.status, headers=fault.headers)
+        hook = self.response_hooks.get(request.match_info["hook"])
+        if hook is None:
+            return self._respond(call, "invalid_url", status=404)
+        # "use response_url up to 5 times within 30 minutes" (api.slack.com/interactivity/handling
+        # #message_responses). Slack does not document the refusal's body; any non-2xx is what counts.
+        if self.now() - hook[0] > RESPONSE_URL_SECONDS:
+            return self._respond(call, "expired_url", status=404)
+        if hook[1] >= RESPONSE_URL_USES:
+            return self._respond(call, "used_url", status=404)
+        hook[1] += 1
         try:
             self._check_message(call.params)
         except _ApiError as e:  # response_url answers a refused message with 400 and the error
@@ -1259,6 +1319,8 @@ class SlackStandIn(StandInMore):
             raise _ApiError("not_authed")
         if call.token in self.revoked_tokens:
             raise _ApiError("token_revoked")
+        if call.token in self.inactive_tokens:
+            raise _ApiError("account_inactive")
         if call.token not in self.tokens:
             raise _ApiError("invalid_auth")
         self._calling = self.tokens[call.token]

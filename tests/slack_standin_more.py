@@ -19,7 +19,11 @@ As Slack documents them:
   ``is_enterprise_install``. A code works once (``invalid_code``); a wrong secret is
   ``bad_client_secret``, a wrong client id ``invalid_client_id``, a redirect URI other than the one
   the authorization asked for ``bad_redirect_uri``.
-* Uninstalling (``uninstall``) revokes the workspace's tokens: its calls answer ``token_revoked``.
+* Uninstalling (``uninstall``) deactivates the workspace's bot user: calls with its bot token answer
+  ``account_inactive`` ("Authentication token is for a deleted user or workspace when using a bot
+  token"; ``token_revoked`` is the user-token wording of the same table: "... or the app has been
+  removed when using a user token") — Slack's common error table, on every method page.
+  ``revoked_tokens`` (a token revoked on its own, ``tokens_revoked``) still answer ``token_revoked``.
 """
 
 from __future__ import annotations
@@ -57,6 +61,11 @@ class StandInMore:
     """History, threads, tombstones and OAuth for ``SlackStandIn`` (which defines the state)."""
 
     messages: dict[str, list[dict[str, Any]]]
+    #: At most this many messages per history/replies page whatever ``limit`` asks (None: ``limit``).
+    #: Both method pages: "Fewer than the requested number of items may be returned, even if the end
+    #: of the list hasn't been reached" — e.g. 15 for a non-Marketplace app distributed commercially
+    #: (docs.slack.dev/changelog/2025/05/29/rate-limit-changes-for-non-marketplace-apps).
+    page_cap: int | None = None
 
     # -- history ------------------------------------------------------------------------------------
 
@@ -69,7 +78,9 @@ class StandInMore:
     def _thread_of(self, channel: str, ts: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         history = self.messages.get(channel, [])
         message = next((m for m in history if m["ts"] == ts), None)
-        if message is None:
+        # "thread_not_found ... can also apply to the channel_leave and channel_join message subtypes,
+        # as these message subtypes cannot be threaded" (conversations.replies, usage info)
+        if message is None or message.get("subtype") in ("channel_join", "channel_leave"):
             raise ApiError("thread_not_found")
         parent_ts = message.get("thread_ts") or ts
         parent = next((m for m in history if m["ts"] == parent_ts), None)
@@ -88,10 +99,9 @@ class StandInMore:
         return {**message, "thread_ts": message["ts"], "reply_count": len(replies),
                 "reply_users": sorted({str(m.get("user")) for m in replies}), "latest_reply": latest}
 
-    @staticmethod
-    def _page(items: list[dict[str, Any]], params: Mapping[str, Any], default: int, maximum: int) -> dict[str, Any]:
+    def _page(self, items: list[dict[str, Any]], params: Mapping[str, Any], default: int, maximum: int) -> dict[str, Any]:
         try:
-            limit = min(maximum, max(1, int(params.get("limit") or default)))
+            limit = min(maximum, self.page_cap or maximum, max(1, int(params.get("limit") or default)))
             start = int(params.get("cursor") or 0)
         except ValueError:
             raise ApiError("invalid_cursor") from None
@@ -189,11 +199,11 @@ class StandInMore:
         }
 
     def uninstall(self, team_id: str) -> dict[str, Any]:
-        """The workspace removes the app: its tokens are revoked (``token_revoked`` from now on).
-        Returns the ``app_uninstalled`` event Slack sends."""
+        """The workspace removes the app: its bot user is deactivated, so its bot token answers
+        ``account_inactive`` from now on. Returns the ``app_uninstalled`` event Slack sends."""
         for token, ws in list(self.tokens.items()):  # type: ignore[attr-defined]
             if ws.team_id == team_id:
-                self.revoked_tokens.add(token)  # type: ignore[attr-defined]
+                self.inactive_tokens.add(token)  # type: ignore[attr-defined]
         ws = next(w for w in self.tokens.values() if w.team_id == team_id)  # type: ignore[attr-defined]
         return self.payloads.event_callback({"type": "app_uninstalled", "event_ts": self.next_ts()},  # type: ignore[attr-defined]
                                             workspace=ws)

@@ -22,7 +22,6 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
-from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from adapters.slack.blocks import (
     CONFIRM,
@@ -42,6 +41,7 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.bridge import Bridge, Here, NotInstalled
 from adapters.slack.home import publish_home
+from adapters.slack.privately import tell_privately
 from adapters.slack.render import escape
 from adapters.slack.texts import t
 from bot.actors import Actor, ModerationError
@@ -79,13 +79,8 @@ async def _tell(bridge: Bridge, here: Here, actor: Actor, text: str, *, home: bo
     """Show ``text`` to the presser where they pressed: the Home tab, or the message (ephemeral)."""
     if home:
         await publish_home(bridge, here, actor, notice=text)
-    elif response_url:
-        response = await AsyncWebhookClient(response_url).send(
-            text=text, response_type="ephemeral", replace_original=False)
-        if response.status_code != 200:
-            log.warning("response_url answered %s: %s", response.status_code, response.body)
-    else:
-        log.warning("no way back to %s to say an answer of %d characters", actor.user_id, len(text))
+    else:  # a modal's response_url may have expired (30 min) meanwhile: then their DM
+        await tell_privately(here, actor.user_id, response_url, text)
 
 
 async def _presser(bridge: Bridge, body: Mapping[str, Any], context: Any) -> tuple[Here, Actor]:

@@ -39,6 +39,7 @@ from adapters.slack.card_blocks import (
     post_blocks,
 )
 from adapters.slack.invocation import Answer, Invocation
+from adapters.slack.privately import tell_privately
 from adapters.slack.render import escape
 from adapters.slack.texts import t
 from bot.actors import Actor, ModerationError
@@ -191,7 +192,11 @@ def register(app: AsyncApp, bridge: Bridge) -> None:
             await moderation.card_refuse(actor, session, reason, card or None)
             return escape(card_text(actor.lang, "refused"))
 
-        await _say(response_url, await _attempt(actor, refuse))
+        text = await _attempt(actor, refuse)
+        try:  # the modal may be submitted after its button's response_url expired (30 min): then their DM
+            await tell_privately(await bridge.at(actor.tenant), actor.user_id, response_url, text)
+        except NotInstalled:
+            return
 
     @app.action(GROUND_OPEN)
     async def on_ground_open(ack: Any, body: dict[str, Any], context: Any) -> None:

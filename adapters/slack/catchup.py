@@ -12,15 +12,16 @@ from the downtime is answered, in its thread, when it is recent (the engine's po
 ``Engine.answers_late``);
 an older one is remembered like any message, not answered hours later.
 
-A dispute whose history Slack refuses (the bot was removed, a scope is missing, a rate limit) is
-logged and left for the next start; the others go on.
+A dispute whose history Slack refuses (the bot was removed, a scope is missing) is logged and left
+for the next start; the others go on. One refused with a rate limit that outlasts the client's one
+wait (a 429 storm) is tried again in this run, after a pause (``adapters.slack.platform``).
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -43,20 +44,37 @@ class CatchUp:
 
     fed: dict[str, int] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
+    tried: set[str] = field(default_factory=set)
 
     @property
     def total(self) -> int:
         return sum(self.fed.values())
 
+    @property
+    def rate_limited(self) -> set[str]:
+        """The disputes Slack refused with a rate limit (worth another try in this run)."""
+        return {where for where, error in self.refused.items() if error == "ratelimited"}
 
-async def catch_up(bridge: Bridge, *, now: Callable[[], float] = time.time) -> CatchUp:
-    """Read back every open dispute of the workspaces this deployment serves (see the module doc)."""
+    def then(self, again: CatchUp) -> CatchUp:
+        """This report followed by ``again``, a retry of some of its refused disputes."""
+        fed = dict(self.fed)
+        for where, n in again.fed.items():
+            fed[where] = fed.get(where, 0) + n
+        refused = {w: e for w, e in self.refused.items() if w not in again.tried} | again.refused
+        return CatchUp(fed, refused, self.tried | again.tried)
+
+
+async def catch_up(bridge: Bridge, *, now: Callable[[], float] = time.time,
+                   only: Collection[str] | None = None) -> CatchUp:
+    """Read back every open dispute of the workspaces this deployment serves (see the module doc);
+    ``only``: just these (``<tenant>/<session>``, as ``CatchUp.refused`` names them)."""
     report = CatchUp()
     served = set(await bridge.workspaces.tenants())
     for info in await bridge.port.sessions.all_sessions():
-        if not info.is_open or info.tenant not in served:
-            continue
         where = f"{info.tenant}/{info.session}"
+        if not info.is_open or info.tenant not in served or (only is not None and where not in only):
+            continue
+        report.tried.add(where)
         try:
             here = await bridge.at(info.tenant)
             channel, thread = split_session(info.session)

@@ -1,7 +1,7 @@
 """Reading a conversation back from Slack: the context of a mention, and catch-up after downtime.
 
 * ``reader`` is the ``bot.ports.HistoryReader`` a mention hands to ``Engine.hear``: in a thread,
-  ``conversations.replies`` (the parent and the latest replies up to the mention); at top level,
+  ``conversations.replies`` (the parent and the latest replies up to the mention: ``before``); at top level,
   the channel's recent ``conversations.history``. Bounded by ``bot.context.HISTORY_LIMIT``
   messages (the engine's prompt budget trims further). What it reads is context for one reply,
   never stored.
@@ -30,7 +30,7 @@ from bot.context import HISTORY_LIMIT
 from bot.models import Message
 from bot.ports import HistoryReader
 
-__all__ = ["CATCHUP_LIMIT", "HistoryRefused", "SlackMessage", "is_from_a_person", "reader", "since"]
+__all__ = ["CATCHUP_LIMIT", "HistoryRefused", "SlackMessage", "before", "is_from_a_person", "reader", "since"]
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 CATCHUP_LIMIT = 1000
 #: Messages asked for per page (Slack's maximum for history is 999; smaller pages answer faster).
 PAGE = 200
-#: Pages of a long thread read to reach its latest replies before a mention.
+#: Pages (probes) of a long thread read to reach its latest replies before a mention.
 MAX_PAGES = 5
 
 SlackMessage = Mapping[str, Any]
@@ -88,6 +88,17 @@ async def replies(client: AsyncWebClient, channel: str, thread_ts: str, *, oldes
                   latest: str | None = None, keep: int = CATCHUP_LIMIT, pages: int = 50) -> list[dict[str, Any]]:
     """A thread's messages (parent first, then replies oldest first), keeping the last ``keep``
     replies when there are more; ``oldest`` / ``latest`` bound the replies (exclusive)."""
+    found, complete = await _replies(client, channel, thread_ts, oldest=oldest, latest=latest, keep=keep,
+                                     pages=pages)
+    if not complete:
+        log.warning("thread %s/%s is longer than %d pages; its latest replies were not all read",
+                    channel, thread_ts, pages)
+    return found
+
+
+async def _replies(client: AsyncWebClient, channel: str, thread_ts: str, *, oldest: str | None, latest: str | None,
+                   keep: int, pages: int) -> tuple[list[dict[str, Any]], bool]:
+    """``replies``, and whether every page of the range was read."""
     found: list[dict[str, Any]] = []
     cursor: str | None = None
     for _ in range(pages):
@@ -103,14 +114,41 @@ async def replies(client: AsyncWebClient, channel: str, thread_ts: str, *, oldes
         cursor = _next(page)
         if cursor is None:
             break
-    else:
-        log.warning("thread %s/%s is longer than %d pages; its latest replies were not all read",
-                    channel, thread_ts, pages)
     parent = [m for m in found if m.get("ts") == thread_ts][:1]
     rest = sorted({m["ts"]: m for m in found if m.get("ts") != thread_ts}.values(), key=lambda m: str(m["ts"]))
     if oldest:
         rest = [m for m in rest if str(m["ts"]) > oldest]
-    return parent + rest[-keep:]
+    return parent + rest[-keep:], cursor is None
+
+
+async def before(client: AsyncWebClient, channel: str, thread_ts: str, latest: str, *, keep: int,
+                 probes: int = MAX_PAGES) -> list[dict[str, Any]]:
+    """The parent and the last (up to ``keep``) replies of a thread up to ``latest`` (a mention).
+
+    Slack returns a thread earliest first, a page at a time, and a page may be smaller than asked
+    (15 messages for a non-Marketplace app). One page holds most threads. For a longer one, reading
+    on from the start would give its first pages, not what was said just before the mention; so the
+    start of the range (``oldest``) is bisected in time, one page per probe, for the widest range
+    ending at ``latest`` that one page holds: the replies nearest the mention."""
+    found, complete = await _replies(client, channel, thread_ts, oldest=None, latest=latest, keep=keep, pages=1)
+    if complete:
+        return found
+    parent = [m for m in found if m.get("ts") == thread_ts][:1]
+    lo, hi = float(thread_ts), float(latest)
+    best: list[dict[str, Any]] = []
+    nearest: list[dict[str, Any]] = []  # the latest range too long for a page: its first page
+    for _ in range(probes):
+        mid = (lo + hi) / 2
+        window, complete = await _replies(client, channel, thread_ts, oldest=f"{mid:.6f}", latest=latest, keep=keep,
+                                          pages=1)
+        rest = [m for m in window if m.get("ts") != thread_ts]
+        if complete:  # every reply after ``mid``: widen while it holds fewer than ``keep``
+            best, hi = rest, mid
+            if len(rest) >= keep:
+                break
+        else:
+            nearest, lo = rest, mid
+    return parent + (best or nearest)[-keep:]
 
 
 async def history(client: AsyncWebClient, channel: str, *, oldest: str | None = None, latest: str | None = None,
@@ -143,7 +181,7 @@ def reader(client: AsyncWebClient, channel: str, thread_ts: str | None, mention_
 
     async def read() -> Sequence[Message]:
         if thread_ts and thread_ts != mention_ts:
-            raw = await replies(client, channel, thread_ts, latest=mention_ts, keep=limit, pages=MAX_PAGES)
+            raw = await before(client, channel, thread_ts, mention_ts, keep=limit)
         else:
             raw = await history(client, channel, latest=mention_ts, keep=limit)
         return [await to_message({**m, "channel": channel}, session) for m in raw if is_from_a_person(m)]

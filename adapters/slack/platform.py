@@ -56,6 +56,9 @@ log = logging.getLogger(__name__)
 
 #: Seconds to wait for the Socket Mode connection at start-up.
 CONNECT_SECONDS = 30.0
+#: Rounds and pause of the start-up catch-up's retries of disputes Slack rate-limited.
+CATCHUP_RETRIES = 5
+CATCHUP_PAUSE = 60.0
 #: Which Slack app this Redis database serves (``claim_redis``).
 APP_KEY = "heyan:slack-app"
 
@@ -159,6 +162,8 @@ class SlackPlatform:
         #: What the start-up catch-up did, once it is done (``catchup_done``).
         self.catchup: CatchUp | None = None
         self.catchup_done = asyncio.Event()
+        #: Seconds before rate-limited disputes are read back again (a Tier 3 method's minute).
+        self.catchup_pause = CATCHUP_PAUSE
         self._tasks: list[asyncio.Task[Any]] = []
         self._redo: Any = None
         self._socket_mode: AsyncSocketModeHandler | None = None
@@ -216,7 +221,15 @@ class SlackPlatform:
 
     async def _catch_up(self, bridge: Bridge) -> None:
         try:
-            self.catchup = await catch_up(bridge)
+            report = await catch_up(bridge)
+            for _ in range(CATCHUP_RETRIES):  # a 429 storm: those disputes again, later in this run
+                if not report.rate_limited:
+                    break
+                log.info("catch-up: Slack rate-limited %d disputes; again in %g s", len(report.rate_limited),
+                         self.catchup_pause)
+                await asyncio.sleep(self.catchup_pause)
+                report = report.then(await catch_up(bridge, only=report.rate_limited))
+            self.catchup = report
         except Exception:
             log.exception("catch-up after the start failed; open disputes are read back at the next start")
         finally:
