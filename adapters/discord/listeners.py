@@ -161,21 +161,31 @@ class Listeners(commands.Cog):
         Message History; without it, a plain message). True once the first piece is posted, or when
         posting there is impossible and the member was told; False to leave it for a later attempt."""
         content, mentions = render(reply.body)
-        if refused and await self.notices.first(tenant, f"history:{message.channel.id}:{refused}"):
-            content += "\n-# " + t(reply.lang, "history.refused", perm=permission_label(refused, reply.lang))
+
+        async def noted(perm: str) -> str:
+            if not await self.notices.first(tenant, f"history:{message.channel.id}:{perm}"):
+                return content
+            return content + "\n-# " + t(reply.lang, "history.refused", perm=permission_label(perm, reply.lang))
+
+        if refused:
+            content = await noted(refused)
         channel = message.channel
         posted = False
         try:
-            for piece in split_message(content):
-                if posted:
-                    await channel.send(piece, allowed_mentions=mentions)
-                    continue
-                try:
-                    await channel.send(piece, allowed_mentions=mentions,
-                                       reference=message.to_reference(fail_if_not_exists=False))
-                except discord.Forbidden:
-                    await channel.send(piece, allowed_mentions=mentions)
-                posted = True
+            pieces = split_message(content)
+            try:
+                await channel.send(pieces[0], allowed_mentions=mentions,
+                                   reference=message.to_reference(fail_if_not_exists=False))
+            except discord.Forbidden:
+                # A reply needs Read Message History ("Create Message" > Limitations). Without it the
+                # history read answered an empty list, not an error (as documented), when the cached
+                # permissions did not know yet: this refusal is the first sign, so the note goes here.
+                if not refused:
+                    pieces = split_message(await noted("read_message_history"))
+                await channel.send(pieces[0], allowed_mentions=mentions)
+            posted = True
+            for piece in pieces[1:]:
+                await channel.send(piece, allowed_mentions=mentions)
         except discord.Forbidden as exc:
             log.warning("cannot reply in channel %s (%s): %s", channel.id, exc.code, exc.text)
             if not posted:
