@@ -216,6 +216,8 @@ NONCE_WINDOW_SECONDS = 300.0
 #: CHAT_INPUT_COMMAND and CONTEXT_MENU_COMMAND are the "basic messages" of that page.
 _REPLYABLE_TYPES = frozenset({0, 19, 20, 23})
 
+_ARCHIVE_MINUTES = (60, 1440, 4320, 10080)
+
 CLOSE_REASONS = {
     4000: "Unknown error.", 4004: "Authentication failed.", 4009: "Session timed out.",
     4010: "Invalid shard.", 4011: "Sharding required.", 4013: "Invalid intent(s).", 4014: "Disallowed intent(s).",
@@ -630,7 +632,15 @@ class DiscordStandIn(DiscordWorld):
             return dict(payload, members=[m for m in payload.get("members", []) if m["user"]["id"] == bot_id])
         if event not in ("MESSAGE_CREATE", "MESSAGE_UPDATE") or intents & MESSAGE_CONTENT:
             return payload
-        if "guild_id" not in payload or payload.get("author", {}).get("id") == str(self.bot_user.id):
+        return self._without_content(payload, in_guild="guild_id" in payload)
+
+    def _without_content(self, payload: Payload, *, in_guild: bool) -> Payload:
+        """``developers/events/gateway.mdx``, "Message Content Intent": without it, user-inputted fields
+        are empty except in messages the app sends, DMs, and messages mentioning the app. The message a
+        reply quotes (``referenced_message``) follows the same rules on its own."""
+        if isinstance(ref := payload.get("referenced_message"), dict):
+            payload = dict(payload, referenced_message=self._without_content(ref, in_guild=in_guild))
+        if not in_guild or payload.get("author", {}).get("id") == str(self.bot_user.id):
             return payload
         if any(u["id"] == str(self.bot_user.id) for u in payload.get("mentions", [])):
             return payload
@@ -1186,6 +1196,16 @@ class DiscordStandIn(DiscordWorld):
             thread_id = self.ids.next()
         if thread_type not in THREAD_TYPES:
             raise _form_error("type", "BASE_TYPE_CHOICES", f"Value must be one of {THREAD_TYPES}.")
+        # ``developers/resources/channel.mdx``, "Start Thread from Message" / "without Message": a name of
+        # 1-100 characters; auto_archive_duration one of 60, 1440, 4320, 10080
+        name = body.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise _form_error("name", "BASE_TYPE_REQUIRED", "This field is required")
+        if len(name) > 100:
+            raise _form_error("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+        if body.get("auto_archive_duration") is not None and int(body["auto_archive_duration"]) not in _ARCHIVE_MINUTES:
+            raise _form_error("auto_archive_duration", "BASE_TYPE_CHOICES",
+                              f"Value must be one of {_ARCHIVE_MINUTES}.")
         self._require(guild, parent, CREATE_PRIVATE_THREADS if thread_type == PRIVATE_THREAD else CREATE_PUBLIC_THREADS)
         thread = ChannelSpec(
             thread_id, str(body.get("name", "thread")), thread_type, parent_id=parent.id, owner_id=self.bot_user.id,

@@ -30,6 +30,7 @@ from tests.discord_standin import (
     Fault,
     Overwrite,
     Payload,
+    wait_until,
 )
 from tests.discord_standin_limits import callback_errors
 from tests.discord_standin_world import READ_MESSAGE_HISTORY, SEND_MESSAGES, SEND_MESSAGES_IN_THREADS
@@ -281,3 +282,54 @@ def test_heyans_modals_and_choices_fit_the_documented_limits(lang: str) -> None:
     choices = [c.to_dict() for c in fact_choices(facts, "", lang)]  # type: ignore[arg-type]
     assert choices and callback_errors(8, {"choices": choices}) is None
 
+
+
+async def test_the_message_a_reply_quotes_follows_the_message_content_rules(
+        discord_: DiscordStandIn, http: aiohttp.ClientSession) -> None:
+    # developers/events/gateway.mdx, "Message Content Intent": without it, content is empty except in
+    # the app's own messages, DMs and messages mentioning the app; a quoted message is such a message too.
+    discord_.privileged_intents_allowed = 0
+    async with running(discord_):
+        general = discord_.guild.channel("general")
+        said = discord_.post_offline(discord_.message_payload("a private remark", author="bob", channel=general))
+        discord_.post_offline(discord_.message_payload("{bot} what about this?", author="carol", channel=general,
+                                                       reply_to=said, reply_ping=False))
+        async with http.get(f"{discord_.rest_base}/channels/{general.id}/messages") as answer:
+            newest = (await answer.json())[0]
+        assert newest["content"].endswith("what about this?")
+        assert newest["referenced_message"]["content"] == ""
+
+
+async def test_thread_names_and_archive_durations_are_checked(discord_: DiscordStandIn,
+                                                              http: aiohttp.ClientSession) -> None:
+    # developers/resources/channel.mdx, "Start Thread without Message": name 1-100 characters;
+    # auto_archive_duration one of 60, 1440, 4320, 10080.
+    async with running(discord_):
+        url = f"{discord_.rest_base}/channels/{discord_.guild.channel('general').id}/threads"
+        assert (await _post(http, url, {"name": "n" * 101, "type": 11}))[0] == 400
+        assert (await _post(http, url, {"name": "ok", "type": 11, "auto_archive_duration": 30}))[0] == 400
+        assert (await _post(http, url, {"name": "n" * 100, "type": 11, "auto_archive_duration": 10080}))[0] == 201
+
+
+async def test_a_429_storm_outlasting_discord_py_sends_the_reply_through_the_outbox(
+        tmp_path: Path, redis_url: str) -> None:
+    # developers/topics/rate-limits.mdx: a client waits Retry-After and retries; discord.py gives up
+    # after 5 tries. The reply then goes through the outbox at once (not after the answer claim's
+    # 15-minute hold): "nothing lost, nothing posted twice" (issue 19, Bad input).
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        general = h.discord.guild.channel("general")
+        h.discord.inject("POST", rf"/channels/{general.id}/messages", Fault.rate_limited(0.01), times=6)
+        since = len(h.discord.requests)
+        await h.say("{bot} are you there?", author="carol")
+
+        def tries() -> list[int]:
+            return [r.status for r in h.discord.requests[since:] if r.method == "POST"
+                    and r.path == f"/channels/{general.id}/messages"]
+
+        await wait_until(lambda: 200 in tries(), timeout=WAIT, what="the reply, through the outbox")
+        await h.rt.drain()
+        assert tries() == [429] * 6 + [200]
+        assert await h.rt.engine.unanswered(older_than=0.0) == []
+        posted = [r for r in h.discord.requests[since:] if r.status == 200 and r.method == "POST"
+                  and r.path == f"/channels/{general.id}/messages"]
+        assert posted[0].json["nonce"] and posted[0].json["enforce_nonce"] is True
