@@ -1192,8 +1192,13 @@ class DiscordStandIn(DiscordWorld):
             thread_type = NEWS_THREAD if parent.type == GUILD_NEWS else PUBLIC_THREAD
             thread_id = int(source["id"])  # a thread started from a message shares the message's id
         else:
-            thread_type = int(body.get("type") or PRIVATE_THREAD)
+            thread_type = int(body.get("type") or PRIVATE_THREAD)  # "currently defaults to PRIVATE_THREAD"
             thread_id = self.ids.next()
+            # "Channel Types": an ANNOUNCEMENT_THREAD is within a GUILD_ANNOUNCEMENT channel, a PUBLIC or
+            # PRIVATE_THREAD within a GUILD_TEXT channel
+            fits = (NEWS_THREAD,) if parent.type == GUILD_NEWS else (PUBLIC_THREAD, PRIVATE_THREAD)
+            if thread_type not in fits:
+                raise _form_error("type", "BASE_TYPE_CHOICES", f"Value must be one of {fits}.")
         if thread_type not in THREAD_TYPES:
             raise _form_error("type", "BASE_TYPE_CHOICES", f"Value must be one of {THREAD_TYPES}.")
         # ``developers/resources/channel.mdx``, "Start Thread from Message" / "without Message": a name of

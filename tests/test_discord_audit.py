@@ -33,7 +33,14 @@ from tests.discord_standin import (
     wait_until,
 )
 from tests.discord_standin_limits import callback_errors
-from tests.discord_standin_world import READ_MESSAGE_HISTORY, SEND_MESSAGES, SEND_MESSAGES_IN_THREADS
+from tests.discord_standin_world import (
+    GUILD_NEWS,
+    NEWS_THREAD,
+    READ_MESSAGE_HISTORY,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
+    ChannelSpec,
+)
 from tests.test_discord_limits import Gate
 from tests.test_discord_standin import discord_, running
 
@@ -333,3 +340,18 @@ async def test_a_429_storm_outlasting_discord_py_sends_the_reply_through_the_out
         posted = [r for r in h.discord.requests[since:] if r.status == 200 and r.method == "POST"
                   and r.path == f"/channels/{general.id}/messages"]
         assert posted[0].json["nonce"] and posted[0].json["enforce_nonce"] is True
+
+
+async def test_a_dispute_opened_in_an_announcement_channel_gets_an_announcement_thread(
+        tmp_path: Path, redis_url: str) -> None:
+    # developers/resources/channel.mdx, "Channel Types": ANNOUNCEMENT_THREAD (10) is "a temporary
+    # sub-channel within a GUILD_ANNOUNCEMENT channel"; PUBLIC_THREAD (11) within GUILD_TEXT or GUILD_FORUM.
+    standin = DiscordStandIn()
+    guild = standin.guild
+    news = ChannelSpec(standin.ids.next(), "announcements", GUILD_NEWS, parent_id=guild.channel("general").parent_id)
+    guild.channels.append(news)
+    async with heyan_on_discord(tmp_path, redis_url, standin=standin) as h:
+        opened = await h.run("dispute open", {"title": "Release notes"}, user="alice", channel=news)
+        assert "Dispute opened" in opened["content"], opened
+        made = h.discord.find_requests("POST", rf"/channels/{news.id}/threads")
+        assert [(m.json["type"], m.status) for m in made] == [(NEWS_THREAD, 201)]
