@@ -14,12 +14,15 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import discord
 import pytest
 
 from adapters.discord.agreements import RefuseModal
+from adapters.discord.interactions import error_text
 from adapters.discord.limits import DESCRIPTION, EMBED_TOTAL
 from adapters.discord.member_commands import CorrectModal
 from adapters.discord.memory_commands import fact_choices
+from adapters.discord.sender import rate_limited
 from memory.models import Fact, Kind, Source, Visibility, utcnow
 from tests.discord_harness import WAIT, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import (
@@ -355,3 +358,32 @@ async def test_a_dispute_opened_in_an_announcement_channel_gets_an_announcement_
         assert "Dispute opened" in opened["content"], opened
         made = h.discord.find_requests("POST", rf"/channels/{news.id}/threads")
         assert [(m.json["type"], m.status) for m in made] == [(NEWS_THREAD, 201)]
+
+
+async def test_a_long_resource_rate_limit_is_rescheduled_not_slept_in(tmp_path: Path, redis_url: str) -> None:
+    # developers/topics/rate-limits.mdx, "Example Exceeded Resource Rate Limit Response": scope shared,
+    # retry_after 1336.57. Sleeping that out in a listener outlives interaction tokens and the nonce
+    # window; the reply is queued in the outbox after the wait instead, once.
+    async with heyan_on_discord(tmp_path, redis_url) as h:
+        general = h.discord.guild.channel("general")
+        h.discord.inject("POST", rf"/channels/{general.id}/messages", Fault.rate_limited(1336.57, scope="shared"))
+        since = len(h.discord.requests)
+        question = await h.say("{bot} anyone there?", author="carol")
+        post_id = f"reply:{h.tenant}:{question['id']}"
+        deadline = asyncio.get_running_loop().time() + WAIT
+        while await h.rt.outbox.get(post_id) is None:
+            assert asyncio.get_running_loop().time() < deadline, "the reply was not queued"
+            await asyncio.sleep(0.05)
+        assert await h.rt.deliver_now() == 0  # not due before the wait Discord asked for
+        tries = [r.status for r in h.discord.requests[since:] if r.method == "POST"
+                 and r.path == f"/channels/{general.id}/messages"]
+        assert tries == [429]
+        assert await h.rt.engine.unanswered(older_than=0.0) == []
+
+
+def test_a_long_rate_limit_is_a_retry_after_the_wait_and_is_said_to_the_caller() -> None:
+    # developers/topics/rate-limits.mdx, "Exceeding A Rate Limit": retry after retry_after seconds.
+    late = rate_limited(discord.RateLimited(1336.57), "channel 1")
+    assert not late.permanent and late.retry_after == 1336.57
+    said = error_text(discord.RateLimited(90.2), "en")
+    assert said is not None and "90 s" in said

@@ -14,6 +14,7 @@ instead of nothing. Failures are answered in one place: ``HeyanTree.on_error`` f
   (rate limit): their own text in the caller's language;
 * ``Refusal``: the adapter's own (a guild command in a DM, a missing channel permission);
 * ``discord.Forbidden``: Discord refused an action for lack of a permission;
+* ``discord.RateLimited``: Discord asked to wait longer than ``client.MAX_RATELIMIT_WAIT``: said, with the wait;
 * ``app_commands.TransformerError``: an option Discord resolved to something unusable here;
 * anything else: logged with its traceback, and the caller hears that something went wrong.
 
@@ -184,6 +185,8 @@ def error_text(error: BaseException, lang: Lang) -> str | None:
     """What to tell the caller about ``error``; None for an unexpected one."""
     if isinstance(error, ModerationError | SlowDown | Refusal):
         return error.text(lang)
+    if isinstance(error, discord.RateLimited):
+        return t(lang, "discord_busy", seconds=int(error.retry_after + 0.5))
     if isinstance(error, discord.Forbidden):
         return t(lang, "forbidden", detail=f"{error.text or 'Missing Permissions'}, {error.code}")
     if isinstance(error, app_commands.TransformerError):  # e.g. a user who is not a member of this server

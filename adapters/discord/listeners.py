@@ -164,7 +164,7 @@ class Listeners(commands.Cog):
             if live:
                 try:
                     await typing.enter_async_context(message.channel.typing())
-                except discord.HTTPException as exc:  # typing is a courtesy; the reply still matters
+                except (discord.HTTPException, discord.RateLimited) as exc:  # a courtesy; the reply matters
                     log.info("no typing indicator in %s: %s", message.channel.id, exc)
             reply = await engine.hear(msg, history=reader, confirm=True)
         if reply is not None and await self._reply(message, msg, reply, tenant, refused=reader.refused):
@@ -212,6 +212,11 @@ class Listeners(commands.Cog):
                         exc.code, "" if posted else "; it goes through the outbox")
             if not posted:
                 return await self._queue(msg, reply, content, _retry_after(exc))
+        except discord.RateLimited as exc:
+            log.warning("Discord asked to wait %.0f s before replying in channel %s%s", exc.retry_after, channel.id,
+                        "" if posted else "; it goes through the outbox")
+            if not posted:
+                return await self._queue(msg, reply, content, exc.retry_after)
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             log.warning("network error replying in channel %s: %r%s", channel.id, exc,
                         "" if posted else "; it goes through the outbox")
