@@ -22,7 +22,9 @@ from adapters.discord.interactions import error_text
 from adapters.discord.limits import DESCRIPTION, EMBED_TOTAL
 from adapters.discord.member_commands import CorrectModal
 from adapters.discord.memory_commands import fact_choices
+from adapters.discord.render import render, split_message
 from adapters.discord.sender import rate_limited
+from bot.richtext import Mention, RichText
 from memory.models import Fact, Kind, Source, Visibility, utcnow
 from tests.discord_harness import WAIT, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import (
@@ -387,3 +389,16 @@ def test_a_long_rate_limit_is_a_retry_after_the_wait_and_is_said_to_the_caller()
     assert not late.permanent and late.retry_after == 1336.57
     said = error_text(discord.RateLimited(90.2), "en")
     assert said is not None and "90 s" in said
+
+
+async def test_a_post_mentioning_more_than_100_members_is_still_accepted(discord_: DiscordStandIn) -> None:
+    # developers/resources/message.mdx, "Allowed Mentions Object": users "max 100"; the content limit
+    # of 2,000 is met by splitting, the mention list by pinging the first 100.
+    many = RichText.of(*(Mention(str(10**17 + i), f"m{i}") for i in range(150)))
+    content, mentions = render(many)
+    assert len(mentions.to_dict()["users"]) == 100
+    async with running(discord_) as bot:
+        general = bot.get_channel(discord_.guild.channel("general").id)
+        assert isinstance(general, discord.TextChannel)
+        for piece in split_message(content):
+            await general.send(piece, allowed_mentions=mentions)
