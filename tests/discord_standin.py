@@ -34,7 +34,7 @@ API at a glance (``discord_`` is the stand-in):
            (a message only the channel's history holds), ``await reset_token()``
   faults   ``inject(method, path_regex, Fault.rate_limited() | .missing_permissions() | ...)``,
            ``close_on_identify(4014)``, ``privileged_intents_allowed=``, ``interaction_deadline=``,
-           ``token_lifetime=``; time: ``clock.advance(seconds)`` (``StandInClock``)
+           ``token_lifetime=``, ``expired_token=``; time: ``clock.advance(seconds)`` (``StandInClock``)
   observe  ``requests`` (``RecordedRequest``: method, path, query, headers, json, files, status,
            response), ``find_requests``, ``await wait_for_request``, ``intents``, ``identify_payloads``,
            ``messages``, ``interactions`` (``InteractionRecord``), ``commands``, ``undelivered``
@@ -57,14 +57,21 @@ interaction, and the first followup after a "thinking" defer completes the loadi
 inherits its ephemerality; a deferred update (type 6) makes ``@original`` the component's message.
 Deadlines run on the stand-in's own clock (``StandInClock``, which moves only when a test advances
 it): the first answer 3 s after the interaction is refused (404 / 10062), its token serves followups
-and edits for 15 minutes, then answers 401 / 50027. Message bodies are checked against Discord's
+and edits for 15 minutes, then answers 401 / 50027 (``expired_token=``: the docs name no code). Message bodies are checked against Discord's
 documented limits (``tests/discord_standin_limits.py``: content, embeds and the 6,000 total,
 components) and refused with 400 / 50035 naming the field. ``GET /channels/{id}/messages`` pages
 newest first with ``limit`` 1-100 and one of ``before`` / ``after`` / ``around``, answers 403 / 50001
 without View Channel and an empty list without Read Message History (as documented), and withholds
 content from an application not allowed Message Content. Deleting a thread needs Manage Threads,
-creating one Create Public / Private Threads (403 otherwise). 429s carry ``Retry-After``, ``retry_after`` and a ``Via`` header (without
-``Via`` discord.py takes a 429 for a Cloudflare ban and raises instead of retrying).
+creating one Create Public / Private Threads, creating a message Send Messages (Send Messages in
+Threads in a thread) and a reply also Read Message History (403 / 50013 otherwise; 50001 without
+View Channel); a reply must point at a non-system message of that channel. ``allowed_mentions``
+follows "Allowed Mentions Object": an interaction's or webhook's message without it pings users
+only, ``parse`` excludes a list of the same type (400 / 50035). Interaction callbacks are checked for
+their flags, modal limits and autocomplete limits (``callback_errors``); a followup always answers
+with its message (``wait`` is always true). 429s carry ``Retry-After``, ``retry_after``, the scope and,
+for a route's limit, the route headers, and a ``Via`` header (without ``Via`` discord.py takes a 429
+for a Cloudflare ban and raises instead of retrying).
 
 What it is not: Discord. No voice, presences, audit logs, invites, forum posts, stickers, polls,
 rate-limit buckets (429s come only from ``inject``), permission enforcement on REST calls other than
@@ -94,7 +101,7 @@ from aiohttp import web
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from tests.discord_standin_limits import message_errors
+from tests.discord_standin_limits import callback_errors, message_errors
 from tests.discord_standin_world import (
     BOT_PERMISSIONS,
     CREATE_PRIVATE_THREADS,
@@ -122,6 +129,8 @@ from tests.discord_standin_world import (
     PRIVILEGED_INTENTS,
     PUBLIC_THREAD,
     READ_MESSAGE_HISTORY,
+    SEND_MESSAGES,
+    SEND_MESSAGES_IN_THREADS,
     THREAD_TYPES,
     VIEW_CHANNEL,
     ChannelSpec,
@@ -193,8 +202,21 @@ _EVENT_INTENTS: dict[str, tuple[int, int]] = {
 #: token for 15 minutes (``developers/interactions/receiving-and-responding.mdx``).
 INTERACTION_DEADLINE = 3.0
 TOKEN_LIFETIME = 15 * 60.0
+#: What a token past its 15 minutes is answered with. The documentation gives no code: Discord answers
+#: 401 / 50027 "Invalid Webhook Token" in practice; ``expired_token=UNKNOWN_WEBHOOK_TOKEN`` (404 /
+#: 10015) or ``UNKNOWN_INTERACTION_TOKEN`` (404 / 10062) model the other answers a client must survive.
+EXPIRED_TOKEN = (401, 50027, "Invalid Webhook Token")
+UNKNOWN_WEBHOOK_TOKEN = (404, 10015, "Unknown Webhook")
+UNKNOWN_INTERACTION_TOKEN = (404, 10062, "Unknown interaction")
 #: How long Discord remembers a nonce sent with enforce_nonce ("the past few minutes"; taken as 5).
 NONCE_WINDOW_SECONDS = 300.0
+
+#: Message types a reply may point at: "The referenced message must exist and cannot be a system
+#: message" (``developers/resources/message.mdx``, Create Message > Limitations); DEFAULT, REPLY,
+#: CHAT_INPUT_COMMAND and CONTEXT_MENU_COMMAND are the "basic messages" of that page.
+_REPLYABLE_TYPES = frozenset({0, 19, 20, 23})
+
+_ARCHIVE_MINUTES = (60, 1440, 4320, 10080)
 
 CLOSE_REASONS = {
     4000: "Unknown error.", 4004: "Authentication failed.", 4009: "Session timed out.",
@@ -241,12 +263,21 @@ class Fault:
         return cls(status, {"message": message, "code": code})
 
     @classmethod
-    def rate_limited(cls, retry_after: float = 0.05, *, is_global: bool = False) -> Fault:
+    def rate_limited(cls, retry_after: float = 0.05, *, is_global: bool = False, scope: str | None = None) -> Fault:
+        """A 429 as ``developers/topics/rate-limits.mdx`` ("Exceeding A Rate Limit") shows it: the body's
+        ``retry_after`` a float of seconds, ``Retry-After`` whole seconds, ``X-RateLimit-Scope`` ``user``,
+        ``global`` or ``shared``; a route's limit (not the global one) also carries the route headers."""
+        scope = scope or ("global" if is_global else "user")
         headers = {"Retry-After": str(max(1, math.ceil(retry_after))), "Via": "1.1 google",
-                   "X-RateLimit-Scope": "global" if is_global else "user"}
+                   "X-RateLimit-Scope": scope}
         if is_global:
             headers["X-RateLimit-Global"] = "true"
-        body = {"message": "You are being rate limited.", "retry_after": retry_after, "global": is_global}
+        else:  # "normal route rate-limiting headers will also be sent in this response"
+            headers.update({"X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "0" if scope == "user" else "4",
+                            "X-RateLimit-Reset": f"{time.time() + retry_after:.3f}",
+                            "X-RateLimit-Reset-After": f"{retry_after:.3f}", "X-RateLimit-Bucket": "standin0bucket"})
+        message = "The resource is being rate limited." if scope == "shared" else "You are being rate limited."
+        body = {"message": message, "retry_after": retry_after, "global": is_global}
         return cls(429, body, headers)
 
     @classmethod
@@ -306,6 +337,21 @@ def _check_limits(body: Payload) -> None:
 
 def _form_error(field_name: str, code: str, message: str) -> ApiError:
     return ApiError(400, 50035, "Invalid Form Body", {field_name: {"_errors": [{"code": code, "message": message}]}})
+
+
+def _check_allowed_mentions(allowed: Payload) -> None:
+    """``parse`` is mutually exclusive with ``users`` / ``roles`` of the same type (an empty or null list
+    is allowed); ``users`` and ``roles`` hold at most 100 ids (``developers/resources/message.mdx``)."""
+    parse = allowed.get("parse") or []
+    for kind in ("users", "roles"):
+        listed = allowed.get(kind) or []
+        if kind in parse and listed:
+            raise ApiError(400, 50035, "Invalid Form Body", {"allowed_mentions": {"_errors": [{
+                "code": "MESSAGE_ALLOWED_MENTIONS_PARSE_EXCLUSIVE",
+                "message": f'parse:["{kind}"] and {kind}: [ids...] are mutually exclusive.'}]}})
+        if len(listed) > 100:
+            raise ApiError(400, 50035, "Invalid Form Body", {"allowed_mentions": {kind: {"_errors": [{
+                "code": "BASE_TYPE_MAX_LENGTH", "message": "Must be 100 or fewer in length."}]}}})
 
 
 @dataclass
@@ -427,6 +473,7 @@ class DiscordStandIn(DiscordWorld):
         echo_own_messages: bool = True,
         interaction_deadline: float | None = INTERACTION_DEADLINE,
         token_lifetime: float = TOKEN_LIFETIME,
+        expired_token: tuple[int, int, str] = EXPIRED_TOKEN,
         clock: StandInClock | None = None,
     ) -> None:
         super().__init__(bot=bot, guilds=guilds, application_id=application_id, clock=clock)
@@ -438,6 +485,7 @@ class DiscordStandIn(DiscordWorld):
         # seconds (on ``clock``) an interaction may wait for its first callback (Discord: 3); None: no limit
         self.interaction_deadline = interaction_deadline
         self.token_lifetime = token_lifetime  # seconds its token then serves followups and edits (Discord: 15 min)
+        self.expired_token = expired_token  # (status, code, message) answered to a token past its lifetime
 
         self.requests: list[RecordedRequest] = []
         self.identify_payloads: list[Payload] = []
@@ -584,7 +632,15 @@ class DiscordStandIn(DiscordWorld):
             return dict(payload, members=[m for m in payload.get("members", []) if m["user"]["id"] == bot_id])
         if event not in ("MESSAGE_CREATE", "MESSAGE_UPDATE") or intents & MESSAGE_CONTENT:
             return payload
-        if "guild_id" not in payload or payload.get("author", {}).get("id") == str(self.bot_user.id):
+        return self._without_content(payload, in_guild="guild_id" in payload)
+
+    def _without_content(self, payload: Payload, *, in_guild: bool) -> Payload:
+        """``developers/events/gateway.mdx``, "Message Content Intent": without it, user-inputted fields
+        are empty except in messages the app sends, DMs, and messages mentioning the app. The message a
+        reply quotes (``referenced_message``) follows the same rules on its own."""
+        if isinstance(ref := payload.get("referenced_message"), dict):
+            payload = dict(payload, referenced_message=self._without_content(ref, in_guild=in_guild))
+        if not in_guild or payload.get("author", {}).get("id") == str(self.bot_user.id):
             return payload
         if any(u["id"] == str(self.bot_user.id) for u in payload.get("mentions", [])):
             return payload
@@ -938,7 +994,7 @@ class DiscordStandIn(DiscordWorld):
 
     def _bot_message(self, request: RecordedRequest, channel_id: int, guild: GuildSpec | None, *,
                      flags: int = 0, extra: Payload | None = None, body: Payload | None = None,
-                     allow_empty: bool = False) -> Payload:
+                     allow_empty: bool = False, webhook: bool = False) -> Payload:
         """A message the bot sends: validated like Discord, mentions filtered by ``allowed_mentions``."""
         body = body if body is not None else (request.json or {})
         content = body.get("content") or ""
@@ -949,11 +1005,17 @@ class DiscordStandIn(DiscordWorld):
             raise ApiError(400, 50006, "Cannot send an empty message")
         referenced = None
         if (reference := body.get("message_reference")) is not None:
+            # a reply's message must exist in the channel named (the current one when absent) and not be
+            # a system message ("Create Message" > Limitations; "Message Reference Structure")
             referenced = self.messages.get(int(reference["message_id"]))
+            where = int(reference.get("channel_id") or channel_id)
+            if referenced is not None and (int(referenced["channel_id"]) != where
+                                           or int(referenced.get("type") or 0) not in _REPLYABLE_TYPES):
+                referenced = None
             if referenced is None and reference.get("fail_if_not_exists", True):
                 raise _form_error("message_reference", "REPLIES_UNKNOWN_MESSAGE", "Unknown message")
         users, roles, everyone = self._allowed_mentions(guild, channel_id, content, body.get("allowed_mentions"),
-                                                        referenced)
+                                                        referenced, webhook=webhook)
         return self._message(
             channel_id=channel_id, guild=guild, author=self.bot_user, content=content, mentions=users,
             mention_roles=roles, mention_everyone=everyone, referenced=referenced, embeds=body.get("embeds") or [],
@@ -961,8 +1023,14 @@ class DiscordStandIn(DiscordWorld):
             flags=flags | int(body.get("flags") or 0), tts=bool(body.get("tts")), extra=extra)
 
     def _allowed_mentions(self, guild: GuildSpec | None, channel_id: int, content: str, allowed: Payload | None,
-                          referenced: Payload | None) -> tuple[list[UserSpec], list[int], bool]:
-        parse = set(allowed.get("parse", [])) if allowed is not None else {"users", "roles", "everyone"}
+                          referenced: Payload | None, *, webhook: bool = False) -> tuple[list[UserSpec], list[int], bool]:
+        """Who a message pings (``developers/resources/message.mdx``, "Allowed Mentions Object"): without
+        ``allowed_mentions`` a regular message parses everything, an interaction's or webhook's only users;
+        ``parse`` naming a type excludes a list of that type (400 / 50035); lists hold at most 100 ids."""
+        if allowed is not None:
+            _check_allowed_mentions(allowed)
+        default = {"users"} if webhook else {"users", "roles", "everyone"}
+        parse = set(allowed.get("parse", [])) if allowed is not None else default
         listed_users = {int(u) for u in (allowed or {}).get("users", [])}
         listed_roles = {int(r) for r in (allowed or {}).get("roles", [])}
         users, roles = self._content_mentions(guild, content)
@@ -995,6 +1063,12 @@ class DiscordStandIn(DiscordWorld):
             if seen is not None and self.clock.now() - seen[0] < NONCE_WINDOW_SECONDS:
                 self.nonce_repeats += 1
                 return _Reply(body=seen[1])
+        if guild is not None and channel is not None:
+            # "Create Message" > Limitations: Send Messages in a channel (Send Messages in Threads in a
+            # thread: ``developers/topics/threads.mdx``), Read Message History for a reply
+            self._require(guild, channel, SEND_MESSAGES_IN_THREADS if channel.is_thread else SEND_MESSAGES)
+            if body.get("message_reference") is not None:
+                self._require(guild, channel, READ_MESSAGE_HISTORY)
         if channel is not None and channel.is_thread and channel.archived:
             if channel.locked:
                 raise ApiError(400, 50083, "Operation cannot be performed on an archived thread")
@@ -1118,10 +1192,25 @@ class DiscordStandIn(DiscordWorld):
             thread_type = NEWS_THREAD if parent.type == GUILD_NEWS else PUBLIC_THREAD
             thread_id = int(source["id"])  # a thread started from a message shares the message's id
         else:
-            thread_type = int(body.get("type") or PRIVATE_THREAD)
+            thread_type = int(body.get("type") or PRIVATE_THREAD)  # "currently defaults to PRIVATE_THREAD"
             thread_id = self.ids.next()
+            # "Channel Types": an ANNOUNCEMENT_THREAD is within a GUILD_ANNOUNCEMENT channel, a PUBLIC or
+            # PRIVATE_THREAD within a GUILD_TEXT channel
+            fits = (NEWS_THREAD,) if parent.type == GUILD_NEWS else (PUBLIC_THREAD, PRIVATE_THREAD)
+            if thread_type not in fits:
+                raise _form_error("type", "BASE_TYPE_CHOICES", f"Value must be one of {fits}.")
         if thread_type not in THREAD_TYPES:
             raise _form_error("type", "BASE_TYPE_CHOICES", f"Value must be one of {THREAD_TYPES}.")
+        # ``developers/resources/channel.mdx``, "Start Thread from Message" / "without Message": a name of
+        # 1-100 characters; auto_archive_duration one of 60, 1440, 4320, 10080
+        name = body.get("name")
+        if not isinstance(name, str) or not name.strip():
+            raise _form_error("name", "BASE_TYPE_REQUIRED", "This field is required")
+        if len(name) > 100:
+            raise _form_error("name", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 100 in length.")
+        if body.get("auto_archive_duration") is not None and int(body["auto_archive_duration"]) not in _ARCHIVE_MINUTES:
+            raise _form_error("auto_archive_duration", "BASE_TYPE_CHOICES",
+                              f"Value must be one of {_ARCHIVE_MINUTES}.")
         self._require(guild, parent, CREATE_PRIVATE_THREADS if thread_type == PRIVATE_THREAD else CREATE_PUBLIC_THREADS)
         thread = ChannelSpec(
             thread_id, str(body.get("name", "thread")), thread_type, parent_id=parent.id, owner_id=self.bot_user.id,
@@ -1203,7 +1292,7 @@ class DiscordStandIn(DiscordWorld):
             raise ApiError(404, 10015, "Unknown Webhook")
         started = record.dispatched_at
         if started is not None and self.clock.now() - started >= self.token_lifetime:
-            raise ApiError(401, 50027, "Invalid Webhook Token")  # the token lived its 15 minutes
+            raise ApiError(*self.expired_token)  # the token lived its 15 minutes
         return record
 
     def _interaction_message(self, record: InteractionRecord, request: RecordedRequest, body: Payload, *,
@@ -1215,7 +1304,8 @@ class DiscordStandIn(DiscordWorld):
             "interaction_metadata": {"id": str(record.id), "type": record.type, "user": record.user.payload(),
                                      "authorizing_integration_owners": {"0": str(owner)}},
         }
-        return self._bot_message(request, record.channel_id, guild, extra=extra, body=body, allow_empty=allow_empty)
+        return self._bot_message(request, record.channel_id, guild, extra=extra, body=body, allow_empty=allow_empty,
+                                 webhook=True)
 
     async def _publish(self, event: str, message: Payload) -> None:
         """Ephemeral messages exist only for the interaction's user: stored here, never sent to the bot."""
@@ -1241,6 +1331,8 @@ class DiscordStandIn(DiscordWorld):
         if kind not in allowed:
             raise _form_error("type", "INTERACTION_RESPONSE_TYPE_INVALID",
                               f"Callback type {kind} is not valid for interaction type {record.type}.")
+        if (errors := callback_errors(kind, data)) is not None:
+            raise ApiError(400, 50035, "Invalid Form Body", errors)
         ephemeral = bool(int(data.get("flags") or 0) & EPHEMERAL)
         message: Payload | None = None
         if kind == 4:  # CHANNEL_MESSAGE_WITH_SOURCE
@@ -1288,9 +1380,8 @@ class DiscordStandIn(DiscordWorld):
             message = self._interaction_message(record, request, body)
             record.followups.append(message)
             await self._publish("MESSAGE_CREATE", message)
-        if request.query.get("wait") in ("1", "true", "True"):
-            return _Reply(200, message)
-        return _Reply(204)
+        # "Create Followup Message": functions the same as Execute Webhook, "but `wait` is always true"
+        return _Reply(200, message)
 
     def _webhook_message(self, record: InteractionRecord, message_id: str) -> Payload:
         if message_id == "@original":

@@ -10,6 +10,16 @@ with up to 5 buttons or one select; a ``custom_id`` of 1-100 characters, unique 
 button label at most 80; a select's options 1-25, each label, value and description at most 100,
 its placeholder at most 150.
 
+Interaction callbacks (``developers/interactions/receiving-and-responding.mdx``, "Interaction
+Response Object"): a message callback may set only the flags SUPPRESS_EMBEDS, EPHEMERAL,
+IS_COMPONENTS_V2, IS_VOICE_MESSAGE and SUPPRESS_NOTIFICATIONS, a DEFERRED_CHANNEL_MESSAGE_WITH_SOURCE
+only EPHEMERAL; a modal has a ``custom_id`` of 1-100 characters, a title of at most 45 and 1-5
+components, its text inputs (``developers/components/reference.mdx``, "Text Input", "Label") a
+``custom_id`` of 1-100, a value of at most 4,000, a placeholder of at most 100, ``min_length`` 0-4,000
+and ``max_length`` 1-4,000, a label of at most 45 and a label description of at most 100; an
+autocomplete result at most 25 choices (``developers/interactions/application-commands.mdx``,
+"Application Command Option Choice Structure": a name of 1-100 characters, a string value of at most 100).
+
 A violation is answered as Discord does: HTTP 400, JSON code 50035 "Invalid Form Body", and an
 ``errors`` object whose keys are the path to the offending field (discord.py flattens it into
 ``In embeds.0.description: Must be 4096 or fewer in length.``).
@@ -25,6 +35,7 @@ __all__ = [
     "EMBED_TOTAL",
     "MAX_CONTENT",
     "MAX_EMBEDS",
+    "callback_errors",
     "message_errors",
 ]
 
@@ -162,4 +173,100 @@ def message_errors(body: Payload) -> Payload | None:
         errors.too_long(["content"], MAX_CONTENT)
     _embeds(list(body.get("embeds") or []), errors)
     _components(list(body.get("components") or []), errors)
+    return errors.tree or None
+
+
+#: Message flags an interaction callback may set (SUPPRESS_EMBEDS, EPHEMERAL, SUPPRESS_NOTIFICATIONS,
+#: IS_VOICE_MESSAGE, IS_COMPONENTS_V2); a "thinking" deferral may set only EPHEMERAL.
+CALLBACK_FLAGS = (1 << 2) | (1 << 6) | (1 << 12) | (1 << 13) | (1 << 15)
+DEFERRAL_FLAGS = 1 << 6
+MODAL_TITLE = 45
+MODAL_COMPONENTS = 5
+TEXT_INPUT_VALUE = 4000
+TEXT_INPUT_PLACEHOLDER = 100
+LABEL = 45
+LABEL_DESCRIPTION = 100
+CHOICES = 25
+CHOICE_TEXT = 100
+
+
+def _text_input(item: Payload, path: list[str | int], errors: _Errors) -> None:
+    custom_id = item.get("custom_id")
+    if not isinstance(custom_id, str) or not custom_id:
+        errors.required([*path, "custom_id"])
+    elif len(custom_id) > CUSTOM_ID:
+        errors.too_long([*path, "custom_id"], CUSTOM_ID)
+    if len(item.get("value") or "") > TEXT_INPUT_VALUE:
+        errors.too_long([*path, "value"], TEXT_INPUT_VALUE)
+    if len(item.get("placeholder") or "") > TEXT_INPUT_PLACEHOLDER:
+        errors.too_long([*path, "placeholder"], TEXT_INPUT_PLACEHOLDER)
+    if len(item.get("label") or "") > LABEL:  # the deprecated label of a text input in an action row
+        errors.too_long([*path, "label"], LABEL)
+    for key, low in (("min_length", 0), ("max_length", 1)):
+        value = item.get(key)
+        if value is not None and not low <= int(value) <= TEXT_INPUT_VALUE:
+            errors.add([*path, key], "NUMBER_TYPE_MAX" if int(value) > TEXT_INPUT_VALUE else "NUMBER_TYPE_MIN",
+                       f"int value should be between {low} and {TEXT_INPUT_VALUE}.")
+
+
+def _modal(data: Payload, errors: _Errors) -> None:
+    custom_id = data.get("custom_id")
+    if not isinstance(custom_id, str) or not custom_id:
+        errors.required(["data", "custom_id"])
+    elif len(custom_id) > CUSTOM_ID:
+        errors.too_long(["data", "custom_id"], CUSTOM_ID)
+    title = _text(data.get("title"))
+    if not title:
+        errors.required(["data", "title"])
+    elif len(title) > MODAL_TITLE:
+        errors.too_long(["data", "title"], MODAL_TITLE)
+    components = data.get("components") or []
+    if not components:
+        errors.required(["data", "components"])
+    elif len(components) > MODAL_COMPONENTS:
+        errors.too_long(["data", "components"], MODAL_COMPONENTS)
+    for i, item in enumerate(components):
+        path: list[str | int] = ["data", "components", i]
+        if item.get("type") == 18:  # Label: one child
+            if len(item.get("label") or "") > LABEL:
+                errors.too_long([*path, "label"], LABEL)
+            if len(item.get("description") or "") > LABEL_DESCRIPTION:
+                errors.too_long([*path, "description"], LABEL_DESCRIPTION)
+            child = item.get("component") or {}
+            if child.get("type") == 4:
+                _text_input(child, [*path, "component"], errors)
+        elif item.get("type") == 1:  # an action row holding one text input (deprecated in modals)
+            for j, child in enumerate(item.get("components") or []):
+                if child.get("type") == 4:
+                    _text_input(child, [*path, "components", j], errors)
+
+
+def _choices(data: Payload, errors: _Errors) -> None:
+    choices = data.get("choices") or []
+    if len(choices) > CHOICES:
+        errors.too_long(["data", "choices"], CHOICES)
+    for i, choice in enumerate(choices):
+        name = choice.get("name")
+        if not isinstance(name, str) or not name:
+            errors.required(["data", "choices", i, "name"])
+        elif len(name) > CHOICE_TEXT:
+            errors.too_long(["data", "choices", i, "name"], CHOICE_TEXT)
+        value = choice.get("value")
+        if isinstance(value, str) and len(value) > CHOICE_TEXT:
+            errors.too_long(["data", "choices", i, "value"], CHOICE_TEXT)
+
+
+def callback_errors(kind: int, data: Payload) -> Payload | None:
+    """Discord's ``errors`` object for an interaction callback of type ``kind`` whose ``data`` breaks a
+    documented rule, or None. A message's own limits are checked by ``message_errors``."""
+    errors = _Errors()
+    flags = int(data.get("flags") or 0)
+    allowed = DEFERRAL_FLAGS if kind == 5 else CALLBACK_FLAGS
+    if kind in (4, 5, 7) and flags & ~allowed:
+        errors.add(["data", "flags"], "MESSAGE_INVALID_FLAGS" if kind != 5 else "INTERACTION_INVALID_FLAGS",
+                   "Invalid flags")
+    if kind == 9:
+        _modal(data, errors)
+    elif kind == 8:
+        _choices(data, errors)
     return errors.tree or None

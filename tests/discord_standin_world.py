@@ -48,6 +48,8 @@ MANAGE_THREADS = discord.Permissions(manage_threads=True).value
 MANAGE_CHANNELS = discord.Permissions(manage_channels=True).value
 CREATE_PUBLIC_THREADS = discord.Permissions(create_public_threads=True).value
 CREATE_PRIVATE_THREADS = discord.Permissions(create_private_threads=True).value
+SEND_MESSAGES = discord.Permissions(send_messages=True).value
+SEND_MESSAGES_IN_THREADS = discord.Permissions(send_messages_in_threads=True).value
 MEMBER_PERMISSIONS = discord.Permissions(
     view_channel=True, send_messages=True, send_messages_in_threads=True, create_public_threads=True,
     read_message_history=True, add_reactions=True, embed_links=True, attach_files=True, use_external_emojis=True,

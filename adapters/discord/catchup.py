@@ -127,6 +127,9 @@ class CatchUp:
             except discord.HTTPException as exc:
                 log.warning("catch-up: cannot read dispute thread %s of %s (%s %s); it is read again at the next "
                             "start", info.session, info.tenant, exc.status, exc.text)
+            except discord.RateLimited as exc:
+                log.warning("catch-up: Discord asked to wait %.0f s reading dispute thread %s of %s; it is read "
+                            "again at the next start", exc.retry_after, info.session, info.tenant)
         if read:
             log.info("catch-up: %d message(s) from open disputes read back", read)
         return read

@@ -57,6 +57,11 @@ REQUIRED_PERMISSIONS = discord.Permissions(
 IDENTIFY_DELAY = 5.0
 #: discord.py's wait after READY for the guilds to arrive before ``on_ready``.
 GUILD_READY_TIMEOUT = 2.0
+#: The longest 429 wait discord.py sits out itself (its minimum is 30 s). Discord's rate-limits page
+#: shows a shared resource limit answering ``retry_after: 1336.57``: sleeping that long inside a
+#: listener outlives interaction tokens and the nonce window, so a longer wait raises
+#: ``discord.RateLimited`` and the caller reschedules (the outbox) or says so.
+MAX_RATELIMIT_WAIT = 60.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,6 +194,8 @@ def build_bot(heyan: Heyan, *, guild_ready_timeout: float = GUILD_READY_TIMEOUT,
         "allowed_mentions": discord.AllowedMentions.none(),
         "tree_cls": HeyanTree,
         "guild_ready_timeout": guild_ready_timeout,
+        # a 429 asking to wait longer raises ``discord.RateLimited`` instead of sleeping in a listener
+        "max_ratelimit_timeout": MAX_RATELIMIT_WAIT,
     }
     bot: HeyanBot | ShardedHeyanBot
     if shards is None or not shards.sharded:

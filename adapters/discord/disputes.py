@@ -117,7 +117,10 @@ class Disputes(commands.Cog):
         private = perms.create_private_threads and perms.manage_threads and not channel.is_news()
         if not private and not perms.create_public_threads:
             raise MissingPermission("create_public_threads")
-        kind = discord.ChannelType.private_thread if private else discord.ChannelType.public_thread
+        # an announcement channel's threads are ANNOUNCEMENT_THREADs, a text channel's public or private
+        # (``developers/resources/channel.mdx``, "Channel Types")
+        kind = (discord.ChannelType.news_thread if channel.is_news()
+                else discord.ChannelType.private_thread if private else discord.ChannelType.public_thread)
         try:
             return await channel.create_thread(name=" ".join(title.split())[:100] or "dispute", type=kind,
                                                invitable=False, auto_archive_duration=AUTO_ARCHIVE_MINUTES,

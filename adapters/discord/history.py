@@ -82,6 +82,9 @@ class ConversationReader:
             self.refused = "view_channel" if exc.code == 50001 else "read_message_history"
             log.info("Discord refused the history of channel %s (%s): %s", channel.id, exc.code, exc.text)
             return []
+        except discord.RateLimited as exc:  # a long 429: answer from memory now rather than late
+            log.warning("history of channel %s not read: Discord asked to wait %.0f s", channel.id, exc.retry_after)
+            return []
         read = []
         for m in reversed(found):
             if not conversation(m):

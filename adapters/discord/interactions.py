@@ -6,7 +6,7 @@ edits with its token. So every command ``defer``s (a "thinking…" placeholder) 
 select ``acknowledge``s (a deferred update) before it calls the services, then finishes with
 ``answer`` (a followup) or ``redraw`` (an edit of the message the component is on). Both clip the
 content to 2,000 characters and fit the embeds (``limits``). If the work outlives the token (401 /
-50027, or 10015), the member gets one direct message saying the answer could not be shown there,
+50027, or 10015 / 10062), the member gets one direct message saying the answer could not be shown there,
 instead of nothing. Failures are answered in one place: ``HeyanTree.on_error`` for slash commands and
 ``report`` for buttons, selects and modals. What a failure says:
 
@@ -14,6 +14,7 @@ instead of nothing. Failures are answered in one place: ``HeyanTree.on_error`` f
   (rate limit): their own text in the caller's language;
 * ``Refusal``: the adapter's own (a guild command in a DM, a missing channel permission);
 * ``discord.Forbidden``: Discord refused an action for lack of a permission;
+* ``discord.RateLimited``: Discord asked to wait longer than ``client.MAX_RATELIMIT_WAIT``: said, with the wait;
 * ``app_commands.TransformerError``: an option Discord resolved to something unusable here;
 * anything else: logged with its traceback, and the caller hears that something went wrong.
 
@@ -52,9 +53,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Discord's codes for an interaction token past its 15 minutes, and for one it does not know.
+#: Discord's codes for an interaction token past its 15 minutes, and for one it does not know. The
+#: documentation says only that the token is valid for 15 minutes, not what comes after: Discord
+#: answers 401 / 50027 in practice; 10015 (Unknown Webhook) and 10062 (Unknown interaction) are read
+#: the same way.
 INVALID_WEBHOOK_TOKEN = 50027
 UNKNOWN_WEBHOOK = 10015
+UNKNOWN_INTERACTION = 10062
 
 
 class Refusal(Exception):
@@ -111,7 +116,8 @@ async def acknowledge(interaction: discord.Interaction) -> None:
 
 def _expired(exc: discord.HTTPException) -> bool:
     """Discord's answer to a token past its 15 minutes (or one it no longer knows)."""
-    return (exc.status == 401 and exc.code == INVALID_WEBHOOK_TOKEN) or exc.code == UNKNOWN_WEBHOOK
+    return (exc.status == 401 and exc.code == INVALID_WEBHOOK_TOKEN) or exc.code in (UNKNOWN_WEBHOOK,
+                                                                                     UNKNOWN_INTERACTION)
 
 
 async def _too_late(interaction: discord.Interaction) -> None:
@@ -179,6 +185,8 @@ def error_text(error: BaseException, lang: Lang) -> str | None:
     """What to tell the caller about ``error``; None for an unexpected one."""
     if isinstance(error, ModerationError | SlowDown | Refusal):
         return error.text(lang)
+    if isinstance(error, discord.RateLimited):
+        return t(lang, "discord_busy", seconds=int(error.retry_after + 0.5))
     if isinstance(error, discord.Forbidden):
         return t(lang, "forbidden", detail=f"{error.text or 'Missing Permissions'}, {error.code}")
     if isinstance(error, app_commands.TransformerError):  # e.g. a user who is not a member of this server

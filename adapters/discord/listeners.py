@@ -9,8 +9,9 @@ message is answered, taken in or left alone is ``Engine.hear``'s decision:
   messages, or is a DM. It is heard with the conversation's recent history
   (``history.ConversationReader``) under a typing indicator, and the reply goes back to that thread
   or channel. The reply is recorded as answered once its first piece is posted; a reply Discord
-  would not take (a 429 storm outlasting discord.py's own retries, a 5xx) is left to the runtime's
-  answer-again loop, which posts through the outbox — so a mention is neither lost nor answered twice.
+  would not take (a 429 storm outlasting discord.py's own retries, a 5xx, a network error) is queued
+  in the outbox at once (retried with backoff, posted with a nonce, dead-lettered with the reason if
+  it never goes out) — so a mention is neither lost nor answered twice.
 * Any other message is heard only when its content is readable (the Message Content intent
   configured): Discord sends empty content otherwise. The engine takes it in only inside an open
   dispute.
@@ -29,7 +30,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import timedelta
 
+import aiohttp
 import discord
 from discord.ext import commands
 
@@ -49,11 +52,22 @@ from adapters.discord.notices import Notices
 from adapters.discord.render import render, split_message
 from adapters.discord.translate import permission_label, t
 from bot.models import Message, Reply
-from memory.models import Lang, Scope
+from bot.posts import Post, PostKind
+from memory.models import Lang, Scope, utcnow
 
 __all__ = ["Listeners"]
 
 log = logging.getLogger(__name__)
+
+
+def _retry_after(exc: discord.HTTPException) -> float:
+    """Seconds a 429 asked to wait (``Retry-After``, rate-limits.mdx); 0 for any other answer."""
+    if exc.status != 429:
+        return 0.0
+    try:
+        return float(exc.response.headers.get("Retry-After", 0))
+    except (AttributeError, TypeError, ValueError):
+        return 0.0
 
 
 class Listeners(commands.Cog):
@@ -150,32 +164,44 @@ class Listeners(commands.Cog):
             if live:
                 try:
                     await typing.enter_async_context(message.channel.typing())
-                except discord.HTTPException as exc:  # typing is a courtesy; the reply still matters
+                except (discord.HTTPException, discord.RateLimited) as exc:  # a courtesy; the reply matters
                     log.info("no typing indicator in %s: %s", message.channel.id, exc)
             reply = await engine.hear(msg, history=reader, confirm=True)
-        if reply is not None and await self._reply(message, reply, tenant, refused=reader.refused):
+        if reply is not None and await self._reply(message, msg, reply, tenant, refused=reader.refused):
             await engine.answered(msg)  # only once it was posted: until then it is answered again later
 
-    async def _reply(self, message: discord.Message, reply: Reply, tenant: str, *, refused: str | None) -> bool:
+    async def _reply(self, message: discord.Message, msg: Message, reply: Reply, tenant: str, *,
+                     refused: str | None) -> bool:
         """Post the reply, its first piece as a Discord reply to the message (which needs Read
-        Message History; without it, a plain message). True once the first piece is posted, or when
-        posting there is impossible and the member was told; False to leave it for a later attempt."""
+        Message History; without it, a plain message). True once the first piece is posted, queued
+        in the outbox (Discord did not take it now), or when posting there is impossible and the
+        member was told."""
         content, mentions = render(reply.body)
-        if refused and await self.notices.first(tenant, f"history:{message.channel.id}:{refused}"):
-            content += "\n-# " + t(reply.lang, "history.refused", perm=permission_label(refused, reply.lang))
+
+        async def noted(perm: str) -> str:
+            if not await self.notices.first(tenant, f"history:{message.channel.id}:{perm}"):
+                return content
+            return content + "\n-# " + t(reply.lang, "history.refused", perm=permission_label(perm, reply.lang))
+
+        if refused:
+            content = await noted(refused)
         channel = message.channel
         posted = False
         try:
-            for piece in split_message(content):
-                if posted:
-                    await channel.send(piece, allowed_mentions=mentions)
-                    continue
-                try:
-                    await channel.send(piece, allowed_mentions=mentions,
-                                       reference=message.to_reference(fail_if_not_exists=False))
-                except discord.Forbidden:
-                    await channel.send(piece, allowed_mentions=mentions)
-                posted = True
+            pieces = split_message(content)
+            try:
+                await channel.send(pieces[0], allowed_mentions=mentions,
+                                   reference=message.to_reference(fail_if_not_exists=False))
+            except discord.Forbidden:
+                # A reply needs Read Message History ("Create Message" > Limitations). Without it the
+                # history read answered an empty list, not an error (as documented), when the cached
+                # permissions did not know yet: this refusal is the first sign, so the note goes here.
+                if not refused:
+                    pieces = split_message(await noted("read_message_history"))
+                await channel.send(pieces[0], allowed_mentions=mentions)
+            posted = True
+            for piece in pieces[1:]:
+                await channel.send(piece, allowed_mentions=mentions)
         except discord.Forbidden as exc:
             log.warning("cannot reply in channel %s (%s): %s", channel.id, exc.code, exc.text)
             if not posted:
@@ -183,8 +209,31 @@ class Listeners(commands.Cog):
             return True  # trying again would be refused again
         except discord.HTTPException as exc:
             log.warning("Discord did not take the reply in channel %s (%s, code %s)%s", channel.id, exc.status,
-                        exc.code, "" if posted else "; it is answered again later, through the outbox")
-            return posted
+                        exc.code, "" if posted else "; it goes through the outbox")
+            if not posted:
+                return await self._queue(msg, reply, content, _retry_after(exc))
+        except discord.RateLimited as exc:
+            log.warning("Discord asked to wait %.0f s before replying in channel %s%s", exc.retry_after, channel.id,
+                        "" if posted else "; it goes through the outbox")
+            if not posted:
+                return await self._queue(msg, reply, content, exc.retry_after)
+        except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+            log.warning("network error replying in channel %s: %r%s", channel.id, exc,
+                        "" if posted else "; it goes through the outbox")
+            if not posted:
+                return await self._queue(msg, reply, content, 0.0)
+        return True
+
+    async def _queue(self, msg: Message, reply: Reply, content: str, wait: float) -> bool:
+        """The reply Discord did not take now, into the outbox (the same post the runtime's
+        answer-again loop would make, so only one of them is ever sent). True once queued."""
+        post = Post(id=f"reply:{msg.scope.tenant}:{msg.id}", tenant=msg.scope.tenant, session=msg.session,
+                    body=reply.body, kind=PostKind.REPLY, lang=reply.lang, ref={"reply_to": msg.id})
+        try:
+            await self.heyan.port.outbox.append(post, not_before=utcnow() + timedelta(seconds=wait))
+        except Exception:  # Redis down too: the claim lapses and the answer-again loop tries later
+            log.exception("could not queue the reply to %s in the outbox", msg.id)
+            return False
         return True
 
     async def _cannot_post(self, message: discord.Message, tenant: str, lang: Lang) -> None:

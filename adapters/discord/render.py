@@ -30,9 +30,14 @@ def escape(text: str) -> str:
     return discord.utils.escape_mentions(strip_controls(text)).replace("<@", "<\u200b@")
 
 
+#: ``allowed_mentions.users`` holds at most 100 ids (``developers/resources/message.mdx``, "Allowed
+#: Mentions Object"); more is refused (400 / 50035) and the whole message with it.
+ALLOWED_USERS = 100
+
+
 def allowed_mentions(text: RichText) -> discord.AllowedMentions:
-    """Only the users ``text`` mentions may be notified."""
-    users = [discord.Object(id=int(u)) for u in text.mentions if u.isdigit()]
+    """Only the users ``text`` mentions may be notified (the first 100 of them: Discord's limit)."""
+    users = [discord.Object(id=int(u)) for u in text.mentions if u.isdigit()][:ALLOWED_USERS]
     return discord.AllowedMentions(everyone=False, roles=False, users=users, replied_user=False)
 
 

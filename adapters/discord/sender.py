@@ -17,7 +17,8 @@ Failures become ``DeliveryError``s the outbox understands:
 * retryable: Discord's 5xx and network errors, and 401 — the bot token was reset or revoked: no post
   is at fault, so none is dead-lettered; they wait for a process with a valid token (the gateway's
   close code 4004 stops ``heyan run`` with what to do). 429s rarely get here: discord.py waits them
-  out itself, and Heyan adds no retry loop of its own on top of that.
+  out itself, and Heyan adds no retry loop of its own on top of that; one asking for more than
+  ``client.MAX_RATELIMIT_WAIT`` is retried by the outbox after the wait Discord asked for.
 
 An archived thread that is not locked is unarchived by the post itself (Discord does that when the
 bot may send there), so a follow-up can revive a quiet dispute.
@@ -36,7 +37,7 @@ from adapters.discord.render import render, split_message
 from bot.delivery import DeliveryError
 from bot.outbox import Post
 
-__all__ = ["DiscordSender", "delivery_error"]
+__all__ = ["DiscordSender", "delivery_error", "rate_limited"]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,12 @@ def delivery_error(exc: discord.HTTPException, where: str) -> DeliveryError:
     return DeliveryError(f"Discord refused the post to {where} ({detail})", permanent=True)
 
 
+def rate_limited(exc: discord.RateLimited, where: str) -> DeliveryError:
+    """A 429 longer than discord.py sits out (``client.MAX_RATELIMIT_WAIT``): retried after it."""
+    return DeliveryError(f"Discord asked Heyan to wait {exc.retry_after:.0f} s before posting to {where}",
+                         retry_after=exc.retry_after)
+
+
 class DiscordSender:
     """Sends one post to its thread or channel; returns the Discord message id."""
 
@@ -93,6 +100,8 @@ class DiscordSender:
                 channel = await self.client.fetch_channel(channel_id)
             except discord.HTTPException as exc:
                 raise delivery_error(exc, where) from exc
+            except discord.RateLimited as exc:
+                raise rate_limited(exc, where) from exc
         if tenant_of_channel(channel) != post.tenant:
             raise DeliveryError(f"{where} does not belong to {post.tenant}; refusing to post there", permanent=True)
         if not isinstance(channel, discord.abc.Messageable):
@@ -116,6 +125,8 @@ class DiscordSender:
                 first = first or str(sent.id)
         except discord.HTTPException as exc:
             raise delivery_error(exc, f"channel {post.session}") from exc
+        except discord.RateLimited as exc:
+            raise rate_limited(exc, f"channel {post.session}") from exc
         except (TimeoutError, aiohttp.ClientError, OSError) as exc:
             raise DeliveryError(f"network error posting to channel {post.session}: {exc!r}") from exc
         if first is None:

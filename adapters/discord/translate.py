@@ -116,6 +116,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "forbidden": ("Discord refused: I'm missing a permission in this channel ({detail}). "
                   "Ask a server admin to check Heyan's role.",
                   "Discord 拒绝了操作：我在这个频道缺少权限（{detail}）。请服务器管理员检查 Heyan 的身份组。"),
+    "discord_busy": ("Discord is limiting how fast Heyan may act here; try again in {seconds} s.",
+                     "Discord 正在限制 Heyan 在这里的操作速度，请 {seconds} 秒后再试。"),
     "unexpected": ("Something went wrong on my side; it has been logged. Please try again.",
                    "我这边出了点问题，已记录下来。请稍后再试。"),
     "bad_kind": ("Unknown kind {kind}; use one of: {kinds}.", "未知的类型 {kind}；可用的类型：{kinds}。"),
