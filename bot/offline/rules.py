@@ -44,7 +44,7 @@ from bot.lang import detect_lang
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
-from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
+from bot.offline.proposals import DISMISSIVE, WEAK, is_answer, proposal_of, shares_content, stated
 from bot.offline.requests import Accepted, accepted_request
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
@@ -300,6 +300,8 @@ class _Turn:
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], value, quote,
                                      confidence=confidence, extra=extra | dismissive))
+        elif stated(self.text):
+            pass  # "那我们就这么定：…": the agreement put to the others (``proposals``), not an answer
         elif (m := lx.AGREE.search(text)) or (alone and lx.ACK.match(text)):
             # a bare "OK"/"好的" answers a proposal, not an offer; "deal"/"一言为定" answers either
             strong = m is not None and not WEAK.match(m.group())
@@ -381,7 +383,10 @@ class _Turn:
         own = clean(_ANSWER_LEAD.sub("", said))
         pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) for t in (said, own))
         others = [u for u in reversed(self.history) if u.author_id != self.turn.author_id][:_LOOK_BACK]
-        proposals = [p for p in map(proposal_of, others[:1] if weak else others) if p is not None]
+        if weak:  # the message just before — past a run of other answers to it ("同意" "没问题" "行")
+            run = next((i for i, u in enumerate(others) if not is_answer(u.text)), len(others))
+            others = others[: run + 1]
+        proposals = [p for p in map(proposal_of, others) if p is not None]
         proposal = next((p for p in proposals if strong or p.kind == "proposal"), None)
         if not pointer and (len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2)):
             linked = proposal is not None and proposal.kind == "proposal" and shares_content(own, proposal.value)
