@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bot.duetime import resolve_due
+from bot.duetime import find_due_span, resolve_due
 from bot.offline.clauses import clean
 from bot.zones import speaker_zone
 from memory.extraction import Utterance
@@ -31,19 +31,29 @@ _I = re.IGNORECASE
 
 #: An answer that only takes the request on: "sure", "will do", "on it", "no problem, I'll do it",
 #: "好的，没问题", "行，我来", "交给我吧". Nothing else may be in it (a reason, a condition, a new time).
-_TAKE_ON = re.compile(
-    r"^(?:(?:ok(?:ay)?|sure(?:\s+thing)?|yes|yep|yeah|yup|of\s+course|absolutely|definitely|fine|alright|all\s+right|"
+_TAKE_ON_WORDS = (
+    r"(?:ok(?:ay)?|sure(?:\s+thing)?|yes|yep|yeah|yup|of\s+course|absolutely|definitely|fine|alright|all\s+right|"
     r"no\s+problem|no\s+worries|np|can\s+do|will\s+do|on\s+it|i'?m\s+on\s+it|got\s+it|i\s+can(?:\s+do\s+that)?|"
     r"i\s+will|i'?ll\s+do\s+(?:it|that)|i'?ll\s+(?:handle|take\s+care\s+of)\s+(?:it|that)|consider\s+it\s+done|"
     r"happy\s+to|leave\s+it\s+with\s+me|好的?|好吧|好嘞|行|可以|没问题|没事|嗯嗯?|当然(?:可以)?|收到|我来|我会的?|"
     r"交给我(?:吧)?|包在我身上|这就去?办|马上(?:办)?|放心)"
-    r"[\s,，.!！。~、]*)+$",
-    _I,
+    r"[\s,，.!！。~、]*"
 )
+_TAKE_ON = re.compile(rf"^(?:{_TAKE_ON_WORDS})+$", _I)
+#: The same words before a time of the answer's own: "will do, by Tuesday", "可以，周五前".
+_TAKE_ON_LEAD = re.compile(rf"^(?:{_TAKE_ON_WORDS})+", _I)
+#: A counter-offer of another time: "周五不行，周六吧", "Friday doesn't work, Monday then".
+_COUNTER = re.compile(
+    r"^(?P<no>[^,，.。!！?？]{1,24}?)\s*(?:不行|不可以|不太行|没空|来不及|不方便|doesn'?t\s+work|won'?t\s+work"
+    r"|is\s+(?:impossible|too\s+soon|too\s+early|no\s+good|out)(?:\s+for\s+me)?)[\s,，.。;；]+(?P<alt>.+)$", _I)
+#: Words that may stand beside a time and add nothing: "Saturday then", "周六吧", "by Tuesday instead".
+_FILLER = re.compile(r"\b(?:then|instead|ok(?:ay)?|maybe|how\s+about|what\s+about|i\s+can\s+do)\b|[吧呢啊吗]|那就|改到|改成|[\s,，.。!！?？~]", _I)
 #: The request: "can you …", "could you please …", "please …", "你能不能…", "麻烦你…", "你…可以吗".
 _ASK_EN = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+"
                      r"(?:please\s+|pls\s+|just\s+|maybe\s+)?|(?:please|pls|kindly)\s+)", _I)
 _ASK_ZH = re.compile(r"^(?:(?:你|您)(?:能不能|可不可以|能|可以|愿意|帮我|帮忙|来)?|(?:麻烦|请)(?:你|您)?(?:帮我|帮忙)?)")
+#: A request with its object first: "客户那边的报价你能周四前发给我吗？" (the object, then 你能/你可以 …).
+_ASK_ZH_TOPIC = re.compile(r"^(?P<topic>[^，,。？?！!你您我]{2,12}?)(?:你|您)(?:能不能|可不可以|能|可以|愿意)")
 _ZH_ASK_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|行吗|行不行|好不好|可不可以|能不能|成吗|吗|呢|吧)?[\s?？。!！~]*$")
 _EN_TAIL = re.compile(r"[\s,]*(?:please|pls|for\s+me|thanks|thank\s+you)?[\s?.!~]*$", _I)
 #: Questions shaped like requests that ask for no deed: "can you believe this?", "could you explain why …",
@@ -76,6 +86,24 @@ def takes_it_on(text: str) -> bool:
     return _TAKE_ON.match(clean(text) or text.strip()) is not None
 
 
+def _only_time(text: str) -> bool:
+    """Is ``text`` a due time and nothing else ("by Tuesday", "周六吧", "Monday then")?"""
+    span = find_due_span(text)
+    return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
+
+
+def _own_time(answer: str) -> str | None:
+    """The time an answer that takes a request on names ("" when none); None when it does more than
+    take it on — a reason, a condition, an action of its own."""
+    if _TAKE_ON.match(answer):
+        return ""
+    if (m := _TAKE_ON_LEAD.match(answer)) and _only_time(answer[m.end():]):
+        return answer[m.end():]
+    if (m := _COUNTER.match(answer)) and _only_time(m.group("no")) and _only_time(m.group("alt")):
+        return m.group("alt")
+    return None
+
+
 def _addressee(text: str, names: dict[str, str]) -> tuple[str | None, str]:
     """The participant the request opens by naming ("Bob, …", "李娜，…", "@Bob …"), and the rest."""
     stripped = text.strip()
@@ -92,6 +120,10 @@ def _action(request: str) -> str | None:
     if m := _ASK_EN.match(request):
         rest = _EN_TAIL.sub("", request[m.end():])
         return rest if len(rest.split()) >= 2 and not _NOT_A_DEED.match(rest) and not _SPLIT.search(rest) else None
+    if not request.isascii() and not _ASK_ZH.match(request) and (m := _ASK_ZH_TOPIC.match(request)):
+        tail = _ZH_ASK_TAIL.search(request)
+        rest = request[m.end():tail.start() if tail else None]
+        return f"把{m.group('topic')}{rest}" if len(rest) >= 2 and not _SPLIT.search(rest) else None
     if not request.isascii() and (m := _ASK_ZH.match(request)):
         tail = _ZH_ASK_TAIL.search(request)
         rest = request[m.end():tail.start() if tail else None]
@@ -111,7 +143,8 @@ def _turned(action: str) -> str:
 def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str, str],
                      tenant_zone: str) -> Accepted | None:
     """The request of the message just before ``turn`` that ``turn`` takes on, or None."""
-    if not history or not takes_it_on(turn.text):
+    own = _own_time(clean(turn.text) or turn.text.strip())
+    if not history or own is None:
         return None
     before = history[-1]
     if before.author_id == turn.author_id or (turn.reply_to and turn.reply_to != before.author_id):
@@ -126,5 +159,8 @@ def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str,
             continue
         asked_at = before.ts if before.ts.tzinfo else before.ts.replace(tzinfo=UTC)
         due = resolve_due(action, asked_at, speaker_zone(before.zone, tenant_zone))
+        if own:  # the answer names its own time: "will do, by Tuesday", "周五不行，周六吧"
+            said_at = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
+            due = resolve_due(own, said_at, speaker_zone(turn.zone, tenant_zone)) or due
         return Accepted(clean(_turned(action)), before.author_id, before.message_id, sentence.strip(), due)
     return None
