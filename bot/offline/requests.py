@@ -17,6 +17,7 @@ to the speaker by name or to nobody by name; a reply the platform says went to s
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -25,7 +26,7 @@ from bot.offline.clauses import clean
 from bot.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "takes_it_on"]
+__all__ = ["Accepted", "accepted_request", "confirmed_report", "own_time", "takes_it_on"]
 
 _I = re.IGNORECASE
 
@@ -92,7 +93,7 @@ def _only_time(text: str) -> bool:
     return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
 
 
-def _own_time(answer: str) -> str | None:
+def own_time(answer: str) -> str | None:
     """The time an answer that takes a request on names ("" when none); None when it does more than
     take it on — a reason, a condition, an action of its own."""
     if _TAKE_ON.match(answer):
@@ -143,7 +144,7 @@ def _turned(action: str) -> str:
 def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str, str],
                      tenant_zone: str) -> Accepted | None:
     """The request of the message just before ``turn`` that ``turn`` takes on, or None."""
-    own = _own_time(clean(turn.text) or turn.text.strip())
+    own = own_time(clean(turn.text) or turn.text.strip())
     if not history or own is None:
         return None
     before = history[-1]
@@ -164,3 +165,36 @@ def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str,
             due = resolve_due(own, said_at, speaker_zone(turn.zone, tenant_zone)) or due
         return Accepted(clean(_turned(action)), before.author_id, before.message_id, sentence.strip(), due)
     return None
+
+
+#: Someone reporting another's promise: "btw Jen said she'll fix the signup form tomorrow", "张敏说她下周一会把合同整理好".
+_REPORT_EN = re.compile(
+    r"^(?:(?:btw|fyi|and|also|oh|so)[\s,]+)*(?P<name>[\w.-]+)\s+(?:said|says|told\s+(?:me|us))\s+(?:that\s+)?"
+    r"(?:she|he|they)(?:'ll|’ll|\s+will|\s+would|'d|’d|\s+is\s+going\s+to|'s\s+going\s+to|\s+are\s+going\s+to)\s+"
+    r"(?P<action>[^.!?]{3,})", _I)
+_REPORT_ZH = re.compile(r"^(?P<name>[^\s，,。]{1,8}?)(?:说|讲)(?:过)?(?:她|他)?(?:.{0,6}?)(?:会|要|答应)(?P<action>[^。！!？?]{2,})")
+#: The one reported on saying it is so: "yep, on it", "对，合同周一给大家", "that's right, tomorrow".
+_AFFIRM = re.compile(r"^(?:yes|yep|yeah|yup|right|correct|true|sure|that'?s\s+right|对的?|是的?|没错|嗯嗯?|好的?)"
+                     r"(?:\b|(?=[\u4e00-\u9fff])|$)[\s,，.!！。~]*(?P<rest>.*)$", _I)
+
+
+def confirmed_report(turn: Utterance, history: list[Utterance], shares: Callable[[str, str], bool]) -> tuple[str, Utterance] | None:
+    """(the promise, in the speaker's own words when they restate it, else the report's; the report)
+    when ``turn`` confirms the promise the message just before reported of its speaker — "Jen said
+    she'll fix the signup form tomorrow" — "yep, on it" — or None. ``shares``: do two statements share
+    content (``bot.offline.proposals.shares_content``)."""
+    if not history or not turn.author_name:
+        return None
+    before = history[-1]
+    if before.author_id == turn.author_id:
+        return None
+    m = _REPORT_EN.match(before.text.strip()) or _REPORT_ZH.match(before.text.strip())
+    if m is None or m.group("name").casefold() != turn.author_name.casefold():
+        return None
+    a = _AFFIRM.match(clean(turn.text) or turn.text.strip())
+    if a is None:
+        return None
+    rest, action = clean(a.group("rest")), clean(m.group("action"))
+    if not rest or takes_it_on(rest):
+        return action, before
+    return (rest, before) if shares(rest, action) else None

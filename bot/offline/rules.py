@@ -45,7 +45,7 @@ from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
 from bot.offline.proposals import DISMISSIVE, WEAK, is_answer, proposal_of, shares_content, stated
-from bot.offline.requests import Accepted, accepted_request
+from bot.offline.requests import Accepted, accepted_request, confirmed_report
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
     asserted,
@@ -120,6 +120,8 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
         extractor = _Turn(turn, request, history, names)
         if (accepted := accepted_request(turn, history, names, extractor.tz_name)) is not None:
             out.append(extractor.takes_on(accepted))  # "Can you …?" — "Sure.": the speaker's promise
+        elif (confirmed := confirmed_report(turn, history, shares_content)) is not None:
+            out.append(extractor.confirms(*confirmed))  # "Jen said she'll fix it" — "yep, on it"
         else:
             out.extend(extractor.extract())
         history.append(turn)
@@ -372,6 +374,17 @@ class _Turn:
                          extra={"request_message_id": accepted.message_id, "requested_by": accepted.requester,
                                 "request_quote": accepted.quote})
         return dataclasses.replace(fact, recipient=accepted.requester)
+
+    def confirms(self, action: str, report: Utterance) -> CandidateFact:
+        """The speaker's promise another reported and the speaker confirmed: its due time read from the
+        confirmation's words, else the report's (on the reporter's clock)."""
+        due = resolve_due(action, self.ts, self.tz)
+        if due is None:
+            said = report.ts if report.ts.tzinfo else report.ts.replace(tzinfo=UTC)
+            due = resolve_due(report.text, said, speaker_zone(report.zone, self.tz_name))
+        bare, _ = split_due(action)
+        return self.fact(Kind.COMMITMENT, bare or action, action, self.text[:MAX_CLAUSE_CHARS], due_at=due,
+                         extra={"reported_in": report.message_id, "reported_by": report.author_id})
 
     def answer_to(self, remainder: str, *, strong: bool, weak: bool = False) -> tuple[str, dict[str, str]] | None:
         """What an agreement or refusal is about: its own words when it has some (citing the proposal it
