@@ -26,7 +26,7 @@ from bot.offline.clauses import clean
 from bot.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "confirmed_report", "own_time", "takes_it_on"]
+__all__ = ["Accepted", "accepted_request", "confirmed_report", "own_time", "request_before", "takes_it_on"]
 
 _I = re.IGNORECASE
 
@@ -141,6 +141,34 @@ def _turned(action: str) -> str:
     return action.replace("我们", "你们").replace("我", "你")
 
 
+def request_before(turn: Utterance, history: list[Utterance], names: dict[str, str]) -> tuple[str, str] | None:
+    """(who asked, the action asked for) when the message just before ``turn`` asks its speaker to do
+    something ("Marco, can you get the copy done by Thursday?"): a promise ``turn`` makes about the same
+    thing in words of its own ("sure, I'll have the copy by Thursday noon") is made to the one who asked."""
+    if not history:
+        return None
+    before = history[-1]
+    if before.author_id == turn.author_id or (turn.reply_to and turn.reply_to != before.author_id):
+        return None
+    addressee, request = _addressee(before.text, names)
+    if addressee is not None and addressee != turn.author_id:
+        return None
+    found = _asked(request, turn.author_id, names)
+    return (before.author_id, found[0]) if found is not None else None
+
+
+def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str] | None:
+    """(the action, its sentence) of the last sentence of ``request`` that asks ``speaker`` (by name, or
+    nobody by name) to do something: "ok so it slipped again. Marco, can you get the copy done?"."""
+    for sentence in reversed([s for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]):
+        named, said = _addressee(sentence, names)
+        if named is not None and named != speaker:
+            continue
+        if (action := _action(said.strip())) is not None:
+            return action, said.strip()
+    return None
+
+
 def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str, str],
                      tenant_zone: str) -> Accepted | None:
     """The request of the message just before ``turn`` that ``turn`` takes on, or None."""
@@ -153,11 +181,8 @@ def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str,
     addressee, request = _addressee(before.text, names)
     if addressee is not None and addressee != turn.author_id:
         return None  # "Carol, can you …?" answered by Bob: Bob does not take on Carol's task
-    sentences = [s for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
-    for sentence in reversed(sentences):
-        action = _action(sentence.strip())
-        if action is None:
-            continue
+    if (found := _asked(request, turn.author_id, names)) is not None:
+        action, sentence = found
         asked_at = before.ts if before.ts.tzinfo else before.ts.replace(tzinfo=UTC)
         due = resolve_due(action, asked_at, speaker_zone(before.zone, tenant_zone))
         if own:  # the answer names its own time: "will do, by Tuesday", "周五不行，周六吧"

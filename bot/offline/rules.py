@@ -45,7 +45,7 @@ from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
 from bot.offline.proposals import DISMISSIVE, WEAK, is_answer, proposal_of, shares_content, stated
-from bot.offline.requests import Accepted, accepted_request, confirmed_report
+from bot.offline.requests import Accepted, accepted_request, confirmed_report, request_before
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
     asserted,
@@ -123,7 +123,13 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
         elif (confirmed := confirmed_report(turn, history, shares_content)) is not None:
             out.append(extractor.confirms(*confirmed))  # "Jen said she'll fix it" — "yep, on it"
         else:
-            out.extend(extractor.extract())
+            facts = extractor.extract()
+            if (asked := request_before(turn, history, names)) is not None:
+                # "Marco, can you get the copy done?" — "sure, I'll have the copy by noon": made to the asker
+                facts = [dataclasses.replace(f, recipient=asked[0])
+                         if f.kind is Kind.COMMITMENT and not f.recipient and not f.reported
+                         and shares_content(f.value, asked[1]) else f for f in facts]
+            out.extend(facts)
         history.append(turn)
     return out
 
