@@ -26,7 +26,7 @@ from bot.offline.clauses import clean
 from bot.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "confirmed_report", "own_time", "request_before", "takes_it_on"]
+__all__ = ["Accepted", "accepted_request", "confirmed_report", "only_time", "own_time", "request_before", "takes_it_on"]
 
 _I = re.IGNORECASE
 
@@ -87,7 +87,7 @@ def takes_it_on(text: str) -> bool:
     return _TAKE_ON.match(clean(text) or text.strip()) is not None
 
 
-def _only_time(text: str) -> bool:
+def only_time(text: str) -> bool:
     """Is ``text`` a due time and nothing else ("by Tuesday", "周六吧", "Monday then")?"""
     span = find_due_span(text)
     return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
@@ -98,9 +98,9 @@ def own_time(answer: str) -> str | None:
     take it on — a reason, a condition, an action of its own."""
     if _TAKE_ON.match(answer):
         return ""
-    if (m := _TAKE_ON_LEAD.match(answer)) and _only_time(answer[m.end():]):
+    if (m := _TAKE_ON_LEAD.match(answer)) and only_time(answer[m.end():]):
         return answer[m.end():]
-    if (m := _COUNTER.match(answer)) and _only_time(m.group("no")) and _only_time(m.group("alt")):
+    if (m := _COUNTER.match(answer)) and only_time(m.group("no")) and only_time(m.group("alt")):
         return m.group("alt")
     return None
 

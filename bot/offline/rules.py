@@ -45,7 +45,14 @@ from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
 from bot.offline.proposals import DISMISSIVE, WEAK, is_answer, proposal_of, shares_content, stated
-from bot.offline.requests import Accepted, accepted_request, confirmed_report, request_before
+from bot.offline.requests import (
+    Accepted,
+    accepted_request,
+    confirmed_report,
+    only_time,
+    own_time,
+    request_before,
+)
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
     asserted,
@@ -213,7 +220,20 @@ class _Turn:
         by_sentence: dict[int, list[Clause]] = {}
         for clause in clauses:
             by_sentence.setdefault(clause.sentence, []).append(clause)
-        for sentence in by_sentence.values():
+        when = ""  # "fine, Saturday morning then. I'll book the venue": a time said alone is the next promise's
+        for n, sentence in enumerate(by_sentence.values(), 1):
+            said = self.text[sentence[0].start : sentence[-1].end]
+            if n < len(by_sentence) and not sentence[0].question and (own_time(clean(said)) or only_time(said)):
+                when = said
+                continue
+            if when:
+                found = self.sentence(sentence, alone=alone) if not sentence[0].question else []
+                due = resolve_due(when, self.ts, self.tz)
+                out.extend(dataclasses.replace(f, due_at=due) if f.kind is Kind.COMMITMENT and f.due_at is None
+                           else f for f in found)
+                when = ""
+                if found or not sentence[0].question:
+                    continue
             if sentence[0].question:
                 # A question asserts nothing ("我答应了什么？", "will you pay?") — unless it asks the other
                 # side to do something ("could you please …?"), refuses ("凭什么要我…？"), or only tags a
