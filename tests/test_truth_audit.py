@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -167,8 +167,39 @@ def figures(results: dict[str, Result]) -> dict[str, str]:
     }
 
 
-# What works after the fixes of this audit (asserted below); everything else is a documented miss.
-WORKS: dict[str, dict[str, set[str]]] = {}
+# What works after the fixes of this audit (asserted below); the rest is in MISSES.
+_ALL_EN1 = {"jen-review", "jen-signup", "marco-copy", "priya-timeline", "tom-pricing", "tom-sales"}
+_ALL_ZH1 = {"chen-data", "chen-migrate", "li-report", "wang-summary", "zhang-contract", "zhang-quote"}
+_ALL_ZH2 = {"liu-thanks", "sun-changelog", "sun-translate", "zhao-docs", "zhou-ci"}
+_ALL_EN2 = {"alex-rsvp", "dana-venue", "omar-sponsors", "riya-draft"}
+WORKS: dict[str, dict[str, set[str]]] = {
+    "en_launch.jsonl": {"found": _ALL_EN1, "owner": _ALL_EN1, "recipient": _ALL_EN1 - {"tom-sales"},
+                        "due": _ALL_EN1 - {"tom-pricing"}, "status": _ALL_EN1, "agreements_ok": {"0"},
+                        "parties_ok": {"0"}, "answers_ok": {"21", "22", "23", "24"}},
+    "en_meetup.jsonl": {"found": _ALL_EN2, "owner": _ALL_EN2, "recipient": {"omar-sponsors", "riya-draft"},
+                        "due": _ALL_EN2, "status": _ALL_EN2 - {"omar-sponsors"}, "agreements_ok": {"0"},
+                        "answers_ok": {"21", "22", "23", "24"}},
+    "zh_report.jsonl": {"found": _ALL_ZH1, "owner": _ALL_ZH1, "recipient": _ALL_ZH1 - {"wang-summary"}, "due": _ALL_ZH1,
+                        "status": _ALL_ZH1, "agreements_ok": {"0"}, "parties_ok": {"0"},
+                        "answers_ok": {"19", "20", "21", "22"}},
+    "zh_release.jsonl": {"found": _ALL_ZH2, "owner": _ALL_ZH2, "recipient": _ALL_ZH2, "due": _ALL_ZH2 - {"liu-thanks"},
+                         "status": _ALL_ZH2 - {"zhou-ci"}, "agreements_ok": {"0"}, "parties_ok": {"0"},
+                         "answers_ok": {"21", "22", "23", "24"}},
+}
+#: Known misses, not asserted (docs/BENCHMARKS.md, "Truth audit").
+MISSES = (
+    "en_launch tom-sales: 'tell the sales team' has no recipient (the sales team is no participant)",
+    "en_launch tom-pricing: 'will do, by Tuesday' said on a Tuesday is due that day, not the next Tuesday",
+    "en_launch jen-review: 'then I'll review it Friday afternoon instead' is a second record beside the Thursday one",
+    "en_meetup dana-venue, alex-rsvp: no recipient (the request was three messages earlier; an imperative's addressee)",
+    "en_meetup omar-sponsors: 'sponsor list sent to Sam' does not name 'you'll have it tomorrow': the owner is asked",
+    "en_meetup agreement: Alex's 'yes, $300 max' is not recorded as agreeing; 'I can do Monday, Friday is impossible"
+    " for me' stays a promise 'do Monday' (a false commitment, worded badly in answers)",
+    "zh_report wang-summary: 给老板 — the boss is no participant, so no recipient",
+    "zh_release liu-thanks: 发布当天发 is read as today, not the release day",
+    "zh_release zhou-ci: '我来修' keeps no object, so 'CI 修好了' asks 周婷 instead of closing it",
+)
+KNOWN_FALSE = 1
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +222,83 @@ def test_no_false_commitments_beyond_the_known(audited: dict[str, Result]) -> No
     assert sum(len(r.false) for r in audited.values()) <= KNOWN_FALSE, {k: r.false for k, r in audited.items()}
 
 
-KNOWN_FALSE = 99
+
+# --- the general rules behind the fixes, one line each ---------------------------------------------------
+
+T0 = datetime(2026, 12, 1, 10, tzinfo=UTC)  # a Tuesday
+
+
+def _rules(lines: list[tuple[str, str, str]], lang: str = "en") -> list[Any]:
+    from bot.offline.rules import extract_rules
+    from memory.extraction import ExtractionRequest, Utterance
+
+    turns = [Utterance(f"m{i}", uid, name, text, T0 + timedelta(minutes=i)) for i, (uid, name, text) in enumerate(lines)]
+    return extract_rules(ExtractionRequest("t", "s", turns, lang=lang, timezone="UTC"))  # type: ignore[arg-type]
+
+
+def test_who_owes_what_asks_for_promises() -> None:
+    from bot.offline.questions import Ask, read_question
+
+    for text in ("@heyan who owes what?", "@和言 谁欠谁什么？", "@和言 张敏欠我什么？"):
+        q = read_question(text, "u-a", {"u-z": ["张敏"]})
+        assert q is not None and q.ask is Ask.PROMISES and not q.topic and not q.zh_topic, text
+
+
+def test_a_laugh_with_a_mock_cue_is_no_promise_but_a_grudging_one_is() -> None:
+    for text in ("lol sure, I'll also bake 500 cupcakes, obviously", "yeah sure, and I'll fly to the moon by Monday 🙄"):
+        assert not any(c.kind.value == "commitment" for c in _rules([("u-r", "Riya", text)])), text
+    assert not any(c.kind.value == "commitment" for c in _rules([("u-l", "小李", "哈哈，那我顺便把火星基地也建了吧")], "zh"))
+    assert [c.kind.value for c in _rules([("u-p", "Priya", "ok ok i'll do the dishes after dinner 🙄")])] == ["commitment"]
+
+
+def test_a_stated_agreement_is_what_the_answers_agree_to() -> None:
+    found = _rules([("u-w", "王芳", "那我们就这么定：以后周报每周一上午十点前交"), ("u-l", "小李", "行"),
+                    ("u-c", "陈浩", "同意"), ("u-z", "张敏", "没问题")], "zh")
+    assert [(c.subject, c.value) for c in found] == [(u, "以后周报每周一上午十点前交") for u in ("u-l", "u-c", "u-z")]
+    assert all(c.extra["proposed_by"] == "u-w" for c in found)
+
+
+def test_taking_a_request_on_with_a_time_of_ones_own() -> None:
+    [tom] = _rules([("u-p", "Priya", "Tom, could you update the pricing table before launch?"),
+                    ("u-t", "Tom", "will do, by Friday")])
+    assert tom.subject == "u-t" and tom.recipient == "u-p" and tom.due_at.date().isoformat() == "2026-12-04"
+    [zhang] = _rules([("u-w", "王芳", "张敏，客户那边的报价你能周四前发给我吗？"), ("u-z", "张敏", "可以")], "zh")
+    assert zhang.subject == "u-z" and zhang.recipient == "u-w" and "报价" in zhang.value
+    [sun] = _rules([("u-l", "刘洋", "孙磊，你把 changelog 整理一下，周五给我可以吗？"), ("u-s", "孙磊", "周五不行，周六吧")], "zh")
+    assert sun.kind.value == "commitment" and sun.due_at.date().isoformat() == "2026-12-05"
+
+
+def test_a_promise_in_own_words_to_a_request_is_made_to_the_asker() -> None:
+    [marco] = _rules([("u-p", "Priya", "ok so it slipped again. Marco, can you get the landing page copy done by Thursday?"),
+                      ("u-m", "Marco", "sure, I'll have the copy by Thursday noon")])
+    assert marco.subject == "u-m" and marco.recipient == "u-p"
+
+
+def test_confirming_a_reported_promise_makes_it_ones_own() -> None:
+    found = _rules([("u-m", "Marco", "btw Jen said she'll fix the broken signup form tomorrow"), ("u-j", "Jen", "yep, on it")])
+    jen = [c for c in found if c.kind.value == "commitment"]
+    assert [(c.subject, c.due_at.date().isoformat()) for c in jen] == [("u-j", "2026-12-02")]
+    found = _rules([("u-m", "Marco", "btw Jen said she'll fix the broken signup form tomorrow"), ("u-t", "Tom", "yep")])
+    assert not any(c.kind.value == "commitment" for c in found)  # only the one reported on confirms
+
+
+def test_a_time_sentence_gives_the_next_promise_its_due() -> None:
+    [dana] = _rules([("u-d", "Dana", "fine, Saturday morning then. I'll book the venue and pay the deposit")])
+    assert dana.due_at is not None and dana.due_at.date().isoformat() == "2026-12-05"
+
+
+def test_moving_a_promise() -> None:
+    from bot.offline.reschedule import moved_value, reschedules
+    from memory.extraction import Utterance
+
+    [move] = reschedules([Utterance("m1", "u-m", "Marco", "actually make that Friday noon for the copy, Thursday is packed", T0)])
+    assert (move.when, move.what) == ("Friday noon", "the copy")
+    assert moved_value("have the copy by Thursday noon", move.when) == "have the copy by Friday noon"
+    assert moved_value("文档，周四前写完", "周五") == "文档，周五前写完"
+    asked = Utterance("m1", "u-w", "王芳", "那报价改成周五吧，周四客户不在", T0)
+    [taken] = reschedules([Utterance("m2", "u-z", "张敏", "好的，周五", T0)], [asked])
+    assert (taken.author_id, taken.when, taken.what) == ("u-z", "周五", "报价")
+    assert not reschedules([Utterance("m1", "u-a", "A", "make it count", T0)])
 
 
 if __name__ == "__main__":  # pragma: no cover - the audit's report
