@@ -178,7 +178,7 @@ WORKS: dict[str, dict[str, set[str]]] = {
                         "parties_ok": {"0"}, "answers_ok": {"21", "22", "23", "24"}},
     "en_meetup.jsonl": {"found": _ALL_EN2, "owner": _ALL_EN2, "recipient": {"omar-sponsors", "riya-draft"},
                         "due": _ALL_EN2, "status": _ALL_EN2 - {"omar-sponsors"}, "agreements_ok": {"0"},
-                        "answers_ok": {"21", "22", "23", "24"}},
+                        "parties_ok": {"0"}, "answers_ok": {"21", "22", "23", "24"}},
     "zh_report.jsonl": {"found": _ALL_ZH1, "owner": _ALL_ZH1, "recipient": _ALL_ZH1 - {"wang-summary"}, "due": _ALL_ZH1,
                         "status": _ALL_ZH1, "agreements_ok": {"0"}, "parties_ok": {"0"},
                         "answers_ok": {"19", "20", "21", "22"}},
@@ -193,8 +193,8 @@ MISSES = (
     "en_launch jen-review: 'then I'll review it Friday afternoon instead' is a second record beside the Thursday one",
     "en_meetup dana-venue, alex-rsvp: no recipient (the request was three messages earlier; an imperative's addressee)",
     "en_meetup omar-sponsors: 'sponsor list sent to Sam' does not name 'you'll have it tomorrow': the owner is asked",
-    "en_meetup agreement: Alex's 'yes, $300 max' is not recorded as agreeing; 'I can do Monday, Friday is impossible"
-    " for me' stays a promise 'do Monday' (a false commitment, worded badly in answers)",
+    "en_meetup: 'I can do Monday, Friday is impossible for me' stays a promise 'do Monday' (a false commitment,"
+    " worded badly in answers)",
     "zh_report wang-summary: 给老板 — the boss is no participant, so no recipient",
     "zh_release liu-thanks: 发布当天发 is read as today, not the release day",
     "zh_release zhou-ci: '我来修' keeps no object, so 'CI 修好了' asks 周婷 instead of closing it",
@@ -280,6 +280,11 @@ def test_confirming_a_reported_promise_makes_it_ones_own() -> None:
     assert [(c.subject, c.due_at.date().isoformat()) for c in jen] == [("u-j", "2026-12-02")]
     found = _rules([("u-m", "Marco", "btw Jen said she'll fix the broken signup form tomorrow"), ("u-t", "Tom", "yep")])
     assert not any(c.kind.value == "commitment" for c in found)  # only the one reported on confirms
+
+
+def test_a_yes_that_restates_the_proposal_agrees_to_it() -> None:
+    found = _rules([("u-d", "Dana", "do we agree the budget cap is $300?"), ("u-a", "Alex", "yes, $300 max")])
+    assert [(c.subject, c.kind.value, c.extra.get("proposed_by")) for c in found] == [("u-a", "consensus", "u-d")]
 
 
 def test_a_time_sentence_gives_the_next_promise_its_due() -> None:

@@ -345,6 +345,11 @@ class _Turn:
             value = body[m.end() :].strip(" ,，:：") if len(body) - m.end() >= 2 else body
             value = _DEMAND_LEAD.sub("", value)
             out.append(self.fact(Kind.DEMAND, self.attr["wants"], value, quote, confidence=confidence))
+        elif (m := _YES_LEAD.match(text)) and (answered := self.answer_to(text[m.end() :], strong=False, weak=True)) \
+                and "proposal_message_id" in answered[1]:
+            # "do we agree the cap is $300?" — "yes, $300 max": a yes that restates the proposal agrees to it
+            value, extra = answered
+            out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote, confidence=confidence, extra=extra))
         return out
 
     def about_other(self, body: str) -> str | None:
@@ -441,6 +446,8 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+# A yes before words of the answer's own: "yes, $300 max", "对，一人一半".
+_YES_LEAD = re.compile(r"^(?:yes|yep|yeah|yup|ok(?:ay)?|sure|right|对|是的?|好的?|行|可以)[\s,，]+(?=\S)", re.IGNORECASE)
 # Words around an answer that say nothing of what was answered: "ok let's do that then", "…, sorry".
 _COURTESY = re.compile(r"^(?:[\s,，]*\b(?:then|though|sorry|thanks|thank\s+you|tbh|lol|haha|honestly|too)\b)+[\s.!]*$",
                        re.IGNORECASE)
