@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.actors import Actor, ModerationError
-from bot.clock import show_due
+from bot.clock import reply_zone, show_due
 from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.done import DoneReport, done_reports
@@ -204,7 +204,9 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
                 continue
             out.append(Settled(report, done=done))
         elif asked:
-            body = _question(report, asked, request.timezone, lang)
+            # asked of the one who spoke: their own clock when the platform tells it, as a reply would be
+            said_in = next((t.zone for t in request.turns if t.message_id == report.message_id), None)
+            body = _question(report, asked, reply_zone(said_in, request.timezone), lang)
             await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
                                      session=request.session, body=body, kind=PostKind.NOTICE, lang=lang,
                                      ref={"message_id": report.message_id}))

@@ -223,6 +223,14 @@ def test_no_false_commitments_beyond_the_known(audited: dict[str, Result]) -> No
 
 
 
+def test_asking_which_promise_is_done_uses_the_speakers_clock(tmp_path: Path) -> None:
+    """ "CI 修好了" with one unnamed match asks 周婷, in the clock she wrote in (+08:00), not the tenant's UTC."""
+    env = {"HEYAN_DATA_DIR": str(tmp_path), "HEYAN_TIMEZONE": "UTC", "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": ""}
+    result = CliRunner().invoke(app, ["chat", "--script", str(DATA / "zh_release.jsonl"), "--json"], env=env)
+    notices = [json.loads(x)["text"] for x in result.stdout.splitlines() if x.startswith('{"type": "notice"')]
+    assert notices and "12月2日周三 15:00（UTC+08:00）" in notices[0], notices
+
+
 # --- the general rules behind the fixes, one line each ---------------------------------------------------
 
 T0 = datetime(2026, 12, 1, 10, tzinfo=UTC)  # a Tuesday
