@@ -27,19 +27,21 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from bot.actors import Actor, ModerationError
-from bot.clock import show_due
+from bot.clock import reply_zone, show_due
 from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
+from bot.offline.reschedule import Reschedule, moved_value, reschedules
 from bot.outbox import Outbox, Post, PostKind
 from bot.richtext import Mention, RichText
 from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope
 
-__all__ = ["Settled", "match", "settle"]
+__all__ = ["Settled", "match", "move", "settle"]
 
 log = logging.getLogger(__name__)
 
@@ -75,16 +77,21 @@ def _action(fact: Fact) -> str:
 
 
 def _names_it(report: DoneReport, fact: Fact) -> bool:
+    return _names(report.what, fact)
+
+
+def _names(what: str, fact: Fact) -> bool:
+    """Do the words ``what`` (of a report, or of a change of time) name the promise ``fact``?"""
     action = _action(fact)
-    if len(report.what) == 1 and re.match(r"[\u4e00-\u9fff]", report.what):
-        return report.what in action  # "钱转给你了" → "把钱还你"
+    if len(what) == 1 and re.match(r"[\u4e00-\u9fff]", what):
+        return what in action  # "钱转给你了" → "把钱还你"
     # Chinese: two characters in a row, as said ("纪要整理好了" → "把会议纪要整理"; the content-word
     # filter would drop 要 and 会 and leave nothing to compare)
-    pairs = {run[i : i + 2] for run in re.findall(r"[\u4e00-\u9fff]{2,}", report.what) for i in range(len(run) - 1)}
+    pairs = {run[i : i + 2] for run in re.findall(r"[\u4e00-\u9fff]{2,}", what) for i in range(len(run) - 1)}
     if any(p in action for p in pairs if not _ZH_TIME_PAIR.fullmatch(p)):  # "今晚" is no thing done
         return True
-    latin = " ".join(re.findall(r"[A-Za-z0-9][\w'-]*", report.what))  # "PR合并了": its English words
-    return shares_content(latin if pairs else report.what, action) if (latin or not pairs) else False
+    latin = " ".join(re.findall(r"[A-Za-z0-9][\w'-]*", what))  # "PR合并了": its English words
+    return shares_content(latin if pairs else what, action) if (latin or not pairs) else False
 
 
 def _same_verb(report: DoneReport, fact: Fact) -> bool:
@@ -197,9 +204,40 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
                 continue
             out.append(Settled(report, done=done))
         elif asked:
-            body = _question(report, asked, request.timezone, lang)
+            # asked of the one who spoke: their own clock when the platform tells it, as a reply would be
+            said_in = next((t.zone for t in request.turns if t.message_id == report.message_id), None)
+            body = _question(report, asked, reply_zone(said_in, request.timezone), lang)
             await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
                                      session=request.session, body=body, kind=PostKind.NOTICE, lang=lang,
                                      ref={"message_id": report.message_id}))
             out.append(Settled(report, asked=tuple(asked)))
+    for change in reschedules([t for t in request.turns if t.message_id not in flagged], request.context):
+        await move(moderation, request, change)
     return out
+
+
+def _said(fact: Fact) -> datetime:
+    return fact.sources[0].ts if fact.sources else fact.valid_from
+
+
+async def move(moderation: MemberSelfService, request: ExtractionRequest, change: Reschedule) -> Fact | None:
+    """ "actually make that Friday noon for the copy": the owner's open promise it names (or their
+    latest, when it names none) gets the new time, as the owner's own correction would. Nothing
+    changes when no promise, or more than one, fits."""
+    open_ = await moderation.memory.open_commitments(Scope(tenant=request.tenant), [change.author_id],
+                                                     visible_in=request.session)
+    theirs = sorted((f for f in open_ if f.subject == change.author_id and _said(f) <= change.ts
+                     and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
+    theirs = [f for f in theirs if f.session == request.session] or theirs
+    named = [f for f in theirs if _names(change.what, f)] if change.what else theirs[-1:]
+    if len(named) != 1:
+        return None
+    fact = named[0]
+    owner = Actor(tenant=request.tenant, user_id=fact.subject, name=fact.subject_name, unlimited=True,
+                  lang="zh" if re.search(r"[\u4e00-\u9fff]", change.quote) else "en")
+    try:
+        return await moderation.correct(owner, fact.id, moved_value(fact.value, change.when),
+                                        f"moved: “{change.quote}”", session=request.session)
+    except ModerationError as exc:  # deleted or changed meanwhile
+        log.info("could not move %s after %s: %s", fact.id, change.message_id, exc)
+        return None

@@ -210,6 +210,9 @@ def _starts_something(m: re.Match[str], text: str) -> bool:
 def _valid(family: str, m: re.Match[str], text: str) -> bool:
     groups = m.groupdict()
     before = text[max(0, m.start() - _WINDOW) : m.start()]
+    if groups.get("rel") == "当天" and re.search(r"[\u4e00-\u9fff]$", before) \
+            and not re.search(r"(?:[我你他她们就也都在了，]|今天|那天)$", before):
+        return False  # "发布当天", "搬家当天": the day of that event, which the words do not date
     if family == "dur":
         if (groups.get("unit") or "").lower().startswith("sec") and (groups.get("n") or "").lower() in ("a", "an"):
             return False  # "in a second" means soon, not a due time

@@ -40,7 +40,9 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     svc = services(ctx)
     scope = Scope(tenant=tenant, session=session)
     todo = await svc.conversation.batches.not_extracted(scope, message_ids)
-    turns = await svc.conversation.log.get_many(scope, todo)
+    # in the order they were said: a batch's ids may come in any order ("s:10" sorts before "s:9"), and
+    # the rules read each message after the ones before it ("那报价改成周五吧" — "好的，周五")
+    turns = sorted(await svc.conversation.log.get_many(scope, todo), key=lambda m: m.ts)
     if not turns:
         return 0
     window = await svc.conversation.log.recent(scope)

@@ -261,7 +261,7 @@ AGREE = re.compile(
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
     r"|^(?:好的?|好啊|好吧|行吧?|行啊|可以(?:啊|吧)?|嗯嗯?|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"
     r"|\bi'?m\s+(?:good|cool|fine|ok|okay)\s+with\b|\bsounds\s+(?:fair|great|fine|reasonable|ok|okay|right|perfect)\b|\blet'?s\s+go\s+with\s+(?:that|it|this|your)\b"
-    r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|fine\s+(?:by|with)\s+me|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b"
+    r"|(?:就|那就)?(?:按|照)(?:这个|这样|你的|你说的)(?:来|办|做)|\b(?:fine|ok|okay|good|alright)\s+(?:by|with)\s+me\b|\bi\s+accept\b|let'?s\s+do\s+(?:that|it)\b|\bi'?m\s+(?:ok|okay|fine)\s+with\b|\bfair\s+enough\b"
     # an assent, then the proposal said again: "Fine, let's use a shared calendar", "yeah ok, three ways it is"
     r"|^(?:(?:fine|ok(?:ay)?|sure|yeah|yep|yes|alright|all\s+right)[\s,.!]+)+(?:then[\s,]+)?let'?s\s+(?!not\b|do\s+(?:it|that|this)\b|go\s+with\b)"
     r"|^(?:(?:fine|ok(?:ay)?|sure|yeah|yep|yes|alright)[\s,.!]+)+[^,.!?]{1,30}?\s+it\s+is[.!\s]*$"

@@ -27,10 +27,11 @@ from dataclasses import dataclass
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_sentences
+from bot.offline.sentence import sarcastic
 from bot.offline.slots import content_words
 from memory.extraction import Utterance
 
-__all__ = ["DISMISSIVE", "WEAK", "Proposal", "proposal_of", "shares_content"]
+__all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "proposal_of", "shares_content", "stated"]
 
 #: Answers that only acknowledge: an agreement when they answer a proposal, never an offer.
 WEAK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|yeah|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$",
@@ -56,6 +57,16 @@ _SHARED = re.compile(
     r"|[你您][^，,。]{1,12}[，,]\s*我|(?:如果|只要|要是)[你您]",
     re.IGNORECASE,
 )
+# The agreement stated for all to endorse: "so we agree: the launch moves to the 9th", "那我们就这么定：…",
+# "我们定了：…" — a proposal whose content follows the colon, not an answer to an earlier one.
+_STATED = re.compile(
+    r"^(?:(?:ok(?:ay)?|so|then|alright)[\s,]+)*(?:we(?:'re|\s+are)?\s+(?:all\s+)?(?:agree[ds]?|decided|settled)(?:\s+on)?"
+    r"|(?:那么?|好)?[，,]?(?:我们|咱们|大家)?就?(?:这么|这样)?(?:说)?(?:定|决定)了?)\s*[:：]\s*(?P<what>\S.{3,})",
+    re.IGNORECASE,
+)
+# An answer that opens with its yes: "yes, $300 max", "ok by me", "好，那就周六" — an answer, not a proposal.
+_ANSWER_OPEN = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|fine|agreed|好的?|行|可以|同意|没问题|嗯嗯?)(?:\b|(?=[\u4e00-\u9fff]))"
+                          r"[\s,，.!！。~]", re.IGNORECASE)
 # Messages that put nothing to the listener: done already, a report, a greeting.
 _NOTHING = re.compile(r"已经|刚才|刚刚|昨天|\b(?:already|yesterday|last\s+week)\b|^(?:hi|hello|hey|thanks|你好|谢谢)\b",
                       re.IGNORECASE)
@@ -94,6 +105,10 @@ def _chosen(sentences: list[Clause]) -> Clause:
 
 def _kind(sentences: list[Clause], text: str) -> str:
     bodies = [core(s.text) for s in sentences]
+    if sarcastic(text):  # "哈哈，那我顺便把火星基地也建了吧": a joke puts nothing to anyone
+        return ""
+    if _STATED.match(text.strip()):
+        return "proposal"
     if any(lx.PROPOSAL.search(s.text) or _PROPOSAL_TAIL.search(s.text.rstrip("?？ ")) for s in sentences):
         return "proposal"
     if any(lx.DEMAND.search(b) or lx.REQUEST_QUESTION.search(b) or _ASKS_LISTENER.match(b) for b in bodies):
@@ -103,12 +118,23 @@ def _kind(sentences: list[Clause], text: str) -> str:
     if any(not s.question and is_commitment(b, hedged=bool(lx.HEDGE.search(b))) for s, b in zip(sentences, bodies,
                                                                                               strict=True)):
         return "offer"
-    if all(s.question for s in sentences) or _NOTHING.search(text) or lx.find_emotions(text):
+    if all(s.question for s in sentences) or _NOTHING.search(text) or lx.find_emotions(text) or is_answer(text):
         return ""
     if any(lx.REPORTED.search(b) or lx.ACK.match(b) or lx.AGREE.search(b) or lx.REFUSE.search(b) for b in bodies):
         return ""
     # a plain arrangement with words of its own: "押金一人一半", "下周开会再定规则"
     return "proposal" if len(clean(text)) >= 4 else ""
+
+
+def stated(text: str) -> bool:
+    """Does ``text`` state the agreement for all to endorse ("so we agree: …", "那我们就这么定：…")?"""
+    return _STATED.match(text.strip()) is not None
+
+
+def is_answer(text: str) -> bool:
+    """Is ``text`` an answer to something before it ("OK", "agreed", "yes, $300 max", "没问题")?"""
+    body = text.strip()
+    return bool(lx.ACK.match(body) or lx.AGREE.match(body) or _ANSWER_OPEN.match(body + " "))
 
 
 def proposal_of(utterance: Utterance) -> Proposal | None:
@@ -117,6 +143,9 @@ def proposal_of(utterance: Utterance) -> Proposal | None:
     kind = _kind(sentences, utterance.text[: MAX_CLAUSE_CHARS * 4])
     if not kind:
         return None
+    if stated := _STATED.match(utterance.text.strip()):
+        what = stated.group("what")[: MAX_CLAUSE_CHARS]
+        return Proposal(utterance.message_id, utterance.author_id, what, clean(what) or what, kind)
     chosen = _chosen(sentences)
     value = clean(_PROPOSAL_TAIL.sub("", _PROPOSAL_CUE.sub("", chosen.text)) or chosen.text)
     return Proposal(utterance.message_id, utterance.author_id, chosen.text, value, kind)

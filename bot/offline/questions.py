@@ -57,7 +57,8 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
                        r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
-                       r"|\bwho'?s\s+(?:doing|handling|taking|paying)|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁")),
+                       r"|\bwho'?s\s+(?:doing|handling|taking|paying)|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁"
+                       r"|谁欠|欠(?:谁|我们?|你们?|他们?|她们?|大家)?(?:了|着)?(?:什么|多少)")),
     (Ask.AGREED, _re(r"\bagree|\bagreement|\bdeal\b|\bsettled\b|\bconsensus\b|\bdecided\b|同意|共识|达成|说好|约定|决定|商定|谈妥")),
     (Ask.WANTS, _re(r"\bwants?\b|\bneeds?\b|\bask(?:ing|ed)?\s+for\b|\bdemand|\bposition|\bstand\b|\bexpect|\beach\s+side"
                     r"|诉求|要求|想要|希望|立场|各方|双方.{0,6}(?:想|要)|需要什么")),
@@ -88,14 +89,15 @@ _GENERIC_EN_WORDS = (
     "late due deadline done left everyone anyone someone everybody anybody so far last time week today now ever "
     "exactly again heyan recap summary summarize summarise list show remind please thing things anything everything "
     "stuff each side other both us going news update progress status situation know remember happened supposed "
-    "consensus decided expect ask asking asked position stand mood upset angry whole current currently yet"
+    "consensus decided expect ask asking asked position stand mood upset angry whole current currently yet "
+    "owe owes owed owing"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
     r"答应|承诺|保证|同意|共识|达成|说好|约定|决定|诉求|要求|想要|希望|立场|感受|心情|情绪|什么时候|什么|怎么样|怎么|"
     r"现在|目前|上次|之前|大家|各方|双方|各自|分别|各位|自己|具体|到底|都是|谁|哪些|哪个|还有|还没|完成|进展|情况|总结|回顾|梳理|"
     r"帮我们?|告诉|一下|说了|说过|如何|怎样|有没有|是不是|为什么|哪里|事情|东西|一些|所有|全部|到现在|为止|目前为止|"
-    r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|[我你他她它的了吗呢吧啊都也是有没会要在把给说过]"
+    r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠]"
 )
 
 

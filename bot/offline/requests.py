@@ -17,33 +17,44 @@ to the speaker by name or to nobody by name; a reply the platform says went to s
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bot.duetime import resolve_due
+from bot.duetime import find_due_span, resolve_due
 from bot.offline.clauses import clean
 from bot.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "takes_it_on"]
+__all__ = ["Accepted", "accepted_request", "confirmed_report", "only_time", "own_time", "request_before", "takes_it_on"]
 
 _I = re.IGNORECASE
 
 #: An answer that only takes the request on: "sure", "will do", "on it", "no problem, I'll do it",
 #: "好的，没问题", "行，我来", "交给我吧". Nothing else may be in it (a reason, a condition, a new time).
-_TAKE_ON = re.compile(
-    r"^(?:(?:ok(?:ay)?|sure(?:\s+thing)?|yes|yep|yeah|yup|of\s+course|absolutely|definitely|fine|alright|all\s+right|"
+_TAKE_ON_WORDS = (
+    r"(?:ok(?:ay)?|sure(?:\s+thing)?|yes|yep|yeah|yup|of\s+course|absolutely|definitely|fine|alright|all\s+right|"
     r"no\s+problem|no\s+worries|np|can\s+do|will\s+do|on\s+it|i'?m\s+on\s+it|got\s+it|i\s+can(?:\s+do\s+that)?|"
     r"i\s+will|i'?ll\s+do\s+(?:it|that)|i'?ll\s+(?:handle|take\s+care\s+of)\s+(?:it|that)|consider\s+it\s+done|"
     r"happy\s+to|leave\s+it\s+with\s+me|好的?|好吧|好嘞|行|可以|没问题|没事|嗯嗯?|当然(?:可以)?|收到|我来|我会的?|"
     r"交给我(?:吧)?|包在我身上|这就去?办|马上(?:办)?|放心)"
-    r"[\s,，.!！。~、]*)+$",
-    _I,
+    r"[\s,，.!！。~、]*"
 )
+_TAKE_ON = re.compile(rf"^(?:{_TAKE_ON_WORDS})+$", _I)
+#: The same words before a time of the answer's own: "will do, by Tuesday", "可以，周五前".
+_TAKE_ON_LEAD = re.compile(rf"^(?:{_TAKE_ON_WORDS})+", _I)
+#: A counter-offer of another time: "周五不行，周六吧", "Friday doesn't work, Monday then".
+_COUNTER = re.compile(
+    r"^(?P<no>[^,，.。!！?？]{1,24}?)\s*(?:不行|不可以|不太行|没空|来不及|不方便|doesn'?t\s+work|won'?t\s+work"
+    r"|is\s+(?:impossible|too\s+soon|too\s+early|no\s+good|out)(?:\s+for\s+me)?)[\s,，.。;；]+(?P<alt>.+)$", _I)
+#: Words that may stand beside a time and add nothing: "Saturday then", "周六吧", "by Tuesday instead".
+_FILLER = re.compile(r"\b(?:then|instead|ok(?:ay)?|maybe|how\s+about|what\s+about|i\s+can\s+do)\b|[吧呢啊吗]|那就|改到|改成|[\s,，.。!！?？~]", _I)
 #: The request: "can you …", "could you please …", "please …", "你能不能…", "麻烦你…", "你…可以吗".
 _ASK_EN = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+"
                      r"(?:please\s+|pls\s+|just\s+|maybe\s+)?|(?:please|pls|kindly)\s+)", _I)
 _ASK_ZH = re.compile(r"^(?:(?:你|您)(?:能不能|可不可以|能|可以|愿意|帮我|帮忙|来)?|(?:麻烦|请)(?:你|您)?(?:帮我|帮忙)?)")
+#: A request with its object first: "客户那边的报价你能周四前发给我吗？" (the object, then 你能/你可以 …).
+_ASK_ZH_TOPIC = re.compile(r"^(?P<topic>[^，,。？?！!你您我]{2,12}?)(?:你|您)(?:能不能|可不可以|能|可以|愿意)")
 _ZH_ASK_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|行吗|行不行|好不好|可不可以|能不能|成吗|吗|呢|吧)?[\s?？。!！~]*$")
 _EN_TAIL = re.compile(r"[\s,]*(?:please|pls|for\s+me|thanks|thank\s+you)?[\s?.!~]*$", _I)
 #: Questions shaped like requests that ask for no deed: "can you believe this?", "could you explain why …",
@@ -76,6 +87,24 @@ def takes_it_on(text: str) -> bool:
     return _TAKE_ON.match(clean(text) or text.strip()) is not None
 
 
+def only_time(text: str) -> bool:
+    """Is ``text`` a due time and nothing else ("by Tuesday", "周六吧", "Monday then")?"""
+    span = find_due_span(text)
+    return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
+
+
+def own_time(answer: str) -> str | None:
+    """The time an answer that takes a request on names ("" when none); None when it does more than
+    take it on — a reason, a condition, an action of its own."""
+    if _TAKE_ON.match(answer):
+        return ""
+    if (m := _TAKE_ON_LEAD.match(answer)) and only_time(answer[m.end():]):
+        return answer[m.end():]
+    if (m := _COUNTER.match(answer)) and only_time(m.group("no")) and only_time(m.group("alt")):
+        return m.group("alt")
+    return None
+
+
 def _addressee(text: str, names: dict[str, str]) -> tuple[str | None, str]:
     """The participant the request opens by naming ("Bob, …", "李娜，…", "@Bob …"), and the rest."""
     stripped = text.strip()
@@ -92,6 +121,10 @@ def _action(request: str) -> str | None:
     if m := _ASK_EN.match(request):
         rest = _EN_TAIL.sub("", request[m.end():])
         return rest if len(rest.split()) >= 2 and not _NOT_A_DEED.match(rest) and not _SPLIT.search(rest) else None
+    if not request.isascii() and not _ASK_ZH.match(request) and (m := _ASK_ZH_TOPIC.match(request)):
+        tail = _ZH_ASK_TAIL.search(request)
+        rest = request[m.end():tail.start() if tail else None]
+        return f"把{m.group('topic')}{rest}" if len(rest) >= 2 and not _SPLIT.search(rest) else None
     if not request.isascii() and (m := _ASK_ZH.match(request)):
         tail = _ZH_ASK_TAIL.search(request)
         rest = request[m.end():tail.start() if tail else None]
@@ -108,10 +141,39 @@ def _turned(action: str) -> str:
     return action.replace("我们", "你们").replace("我", "你")
 
 
+def request_before(turn: Utterance, history: list[Utterance], names: dict[str, str]) -> tuple[str, str] | None:
+    """(who asked, the action asked for) when the message just before ``turn`` asks its speaker to do
+    something ("Marco, can you get the copy done by Thursday?"): a promise ``turn`` makes about the same
+    thing in words of its own ("sure, I'll have the copy by Thursday noon") is made to the one who asked."""
+    if not history:
+        return None
+    before = history[-1]
+    if before.author_id == turn.author_id or (turn.reply_to and turn.reply_to != before.author_id):
+        return None
+    addressee, request = _addressee(before.text, names)
+    if addressee is not None and addressee != turn.author_id:
+        return None
+    found = _asked(request, turn.author_id, names)
+    return (before.author_id, found[0]) if found is not None else None
+
+
+def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str] | None:
+    """(the action, its sentence) of the last sentence of ``request`` that asks ``speaker`` (by name, or
+    nobody by name) to do something: "ok so it slipped again. Marco, can you get the copy done?"."""
+    for sentence in reversed([s for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]):
+        named, said = _addressee(sentence, names)
+        if named is not None and named != speaker:
+            continue
+        if (action := _action(said.strip())) is not None:
+            return action, said.strip()
+    return None
+
+
 def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str, str],
                      tenant_zone: str) -> Accepted | None:
     """The request of the message just before ``turn`` that ``turn`` takes on, or None."""
-    if not history or not takes_it_on(turn.text):
+    own = own_time(clean(turn.text) or turn.text.strip())
+    if not history or own is None:
         return None
     before = history[-1]
     if before.author_id == turn.author_id or (turn.reply_to and turn.reply_to != before.author_id):
@@ -119,12 +181,45 @@ def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str,
     addressee, request = _addressee(before.text, names)
     if addressee is not None and addressee != turn.author_id:
         return None  # "Carol, can you …?" answered by Bob: Bob does not take on Carol's task
-    sentences = [s for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
-    for sentence in reversed(sentences):
-        action = _action(sentence.strip())
-        if action is None:
-            continue
+    if (found := _asked(request, turn.author_id, names)) is not None:
+        action, sentence = found
         asked_at = before.ts if before.ts.tzinfo else before.ts.replace(tzinfo=UTC)
         due = resolve_due(action, asked_at, speaker_zone(before.zone, tenant_zone))
+        if own:  # the answer names its own time: "will do, by Tuesday", "周五不行，周六吧"
+            said_at = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
+            due = resolve_due(own, said_at, speaker_zone(turn.zone, tenant_zone)) or due
         return Accepted(clean(_turned(action)), before.author_id, before.message_id, sentence.strip(), due)
     return None
+
+
+#: Someone reporting another's promise: "btw Jen said she'll fix the signup form tomorrow", "张敏说她下周一会把合同整理好".
+_REPORT_EN = re.compile(
+    r"^(?:(?:btw|fyi|and|also|oh|so)[\s,]+)*(?P<name>[\w.-]+)\s+(?:said|says|told\s+(?:me|us))\s+(?:that\s+)?"
+    r"(?:she|he|they)(?:'ll|’ll|\s+will|\s+would|'d|’d|\s+is\s+going\s+to|'s\s+going\s+to|\s+are\s+going\s+to)\s+"
+    r"(?P<action>[^.!?]{3,})", _I)
+_REPORT_ZH = re.compile(r"^(?P<name>[^\s，,。]{1,8}?)(?:说|讲)(?:过)?(?:她|他)?(?:.{0,6}?)(?:会|要|答应)(?P<action>[^。！!？?]{2,})")
+#: The one reported on saying it is so: "yep, on it", "对，合同周一给大家", "that's right, tomorrow".
+_AFFIRM = re.compile(r"^(?:yes|yep|yeah|yup|right|correct|true|sure|that'?s\s+right|对的?|是的?|没错|嗯嗯?|好的?)"
+                     r"(?:\b|(?=[\u4e00-\u9fff])|$)[\s,，.!！。~]*(?P<rest>.*)$", _I)
+
+
+def confirmed_report(turn: Utterance, history: list[Utterance], shares: Callable[[str, str], bool]) -> tuple[str, Utterance] | None:
+    """(the promise, in the speaker's own words when they restate it, else the report's; the report)
+    when ``turn`` confirms the promise the message just before reported of its speaker — "Jen said
+    she'll fix the signup form tomorrow" — "yep, on it" — or None. ``shares``: do two statements share
+    content (``bot.offline.proposals.shares_content``)."""
+    if not history or not turn.author_name:
+        return None
+    before = history[-1]
+    if before.author_id == turn.author_id:
+        return None
+    m = _REPORT_EN.match(before.text.strip()) or _REPORT_ZH.match(before.text.strip())
+    if m is None or m.group("name").casefold() != turn.author_name.casefold():
+        return None
+    a = _AFFIRM.match(clean(turn.text) or turn.text.strip())
+    if a is None:
+        return None
+    rest, action = clean(a.group("rest")), clean(m.group("action"))
+    if not rest or takes_it_on(rest):
+        return action, before
+    return (rest, before) if shares(rest, action) else None

@@ -44,8 +44,15 @@ from bot.lang import detect_lang
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
-from bot.offline.proposals import DISMISSIVE, WEAK, proposal_of, shares_content
-from bot.offline.requests import Accepted, accepted_request
+from bot.offline.proposals import DISMISSIVE, WEAK, is_answer, proposal_of, shares_content, stated
+from bot.offline.requests import (
+    Accepted,
+    accepted_request,
+    confirmed_report,
+    only_time,
+    own_time,
+    request_before,
+)
 from bot.offline.sentence import (
     SARCASTIC_REFUSAL,
     asserted,
@@ -120,8 +127,16 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
         extractor = _Turn(turn, request, history, names)
         if (accepted := accepted_request(turn, history, names, extractor.tz_name)) is not None:
             out.append(extractor.takes_on(accepted))  # "Can you …?" — "Sure.": the speaker's promise
+        elif (confirmed := confirmed_report(turn, history, shares_content)) is not None:
+            out.append(extractor.confirms(*confirmed))  # "Jen said she'll fix it" — "yep, on it"
         else:
-            out.extend(extractor.extract())
+            facts = extractor.extract()
+            if (asked := request_before(turn, history, names)) is not None:
+                # "Marco, can you get the copy done?" — "sure, I'll have the copy by noon": made to the asker
+                facts = [dataclasses.replace(f, recipient=asked[0])
+                         if f.kind is Kind.COMMITMENT and not f.recipient and not f.reported
+                         and shares_content(f.value, asked[1]) else f for f in facts]
+            out.extend(facts)
         history.append(turn)
     return out
 
@@ -205,7 +220,20 @@ class _Turn:
         by_sentence: dict[int, list[Clause]] = {}
         for clause in clauses:
             by_sentence.setdefault(clause.sentence, []).append(clause)
-        for sentence in by_sentence.values():
+        when = ""  # "fine, Saturday morning then. I'll book the venue": a time said alone is the next promise's
+        for n, sentence in enumerate(by_sentence.values(), 1):
+            said = self.text[sentence[0].start : sentence[-1].end]
+            if n < len(by_sentence) and not sentence[0].question and (own_time(clean(said)) or only_time(said)):
+                when = said
+                continue
+            if when:
+                found = self.sentence(sentence, alone=alone) if not sentence[0].question else []
+                due = resolve_due(when, self.ts, self.tz)
+                out.extend(dataclasses.replace(f, due_at=due) if f.kind is Kind.COMMITMENT and f.due_at is None
+                           else f for f in found)
+                when = ""
+                if found or not sentence[0].question:
+                    continue
             if sentence[0].question:
                 # A question asserts nothing ("我答应了什么？", "will you pay?") — unless it asks the other
                 # side to do something ("could you please …?"), refuses ("凭什么要我…？"), or only tags a
@@ -300,6 +328,8 @@ class _Turn:
                 value, extra = answered
                 out.append(self.fact(Kind.CONSENSUS, self.attr["refuses"], value, quote,
                                      confidence=confidence, extra=extra | dismissive))
+        elif stated(self.text):
+            pass  # "那我们就这么定：…": the agreement put to the others (``proposals``), not an answer
         elif (m := lx.AGREE.search(text)) or (alone and lx.ACK.match(text)):
             # a bare "OK"/"好的" answers a proposal, not an offer; "deal"/"一言为定" answers either
             strong = m is not None and not WEAK.match(m.group())
@@ -315,6 +345,11 @@ class _Turn:
             value = body[m.end() :].strip(" ,，:：") if len(body) - m.end() >= 2 else body
             value = _DEMAND_LEAD.sub("", value)
             out.append(self.fact(Kind.DEMAND, self.attr["wants"], value, quote, confidence=confidence))
+        elif (m := _YES_LEAD.match(text)) and (answered := self.answer_to(text[m.end() :], strong=False, weak=True)) \
+                and "proposal_message_id" in answered[1]:
+            # "do we agree the cap is $300?" — "yes, $300 max": a yes that restates the proposal agrees to it
+            value, extra = answered
+            out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote, confidence=confidence, extra=extra))
         return out
 
     def about_other(self, body: str) -> str | None:
@@ -371,6 +406,17 @@ class _Turn:
                                 "request_quote": accepted.quote})
         return dataclasses.replace(fact, recipient=accepted.requester)
 
+    def confirms(self, action: str, report: Utterance) -> CandidateFact:
+        """The speaker's promise another reported and the speaker confirmed: its due time read from the
+        confirmation's words, else the report's (on the reporter's clock)."""
+        due = resolve_due(action, self.ts, self.tz)
+        if due is None:
+            said = report.ts if report.ts.tzinfo else report.ts.replace(tzinfo=UTC)
+            due = resolve_due(report.text, said, speaker_zone(report.zone, self.tz_name))
+        bare, _ = split_due(action)
+        return self.fact(Kind.COMMITMENT, bare or action, action, self.text[:MAX_CLAUSE_CHARS], due_at=due,
+                         extra={"reported_in": report.message_id, "reported_by": report.author_id})
+
     def answer_to(self, remainder: str, *, strong: bool, weak: bool = False) -> tuple[str, dict[str, str]] | None:
         """What an agreement or refusal is about: its own words when it has some (citing the proposal it
         answers when they share words), else the proposal or offer of the latest other speaker —
@@ -381,7 +427,10 @@ class _Turn:
         own = clean(_ANSWER_LEAD.sub("", said))
         pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) for t in (said, own))
         others = [u for u in reversed(self.history) if u.author_id != self.turn.author_id][:_LOOK_BACK]
-        proposals = [p for p in map(proposal_of, others[:1] if weak else others) if p is not None]
+        if weak:  # the message just before — past a run of other answers to it ("同意" "没问题" "行")
+            run = next((i for i, u in enumerate(others) if not is_answer(u.text)), len(others))
+            others = others[: run + 1]
+        proposals = [p for p in map(proposal_of, others) if p is not None]
         proposal = next((p for p in proposals if strong or p.kind == "proposal"), None)
         if not pointer and (len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2)):
             linked = proposal is not None and proposal.kind == "proposal" and shares_content(own, proposal.value)
@@ -397,6 +446,8 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+# A yes before words of the answer's own: "yes, $300 max", "对，一人一半".
+_YES_LEAD = re.compile(r"^(?:yes|yep|yeah|yup|ok(?:ay)?|sure|right|对|是的?|好的?|行|可以)[\s,，]+(?=\S)", re.IGNORECASE)
 # Words around an answer that say nothing of what was answered: "ok let's do that then", "…, sorry".
 _COURTESY = re.compile(r"^(?:[\s,，]*\b(?:then|though|sorry|thanks|thank\s+you|tbh|lol|haha|honestly|too)\b)+[\s.!]*$",
                        re.IGNORECASE)

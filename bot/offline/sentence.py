@@ -38,11 +38,16 @@ _SARCASM = re.compile(
     r"\b(?:yeah\s+right|as\s+if|when\s+pigs\s+fly|in\s+your\s+dreams|dream\s+on)\b"
     r"|^(?:oh\s+)?(?:sure|yeah|great|right)\b[,.!]*\s+(?:and\s+)?(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\s+just\b"
     r"[^.!?]{0,80}?\b(?:everything|as\s+usual|as\s+always|like\s+always)\b"
-    r"|^(?:oh\s+)?(?:sure|yeah|right)[,.!]*\s+and\s+(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\b"
+    r"|^(?:(?:oh|yeah|sure|right)[,.!]*\s+)+and\s+(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\b"
     r"|\b(?:win\s+the\s+lottery|eat\s+my\s+hat|hell\s+freezes\s+over)\b"
     r"|想得美|做梦吧?|才怪|美得你",
     _I,
 )
+#: A laugh with a mock cue: "lol sure, I'll also bake 500 cupcakes, obviously", "哈哈，那我顺便把火星基地也建了吧",
+#: "对对对，我明天就把整个代码库重写一遍 😂". A laugh alone is not enough ("ok I'll bring snacks 😂"), nor a
+#: grudging "行行行，我改" without one.
+_LAUGH = re.compile(r"😂|🤣|😆|\b(?:lol|lmao|rofl)\b|哈哈|呵呵", _I)
+_MOCK = re.compile(r"^\W*(?:对对对|是是是|sure\s+sure)|顺便|\balso\b|\bobviously\b|\bwhile\s+i'?m\s+at\s+it\b", _I)
 #: "like I'm going to pay for a window I didn't break": a sarcastic promise is a refusal of its action.
 SARCASTIC_REFUSAL = re.compile(
     r"\blike\s+(?:i'?m|i’m|i\s+am)\s+(?:going\s+to|gonna)\s+(?P<what>\w.*)|\blike\s+i(?:'d|’d|\s+would)\s+(?P<would>\w.*)",
@@ -81,7 +86,9 @@ def asserted(sentence: Sequence[Clause]) -> list[Clause] | None:
 
 def sarcastic(text: str) -> bool:
     """Is the sentence sarcasm that takes back what it seems to promise?"""
-    return bool(_SARCASM.search(text[:400]) or SARCASTIC_REFUSAL.search(text[:400]))
+    head = text[:400]
+    return bool(_SARCASM.search(head) or SARCASTIC_REFUSAL.search(head)
+                or (_LAUGH.search(head) and _MOCK.search(head)))
 
 
 def completes(body: str) -> bool:
