@@ -43,6 +43,7 @@ from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import urgent
 from bot.usage import UsageBook
 from memory.importance import NEUTRAL
+from memory.instructions import own_request
 from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
@@ -91,6 +92,16 @@ _DECLINE: dict[Lang, str] = {
     "en": "I don't take instructions to change what I remember or how I work; moderators review such "
           "requests. Ask me what was said or agreed here and I'll tell you.",
     "zh": "我不接受修改记忆或改变我工作方式的指令；这类请求由管理员审核。想知道这里说过或约定过什么，可以问我。",
+}
+
+
+#: The answer to a member asking Heyan to change their own records (``memory.instructions.own_request``).
+_SELF_SERVICE: dict[Lang, str] = {
+    "en": "You can change your own records yourself: /commitments to mark a promise done or snooze it, "
+          "/mymemory to see, correct or erase what I hold about you (on Slack: /heyan commitments, "
+          "/heyan mymemory). Deleting your message also makes me forget what came only from it.",
+    "zh": "你自己的记录可以自己改：用 /commitments 把承诺标记为已完成或推迟，用 /mymemory 查看、更正或删除我保存的关于你的内容"
+          "（Slack 上是 /heyan commitments、/heyan mymemory）。删除你的消息，我也会忘掉只来自那条消息的内容。",
 }
 
 
@@ -360,9 +371,11 @@ class Engine:
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
         if attempt(msg.text, speaker=msg.author_name, names=names, addressed=msg.mention) is not None:
-            # the turn itself tries to instruct the bot: not passed on as a turn to obey, not recalled on
+            # the turn itself tries to instruct the bot: not passed on as a turn to obey, not recalled on;
+            # a member asking to change their own records ("mark my promise as done") is shown the commands
             stage = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)
-            return Reply(session=msg.session, body=RichText.of(_DECLINE[lang]), lang=lang, stage=stage)
+            answer = _SELF_SERVICE if own_request(msg.text) else _DECLINE
+            return Reply(session=msg.session, body=RichText.of(answer[lang]), lang=lang, stage=stage)
         participants = {m.author_id: m.author_name for m in (*window, msg)}
 
         queries = await self.provider.rewrite(turn, turns, lang)

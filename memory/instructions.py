@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Ask", "Found", "about_people", "classify", "mentions_bot", "names_pattern", "says_you"]
+__all__ = ["Ask", "Found", "about_people", "classify", "mentions_bot", "names_pattern", "own_request", "says_you"]
 
 
 class Ask(StrEnum):
@@ -298,6 +298,23 @@ def classify(text: str, *, addressed: bool, others: re.Pattern[str] | None) -> F
         if found := _command(sentence, around, to_bot=to_bot, member=member, others=others):
             return found
     return None
+
+
+def own_request(text: str) -> bool:
+    """Does ``text`` (said to Heyan) ask it to change the speaker's *own* records ("mark my promise as
+    done", "delete my last message", "把我刚才那条删掉")? Still flagged — a promise is made to someone, and
+    erasing it through the bot is how one would dodge it — but the answer points the member to the
+    self-service commands, which change their records in the open (audited), instead of a refusal."""
+    text = _blank_quotes(text)
+    for sentence in (s.group() for s in _SENTENCE.finditer(text)):
+        for start in _clause_starts(sentence):
+            m = _COMMANDS[1][1].match(sentence, start) or _COMMANDS[1][2].match(sentence, start)
+            if m is not None and _OWN.match(sentence[m.end():m.end() + _WINDOW].lstrip(" :：,，")):
+                return True
+            if (ba := _BA.match(sentence, start)) and not ba.group("verb").startswith("判") \
+                    and not re.fullmatch(_RECORD_ZH, ba.group("verb")) and _OWN.match(ba.group("obj")):
+                return True
+    return False
 
 
 def _vocative_member(sentence: str, others: re.Pattern[str] | None) -> bool:
