@@ -21,17 +21,22 @@ Forms (English / Chinese):
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from bot.zones import is_zone, speaker_zone, zone_label, zone_or_utc
 
-__all__ = ["local", "reply_zone", "show_day", "show_due", "show_stamp", "show_time", "zone_heading"]
+__all__ = ["aware", "local", "reply_zone", "show_day", "show_due", "show_stamp", "show_time", "zone_heading"]
 
 _WEEKDAYS_EN = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _WEEKDAYS_ZH = "一二三四五六日"
 _MONTHS_EN = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 #: A deadline at this wall-clock time is "the end of that day" and shown without the hour.
 _END_OF_DAY = (23, 59)
+
+
+def aware(when: datetime) -> datetime:
+    """``when`` with a zone: a naive time (an old record, a script line without an offset) is UTC."""
+    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 def reply_zone(asker_zone: str | None, tenant_zone: str) -> str:

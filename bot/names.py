@@ -13,16 +13,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
+from bot.clock import aware
 from memory.extraction import Utterance
 from memory.models import Fact
 
 __all__ = ["NameBook", "TenantNames"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
-
-def _aware(when: datetime) -> datetime:
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
 
 
 class NameBook:
@@ -37,7 +34,7 @@ class NameBook:
         name = name.strip()
         if not user_id or not name:
             return
-        at = _aware(when) if when is not None else _EPOCH
+        at = aware(when) if when is not None else _EPOCH
         held = self._latest.get(user_id)
         if held is None or at >= held[0]:
             self._latest[user_id] = (at, name)

@@ -10,9 +10,9 @@ the action when the slot or a reply needs the action alone.
 from __future__ import annotations
 
 import re
-from datetime import UTC
 from typing import Any
 
+from bot.clock import aware
 from bot.duetime import find_due_span, resolve_due
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
@@ -173,7 +173,7 @@ def reread_due(fact: Fact, value: str, zone: str) -> dict[str, Any]:
     clock = fact.due_at.tzinfo if fact.due_at is not None and fact.due_at.tzinfo is not None else zone_or_utc(zone)
     if is_standing(value):
         due = None
-    elif (found := resolve_due(value, said if said.tzinfo else said.replace(tzinfo=UTC), clock)) is not None:
+    elif (found := resolve_due(value, aware(said), clock)) is not None:
         due = found
     elif find_due_span(fact.value) is not None:
         due = None  # the deadline words were taken out

@@ -19,8 +19,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
+from bot.clock import aware
 from bot.duetime import find_due_span, resolve_due
 from bot.offline.clauses import clean
 from bot.zones import speaker_zone
@@ -109,9 +110,9 @@ def _addressee(text: str, names: dict[str, str]) -> tuple[str | None, str]:
     """The participant the request opens by naming ("Bob, …", "李娜，…", "@Bob …"), and the rest."""
     stripped = text.strip()
     for name, uid in sorted(names.items(), key=lambda kv: len(kv[0]), reverse=True):
-        m = re.match(r"@?" + re.escape(name) + r"\s*[,，:：]?\s*", stripped, _I)
-        if name and m and (m.group().rstrip() != m.group() or stripped[m.end() - 1:m.end()] in ",，:：" or
-                           not name.isascii()):
+        # a Latin name ends at a separator or a space ("Bob," but not "Bobby"); a Chinese one may run on
+        after = r"\s*[,，:：]?\s*" if not name.isascii() else r"(?:\s*[,，:：]\s*|\s+)"
+        if name and (m := re.match(r"@?" + re.escape(name) + after, stripped, _I)):
             return uid, stripped[m.end():]
     return None, stripped
 
@@ -141,10 +142,11 @@ def _turned(action: str) -> str:
     return action.replace("我们", "你们").replace("我", "你")
 
 
-def request_before(turn: Utterance, history: list[Utterance], names: dict[str, str]) -> tuple[str, str] | None:
-    """(who asked, the action asked for) when the message just before ``turn`` asks its speaker to do
-    something ("Marco, can you get the copy done by Thursday?"): a promise ``turn`` makes about the same
-    thing in words of its own ("sure, I'll have the copy by Thursday noon") is made to the one who asked."""
+def _asked_before(turn: Utterance, history: list[Utterance],
+                  names: dict[str, str]) -> tuple[Utterance, str, str] | None:
+    """(the message just before ``turn``, the action it asks ``turn``'s speaker for, its sentence) — when
+    that message is someone else's, was not answered elsewhere (a platform reply to another), and asks
+    the speaker by name or nobody by name ("Carol, can you …?" is not Bob's to take on)."""
     if not history:
         return None
     before = history[-1]
@@ -154,7 +156,15 @@ def request_before(turn: Utterance, history: list[Utterance], names: dict[str, s
     if addressee is not None and addressee != turn.author_id:
         return None
     found = _asked(request, turn.author_id, names)
-    return (before.author_id, found[0]) if found is not None else None
+    return (before, *found) if found is not None else None
+
+
+def request_before(turn: Utterance, history: list[Utterance], names: dict[str, str]) -> tuple[str, str] | None:
+    """(who asked, the action asked for) when the message just before ``turn`` asks its speaker to do
+    something ("Marco, can you get the copy done by Thursday?"): a promise ``turn`` makes about the same
+    thing in words of its own ("sure, I'll have the copy by Thursday noon") is made to the one who asked."""
+    found = _asked_before(turn, history, names)
+    return (found[0].author_id, found[1]) if found is not None else None
 
 
 def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str] | None:
@@ -173,23 +183,14 @@ def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str,
                      tenant_zone: str) -> Accepted | None:
     """The request of the message just before ``turn`` that ``turn`` takes on, or None."""
     own = own_time(clean(turn.text) or turn.text.strip())
-    if not history or own is None:
+    found = _asked_before(turn, history, names) if own is not None else None
+    if found is None:
         return None
-    before = history[-1]
-    if before.author_id == turn.author_id or (turn.reply_to and turn.reply_to != before.author_id):
-        return None
-    addressee, request = _addressee(before.text, names)
-    if addressee is not None and addressee != turn.author_id:
-        return None  # "Carol, can you …?" answered by Bob: Bob does not take on Carol's task
-    if (found := _asked(request, turn.author_id, names)) is not None:
-        action, sentence = found
-        asked_at = before.ts if before.ts.tzinfo else before.ts.replace(tzinfo=UTC)
-        due = resolve_due(action, asked_at, speaker_zone(before.zone, tenant_zone))
-        if own:  # the answer names its own time: "will do, by Tuesday", "周五不行，周六吧"
-            said_at = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
-            due = resolve_due(own, said_at, speaker_zone(turn.zone, tenant_zone)) or due
-        return Accepted(clean(_turned(action)), before.author_id, before.message_id, sentence.strip(), due)
-    return None
+    before, action, sentence = found
+    due = resolve_due(action, aware(before.ts), speaker_zone(before.zone, tenant_zone))
+    if own:  # the answer names its own time: "will do, by Tuesday", "周五不行，周六吧"
+        due = resolve_due(own, aware(turn.ts), speaker_zone(turn.zone, tenant_zone)) or due
+    return Accepted(clean(_turned(action)), before.author_id, before.message_id, sentence.strip(), due)
 
 
 #: Someone reporting another's promise: "btw Jen said she'll fix the signup form tomorrow", "张敏说她下周一会把合同整理好".

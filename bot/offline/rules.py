@@ -37,8 +37,9 @@ import dataclasses
 import logging
 import re
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 
+from bot.clock import aware
 from bot.duetime import find_due_span, resolve_due
 from bot.lang import detect_lang
 from bot.offline import lexicon as lx
@@ -165,7 +166,7 @@ class _Turn:
         # wall-clock words mean the speaker's clock when the platform tells it, else the tenant's
         self.tz_name = _valid_zone(request.timezone)
         self.tz = speaker_zone(turn.zone, self.tz_name)
-        self.ts = turn.ts if turn.ts.tzinfo else turn.ts.replace(tzinfo=UTC)
+        self.ts = aware(turn.ts)
 
     def fact(
         self,
@@ -411,7 +412,7 @@ class _Turn:
         confirmation's words, else the report's (on the reporter's clock)."""
         due = resolve_due(action, self.ts, self.tz)
         if due is None:
-            said = report.ts if report.ts.tzinfo else report.ts.replace(tzinfo=UTC)
+            said = aware(report.ts)
             due = resolve_due(report.text, said, speaker_zone(report.zone, self.tz_name))
         bare, _ = split_due(action)
         return self.fact(Kind.COMMITMENT, bare or action, action, self.text[:MAX_CLAUSE_CHARS], due_at=due,
