@@ -172,6 +172,13 @@ async def _reports(turns: Sequence[Utterance], names: set[str], moderation: Memb
     return out
 
 
+async def _ask(outbox: Outbox, request: ExtractionRequest, report: DoneReport, body: RichText, lang: Lang) -> None:
+    """Post the question a report raised (one per report message: its id is the post's)."""
+    await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
+                             session=request.session, body=body, kind=PostKind.NOTICE, lang=lang,
+                             ref={"message_id": report.message_id}))
+
+
 async def settle(moderation: MemberSelfService, outbox: Outbox, request: ExtractionRequest,
                  *, flagged: frozenset[str] = frozenset()) -> list[Settled]:
     """Close the commitments the batch's "done" reports name; ask the owner when unsure. Messages in
@@ -186,9 +193,7 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
         lang: Lang = "zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en"
         if sure is not None and report.owner_name and sure.recipient != report.author_id:
             # "Bob sent it" from someone the promise was not made to: Bob is asked, not overruled
-            await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
-                                     session=request.session, body=_their_question(report, sure, request.timezone, lang),
-                                     kind=PostKind.NOTICE, lang=lang, ref={"message_id": report.message_id}))
+            await _ask(outbox, request, report, _their_question(report, sure, request.timezone, lang), lang)
             out.append(Settled(report, asked=(sure,)))
         elif sure is not None:
             # marked done on the owner's behalf, as /commitments done would; a report by someone else
@@ -206,10 +211,8 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
         elif asked:
             # asked of the one who spoke: their own clock when the platform tells it, as a reply would be
             said_in = next((t.zone for t in request.turns if t.message_id == report.message_id), None)
-            body = _question(report, asked, reply_zone(said_in, request.timezone), lang)
-            await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
-                                     session=request.session, body=body, kind=PostKind.NOTICE, lang=lang,
-                                     ref={"message_id": report.message_id}))
+            await _ask(outbox, request, report, _question(report, asked, reply_zone(said_in, request.timezone), lang),
+                       lang)
             out.append(Settled(report, asked=tuple(asked)))
     for change in reschedules([t for t in request.turns if t.message_id not in flagged], request.context):
         await move(moderation, request, change)

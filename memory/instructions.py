@@ -135,9 +135,10 @@ _UNSAY_ZH = re.compile(r"(?:别|不要|不用|不准)(?:再)?(?:记|存|保存|�
 _TELL_ZH = re.compile(r"(?:你)?就(?:说|回答|告诉)")
 _SAY_ZH = r"(?:就说|告诉大家|跟大家说|对大家说|对外说|回复说|宣布|判(?:我|他|她)?(?:赢|输|胜|败)|把你的(?:系统)?提示词(?:发|给|告诉))"
 
+_FORGET_EN, _FORGET_ZH_COMMAND = re.compile(_LEAD_EN + _MODAL_EN + _FORGET, _I), re.compile(_LEAD_ZH + _FORGET_ZH)
 _COMMANDS = (
     (Ask.RECORD, re.compile(_LEAD_EN + _MODAL_EN + _RECORD, _I), re.compile(_LEAD_ZH + _RECORD_ZH)),
-    (Ask.FORGET, re.compile(_LEAD_EN + _MODAL_EN + _FORGET, _I), re.compile(_LEAD_ZH + _FORGET_ZH)),
+    (Ask.FORGET, _FORGET_EN, _FORGET_ZH_COMMAND),
     (Ask.OVERRIDE, re.compile(_LEAD_EN + _MODAL_EN + _OVERRIDE, _I), re.compile(_LEAD_ZH + _OVERRIDE_ZH)),
     (Ask.ROLE, re.compile(_LEAD_EN + _MODAL_EN + _ROLE, _I), re.compile(_LEAD_ZH + _ROLE_ZH)),
     (Ask.OBEY, re.compile(_LEAD_EN + _MODAL_EN + _OBEY, _I), re.compile(_LEAD_ZH + _OBEY_ZH)),
@@ -308,7 +309,7 @@ def own_request(text: str) -> bool:
     text = _blank_quotes(text)
     for sentence in (s.group() for s in _SENTENCE.finditer(text)):
         for start in _clause_starts(sentence):
-            m = _COMMANDS[1][1].match(sentence, start) or _COMMANDS[1][2].match(sentence, start)
+            m = _FORGET_EN.match(sentence, start) or _FORGET_ZH_COMMAND.match(sentence, start)
             if m is not None and _OWN.match(sentence[m.end():m.end() + _WINDOW].lstrip(" :：,，")):
                 return True
             if (ba := _BA.match(sentence, start)) and not ba.group("verb").startswith("判") \
