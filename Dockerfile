@@ -19,7 +19,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PATH=/opt/heyan/bin:$PATH
 
 # Layer 3: the dependencies. This stage sees requirements.lock and nothing else of the tree, so only a
-# new lock rebuilds it. pip installs exactly the locked versions and checks every hash; then pip and
+# new lock rebuilds it. pip installs exactly the locked versions (--no-deps: the lock is complete and
+# nothing is resolved anew) and checks every hash, `pip check` proves the set consistent; then pip and
 # setuptools themselves and the test suites some packages ship are removed (the runtime stage copies
 # this venv as it is). The two optional secrets let a build behind a TLS-intercepting proxy reach
 # PyPI (pip's settings and the CA bundle they name, see scripts/build-image.sh); they exist only
@@ -29,8 +30,9 @@ COPY requirements.lock /tmp/requirements.lock
 RUN --mount=type=secret,id=pip_conf,target=/etc/pip.conf \
     --mount=type=secret,id=ca_bundle,target=/etc/ssl/certs/ca-certificates.crt \
     python3 -m venv /opt/heyan \
-    && /opt/heyan/bin/pip install --no-cache-dir --disable-pip-version-check --require-hashes \
+    && /opt/heyan/bin/pip install --no-cache-dir --disable-pip-version-check --no-deps --require-hashes \
         -r /tmp/requirements.lock \
+    && /opt/heyan/bin/pip check --disable-pip-version-check \
     && /opt/heyan/bin/pip uninstall --yes --disable-pip-version-check pip setuptools \
     && find /opt/heyan/lib -mindepth 4 -type d -name tests -prune -exec rm -rf {} + \
     && rm -f /opt/heyan/bin/activate* /opt/heyan/bin/Activate.ps1

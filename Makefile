@@ -24,12 +24,15 @@ CHROMIUM ?= /usr/bin/chromium
 CJK_FONT := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-# Exactly the locked versions (nothing is resolved anew), then Heyan itself: editable, without
-# dependencies, built with the locked setuptools.
+# Exactly the locked versions, nothing resolved anew: the lock is complete, so `--no-deps` (pip 23.2,
+# which Python 3.11's venv brings, otherwise re-resolves extras such as qdrant-client's httpx[http2]
+# against the index and fails once a newer release appears). Then Heyan itself, editable, without
+# dependencies, built with the locked setuptools; `pip check` proves the set is consistent.
 $(STAMP): pyproject.toml $(DEV_LOCK)
 	$(PYTHON) -m venv $(VENV)
-	$(PIP) install --quiet --require-hashes -r $(DEV_LOCK)
+	$(PIP) install --quiet --no-deps --require-hashes -r $(DEV_LOCK)
 	$(PIP) install --quiet --no-deps --no-build-isolation -e .
+	$(PIP) check
 	touch $(STAMP)
 
 install: $(STAMP)
