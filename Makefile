@@ -15,7 +15,7 @@ UV_COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --u
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-.PHONY: install lock demo test test-fast lint typecheck unit unit-fast clean chromium screenshots
+.PHONY: install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots
 
 # The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
 # apt-get when it is missing (as root, or through sudo), with a Chinese font so that zh pages and
@@ -59,6 +59,18 @@ chromium:
 unit: $(STAMP) chromium
 	$(PYTEST)
 
+# No test depends on today's date: the tests marked `dated` (they replay messages with fixed dates)
+# run again with the system clock 1 and 5 years ahead (Debian's faketime), both at once.
+DATED = $(shell grep -l "mark.dated" tests/*.py tests/*/*.py 2>/dev/null)
+faketime:
+	@command -v faketime >/dev/null || { echo "installing Debian's faketime for make any-day"; \
+		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq faketime; }
+
+any-day: $(STAMP) faketime
+	faketime -f +365d $(BIN)/pytest -q -n 1 -m dated $(DATED) & pid=$$!; \
+	faketime -f +1826d $(BIN)/pytest -q -n 1 -m dated $(DATED); five=$$?; \
+	wait $$pid && test $$five = 0
+
 # everything but the tests marked `slow` (the fault-injection suite among them): for developers
 unit-fast: $(STAMP)
 	$(PYTEST) -m "not slow"
@@ -67,7 +79,7 @@ unit-fast: $(STAMP)
 screenshots: $(STAMP) chromium
 	HEYAN_WEB_SCREENSHOTS=docs/img $(BIN)/pytest -q -m browser tests/web
 
-test: lint typecheck unit
+test: lint typecheck unit any-day
 
 test-fast: lint typecheck unit-fast
 

@@ -28,7 +28,7 @@ from adapters import (
     tenant_cli,
 )
 from adapters.bench import app as bench_app
-from adapters.cli_common import console, err, fail, run
+from adapters.cli_common import console, err, fail, parse_time, run
 from adapters.cli_style import Typer
 from adapters.discord import cli as discord_cli
 from adapters.slack import cli as slack_cli
@@ -49,6 +49,24 @@ app.add_typer(web_cli.app, name="web")
 app.add_typer(dispute_cli.app, name="dispute")
 app.add_typer(member_cli.app, name="member")
 app.command("digest")(digest_cli.digest)
+
+
+@app.callback()
+def options(
+    ctx: typer.Context,
+    now: Annotated[str | None, typer.Option(
+        "--now", metavar="TIME",
+        help="run as if it were this time (ISO-8601 with an offset, e.g. 2026-12-01T15:00+08:00): "
+             "to see what was overdue or expired then, or to read a replayed script's memory on its day")] = None,
+) -> None:
+    """Heyan (和言): a mediation bot that remembers."""
+    when = parse_time(now)
+    if when is not None:
+        from memory import clock
+
+        before = clock.offset()
+        clock.set_now(when)
+        ctx.call_on_close(lambda: clock.set_offset(before))
 
 
 @app.command()

@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import typer
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runti
     from bot.settings import Settings
 
 __all__ = [
+    "NOW_HELP",
     "SESSION_HELP",
     "TENANT_HELP",
     "Typer",
@@ -37,6 +39,7 @@ __all__ = [
     "err",
     "fail",
     "find_in_tenants",
+    "parse_time",
     "redis_only",
     "run",
     "tenant_names",
@@ -54,13 +57,27 @@ TENANT_HELP = "only this tenant, e.g. discord:<guild id> or console:local (defau
 SESSION_HELP = "only this thread or channel id (default: every session)"
 
 
-
-
 def fail(message: str) -> typer.Exit:
     """Print ``error: message`` on stderr; raise the returned Exit (status 2). The message may echo
     what a member or the operator typed: it is printed as text, never as markup."""
     err.print(f"[bold red]error:[/] {escape_markup(message)}", highlight=False, soft_wrap=True, markup=True)
     return typer.Exit(2)
+
+
+NOW_HELP = "as of this time (ISO-8601 with an offset; default: now) — e.g. to replay a script's past"
+
+
+def parse_time(value: str | None, what: str = "--now") -> datetime | None:
+    """An ISO-8601 time with an offset, or None; ``fail`` naming ``what`` otherwise."""
+    if value is None:
+        return None
+    try:
+        when = datetime.fromisoformat(value)
+    except ValueError:
+        raise fail(f"{what} {value!r} is not an ISO-8601 time (e.g. 2026-12-01T15:00+08:00)") from None
+    if when.tzinfo is None:
+        raise fail(f"{what} {value!r} has no UTC offset; add one, e.g. +08:00 or Z")
+    return when
 
 
 def one_of(what: str, value: str, choices: Sequence[str]) -> str:

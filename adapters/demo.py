@@ -22,7 +22,7 @@ from bot.actors import Actor
 from bot.models import Message
 from bot.outbox import Post
 from bot.settings import Settings
-from memory.models import Scope
+from memory.models import Scope, utcnow
 
 __all__ = ["DEMO_TENANT", "run_demo"]
 
@@ -113,7 +113,7 @@ class _HeldSender(ConsoleSender):
 async def run_demo(settings: Settings, *, console: Console) -> None:
     settings = settings.model_copy(update={"timezone": DEMO_ZONE})
     zone = ZoneInfo(DEMO_ZONE)
-    now = datetime.now(zone).replace(second=0, microsecond=0)
+    now = utcnow().astimezone(zone).replace(second=0, microsecond=0)
     run = uuid.uuid4().hex[:8]
     sender = _HeldSender(console)
 

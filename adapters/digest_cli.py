@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from adapters.cli_common import console, fail, with_runtime
-from adapters.dispute_cli import NOW_HELP, TENANT, parse_time
+from adapters.cli_common import NOW_HELP, console, fail, parse_time, with_runtime
+from adapters.dispute_cli import TENANT
 
 if TYPE_CHECKING:  # the command imports what it uses: `heyan --help` stays light
     from adapters.runtime import Runtime

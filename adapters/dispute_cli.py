@@ -9,12 +9,11 @@ printed by the next ``heyan chat`` in that data dir, a Discord or Slack tenant's
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from adapters.cli_common import console, fail, with_runtime
+from adapters.cli_common import NOW_HELP, console, parse_time, with_runtime
 from adapters.cli_style import Typer
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
@@ -22,28 +21,12 @@ if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays lig
     from bot.actors import Actor
     from bot.moderation import CardOutcome, GroundView
 
-__all__ = ["app", "member_actor", "parse_time"]
+__all__ = ["app", "member_actor"]
 
 app = Typer(no_args_is_help=True, help="A dispute's agreement card and common ground.")
 
 TENANT = "the tenant, e.g. console:local or discord:<guild id>"
 SESSION = "the thread or channel id of the dispute"
-NOW_HELP = "as of this time (ISO-8601 with an offset; default: now) — e.g. to replay a script's past"
-
-
-def parse_time(value: str | None, what: str = "--now") -> datetime | None:
-    """An ISO-8601 time with an offset, or None; ``fail`` naming ``what`` otherwise."""
-    if value is None:
-        return None
-    try:
-        when = datetime.fromisoformat(value)
-    except ValueError:
-        raise fail(f"{what} {value!r} is not an ISO-8601 time (e.g. 2026-12-01T15:00+08:00)") from None
-    if when.tzinfo is None:
-        raise fail(f"{what} {value!r} has no UTC offset; add one, e.g. +08:00 or Z")
-    return when
-
-
 def member_actor(tenant: str, user: str, name: str = "") -> Actor:
     """A member acting for themself at the console (no moderator capability, not rate limited)."""
     from bot.actors import Actor

@@ -145,5 +145,5 @@ def jobs_reconcile(as_json: Annotated[bool, typer.Option("--json", help="JSON in
     else:
         console.print(
             f"{report.open_commitments} open commitments in {report.tenants} tenants: "
-            f"{report.scheduled} reminder jobs re-enqueued, {report.overdue} newly overdue"
+            f"{report.scheduled} reminder jobs re-enqueued, {report.overdue} past due"
         )

@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from adapters.cli_common import console, with_runtime
+from adapters.cli_common import NOW_HELP, console, parse_time, with_runtime
 from adapters.cli_style import Typer
-from adapters.dispute_cli import NOW_HELP, TENANT, parse_time
+from adapters.dispute_cli import TENANT
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
     from adapters.runtime import Runtime

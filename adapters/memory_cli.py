@@ -140,7 +140,7 @@ def memory_history(
     fact, entries = with_runtime(body)
     versions: list[dict[str, object]] = [{"version": h.version, "value": h.value, "status": h.status.value, "asserted_by": h.asserted_by,
                  "from": h.valid_from.isoformat(), "to": h.valid_to.isoformat()} for h in fact.history]
-    versions.append({"version": fact.version, "value": fact.value, "status": fact.status.value,
+    versions.append({"version": fact.version, "value": fact.value, "status": fact.status_at(utcnow()).value,
                      "asserted_by": fact.asserted_by, "from": fact.valid_from.isoformat(), "to": None})
     if as_json:
         print(json.dumps({"id": fact.id, "versions": versions, "changes": [e.as_dict() for e in entries]},

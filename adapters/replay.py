@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import datetime
 
 from rich.console import Console
 
@@ -12,6 +13,7 @@ from adapters.runtime import Runtime
 from adapters.terminal import shown
 from bot.models import Message, Reply
 from bot.settings import Settings
+from memory import clock
 from memory.models import Scope
 
 __all__ = ["replay"]
@@ -30,12 +32,29 @@ async def replay(settings: Settings, messages: Sequence[Message], *, console: Co
     """Feed each message to the engine. The jobs a line caused are finished before the next line, as
     in a live thread where messages come seconds apart (a "done" report is read after the promise it
     closes was stored, not beside it); before a reply the session is flushed too; at the end every
-    waiting extraction runs before exit."""
+    waiting extraction runs before exit.
+
+    The replay runs on the script's clock (``memory.clock``): each line is read at the time it was
+    said, and a job deferred to a time (a follow-up, an idle watch) runs when the script reaches it,
+    as it would have live. After the last line the clock goes on to now (or ``heyan --now``), and
+    what came due meanwhile (follow-ups) runs before the replay ends: the same script and ``--now``
+    give the same replay on any day."""
+    if not messages:
+        return 0
+    until = clock.now()
+    with clock.run_from(messages[0].ts):
+        return await _replay(settings, messages, until, console=console, as_json=as_json)
+
+
+async def _replay(settings: Settings, messages: Sequence[Message], until: datetime, *, console: Console,
+                  as_json: bool) -> int:
     rt = await Runtime.start(settings, senders=[ConsoleSender(console, as_json=as_json)])
     replies = 0
     try:
         sessions: dict[tuple[str, str], Scope] = {}
         for msg in messages:
+            if await rt.advance_clock(msg.ts):
+                await rt.drain()  # what came due before this line (live, it ran before it was said)
             scope = Scope(tenant=msg.scope.tenant, session=msg.session)
             sessions[(scope.tenant, msg.session)] = scope
             if not as_json:
@@ -52,6 +71,8 @@ async def replay(settings: Settings, messages: Sequence[Message], *, console: Co
         for scope in sessions.values():
             await rt.engine.flush(scope)
         await rt.drain()
+        if await rt.advance_clock(until):
+            await rt.drain()
     finally:
         await rt.stop()
     return replies

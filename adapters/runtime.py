@@ -17,6 +17,7 @@ import os
 import secrets
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
 
 from arq.connections import ArqRedis
 from arq.worker import Worker
@@ -49,8 +50,9 @@ from bot.sessions import SessionBook
 from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
 from jobs.features import enqueue_proposal
-from jobs.queue import QUEUE, JobQueue, connect, take_over_jobs
+from jobs.queue import QUEUE, JobQueue, bring_forward, connect, take_over_jobs
 from jobs.worker import build_worker
+from memory import clock
 from memory.cache import RecallCache
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher
@@ -425,6 +427,17 @@ class Runtime:
     async def deliver_now(self) -> int:
         """Deliver every due post of the connected platforms now (script replays, tests)."""
         return sum([await d.deliver_once() for d, _ in self._deliverers.values()])
+
+    async def advance_clock(self, to: datetime) -> int:
+        """Move the process clock (``memory.clock``) forward to ``to`` — a script replay reaching its
+        next line — and the queue's deferred jobs with it, so a follow-up or an idle watch due by then
+        runs now (``drain`` waits for it). A time not after now changes nothing. Returns how many
+        deferred jobs moved."""
+        delta = to - clock.now()
+        if delta <= timedelta(0):
+            return 0
+        clock.set_now(to)
+        return await bring_forward(self.redis, delta)
 
     async def drain(self, timeout: float = 60.0) -> None:
         """Wait until no job is ready to run or running (deferred jobs, like reminders, stay queued),

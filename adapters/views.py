@@ -117,7 +117,7 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
             what += f" — due {show_due(f.due_at, zone, 'en')}"
         if f.forgotten_at is not None and f.expires_at is not None:
             what += f" — fading, expires {_stamp(f.expires_at, zone, named, day_only=True)}"
-        status = f.status.value + (" (low)" if f.confidence is Confidence.LOW else "")
+        status = f.status_at(now).value + (" (low)" if f.confidence is Confidence.LOW else "")
         said = f.sources[0].ts if f.sources else f.valid_from
         # several tenants take a column: the day alone leaves the text its room
         rows.append((*((_safe(f.tenant),) if tenants else ()), f.id[:8], kind_label(f), who, what, status,
@@ -132,13 +132,15 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
     return table
 
 
-def commitment_view(fact: Fact, names: TenantNames | None = None, zone: str | None = None) -> dict[str, Any]:
+def commitment_view(fact: Fact, names: TenantNames | None = None, zone: str | None = None,
+                    now: datetime | None = None) -> dict[str, Any]:
     """A commitment as `heyan commitments list --json` prints it (owner_name: their latest name).
     ``zone``: the zone its due time is given in (``due_at`` keeps the instant, with that zone's
-    offset; ``timezone`` names it; ``due`` is how replies and follow-ups write it)."""
-    status = fact.status.value
+    offset; ``timezone`` names it; ``due`` is how replies and follow-ups write it). ``status`` is
+    as of ``now`` (default: the clock): an open promise past its due time is overdue."""
+    status = fact.status_at(now or utcnow()).value
     if fact.status in OPEN_COMMITMENT:
-        status = "overdue" if fact.status is FactStatus.OVERDUE else "open"
+        status = "overdue" if status == FactStatus.OVERDUE.value else "open"
     owner_name = names.name(fact.tenant, fact.subject, fact.subject_name) if names else fact.subject_name
     zone = zone or "UTC"
     return {

@@ -273,10 +273,11 @@ def build_card(
                         "没有指明由谁来做。" if lang == "zh" else
                         f"Who will {action}? {said_by} said “{f.sources[0].quote if f.sources else f.value}” "
                         "without naming one person.")
-            needs_owner.append(Item(action=action, owner=None, owner_name="", due_at=f.due_at, status=f.status,
+            needs_owner.append(Item(action=action, owner=None, owner_name="", due_at=f.due_at, status=f.status_at(now),
                                     commitment=f.id, messages=_messages([f]), question=question))
         else:
-            items.append(Item(action=action, owner=owner, owner_name=name(owner), due_at=f.due_at, status=f.status,
+            items.append(Item(action=action, owner=owner, owner_name=name(owner), due_at=f.due_at,
+                              status=f.status_at(now),
                               commitment=f.id, messages=_messages([f])))
 
     participants: dict[str, str] = {}

@@ -9,14 +9,13 @@ shares, so limits hold across the bot processes of the distributed shape. A refu
 from __future__ import annotations
 
 import logging
+import time
 from dataclasses import dataclass
 from typing import Literal
 
 from limits import RateLimitItem, parse
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
-
-from memory.models import utcnow
 
 __all__ = ["Action", "LimitRules", "RateLimits", "SlowDown", "check_rule"]
 
@@ -98,7 +97,7 @@ class RateLimits:
 
     async def _wait(self, item: RateLimitItem, *identifiers: str) -> float:
         stats = await self._limiter.get_window_stats(item, *identifiers)
-        return max(0.0, stats.reset_time - utcnow().timestamp())
+        return max(0.0, stats.reset_time - time.time())  # `limits` counts on the wall clock
 
 
 def _storage_uri(redis_url: str) -> str:

@@ -4,7 +4,7 @@ The store is the source of truth and Redis may be lost (a flushed or replaced se
 Valkey whose append-only file was removed). ``reconcile`` therefore rebuilds every reminder job from
 the open commitments in the store; deterministic job ids make that a no-op when the job is still
 queued, and ``reminders_sent`` on the fact keeps a reminder that already fired from firing again.
-It also marks active commitments past their due time (by more than ``OVERDUE_GRACE``) ``overdue``.
+It counts the open ones past their due time (overdue is read from the clock, never stored).
 ``purge`` first runs the forgetting pass (``bot.forgetting``: uses folded into the records, closed
 disputes' records marked, low-weight ones given a TTL), then deletes facts whose ``expires_at`` has
 passed, and everything of a session whose dispute was closed more than the tenant's
@@ -29,18 +29,15 @@ from bot.sessions import DisputeState, SessionInfo
 from bot.settings import JobSettings, Settings
 from jobs.reconciled import ReconcileMarks
 from jobs.tasks import schedule_reminder, services
-from memory.models import FactStatus, Scope, utcnow
+from memory.models import Scope, utcnow
 from memory.ports import RecordFilter
 
-__all__ = ["OVERDUE_GRACE", "PURGE_MINUTE", "ReconcileReport", "cron_jobs", "purge", "reconcile"]
+__all__ = ["PURGE_MINUTE", "ReconcileReport", "cron_jobs", "purge", "reconcile"]
 
 log = logging.getLogger(__name__)
 
 #: The minute of each hour the purge runs: off the hour, away from everyone else's cron.
 PURGE_MINUTE = 17
-#: How long past its due time a commitment is left ``active`` before it is marked overdue: the
-#: reminder due at that moment gets to record itself first (both write the same record).
-OVERDUE_GRACE = timedelta(seconds=60)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,9 +47,9 @@ class ReconcileReport:
     tenants: int = 0
     open_commitments: int = 0
     scheduled: int = 0  # reminder jobs that were missing from Redis and were enqueued again
-    overdue: int = 0  # active commitments newly marked overdue
+    overdue: int = 0  # open commitments past their due time
     swept: int = 0  # sessions whose waiting batch had no watcher left and was queued for extraction
-    opened: int = 0  # open commitments read whole: new, changed or past due since the last pass
+    opened: int = 0  # open commitments read whole: new or changed since the last pass
 
     def as_dict(self) -> dict[str, int]:
         return {"tenants": self.tenants, "open_commitments": self.open_commitments,
@@ -60,25 +57,24 @@ class ReconcileReport:
 
 
 async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
-    """Re-enqueue the reminder of every open commitment and mark past-due active ones overdue.
+    """Re-enqueue the reminder of every open commitment; count those past their due time.
 
     Idempotent: a reminder already queued (same fact id and version) is not enqueued twice, and one
-    already sent (``reminders_sent``) is never scheduled again. Marking overdue keeps the version, so
-    the queued reminder still matches the fact.
+    already sent (``reminders_sent``) is never scheduled again. It writes no record.
     """
     svc = services(ctx)
     now = utcnow()
     tenants = await svc.store.tenants("facts")
     marks = ReconcileMarks(svc.redis)  # incremental: open only what changed since the last pass
-    cut = (now - OVERDUE_GRACE).timestamp()
+    cut = now.timestamp()
     seen = scheduled = overdue = opened = 0
     for tenant in tenants:
         scope = Scope(tenant=tenant)
         stamps = await svc.memory.open_commitment_stamps(scope)
         seen += len(stamps)
         done = await marks.settled(tenant)
-        todo = [fid for fid, (version, due, status) in stamps.items()
-                if done.get(fid) != version or (status == FactStatus.ACTIVE.value and due is not None and due <= cut)]
+        overdue += sum(1 for _, due, _ in stamps.values() if due is not None and due < cut)
+        todo = [fid for fid, (version, _, _) in stamps.items() if done.get(fid) != version]
         closed: dict[str, SessionInfo | None] = {}
         settled: dict[str, int] = {}
         opened += len(todo)
@@ -90,17 +86,13 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
                 ended = closed[fact.session]
                 if ended is not None and not follows_after_close(ended, fact.id):
                     continue  # the dispute was closed: its follow-ups were cancelled (a confirmed card's stay)
-            if fact.status is FactStatus.ACTIVE and fact.due_at is not None and fact.due_at <= now - OVERDUE_GRACE:
-                # set_status re-reads the fact, so a reminder recorded meanwhile is not overwritten
-                fact = await svc.memory.set_status(scope, fact.id, FactStatus.OVERDUE)
-                overdue += 1
             if await schedule_reminder(svc, fact):
                 scheduled += 1
             settled[fact.id] = fact.version
         await marks.record(tenant, settled, stamps)
     swept = await sweep_waiting(svc)
     report = ReconcileReport(len(tenants), seen, scheduled, overdue, swept, opened)
-    log.info("reconcile: %d tenants, %d open commitments, %d reminders re-enqueued, %d newly overdue",
+    log.info("reconcile: %d tenants, %d open commitments, %d reminders re-enqueued, %d past due",
              report.tenants, report.open_commitments, report.scheduled, report.overdue)
     return report
 

@@ -17,9 +17,10 @@ from typing import Any
 from arq.connections import ArqRedis, RedisSettings, create_pool
 from arq.constants import in_progress_key_prefix
 
+from memory import clock
 from memory.models import Scope
 
-__all__ = ["QUEUE", "JobQueue", "connect", "deserialize", "serialize", "take_over_jobs"]
+__all__ = ["QUEUE", "JobQueue", "bring_forward", "connect", "deserialize", "serialize", "take_over_jobs"]
 
 #: One queue for every Heyan job (arq's default name, kept explicit for `heyan jobs status`).
 QUEUE = "arq:queue"
@@ -63,6 +64,26 @@ async def take_over_jobs(redis: ArqRedis) -> int:
         if await redis.zscore(QUEUE, job_id) is not None:
             freed += int(await redis.delete(key))
     return freed
+
+
+async def bring_forward(redis: ArqRedis, delta: timedelta) -> int:
+    """The process clock jumped ``delta`` ahead (a replay reaching its next line): every job deferred
+    on the wall clock comes ``delta`` closer, so it runs when the process clock reaches its time.
+    Returns how many jobs moved."""
+    now_ms = int(datetime.now(UTC).timestamp() * 1000)
+    shift_ms = int(delta.total_seconds() * 1000)
+    waiting = await redis.zrangebyscore(QUEUE, f"({now_ms}", "+inf", withscores=True)
+    if shift_ms <= 0 or not waiting:
+        return 0
+    await redis.zadd(QUEUE, {job: max(now_ms, int(score) - shift_ms) for job, score in waiting}, xx=True)
+    return len(waiting)
+
+
+def _wall(when: datetime) -> datetime:
+    """When a job deferred to ``when`` (process clock) runs, on the wall clock arq schedules by. A
+    time already past runs now: arq sizes a job's key TTL from its deferral, so a deferral into the
+    past would expire the job before it runs ("job expired")."""
+    return max(clock.wall(when), datetime.now(UTC))
 
 
 def _digest(parts: Sequence[str]) -> str:
@@ -113,19 +134,14 @@ class JobQueue:
         return job is not None
 
     async def remind(self, tenant: str, fact_id: str, revision: int, when: datetime) -> bool:
-        """Schedule the follow-up for one version of a commitment (a new due time is a new revision).
-
-        A time already past runs now: arq sizes a job's key TTL from its deferral, so a deferral into
-        the past would expire the job before it runs ("job expired").
-        """
-        when = max(when, datetime.now(UTC))
+        """Schedule the follow-up for one version of a commitment (a new due time is a new revision)."""
         job = await self.pool.enqueue_job(
             "send_reminder",
             tenant,
             fact_id,
             revision,
             _job_id=f"remind:{tenant}:{fact_id}:{revision}",
-            _defer_until=when,
+            _defer_until=_wall(when),
             _queue_name=QUEUE,
         )
         return job is not None
@@ -133,13 +149,13 @@ class JobQueue:
     async def forget_user(self, tenant: str, user: str, request_id: str, *, when: datetime | None = None) -> bool:
         job = await self.pool.enqueue_job(
             "forget_user", tenant, user, _job_id=f"forget:{tenant}:{user}:{request_id}",
-            _defer_until=max(when, datetime.now(UTC)) if when else None, _queue_name=QUEUE,
+            _defer_until=_wall(when) if when else None, _queue_name=QUEUE,
         )
         return job is not None
 
     async def purge_tenant(self, tenant: str, request_id: str, when: datetime) -> bool:
         job = await self.pool.enqueue_job(
             "purge_tenant", tenant, request_id, _job_id=f"purge-tenant:{tenant}:{request_id}",
-            _defer_until=max(when, datetime.now(UTC)), _queue_name=QUEUE,
+            _defer_until=_wall(when), _queue_name=QUEUE,
         )
         return job is not None

@@ -8,11 +8,13 @@ and where it stands (status). Facts are versioned: an update keeps the old value
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from memory import clock
 
 __all__ = [
     "EMBED_TEXT_LIMIT",
@@ -45,9 +47,8 @@ NAMESPACE = uuid.UUID("6f1c0f1e-4e0b-5d0a-9a57-686579616e00")
 Lang = Literal["zh", "en"]
 
 
-def utcnow() -> datetime:
-    """The current time, timezone-aware, in UTC."""
-    return datetime.now(UTC)
+#: The current time, timezone-aware, in UTC: the process clock (``memory.clock``).
+utcnow = clock.now
 
 
 class Kind(StrEnum):
@@ -74,7 +75,8 @@ class FactStatus(StrEnum):
     DONE = "done"
     CANCELLED = "cancelled"
     EXPIRED = "expired"
-    #: A commitment past its due time and not done (set by the reconciliation job).
+    #: A commitment past its due time and not done: derived where it is read (``Fact.status_at``),
+    #: never stored by Heyan now (records from before may carry it; they read the same).
     OVERDUE = "overdue"
     #: A moderator reviewed the record and found it wrong; kept for the audit, never recalled.
     REJECTED = "rejected"
@@ -247,6 +249,14 @@ class Fact(BaseModel):
     def with_id(self) -> Fact:
         """This fact with its deterministic id filled in."""
         return self if self.id else self.model_copy(update={"id": fact_id(self)})
+
+    def status_at(self, now: datetime) -> FactStatus:
+        """The status as of ``now``, derived where it is read: an open promise (active or overdue) is
+        overdue once its due time has passed, else active; every other status is as stored. Nothing
+        stores the flip, so a passing due time never changes a record."""
+        if self.kind is Kind.COMMITMENT and self.status in (FactStatus.ACTIVE, FactStatus.OVERDUE):
+            return FactStatus.OVERDUE if self.due_at is not None and self.due_at < now else FactStatus.ACTIVE
+        return self.status
 
     @property
     def scope(self) -> Scope:

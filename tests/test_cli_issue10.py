@@ -155,7 +155,7 @@ def test_tables_do_not_cut_words_at_80_columns() -> None:
                   author_name="Samantha", ts=ts, quote=v),), due_at=ts).with_id()
              for i, (t, v) in enumerate(zip(("console:flat", "console:guild", "console:flat"), values, strict=True))]
     out = io.StringIO()
-    Console(file=out, width=80, color_system=None).print(memory_table(facts, "3 memories"))
+    Console(file=out, width=80, color_system=None).print(memory_table(facts, "3 memories", now=ts))
     text = out.getvalue()
     assert max(len(line) for line in text.splitlines()) <= 80
     words = set(re.findall(r"[A-Za-z]+", text))

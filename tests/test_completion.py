@@ -5,6 +5,7 @@ owner is asked; an edited commitment text re-reads its due time."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,9 +23,17 @@ from memory.models import Fact, FactStatus, Kind, Scope, Source
 from tests.jobs_helpers import settings
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
+pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
+
 T = "slack:T1"
 SCOPE = Scope(tenant=T, session="C1:100.1")
 MONDAY = datetime(2026, 11, 2, 10, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _on_monday(clock_at: Callable[[datetime], None]) -> None:
+    """The tests' now is the Monday their messages were said, whatever today is."""
+    clock_at(MONDAY + timedelta(minutes=5))
 
 
 def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message:

@@ -246,7 +246,7 @@ async def test_the_one_process_section_and_the_migration_run_as_written(tmp_path
             if c.argv[:2] == ("docker", "stop") and not seeded:
                 # what the bot would have stored by now: the guide's container, given a dispute to read
                 await box.heyan(_container_started_by(one_process),
-                                ["chat", "--script", str(ROOT / "tests" / "data" / "dispute_en.jsonl")])
+                                ["chat", "--script", str(ROOT / "examples" / "dispute_en.jsonl")])
                 seeded = True
             await box.do(c)
         parse_keys((tmp_path / "secrets" / "heyan_encryption_keys").read_text().strip())  # a real key

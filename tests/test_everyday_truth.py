@@ -4,6 +4,7 @@ figures are in docs/BENCHMARKS.md ("Everyday truth"); these are the review's own
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,8 @@ from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind, Scope
 from tests.jobs_helpers import settings
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
 
 T0 = datetime(2026, 11, 4, 10, tzinfo=UTC)  # a Wednesday
 
@@ -46,6 +49,12 @@ def test_the_promised_action_reads_as_a_card_item(text: str, action: str) -> Non
 T = "slack:T1"
 SESSION = Scope(tenant=T, session="C1:200.1")
 MONDAY = datetime(2026, 11, 2, 10, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _on_monday(clock_at: Callable[[datetime], None]) -> None:
+    """The tests' now is the Monday their messages were said, whatever today is."""
+    clock_at(MONDAY + timedelta(minutes=5))
 
 
 def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message:

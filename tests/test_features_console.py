@@ -18,7 +18,7 @@ DATA = Path(__file__).parent / "data"
 NOW = "2026-11-25T12:00:00+00:00"
 TENANT = "console:flat"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.dated]
 
 
 @pytest.fixture(scope="module")
@@ -26,13 +26,14 @@ def env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     env = {"HEYAN_DATA_DIR": str(tmp_path_factory.mktemp("heyan")), "HEYAN_TIMEZONE": "UTC", "HEYAN_REDIS_URL": "",
            "HEYAN_QDRANT_URL": ""}
     for name in ("features_dispute_en.jsonl", "features_dispute_zh.jsonl"):
-        result = CliRunner().invoke(app, ["chat", "--script", str(DATA / name), "--json"], env=env)
+        result = CliRunner().invoke(app, ["--now", NOW, "chat", "--script", str(DATA / name), "--json"],
+                                    env=env)
         assert result.exit_code == 0, result.output
     return env
 
 
 def heyan(env: dict[str, str], *args: str) -> Any:
-    result = CliRunner().invoke(app, [*args, "--json"], env=env)
+    result = CliRunner().invoke(app, ["--now", NOW, *args, "--json"], env=env)
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 

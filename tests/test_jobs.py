@@ -272,7 +272,8 @@ async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_
         assert f.due_at is not None and score is not None
         assert abs(score / 1000 - max(f.due_at.timestamp(), before)) < 1
     overdue = await rt.memory.get(Scope(tenant=tenant), facts[0].id)  # soonest due first: the past one
-    assert overdue is not None and overdue.status is FactStatus.OVERDUE and overdue.version == 1
+    assert overdue is not None and overdue.version == 1 and overdue.status is FactStatus.ACTIVE  # nothing written
+    assert overdue.status_at(utcnow()) is FactStatus.OVERDUE  # overdue is read from the clock
     again = await reconcile(ctx(rt))
     assert again.scheduled == 0  # queued already: a no-op
     assert (again.open_commitments, again.opened) == (3, 0)  # incremental: nothing changed, nothing opened

@@ -6,14 +6,18 @@ instant in the tenant's zone and names it, in the table and the JSON; every time
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from adapters.cli import app
 from bot.clock import show_due, show_time
 from bot.reminders import format_when
+
+pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
 
 SAID = "2026-11-04T10:00:00+08:00"
 DUE = datetime(2026, 11, 5, 7, 0, tzinfo=UTC)  # 15:00 at +08:00
@@ -33,7 +37,9 @@ def _script(path: Path) -> Path:
     return path
 
 
-def test_reply_and_commitments_list_show_one_instant_with_its_zone(tmp_path: Path) -> None:
+def test_reply_and_commitments_list_show_one_instant_with_its_zone(tmp_path: Path,
+                                                                    clock_at: Callable[[datetime], None]) -> None:
+    clock_at(datetime(2026, 11, 4, 3, 0, tzinfo=UTC))  # just after the script, whatever today is
     env = {"HEYAN_DATA_DIR": str(tmp_path / "data"), "HEYAN_TIMEZONE": "", "HEYAN_REDIS_URL": "",
            "HEYAN_QDRANT_URL": ""}
     runner = CliRunner()

@@ -7,12 +7,16 @@ commitments list` names the zone it shows, the same one a reply shows when the a
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from adapters.cli import app
+
+pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
 
 LINES = [
     ("u-li", "李娜", "我明天下午三点前把合同发给你。", "2026-11-04T10:00:00+08:00", None),
@@ -46,7 +50,8 @@ def _script(path: Path) -> Path:
     return path
 
 
-def test_due_times_resolve_in_the_speakers_zone(tmp_path: Path) -> None:
+def test_due_times_resolve_in_the_speakers_zone(tmp_path: Path, clock_at: Callable[[datetime], None]) -> None:
+    clock_at(datetime(2026, 11, 5, 5, 0, tzinfo=UTC))  # just after the script, whatever today is
     env = {"HEYAN_DATA_DIR": str(tmp_path / "data"), "HEYAN_TIMEZONE": "", "HEYAN_REDIS_URL": "",
            "HEYAN_QDRANT_URL": ""}
     runner = CliRunner()

@@ -19,6 +19,9 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.cli import app
+from tests.clock import after_script
+
+pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
 
 DATA = Path(__file__).parent / "data" / "truth_audit"
 KEY: dict[str, Any] = json.loads((DATA / "key.json").read_text(encoding="utf-8"))["scripts"]
@@ -50,14 +53,15 @@ def replay(name: str, data_dir: Path) -> tuple[dict[int, str], list[dict[str, An
     env = {"HEYAN_DATA_DIR": str(data_dir), "HEYAN_TIMEZONE": "UTC", "HEYAN_REDIS_URL": "",
            "HEYAN_QDRANT_URL": ""}
     runner = CliRunner()
-    result = runner.invoke(app, ["chat", "--script", str(DATA / name), "--json"], env=env)
+    now = after_script(DATA / name)  # the clock set just after the script, whatever today is
+    result = runner.invoke(app, ["--now", now, "chat", "--script", str(DATA / name), "--json"], env=env)
     assert result.exit_code == 0, result.output
     replies = [json.loads(x)["text"] for x in result.stdout.splitlines()
                if x.startswith("{") and "memory_ids" in json.loads(x)]
     lines = (DATA / name).read_text(encoding="utf-8").splitlines()
     asked = [i for i, x in enumerate(lines, 1) if _MENTION.match(json.loads(x)["text"])]
     assert len(asked) == len(replies), (asked, replies)
-    listed = runner.invoke(app, ["memory", "list", "--json"], env=env)
+    listed = runner.invoke(app, ["--now", now, "memory", "list", "--json"], env=env)
     assert listed.exit_code == 0, listed.output
     return dict(zip(asked, replies, strict=True)), json.loads(listed.stdout)
 
@@ -226,7 +230,9 @@ def test_no_false_commitments_beyond_the_known(audited: dict[str, Result]) -> No
 def test_asking_which_promise_is_done_uses_the_speakers_clock(tmp_path: Path) -> None:
     """ "CI 修好了" with one unnamed match asks 周婷, in the clock she wrote in (+08:00), not the tenant's UTC."""
     env = {"HEYAN_DATA_DIR": str(tmp_path), "HEYAN_TIMEZONE": "UTC", "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": ""}
-    result = CliRunner().invoke(app, ["chat", "--script", str(DATA / "zh_release.jsonl"), "--json"], env=env)
+    script = DATA / "zh_release.jsonl"
+    result = CliRunner().invoke(app, ["--now", after_script(script), "chat", "--script", str(script), "--json"],
+                                env=env)
     notices = [json.loads(x)["text"] for x in result.stdout.splitlines() if x.startswith('{"type": "notice"')]
     assert notices and "12月2日周三 15:00（UTC+08:00）" in notices[0], notices
 

@@ -32,7 +32,7 @@ from bot import kinds
 from bot.actors import Actor
 from bot.moderation import ReviewPage
 from bot.reminders import format_when
-from memory.models import Fact, Kind, Lang
+from memory.models import Fact, Kind, Lang, utcnow
 
 __all__ = [
     "CONFIRM",
@@ -188,7 +188,7 @@ def _concerns(actor: Actor, fact: Fact) -> bool:
 def _headline(fact: Fact, lang: Lang, zone: str) -> str:
     who = escape(fact.subject_name or fact.subject)
     line = f"*{kind_label(kinds.label(fact), lang)}* · {who} — {escape(fact.attribute)}: {escape(fact.value)}"
-    meta = [f"`{fact.id[:8]}`", status_label(fact.status.value, lang), fact.confidence.value]
+    meta = [f"`{fact.id[:8]}`", status_label(fact.status_at(utcnow()).value, lang), fact.confidence.value]
     if fact.kind is Kind.COMMITMENT:
         meta.append(t("commitment.due", lang, when=format_when(fact.due_at, zone, lang)) if fact.due_at
                     else t("commitment.no_due", lang))
@@ -256,7 +256,7 @@ def commitment_line(fact: Fact, actor: Actor, zone: str) -> Block:
            else t("commitment.no_due", lang))
     owner = escape(fact.subject_name or fact.subject)
     text = (f"`{fact.id[:8]}` *{owner}*: {escape(fact.value)}\n{due} · "
-            f"{status_label(fact.status.value, lang)}")
+            f"{status_label(fact.status_at(utcnow()).value, lang)}")
     block = section(text)
     if actor.is_moderator or actor.user_id == fact.subject:
         block["accessory"] = _button(DONE, t("button.done", lang), fact.id)

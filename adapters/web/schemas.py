@@ -14,7 +14,7 @@ from bot.audit import AuditEntry
 from bot.card_votes import CardVotes
 from bot.moderation import CommitmentBoard, DisputeDetail, ErasureRequest, MemberRecords, ThreadHeat
 from bot.tenants import TenantSettings
-from memory.models import Fact, HistoryEntry, Source
+from memory.models import Fact, HistoryEntry, Source, utcnow
 
 __all__ = [
     "AuditOut",
@@ -113,7 +113,8 @@ def _version(fact: Fact, h: HistoryEntry, slack_domain: str) -> VersionOut:
 def memory_out(fact: Fact, slack_domain: str = "") -> MemoryOut:
     return MemoryOut(
         id=fact.id, tenant=fact.tenant, session=fact.session, kind=fact.kind.value, subject=fact.subject,
-        subject_name=fact.subject_name, attribute=fact.attribute, value=fact.value, status=fact.status.value,
+        subject_name=fact.subject_name, attribute=fact.attribute, value=fact.value,
+        status=fact.status_at(utcnow()).value,
         confidence=fact.confidence.value, asserted_by=fact.asserted_by, visibility=fact.visibility.value,
         version=fact.version, sources=[_source(fact, s, slack_domain) for s in fact.sources],
         history=[_version(fact, h, slack_domain) for h in fact.history],

@@ -41,9 +41,16 @@ class MemoryReview(ModerationBase):
             query = kinds.parse(kind.value if isinstance(kind, Kind) else kind) if kind else None
         except ValueError as exc:
             raise InvalidRequest(str(exc), f"未知的类型 {kind}；可用的类型：{'、'.join(kinds.LABELS)}") from None
+        # active and overdue are read from the clock (``Fact.status_at``): either asks for both, then keeps
+        # the records whose status is that one now
+        derived = status in (FactStatus.ACTIVE, FactStatus.OVERDUE)
+        asked = {FactStatus.ACTIVE.value, FactStatus.OVERDUE.value} if derived else {status.value} if status else set()
         flt = RecordFilter(kinds=frozenset(k.value for k in query.stored) if query else frozenset(),
-                           statuses=frozenset({status.value}) if status else frozenset())
+                           statuses=frozenset(asked))
         facts = await self.memory.list_facts(Scope(tenant=actor.tenant, session=session, user=user), flt)
+        if derived:
+            now = self.memory.clock()
+            facts = [f for f in facts if f.status_at(now) is status]
         return query.only(facts) if query else facts
 
     async def memory_show(self, actor: Actor, ref: str, *, session: str | None = None) -> Fact:

@@ -1,5 +1,5 @@
 """Issue 21's "done when", on the embedded shape through the real commands: after a replayed dispute
-(``heyan chat --script tests/data/dispute_en.jsonl``), ``heyan web --local --port P`` lists the
+(``heyan chat --script examples/dispute_en.jsonl``), ``heyan web --local --port P`` lists the
 community at GET /api/v1/tenants and its memories with source quotes, a POST .../confirm appears in
 GET .../audit, and Chromium renders the first page with the community's memories; without
 ``--local`` an unauthenticated /api/v1 call gets 401."""
@@ -60,7 +60,7 @@ def serving(env: dict[str, str], log: Path, *args: str) -> Iterator[str]:
 async def test_replayed_dispute_is_served_by_heyan_web(tmp_path: Path) -> None:
     env = _env(tmp_path / "data")
     replay = await asyncio.to_thread(
-        subprocess.run, [*HEYAN, "chat", "--script", str(ROOT / "tests/data/dispute_en.jsonl")], cwd=ROOT, env=env,
+        subprocess.run, [*HEYAN, "chat", "--script", str(ROOT / "examples/dispute_en.jsonl")], cwd=ROOT, env=env,
         capture_output=True, text=True, timeout=300)
     assert replay.returncode == 0, replay.stderr
 
