@@ -7,8 +7,11 @@ recalls what was promised in session 1, with who said it and when.
 
 from __future__ import annotations
 
+import shutil
+import sys
 import uuid
 from datetime import datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from rich.console import Console
@@ -138,7 +141,21 @@ async def run_demo(settings: Settings, *, console: Console) -> None:
     finally:
         await rt.stop()
     console.print(Rule("Done"))
+    heyan = _command()
     console.print(
-        "Try: [bold]heyan memory list --tenant console:demo[/], [bold]heyan commitments list[/], "
-        "[bold]heyan chat[/]."
+        f"Try: [bold]{heyan} memory list --tenant console:demo[/], [bold]{heyan} commitments list[/], "
+        f"[bold]{heyan} chat --script examples/dispute_en.jsonl[/]."
     )
+
+
+def _command() -> str:
+    """How the user can type ``heyan`` from here: the bare name when it is the one on PATH, else the
+    path they ran (``.venv/bin/heyan`` after ``make demo``)."""
+    ran = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    found = shutil.which("heyan")
+    if ran is None or ran.name != "heyan" or (found is not None and Path(found).resolve() == ran):
+        return "heyan"
+    try:
+        return str(ran.relative_to(Path.cwd()))
+    except ValueError:
+        return str(ran)

@@ -123,3 +123,17 @@ def test_the_scripts_are_valid_shell() -> None:
     for script in sorted((ROOT / "scripts").glob("*.sh")):
         proc = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True, timeout=30)
         assert proc.returncode == 0, (script.name, proc.stderr)
+
+
+def test_every_lock_install_takes_the_lock_exactly_and_checks_it() -> None:
+    """pip 23.2 (Python 3.11's venv) re-resolved qdrant-client's ``httpx[http2]`` extra against the
+    index despite a hashed lock, and failed once httpx 0.29 appeared: the Makefile and the image install
+    a lock only with ``--no-deps --require-hashes``, then ``pip check`` (scripts/check-install.sh
+    proves the path in CI with the bundled and the newest pip)."""
+    makefile = re.sub(r"\\\n\s*", " ", (ROOT / "Makefile").read_text(encoding="utf-8"))
+    for text, where in ((makefile, "Makefile"), (re.sub(r"\\\n\s*", " ", DOCKERFILE), "Dockerfile")):
+        installs = [line for line in text.splitlines() if re.search(r"\binstall\b.*\s-r\s\S*(lock|LOCK)", line)]
+        assert installs, where
+        for line in installs:
+            assert "--no-deps" in line and "--require-hashes" in line, (where, line)
+        assert re.search(r"(pip|PIP\))\S* check", text), (where, "no pip check")
