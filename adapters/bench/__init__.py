@@ -12,6 +12,7 @@ from adapters.bench.load import load
 from adapters.bench.poisoning import poisoning
 from adapters.bench.relations import relations
 from adapters.bench.retrieval import retrieval
+from adapters.bench.truth import truth
 from adapters.cli_style import Typer
 
 __all__ = ["app"]
@@ -26,6 +27,7 @@ app.command("poisoning")(poisoning)
 app.command("importance")(importance)
 app.command("escalation")(escalation)
 app.command("relations")(relations)
+app.command("truth")(truth)
 
 
 @app.callback()
