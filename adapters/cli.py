@@ -152,14 +152,13 @@ def worker() -> None:
     from arq.worker import run_worker
 
     from adapters.logs import configure_logging
-    from adapters.runtime import StartupError
     from adapters.worker import standalone_settings
-    from memory.errors import HeyanMemoryError
+    from memory.errors import HeyanError
 
     configure_logging(settings)
     try:
         run_worker(standalone_settings(settings))  # built from these settings: HEYAN_JOBS_* apply
-    except (StartupError, HeyanMemoryError) as exc:
+    except HeyanError as exc:
         # raised by arq's on_startup (a wrong key, an unreachable store): one line, not arq's traceback,
         # and a non-zero status, so a restarting container says the same short thing each time
         raise fail(str(exc)) from None

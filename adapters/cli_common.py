@@ -90,19 +90,15 @@ def one_of(what: str, value: str, choices: Sequence[str]) -> str:
 def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
     """Load settings and run an async command; known failures become one clear line and exit 2."""
     # here, not at the top: a command pays for the runtime's imports only when it runs
-    from adapters.console import ScriptError
     from adapters.logs import configure_logging
-    from adapters.runtime import StartupError
-    from bot.actors import ModerationError
-    from bot.limits import SlowDown
-    from bot.settings import SettingsError, load_settings
-    from memory.errors import HeyanMemoryError
+    from bot.settings import load_settings
+    from memory.errors import HeyanError
 
     try:
         settings = load_settings()
         configure_logging(settings)
         return asyncio.run(main(settings))
-    except (SettingsError, StartupError, HeyanMemoryError, ScriptError, ModerationError, SlowDown) as exc:
+    except HeyanError as exc:  # every error Heyan raises on purpose says what to do in its message
         raise fail(str(exc)) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

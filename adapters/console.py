@@ -26,6 +26,7 @@ from rich.markup import escape as escape_markup
 from bot.models import Message, Reply
 from bot.outbox import Post, PostKind
 from bot.zones import is_zone, offset_name
+from memory.errors import HeyanError
 from memory.models import Scope, Visibility
 from memory.normalize import escape_controls
 
@@ -37,7 +38,7 @@ ADDRESSED = re.compile(r"^\s*@(heyan|和言)\b[\s,，:：]*", re.IGNORECASE)
 _REQUIRED = ("tenant", "session", "user_id", "user_name", "text", "ts")
 
 
-class ScriptError(ValueError):
+class ScriptError(HeyanError, ValueError):
     """A script line is malformed; the message starts with ``FILE:LINE:``."""
 
 

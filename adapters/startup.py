@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bot.settings import Settings
+from memory.errors import HeyanError
 
 if TYPE_CHECKING:
     from memory.crypto import Cipher
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 __all__ = ["StartupError", "build_cipher"]
 
 
-class StartupError(RuntimeError):
+class StartupError(HeyanError, RuntimeError):
     """Heyan could not start; the message says what to do."""
 
 

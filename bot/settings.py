@@ -18,6 +18,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.limits import check_rule
 from bot.secret_files import secret_file_values
+from memory.errors import HeyanError
 
 __all__ = [
     "DiscordSettings",
@@ -37,7 +38,7 @@ __all__ = [
 ]
 
 
-class SettingsError(ValueError):
+class SettingsError(HeyanError, ValueError):
     """A setting is invalid; the message names the variable and what it accepts."""
 
 

@@ -37,6 +37,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from redis.asyncio import Redis
 
+from memory.errors import HeyanError
 from memory.extraction import DEFAULT_TTL
 from memory.models import Kind
 
@@ -50,7 +51,7 @@ KEY_PREFIX = "heyan:tenant-settings:"
 T = TypeVar("T")
 
 
-class TenantSettingError(ValueError):
+class TenantSettingError(HeyanError, ValueError):
     """A per-tenant setting was unknown or invalid; the message says what is accepted."""
 
 

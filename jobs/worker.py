@@ -25,6 +25,7 @@ from bot.settings import Settings
 from jobs import features, tasks
 from jobs.cron import cron_jobs as default_cron_jobs
 from jobs.queue import QUEUE, deserialize, serialize
+from memory.errors import HeyanError
 
 __all__ = ["DEAD_LETTER", "JobFailed", "OpenServices", "build_worker", "task_functions", "worker_settings"]
 
@@ -46,7 +47,7 @@ def _backoff(job_try: int) -> int:
 _ARQ_TIMEOUT_GRACE = 5
 
 
-class JobFailed(Exception):
+class JobFailed(HeyanError):
     """A job failed its last try. Raised instead of the job's own exception, whose message may quote
     members (it is sealed in the dead letter): arq logs and keeps this one as the job's result."""
 

@@ -1,6 +1,7 @@
-"""The memory layer's exceptions, one tree.
+"""Heyan's exceptions have one root, ``HeyanError`` (here, in the lowest layer, so every package can
+derive from it; the tree is in docs/ARCHITECTURE.md). The memory layer's own:
 
-    MemoryError_ (HeyanMemoryError)
+    HeyanMemoryError
     ├── ScopeError            a call without a tenant, or a record outside the call's scope
     ├── InvalidTextError      empty or whitespace text to store or embed
     ├── StoreError            the vector store failed or is unreachable
@@ -21,6 +22,7 @@ __all__ = [
     "EmbedderError",
     "EmbedderMismatchError",
     "EncryptionError",
+    "HeyanError",
     "HeyanMemoryError",
     "InvalidTextError",
     "KeyConfigError",
@@ -30,7 +32,11 @@ __all__ = [
 ]
 
 
-class HeyanMemoryError(Exception):
+class HeyanError(Exception):
+    """The root of every error Heyan raises on purpose: one ``except HeyanError`` takes them all."""
+
+
+class HeyanMemoryError(HeyanError):
     """Base of every error raised by ``memory``."""
 
 

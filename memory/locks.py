@@ -18,14 +18,16 @@ import contextlib
 from collections.abc import AsyncIterator, Sequence
 from typing import Protocol, runtime_checkable
 
+from memory.errors import HeyanError
+
 __all__ = ["HELD", "Held", "LocalLocks", "LockLost", "LockTimeout", "Locks"]
 
 
-class LockTimeout(TimeoutError):
+class LockTimeout(HeyanError, TimeoutError):
     """A record stayed locked longer than a writer may wait; the job retries later."""
 
 
-class LockLost(RuntimeError):
+class LockLost(HeyanError, RuntimeError):
     """A writer found, just before writing, that its lock was no longer its own: nothing was
     written (the job retries and reads the record again)."""
 

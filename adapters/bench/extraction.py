@@ -52,6 +52,7 @@ from adapters.bench.trigger import (
 )
 from adapters.cli_common import fail, one_of
 from bot.zones import offset_name
+from memory.errors import HeyanError
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
 
@@ -65,7 +66,7 @@ _REFUSES = frozenset({"refuses", "拒绝"})
 _URGENT = frozenset({"commitment", "demand", "agreement", "refusal"})
 
 
-class CorpusError(ValueError):
+class CorpusError(HeyanError, ValueError):
     """Malformed corpus lines; ``problems`` holds one ``FILE:LINE: reason`` each."""
 
     def __init__(self, problems: list[str]) -> None:

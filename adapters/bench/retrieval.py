@@ -43,6 +43,7 @@ from bot.lang import detect_lang
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, generate_key, parse_keys
 from memory.embedders import make_embedder
+from memory.errors import HeyanError
 from memory.models import NAMESPACE, Fact, Kind, Scope
 from memory.ports import Embedder
 from memory.retrieval import (
@@ -103,7 +104,7 @@ class Conversation:
     queries: tuple[Query, ...]
 
 
-class DatasetError(ValueError):
+class DatasetError(HeyanError, ValueError):
     """A dataset file has malformed lines; ``problems`` holds one ``FILE:LINE: reason`` each."""
 
     def __init__(self, problems: list[str]) -> None:

@@ -36,6 +36,7 @@ from adapters.discord.mapping import actor_for, locale_lang
 from adapters.discord.translate import permission_label, t
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
+from memory.errors import HeyanError
 from memory.models import Lang
 
 __all__ = [
@@ -62,7 +63,7 @@ UNKNOWN_WEBHOOK = 10015
 UNKNOWN_INTERACTION = 10062
 
 
-class Refusal(Exception):
+class Refusal(HeyanError):
     """The adapter refuses a request before the services see it; ``text(lang)`` says why."""
 
     def __init__(self, key: str, **values: object) -> None:

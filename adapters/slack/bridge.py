@@ -27,13 +27,14 @@ from adapters.slack.scopes import ScopeNotices
 from adapters.slack.sender import SlackSender
 from adapters.slack.workspaces import RedisOAuthStateStore, Workspace, Workspaces
 from bot.platform_port import PlatformPort
+from memory.errors import HeyanError
 
 __all__ = ["Bridge", "Here", "NotInstalled", "SlackStores"]
 
 log = logging.getLogger(__name__)
 
 
-class NotInstalled(LookupError):
+class NotInstalled(HeyanError, LookupError):
     """Heyan is not (or no longer) installed in the workspace: nothing can be done there."""
 
 

@@ -29,6 +29,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.context import HISTORY_LIMIT
 from bot.models import Message
 from bot.ports import HistoryReader
+from memory.errors import HeyanError
 
 __all__ = ["CATCHUP_LIMIT", "HistoryRefused", "SlackMessage", "before", "is_from_a_person", "reader", "since"]
 
@@ -48,7 +49,7 @@ ToMessage = Callable[[SlackMessage, str], Awaitable[Message]]
 _READABLE = (None, "thread_broadcast", "file_share")
 
 
-class HistoryRefused(RuntimeError):
+class HistoryRefused(HeyanError, RuntimeError):
     """Slack refused a history read; ``error`` is Slack's (``not_in_channel``, ``missing_scope``,
     ``ratelimited``...), ``needed`` the scope it asked for."""
 

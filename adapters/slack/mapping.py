@@ -37,6 +37,7 @@ from adapters.slack.texts import t
 from bot.actors import Actor, Capability
 from bot.models import Message
 from bot.tenants import TenantConfig
+from memory.errors import HeyanError
 from memory.models import Lang, Scope, Visibility
 
 __all__ = [
@@ -64,7 +65,7 @@ _USER = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^<>]*)?>")
 _V = TypeVar("_V")
 
 
-class MalformedPayload(ValueError):
+class MalformedPayload(HeyanError, ValueError):
     """A Slack payload lacks what every payload of its kind carries (a team, a channel, a user)."""
 
 

@@ -31,6 +31,7 @@ from adapters.web.tokens import ApiTokens
 from bot.actors import OPERATOR_ID
 from bot.moderation import ModerationService
 from bot.settings import Settings
+from memory.errors import HeyanError
 from memory.models import Lang
 
 __all__ = ["SAFE_METHODS", "SESSION_COOKIE", "AuthError", "Console", "check_change", "console", "principal_of",
@@ -40,7 +41,7 @@ SESSION_COOKIE = "heyan_session"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 
 
-class AuthError(Exception):
+class AuthError(HeyanError):
     """Not signed in (401) or not allowed to send this request (403); ``key`` names the text."""
 
     def __init__(self, status: int, key: str, code: str, **values: object) -> None:

@@ -31,6 +31,7 @@ from urllib.parse import urlencode
 import httpx
 
 from bot.settings import Settings
+from memory.errors import HeyanError
 
 __all__ = [
     "ADMINISTRATOR",
@@ -54,11 +55,11 @@ SLACK_API = "https://slack.com/api/"
 _GUILD_PAGE = 200
 
 
-class SignInFailed(Exception):
+class SignInFailed(HeyanError):
     """The platform refused the sign-in (a bad or used code, a revoked token): sign in again."""
 
 
-class PlatformUnavailable(Exception):
+class PlatformUnavailable(HeyanError):
     """The platform could not be asked (network, 5xx, rate limited): try again later."""
 
 

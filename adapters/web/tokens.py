@@ -24,6 +24,7 @@ from redis.asyncio import Redis
 from bot.actors import OPERATOR_ID
 from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, scan, seal_fields
 from memory.crypto import Cipher
+from memory.errors import HeyanError
 from memory.models import utcnow
 
 __all__ = ["ApiToken", "ApiTokens", "TokenError"]
@@ -34,7 +35,7 @@ _FORM = re.compile(r"heyan_([0-9a-f]{8})_([A-Za-z0-9_-]{20,100})")
 MAX_LABEL = 100
 
 
-class TokenError(ValueError):
+class TokenError(HeyanError, ValueError):
     """A token command was given something it cannot use; the message says what to give."""
 
 

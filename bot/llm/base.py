@@ -12,13 +12,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.models import Stage
+from memory.errors import HeyanError
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Summary
 
 __all__ = ["Classification", "MediatorProvider", "ProviderError", "ReplyRequest"]
 
 
-class ProviderError(Exception):
+class ProviderError(HeyanError):
     """A provider could not produce a usable answer (network, timeout, malformed output).
 
     ``request_id`` is the upstream request id when there was one, for the logs.
