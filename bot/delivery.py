@@ -26,11 +26,12 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Protocol, runtime_checkable
 
+from bot.backoff import backoff
 from bot.heartbeat import Sleep, keep_alive
 from bot.outbox import Ack, Lease, Outbox, Post
 from memory.errors import HeyanError
 
-__all__ = ["Deliverer", "DeliveryError", "OnDelivered", "PostSender", "backoff"]
+__all__ = ["Deliverer", "DeliveryError", "OnDelivered", "PostSender"]
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,6 @@ class PostSender(Protocol):
     platform: str
 
     async def send(self, post: Post) -> str: ...
-
-
-def backoff(attempt: int) -> float:
-    """Seconds before the next attempt: 2, 4, 8, … capped at 5 minutes (an outage of hours costs a
-    try every 5 minutes until the post is ``max_age`` old)."""
-    return float(min(300, 2 ** max(1, min(attempt, 16))))
 
 
 class Deliverer:

@@ -19,6 +19,7 @@ from arq import Retry
 from arq.connections import ArqRedis, RedisSettings
 from arq.worker import Function, Worker, func
 
+from bot.backoff import backoff
 from bot.deadletters import DEAD_LETTER, DeadLetters, describe_error
 from bot.services import Services
 from bot.settings import Settings
@@ -35,11 +36,6 @@ Task = Callable[..., Awaitable[Any]]
 
 #: Builds the services of a standalone worker from Settings; returns them and how to close them.
 OpenServices = Callable[[Settings], Awaitable[tuple[Services, Callable[[], Awaitable[None]]]]]
-
-
-def _backoff(job_try: int) -> int:
-    """Seconds before the next try: 2, 4, 8, ... capped at 5 minutes."""
-    return int(min(300, 2**job_try))
 
 
 #: Seconds arq's own timeout allows beyond ours: our timeout fires first, as an ordinary failure
@@ -70,7 +66,7 @@ def resilient(task: Task, timeout: float | None = None) -> Task:
             shown, _ = describe_error(exc, timeout)
             if job_try < max_tries:
                 log.warning("%s try %d failed (%s); retrying", task.__name__, job_try, shown)
-                raise Retry(defer=_backoff(job_try)) from exc
+                raise Retry(defer=backoff(job_try)) from exc
             svc = ctx.get("heyan")
             letters = getattr(svc, "dead_letters", None) or DeadLetters(ctx["redis"])
             await letters.add(job_id=str(ctx.get("job_id") or ""), function=task.__name__, args=args, exc=exc,

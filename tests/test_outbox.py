@@ -152,3 +152,11 @@ async def test_an_unexpected_sender_error_is_retried_not_lost(redis: Redis) -> N
     assert await Deliverer(box, Broken()).deliver_once() == 0
     record = await box.get("p1")
     assert record is not None and record.state is PostState.PENDING and "a bug" in (record.error or "")
+
+
+def test_one_backoff_rule_for_posts_jobs_and_llm_calls() -> None:
+    from bot.backoff import backoff
+
+    assert [backoff(n) for n in (0, 1, 2, 3, 8, 9, 1000)] == [2, 2, 4, 8, 256, 300, 300]
+    assert all(0.5 <= backoff(1, base=1.0, cap=30.0, jitter=True) <= 1.0 for _ in range(50))
+    assert all(15 <= backoff(9, base=1.0, cap=30.0, jitter=True) <= 30 for _ in range(50))

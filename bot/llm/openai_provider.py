@@ -26,7 +26,6 @@ import contextlib
 import email.utils
 import json
 import logging
-import random
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -39,6 +38,7 @@ from openai.types.chat.completion_create_params import ResponseFormat
 from pydantic import BaseModel, ValidationError
 
 import prompts
+from bot.backoff import backoff
 from bot.llm.base import Classification, ProviderError, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.llm.schemas import (
@@ -352,8 +352,7 @@ class OpenAIProvider:
     def _delay(self, attempt: int, retry_after: float | None) -> float:
         if retry_after is not None:
             return min(max(retry_after, 0.0), self.retry_after_max)
-        ceiling = min(self.backoff_max, self.backoff_base * 2 ** (attempt - 1))
-        return random.uniform(ceiling / 2, ceiling)  # jitter, so clients hit by one outage spread out
+        return backoff(attempt, base=self.backoff_base, cap=self.backoff_max, jitter=True)
 
     def _record(self, task: str, model: str, attempt: int, response: ChatCompletion) -> _Done:
         request_id = response._request_id
