@@ -40,8 +40,9 @@ from bot.locks import RedisLocks
 from bot.models import Message, Stage
 from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Outbox, Post, PostKind
+from bot.outbox import Outbox
 from bot.platform_port import PlatformPort
+from bot.posts import Post, reply_post
 from bot.reminders import FollowUpKeeper, record_delivery
 from bot.sealing import check_keys
 from bot.services import Services
@@ -411,9 +412,7 @@ class Runtime:
                     reply = await self.engine.handle(msg, confirm=True)
                     if reply is None:
                         continue
-                    await self.outbox.append(Post(
-                        id=f"reply:{msg.scope.tenant}:{msg.id}", tenant=msg.scope.tenant, session=msg.session,
-                        body=reply.body, kind=PostKind.REPLY, lang=reply.lang, ref={"reply_to": msg.id}))
+                    await self.outbox.append(reply_post(msg, reply))
                     await self.engine.answered(msg)
                     log.info("answered mention %s, left half-answered by a process that stopped", msg.id)
             except asyncio.CancelledError:

@@ -12,12 +12,13 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
+from bot.models import Message, Reply
 from bot.richtext import RichText
 from bot.sealing import open_fields, seal_fields
 from memory.crypto import Cipher
 from memory.models import Lang, utcnow
 
-__all__ = ["Ack", "Lease", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
+__all__ = ["Ack", "Lease", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of", "reply_post"]
 
 
 def platform_of(tenant: str) -> str:
@@ -148,3 +149,11 @@ class Ack(StrEnum):
     CANCELLED = "cancelled"
     DEAD = "dead"
     GONE = "gone"
+
+
+def reply_post(msg: Message, reply: Reply, *, ref: Mapping[str, str] | None = None) -> Post:
+    """A reply to ``msg`` that could not be posted when it was made, as the outbox posts it later: one
+    id per answered message, so whichever path queues it (a platform's listener, the runtime's
+    answer-again loop) it goes out once; kind REPLY, ``ref["reply_to"]`` the message it answers."""
+    return Post(id=f"reply:{msg.scope.tenant}:{msg.id}", tenant=msg.scope.tenant, session=msg.session,
+                body=reply.body, kind=PostKind.REPLY, lang=reply.lang, ref={"reply_to": msg.id, **(ref or {})})

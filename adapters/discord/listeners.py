@@ -52,7 +52,7 @@ from adapters.discord.notices import Notices
 from adapters.discord.render import render, split_message
 from adapters.discord.translate import permission_label, t
 from bot.models import Message, Reply
-from bot.posts import Post, PostKind
+from bot.posts import reply_post
 from memory.models import Lang, Scope, utcnow
 
 __all__ = ["Listeners"]
@@ -227,8 +227,7 @@ class Listeners(commands.Cog):
     async def _queue(self, msg: Message, reply: Reply, content: str, wait: float) -> bool:
         """The reply Discord did not take now, into the outbox (the same post the runtime's
         answer-again loop would make, so only one of them is ever sent). True once queued."""
-        post = Post(id=f"reply:{msg.scope.tenant}:{msg.id}", tenant=msg.scope.tenant, session=msg.session,
-                    body=reply.body, kind=PostKind.REPLY, lang=reply.lang, ref={"reply_to": msg.id})
+        post = reply_post(msg, reply)
         try:
             await self.heyan.port.outbox.append(post, not_before=utcnow() + timedelta(seconds=wait))
         except Exception:  # Redis down too: the claim lapses and the answer-again loop tries later

@@ -37,8 +37,8 @@ from adapters.slack.texts import t
 from bot.delivery import DeliveryError
 from bot.limits import SlowDown
 from bot.models import Message, Reply
-from bot.outbox import Post, PostKind
 from bot.ports import HistoryReader
+from bot.posts import reply_post
 from memory.models import Scope, utcnow
 
 __all__ = ["Handler", "answer_mention", "deliver", "observe", "register", "route"]
@@ -92,9 +92,7 @@ async def _reply(bridge: Bridge, here: Here, msg: Message, reply: Reply, channel
         if exc.permanent:
             log.error("reply to %s could not be posted: %s", msg.id, exc.reason)
             return "reply-failed"
-        post = Post(id=f"reply:{msg.scope.tenant}:{msg.id}", tenant=msg.scope.tenant, session=msg.session,
-                    body=reply.body, kind=PostKind.NOTICE, lang=reply.lang,
-                    ref={"thread_ts": thread_ts} if thread_ts else {})
+        post = reply_post(msg, reply, ref={"thread_ts": thread_ts} if thread_ts else None)
         await bridge.port.outbox.append(post, not_before=utcnow() + timedelta(seconds=exc.retry_after or 0))
         log.warning("reply to %s queued in the outbox: %s", msg.id, exc.reason)
         return "reply-queued"
