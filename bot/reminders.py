@@ -6,11 +6,11 @@ not yet reminded, appends ``reminder_post(fact)`` to the outbox; the process hol
 connection delivers it and then calls ``record_delivery``, which writes ``reminders_sent`` on the
 commitment. A worker alone never marks a reminder sent.
 
-``FollowUpKeeper`` watches every write of a fact (``MemoryService.watch``), so whoever changes a
-commitment — the moderation service, the CLI, a platform's buttons, extraction reading "done" — its
-follow-up follows: done, cancelled, expired or deleted withdraws the queued post (and the reminder
-job, finding it no longer open, is not re-armed); a new version (snoozed, a new due time) withdraws
-the old version's post and schedules the new one.
+``FollowUpKeeper`` watches every write of a fact (``MemoryService.watch``), so whoever writes a
+commitment — extraction, the moderation service, the CLI, a platform's buttons — its follow-up
+follows: a new one is scheduled; done, cancelled, expired or deleted withdraws the queued post; a new
+version (snoozed, a new due time) withdraws the old version's post and schedules the new one.
+``schedule`` is the one rule for enqueueing a follow-up (the reconcile cron uses it too).
 """
 
 from __future__ import annotations
@@ -25,8 +25,17 @@ from bot.richtext import Mention, RichText
 from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, utcnow
 from memory.service import MemoryService
 
-__all__ = ["FollowUpKeeper", "format_when", "record_delivery", "reminder_post", "reminder_post_id",
-           "reminder_prefix", "reminder_text", "reminder_time"]
+__all__ = [
+    "FollowUpKeeper",
+    "format_when",
+    "record_delivery",
+    "reminder_post",
+    "reminder_post_id",
+    "reminder_prefix",
+    "reminder_text",
+    "reminder_time",
+    "schedule",
+]
 
 log = logging.getLogger(__name__)
 
@@ -111,6 +120,15 @@ async def record_delivery(memory: MemoryService, post: Post, message_id: str, *,
 
 
 
+async def schedule(scheduler: Scheduler, fact: Fact, *, lead_seconds: int, no_due_followup_seconds: int) -> bool:
+    """Enqueue the follow-up of this version of an open commitment, unless one was sent; the job id
+    names the version, so a second call is a no-op. True when a job was enqueued."""
+    if fact.kind is not Kind.COMMITMENT or fact.status not in OPEN_COMMITMENT or fact.reminders_sent:
+        return False
+    when = reminder_time(fact, lead_seconds=lead_seconds, no_due_followup_seconds=no_due_followup_seconds)
+    return await scheduler.remind(fact.tenant, fact.id, fact.version, when)
+
+
 class FollowUpKeeper:
     """Keeps each commitment's follow-up in step with the commitment (a ``MemoryService`` watcher)."""
 
@@ -137,10 +155,9 @@ class FollowUpKeeper:
             return
         if before is not None and before.version != after.version:
             await self._withdraw(tenant, prefix, reminder_post_id(after), f"now version {after.version}")
-            if not after.reminders_sent:
-                when = reminder_time(after, lead_seconds=self.lead_seconds,
-                                     no_due_followup_seconds=self.no_due_followup_seconds)
-                await self.scheduler.remind(tenant, after.id, after.version, when)
+        if before is None or before.version != after.version:
+            await schedule(self.scheduler, after, lead_seconds=self.lead_seconds,
+                           no_due_followup_seconds=self.no_due_followup_seconds)
 
     async def _withdraw(self, tenant: str, prefix: str, keep: str | None, why: str) -> None:
         withdrawn = await self.outbox.withdraw_prefix(tenant, prefix, keep=keep)

@@ -24,11 +24,12 @@ from arq.cron import CronJob, cron
 from bot.agreements import follows_after_close
 from bot.audit import SYSTEM, AuditEntry
 from bot.forgetting import Forgetting
+from bot.reminders import schedule
 from bot.services import Services
 from bot.sessions import DisputeState, SessionInfo
 from bot.settings import JobSettings, Settings
 from jobs.reconciled import ReconcileMarks
-from jobs.tasks import schedule_reminder, services
+from jobs.tasks import services
 from memory.models import Scope, utcnow
 from memory.ports import RecordFilter
 
@@ -86,7 +87,9 @@ async def reconcile(ctx: dict[str, Any]) -> ReconcileReport:
                 ended = closed[fact.session]
                 if ended is not None and not follows_after_close(ended, fact.id):
                     continue  # the dispute was closed: its follow-ups were cancelled (a confirmed card's stay)
-            if await schedule_reminder(svc, fact):
+            jobs = svc.settings.jobs
+            if await schedule(svc.scheduler, fact, lead_seconds=jobs.reminder_lead_seconds,
+                              no_due_followup_seconds=jobs.no_due_followup_seconds):
                 scheduled += 1
             settled[fact.id] = fact.version
         await marks.record(tenant, settled, stamps)

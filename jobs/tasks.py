@@ -17,16 +17,15 @@ from bot.completions import settle
 from bot.departures import purge_due, purge_tenant_data
 from bot.lang import session_lang
 from bot.outbox import PostState
-from bot.reminders import record_delivery, reminder_post, reminder_post_id, reminder_time
+from bot.reminders import record_delivery, reminder_post, reminder_post_id
 from bot.services import Services
 from bot.sessions import DisputeState
 from bot.summaries import summarize_session as write_summary
 from memory.consolidation import Action
 from memory.extraction import ExtractionRequest, to_facts
-from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Visibility, utcnow
+from memory.models import OPEN_COMMITMENT, FactStatus, Scope, Visibility, utcnow
 
-__all__ = ["extract_idle", "extract_memories", "forget_user", "purge_tenant", "schedule_reminder",
-           "send_reminder", "summarize_session"]
+__all__ = ["extract_idle", "extract_memories", "forget_user", "purge_tenant", "send_reminder", "summarize_session"]
 
 log = logging.getLogger(__name__)
 
@@ -64,10 +63,7 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     candidates = await svc.provider.extract(request)
     facts = await svc.erasure.admissible(
         to_facts(request, candidates, now=utcnow(), lang=lang, ttl=tenant_settings.ttl()))
-    result = await svc.memory.remember(facts)
-    for fact in result.written:
-        if fact.kind is Kind.COMMITMENT:
-            await schedule_reminder(svc, fact)
+    result = await svc.memory.remember(facts)  # each new promise's follow-up: bot.reminders.FollowUpKeeper
     # "done", "已经发了": the owner's report closes the promise it names, through /commitments done's path
     flagged = frozenset(s.message_id for f in facts if f.status is FactStatus.FLAGGED for s in f.sources)
     await settle(svc.moderation(), svc.outbox, request, flagged=flagged)
@@ -110,16 +106,6 @@ async def summarize_session(ctx: dict[str, Any], tenant: str, session: str, turn
     svc = services(ctx)
     saved = await write_summary(svc.conversation.log, svc.memory, svc.provider, Scope(tenant=tenant, session=session), turn)
     return saved.id if saved is not None else ""
-
-
-async def schedule_reminder(svc: Services, fact: Fact) -> bool:
-    """Enqueue the reminder for this version of an open commitment (a no-op if already queued or sent)."""
-    if fact.kind is not Kind.COMMITMENT or fact.status not in OPEN_COMMITMENT or fact.reminders_sent:
-        return False
-    jobs = svc.settings.jobs
-    when = reminder_time(fact, lead_seconds=jobs.reminder_lead_seconds,
-                         no_due_followup_seconds=jobs.no_due_followup_seconds)
-    return await svc.scheduler.remind(fact.tenant, fact.id, fact.version, when)
 
 
 async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision: int) -> str:

@@ -35,7 +35,7 @@ from bot.models import Stage
 from bot.moderation.base import ModerationBase
 from bot.moderation.views import ClosedDispute
 from bot.outbox import Post, PostKind
-from bot.reminders import reminder_post_id
+from bot.reminders import reminder_post_id, schedule
 from bot.richtext import Mention, RichText
 from bot.sessions import DisputeState, SessionInfo
 from bot.summaries import summarize_session
@@ -224,8 +224,9 @@ class AgreementCards(ModerationBase):
         stored = await self._remember_card(card, info)
         keep = _open_items(card)
         for fact in await self.memory.get_many(Scope(tenant=card.tenant), sorted(keep)):
-            if fact.status in OPEN_COMMITMENT:
-                await self._rescheduled(fact)
+            # the close withdrew every follow-up of the session; the card's items are followed up again
+            await schedule(self.scheduler, fact, lead_seconds=self.jobs.reminder_lead_seconds,
+                           no_due_followup_seconds=self.jobs.no_due_followup_seconds)
         system = Actor(tenant=card.tenant, user_id=SYSTEM, name="Heyan", lang=card.lang, unlimited=True)
         await self._log(system, "card.agreed", card.session, users=list(card.participants),
                         after={"card": card.id, "record": stored.id if stored else None, "items": sorted(keep)})

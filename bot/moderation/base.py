@@ -18,12 +18,10 @@ from bot.limits import RateLimits
 from bot.llm.base import MediatorProvider
 from bot.outbox import Outbox
 from bot.ports import Scheduler
-from bot.reminders import reminder_time
 from bot.sessions import SessionBook
 from bot.settings import JobSettings
 from bot.tenants import TenantConfig
 from memory.models import (
-    OPEN_COMMITMENT,
     Fact,
     FactStatus,
     HistoryEntry,
@@ -149,13 +147,6 @@ class ModerationBase:
             target=target, reason=reason, before=before, after=after, users=tuple(dict.fromkeys(users)),
             kind=kind.value if kind is not None else None,
         ))
-
-    async def _rescheduled(self, fact: Fact) -> None:
-        """After a write that bumped a commitment's version: its follow-up is for the new version."""
-        if fact.kind is Kind.COMMITMENT and fact.status in OPEN_COMMITMENT and not fact.reminders_sent:
-            when = reminder_time(fact, lead_seconds=self.jobs.reminder_lead_seconds,
-                                 no_due_followup_seconds=self.jobs.no_due_followup_seconds)
-            await self.scheduler.remind(fact.tenant, fact.id, fact.version, when)
 
     async def _change(self, actor: Actor, fact: Fact, change: Callable[[Fact], Fact]) -> tuple[Fact, Fact]:
         """Apply ``change`` to the record as stored now, under its lock; returns (before, after).

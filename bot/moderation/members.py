@@ -89,8 +89,6 @@ class MemberSelfService(ModerationBase):
             return cur.model_copy(update={"status": outcome, "contested": (*cur.contested, claim)})
 
         fact, saved = await self._change(actor, found, correction)
-        if role is not Role.SUBJECT:
-            await self._rescheduled(saved)
         await self._log(actor, "memory.contest" if role is Role.SUBJECT else "memory.correct", fact.id,
                         reason=reason, users=fact.users, kind=fact.kind,
                         before={"value": fact.value, "status": fact.status.value},
@@ -212,6 +210,5 @@ class MemberSelfService(ModerationBase):
         await self._log(actor, "commitment.snooze", fact.id, reason=reason, users=fact.users,
                         before={"due_at": fact.due_at.isoformat() if fact.due_at else None},
                         after={"due_at": until.isoformat()})
-        await self._rescheduled(saved)
         return saved
 

@@ -95,7 +95,6 @@ class MemoryReview(ModerationBase):
         await self._log(actor, "memory.edit", fact.id, reason=reason, users=fact.users, kind=fact.kind,
                         before={"value": fact.value, "status": fact.status.value, "version": fact.version},
                         after={"value": saved.value, "status": saved.status.value, "version": saved.version})
-        await self._rescheduled(saved)
         return saved
 
     async def memory_delete(self, actor: Actor, ref: str, reason: str = "") -> Fact:
@@ -174,8 +173,6 @@ class MemoryReview(ModerationBase):
         facts = await self.erasure.admissible(
             to_facts(request, candidates, now=utcnow(), lang=lang, ttl=tenant.ttl()))
         result = await self.memory.remember(facts)
-        for fact in result.written:
-            await self._rescheduled(fact)
         before, retired = await self._change(
             actor, flagged, lambda cur: self._new_version(cur, actor, status=FactStatus.SUPERSEDED))
         recovered = tuple(result.written)
