@@ -39,7 +39,10 @@ install: $(STAMP)
 
 # Re-resolve the locks from pyproject.toml, keeping the current pins where they still fit
 # (`make lock UPGRADE=1`: the newest versions pyproject.toml allows). Commit them with the change.
-lock: $(STAMP)
+# It needs only uv from the venv, not an install of the current pyproject.toml (a new dependency is
+# locked before it can be installed).
+lock:
+	@test -x $(BIN)/uv || $(MAKE) install
 	$(UV_COMPILE) -o $(LOCK)
 	$(UV_COMPILE) --extra dev -c $(LOCK) -o $(DEV_LOCK)
 

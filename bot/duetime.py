@@ -38,11 +38,13 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
 
+import cn2an
+
 from bot.zones import zone_of
 
 __all__ = ["find_due_span", "parse_number", "resolve_due"]
 
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}  # fmt: skip
+_ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
 _EN_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
@@ -75,7 +77,8 @@ _EOD = (23, 59)
 
 
 def parse_number(text: str) -> int | None:
-    """An integer from digits, Chinese numerals (一…十, 十二, 二十三, 两) or English words; else None."""
+    """An integer from digits (full-width too), Chinese numerals (cn2an: 十二, 二十三, 两百, 〇) or
+    English words; else None."""
     s = text.strip().lower()
     if not s:
         return None
@@ -84,19 +87,12 @@ def parse_number(text: str) -> int | None:
     key = " ".join(s.split())
     if key in _EN_NUMBERS:
         return _EN_NUMBERS[key]
-    total = current = 0
-    for ch in s:
-        if ch in _ZH_DIGITS:
-            current = _ZH_DIGITS[ch]
-        elif ch == "十":
-            total += (current or 1) * 10
-            current = 0
-        elif ch == "百":
-            total += (current or 1) * 100
-            current = 0
-        else:
-            return None
-    return total + current
+    if not _ZH_NUMERAL.fullmatch(s):
+        return None
+    try:
+        return int(cn2an.cn2an(s, "smart"))
+    except ValueError:  # not a number cn2an reads ("十十")
+        return None
 
 
 # --- the patterns -------------------------------------------------------------------------------

@@ -17,6 +17,8 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+import cn2an
+
 __all__ = ["TimeWindow", "query_window", "wants_latest"]
 
 #: "Recently", "lately", "最近", "近来": the last this many days.
@@ -34,7 +36,6 @@ class TimeWindow:
         return self.start <= when < self.end
 
 
-_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 _EN_MONTHS = {
     name: i + 1
     for i, names in enumerate(
@@ -72,11 +73,8 @@ _LATEST = re.compile(
 
 
 def _zh_number(text: str) -> int:
-    if text.isdigit():
-        return int(text)
-    if text.startswith("十"):
-        return 10 + (_ZH_DIGITS[text[1]] if len(text) > 1 else 0)
-    return _ZH_DIGITS[text]
+    """A month number as written: "12", "十二", "三" (cn2an reads the Chinese ones)."""
+    return int(text) if text.isdigit() else int(cn2an.cn2an(text, "smart"))
 
 
 def _day(now: datetime) -> datetime:
