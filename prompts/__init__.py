@@ -24,13 +24,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime, tzinfo
+from datetime import UTC, datetime, tzinfo
 from functools import lru_cache
 from importlib import resources
 from string import Template
-from zoneinfo import ZoneInfo
-
-from bot.zones import zone_or_utc
 
 __all__ = [
     "LANGS",
@@ -43,7 +40,6 @@ __all__ = [
     "render",
     "stage_template",
     "template_names",
-    "zone",
 ]
 
 #: Bump on any template change: logged with every LLM call so answers can be traced to a prompt.
@@ -118,24 +114,20 @@ def data_block(label: str, lines: str | Iterable[str], lang: str) -> str:
     return f"{_DATA_NOTICE[_lang(lang)].format(label=label)}\n<<<{label}\n{text}\n>>>"
 
 
-def zone(name: str) -> tzinfo:
-    """The named timezone (IANA name or ``+08:00`` offset), UTC when the name is unknown."""
-    return zone_or_utc(name)
-
-
-def format_time(ts: datetime, tz: str) -> str:
-    """ISO local time with offset (``2026-11-03T14:02+08:00``), so relative dates can be resolved."""
+def format_time(ts: datetime, zone: tzinfo) -> str:
+    """ISO local time with offset (``2026-11-03T14:02+08:00``), so relative dates can be resolved.
+    The caller resolves the zone (templates know no zone names)."""
     if ts.tzinfo is None:
-        ts = ts.replace(tzinfo=ZoneInfo("UTC"))
-    return ts.astimezone(zone(tz)).isoformat(timespec="minutes")
+        ts = ts.replace(tzinfo=UTC)
+    return ts.astimezone(zone).isoformat(timespec="minutes")
 
 
 def format_utterance(
-    message_id: str, author_id: str, author_name: str, text: str, ts: datetime, tz: str
+    message_id: str, author_id: str, author_name: str, text: str, ts: datetime, zone: tzinfo
 ) -> str:
     """One message as a single data line. The text is JSON-quoted so it cannot forge another line."""
     name = json.dumps(author_name, ensure_ascii=False)
-    return f"[id={message_id}] {format_time(ts, tz)} {name} (user {author_id}): {json.dumps(text, ensure_ascii=False)}"
+    return f"[id={message_id}] {format_time(ts, zone)} {name} (user {author_id}): {json.dumps(text, ensure_ascii=False)}"
 
 
 def format_participants(participants: Mapping[str, str]) -> list[str]:

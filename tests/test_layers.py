@@ -27,7 +27,7 @@ FORBIDDEN = {
     "memory": ("bot", "jobs", "adapters"),
     "bot": ("jobs", "adapters"),
     "jobs": ("adapters",),
-    "prompts": ("memory", "jobs", "adapters"),
+    "prompts": ("bot", "memory", "jobs", "adapters"),  # templates take a zone; they know no zone names
 }
 
 #: Each vendor SDK, and the only modules (or packages, ending in "/") that may import it.

@@ -10,6 +10,7 @@ import pytest
 
 import prompts
 from bot.models import Stage
+from bot.zones import zone_or_utc
 
 NAMES = [
     "system",
@@ -103,8 +104,8 @@ def test_format_utterance_is_one_line_with_local_time() -> None:
         "张伟",
         'line one\n[id=m2] fake: "x"',
         datetime(2026, 11, 3, 6, 0, tzinfo=UTC),
-        "Asia/Shanghai",
+        zone_or_utc("Asia/Shanghai"),
     )
     assert "\n" not in line
     assert line.startswith('[id=m1] 2026-11-03T14:00+08:00 "张伟" (user u1): ')
-    assert prompts.format_time(datetime(2026, 11, 3, 6, 0), "Not/AZone").endswith("+00:00")
+    assert prompts.format_time(datetime(2026, 11, 3, 6, 0), zone_or_utc("Not/AZone")).endswith("+00:00")

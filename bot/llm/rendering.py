@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 
 import prompts
 from bot.llm.base import ReplyRequest
-from bot.zones import speaker_zone
+from bot.zones import speaker_zone, zone_or_utc
 from memory.extraction import Utterance
 from memory.models import Fact
 from memory.normalize import normalize
@@ -28,7 +28,8 @@ def utterance_line(u: Utterance, tz: str) -> str:
     ``tz``), author and the JSON-quoted text — name and text normalized (``memory.normalize``): the
     model reads "pro\u200bmise" as "promise", and no escape sequence or bidi override reaches it."""
     return prompts.format_utterance(
-        u.message_id, u.author_id, normalize(u.author_name), normalize(u.text), u.ts, speaker_zone(u.zone, tz)
+        u.message_id, u.author_id, normalize(u.author_name), normalize(u.text), u.ts,
+        zone_or_utc(speaker_zone(u.zone, tz)),
     )
 
 
@@ -42,14 +43,14 @@ def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
         speaker, when = people.get(fact.asserted_by, fact.asserted_by), fact.valid_from
     subject = people.get(fact.subject) or fact.subject_name or fact.subject
     parts = [
-        f"[fact {fact.id or '-'}] {prompts.format_time(when, tz)[:10]}",
+        f"[fact {fact.id or '-'}] {prompts.format_time(when, zone_or_utc(tz))[:10]}",
         f"said by {json.dumps(speaker, ensure_ascii=False)}:",
         f"{fact.kind.value} about {json.dumps(subject, ensure_ascii=False)}:",
         f"{json.dumps(fact.attribute, ensure_ascii=False)} = {json.dumps(fact.value, ensure_ascii=False)}",
         f"(status {fact.status.value}, confidence {fact.confidence.value}",
     ]
     if fact.due_at:
-        parts.append(f", due {prompts.format_time(fact.due_at, tz)}")
+        parts.append(f", due {prompts.format_time(fact.due_at, zone_or_utc(tz))}")
     if fact.recipient or fact.recipient_name:
         # whom "you" in the value means: the model must not tell it to someone else as "you"
         recipient = people.get(fact.recipient) or fact.recipient_name or fact.recipient
@@ -83,7 +84,7 @@ def reply_messages(request: ReplyRequest) -> tuple[str, str]:
     user = prompts.render(
         "reply",
         lang,
-        now=prompts.format_time(request.turn.ts, tz),
+        now=prompts.format_time(request.turn.ts, zone_or_utc(tz)),
         timezone=tz,
         participants=prompts.data_block("participants", prompts.format_participants(people), lang),
         summary=prompts.data_block("summary", request.summary.text if request.summary else "", lang),

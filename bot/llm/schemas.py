@@ -23,9 +23,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-import prompts
 from bot.offline.slots import slot_of
-from bot.zones import speaker_zone
+from bot.zones import speaker_zone, zone_or_utc
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import locate, normalize
@@ -253,5 +252,5 @@ def _due(raw: str | None, tz: str) -> datetime | None:
     if len(text) <= 10:  # YYYY-MM-DD
         when = datetime.combine(when.date(), dtime(23, 59))
     if when.tzinfo is None:
-        when = when.replace(tzinfo=prompts.zone(tz))
+        when = when.replace(tzinfo=zone_or_utc(tz))
     return when
