@@ -67,7 +67,7 @@ async def test_replayed_dispute_is_served_by_heyan_web(tmp_path: Path) -> None:
     with serving(env, tmp_path / "local.log", "--local") as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             tenants = (await client.get("/api/v1/tenants")).json()
-            assert {"id": TENANT, "name": TENANT, "platform": "console"} in tenants
+            assert {"id": TENANT, "name": "Console t", "platform": "console"} in tenants
             listed = await client.get(f"/api/v1/tenants/{TENANT}/memories")
             assert listed.status_code == 200, listed.text
             items = listed.json()["items"]
@@ -88,7 +88,7 @@ async def test_replayed_dispute_is_served_by_heyan_web(tmp_path: Path) -> None:
         async with chromium() as browser:
             page = await browser.new_page()
             await page.goto(base + "/")
-            await page.get_by_role("link", name=re.compile(TENANT)).click()
+            await page.get_by_role("link", name=re.compile("Console t")).click()
             await page.wait_for_url(re.compile(r"/t/console:t/memories"))
             table = page.locator("#results table")
             await table.wait_for()
