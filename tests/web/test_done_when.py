@@ -35,12 +35,13 @@ def _env(data: Path) -> dict[str, str]:
 
 
 @contextmanager
-def serving(env: dict[str, str], log: Path, *args: str) -> Iterator[str]:
-    """``heyan web ARGS --port 0`` until the block ends; yields its base URL, read from the line it
-    prints once it listens (no sleeping, no polling). Its stderr goes to ``log``."""
+def serving(env: dict[str, str], log: Path, *args: str, now: str | None = None) -> Iterator[str]:
+    """``heyan [--now NOW] web ARGS --port 0`` until the block ends; yields its base URL, read from the
+    line it prints once it listens (no sleeping, no polling). Its stderr goes to ``log``."""
+    clock = ["--now", now] if now else []
     with log.open("w") as err:
-        proc = subprocess.Popen([*HEYAN, "web", *args, "--port", "0"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=err, text=True)
+        proc = subprocess.Popen([*HEYAN, *clock, "web", *args, "--port", "0"], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
