@@ -70,10 +70,10 @@ LINE_COLOR = "#3451b2"
 THRESHOLD_COLOR = "#b26a00"
 GRID_COLOR = "#e3e3e8"
 # sized for a phone too: the chart is drawn 1:1 at 560 px and scaled down to the page's width, so
-# its text is set large enough to stay readable at ~360 px (a 14-unit label is ~9 px there)
+# its text is set large enough to stay readable at ~360 px (a 16-unit label is ~10 px there)
 _TW, _TH = 560, 300
-_TTOP, _TBOTTOM, _TLEFT, _TRIGHT = 34, 58, 62, 16
-_FONT = 14
+_TTOP, _TBOTTOM, _TLEFT, _TRIGHT = 34, 62, 66, 16
+_FONT = 16
 
 
 @dataclass(frozen=True, slots=True)

@@ -87,6 +87,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "action.erase_confirm": ("Erase everything now", "立即全部删除"),
     "action.cancel": ("Cancel", "取消"),
     "snooze.days": ("{n} days", "{n} 天"),
+    "snooze.day": ("1 day", "1 天"),
     "help.confirm": ("Confirm: it is right — it becomes active and Heyan recalls it; other accounts are set aside.",
                      "确认：内容无误——它生效并会被和言引用；其他说法被搁置。"),
     "help.confirm_flagged": ("Confirm: it was an ordinary message — Heyan reads it again and remembers what it says; "
