@@ -91,6 +91,13 @@ async def test_a_replay_then_every_surface_agrees_on_every_status(tmp_path: Path
                                                     name, "--json"))
         records |= {line["id"]: OUTCOME[line["outcome"]] for line in record["commitments"]}
     assert records == expected
+    # a mistyped community or member is an error naming the closest, never a list of zeros
+    for args, words in ((("memory", "list", "--tenant", "console:agre"), "did you mean console:agree?"),
+                        (("commitments", "list", "--tenant", "console:agre"), "did you mean console:agree?"),
+                        (("member", "record", "--tenant", TENANT, "--user", "Bbo"), "did you mean Bob (u-bob)?")):
+        refused = await asyncio.to_thread(subprocess.run, [*HEYAN, "--now", NOW, *args], cwd=ROOT, env=env,
+                                          capture_output=True, text=True, timeout=300)
+        assert refused.returncode == 2 and words in refused.stderr, (args, refused.stderr)
 
     with serving(env, tmp_path / "web.log", "--local", now=NOW) as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
