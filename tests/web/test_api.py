@@ -47,7 +47,8 @@ async def test_every_api_call_without_a_session_or_token_gets_401(world: World) 
     async with world.client() as client:
         for method, path in (("GET", "/api/v1/tenants"), ("GET", f"/api/v1/tenants/{T}/memories"),
                              ("POST", f"/api/v1/tenants/{T}/memories/{world.ids['dispute']}/confirm"),
-                             ("DELETE", f"/api/v1/tenants/{T}/members/2002"), ("GET", f"/api/v1/tenants/{T}/audit")):
+                             ("DELETE", f"/api/v1/tenants/{T}/members/2002"), ("GET", f"/api/v1/tenants/{T}/audit"),
+                             ("GET", f"/api/v1/tenants/{T}/members"), ("GET", f"/api/v1/tenants/{T}/members/Bea")):
             answer = await client.request(method, path)
             assert answer.status_code == 401, (method, path, answer.text)
             assert answer.json()["error"] == "sign_in_required" and "sign in" in answer.json()["detail"]
