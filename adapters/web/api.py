@@ -208,7 +208,8 @@ async def disputes(request: Request, who: Who) -> DisputesOut:
 @router.get("/tenants/{tenant}/disputes/{session}/temperature", response_model=TemperatureOut,
             summary="A thread's temperature timeline with names and links, open commitments and card state")
 async def temperature(request: Request, who: Who, session: SessionId) -> TemperatureOut:
-    return TemperatureOut.of(await console(request).moderation.dispute_heat(who, session), _domain(request))
+    return TemperatureOut.of(await console(request).moderation.dispute_heat(who, session), _domain(request),
+                             _zone(request))
 
 
 @router.get("/tenants/{tenant}/members", response_model=list[MemberSummaryOut],

@@ -332,14 +332,15 @@ class TemperatureOut(BaseModel):
     card: CardStateOut | None
 
     @classmethod
-    def of(cls, d: DisputeDetail, slack_domain: str = "") -> TemperatureOut:
+    def of(cls, d: DisputeDetail, slack_domain: str = "", zone: str = "UTC") -> TemperatureOut:
         h = d.heat
         points = [HeatPointOut(at=r.point.at, temperature=round(r.point.temperature, 3), score=round(r.point.score, 3),
                                above_threshold=r.hot, message_id=r.point.message_id,
                                author=PersonOut(id=r.point.author, name=r.name), signals=list(r.point.signals),
                                link=r.link) for r in point_rows(h, "en", slack_domain)]
+        names = NameBook.of(d.open_commitments, names=h.names)
         return cls(dispute=DisputeOut.of(h), stage=d.stage, points=points,
-                   open_commitments=[memory_out(f, slack_domain) for f in d.open_commitments],
+                   open_commitments=[memory_out(f, slack_domain, zone, names) for f in d.open_commitments],
                    card=CardStateOut.of(d.card, h) if d.card is not None else None)
 
 
