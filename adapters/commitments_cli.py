@@ -17,9 +17,9 @@ from adapters.cli_common import (
     find_in_tenants,
     one_of,
     tenant_names,
-    tenants_of,
     with_runtime,
 )
+from adapters.cli_people import checked_tenants, members_in
 from adapters.cli_style import Typer
 from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
 from bot.actors import Actor
@@ -42,12 +42,16 @@ def commitments_list(
     session: Annotated[str | None, typer.Option(help=SESSION_HELP)] = None,
     status: Annotated[str | None, typer.Option(help="only this status: " + ", ".join(_STATUSES) + " (default: all)")]
     = None,
+    user: Annotated[str | None, typer.Option(help="only the commitments this member made or was made "
+                                                  "(a name or a user id)")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
     zone: Annotated[str | None, typer.Option(help=ZONE_HELP)] = None,
 ) -> None:
-    """List commitments, their due times (in the tenant's zone, named) and reminders (the tenant column
-    appears when there are several)."""
+    """List commitments: owner → recipient, the action and its condition, the due time (in the tenant's
+    zone, named), the status as of now, and reminders sent (the tenant column appears when there are
+    several)."""
     from adapters.views import commitment_view, commitments_table
+    from memory.models import utcnow
 
     if status is not None:
         one_of("status", status, _STATUSES)
@@ -55,12 +59,19 @@ def commitments_list(
 
     async def body(rt: Runtime) -> list[dict[str, Any]]:
         views: list[dict[str, Any]] = []
-        tenants = await tenants_of(rt, tenant)
+        tenants = await checked_tenants(rt, tenant)
+        members = await members_in(rt, tenants, user) if user is not None else None
+        if members is not None:
+            tenants = [t for t in tenants if t in members]
         names = await tenant_names(rt, set(tenants))
         zones = await display_zones(rt, tenants, zone)
+        now = utcnow()
         for t in tenants:
             facts = await rt.moderation.commitments(Actor.operator(t), session=session, include_closed=True)
-            views += [commitment_view(f, names, zones[t]) for f in sorted(facts, key=lambda f: (f.created_at, f.id))]
+            if members is not None:
+                facts = [f for f in facts if members[t] in (f.subject, f.recipient)]
+            views += [commitment_view(f, names, zones[t], now)
+                      for f in sorted(facts, key=lambda f: (f.created_at, f.id))]
         return [v for v in views if status is None or v["status"] == status]
 
     views = with_runtime(body)

@@ -32,7 +32,7 @@ def digest_tables(digest: Digest) -> list[Table]:
             for name in ("id", "who", "promise", "due", "thread"):
                 table.add_column(name)
             for c in rows:
-                table.add_row(c.fact_id[:8], c.owner_name, c.action, show_time(c.due_at, zone, "en"),
+                table.add_row(c.fact_id[:8], c.people, c.what(False), show_time(c.due_at, zone, "en"),
                               c.session or "—")
             out.append(table)
     if digest.stale_disputes:

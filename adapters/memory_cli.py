@@ -25,9 +25,9 @@ from adapters.cli_common import (
     one_of,
     run,
     tenant_names,
-    tenants_of,
     with_runtime,
 )
+from adapters.cli_people import checked_tenants, member_in, members_in
 from adapters.cli_style import Typer
 from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
 from bot import kinds
@@ -71,7 +71,7 @@ def _status(value: str | None) -> FactStatus | None:
 def memory_list(
     tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
     session: Annotated[str | None, typer.Option(help=SESSION_HELP)] = None,
-    user: Annotated[str | None, typer.Option(help="facts about or from this user id")] = None,
+    user: Annotated[str | None, typer.Option(help="facts about or from this member (a name or a user id)")] = None,
     kind: Annotated[str | None, typer.Option(help=KIND_HELP)] = None,
     status: Annotated[str | None, typer.Option(help=STATUS_HELP)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
@@ -87,10 +87,14 @@ def memory_list(
 
     async def body(rt: Runtime) -> tuple[list[Fact], TenantNames, dict[str, str]]:
         facts: list[Fact] = []
-        for t in await tenants_of(rt, tenant):
-            facts += await rt.moderation.memory_list(Actor.operator(t), user=user, kind=k, status=st, session=session)
-        tenants = {f.tenant for f in facts}
-        return facts, await tenant_names(rt, tenants), await display_zones(rt, tenants, zone)
+        tenants = await checked_tenants(rt, tenant)
+        users: dict[str, str | None] = dict.fromkeys(tenants)
+        if user is not None:
+            users = {**await members_in(rt, tenants, user)}
+        for t, member in users.items():
+            facts += await rt.moderation.memory_list(Actor.operator(t), user=member, kind=k, status=st, session=session)
+        shown = {f.tenant for f in facts}
+        return facts, await tenant_names(rt, shown), await display_zones(rt, shown, zone)
 
     facts, names, zones = with_runtime(body)
     now = utcnow()
@@ -238,7 +242,7 @@ def memory_review(
 
     async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
         facts: list[Fact] = []
-        for t in await tenants_of(rt, tenant):
+        for t in await checked_tenants(rt, tenant):
             page: ReviewPage = await rt.moderation.review_queue(Actor.operator(t), limit=10_000)
             facts += page.items
         return facts, await tenant_names(rt, {f.tenant for f in facts})
@@ -264,7 +268,7 @@ async def _tenants_of_user(rt: Runtime, tenant: str | None, user: str) -> list[s
 
 @app.command("export")
 def memory_export(
-    user: Annotated[str, typer.Option(help="the member's user id")],
+    user: Annotated[str, typer.Option(help="the member (a name or a user id)")],
     tenant: Annotated[str | None, typer.Option(help=TENANT_HELP)] = None,
     out: Annotated[Path | None, typer.Option(help="write the JSON here instead of stdout")] = None,
 ) -> None:
@@ -272,11 +276,14 @@ def memory_export(
     from bot.settings import load_settings
 
     async def body(rt: Runtime) -> dict[str, object]:
-        tenants = await _tenants_of_user(rt, tenant, user)
-        exports = [await rt.moderation.export_member(Actor.operator(t), user) for t in tenants]
         if tenant:
-            return exports[0]
-        return {"user": user, "tenants": exports}
+            member = await member_in(rt, await rt.moderation.check_tenant(tenant), user)
+            return await rt.moderation.export_member(Actor.operator(tenant), member)
+        held = sorted(set(await rt.store.tenants("facts")) | set(await rt.store.tenants("summaries")))
+        found = await members_in(rt, held, user)
+        exports = [await rt.moderation.export_member(Actor.operator(t), member) for t, member in found.items()]
+        ids = set(found.values())
+        return {"user": ids.pop() if len(ids) == 1 else user, "tenants": exports}
 
     data = with_runtime(body)
     text = json.dumps(data, ensure_ascii=False, indent=1)
@@ -365,7 +372,7 @@ def memory_forget(
 @app.command("audit")
 def memory_audit(
     tenant: Annotated[str, typer.Option(help="the tenant, e.g. discord:<guild id>")],
-    user: Annotated[str | None, typer.Option(help="only entries concerning this user id")] = None,
+    user: Annotated[str | None, typer.Option(help="only entries concerning this member (a name or a user id)")] = None,
     limit: Annotated[int, typer.Option(min=1, help="newest entries to show")] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
@@ -373,7 +380,9 @@ def memory_audit(
     from adapters.views import audit_table
 
     async def body(rt: Runtime) -> list[AuditEntry]:
-        return await rt.moderation.audit_log(Actor.operator(tenant), user=user, limit=limit)
+        await rt.moderation.check_tenant(tenant)
+        member = await member_in(rt, tenant, user) if user else None
+        return await rt.moderation.audit_log(Actor.operator(tenant), user=member, limit=limit)
 
     entries = with_runtime(body)
     if as_json:

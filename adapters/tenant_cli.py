@@ -116,19 +116,17 @@ def tenant_set_retention(
     days: Annotated[str, typer.Argument(help="days to keep (a positive number), or keep (until erased)")],
 ) -> None:
     """How long a tenant keeps each kind of memory; expired ones leave recall at once and are purged."""
+    from bot.tenants import TenantSettingError, parse_days
     from memory.models import Kind
 
     one_of("kind", kind, [*(k.value for k in Kind), "closed"])
-    value: float | None
-    if days == "keep":
-        if kind == "closed":
-            raise fail("a closed dispute's session needs a number of days (0 purges at the next run)")
-        value = None
-    else:
-        try:
-            value = float(days)
-        except ValueError:
-            raise fail(f"days must be a number or keep; got {days!r}") from None
+    if days == "keep" and kind == "closed":
+        raise fail("a closed dispute's session needs a number of days (0 purges at the next run)")
+    try:  # finite and within range, as every surface reads a number of days ("nan", "inf", "1e999" refused)
+        value = parse_days(days, "days before a closed dispute is purged" if kind == "closed" else f"retention for {kind}",
+                           keep=() if kind == "closed" else ("keep",), zero=kind == "closed")
+    except TenantSettingError as exc:
+        raise fail(str(exc)) from None
 
     async def body(config: TenantConfig) -> TenantSettings:
         if kind == "closed":
@@ -146,22 +144,22 @@ def tenant_set_forgetting(
     tenant: Annotated[str, typer.Argument(help="the tenant id, e.g. discord:<guild id> or slack:<team id>")],
     days: Annotated[str, typer.Argument(help="days after a dispute closes before its low-weight records are "
                                              "forgotten (a number, 0 or more), or off")],
-    below: Annotated[float | None, typer.Option(min=0.0, max=1.0,
-                                                help="the weight (0-1) under which a record is forgotten")] = None,
+    below: Annotated[str | None, typer.Option(help="the weight (0-1) under which a record is forgotten")] = None,
 ) -> None:
     """Forgetting: a closed dispute's records nobody used or confirmed expire a week after this many
     days (open commitments and disputed records never do)."""
-    value: float | None
-    if days == "off":
-        value = None
-    else:
-        try:
-            value = float(days)
-        except ValueError:
-            raise fail(f"days must be a number of days or off; got {days!r}") from None
+    from bot.tenants import TenantSettingError, parse_days
+
+    try:
+        value = parse_days(days, "days before forgetting", keep=("off",))
+    except TenantSettingError as exc:
+        raise fail(str(exc)) from None
     changes: dict[str, Any] = {"forget_after_days": value}
     if below is not None:
-        changes["forget_below"] = below
+        try:
+            changes["forget_below"] = parse_days(below, "--below (a weight)", top=1.0, unit="")
+        except TenantSettingError as exc:
+            raise fail(str(exc)) from None
     updated = _with_config(lambda config: config.set(tenant, **changes))
     if updated.forget_after_days is None:
         console.print(f"{tenant}: forgetting off")

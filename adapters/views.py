@@ -28,13 +28,16 @@ from bot.audit import AuditEntry
 from bot.clock import local, show_due, show_stamp, zone_heading
 from bot.kinds import label
 from bot.moderation import fact_view
+from bot.moderation.views import commitment_line, condition_of
 from bot.names import TenantNames
+from bot.promises import PromiseRecord
 from bot.zones import zone_label
 from memory.importance import weight
-from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind, utcnow
+from memory.models import Confidence, Fact, FactStatus, Kind, utcnow
 from memory.poisoning import flag_of
 
-__all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table"]
+__all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table",
+           "promise_record_table"]
 
 
 def _table(title: str) -> Table:
@@ -107,12 +110,16 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
     for f in facts:
         zone = _zone_of(zones, f.tenant)
         who = _safe(names.name(f.tenant, f.subject, f.subject_name))
+        if f.recipient or f.recipient_name:  # whom a commitment or demand is made to
+            who += f" → {_safe(names.name(f.tenant, f.recipient, f.recipient_name) if f.recipient else f.recipient_name)}"
         if f.asserted_by != f.subject:
             who += f" (per {_safe(names.name(f.tenant, f.asserted_by))})"
         what = _safe(f.value if f.kind not in (Kind.PERSON, Kind.RELATION) else
                      f"{f.attribute}: {f.value}" if f.kind is Kind.PERSON else f"{f.attribute} → {f.value}")
         if f.status is FactStatus.FLAGGED:  # why it was flagged (the kind column has the rule), then what was said
             what = f"{_safe(f.attribute.split(':', 1)[-1].strip())} — {what}"
+        if condition_of(f):
+            what += f" — if {_safe(condition_of(f))}"
         if f.due_at is not None:
             what += f" — due {show_due(f.due_at, zone, 'en')}"
         if f.forgotten_at is not None and f.expires_at is not None:
@@ -134,26 +141,17 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
 
 def commitment_view(fact: Fact, names: TenantNames | None = None, zone: str | None = None,
                     now: datetime | None = None) -> dict[str, Any]:
-    """A commitment as `heyan commitments list --json` prints it (owner_name: their latest name).
-    ``zone``: the zone its due time is given in (``due_at`` keeps the instant, with that zone's
-    offset; ``timezone`` names it; ``due`` is how replies and follow-ups write it). ``status`` is
-    as of ``now`` (default: the clock): an open promise past its due time is overdue."""
-    status = fact.status_at(now or utcnow()).value
-    if fact.status in OPEN_COMMITMENT:
-        status = "overdue" if status == FactStatus.OVERDUE.value else "open"
-    owner_name = names.name(fact.tenant, fact.subject, fact.subject_name) if names else fact.subject_name
+    """A commitment as `heyan commitments list --json` prints it: owner → recipient (their latest
+    names), the action and its condition, the due time in ``zone`` (``due_at`` keeps the instant with
+    that zone's offset; ``timezone`` names it; ``due`` is how replies and follow-ups write it) and the
+    status as of ``now`` (default: the clock; ``bot.moderation.views.commitment_status``)."""
     zone = zone or "UTC"
+    line = commitment_line(fact, zone=zone, now=now or utcnow(), names=names.book(fact.tenant) if names else None)
     return {
         "id": fact.id,
         "tenant": fact.tenant,
-        "owner": fact.subject,
-        "owner_name": owner_name,
+        **line.as_dict(),
         "description": fact.value,
-        "action": fact.attribute,
-        "due_at": local(fact.due_at, zone).isoformat() if fact.due_at else None,
-        "timezone": zone_label(zone),
-        "due": show_due(fact.due_at, zone, "en") if fact.due_at else None,
-        "status": status,
         "session": fact.session,
         "visibility": fact.visibility.value,
         "sources": [s.model_dump(mode="json") for s in fact.sources],
@@ -161,24 +159,55 @@ def commitment_view(fact: Fact, names: TenantNames | None = None, zone: str | No
     }
 
 
+def _people(v: Mapping[str, Any]) -> str:
+    owner = _safe(v["owner_name"] or v["owner"])
+    return f"{owner} → {_safe(v['recipient_name'] or v['recipient'])}" if v.get("recipient") or v.get(
+        "recipient_name") else owner
+
+
 def commitments_table(views: list[dict[str, Any]]) -> Table:
-    """Commitments: owner, what was promised, when it is due (in the zone the heading names, the one
-    replies use), where it stands (tenant when several)."""
+    """Commitments: owner → recipient, the action (and its condition), when it is due (in the zone the
+    heading names, the one replies use), where it stands (tenant when several)."""
     table = _table(f"{len(views)} commitments")
     tenants = _many_tenants({v["tenant"] for v in views})
     _fixed(table, *(("tenant",) if tenants else ()), "id")
-    owners = [_safe(v["owner_name"] or v["owner"]) for v in views]
-    _names(table, "owner", owners)
-    _text(table, "promised", [_safe(v["description"]) for v in views])
+    people = [_people(v) for v in views]
+    actions = [_safe(v["action"]) + (f" (if {_safe(v['condition'])})" if v.get("condition") else "") for v in views]
+    _names(table, "owner → to", people)
+    _text(table, "action", actions)
     zones = {v.get("timezone") or "UTC" for v in views} or {"UTC"}
     _fixed(table, _heading("due", zones), "status", "sent")
-    for v, owner in zip(views, owners, strict=True):
+    for v, who, action in zip(views, people, actions, strict=True):
         due = "-"
         if v["due_at"]:
             at = datetime.fromisoformat(v["due_at"])
             due = f"{at:%a %m-%d %H:%M}" + (f" {v.get('timezone') or 'UTC'}" if len(zones) > 1 else "")
-        table.add_row(*((_safe(v["tenant"]),) if tenants else ()), v["id"][:8], owner,
-                      _safe(v["description"]), due, v["status"], str(len(v["reminders_sent"])))
+        table.add_row(*((_safe(v["tenant"]),) if tenants else ()), v["id"][:8], who, action, due, v["status"],
+                      str(len(v["reminders_sent"])))
+    return table
+
+
+def promise_record_table(record: PromiseRecord, facts: Mapping[str, Fact], zone: str = "UTC") -> Table:
+    """A member's promise-keeping record, one commitment a row: how it turned out, owner → recipient,
+    the action and its condition, due and done (in ``zone``, named in the headings)."""
+    table = _table(f"{_safe(record.name or record.user)}: commitments")
+    rows = []
+    for line in record.lines:
+        fact = facts.get(line.fact_id)
+        shown = commitment_line(fact, zone=zone, now=record.as_of) if fact is not None else None
+        to = shown.recipient_name if shown is not None else ""
+        action = _safe(shown.action if shown is not None else line.action)
+        if shown is not None and shown.condition:
+            action += f" (if {_safe(shown.condition)})"
+        rows.append((line.fact_id[:8], line.outcome.value, _safe(to) or "-", action,
+                     show_stamp(line.due_at, zone) if line.due_at else "-",
+                     show_stamp(line.done_at, zone) if line.done_at else "-"))
+    _fixed(table, "id", "outcome")
+    _names(table, "to", [r[2] for r in rows])
+    _text(table, "action", [r[3] for r in rows])
+    _fixed(table, zone_heading("due", zone), zone_heading("done", zone))
+    for row in rows:
+        table.add_row(*row)
     return table
 
 

@@ -44,16 +44,32 @@ def period_of(period: Period) -> timedelta:
 
 @dataclass(frozen=True, slots=True)
 class DueCommitment:
+    """A commitment in the digest: owner → recipient (when known), the action and its condition."""
+
     fact_id: str
     owner: str
     owner_name: str
     action: str
     due_at: datetime
     session: str | None
+    recipient: str = ""
+    recipient_name: str = ""
+    condition: str = ""
+
+    @property
+    def people(self) -> str:
+        return f"{self.owner_name} → {self.recipient_name}" if self.recipient_name else self.owner_name
+
+    def what(self, zh: bool) -> str:
+        if not self.condition:
+            return self.action
+        return f"{self.action}（条件：{self.condition}）" if zh else f"{self.action} (if {self.condition})"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.fact_id, "owner": self.owner, "owner_name": self.owner_name, "action": self.action,
-                "due_at": self.due_at.isoformat(), "session": self.session}
+        return {"id": self.fact_id, "owner": self.owner, "owner_name": self.owner_name,
+                "recipient": self.recipient or None, "recipient_name": self.recipient_name or None,
+                "action": self.action, "condition": self.condition or None, "due_at": self.due_at.isoformat(),
+                "session": self.session}
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,14 +133,14 @@ class Digest:
             "Heyan weekly digest" if self.period == "weekly" else "Heyan daily digest")
         lines = [f"{head} · {when(self.as_of)}"]
         lines.append(f"逾期的承诺（{len(self.overdue)}）：" if zh else f"Overdue commitments ({len(self.overdue)}):")
-        lines += [f"• {c.owner_name}：{c.action}（{when(c.due_at)}到期，线程 {c.session}）[{c.fact_id[:8]}]" if zh else
-                  f"• {c.owner_name}: {c.action} (due {when(c.due_at)}, thread {c.session}) [{c.fact_id[:8]}]"
+        lines += [f"• {c.people}：{c.what(zh)}（{when(c.due_at)}到期，线程 {c.session}）[{c.fact_id[:8]}]" if zh else
+                  f"• {c.people}: {c.what(zh)} (due {when(c.due_at)}, thread {c.session}) [{c.fact_id[:8]}]"
                   for c in self.overdue] or ["• （无）" if zh else "• (none)"]
         soon = "一天" if self.period == "daily" else "一周"
         lines.append(f"{soon}内到期（{len(self.due_soon)}）：" if zh else
                      f"Due within a {'day' if self.period == 'daily' else 'week'} ({len(self.due_soon)}):")
-        lines += [f"• {c.owner_name}：{c.action}（{when(c.due_at)}）[{c.fact_id[:8]}]" if zh else
-                  f"• {c.owner_name}: {c.action} ({when(c.due_at)}) [{c.fact_id[:8]}]"
+        lines += [f"• {c.people}：{c.what(zh)}（{when(c.due_at)}）[{c.fact_id[:8]}]" if zh else
+                  f"• {c.people}: {c.what(zh)} ({when(c.due_at)}) [{c.fact_id[:8]}]"
                   for c in self.due_soon] or ["• （无）" if zh else "• (none)"]
         days = f"{self.stale_days:g}"
         lines.append(f"开启超过 {days} 天的争议（{len(self.stale_disputes)}）：" if zh else
@@ -142,8 +158,11 @@ class Digest:
 
 def _due(fact: Fact) -> DueCommitment:
     assert fact.due_at is not None
+    condition = getattr(fact, "condition", "")  # a promise's condition, when its record holds one
     return DueCommitment(fact_id=fact.id, owner=fact.subject, owner_name=fact.subject_name or fact.subject,
-                         action=promised_action(fact.value), due_at=fact.due_at, session=fact.session)
+                         action=promised_action(fact.value), due_at=fact.due_at, session=fact.session,
+                         recipient=fact.recipient, recipient_name=fact.recipient_name or fact.recipient,
+                         condition=condition.strip() if isinstance(condition, str) else "")
 
 
 def build_digest(

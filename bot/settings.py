@@ -55,7 +55,7 @@ class LLMSettings(BaseSettings):
     api_key: SecretStr | None = None
     model: str = "gpt-4o-mini"
     fast_model: str | None = None
-    timeout: float = Field(20.0, gt=0, description="seconds per request; below the job timeout")
+    timeout: float = Field(20.0, gt=0, le=600, allow_inf_nan=False, description="seconds per request; below the job timeout")
     max_attempts: int = Field(3, ge=1, le=10)
     structured: Literal["json_schema", "json_object"] = "json_schema"
 
@@ -120,7 +120,7 @@ class DiscordSettings(BaseSettings):
     shard_count: int | None = None
     shard_ids: str | None = None
     #: Days after the bot leaves a guild before that guild's memories are purged (0 = at once).
-    leave_purge_days: float = Field(7.0, ge=0)
+    leave_purge_days: float = Field(7.0, ge=0, le=3650, allow_inf_nan=False)
 
     @property
     def enabled(self) -> bool:
@@ -152,7 +152,7 @@ class SlackSettings(BaseSettings):
     #: HTTP mode's listening address (all interfaces by default; 127.0.0.1 behind a local proxy).
     http_host: str = "0.0.0.0"
     #: Days after the app is uninstalled from a workspace before its memories are purged (0 = at once).
-    leave_purge_days: float = Field(7.0, ge=0)
+    leave_purge_days: float = Field(7.0, ge=0, le=3650, allow_inf_nan=False)
 
     @property
     def enabled(self) -> bool:
@@ -193,9 +193,16 @@ class WebSettings(BaseSettings):
     discord_authorize_url: str = "https://discord.com/oauth2/authorize"
     slack_authorize_url: str = "https://slack.com/openid/connect/authorize"
     #: Hours a sign-in lasts.
-    session_hours: float = Field(12.0, gt=0, le=24 * 30)
+    session_hours: float = Field(12.0, gt=0, le=24 * 30, allow_inf_nan=False)
     #: Seconds a platform's answer about who moderates what is reused before asking again.
-    recheck_seconds: float = Field(60.0, ge=0, le=3600)
+    recheck_seconds: float = Field(60.0, ge=0, le=3600, allow_inf_nan=False)
+    #: The console's own limits, per minute (``adapters.web.throttle``), apart from the chat commands':
+    #: page views and API reads, and changes, per signed-in caller; sign-in starts and bad API tokens
+    #: per client address (anyone can send those).
+    views_per_minute: int = Field(600, ge=1, le=100_000)
+    changes_per_minute: int = Field(120, ge=1, le=100_000)
+    sign_ins_per_minute: int = Field(10, ge=1, le=10_000)
+    bad_tokens_per_minute: int = Field(10, ge=1, le=10_000)
 
     @field_validator("base_url")
     @classmethod
@@ -261,7 +268,8 @@ class JobSettings(BaseSettings):
     reconcile_minutes: int = Field(5, ge=1, le=60)
     job_timeout: int = Field(120, ge=5)
     max_tries: int = Field(5, ge=1)
-    post_retry_hours: float = Field(24.0, gt=0, description="retry a failing post this long, then dead-letter it")
+    post_retry_hours: float = Field(24.0, gt=0, le=24 * 90, allow_inf_nan=False,
+                                    description="retry a failing post this long, then dead-letter it")
 
 
 class Settings(BaseSettings):

@@ -29,19 +29,21 @@ from __future__ import annotations
 import inspect
 import json
 import logging
+import math
 from collections.abc import Awaitable
 from datetime import timedelta
 from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from redis.asyncio import Redis
 
 from memory.errors import HeyanError
 from memory.extraction import DEFAULT_TTL
 from memory.models import Kind
 
-__all__ = ["KEY_PREFIX", "TenantConfig", "TenantSettingError", "TenantSettings", "check_timezone"]
+__all__ = ["KEY_PREFIX", "MAX_DAYS", "TenantConfig", "TenantSettingError", "TenantSettings", "check_days",
+           "check_timezone", "parse_days"]
 
 log = logging.getLogger(__name__)
 
@@ -51,8 +53,42 @@ KEY_PREFIX = "heyan:tenant-settings:"
 T = TypeVar("T")
 
 
+#: The longest a community keeps anything, or waits before purging or forgetting: ten years. A number
+#: of days beyond it (or NaN, or infinity, which JSON and ``float()`` accept) is refused where it is
+#: typed, never stored — the purge loop that serves every community turns days into a timedelta.
+MAX_DAYS = 3650.0
+
+
 class TenantSettingError(HeyanError, ValueError):
     """A per-tenant setting was unknown or invalid; the message says what is accepted."""
+
+
+def check_days(value: float, what: str, *, zero: bool = True, top: float = MAX_DAYS, unit: str = "days") -> float:
+    """``value`` when it is a finite number from 0 (or above 0 without ``zero``) to ``top``;
+    TenantSettingError saying what ``what`` accepts otherwise."""
+    span = f"from 0 to {top:g}" if zero else f"above 0, up to {top:g}"
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value) or (
+            value < 0 if zero else value <= 0) or value > top:
+        raise TenantSettingError(f"{what} must be a number{' of ' + unit if unit else ''} {span}; got {value!r}")
+    return float(value)
+
+
+def parse_days(text: str, what: str, *, keep: tuple[str, ...] = (), zero: bool = True,
+               top: float = MAX_DAYS, unit: str = "days") -> float | None:
+    """A number typed in a form, a command or the CLI: finite, within range (``check_days``); one of
+    the ``keep`` words ("keep", "off") gives None. "nan", "inf" and "1e999" are refused by name."""
+    raw = text.strip()
+    if raw.lower() in keep:
+        return None
+    words = f" or {' / '.join(keep)}" if keep else ""
+    noun = f"number of {unit}" if unit else "number"
+    try:
+        value = float(raw)
+    except ValueError:
+        raise TenantSettingError(f"{what} must be a {noun}{words}; got {raw[:40]!r}") from None
+    if not math.isfinite(value):
+        raise TenantSettingError(f"{what} must be a finite {noun}{words}; got {raw[:40]!r}")
+    return check_days(value, what, zero=zero, top=top, unit=unit)
 
 
 def check_timezone(value: str) -> str:
@@ -79,12 +115,12 @@ class TenantSettings(BaseModel):
     #: (``memory.extraction.DEFAULT_TTL``: emotions a day, commitments and events a year, …).
     retention_days: dict[str, float | None] = Field(default_factory=dict)
     #: Days after a dispute is closed before everything of its session is purged.
-    closed_purge_days: float = Field(30.0, ge=0)
+    closed_purge_days: float = 30.0
     #: Days after a dispute is closed before forgetting (``bot.forgetting``) gives its records of low
     #: weight a TTL (``None``: never). Open commitments and disputed records are never given one.
-    forget_after_days: float | None = Field(14.0, ge=0)
+    forget_after_days: float | None = 14.0
     #: The weight (``memory.importance``, 0-1) under which such a record is forgotten.
-    forget_below: float = Field(0.2, ge=0, le=1)
+    forget_below: float = 0.2
     #: Platform groups whose members moderate Heyan in this community, beside the platform's own
     #: administrators: Discord role ids, Slack user-group ids. Platforms turn membership into
     #: ``Capability.MODERATE`` when they build an ``Actor``.
@@ -121,9 +157,19 @@ class TenantSettings(BaseModel):
         for kind, days in value.items():
             if kind not in kinds:
                 raise ValueError(f"unknown kind {kind!r} in retention_days; kinds: {', '.join(sorted(kinds))}")
-            if days is not None and days <= 0:
-                raise ValueError(f"retention for {kind} must be a positive number of days, or keep")
+            if days is not None:
+                check_days(days, f"retention for {kind}", zero=False)
         return value
+
+    @field_validator("closed_purge_days", "forget_after_days")
+    @classmethod
+    def _finite(cls, value: float | None, info: ValidationInfo) -> float | None:
+        return None if value is None else check_days(value, str(info.field_name))
+
+    @field_validator("forget_below")
+    @classmethod
+    def _weight(cls, value: float) -> float:
+        return check_days(value, "forget_below (a weight)", top=1.0, unit="")
 
     def ttl(self) -> dict[Kind, timedelta | None]:
         """How long each kind is kept in this tenant (the defaults with its overrides)."""
@@ -135,6 +181,16 @@ class TenantSettings(BaseModel):
     @property
     def zone(self) -> ZoneInfo:
         return ZoneInfo(self.timezone)
+
+
+def _causes(exc: ValidationError) -> str:
+    """A validation error in one line: each cause's own words, or "<setting>: <what pydantic says>"."""
+    out = []
+    for e in exc.errors():
+        cause = e.get("ctx", {}).get("error")
+        where = ".".join(str(p) for p in e.get("loc", ()))
+        out.append(str(cause) if cause is not None else f"{where}: {e.get('msg', 'invalid')}")
+    return "; ".join(dict.fromkeys(out)) or str(exc)
 
 
 async def _aw(value: Awaitable[T] | T) -> T:
@@ -195,10 +251,7 @@ class TenantConfig:
         try:
             updated = TenantSettings.model_validate({**current.model_dump(), **values})
         except ValidationError as exc:
-            causes = [e.get("ctx", {}).get("error") for e in exc.errors()]
-            raise TenantSettingError(
-                "; ".join(str(c) for c in causes if c is not None) or str(exc)
-            ) from None
+            raise TenantSettingError(_causes(exc)) from None
         mapping = {k: json.dumps(v, ensure_ascii=False) for k, v in values.items()}
         await _aw(self.redis.hset(self.key(tenant), mapping=mapping))
         return updated

@@ -25,7 +25,7 @@ from adapters.discord.interactions import Refusal, actor, answer, defer, require
 from adapters.discord.limits import bounded
 from adapters.discord.translate import kind_label, t
 from bot.actors import Actor
-from bot.tenants import TenantSettings
+from bot.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind, Lang
 
 __all__ = ["SettingsCommands", "settings_embed"]
@@ -139,16 +139,12 @@ class SettingsCommands(commands.Cog):
                                       "closed-disputes"],
                         days: app_commands.Range[str, 1, 12]) -> None:
         who = await self._start(interaction)
-        raw = days.strip().lower()
-        try:
-            value = None if raw in ("keep", "forever") else float(raw)
-        except ValueError:
-            raise Refusal("settings.bad_days", days=safe(days, 12)) from None
-        if value is not None and value <= 0:
-            raise Refusal("settings.bad_days", days=safe(days, 12))
-        if kind == CLOSED:
-            if value is None:
-                raise Refusal("settings.bad_days", days=safe(days, 12))
+        closed = kind == CLOSED
+        try:  # finite and within range, as every surface reads a number of days ("nan", "inf", "1e999" refused)
+            value = parse_days(days, "days", keep=() if closed else ("keep", "forever"), zero=closed)
+        except TenantSettingError:
+            raise Refusal("settings.bad_days", days=safe(days, 12), most=f"{MAX_DAYS:g}") from None
+        if closed:
             await self._update(interaction, who, closed_purge_days=value)
             return
         current = await self.heyan.port.moderation.community_settings(who)

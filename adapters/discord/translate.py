@@ -206,8 +206,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "settings.days": ("{days} days", "{days} 天"),
     "settings.updated": ("Updated.", "已更新。"),
     "settings.reset": ("Back to the defaults.", "已恢复默认值。"),
-    "settings.bad_days": ("“{days}” is not a number of days: give a positive number such as 30, or keep.",
-                          "“{days}”不是有效的天数：请填写正数（如 30），或 keep。"),
+    "settings.bad_days": ("“{days}” is not a number of days: give a number above 0 and up to {most}, such as 30, "
+                          "or keep.", "“{days}”不是有效的天数：请填写大于 0、不超过 {most} 的数（如 30），或 keep。"),
     "page.footer": ("Page {page} of {pages} · {total} in all", "第 {page}/{pages} 页 · 共 {total} 条"),
     "page.previous": ("Previous", "上一页"),
     "page.next": ("Next", "下一页"),

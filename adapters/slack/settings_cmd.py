@@ -28,7 +28,7 @@ from adapters.slack.blocks import section
 from adapters.slack.invocation import Answer, Invocation
 from adapters.slack.render import escape
 from bot.actors import InvalidRequest
-from bot.tenants import TenantSettings
+from bot.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind
 
 __all__ = ["settings"]
@@ -92,19 +92,24 @@ def _values(inv: Invocation, name: str, args: list[str], current: TenantSettings
         if len(args) != 2 or args[0] not in {k.value for k in Kind}:
             raise InvalidRequest(f"give a kind ({kinds}) and a number of days or keep",
                                  f"请给出类型（{kinds}）和天数或 keep")
-        days: float | None = None
-        if args[1].lower() != "keep":
-            try:
-                days = float(args[1])
-            except ValueError:
-                raise InvalidRequest(f"“{args[1]}” is not a number of days", f"“{args[1]}”不是天数") from None
-        return {"retention_days": {**current.retention_days, args[0]: days}}
+        return {"retention_days": {**current.retention_days, args[0]: _days(args[1], keep=True)}}
     if name == "closed-purge":
-        try:
-            return {"closed_purge_days": float(args[0]) if len(args) == 1 else None}
-        except ValueError:
-            raise InvalidRequest(f"“{args[0]}” is not a number of days", f"“{args[0]}”不是天数") from None
+        if len(args) != 1:
+            raise InvalidRequest(f"give a number of days from 0 to {MAX_DAYS:g}", f"请给出 0 到 {MAX_DAYS:g} 之间的天数")
+        return {"closed_purge_days": _days(args[0], keep=False)}
     raise _usage()
+
+
+def _days(text: str, *, keep: bool) -> float | None:
+    """A number of days as every surface reads it (``bot.tenants.parse_days``): finite, within range;
+    "nan", "inf" and "1e999" are refused with what is accepted."""
+    try:
+        return parse_days(text, "days", keep=("keep",) if keep else (), zero=not keep)
+    except TenantSettingError:
+        span = f"above 0, up to {MAX_DAYS:g}" if keep else f"from 0 to {MAX_DAYS:g}"
+        span_zh = f"大于 0、不超过 {MAX_DAYS:g}" if keep else f"0 到 {MAX_DAYS:g} 之间"
+        raise InvalidRequest(f"“{text[:20]}” is not a number of days: give one {span}" + (", or keep" if keep else ""),
+                             f"“{text[:20]}”不是有效的天数：请给出{span_zh}的数" + ("，或 keep" if keep else "")) from None
 
 
 async def settings(inv: Invocation) -> Answer:

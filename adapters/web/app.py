@@ -17,14 +17,16 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from adapters.web import api, errors, login, pages
+from adapters.web import api, errors, login, member_pages, pages, settings_page
 from adapters.web.auth import Console
 
-__all__ = ["HERE", "create_app", "templates"]
+__all__ = ["HERE", "SECURITY_HEADERS", "create_app", "secure", "templates"]
 
 HERE = Path(__file__).parent
 _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
         "form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'")
+SECURITY_HEADERS = {"Content-Security-Policy": _CSP, "X-Content-Type-Options": "nosniff",
+                    "Referrer-Policy": "same-origin", "X-Frame-Options": "DENY"}
 
 
 def templates() -> Jinja2Templates:
@@ -42,20 +44,24 @@ def create_app(console: Console) -> FastAPI:
     app.include_router(api.router)
     app.include_router(login.router)
     app.include_router(pages.router)
+    app.include_router(member_pages.router)
+    app.include_router(settings_page.router)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
-    errors.install(app)
+    errors.install(app, secure)
     if console.local:
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=["127.0.0.1", "localhost"])
 
     @app.middleware("http")
     async def security_headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        response.headers.setdefault("Content-Security-Policy", _CSP)
-        response.headers.setdefault("X-Content-Type-Options", "nosniff")
-        response.headers.setdefault("Referrer-Policy", "same-origin")
-        response.headers.setdefault("X-Frame-Options", "DENY")
-        if not request.url.path.startswith("/static/"):
-            response.headers.setdefault("Cache-Control", "no-store")
-        return response
+        return secure(request, await call_next(request))
 
     return app
+
+
+def secure(request: Request, response: Response) -> Response:
+    """``response`` with the security headers every answer carries (errors and 500 included)."""
+    for name, value in SECURITY_HEADERS.items():
+        response.headers.setdefault(name, value)
+    if not request.url.path.startswith("/static/"):
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response

@@ -23,10 +23,12 @@ from urllib.parse import urlsplit
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
+from adapters.web.communities import CommunityNames
 from adapters.web.gate import Gate, Principal
 from adapters.web.i18n import LANG_COOKIE, pick_lang, t
 from adapters.web.platforms import DiscordSignIn, SlackSignIn
 from adapters.web.sessions import SignInStates, WebSessions
+from adapters.web.throttle import Throttle
 from adapters.web.tokens import ApiTokens
 from bot.actors import OPERATOR_ID
 from bot.moderation import ModerationService
@@ -34,8 +36,8 @@ from bot.settings import Settings
 from memory.errors import HeyanError
 from memory.models import Lang
 
-__all__ = ["SAFE_METHODS", "SESSION_COOKIE", "AuthError", "Console", "check_change", "console", "principal_of",
-           "request_lang"]
+__all__ = ["SAFE_METHODS", "SESSION_COOKIE", "AuthError", "Console", "address", "check_change", "console",
+           "counted", "principal_of", "request_lang"]
 
 SESSION_COOKIE = "heyan_session"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -69,6 +71,10 @@ class Console:
     settings: Settings
     local: bool
     templates: Jinja2Templates
+    #: The console's own limits (sign-in starts, bad tokens, page views, changes).
+    throttle: Throttle
+    #: Communities' names as the platforms gave them.
+    names: CommunityNames
     discord: DiscordSignIn | None = None
     slack: SlackSignIn | None = None
 
@@ -83,14 +89,22 @@ def request_lang(request: Request) -> Lang:
                      request.headers.get("accept-language"))
 
 
+def address(request: Request) -> str:
+    """The client's address (the proxy's ``X-Forwarded-For`` when uvicorn trusts it), for limits."""
+    return request.client.host if request.client is not None else "unknown"
+
+
 async def principal_of(request: Request) -> Principal | None:
-    """The caller, None when nobody signed in; AuthError for a bad token or an ended session."""
+    """The caller, None when nobody signed in; AuthError for a bad token or an ended session. An
+    address that sent too many bad tokens this minute is refused (429) before its token is read."""
     c = console(request)
     header = request.headers.get("authorization", "")
     if header:
+        await c.throttle.check("bad_token", address(request))
         scheme, _, value = header.partition(" ")
         token = await c.tokens.check(value) if scheme.lower() == "bearer" else None
         if token is None:
+            await c.throttle.hit("bad_token", address(request))
             raise AuthError(401, "auth.token", "bad_token")
         return Principal(kind="token", user_id=token.actor_id, name=token.label or token.actor_id, token=token)
     cookie = request.cookies.get(SESSION_COOKIE)
@@ -128,3 +142,10 @@ def check_change(request: Request, principal: Principal, form_token: str | None 
             raise AuthError(403, "auth.csrf", "csrf")
     elif principal.token is None and _cross_site(request):
         raise AuthError(403, "auth.cross_site", "cross_site")
+
+
+async def counted(request: Request, principal: Principal) -> None:
+    """Count a signed-in caller's request against the console's limits: a view (page or API read)
+    or a change — never against the chat commands'."""
+    who = f"{principal.kind}:{principal.user_id}"
+    await console(request).throttle.hit("view" if request.method in SAFE_METHODS else "change", who)

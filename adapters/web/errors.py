@@ -1,30 +1,45 @@
 """Refusals as HTTP answers: a status code and one sentence in the caller's language saying what was
-wrong and what to do. The API answers ``{"error", "detail"}``; pages show the same sentence.
+wrong and what to do. The API answers ``{"error", "detail"}`` — every refusal and failure, 404 of an
+unknown path, 422 of a malformed request and 500 included; pages show the same sentence. Every answer
+carries the security headers (``adapters.web.app.secure``), a 500 too (Starlette sends that one from
+outside every middleware).
 
 | refusal | status |
 |---|---|
 | not signed in, session ended, unknown token, sign-in refused by the platform | 401 |
 | ``PermissionDenied``, a forged or missing CSRF token, a read-only token, a cross-site change | 403 |
-| ``NotFound`` | 404 |
-| ``Ambiguous`` (an id prefix matching several) | 409 |
+| ``NotFound``, a path the console does not have | 404 |
+| ``Ambiguous`` (an id prefix or a name matching several) | 409 |
 | ``InvalidRequest`` (an empty value, a query too long, a bad setting, an expired confirmation) | 400 |
-| ``SlowDown`` (rate limit), with ``Retry-After`` | 429 |
+| a request whose shape is wrong (a missing field, NaN where a number goes, a bad date) | 422 |
+| ``SlowDown`` (chat limits), ``TooMany`` (the console's own limits), with ``Retry-After`` | 429 |
+| a failure of Heyan itself (logged with its traceback) | 500 |
 | the platform could not be asked who moderates what | 503 |
 """
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from starlette.exceptions import HTTPException
 
 from adapters.web.auth import SESSION_COOKIE, AuthError, request_lang
 from adapters.web.i18n import t
 from adapters.web.pages import error_page
 from adapters.web.platforms import PlatformUnavailable, SignInFailed
+from adapters.web.throttle import TooMany
 from bot.actors import Ambiguous, InvalidRequest, ModerationError, NotFound, PermissionDenied
 from bot.limits import SlowDown
 
-__all__ = ["install"]
+__all__ = ["install", "validation_detail"]
+
+log = logging.getLogger(__name__)
+
+_HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large"}
 
 _STATUS: tuple[tuple[type[ModerationError], int, str], ...] = (
     (PermissionDenied, 403, "forbidden"),
@@ -40,8 +55,44 @@ def _answer(request: Request, status: int, code: str, detail: str, headers: dict
     return error_page(request, status, detail, headers=headers)
 
 
-def install(app: FastAPI) -> None:
-    """Register the handlers on ``app``."""
+def validation_detail(errors: list[dict[str, object]]) -> str:
+    """A malformed request in one sentence: "body.retention_days.demand: Input should be a finite number"."""
+    parts = []
+    for e in errors[:5]:
+        where = ".".join(str(p) for p in e.get("loc", ()) if isinstance(p, str | int))  # type: ignore[attr-defined]
+        parts.append(f"{where}: {e.get('msg', 'invalid')}" if where else str(e.get("msg", "invalid")))
+    return "; ".join(parts) + ("; fix these and send it again" if parts else "the request is malformed")
+
+
+def install(app: FastAPI, secure: Callable[[Request, Response], Response]) -> None:
+    """Register the handlers on ``app``; ``secure`` adds the security headers (to a 500, which no
+    middleware sees)."""
+
+    @app.exception_handler(HTTPException)
+    async def http(request: Request, exc: HTTPException) -> Response:
+        lang = request_lang(request)
+        code = _HTTP_CODES.get(exc.status_code, "refused")
+        detail = t(lang, "error.not_found") if exc.status_code == 404 else str(exc.detail)
+        return _answer(request, exc.status_code, code, detail, headers=dict(exc.headers or {}))
+
+    @app.exception_handler(RequestValidationError)
+    async def malformed(request: Request, exc: RequestValidationError) -> Response:
+        return _answer(request, 422, "invalid_request", validation_detail(list(exc.errors())))
+
+    @app.exception_handler(Exception)
+    async def failed(request: Request, exc: Exception) -> Response:
+        log.error("the console failed on %s %s", request.method, request.url.path, exc_info=exc)
+        detail = t(request_lang(request), "error.internal")
+        try:
+            answer = _answer(request, 500, "internal_error", detail)
+        except Exception:  # the page itself could not be drawn: the same words as JSON
+            answer = JSONResponse({"error": "internal_error", "detail": detail}, status_code=500)
+        return secure(request, answer)
+
+    @app.exception_handler(TooMany)
+    async def too_many(request: Request, exc: TooMany) -> Response:
+        return _answer(request, 429, "too_many_requests", exc.text(request_lang(request)),
+                       headers={"Retry-After": str(exc.retry_after)})
 
     @app.exception_handler(ModerationError)
     async def moderation(request: Request, exc: ModerationError) -> Response:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from adapters.web.communities import CommunityNames, fallback_label
 from adapters.web.platforms import DiscordSignIn, Guild, SlackSignIn
 from adapters.web.sessions import WebSession
 from adapters.web.tokens import ApiToken
@@ -75,10 +76,11 @@ class Gate:
 
     def __init__(self, moderation: ModerationService, *, discord: DiscordSignIn | None = None,
                  slack: SlackSignIn | None = None, ttl: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic, names: CommunityNames | None = None) -> None:
         self.moderation = moderation
         self.discord = discord
         self.slack = slack
+        self.names = names
         self.ttl = ttl
         self.clock = clock
         self._guilds: dict[str, tuple[float, dict[str, Guild]]] = {}
@@ -128,6 +130,11 @@ class Gate:
         elif principal.kind == "slack" and self.slack is not None:
             if tenant != session.tenant:
                 return None
+            if not await self.slack.installed(tenant):
+                raise PermissionDenied(
+                    f"Heyan is not installed in the Slack workspace you signed in to ({session.team_name or tenant}); "
+                    "install it there first, then sign in again",
+                    f"和言没有安装在你登录的 Slack 工作区（{session.team_name or tenant}）；请先安装，再重新登录")
             answer = await self.slack.is_moderator(principal.user_id, await self._roles(tenant))
         else:
             return None
@@ -138,6 +145,7 @@ class Gate:
         """The actor the moderation service sees for this caller in ``tenant``; PermissionDenied
         when the caller is not part of that community at all (or a token is for another one)."""
         if principal.kind == "operator":
+            await self.moderation.check_tenant(tenant)  # a mistyped community is an error, not an empty page
             return Actor.operator(tenant, lang=lang)
         moderates = await self._moderator(principal, tenant)
         if moderates is None:
@@ -146,24 +154,26 @@ class Gate:
                                        f"这个 API 令牌属于 {principal.token.tenant}，不是 {tenant}")
             raise PermissionDenied(f"you are not a member of {tenant} (as {principal.kind.title()} reports it)",
                                    f"你不是 {tenant} 的成员（据 {principal.kind.title()} 所示）")
+        # not counted against the chat commands' limits: the console counts its own (adapters.web.throttle)
         if principal.token is not None:
             return Actor(tenant=tenant, user_id=principal.token.actor_id, name=principal.token.label or "API token",
-                         capabilities=_MODERATE, lang=lang)
+                         capabilities=_MODERATE, lang=lang, unlimited=True)
         discord_role = self.discord.moderator_role if self.discord is not None else ""
         slack_group = self.slack.moderator_group if self.slack is not None else ""
         return Actor(tenant=tenant, user_id=principal.user_id, name=principal.name,
                      capabilities=_MODERATE if moderates else frozenset(), lang=lang,
-                     moderator_hint=_hint(principal.kind, lang, discord_role, slack_group))
+                     moderator_hint=_hint(principal.kind, lang, discord_role, slack_group), unlimited=True)
 
-    async def communities(self, principal: Principal) -> list[Community]:
+    async def communities(self, principal: Principal, lang: Lang = "en") -> list[Community]:
         """The communities the caller moderates and Heyan knows (it holds memories, summaries or
-        settings for them), sorted by name."""
+        settings for them), by name, sorted by name. Names the platform gives are remembered
+        (``CommunityNames``) for callers who sign in without one (the operator, API tokens)."""
         known = await self.moderation.tenant_ids()
         names: dict[str, str] = {}
         if principal.kind == "operator":
-            names = {t: t for t in known}
+            names = dict.fromkeys(known, "")
         elif principal.token is not None:
-            names = {principal.token.tenant: principal.token.tenant}
+            names = {principal.token.tenant: ""}
         elif principal.kind == "discord" and principal.session is not None and self.discord is not None:
             guilds = await self._discord_guilds(principal.session)
             for tenant in known:
@@ -172,6 +182,19 @@ class Gate:
                     names[tenant] = guild.name
         elif principal.kind == "slack" and principal.session is not None:
             tenant = principal.session.tenant
-            if await self._moderator(principal, tenant):
-                names[tenant] = principal.session.team_domain or tenant
-        return sorted((Community(t, n, platform_of(t)) for t, n in names.items()), key=lambda c: (c.name, c.id))
+            try:
+                moderates = await self._moderator(principal, tenant)
+            except PermissionDenied:  # not installed there: nothing to list
+                moderates = False
+            if moderates:
+                names[tenant] = principal.session.team_name or principal.session.team_domain
+        if self.names is not None:
+            await self.names.learn({t: n for t, n in names.items() if n})
+            held = await self.names.names([t for t, n in names.items() if not n])
+            names = {t: n or held.get(t, "") for t, n in names.items()}
+        return sorted((Community(t, n or fallback_label(t, lang), platform_of(t)) for t, n in names.items()),
+                      key=lambda c: (c.name.casefold(), c.id))
+
+    async def label(self, tenant: str, lang: Lang = "en") -> str:
+        """What the console calls ``tenant``: its platform name when seen, else a label from its id."""
+        return await self.names.label(tenant, lang) if self.names is not None else fallback_label(tenant, lang)

@@ -10,17 +10,24 @@ from datetime import datetime
 from adapters.web.chart import HeatMark, sparkline_svg, temperature_svg
 from adapters.web.i18n import t
 from adapters.web.links import message_link
+from bot.clock import show_stamp, show_time
 from bot.escalation_alerts import signal_label
 from bot.heat import HeatPoint
 from bot.moderation import ThreadHeat
+from bot.zones import zone_label
 from memory.models import Lang
 
-__all__ = ["PointRow", "heat_chart", "heat_spark", "point_rows", "when"]
+__all__ = ["PointRow", "heat_chart", "heat_spark", "point_rows", "stamp", "when"]
 
 
-def when(value: datetime | None) -> str:
-    """A time as every page shows it."""
-    return value.strftime("%Y-%m-%d %H:%M UTC") if value is not None else ""
+def when(value: datetime | None, zone: str = "UTC", lang: Lang = "en") -> str:
+    """A time as every page shows it: in the community's zone, named ("Thu 5 Nov 15:00 (UTC+08:00)")."""
+    return show_time(value, zone, lang) if value is not None else ""
+
+
+def stamp(value: datetime | None, zone: str = "UTC") -> str:
+    """A time for a chart's axis or a table cell whose heading names the zone: "Thu 11-05 15:00"."""
+    return show_stamp(value, zone) if value is not None else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,20 +52,24 @@ def _title(heat: ThreadHeat) -> str:
     return heat.info.title or heat.session
 
 
-def heat_chart(heat: ThreadHeat, rows: list[PointRow], lang: Lang) -> str:
-    """The large chart, its description saying in words what it draws."""
+def heat_chart(heat: ThreadHeat, rows: list[PointRow], lang: Lang, zone: str = "UTC") -> str:
+    """The large chart, its description saying in words what it draws; times in ``zone``."""
     hot = [r for r in rows if r.hot]
     sep = "、" if lang == "zh" else ", "
-    desc = t(lang, "dispute.desc", n=len(rows), first=when(rows[0].point.at) if rows else "-",
-             last=when(rows[-1].point.at) if rows else "-", threshold=f"{heat.threshold:g}", above=len(hot),
-             who=sep.join(f"{r.name} {when(r.point.at)} ({r.point.temperature:.1f})" for r in hot) or "-",
+    first = when(rows[0].point.at, zone, lang) if rows else "-"
+    last = when(rows[-1].point.at, zone, lang) if rows else "-"
+    desc = t(lang, "dispute.desc", n=len(rows), first=first, last=last, threshold=f"{heat.threshold:g}",
+             above=len(hot), who=sep.join(f"{r.name} {when(r.point.at, zone, lang)} ({r.point.temperature:.1f})"
+                                          for r in hot) or "-",
              now=f"{heat.now:.1f}", peak=f"{heat.peak:.1f}")
     marks = [HeatMark(value=r.point.temperature, link=r.link,
-                      label=f"{r.name} · {when(r.point.at)} · {r.point.temperature:.1f}"
+                      label=f"{r.name} · {when(r.point.at, zone, lang)} · {r.point.temperature:.1f}"
                             + (f" · {sep.join(r.signals)}" if r.signals else "")) for r in rows]
     return temperature_svg(marks, threshold=heat.threshold, title=t(lang, "dispute.chart", title=_title(heat)),
                            desc=desc, threshold_label=t(lang, "dispute.threshold"),
-                           first=when(rows[0].point.at) if rows else "", last=when(rows[-1].point.at) if rows else "")
+                           first=stamp(rows[0].point.at, zone) if rows else "",
+                           last=stamp(rows[-1].point.at, zone) if rows else "",
+                           y_label=t(lang, "dispute.axis_y"), x_label=t(lang, "dispute.axis_x", zone=zone_label(zone)))
 
 
 def heat_spark(heat: ThreadHeat, lang: Lang) -> str:

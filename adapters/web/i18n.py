@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from memory.models import Lang
+from bot import kinds
+from memory.models import Fact, Lang
 
-__all__ = ["LANG_COOKIE", "kind_label", "pick_lang", "stage_label", "status_label", "t"]
+__all__ = ["LANG_COOKIE", "fact_kind", "kind_label", "pick_lang", "stage_label", "status_label", "t"]
 
 LANG_COOKIE = "heyan_lang"
 
@@ -21,6 +22,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "nav.disputes": ("Disputes", "争议"),
     "nav.audit": ("Audit log", "审计记录"),
     "nav.settings": ("Settings", "设置"),
+    "nav.members": ("Members", "成员"),
     "nav.skip": ("Skip to content", "跳到正文"),
     "nav.signout": ("Sign out", "退出登录"),
     "nav.signed_in": ("Signed in as {name}", "已登录：{name}"),
@@ -42,11 +44,17 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "filter.q": ("Search", "搜索"),
     "filter.kind": ("Kind", "类型"),
     "filter.status": ("Status", "状态"),
-    "filter.user": ("Member id", "成员 id"),
+    "filter.user": ("Member (name or id)", "成员（名字或 id）"),
     "filter.session": ("Thread id", "话题 id"),
     "filter.any": ("any", "全部"),
     "filter.apply": ("Filter", "筛选"),
     "col.kind": ("Kind", "类型"),
+    "col.name": ("Name", "名字"),
+    "col.also": ("Also went by", "曾用名"),
+    "col.records": ("Records", "记录"),
+    "col.open": ("Open promises", "未完成的承诺"),
+    "col.last_seen": ("Last heard", "最近发言"),
+    "col.promise": ("Promise", "承诺"),
     "col.who": ("About", "关于"),
     "col.what": ("What", "内容"),
     "col.status": ("Status", "状态"),
@@ -79,6 +87,53 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "action.erase_confirm": ("Erase everything now", "立即全部删除"),
     "action.cancel": ("Cancel", "取消"),
     "snooze.days": ("{n} days", "{n} 天"),
+    "snooze.day": ("1 day", "1 天"),
+    "help.confirm": ("Confirm: it is right — it becomes active and Heyan recalls it; other accounts are set aside.",
+                     "确认：内容无误——它生效并会被和言引用；其他说法被搁置。"),
+    "help.confirm_flagged": ("Confirm: it was an ordinary message — Heyan reads it again and remembers what it says; "
+                             "the flag is retired.", "确认：这是一条普通消息——和言会重新读取并记住其中的内容；标记随之撤销。"),
+    "help.reject": ("Reject: it is wrong — kept for the record, never recalled again.",
+                    "驳回：内容有误——保留作记录，但不再被引用。"),
+    "help.correct": ("Correct: write what it should say; the old words stay in its versions.",
+                     "更正：写出应有的内容；原来的内容保留在版本记录里。"),
+    "help.delete": ("Delete: erase it everywhere it is stored; the audit log keeps that it existed, not its words.",
+                    "删除：在所有存储位置抹去它；审计记录只保留它存在过，不保留内容。"),
+    "help.done": ("Mark done: the promise was kept; no follow-up will be sent.", "标记完成：承诺已兑现；不会再发送跟进提醒。"),
+    "help.snooze": ("Snooze: move the due time later; the follow-up moves with it.", "推迟：把截止时间往后移；跟进提醒随之移动。"),
+    "help.export": ("Export: everything Heyan holds about or from this member, as a JSON file (recorded in the audit log).",
+                    "导出：和言所保存的关于或来自这位成员的全部内容，JSON 文件（记入审计记录）。"),
+    "help.erase": ("Erase: asks first, then removes their records and their words everywhere in this community.",
+                   "删除：先确认，再在本社区的所有位置移除其记录和言论。"),
+    "why.title": ("Why it is here", "为什么在这里"),
+    "why.flagged": ("Flagged: {rule}.", "已标记：{rule}。"),
+    "why.rule_words": ("The rule's words: “{detail}”. Heyan does not recall or repeat a flagged message.",
+                       "规则原文：“{detail}”。和言不会引用或复述被标记的消息。"),
+    "why.rule.instruction": ("the message gives Heyan an instruction (what to remember or how to behave) instead of "
+                             "talking to the others", "这条消息是在给和言下指令（要记住什么或该怎么做），而不是在和其他人交流"),
+    "why.rule.impersonation": ("the message is written as if another member had said it",
+                               "这条消息以另一位成员的口吻写成"),
+    "why.rule.fake marker": ("the message poses as the system, a moderator or an admin and rules on people",
+                             "这条消息冒充系统、管理员，并对他人作出裁定"),
+    "why.rule.encoded instruction": ("the message hides an instruction in encoded text", "这条消息把指令藏在编码文本里"),
+    "why.rule.other": ("a rule against writing memory instead of talking fired", "触发了“借消息写入记忆”的规则"),
+    "why.disputed": ("Disputed: two accounts of this contradict each other; the other one is listed below. Confirm "
+                     "keeps this one, Reject drops it.", "有争议：关于此事有两种相互矛盾的说法，另一种列在下方。确认则保留这一条，驳回则弃用。"),
+    "why.unverified": ("Unverified: one member's account of another member, which nobody has confirmed.",
+                       "未核实：这是一位成员对另一位成员的说法，尚无人确认。"),
+    "why.low": ("Low confidence: Heyan was not sure it read this right.", "低置信度：和言不确定是否理解正确。"),
+    "memory.member_note": ("Only moderators confirm, reject or delete a memory. If this one is wrong, tell a moderator, "
+                           "or correct what you said yourself in the chat.",
+                           "只有管理员可以确认、驳回或删除记忆。如有错误，请告诉管理员，或在聊天中更正你自己说过的话。"),
+    "commitment.if": ("if {condition}", "条件：{condition}"),
+    "commitment.due": ("due {due}", "{due}到期"),
+    "commitment.no_due": ("no due time", "没有截止时间"),
+    "members.title": ("Members", "成员"),
+    "members.intro": ("Everyone Heyan holds records about or from in this community, by the name they used last. "
+                      "Open a member to see their records, export them or erase them.",
+                      "和言在本社区保存了记录的每一位成员（按最近使用的名字）。打开成员页面可查看、导出或删除其记录。"),
+    "members.search": ("Name or id", "名字或 id"),
+    "members.count": ("{n} members", "{n} 位成员"),
+    "members.none": ("Nobody matches.", "没有匹配的成员。"),
     "review.title": ("Review queue", "审核队列"),
     "review.none": ("Nothing waits for review.", "没有待审核的记忆。"),
     "review.count": ("{n} waiting", "{n} 条待审核"),
@@ -144,13 +199,23 @@ _TEXTS: dict[str, tuple[str, str]] = {
                    "这会在所有存储位置删除关于 {name} 或来自 {name} 的 {facts} 条记忆和 {summaries} 份摘要，"
                    "且无法撤销。确认在 10 分钟内有效。"),
     "erase.done": ("Erased {n} records of {name}.", "已删除 {name} 的 {n} 条记录。"),
+    "settings.forget_after": ("Days after a dispute closes before its little-used records are forgotten (empty: never)",
+                              "争议结束后多少天遗忘其少用的记录（留空：永不）"),
+    "settings.forget_below": ("Weight (0–1) under which such a record is forgotten", "低于此权重（0–1）的记录会被遗忘"),
+    "settings.digest_channel": ("Moderators' channel for the digest and alerts (a channel id; empty: none)",
+                                "管理员摘要和预警发送的频道（频道 id；留空：不发送）"),
+    "settings.digest_schedule": ("How often the digest is posted", "摘要发送频率"),
+    "settings.schedule.off": ("off", "不发送"),
+    "settings.schedule.daily": ("daily", "每天"),
+    "settings.schedule.weekly": ("weekly (Mondays)", "每周（周一）"),
     "audit.title": ("Audit log", "审计记录"),
     "audit.none": ("No changes recorded yet.", "还没有修改记录。"),
     "settings.title": ("Settings", "设置"),
     "settings.timezone": ("Timezone (IANA, e.g. Asia/Shanghai)", "时区（IANA 名称，如 Asia/Shanghai）"),
     "settings.language": ("Language Heyan answers in", "和言回复的语言"),
     "settings.purge": ("Days after a dispute closes before it is purged", "争议结束后多少天清除"),
-    "settings.retention": ("Days each kind is kept (empty: the default)", "每类记忆保留天数（留空：默认）"),
+    "settings.retention": ("Days each kind is kept (empty: the default; keep: until erased)",
+                           "每类记忆保留天数（留空：默认；keep：一直保留到删除）"),
     "settings.moderator_roles": ("Moderator roles (Discord role ids / Slack user-group ids, comma-separated)",
                                  "管理员身份组（Discord 身份组 id / Slack 用户组 id，以逗号分隔）"),
     "settings.dispute_openers": ("Who may open a dispute", "谁可以发起争议"),
@@ -161,6 +226,14 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "settings.saved": ("Settings saved.", "设置已保存。"),
     "error.title": ("Something is not right", "出了点问题"),
     "error.back": ("Back to the communities", "返回社区列表"),
+    "error.not_found": ("there is nothing at this address; check the link, or start again from the communities",
+                        "这个地址下没有内容；请检查链接，或从社区列表重新开始"),
+    "error.internal": ("Heyan could not answer this request (its log says why); try again, and tell the operator "
+                       "if it keeps happening", "和言无法处理这个请求（原因见日志）；请重试，如果一直出现请告诉运维人员"),
+    "dispute.axis_y": ("temperature (escalation score)", "温度（升级分数）"),
+    "dispute.axis_x": ("messages in order; times in {zone}", "按顺序的消息；时间为 {zone}"),
+    "commitments.axis_y": ("commitments", "承诺数"),
+    "commitments.axis_x": ("week due (from Monday)", "截止周（周一起）"),
     "auth.signin": ("sign in first (GET /login), or send an API token as Authorization: Bearer heyan_…",
                     "请先登录（GET /login），或以 Authorization: Bearer heyan_… 发送 API 令牌"),
     "auth.expired": ("your session has expired or was signed out; sign in again",
@@ -185,7 +258,7 @@ _KIND_ZH = {"person": "人物", "event": "事件", "demand": "诉求", "emotion"
             "consensus": "共识", "relation": "关系"}
 _STAGE_ZH = {"gathering": "收集情况", "de-escalating": "降温", "exploring options": "探讨方案",
              "confirming agreement": "确认协议", "closed": "已结束"}
-_STATUS_ZH = {"active": "有效", "superseded": "已取代", "disputed": "有争议", "unverified": "未核实", "done": "已完成",
+_STATUS_ZH = {"open": "进行中", "active": "有效", "superseded": "已取代", "disputed": "有争议", "unverified": "未核实", "done": "已完成",
               "cancelled": "已取消", "expired": "已过期", "overdue": "已逾期", "rejected": "已驳回", "flagged": "已标记"}
 
 
@@ -196,7 +269,13 @@ def t(lang: Lang, key: str, **values: object) -> str:
 
 
 def kind_label(kind: str, lang: Lang) -> str:
-    return _KIND_ZH.get(kind, kind) if lang == "zh" else kind
+    """A kind by its name (a store kind, or a label of ``bot.kinds``) in ``lang``."""
+    return kinds.label_in(kind, lang) if kind in kinds.LABELS else (_KIND_ZH.get(kind, kind) if lang == "zh" else kind)
+
+
+def fact_kind(fact: Fact, lang: Lang) -> str:
+    """A record's kind as every surface names it (``bot.kinds``: "claim", "agreement", …)."""
+    return kinds.label_in(kinds.label(fact), lang)
 
 
 def status_label(status: str, lang: Lang) -> str:

@@ -4,7 +4,8 @@
 cookie of this browser) and redirects to the platform's authorize page; the platform redirects back
 to ``/auth/<platform>/callback`` with ``code`` and ``state``. The state must be this browser's and
 unused (login CSRF), then the code is exchanged, the user named, and a session made. ``POST
-/logout`` (with the CSRF token) ends it.
+/logout`` (with the CSRF token) ends it. Anyone can start a sign-in, so starts (and callbacks with a
+wrong state) are limited per address (``adapters.web.throttle``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import secrets
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from adapters.web.auth import SESSION_COOKIE, AuthError, check_change, console, principal_of
+from adapters.web.auth import SESSION_COOKIE, AuthError, address, check_change, console, principal_of
 from adapters.web.pages import render, set_session_cookie
 from adapters.web.platforms import DiscordSignIn, SlackSignIn
 from adapters.web.sessions import STATE_SECONDS
@@ -36,6 +37,7 @@ async def login(request: Request) -> Response:
 
 async def _start(request: Request, platform: str, url_for_state: str, state: str) -> Response:
     c = console(request)
+    await c.throttle.hit("sign_in", address(request))  # anyone can call this: each call writes a state key
     await c.states.put(state, platform)
     response = RedirectResponse(url_for_state, status_code=303)
     response.set_cookie(_STATE_COOKIE, state, max_age=STATE_SECONDS, path="/auth", httponly=True, secure=True,
@@ -62,7 +64,17 @@ async def slack_start(request: Request) -> Response:
 
 
 async def _check_state(request: Request, platform: str) -> str:
-    """The callback's code, once its state is this browser's, unused, and for this platform."""
+    """The callback's code, once its state is this browser's, unused, and for this platform. A
+    callback with a wrong state counts as a bad token of its address (guessing is limited)."""
+    await console(request).throttle.check("bad_token", address(request))
+    try:
+        return await _checked_state(request, platform)
+    except AuthError:
+        await console(request).throttle.hit("bad_token", address(request))
+        raise
+
+
+async def _checked_state(request: Request, platform: str) -> str:
     if request.query_params.get("error"):
         raise AuthError(403, "auth.denied", "sign_in_cancelled")
     state = request.query_params.get("state", "")
@@ -103,7 +115,7 @@ async def slack_callback(request: Request) -> Response:
         raise AuthError(404, "auth.not_configured", "not_configured", platform="Slack")
     identity = await sign_in.sign_in(await _check_state(request, "slack"))
     raw, _ = await c.sessions.create("slack", identity.user_id, identity.name, tenant=identity.tenant,
-                                     team_domain=identity.team_domain)
+                                     team_domain=identity.team_domain, team_name=identity.team_name)
     return _signed_in(request, raw)
 
 

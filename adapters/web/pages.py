@@ -1,34 +1,53 @@
 """The console's pages: server-rendered Jinja2 (autoescaped: member text is always text), htmx for
 in-place updates (vendored under /static, no build step), plain forms that work without it.
 
-Each page is one or two moderation-service calls as the signed-in moderator; each form posts back
-with the session's CSRF token and is redirected to the page it came from (post/redirect/get).
+Each page is one or two moderation-service calls as the signed-in caller; each form posts back with
+the session's CSRF token and is redirected to the page it came from (post/redirect/get). Pages name
+people and communities by name (``bot.names``, ``adapters.web.communities``), show times in the
+community's zone with the zone named (``bot.clock``), statuses as of now (an open promise past due
+is overdue: read from the clock), kinds in the one vocabulary of every surface (``bot.kinds``), and
+offer a moderator's forms only to moderators. ``member_pages`` has the members, the audit log and
+erasure; ``settings_page`` the settings form.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from functools import partial
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Path, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from adapters.web.api import TENANT_PATTERN
-from adapters.web.auth import SESSION_COOKIE, AuthError, check_change, console, principal_of, request_lang
+from adapters.web.auth import (
+    SESSION_COOKIE,
+    AuthError,
+    check_change,
+    console,
+    counted,
+    principal_of,
+    request_lang,
+)
 from adapters.web.chart import weeks_svg
+from adapters.web.explain import confirm_help, why_in_review
 from adapters.web.gate import Principal
-from adapters.web.heat_view import heat_chart, heat_spark, point_rows, when
-from adapters.web.i18n import LANG_COOKIE, kind_label, stage_label, status_label, t
+from adapters.web.heat_view import heat_chart, heat_spark, point_rows, stamp, when
+from adapters.web.i18n import LANG_COOKIE, fact_kind, kind_label, stage_label, status_label, t
 from adapters.web.links import message_link
+from bot import kinds
 from bot.actors import OPERATOR_ID, Actor, InvalidRequest
+from bot.clock import show_due
 from bot.escalation import THRESHOLD
 from bot.moderation.thread_heat import CLOSED_DAYS
+from bot.moderation.views import commitment_line
+from bot.names import NameBook
+from bot.zones import zone_label
 from memory.models import Fact, FactStatus, Kind, utcnow
 
-__all__ = ["error_page", "router"]
+__all__ = ["Caller", "TenantId", "UserId", "Who", "back", "error_page", "form", "render", "router"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -42,16 +61,29 @@ SNOOZE_DAYS = (1, 3, 7, 14)
 
 def render(request: Request, name: str, *, status: int = 200, headers: Mapping[str, str] | None = None,
            **values: Any) -> HTMLResponse:
-    """A page in the request's language, with the signed-in caller and their CSRF token."""
+    """A page in the request's language, with the signed-in caller and their CSRF token; in a
+    community, its name, its zone and whether the caller moderates it."""
     c = console(request)
     lang = request_lang(request)
     principal: Principal | None = getattr(request.state, "principal", None)
+    actor: Actor | None = getattr(request.state, "actor", None)
+    zone: str = getattr(request.state, "zone", "UTC")
+    now = utcnow()
+    names: NameBook = values.pop("names", None) or NameBook()
     tenant = values.get("tenant", "")
     context = {
         "lang": lang, "t": partial(t, lang), "kind_label": partial(kind_label, lang=lang),
-        "status_label": partial(status_label, lang=lang), "when": when, "principal": principal,
+        "fact_kind": partial(fact_kind, lang=lang), "status_label": partial(status_label, lang=lang),
+        "when": partial(when, zone=zone, lang=lang), "stamp": partial(stamp, zone=zone),
+        "due": lambda v: show_due(v, zone, lang) if v is not None else "", "zone": zone_label(zone),
+        "status_of": lambda f: f.status_at(now).value,
+        "commitment": lambda f: commitment_line(f, zone=zone, now=now, names=names),
+        "person": lambda uid, fallback="": names.name(uid, fallback),
+        "why": partial(why_in_review, lang=lang), "confirm_help": partial(confirm_help, lang=lang),
+        "principal": principal, "moderator": actor.is_moderator if actor is not None else True,
         "csrf": principal.session.csrf if principal is not None and principal.session is not None else "",
-        "tenant": tenant, "local": c.local, "kinds": [k.value for k in Kind],
+        "tenant": tenant, "community": getattr(request.state, "community", tenant), "local": c.local,
+        "kinds": list(kinds.LABELS), "store_kinds": [k.value for k in Kind],
         "statuses": [s.value for s in FactStatus], "switch": _switch_url(request, "en" if lang == "zh" else "zh"),
         "link": partial(_link, principal=principal), **values,
     }
@@ -75,13 +107,13 @@ def _switch_url(request: Request, lang: str) -> str:
     return f"{request.url.path}?{urlencode({**query, 'lang': lang})}"
 
 
-def _slack_domain(principal: Principal | None) -> str:
+def slack_domain(principal: Principal | None) -> str:
     """The Slack workspace domain of a Slack sign-in (for message links)."""
     return principal.session.team_domain if principal is not None and principal.session is not None else ""
 
 
 def _link(fact: Fact, message_id: str, *, principal: Principal | None) -> str | None:
-    return message_link(fact.tenant, fact.session, message_id, slack_domain=_slack_domain(principal))
+    return message_link(fact.tenant, fact.session, message_id, slack_domain=slack_domain(principal))
 
 
 def error_page(request: Request, status: int, detail: str, *, headers: Mapping[str, str] | None = None) -> HTMLResponse:
@@ -89,8 +121,9 @@ def error_page(request: Request, status: int, detail: str, *, headers: Mapping[s
 
 
 async def signed_in(request: Request) -> Principal:
-    """The caller of a page (sign-in page otherwise). ``--local``: the operator gets a session on
-    the first page, so that its forms carry a CSRF token like everyone else's."""
+    """The caller of a page (sign-in page otherwise), counted against the console's view limit.
+    ``--local``: the operator gets a session on the first page, so that its forms carry a CSRF token
+    like everyone else's."""
     principal = await principal_of(request)
     if principal is None:
         raise AuthError(401, "auth.signin", "sign_in_required")
@@ -100,6 +133,7 @@ async def signed_in(request: Request) -> Principal:
         request.state.new_session = raw
         principal = Principal(kind="operator", user_id=OPERATOR_ID, name="local operator", session=session)
     request.state.principal = principal
+    await counted(request, principal)
     return principal
 
 
@@ -107,7 +141,13 @@ Caller = Annotated[Principal, Depends(signed_in)]
 
 
 async def page_actor(tenant: TenantId, request: Request, principal: Caller) -> Actor:
-    return await console(request).gate.actor(principal, tenant, request_lang(request))
+    """The caller as the community's actor; the page learns the community's name and zone."""
+    c = console(request)
+    actor = await c.gate.actor(principal, tenant, request_lang(request))
+    request.state.actor = actor
+    request.state.zone = (await c.moderation.tenants.get(tenant)).timezone
+    request.state.community = await c.gate.label(tenant, actor.lang)
+    return actor
 
 
 Who = Annotated[Actor, Depends(page_actor)]
@@ -129,8 +169,13 @@ def back(request: Request, fallback: str, values: Mapping[str, str]) -> Redirect
     return RedirectResponse(target, status_code=303)
 
 
-def _base(tenant: str) -> str:
+def base(tenant: str) -> str:
     return f"/t/{tenant}"
+
+
+def names_of(facts: Iterable[Fact]) -> NameBook:
+    """Everyone's latest name, from these records."""
+    return NameBook.of(facts)
 
 
 # --- communities, sign-in ------------------------------------------------------------------------
@@ -138,48 +183,61 @@ def _base(tenant: str) -> str:
 
 @router.get("/", response_class=HTMLResponse)
 async def home(request: Request, principal: Caller) -> HTMLResponse:
-    communities = await console(request).gate.communities(principal)
+    communities = await console(request).gate.communities(principal, request_lang(request))
     return render(request, "communities.html", communities=communities)
 
 
 @router.get("/t/{tenant}", response_class=HTMLResponse)
 async def tenant_home(tenant: TenantId) -> RedirectResponse:
-    return RedirectResponse(f"{_base(tenant)}/memories", status_code=303)
+    return RedirectResponse(f"{base(tenant)}/memories", status_code=303)
 
 
 # --- memories --------------------------------------------------------------------------------------
 
 
-def _choice(value: str | None, allowed: type[Kind] | type[FactStatus]) -> Any:
+def _kind(value: str) -> kinds.KindQuery | None:
     if not value:
         return None
     try:
-        return allowed(value)
+        return kinds.parse(value)
+    except ValueError as exc:
+        raise InvalidRequest(str(exc), f"未知的类型 {value!r}；可选：{'、'.join(kinds.LABELS)}") from None
+
+
+def _status(value: str) -> FactStatus | None:
+    if not value:
+        return None
+    try:
+        return FactStatus(value)
     except ValueError:
-        names = ", ".join(m.value for m in allowed)
-        raise InvalidRequest(f"unknown value {value!r}; use one of: {names}", f"未知的值 {value!r}；可选：{names}") from None
+        names = ", ".join(m.value for m in FactStatus)
+        raise InvalidRequest(f"unknown status {value!r}; use one of: {names}", f"未知的状态 {value!r}；可选：{names}") from None
 
 
 @router.get("/t/{tenant}/memories", response_class=HTMLResponse)
 async def memories(request: Request, who: Who, kind: str = "", status: str = "", user: str = "", session: str = "",
                    q: str = "") -> HTMLResponse:
     moderation = console(request).moderation
-    chosen_kind, chosen_status = _choice(kind, Kind), _choice(status, FactStatus)
-    member, thread = user.strip()[:100] or None, session.strip()[:200] or None
+    query, chosen_status = _kind(kind), _status(status)
+    thread = session.strip()[:200] or None
+    member = await moderation.resolve_member(who, user) if user.strip() else None
     if q.strip():
-        facts = await moderation.memory_search(who, q, kind=chosen_kind, status=chosen_status, user=member,
+        stored = next(iter(query.stored)) if query is not None and len(query.stored) == 1 else None
+        facts = await moderation.memory_search(who, q, kind=stored, status=chosen_status, user=member,
                                                session=thread, limit=200)
+        facts = query.only(facts) if query is not None else facts
     else:
-        facts = await moderation.memory_list(who, user=member, kind=chosen_kind, status=chosen_status, session=thread)
+        facts = await moderation.memory_list(who, user=member, kind=kind or None, status=chosen_status, session=thread)
         facts.sort(key=lambda f: (f.updated_at, f.id), reverse=True)
-    filters = {"kind": kind, "status": status, "user": member or "", "session": thread or "", "q": q}
-    return render(request, "memories.html", tenant=who.tenant, facts=facts[:500], total=len(facts), filters=filters)
+    filters = {"kind": kind, "status": status, "user": user.strip()[:100], "session": thread or "", "q": q}
+    return render(request, "memories.html", tenant=who.tenant, facts=facts[:500], total=len(facts), filters=filters,
+                  names=names_of(facts))
 
 
 @router.get("/t/{tenant}/memories/{memory}", response_class=HTMLResponse)
 async def memory(request: Request, who: Who, memory: MemoryId) -> HTMLResponse:
     fact, entries = await console(request).moderation.memory_history(who, memory)
-    return render(request, "memory.html", tenant=who.tenant, fact=fact, entries=entries)
+    return render(request, "memory.html", tenant=who.tenant, fact=fact, entries=entries, names=names_of([fact]))
 
 
 @router.post("/t/{tenant}/memories/{memory}/{action}")
@@ -196,8 +254,8 @@ async def memory_action(request: Request, who: Who, principal: Caller, memory: M
         fact = await moderation.memory_edit(who, memory, values.get("value", "")[:2000], reason)
     else:
         await moderation.memory_delete(who, memory, reason)
-        return back(request, f"{_base(who.tenant)}/memories", values)
-    return back(request, f"{_base(who.tenant)}/memories/{fact.id}", values)
+        return back(request, f"{base(who.tenant)}/memories", values)
+    return back(request, f"{base(who.tenant)}/memories/{fact.id}", values)
 
 
 # --- review, commitments ------------------------------------------------------------------------------
@@ -206,7 +264,7 @@ async def memory_action(request: Request, who: Who, principal: Caller, memory: M
 @router.get("/t/{tenant}/review", response_class=HTMLResponse)
 async def review(request: Request, who: Who, offset: int = 0) -> HTMLResponse:
     page = await console(request).moderation.review_queue(who, offset=max(0, offset), limit=REVIEW_PAGE)
-    return render(request, "review.html", tenant=who.tenant, page=page, step=REVIEW_PAGE)
+    return render(request, "review.html", tenant=who.tenant, page=page, step=REVIEW_PAGE, names=names_of(page.items))
 
 
 @router.get("/t/{tenant}/commitments", response_class=HTMLResponse)
@@ -214,8 +272,10 @@ async def commitments(request: Request, who: Who) -> HTMLResponse:
     board = await console(request).moderation.commitment_board(who)
     lang = who.lang
     chart = weeks_svg(board.weeks, title=t(lang, "commitments.chart"), kept_label=t(lang, "commitments.done"),
-                      overdue_label=t(lang, "commitments.overdue"))
-    return render(request, "commitments.html", tenant=who.tenant, board=board, chart=chart, snooze_days=SNOOZE_DAYS)
+                      overdue_label=t(lang, "commitments.overdue"), y_label=t(lang, "commitments.axis_y"),
+                      x_label=t(lang, "commitments.axis_x"))
+    return render(request, "commitments.html", tenant=who.tenant, board=board, chart=chart, snooze_days=SNOOZE_DAYS,
+                  names=names_of((*board.open, *board.overdue, *board.done)))
 
 
 @router.post("/t/{tenant}/commitments/{memory}/{action}")
@@ -231,7 +291,7 @@ async def commitment_action(request: Request, who: Who, principal: Caller, memor
         if not days.isdigit() or int(days) not in SNOOZE_DAYS:
             raise InvalidRequest(f"snooze by one of {SNOOZE_DAYS} days", f"请选择推迟 {SNOOZE_DAYS} 天之一")
         await moderation.commitment_snooze(who, memory, utcnow() + timedelta(days=int(days)), reason)
-    return back(request, f"{_base(who.tenant)}/commitments", values)
+    return back(request, f"{base(who.tenant)}/commitments", values)
 
 
 # --- disputes and their temperature ------------------------------------------------------------------
@@ -248,103 +308,9 @@ async def disputes(request: Request, who: Who) -> HTMLResponse:
 @router.get("/t/{tenant}/disputes/{session}", response_class=HTMLResponse)
 async def dispute(request: Request, who: Who, principal: Caller, session: SessionId) -> HTMLResponse:
     detail = await console(request).moderation.dispute_heat(who, session)
-    rows = point_rows(detail.heat, who.lang, _slack_domain(principal))
+    rows = point_rows(detail.heat, who.lang, slack_domain(principal))
+    zone = getattr(request.state, "zone", "UTC")
+    names = NameBook.of(detail.open_commitments, names=detail.heat.names)
     return render(request, "dispute.html", tenant=who.tenant, detail=detail, heat=detail.heat, rows=rows,
-                  chart=heat_chart(detail.heat, rows, who.lang), stage=stage_label(detail.stage, who.lang))
-
-
-# --- members -------------------------------------------------------------------------------------------
-
-
-@router.get("/t/{tenant}/members", response_class=HTMLResponse)
-async def member_lookup(request: Request, who: Who, user: str = "") -> Response:
-    if user.strip():
-        return RedirectResponse(f"{_base(who.tenant)}/members/{user.strip()[:100]}", status_code=303)
-    return render(request, "member_lookup.html", tenant=who.tenant)
-
-
-@router.get("/t/{tenant}/members/{user}", response_class=HTMLResponse)
-async def member(request: Request, who: Who, user: UserId) -> HTMLResponse:
-    records = await console(request).moderation.member_records(who, user)
-    return render(request, "member.html", tenant=who.tenant, records=records)
-
-
-@router.get("/t/{tenant}/members/{user}/export")
-async def member_export(request: Request, who: Who, user: UserId) -> JSONResponse:
-    moderation = console(request).moderation
-    await moderation.member_records(who, user, audit_limit=1)
-    data = await moderation.export_member(who, user)
-    return JSONResponse(data, headers={"Content-Disposition": f'attachment; filename="heyan-export-{user}.json"'})
-
-
-@router.post("/t/{tenant}/members/{user}/erase", response_class=HTMLResponse)
-async def member_erase(request: Request, who: Who, principal: Caller, user: UserId) -> Response:
-    """Step one: what would go, and a form to confirm it (nothing is erased yet)."""
-    await form(request, principal)
-    moderation = console(request).moderation
-    records = await moderation.member_records(who, user, audit_limit=1)
-    req = await moderation.request_erasure(who, user)
-    return render(request, "erase.html", tenant=who.tenant, records=records, req=req)
-
-
-@router.post("/t/{tenant}/members/{user}/erase/confirm", response_class=HTMLResponse)
-async def member_erase_confirm(request: Request, who: Who, principal: Caller, user: UserId) -> Response:
-    values = await form(request, principal)
-    erased = await console(request).moderation.confirm_erasure(who, values.get("token", "")[:100], user)
-    return render(request, "erased.html", tenant=who.tenant, user=user, erased=erased)
-
-
-# --- audit, settings -------------------------------------------------------------------------------------
-
-
-@router.get("/t/{tenant}/audit", response_class=HTMLResponse)
-async def audit(request: Request, who: Who, user: str = "") -> HTMLResponse:
-    entries = await console(request).moderation.audit_log(who, user=user.strip()[:100] or None, limit=200)
-    return render(request, "audit.html", tenant=who.tenant, entries=entries, user=user)
-
-
-@router.get("/t/{tenant}/settings", response_class=HTMLResponse)
-async def settings(request: Request, who: Who, saved: bool = False) -> HTMLResponse:
-    values = await console(request).moderation.community_settings(who)
-    return render(request, "settings.html", tenant=who.tenant, values=values, saved=saved)
-
-
-@router.post("/t/{tenant}/settings")
-async def settings_save(request: Request, who: Who, principal: Caller) -> Response:
-    values = await form(request, principal)
-    changes: dict[str, Any] = {}
-    current = await console(request).moderation.community_settings(who)
-    if values.get("timezone", "").strip() and values["timezone"].strip() != current.timezone:
-        changes["timezone"] = values["timezone"].strip()
-    if values.get("language") and values["language"] != current.language:
-        changes["language"] = values["language"]
-    purge = values.get("closed_purge_days", "").strip()
-    if purge:
-        try:
-            if float(purge) != current.closed_purge_days:
-                changes["closed_purge_days"] = float(purge)
-        except ValueError:
-            raise InvalidRequest(f"days must be a number; got {purge!r}", f"天数必须是数字；收到 {purge!r}") from None
-    retention = dict(current.retention_days)
-    for kind in Kind:
-        raw = values.get(f"retention_{kind.value}", "").strip()
-        try:
-            days = float(raw) if raw else None
-        except ValueError:
-            raise InvalidRequest(f"days for {kind.value} must be a number; got {raw!r}",
-                                 f"{kind.value} 的天数必须是数字；收到 {raw!r}") from None
-        if days is None:
-            retention.pop(kind.value, None)
-        else:
-            retention[kind.value] = days
-    if retention != current.retention_days:
-        changes["retention_days"] = retention
-    if values.get("dispute_openers") and values["dispute_openers"] != current.dispute_openers:
-        changes["dispute_openers"] = values["dispute_openers"]
-    for name in ("moderator_roles", "dispute_channels"):
-        listed = [v for v in (x.strip() for x in values.get(name, "").replace("\n", ",").split(",")) if v]
-        if listed != getattr(current, name):
-            changes[name] = listed
-    if changes:
-        await console(request).moderation.update_community_settings(who, values.get("reason", "")[:500], **changes)
-    return RedirectResponse(f"{_base(who.tenant)}/settings?saved=1", status_code=303)
+                  chart=heat_chart(detail.heat, rows, who.lang, zone), stage=stage_label(detail.stage, who.lang),
+                  names=names)

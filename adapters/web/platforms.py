@@ -10,7 +10,8 @@ Manage Messages or Administrator guild-wide (owners have every permission), or t
 token (``GET /guilds/{id}/members/{user}`` and ``/roles``), since ``identify guilds`` shows no roles.
 
 Slack: ``openid.connect.token`` exchanges the code, ``openid.connect.userInfo`` names the user and
-their workspace. Slack's sign-in tells nothing about admin rights, so, as the Slack adapter decides
+their workspace; ``auth.test`` with the bot token names the workspace Heyan is installed in (only a
+sign-in to that workspace reaches anything). Slack's sign-in tells nothing about admin rights, so, as the Slack adapter decides
 (``adapters.slack.mapping.People.actor``), the bot token asks ``users.info`` (admins and owners
 moderate) and the members of ``HEYAN_SLACK_MODERATOR_GROUP`` (``usergroups.list`` /
 ``usergroups.users.list``). Without the bot token nobody moderates through Slack sign-in.
@@ -197,6 +198,8 @@ class SlackSignIn:
         self.bot_token = bot.get_secret_value() if bot else None
         self.moderator_group = (settings.slack.moderator_group or "").strip()
         self.http = http
+        #: The tenant of the bot token's own workspace (``auth.test``, asked once).
+        self._home: str | None = None
 
     def authorize_url(self, state: str, nonce: str) -> str:
         query = {"response_type": "code", "client_id": self.client_id, "scope": "openid profile",
@@ -231,6 +234,19 @@ class SlackSignIn:
             team_name=str(info.get("https://slack.com/team_name") or team),
             team_domain=str(info.get("https://slack.com/team_domain") or ""),
         )
+
+    async def installed(self, tenant: str) -> bool:
+        """Is Heyan installed in the workspace of ``tenant``? The bot token's own workspace is
+        (``auth.test``, asked once per process); any other is not, and without a bot token none is.
+        A workspace admin elsewhere reaches nothing here, not even its settings."""
+        if not self.bot_token:
+            return False
+        if self._home is None:
+            info = await self._call("auth.test", self.bot_token)
+            if not info.get("ok"):
+                raise PlatformUnavailable(f"Slack auth.test failed ({info.get('error')})")
+            self._home = slack_tenant(str(info.get("team_id") or ""), str(info.get("enterprise_id") or ""))
+        return tenant == self._home
 
     async def is_moderator(self, user_id: str, groups: Sequence[str] = ()) -> bool:
         """A workspace admin or owner, or a member of ``HEYAN_SLACK_MODERATOR_GROUP`` or of one of the

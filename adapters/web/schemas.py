@@ -4,20 +4,24 @@ is generated from them). Built from the moderation service's results; nothing is
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.web.heat_view import point_rows
 from adapters.web.links import message_link
+from bot import kinds
 from bot.audit import AuditEntry
 from bot.card_votes import CardVotes
-from bot.moderation import CommitmentBoard, DisputeDetail, ErasureRequest, MemberRecords, ThreadHeat
-from bot.tenants import TenantSettings
-from memory.models import Fact, HistoryEntry, Source, utcnow
+from bot.moderation import CommitmentBoard, DisputeDetail, ErasureRequest, Member, MemberRecords, ThreadHeat
+from bot.moderation.views import CommitmentLine, commitment_line
+from bot.names import NameBook
+from bot.tenants import MAX_DAYS, TenantSettings
+from memory.models import Fact, HistoryEntry, Kind, Source, utcnow
 
 __all__ = [
     "AuditOut",
+    "CommitmentOut",
     "CommitmentsOut",
     "DisputeOut",
     "DisputesOut",
@@ -26,6 +30,7 @@ __all__ = [
     "ErasureOut",
     "ErrorOut",
     "MemberOut",
+    "MemberSummaryOut",
     "MemoryDetail",
     "MemoryList",
     "MemoryOut",
@@ -73,13 +78,36 @@ class VersionOut(BaseModel):
     sources: list[SourceOut]
 
 
+class CommitmentOut(BaseModel):
+    """A commitment as people read it: owner → recipient, the action, its condition, the due time in
+    the community's zone (named) and where it stands now (``open``, ``overdue``, ``done``, …)."""
+
+    owner: str
+    owner_name: str
+    recipient: str | None
+    recipient_name: str | None
+    action: str
+    condition: str | None
+    due_at: datetime | None
+    timezone: str
+    due: str | None
+    status: str
+
+    @classmethod
+    def of(cls, line: CommitmentLine) -> CommitmentOut:
+        return cls.model_validate(line.as_dict())
+
+
 class MemoryOut(BaseModel):
-    """A memory with its sources (quote, author, time, link), earlier versions and status."""
+    """A memory with its sources (quote, author, time, link), earlier versions and status. ``kind`` is
+    the kind every surface shows (``bot.kinds``: "claim", "agreement", …; ``stored_kind`` the store's),
+    ``status`` is as of now (an open promise past due is ``overdue``)."""
 
     id: str
     tenant: str
     session: str | None
     kind: str
+    stored_kind: str
     subject: str
     subject_name: str
     attribute: str
@@ -97,6 +125,8 @@ class MemoryOut(BaseModel):
     expires_at: datetime | None
     created_at: datetime
     updated_at: datetime
+    #: Set for a commitment.
+    commitment: CommitmentOut | None = None
 
 
 def _source(fact: Fact, s: Source, slack_domain: str) -> SourceOut:
@@ -110,11 +140,13 @@ def _version(fact: Fact, h: HistoryEntry, slack_domain: str) -> VersionOut:
                       sources=[_source(fact, s, slack_domain) for s in h.sources])
 
 
-def memory_out(fact: Fact, slack_domain: str = "") -> MemoryOut:
+def memory_out(fact: Fact, slack_domain: str = "", zone: str = "UTC", names: NameBook | None = None) -> MemoryOut:
+    now = utcnow()
+    line = commitment_line(fact, zone=zone, now=now, names=names) if fact.kind is Kind.COMMITMENT else None
     return MemoryOut(
-        id=fact.id, tenant=fact.tenant, session=fact.session, kind=fact.kind.value, subject=fact.subject,
-        subject_name=fact.subject_name, attribute=fact.attribute, value=fact.value,
-        status=fact.status_at(utcnow()).value,
+        id=fact.id, tenant=fact.tenant, session=fact.session, kind=kinds.label(fact), stored_kind=fact.kind.value,
+        subject=fact.subject, subject_name=fact.subject_name, attribute=fact.attribute, value=fact.value,
+        status=fact.status_at(now).value, commitment=CommitmentOut.of(line) if line is not None else None,
         confidence=fact.confidence.value, asserted_by=fact.asserted_by, visibility=fact.visibility.value,
         version=fact.version, sources=[_source(fact, s, slack_domain) for s in fact.sources],
         history=[_version(fact, h, slack_domain) for h in fact.history],
@@ -172,10 +204,11 @@ class CommitmentsOut(BaseModel):
     weeks: list[WeekOut]
 
     @classmethod
-    def of(cls, board: CommitmentBoard, slack_domain: str = "") -> CommitmentsOut:
-        return cls(open=[memory_out(f, slack_domain) for f in board.open],
-                   overdue=[memory_out(f, slack_domain) for f in board.overdue],
-                   done=[memory_out(f, slack_domain) for f in board.done],
+    def of(cls, board: CommitmentBoard, slack_domain: str = "", zone: str = "UTC") -> CommitmentsOut:
+        names = NameBook.of((*board.open, *board.overdue, *board.done))
+        return cls(open=[memory_out(f, slack_domain, zone, names) for f in board.open],
+                   overdue=[memory_out(f, slack_domain, zone, names) for f in board.overdue],
+                   done=[memory_out(f, slack_domain, zone, names) for f in board.done],
                    weeks=[WeekOut(week=w.start.isoformat(), kept=w.kept, overdue=w.overdue) for w in board.weeks])
 
 
@@ -187,9 +220,28 @@ class MemberOut(BaseModel):
     audit: list[AuditOut]
 
     @classmethod
-    def of(cls, rec: MemberRecords, slack_domain: str = "") -> MemberOut:
+    def of(cls, rec: MemberRecords, slack_domain: str = "", zone: str = "UTC") -> MemberOut:
+        names = NameBook.of(rec.facts)
         return cls(user=rec.user, name=rec.name, summaries=rec.summaries,
-                   memories=[memory_out(f, slack_domain) for f in rec.facts], audit=[AuditOut.of(e) for e in rec.audit])
+                   memories=[memory_out(f, slack_domain, zone, names) for f in rec.facts],
+                   audit=[AuditOut.of(e) for e in rec.audit])
+
+
+class MemberSummaryOut(BaseModel):
+    """A member in the directory: their latest name, earlier ones, what Heyan holds of them."""
+
+    user: str
+    name: str
+    aliases: list[str]
+    records: int
+    open_commitments: int
+    overdue: int
+    last_seen: datetime | None
+
+    @classmethod
+    def of(cls, m: Member) -> MemberSummaryOut:
+        return cls(user=m.user, name=m.name, aliases=list(m.aliases), records=m.records,
+                   open_commitments=m.open_commitments, overdue=m.overdue, last_seen=m.last_seen)
 
 
 class PersonOut(BaseModel):
@@ -280,14 +332,15 @@ class TemperatureOut(BaseModel):
     card: CardStateOut | None
 
     @classmethod
-    def of(cls, d: DisputeDetail, slack_domain: str = "") -> TemperatureOut:
+    def of(cls, d: DisputeDetail, slack_domain: str = "", zone: str = "UTC") -> TemperatureOut:
         h = d.heat
         points = [HeatPointOut(at=r.point.at, temperature=round(r.point.temperature, 3), score=round(r.point.score, 3),
                                above_threshold=r.hot, message_id=r.point.message_id,
                                author=PersonOut(id=r.point.author, name=r.name), signals=list(r.point.signals),
                                link=r.link) for r in point_rows(h, "en", slack_domain)]
+        names = NameBook.of(d.open_commitments, names=h.names)
         return cls(dispute=DisputeOut.of(h), stage=d.stage, points=points,
-                   open_commitments=[memory_out(f, slack_domain) for f in d.open_commitments],
+                   open_commitments=[memory_out(f, slack_domain, zone, names) for f in d.open_commitments],
                    card=CardStateOut.of(d.card, h) if d.card is not None else None)
 
 
@@ -334,20 +387,32 @@ class EditIn(BaseModel):
 
 
 class SnoozeIn(BaseModel):
+    """The new due time, with its offset (within two years: ``bot.moderation.members.SNOOZE_HORIZON``)."""
+
     model_config = ConfigDict(extra="forbid")
     until: datetime
     reason: str = Field("", max_length=500)
 
 
+#: A number of days as the API accepts it: finite (JSON's NaN and 1e999 are refused here), within the
+#: range every surface allows (``bot.tenants.MAX_DAYS``; the service says more when it is out of it).
+Days = Annotated[float, Field(allow_inf_nan=False, ge=0, le=MAX_DAYS)]
+
+
 class SettingsIn(BaseModel):
-    """Only the settings to change."""
+    """Only the settings to change; ``null`` for ``forget_after_days`` turns forgetting off, and for a
+    kind in ``retention_days`` keeps it until erased."""
 
     model_config = ConfigDict(extra="forbid")
-    timezone: str | None = None
+    timezone: str | None = Field(None, max_length=64)
     language: Literal["auto", "zh", "en"] | None = None
-    retention_days: dict[str, float | None] | None = None
-    closed_purge_days: float | None = None
+    retention_days: dict[str, Days | None] | None = None
+    closed_purge_days: Days | None = None
+    forget_after_days: Days | None = None
+    forget_below: float | None = Field(None, allow_inf_nan=False, ge=0, le=1)
     moderator_roles: list[str] | None = None
     dispute_openers: Literal["members", "moderators"] | None = None
     dispute_channels: list[str] | None = None
+    digest_channel: str | None = Field(None, max_length=200)
+    digest_schedule: Literal["off", "daily", "weekly"] | None = None
     reason: str = Field("", max_length=500)

@@ -23,9 +23,11 @@ from adapters.observability import start_observability
 from adapters.runtime import Runtime, StartupError
 from adapters.web.app import create_app, templates
 from adapters.web.auth import Console
+from adapters.web.communities import CommunityNames
 from adapters.web.gate import Gate
 from adapters.web.platforms import DiscordSignIn, SlackSignIn
 from adapters.web.sessions import SignInStates, WebSessions
+from adapters.web.throttle import Throttle, ThrottleRules
 from adapters.web.tokens import ApiTokens
 from bot.settings import Settings
 from memory.models import utcnow
@@ -46,11 +48,15 @@ def build_console(rt: Runtime, *, local: bool, http: httpx.AsyncClient,
     moderation = rt.port.moderation
     discord = DiscordSignIn(s, http) if s.web.discord_enabled and not local else None
     slack = SlackSignIn(s, http) if s.web.slack_enabled and not local else None
+    names = CommunityNames(rt.redis)
+    rules = ThrottleRules(views=s.web.views_per_minute, changes=s.web.changes_per_minute,
+                          sign_ins=s.web.sign_ins_per_minute, bad_tokens=s.web.bad_tokens_per_minute)
     return Console(
         moderation=moderation, states=SignInStates(rt.redis), settings=s, local=local, templates=templates(),
         sessions=WebSessions(rt.redis, cipher=rt.cipher, hours=s.web.session_hours, clock=clock),
         tokens=ApiTokens(rt.redis, cipher=rt.cipher),
-        gate=Gate(moderation, discord=discord, slack=slack, ttl=s.web.recheck_seconds, clock=monotonic),
+        gate=Gate(moderation, discord=discord, slack=slack, ttl=s.web.recheck_seconds, clock=monotonic, names=names),
+        throttle=Throttle(rt.redis, rules, clock=lambda: clock().timestamp()), names=names,
         discord=discord, slack=slack,
     )
 

@@ -47,9 +47,10 @@ class WebSession:
     expires_at: datetime
     #: The platform's OAuth access token (Discord), to ask again which servers the user moderates.
     access_token: str = ""
-    #: Slack: the tenant signed in to, and the workspace's domain (for links to messages).
+    #: Slack: the tenant signed in to, the workspace's domain (for links to messages) and its name.
     tenant: str = ""
     team_domain: str = ""
+    team_name: str = ""
 
 
 def _key(raw: str) -> str:
@@ -73,15 +74,16 @@ class WebSessions:
         self.clock = clock
 
     async def create(self, kind: Kind, user_id: str, name: str, *, access_token: str = "", tenant: str = "",
-                     team_domain: str = "") -> tuple[str, WebSession]:
+                     team_domain: str = "", team_name: str = "") -> tuple[str, WebSession]:
         """A new session; returns the cookie value (never stored) and the session."""
         raw = secrets.token_urlsafe(32)
         now = self.clock()
         session = WebSession(key=_key(raw), kind=kind, user_id=user_id, name=name, csrf=secrets.token_urlsafe(32),
                              created_at=now, expires_at=now + timedelta(hours=self.hours),
-                             access_token=access_token, tenant=tenant, team_domain=team_domain)
+                             access_token=access_token, tenant=tenant, team_domain=team_domain, team_name=team_name)
         clear = {"kind": kind, "user_id": user_id, "created_at": now.isoformat(),
-                 "expires_at": session.expires_at.isoformat(), "tenant": tenant, "team_domain": team_domain}
+                 "expires_at": session.expires_at.isoformat(), "tenant": tenant, "team_domain": team_domain,
+                 "team_name": team_name}
         secret = {"name": name, "csrf": session.csrf, "access_token": access_token}
         value = seal_fields(clear, secret, self.cipher, _context(session.key))
         await self.redis.set(_PREFIX + session.key, json.dumps(value, ensure_ascii=False),
@@ -102,6 +104,7 @@ class WebSessions:
             csrf=data.get("csrf") or "", created_at=datetime.fromisoformat(data["created_at"]),
             expires_at=datetime.fromisoformat(data["expires_at"]), access_token=data.get("access_token") or "",
             tenant=data.get("tenant") or "", team_domain=data.get("team_domain") or "",
+            team_name=data.get("team_name") or "",
         )
         if session.expires_at <= self.clock():
             await self.redis.delete(_PREFIX + key)

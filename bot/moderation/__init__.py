@@ -21,6 +21,7 @@ from bot.moderation.digests import Digests
 from bot.moderation.disputes import Disputes
 from bot.moderation.members import MemberSelfService
 from bot.moderation.overview import CommitmentBoard, MemberRecords, Overview, WeekTally
+from bot.moderation.people import Member, People
 from bot.moderation.records import PromiseRecords
 from bot.moderation.review import MemoryReview
 from bot.moderation.thread_heat import DisputeBoard, DisputeDetail, ThreadHeat
@@ -41,6 +42,7 @@ __all__ = [
     "DisputeStatus",
     "ErasureRequest",
     "GroundView",
+    "Member",
     "MemberRecords",
     "ModerationService",
     "Recovered",
@@ -52,5 +54,5 @@ __all__ = [
 
 
 class ModerationService(MemoryReview, MemberSelfService, Disputes, CommunitySettings, Overview, AgreementCards,
-                        PromiseRecords, Digests, CommonGround, DisputeBoard):
+                        PromiseRecords, Digests, CommonGround, DisputeBoard, People):
     """Platform-neutral moderation and member self-service over one tenant's memory at a time."""

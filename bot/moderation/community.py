@@ -37,8 +37,9 @@ class CommunitySettings(ModerationBase):
         except TenantSettingError as exc:
             raise InvalidRequest(str(exc), f"设置无效：{exc}") from None
         changed = {k: v for k, v in after.model_dump().items() if before.get(k) != v}
-        await self._log(actor, "settings.update", actor.tenant, reason=reason,
-                        before={k: before.get(k) for k in changed}, after=changed)
+        if changed:  # an entry only for a change that happened
+            await self._log(actor, "settings.update", actor.tenant, reason=reason,
+                            before={k: before.get(k) for k in changed}, after=changed)
         return after
 
     async def reset_community_settings(self, actor: Actor, *names: str, reason: str = "") -> TenantSettings:
@@ -52,6 +53,7 @@ class CommunitySettings(ModerationBase):
         before = (await self.tenants.get(actor.tenant)).model_dump()
         after = await self.tenants.reset(actor.tenant, *names)
         changed = {k: v for k, v in after.model_dump().items() if before.get(k) != v}
-        await self._log(actor, "settings.reset", actor.tenant, reason=reason,
-                        before={k: before.get(k) for k in changed}, after=changed)
+        if changed:
+            await self._log(actor, "settings.reset", actor.tenant, reason=reason,
+                            before={k: before.get(k) for k in changed}, after=changed)
         return after

@@ -4,7 +4,7 @@ done, snooze)."""
 from __future__ import annotations
 
 import secrets
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
 from bot.erasure import ErasureReport
@@ -32,7 +32,11 @@ from memory.models import (
 )
 from memory.ports import RecordFilter
 
-__all__ = ["MemberSelfService"]
+__all__ = ["SNOOZE_HORIZON", "MemberSelfService"]
+
+#: The furthest a commitment's due time can be moved: a promise two years out is no longer being
+#: followed up, and a date such as 9999-12-31 would overflow the follow-up's time arithmetic.
+SNOOZE_HORIZON = timedelta(days=730)
 
 
 class MemberSelfService(ModerationBase):
@@ -198,6 +202,11 @@ class MemberSelfService(ModerationBase):
             raise InvalidRequest("the new due time needs a timezone", "新的截止时间需要带时区")
         if until <= utcnow():
             raise InvalidRequest("the new due time is in the past; pick a later one", "新的截止时间已经过去；请选一个更晚的时间")
+        latest = utcnow() + SNOOZE_HORIZON
+        if until > latest:
+            raise InvalidRequest(
+                f"the new due time is more than {SNOOZE_HORIZON.days // 365} years away; pick one before "
+                f"{latest:%Y-%m-%d}", f"新的截止时间超过 {SNOOZE_HORIZON.days // 365} 年之后；请选 {latest:%Y-%m-%d} 之前的时间")
         fact = await self._find(actor, ref, kind=Kind.COMMITMENT, session=session)
         if not (actor.is_moderator or actor.user_id == fact.subject):
             raise PermissionDenied("only its owner or a moderator can snooze a commitment",

@@ -1,6 +1,6 @@
-"""What a moderator console needs beyond the chat surfaces: the tenants Heyan holds anything for,
-searching a tenant's memory, one member's records, and the commitments board with kept / overdue
-counts per week.
+"""What a moderator console needs beyond the chat surfaces: searching a tenant's memory, one member's
+records, and the commitments board with kept / overdue counts per week (``people`` has the tenants
+and members by name).
 
 Same rules as every other method of the service: they need ``Capability.MODERATE``; refusals are
 ``ModerationError``s and change nothing.
@@ -14,6 +14,7 @@ from datetime import date, datetime, timedelta
 from bot.actors import Actor, InvalidRequest, NotFound
 from bot.audit import AuditEntry
 from bot.moderation.base import ModerationBase
+from bot.moderation.views import commitment_status
 from bot.names import NameBook
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope
 from memory.ports import RecordFilter
@@ -65,12 +66,6 @@ def _monday(day: date) -> date:
 class Overview(ModerationBase):
     """Tenants, search, a member's records, the commitments board and the tenant's settings."""
 
-    async def tenant_ids(self) -> list[str]:
-        """Every tenant Heyan holds memories, summaries or settings for, sorted. Not filtered by an
-        actor: the surface intersects it with what its caller moderates."""
-        found = set(await self.memory.store.tenants("facts")) | set(await self.memory.store.tenants("summaries"))
-        return sorted(found | set(await self.tenants.tenants()))
-
     async def memory_search(
         self, actor: Actor, query: str, *, kind: Kind | None = None, status: FactStatus | None = None,
         user: str | None = None, session: str | None = None, limit: int = 50,
@@ -115,7 +110,7 @@ class Overview(ModerationBase):
                                              RecordFilter(kinds=frozenset({Kind.COMMITMENT.value})))
         now = self.memory.clock()
         due = [f for f in facts if f.status in OPEN_COMMITMENT]
-        overdue = [f for f in due if f.status is FactStatus.OVERDUE or (f.due_at is not None and f.due_at < now)]
+        overdue = [f for f in due if commitment_status(f, now) == "overdue"]  # read from the clock
         ids = {f.id for f in overdue}
         done = [f for f in facts if f.status is FactStatus.DONE]
         this_week = _monday(now.date())

@@ -11,6 +11,7 @@ from bot.audit import AuditEntry
 from bot.lang import session_lang
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
 from bot.moderation.views import Recovered, ReviewPage, fact_view, outline
+from bot.names import NameBook
 from bot.offline.actions import reread_due
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import (
@@ -61,7 +62,8 @@ class MemoryReview(ModerationBase):
 
     async def memory_history(self, actor: Actor, ref: str, *, session: str | None = None) -> tuple[Fact, list[AuditEntry]]:
         """A memory with its versions (``Fact.history``) and every audit entry about it, newest first:
-        who changed it, when, why. The same visibility as ``memory_show``."""
+        who changed it, when, why. The same visibility as ``memory_show``; a member is shown only the
+        entries of what they did themselves (moderators' actions and reasons are for moderators)."""
         await self._enter(actor)
         fact = await self._find(actor, ref, session=session)
         entries = await self.audit.entries(actor.tenant, target=fact.id, limit=500)
@@ -69,6 +71,8 @@ class MemoryReview(ModerationBase):
                      if e.action == "memory.extract" and any(fact.id in ids for ids in (e.after or {}).values()
                                                              if isinstance(ids, list))]
         merged = sorted({e.id: e for e in (*entries, *extracted)}.values(), key=lambda e: e.at, reverse=True)
+        if not actor.is_moderator:  # moderators' entries (and their reasons) stay with moderators
+            merged = [e for e in merged if e.actor_id == actor.user_id]
         return fact, merged
 
     async def memory_edit(self, actor: Actor, ref: str, value: str, reason: str = "") -> Fact:
@@ -217,9 +221,12 @@ class MemoryReview(ModerationBase):
         scope = Scope(tenant=actor.tenant, user=user)
         facts = await self.memory.list_facts(scope)
         summaries = [s async for s in self.memory.iter_summaries(scope)]
-        await self._log(actor, "member.export", user, users=[user], after={"facts": len(facts)})
-        return {
-            "tenant": actor.tenant, "user": user, "exported_at": utcnow().isoformat(),
-            "facts": [fact_view(f) for f in facts],
+        zone = (await self.tenants.get(actor.tenant)).timezone
+        names, now = NameBook.of(facts), self.memory.clock()
+        data = {
+            "tenant": actor.tenant, "user": user, "name": names.name(user), "exported_at": now.isoformat(),
+            "timezone": zone, "facts": [fact_view(f, zone=zone, now=now, names=names) for f in facts],
             "summaries": [s.model_dump(mode="json") for s in summaries],
         }
+        await self._log(actor, "member.export", user, users=[user], after={"facts": len(facts)})
+        return data

@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
+from bot.clock import local, show_due
 from bot.kinds import label as kind_label
+from bot.names import NameBook
+from bot.offline.actions import promised_action
 from bot.sessions import SessionInfo
+from bot.zones import zone_label
 from memory.models import (
+    OPEN_COMMITMENT,
     Fact,
+    FactStatus,
+    Kind,
+    Lang,
     Summary,
+    utcnow,
 )
 
-__all__ = ["ClosedDispute", "DisputeStatus", "ErasureRequest", "Recovered", "ReviewPage", "fact_view", "outline"]
+__all__ = ["ClosedDispute", "CommitmentLine", "DisputeStatus", "ErasureRequest", "Recovered", "ReviewPage",
+           "commitment_line", "commitment_status", "condition_of", "fact_view", "outline"]
 
 @dataclass(frozen=True, slots=True)
 class ReviewPage:
@@ -64,10 +75,88 @@ class Recovered:
     recovered: tuple[Fact, ...]
 
 
-def fact_view(fact: Fact) -> dict[str, Any]:
+def condition_of(fact: Fact) -> str:
+    """The condition a promise was made on ("if the numbers back you up"), when its record holds one
+    (a ``condition`` field, as extraction writes it); "" otherwise."""
+    value = getattr(fact, "condition", "")
+    return value.strip() if isinstance(value, str) else ""
+
+
+def commitment_status(fact: Fact, now: datetime) -> str:
+    """Where a commitment stands at ``now``, in the words every surface uses: ``open`` (active or
+    disputed, not past due), ``overdue`` (open — disputed too — and past due: read from the clock,
+    never stored), or its stored status (``done``, ``cancelled``, …)."""
+    status = fact.status_at(now)
+    if status in OPEN_COMMITMENT:  # a disputed promise past due is overdue too (as digests and records count it)
+        return "overdue" if status is FactStatus.OVERDUE or (fact.due_at is not None and fact.due_at < now) else "open"
+    return status.value
+
+
+@dataclass(frozen=True, slots=True)
+class CommitmentLine:
+    """A commitment as lists, cards, digests and exports show it: owner → recipient, the action,
+    its condition (when it has one), the due time in ``zone`` and where it stands (at ``as_of``)."""
+
+    id: str
+    tenant: str
+    session: str | None
+    owner: str
+    owner_name: str
+    #: Whom it was promised to ("" when the record does not know).
+    recipient: str
+    recipient_name: str
+    action: str
+    condition: str
+    due_at: datetime | None
+    zone: str
+    status: str
+
+    def due(self, lang: Lang = "en") -> str:
+        """The due time with its zone ("Fri 6 Nov (UTC)"), "" when it has none."""
+        return show_due(self.due_at, self.zone, lang) if self.due_at else ""
+
+    def people(self) -> str:
+        """"Bob → Ann" (the owner alone when the recipient is not known)."""
+        return f"{self.owner_name} → {self.recipient_name}" if self.recipient_name else self.owner_name
+
+    def text(self, lang: Lang = "en") -> str:
+        """One line: "Bob → Ann: send the draft (if the numbers back you up) — due Fri 6 Nov (UTC) — overdue"."""
+        cond = (f"（条件：{self.condition}）" if lang == "zh" else f" (if: {self.condition})") if self.condition else ""
+        due = self.due(lang)
+        when = ((f"，{due}到期" if lang == "zh" else f" — due {due}") if due else "")
+        return f"{self.people()}: {self.action}{cond}{when} — {self.status}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "owner": self.owner, "owner_name": self.owner_name, "recipient": self.recipient or None,
+                "recipient_name": self.recipient_name or None, "action": self.action,
+                "condition": self.condition or None,
+                "due_at": local(self.due_at, self.zone).isoformat() if self.due_at else None,
+                "timezone": zone_label(self.zone), "due": self.due() or None, "status": self.status}
+
+
+def commitment_line(fact: Fact, *, zone: str = "UTC", now: datetime | None = None,
+                    names: NameBook | None = None) -> CommitmentLine:
+    """``fact`` (a commitment) as a line; people by their latest names when ``names`` knows them."""
+    book = names or NameBook.of([fact])
+    recipient_name = (book.name(fact.recipient, fact.recipient_name) if fact.recipient else fact.recipient_name)
+    return CommitmentLine(
+        id=fact.id, tenant=fact.tenant, session=fact.session, owner=fact.subject,
+        owner_name=book.name(fact.subject, fact.subject_name), recipient=fact.recipient,
+        recipient_name=recipient_name.strip(), action=promised_action(fact.value), condition=condition_of(fact),
+        due_at=fact.due_at, zone=zone, status=commitment_status(fact, now or utcnow()))
+
+
+def fact_view(fact: Fact, *, zone: str = "UTC", now: datetime | None = None,
+              names: NameBook | None = None) -> dict[str, Any]:
     """Every field of a fact as JSON-ready data (exports, `--json`), its kind named as everywhere
-    else (``bot.kinds``: "agreement"/"refusal" for a consensus, "claim" for a reported event)."""
-    return fact.model_dump(mode="json") | {"kind": kind_label(fact)}
+    else (``bot.kinds``: "agreement"/"refusal" for a consensus, "claim" for a reported event), its
+    status as of ``now`` (an open promise past due is ``overdue``: read from the clock); a commitment
+    also as people read it (``commitment``: owner → recipient, action, condition, due in ``zone``)."""
+    when = now or utcnow()
+    view = fact.model_dump(mode="json") | {"kind": kind_label(fact), "status": fact.status_at(when).value}
+    if fact.kind is Kind.COMMITMENT:
+        view["commitment"] = commitment_line(fact, zone=zone, now=when, names=names).as_dict()
+    return view
 
 
 def outline(fact: Fact) -> dict[str, Any]:

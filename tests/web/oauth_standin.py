@@ -18,7 +18,9 @@ Slack (https://docs.slack.dev/authentication/sign-in-with-slack):
 * ``POST /slack/api/openid.connect.token`` — form client_id, client_secret, code, redirect_uri;
   ``{"ok": false, "error": "invalid_code"}`` and so on, always HTTP 200.
 * ``POST /slack/api/openid.connect.userInfo`` — Bearer user token; the claims Slack documents.
-* ``POST /slack/api/users.info``, ``usergroups.list``, ``usergroups.users.list`` — bot token.
+* ``POST /slack/api/auth.test`` — the bot token's workspace (``bot_team``).
+* ``POST /slack/api/users.info``, ``usergroups.list``, ``usergroups.users.list`` — bot token; a user
+  of another workspace is ``user_not_found``, as for a bot installed in one workspace only.
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ class Standin:
     slack_client: tuple[str, str] = ("slack-client", "slack-secret")
     discord_bot_token: str = "discord-bot-token"
     slack_bot_token: str = "xoxb-standin"
+    #: The workspace the Slack bot token belongs to (where Heyan is installed).
+    bot_team: str = "T1"
     redirect_base: str = ""
     discord_users: dict[str, DiscordUser] = field(default_factory=dict)
     slack_users: dict[str, SlackUser] = field(default_factory=dict)
@@ -203,10 +207,17 @@ class Standin:
         if not self._slack_bot(request):
             return JSONResponse({"ok": False, "error": "not_authed"})
         user = self.slack_users.get((await self._slack_form(request)).get("user", ""))
-        if user is None:
+        if user is None or user.team != self.bot_team:
             return JSONResponse({"ok": False, "error": "user_not_found"})
         return JSONResponse({"ok": True, "user": {"id": user.id, "name": user.name, "is_admin": user.admin,
                                                   "is_owner": False, "is_primary_owner": False, "is_bot": False}})
+
+    async def slack_auth_test(self, request: Request) -> Response:
+        self.calls.append("slack:auth.test")
+        if not self._slack_bot(request):
+            return JSONResponse({"ok": False, "error": "invalid_auth"})
+        return JSONResponse({"ok": True, "url": "https://acme.slack.com/", "team": "Acme", "user": "heyan",
+                             "team_id": self.bot_team, "user_id": "UBOT", "bot_id": "BBOT"})
 
     async def slack_groups(self, request: Request) -> Response:
         if not self._slack_bot(request):
@@ -234,6 +245,7 @@ class Standin:
             Route("/slack/openid/connect/authorize", self.slack_authorize),
             Route("/slack/api/openid.connect.token", self.slack_token, methods=["POST"]),
             Route("/slack/api/openid.connect.userInfo", self.slack_userinfo, methods=["GET", "POST"]),
+            Route("/slack/api/auth.test", self.slack_auth_test, methods=["POST"]),
             Route("/slack/api/users.info", self.slack_users_info, methods=["POST"]),
             Route("/slack/api/usergroups.list", self.slack_groups, methods=["POST"]),
             Route("/slack/api/usergroups.users.list", self.slack_group_users, methods=["POST"]),

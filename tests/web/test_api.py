@@ -47,7 +47,8 @@ async def test_every_api_call_without_a_session_or_token_gets_401(world: World) 
     async with world.client() as client:
         for method, path in (("GET", "/api/v1/tenants"), ("GET", f"/api/v1/tenants/{T}/memories"),
                              ("POST", f"/api/v1/tenants/{T}/memories/{world.ids['dispute']}/confirm"),
-                             ("DELETE", f"/api/v1/tenants/{T}/members/2002"), ("GET", f"/api/v1/tenants/{T}/audit")):
+                             ("DELETE", f"/api/v1/tenants/{T}/members/2002"), ("GET", f"/api/v1/tenants/{T}/audit"),
+                             ("GET", f"/api/v1/tenants/{T}/members"), ("GET", f"/api/v1/tenants/{T}/members/Bea")):
             answer = await client.request(method, path)
             assert answer.status_code == 401, (method, path, answer.text)
             assert answer.json()["error"] == "sign_in_required" and "sign in" in answer.json()["detail"]
@@ -144,7 +145,7 @@ async def test_platform_answers_are_cached_briefly_then_asked_again(world: World
 async def test_slack_sign_in_admin_moderates_member_does_not(world: World) -> None:
     async with world.client() as client:
         await world.sign_in(client, "slack", SLACK_ADMIN)
-        assert (await client.get("/api/v1/tenants")).json() == [{"id": SLACK_T, "name": "acme", "platform": "slack"}]
+        assert (await client.get("/api/v1/tenants")).json() == [{"id": SLACK_T, "name": "Acme", "platform": "slack"}]
         listed = (await client.get(f"/api/v1/tenants/{SLACK_T}/memories")).json()
         assert listed["items"][0]["sources"][0]["link"] == "https://acme.slack.com/archives/C0123456/p1700000000000100"
         assert (await client.get(f"/api/v1/tenants/{T}/memories")).status_code == 403

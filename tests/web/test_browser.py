@@ -1,7 +1,8 @@
 """The console in Debian's Chromium: signing in through the loopback OAuth stand-in (Discord's
 authorize → code + state → token → /users/@me and /users/@me/guilds), reviewing a disputed fact,
 erasing a member, and a member without the capability seeing 403. Saves screenshots of the main pages
-(``make screenshots`` writes them to docs/img for the README)."""
+(``make screenshots`` writes them to docs/img for the README; the review queue's is
+``test_browser_console``'s, with its reasons)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import asyncio
 import contextlib
 import re
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -21,11 +23,12 @@ from playwright.async_api import Page, expect
 from adapters.runtime import Runtime
 from adapters.web.server import WebServer, bind, build_console
 from bot.heat import HeatBook, HeatPoint
+from bot.settings import LimitSettings
 from memory.models import Scope, Visibility, utcnow
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 from tests.web.browser import chromium, screenshots
 from tests.web.oauth_standin import Standin
-from tests.web.world import EVIL_NAME, MEMBER, MOD, T, seed, standin, web_settings
+from tests.web.world import EVIL_NAME, MEMBER, MOD, T, seed, seed_console, standin, web_settings
 
 pytestmark = pytest.mark.browser
 
@@ -44,8 +47,11 @@ class Served:
     standin: Standin
 
 
-@pytest.fixture
-async def served(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[Served]:  # noqa: F811
+@asynccontextmanager
+async def serve(tmp_path: Path, redis_url: str, start: Start, *, more: bool = False,  # noqa: F811
+                limits: LimitSettings | None = None) -> AsyncIterator[Served]:
+    """The console on a loopback port beside the OAuth stand-in on another; ``more`` adds the console's
+    own seed (``seed_console``), ``limits`` the chat limits to run under."""
     stand = standin()
     stand_sock, app_sock = bind("127.0.0.1", 0), bind("127.0.0.1", 0)
     stand_base = f"http://127.0.0.1:{stand_sock.getsockname()[1]}"
@@ -53,8 +59,13 @@ async def served(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[
     stand.redirect_base = app_base
     provider = _Quiet(uvicorn.Config(stand.app, lifespan="off", log_config=None, log_level="warning"))
     provider_task = asyncio.create_task(provider.serve(sockets=[stand_sock]))
-    rt = await start(web_settings(tmp_path, redis_url, standin=stand_base, app=app_base), provider=None, worker=False)
+    s = web_settings(tmp_path, redis_url, standin=stand_base, app=app_base)
+    if limits is not None:
+        s = s.model_copy(update={"limits": limits})
+    rt = await start(s, provider=None, worker=False)
     ids = await seed(rt)
+    if more:
+        ids |= await seed_console(rt)
     http = httpx.AsyncClient(timeout=10)
     web = WebServer(build_console(rt, local=False, http=http), http, "127.0.0.1", 0, sock=app_sock)
     web.start()  # the sockets already listen: connections wait in their queues until uvicorn accepts them
@@ -67,7 +78,13 @@ async def served(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[
         stand_sock.close()
 
 
-async def _sign_in(page: Page, served: Served, user: str) -> None:
+@pytest.fixture
+async def served(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[Served]:  # noqa: F811
+    async with serve(tmp_path, redis_url, start) as found:
+        yield found
+
+
+async def sign_in(page: Page, served: Served, user: str) -> None:
     served.standin.signs_in = user
     await page.goto(served.base + "/")
     await expect(page).to_have_url(re.compile(r"/login$"))
@@ -75,7 +92,7 @@ async def _sign_in(page: Page, served: Served, user: str) -> None:
     await expect(page).to_have_url(served.base + "/")
 
 
-async def _heated(rt: Runtime) -> None:
+async def heated(rt: Runtime) -> None:
     """Thread 555 opened as a dispute, its timeline running hot (points written as the monitor does)."""
     await rt.moderation.sessions.open(T, "555", title="Printer row", opened_by="2002", members=["2003"],
                                       visibility=Visibility.PUBLIC)
@@ -90,7 +107,7 @@ async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Ser
     async with chromium() as browser:
         context = await browser.new_context(viewport={"width": 1200, "height": 900}, locale="en-US")
         page = await context.new_page()
-        await _sign_in(page, served, MOD)
+        await sign_in(page, served, MOD)
         await expect(page.get_by_role("heading", name="Communities you moderate")).to_be_visible()
         await page.screenshot(path=str(shots / "web-communities.png"))
         await page.get_by_role("link", name=re.compile("Maple Guild")).click()
@@ -107,7 +124,6 @@ async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Ser
         await page.get_by_role("link", name="Review", exact=True).click()
         card = page.locator("article.card").first
         await expect(card).to_contain_text("Cal broke the shared printer")
-        await page.screenshot(path=str(shots / "web-review.png"), full_page=True)
         await card.get_by_placeholder("Reason (kept in the audit log)").first.fill("both confirmed it")
         await card.get_by_role("button", name="Confirm").click()
         await expect(page.get_by_text("Nothing waits for review.")).to_be_visible()
@@ -128,7 +144,7 @@ async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Ser
         await expect(page.locator("svg.chart")).to_be_visible()
         await page.screenshot(path=str(shots / "web-commitments.png"), full_page=True)
 
-        await _heated(served.rt)
+        await heated(served.rt)
         await page.get_by_role("link", name="Disputes").click()
         await expect(page.locator("svg.spark")).to_be_visible()
         await page.screenshot(path=str(shots / "web-disputes.png"), full_page=True)
@@ -161,7 +177,7 @@ async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Ser
 
         phone = await browser.new_context(viewport={"width": 390, "height": 844}, locale="zh-CN", is_mobile=True)
         small = await phone.new_page()
-        await _sign_in(small, served, MOD)
+        await sign_in(small, served, MOD)
         await small.goto(f"{served.base}/t/{T}/memories")
         await expect(small.get_by_role("heading", name="记忆")).to_be_visible()
         width = await small.evaluate("document.documentElement.scrollWidth")
@@ -173,7 +189,7 @@ async def test_moderator_reviews_a_disputed_fact_and_erases_a_member(served: Ser
 async def test_member_without_the_capability_sees_403(served: Served) -> None:
     async with chromium() as browser:
         page = await browser.new_page()
-        await _sign_in(page, served, MEMBER)
+        await sign_in(page, served, MEMBER)
         await expect(page.get_by_text("No community you moderate")).to_be_visible()
         answer = await page.goto(f"{served.base}/t/{T}/review")
         assert answer is not None and answer.status == 403

@@ -35,12 +35,13 @@ def _env(data: Path) -> dict[str, str]:
 
 
 @contextmanager
-def serving(env: dict[str, str], log: Path, *args: str) -> Iterator[str]:
-    """``heyan web ARGS --port 0`` until the block ends; yields its base URL, read from the line it
-    prints once it listens (no sleeping, no polling). Its stderr goes to ``log``."""
+def serving(env: dict[str, str], log: Path, *args: str, now: str | None = None) -> Iterator[str]:
+    """``heyan [--now NOW] web ARGS --port 0`` until the block ends; yields its base URL, read from the
+    line it prints once it listens (no sleeping, no polling). Its stderr goes to ``log``."""
+    clock = ["--now", now] if now else []
     with log.open("w") as err:
-        proc = subprocess.Popen([*HEYAN, "web", *args, "--port", "0"], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                                stderr=err, text=True)
+        proc = subprocess.Popen([*HEYAN, *clock, "web", *args, "--port", "0"], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=err, text=True)
     try:
         assert proc.stdout is not None
         line = proc.stdout.readline()
@@ -67,7 +68,7 @@ async def test_replayed_dispute_is_served_by_heyan_web(tmp_path: Path) -> None:
     with serving(env, tmp_path / "local.log", "--local") as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             tenants = (await client.get("/api/v1/tenants")).json()
-            assert {"id": TENANT, "name": TENANT, "platform": "console"} in tenants
+            assert {"id": TENANT, "name": "Console t", "platform": "console"} in tenants
             listed = await client.get(f"/api/v1/tenants/{TENANT}/memories")
             assert listed.status_code == 200, listed.text
             items = listed.json()["items"]
@@ -88,7 +89,7 @@ async def test_replayed_dispute_is_served_by_heyan_web(tmp_path: Path) -> None:
         async with chromium() as browser:
             page = await browser.new_page()
             await page.goto(base + "/")
-            await page.get_by_role("link", name=re.compile(TENANT)).click()
+            await page.get_by_role("link", name=re.compile("Console t")).click()
             await page.wait_for_url(re.compile(r"/t/console:t/memories"))
             table = page.locator("#results table")
             await table.wait_for()
