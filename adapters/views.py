@@ -29,6 +29,7 @@ from bot.clock import local, show_due, show_stamp, zone_heading
 from bot.kinds import label
 from bot.moderation import fact_view
 from bot.names import TenantNames
+from bot.offline.perspective import for_everyone
 from bot.zones import zone_label
 from memory.importance import weight
 from memory.models import OPEN_COMMITMENT, Confidence, Fact, FactStatus, Kind, utcnow
@@ -149,6 +150,9 @@ def commitment_view(fact: Fact, names: TenantNames | None = None, zone: str | No
         "owner": fact.subject,
         "owner_name": owner_name,
         "description": fact.value,
+        #: the promise as anyone reads it: "send Bea the draft", never "send you the draft"
+        "promised": for_everyone(fact.value, fact),
+        "recipient_name": fact.recipient_name,
         "action": fact.attribute,
         "due_at": local(fact.due_at, zone).isoformat() if fact.due_at else None,
         "timezone": zone_label(zone),
@@ -169,7 +173,7 @@ def commitments_table(views: list[dict[str, Any]]) -> Table:
     _fixed(table, *(("tenant",) if tenants else ()), "id")
     owners = [_safe(v["owner_name"] or v["owner"]) for v in views]
     _names(table, "owner", owners)
-    _text(table, "promised", [_safe(v["description"]) for v in views])
+    _text(table, "promised", [_safe(v.get("promised") or v["description"]) for v in views])
     zones = {v.get("timezone") or "UTC" for v in views} or {"UTC"}
     _fixed(table, _heading("due", zones), "status", "sent")
     for v, owner in zip(views, owners, strict=True):

@@ -124,6 +124,8 @@ class _Ctx:
 def answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> str:
     """The answer to ``q`` from what ``request`` holds, in ``lang``."""
     ctx = _Ctx(request, names, lang, request.turn.ts)
+    if q.unclear:  # a name that fits two members: asked about, never guessed
+        return _to_answer(q, ctx, [])
     return _ANSWERS[q.ask](q, ctx, _pool(request))
 
 

@@ -85,7 +85,7 @@ _GENERIC_EN_WORDS = (
     "stuff each side other both us going news update progress status situation know remember happened supposed "
     "consensus decided expect ask asking asked position stand mood upset angry whole current currently yet "
     "owe owes owed owing finish finished finishing complete completed hasn haven isn supposed doing does "
-    "has have had did yet still what who when which made make"
+    "has have had did yet still what who when which made make decision decide rule rules plan outcome end"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
