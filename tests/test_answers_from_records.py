@@ -36,7 +36,7 @@ def record(uid: str, name: str, value: str, *, n: int, kind: Kind = Kind.COMMITM
                               ts=T0 + timedelta(minutes=m), quote=line[-20:]))
     return Fact(id=f"f{n}", tenant="t", session="s", kind=kind, subject=uid, subject_name=name,
                 attribute=attribute, value=value, sources=tuple(sources), asserted_by=uid, status=status,
-                due_at=due, recipient=recipient, recipient_name=recipient_name, lang=lang,  # type: ignore[arg-type]
+                due_at=due, recipient=recipient, recipient_name=recipient_name, lang=lang,
                 users=tuple(dict.fromkeys((uid, *(s.author_id for s in sources)))))
 
 
