@@ -6,7 +6,9 @@ that fits two members is asked about. Cards, digests and lists tell "you" as the
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from bot.digest import build_digest
 from bot.llm.base import ReplyRequest
@@ -215,3 +217,18 @@ def test_cards_digests_and_lists_tell_you_as_the_person() -> None:
     mine = promise_record("t", "u-lukas", [to_bea, nobody], T0)
     assert [line.action for line in mine.lines] == ["restore Bea's section from the doc history by 10pm",
                                                    "“send you my notes”"]
+
+
+def test_the_intent_of_questions_written_apart_from_the_rules() -> None:
+    """40 questions (tests/data/question_paraphrases.jsonl) written after the rules and never tuned on,
+    except one general rule: a question naming a member in words no intent knows asks what they took
+    on. First figure 19/40; with that rule 26/40 (docs/_incoming/answers.md). A floor, not a target."""
+    rows = [json.loads(x) for x in (Path(__file__).parent / "data" / "question_paraphrases.jsonl")
+            .read_text(encoding="utf-8").splitlines() if x.strip()]
+    names = book(*((f"u{i}", n) for i, n in enumerate(
+        ("Sam", "Bob", "Priya", "Lina", "Alex", "Tom", "Ann", "Mike", "李娜", "张伟", "李杰", "王建国", "小鹿", "林涛"))))
+    right = 0
+    for row in rows:
+        q = read_question(row["q"], "u-x", names)
+        right += q is not None and q.ask.value == row["ask"]
+    assert len(rows) == 40 and right >= 26

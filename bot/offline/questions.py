@@ -67,6 +67,9 @@ _ASKS = re.compile(
     r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)",
     re.IGNORECASE,
 )
+# A question proper (not an order such as "tell Bob to …"): a question mark, or a question word first.
+_REAL_QUESTION = re.compile(r"[?？]\s*$|^(?:what|who|when|which|did|does|do|is|are|has|have)\b|什么|吗\s*$|没有\s*$",
+                            re.IGNORECASE)
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
 _TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto\s+(?:me|us)\b|(?:答应|承诺|保证|欠|给)我们?",
                        re.IGNORECASE)
@@ -135,10 +138,14 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     if not body or not _ASKS.search(body):
         return None
     ask = next((a for a, pattern in _INTENTS if pattern.search(body)), None)
-    if ask is None:
-        return None
     book = names if isinstance(names, NameBook) else _book(names)
     hits = [h for h in book.find(body) if normalize(h.said).casefold() not in ("heyan", "和言")]
+    if ask is None:
+        # a question about a member in words no intent knows ("what has Priya got on her plate?",
+        # "李娜接下来要干什么？") asks what they took on: their promises and their replies to requests
+        if not hits or not _REAL_QUESTION.search(body):
+            return None
+        ask = Ask.PROMISES
     people = tuple(dict.fromkeys(h.users[0] for h in hits if not h.ambiguous))
     unclear = tuple((h.said, h.users) for h in hits if h.ambiguous)
     about_asker = bool(_SELF.search(body))
