@@ -17,7 +17,7 @@ from datetime import datetime
 from bot.answering.model import AnswerItem, ItemKind, ItemStatus
 from bot.names import NameBook
 from bot.offline.actions import promised_action
-from bot.offline.perspective import retold
+from bot.offline.perspective import has_second_person, retold
 from memory.models import Fact, FactStatus, Kind
 
 __all__ = ["agreement_items", "condition_of", "is_reply", "promise_item_of", "proposer_of", "reply_item",
@@ -93,7 +93,9 @@ def promise_item_of(fact: Fact, now: datetime, reader: str | None, names: NameBo
     condition = condition_of(fact, line)
     if condition and condition.casefold() in shown.casefold():
         condition = ""
-    quote = _clip(line) if line and not verbatim and _says_more(line, f"{fact.value} {condition}") else ""
+    # the line as said, when it says more than the item — and never a "you" meant for someone else
+    own_you = not has_second_person(line) or (bool(fact.recipient) and reader == fact.recipient)
+    quote = _clip(line) if line and own_you and not verbatim and _says_more(line, f"{fact.value} {condition}") else ""
     recipient_name = names.name(fact.recipient, fact.recipient_name) if fact.recipient else fact.recipient_name
     return AnswerItem(
         kind=ItemKind.PROMISE, owner=fact.subject, owner_name=names.name(fact.subject, fact.subject_name),

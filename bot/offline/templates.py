@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from bot.answering.model import Answer, AnswerItem, ItemKind, ItemStatus
@@ -310,6 +311,12 @@ def render_answer(answer: Answer, asker: str) -> str:
             if item.kind is ItemKind.PROMISE else (str(n),)
         grouped.setdefault(group, []).append(item)
     groups = list(grouped.values())
+    quoted: set[str] = set()
+    for said in groups:  # a line quoted once per answer (two promises said in one line)
+        for i, item in enumerate(said):
+            if item.quote and item.quote in quoted:
+                said[i] = replace(item, quote="")
+            quoted.add(item.quote)
     sentences = [_sentence(g, answer, asker) for g in groups]
     if lang == "en":
         sentences = sentences[:1] + [re.sub(r"^On ", "on ", x) for x in sentences[1:]]
