@@ -312,10 +312,10 @@ def render_answer(answer: Answer, asker: str) -> str:
         grouped.setdefault(group, []).append(item)
     groups = list(grouped.values())
     quoted: set[str] = set()
-    for said in groups:  # a line quoted once per answer (two promises said in one line)
-        for i, item in enumerate(said):
+    for members in groups:  # a line quoted once per answer (two promises said in one line)
+        for i, item in enumerate(members):
             if item.quote and item.quote in quoted:
-                said[i] = replace(item, quote="")
+                members[i] = replace(item, quote="")
             quoted.add(item.quote)
     sentences = [_sentence(g, answer, asker) for g in groups]
     if lang == "en":
