@@ -13,7 +13,7 @@ respond: the thread's context (the stored window, plus the platform's recent his
 passes a ``HistoryReader``, and the facts of lines not extracted yet — ``bot.context``) → a question
 about promises, agreements, wishes or feelings is answered from the records that match it
 (``bot.answering.records``: the session's, and the public ones of the people it names, by any name
-they go by) and never moves the stage; any other turn → rewrite into queries → hybrid recall of what
+they go by), never by a stage prompt; any other turn → rewrite into queries → hybrid recall of what
 may be shown in this session (its own records and the tenant's public ones; summary first) → open
 commitments of the people in the thread, with the same visibility → classify and move the mediation
 stage → fit everything in the token budget → reply (the provider falls back to the offline one if
@@ -395,7 +395,11 @@ class Engine:
         if question is not None and kinds_for(question.ask):
             answering = await self.finder.find(question, session, held)
             lines, topical = answering.lines, answering.topical
-            recall = Recall(None, [])
+            summary = await self.memory.summary(session)
+            if summary is not None and summary.stale:  # as recall would: have it written again
+                await self.scheduler.summarize(session, await self.log.turns(session),
+                                               revision=f"stale-v{summary.version}")
+            recall = Recall(summary, [])
             rank = {fid: i for i, fid in enumerate(topical)}
             commitments = [f for f in answering.facts if f.kind is Kind.COMMITMENT and f.status in OPEN_COMMITMENT]
             recall.facts.extend(ScoredFact(fact=f, score=1.0 - rank.get(f.id, len(rank)) / (len(rank) + 1),
@@ -438,15 +442,13 @@ class Engine:
                 known.add(rel.id)
                 found.append(ScoredFact(fact=rel, score=floor / 2, dense=None, sparse_rank=None, weight=NEUTRAL))
 
+        classification: Classification = await self.provider.classify(turn, turns, lang)
         current = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)
-        stage = current  # a question is answered; it moves no stage
-        if question is None:
-            classification: Classification = await self.provider.classify(turn, turns, lang)
-            stage = next_stage(current, classification)
-            if stage is not current:
-                await self.conversation.stages.set(session, stage.value)
-                if self.on_stage is not None:
-                    await self.on_stage(session, stage, msg)
+        stage = next_stage(current, classification)
+        if stage is not current:
+            await self.conversation.stages.set(session, stage.value)
+            if self.on_stage is not None:
+                await self.on_stage(session, stage, msg)
 
         open_ids = {c.id for c in commitments}
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart
