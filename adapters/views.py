@@ -30,6 +30,7 @@ from bot.kinds import label
 from bot.moderation import fact_view
 from bot.moderation.views import commitment_line, condition_of
 from bot.names import TenantNames
+from bot.offline.perspective import for_everyone
 from bot.promises import PromiseRecord
 from bot.zones import zone_label
 from memory.importance import weight
@@ -152,6 +153,8 @@ def commitment_view(fact: Fact, names: TenantNames | None = None, zone: str | No
         "tenant": fact.tenant,
         **line.as_dict(),
         "description": fact.value,
+        #: the promise as anyone reads it: "send Bea the draft", never "send you the draft"
+        "promised": for_everyone(fact.value, fact),
         "session": fact.session,
         "visibility": fact.visibility.value,
         "sources": [s.model_dump(mode="json") for s in fact.sources],

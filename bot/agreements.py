@@ -32,6 +32,7 @@ from typing import Any
 from bot.clock import show_time
 from bot.names import NameBook
 from bot.offline.actions import promised_action
+from bot.offline.perspective import for_everyone
 from bot.richtext import Mention, RichText, Span
 from bot.sessions import SessionInfo
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang, Summary
@@ -234,7 +235,8 @@ def build_card(
             and (f.expires_at is None or f.expires_at > now)]
     mine.sort(key=lambda f: (f.sources[0].ts if f.sources else f.created_at, f.id))
     lang = lang or _lang_of(mine, "en")
-    name = NameBook.of(mine, names=names).name
+    book = NameBook.of(mine, names=names)
+    name = book.name
 
     own = [f for f in mine if f.asserted_by == f.subject and f.subject in f.users]
     demands = [f for f in own if f.kind is Kind.DEMAND]
@@ -266,7 +268,7 @@ def build_card(
     needs_owner: list[Item] = []
     for f in promises:
         owner = item_owner(f)
-        action = promised_action(f.value)
+        action = for_everyone(promised_action(f.value), f, book)  # a card never says "send you …"
         said_by = name(f.asserted_by)
         if owner is None:
             question = (f"谁来负责“{action}”？{said_by}说的是“{f.sources[0].quote if f.sources else f.value}”，"

@@ -21,6 +21,7 @@ from typing import Any, Literal
 from bot.audit import AuditEntry
 from bot.clock import show_time
 from bot.offline.actions import promised_action
+from bot.offline.perspective import for_everyone
 from bot.richtext import RichText
 from bot.sessions import SessionInfo
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Lang
@@ -160,7 +161,8 @@ def _due(fact: Fact) -> DueCommitment:
     assert fact.due_at is not None
     condition = getattr(fact, "condition", "")  # a promise's condition, when its record holds one
     return DueCommitment(fact_id=fact.id, owner=fact.subject, owner_name=fact.subject_name or fact.subject,
-                         action=promised_action(fact.value), due_at=fact.due_at, session=fact.session,
+                         action=for_everyone(promised_action(fact.value), fact), due_at=fact.due_at,
+                         session=fact.session,
                          recipient=fact.recipient, recipient_name=fact.recipient_name or fact.recipient,
                          condition=condition.strip() if isinstance(condition, str) else "")
 

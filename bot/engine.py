@@ -10,11 +10,14 @@ inside an open dispute (its own session, or a conversation that holds it: a Slac
 else left alone. Platforms call this rather than choosing between observe and handle themselves.
 
 respond: the thread's context (the stored window, plus the platform's recent history when the adapter
-passes a ``HistoryReader``, and the facts of lines not extracted yet — ``bot.context``) → rewrite the
-turn into queries → hybrid recall of what may be shown in this session (its
-own records and the tenant's public ones; summary first) → open commitments of the people in the
-thread, with the same visibility → classify and move the mediation stage → fit everything in the
-token budget → reply (the provider falls back to the offline one if the LLM fails).
+passes a ``HistoryReader``, and the facts of lines not extracted yet — ``bot.context``) → a question
+about promises, agreements, wishes or feelings is answered from the records that match it
+(``bot.answering.records``: the session's, and the public ones of the people it names, by any name
+they go by), never by a stage prompt; any other turn → rewrite into queries → hybrid recall of what
+may be shown in this session (its own records and the tenant's public ones; summary first) → open
+commitments of the people in the thread, with the same visibility → classify and move the mediation
+stage → fit everything in the token budget → reply (the provider falls back to the offline one if
+the LLM fails).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from bot.answering.records import RecordFinder, kinds_for
 from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.clock import reply_zone
 from bot.context import merge_history, unstored_facts
@@ -34,6 +38,8 @@ from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.models import Message, Reply, Stage
+from bot.names import NameBook
+from bot.offline.questions import read_question
 from bot.ports import HistoryReader, Scheduler
 from bot.richtext import RichText
 from bot.sessions import SessionBook
@@ -47,7 +53,7 @@ from memory.instructions import own_request
 from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
-from memory.retrieval import ScoredFact
+from memory.retrieval import Recall, ScoredFact
 from memory.service import MemoryService, RetractResult
 from memory.summary_versions import since
 from prompts import neutralise
@@ -151,6 +157,8 @@ class Engine:
         self.audit = audit
         #: Counts the memories each reply uses (``bot.usage``): the use part of their weight.
         self.usage = usage or UsageBook(conversation.redis)
+        #: Finds the records a question to Heyan asks about (``bot.answering.records``).
+        self.finder = RecordFinder(memory, conversation.log)
         #: Called with every message observed (early escalation alerts, dispute joins); its failure is
         #: logged and never loses the message.
         self.on_observed = on_observed
@@ -378,15 +386,35 @@ class Engine:
             return Reply(session=msg.session, body=RichText.of(answer[lang]), lang=lang, stage=stage)
         participants = {m.author_id: m.author_name for m in (*window, msg)}
 
-        queries = await self.provider.rewrite(turn, turns, lang)
-        recall = await self.memory.recall(session, queries)
-        if recall.summary is not None and recall.summary.stale:
-            # rolled back after a deletion or an erasure (safe to use as it is): have it written again
-            await self.scheduler.summarize(session, await self.log.turns(session),
-                                           revision=f"stale-v{recall.summary.version}")
-        commitments = await self.memory.open_commitments(
-            Scope(tenant=session.tenant), list(participants), visible_in=msg.session
-        )
+        # a question about the record is answered from the records that match it (bot.answering)
+        held = await self.finder.session_records(session)
+        book = NameBook.of(held, [m.utterance() for m in (*window, msg)], participants)
+        question = read_question(msg.text, msg.author_id, book)
+        lines: dict[str, str] = {}
+        topical: list[str] = []
+        if question is not None and kinds_for(question.ask):
+            answering = await self.finder.find(question, session, held)
+            lines, topical = answering.lines, answering.topical
+            summary = await self.memory.summary(session)
+            if summary is not None and summary.stale:  # as recall would: have it written again
+                await self.scheduler.summarize(session, await self.log.turns(session),
+                                               revision=f"stale-v{summary.version}")
+            recall = Recall(summary, [])
+            rank = {fid: i for i, fid in enumerate(topical)}
+            commitments = [f for f in answering.facts if f.kind is Kind.COMMITMENT and f.status in OPEN_COMMITMENT]
+            recall.facts.extend(ScoredFact(fact=f, score=1.0 - rank.get(f.id, len(rank)) / (len(rank) + 1),
+                                           dense=None, sparse_rank=None, weight=NEUTRAL)
+                                for f in answering.facts if f not in commitments)
+        else:
+            queries = await self.provider.rewrite(turn, turns, lang)
+            recall = await self.memory.recall(session, queries)
+            if recall.summary is not None and recall.summary.stale:
+                # rolled back after a deletion or an erasure (safe to use as it is): have it written again
+                await self.scheduler.summarize(session, await self.log.turns(session),
+                                               revision=f"stale-v{recall.summary.version}")
+            commitments = await self.memory.open_commitments(
+                Scope(tenant=session.tenant), list(participants), visible_in=msg.session
+            )
 
         # what the thread said that memory may not hold yet: lines read from the platform, and stored
         # lines no extraction has finished (a promise one line before the question)
@@ -465,6 +493,9 @@ class Engine:
             participants=participants,
             timezone=tz,
             open_commitments_total=len(commitments),
+            question=question,
+            lines=lines,
+            topical=tuple(topical),
         )
         text = await self.provider.reply(request)
         # the memories used: stored records only (a line's facts not extracted yet have no record)

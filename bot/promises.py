@@ -28,6 +28,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
+from bot.offline.perspective import for_everyone
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind
 
 __all__ = ["GRACE", "Outcome", "PromiseLine", "PromiseRecord", "done_time", "outcome", "promise_record"]
@@ -161,7 +162,8 @@ def promise_record(tenant: str, user: str, facts: Iterable[Fact], now: datetime,
         if result is None:
             continue
         name = name or fact.subject_name
-        lines.append(PromiseLine(fact_id=fact.id, session=fact.session, action=fact.value, due_at=fact.due_at,
+        lines.append(PromiseLine(fact_id=fact.id, session=fact.session, action=for_everyone(fact.value, fact),
+                                 due_at=fact.due_at,
                                  done_at=done_time(fact), outcome=result))
     far = datetime.max.replace(tzinfo=now.tzinfo)
     lines.sort(key=lambda line: (_ORDER[line.outcome], line.due_at or far, line.fact_id))

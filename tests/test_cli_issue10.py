@@ -81,7 +81,9 @@ def test_reply_ids_are_memories_memory_show_shows(replayed: tuple[dict[str, str]
             assert json.loads(shown.stdout)["id"] == memory_id
         assert reply["summary_id"] not in reply["memory_ids"]
     flat = next(r for r in replies if r["session"] == "kitchen")
-    assert flat["text"].startswith("On 4 Nov, 李娜 promised to send Mike the logo files")
+    # every promise made to Mike (the draft's "你" was said to him), none of the others (the paper)
+    assert flat["text"].startswith("On 4 Nov, 李娜 promised ") and "send Mike the logo files" in flat["text"]
+    assert "printer paper" not in flat["text"]
 
 
 def test_commitments_list_shows_tenants_and_takes_tenant(replayed: tuple[dict[str, str], Any, Path]) -> None:

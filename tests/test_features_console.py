@@ -50,7 +50,8 @@ def test_cards_name_the_right_owners_in_both_languages(env: dict[str, str]) -> N
     assert {"decision", "positions", "options", "items", "revisit"} <= en.keys()
     zh = heyan(env, "dispute", "close", "--tenant", TENANT, "--session", "flat-zh", "--now", NOW)
     assert {i["owner"]: i["action"] for i in zh["items"]} == {
-        "u-wang": "先转一半给你", "u-li": "把这次的对账单发到群里", "u-zhang": "把收据发到这个帖子里"}
+        # a card never says "you": 王 said 先转一半给你 to 张伟 (issue 29)
+        "u-wang": "先转一半给张伟", "u-li": "把这次的对账单发到群里", "u-zhang": "把收据发到这个帖子里"}
     assert zh["lang"] == "zh" and zh["decision"] and zh["positions"]
     # everyone confirms the Chinese card: it closes, and is remembered with every party in it
     for user in ("u-zhang", "u-wang", "u-li"):

@@ -44,7 +44,8 @@ async def test_what_heyan_can_do(text: str, lang: str, opening: str) -> None:
 
 
 async def test_record_questions_and_mediation_are_not_small_talk() -> None:
-    assert await reply("@heyan what did Bob promise?") == "I have no record of that."
+    # answered from the records, saying whose promise it looked for
+    assert await reply("@heyan what did Bob promise?") == "I have no record of a promise Bob made."
     assert "Heyan" not in await reply("@heyan thanks, it's settled.", Stage.CLOSED)
     assert "Heyan" not in await reply("@heyan I'm furious, he is late again!", Stage.DE_ESCALATING)
     # a promise that happens to mention the weather is still a mediation turn

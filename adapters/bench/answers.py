@@ -173,7 +173,7 @@ async def _replies(cases: list[QaCase]) -> list[str]:
 
 
 def score_qa(cases: list[QaCase]) -> QaReport:
-    from bot.offline.answers import NO_RECORD
+    from bot.offline.answers import NO_RECORD, NO_RECORD_LEADS
 
     report = QaReport(cases=len(cases))
     for case, reply in zip(cases, asyncio.run(_replies(cases)), strict=True):
@@ -183,7 +183,7 @@ def score_qa(cases: list[QaCase]) -> QaReport:
         wrong = fp or fn
         if case.no_record:
             report.no_record_cases += 1
-            ok = any(phrase in reply for phrase in NO_RECORD.values())
+            ok = any(phrase in reply for phrase in NO_RECORD.values()) or reply.startswith(NO_RECORD_LEADS)
             report.no_record_ok += ok
             wrong = wrong or not ok
         if case.more is not None:

@@ -7,10 +7,11 @@ when they cannot produce a usable answer; the engine then falls back to the offl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from bot.answering.question import Question
 from bot.models import Stage
 from memory.errors import HeyanError
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
@@ -59,6 +60,13 @@ class ReplyRequest:
     #: How many open commitments there are in all, when the budget left some out of
     #: ``open_commitments`` (None: all are there), so a reply can say "and 5 more".
     open_commitments_total: int | None = None
+    #: The question the turn asks about the record (``bot.answering``), when it asks one: ``facts`` and
+    #: ``open_commitments`` are then the records that match it, which both providers answer from.
+    question: Question | None = None
+    #: Source message id → the whole line it was (the records' quotes are the clause they came from).
+    lines: Mapping[str, str] = field(default_factory=dict)
+    #: Ids of the records the hybrid search ranked on the question's words, best first.
+    topical: Sequence[str] = ()
 
 
 class MediatorProvider(Protocol):

@@ -51,6 +51,9 @@ def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
     ]
     if fact.due_at:
         parts.append(f", due {prompts.format_time(fact.due_at, zone_or_utc(tz))}")
+    condition = getattr(fact, "condition", None)  # records may carry the "if …" a promise was made on
+    if isinstance(condition, str) and condition.strip():
+        parts.append(f", on condition {json.dumps(condition.strip(), ensure_ascii=False)}")
     if fact.recipient or fact.recipient_name:
         # whom "you" in the value means: the model must not tell it to someone else as "you"
         recipient = people.get(fact.recipient) or fact.recipient_name or fact.recipient

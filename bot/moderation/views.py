@@ -10,6 +10,7 @@ from bot.clock import local, show_due
 from bot.kinds import label as kind_label
 from bot.names import NameBook
 from bot.offline.actions import promised_action
+from bot.offline.perspective import for_everyone
 from bot.sessions import SessionInfo
 from bot.zones import zone_label
 from memory.models import (
@@ -142,7 +143,7 @@ def commitment_line(fact: Fact, *, zone: str = "UTC", now: datetime | None = Non
     return CommitmentLine(
         id=fact.id, tenant=fact.tenant, session=fact.session, owner=fact.subject,
         owner_name=book.name(fact.subject, fact.subject_name), recipient=fact.recipient,
-        recipient_name=recipient_name.strip(), action=promised_action(fact.value), condition=condition_of(fact),
+        recipient_name=recipient_name.strip(), action=for_everyone(promised_action(fact.value), fact), condition=condition_of(fact),
         due_at=fact.due_at, zone=zone, status=commitment_status(fact, now or utcnow()))
 
 

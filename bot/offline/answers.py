@@ -13,22 +13,33 @@ is only given when one is asked for ("recap", "总结一下").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 
+from bot.answering.model import Answer, AnswerItem
 from bot.llm.base import ReplyRequest
 from bot.names import NameBook
+from bot.offline.answer_items import (
+    agreement_items,
+    is_reply,
+    promise_item_of,
+    proposer_of,
+    reply_item,
+    to_recipient,
+)
 from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, Ask, Question, stem
 from bot.offline.relation_answers import ask_about, ask_similar
-from bot.offline.templates import cite_fact, content, format_date, join_items, promise_item, said_on
+from bot.offline.templates import cite_fact, content, format_date, join_items, render_answer, said_on
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
-__all__ = ["MAX_ITEMS", "NO_RECORD", "answer"]
+__all__ = ["MAX_ITEMS", "NO_RECORD", "NO_RECORD_LEADS", "answer"]
 
 #: Items named in one answer; the rest are counted ("and 3 more").
 MAX_ITEMS = 5
 NO_RECORD: dict[Lang, str] = {"en": "I have no record of that.", "zh": "我没有这方面的记录。"}
+#: How every answer that finds no matching record begins ("I have no record of a promise Tom made to you.").
+NO_RECORD_LEADS = ("I have no record of", "我没有")
 #: Share of a question's topic words a fact must contain to be about it.
 _EN_TOPIC_SHARE = 0.6
 _ZH_TOPIC_SHARE = 0.5
@@ -46,11 +57,14 @@ def _text_of(fact: Fact) -> str:
     return f"{_said(fact)} {fact.attribute.casefold()}"
 
 
-def _on_topic(fact: Fact, q: Question) -> bool:
-    """Does the fact concern the question's topic words (or their translation in ``GLOSSARY``)?"""
+def _on_topic(fact: Fact, q: Question, lines: Mapping[str, str] | None = None) -> bool:
+    """Does the fact (its words, or the lines it came from) concern the question's topic words (or
+    their translation in ``GLOSSARY``)?"""
     if not q.topic and not q.zh_topic:
         return True
     text = _text_of(fact)
+    if lines:
+        text += " " + " ".join(lines.get(s.message_id, "") for s in fact.sources).casefold()
     stems = {stem(w) for w in EN_WORD.findall(text)}
     zh_run = "".join(q.zh_topic)
     if q.topic:  # most English topic words must be there: "repaint the fence" is not "trim … the fence"
@@ -110,6 +124,8 @@ class _Ctx:
 def answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> str:
     """The answer to ``q`` from what ``request`` holds, in ``lang``."""
     ctx = _Ctx(request, names, lang, request.turn.ts)
+    if q.unclear:  # a name that fits two members: asked about, never guessed
+        return _to_answer(q, ctx, [])
     return _ANSWERS[q.ask](q, ctx, _pool(request))
 
 
@@ -134,42 +150,56 @@ def _promise_order(now: datetime) -> Callable[[Fact], tuple[int, float]]:
     return key
 
 
-def _promises(q: Question, ctx: _Ctx, facts: Sequence[Fact], *, hidden: int = 0) -> str:
-    """ "On 28 Nov, Lina promised to … and to …. On 29 Nov, Bob promised to …; and 3 more." """
-    if not facts:
-        return NO_RECORD[ctx.lang]
-    shown, more = list(facts[:MAX_ITEMS]), len(facts) - MAX_ITEMS + hidden
-    groups: dict[tuple[str, str], list[Fact]] = {}
-    for fact in shown:
-        groups.setdefault((fact.subject, format_date(said_on(fact), ctx.tz, ctx.lang)), []).append(fact)
-    sentences = []
-    for (subject, day), group in groups.items():
-        who = ctx.names.name(subject, group[0].subject_name)
-        items = [promise_item(f, ctx.now, ctx.tz, ctx.lang, with_day=False, reader=ctx.reader, names=ctx.names)
-                 for f in group]
-        if ctx.lang == "zh":
-            sentences.append(f"{day}，{who}答应" + "，并且".join(items))
-        else:
-            sentences.append(f"On {day}, {who} promised " + " and ".join(items))
-    sentences = sentences[:1] + [re.sub(r"^On ", "on ", x) for x in sentences[1:]]
-    text = join_items(sentences, ctx.lang, more=max(0, more))
-    return text + ("。" if ctx.lang == "zh" else ".")  # each time names its zone (bot.clock)
+def _to_answer(q: Question, ctx: _Ctx, items: Sequence[AnswerItem], *, hidden: int = 0,
+               missed_topic: str = "") -> str:
+    """The items (the first ``MAX_ITEMS``, the rest counted) worded in the asker's language."""
+    owners = tuple(ctx.names.name(p) for p in q.people)
+    unclear = tuple((said, tuple(ctx.names.name(u) for u in users)) for said, users in q.unclear)
+    shown = tuple(items[:MAX_ITEMS])
+    more = max(0, len(items) - MAX_ITEMS + hidden)
+    reply = Answer(ask=q.ask, lang=ctx.lang, zone=ctx.tz, now=ctx.now, items=shown, more=more, owners=owners,
+                   to_asker=q.recipient == ctx.reader, missed_topic=missed_topic if shown else "", unclear=unclear)
+    return render_answer(reply, ctx.reader)
 
 
-def _to_recipient(q: Question, ctx: _Ctx, facts: list[Fact]) -> list[Fact]:
-    """The promises made to the question's recipient, when any name them; else all of them."""
-    if q.recipient is None:
-        return facts
-    names = [n.casefold() for n in ctx.names.aliases().get(q.recipient, ())]
-    theirs = [f for f in facts if any(n in _text_of(f) for n in names)]
-    return theirs or facts
+def _topic_words(q: Question) -> str:
+    return " ".join((*q.topic, *q.zh_topic[:1])) if q.topic else "".join(q.zh_topic[:1])
+
+
+def _promise_items(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, statuses: frozenset[FactStatus] | None = None,
+                   ) -> tuple[list[AnswerItem], str]:
+    """Promises (and, when the question names whose or to whom, the replies to requests) that answer
+    ``q``, soonest due first; and the topic words no record matched, when the items are the others."""
+    promised = [f for f in pool if f.kind is Kind.COMMITMENT]
+    if statuses is not None:
+        promised = [f for f in promised if f.status_at(ctx.now) in statuses]
+    replies = [f for f in pool if is_reply(f)] if (q.people or q.recipient) and statuses is None else []
+    if q.people:
+        promised = [f for f in promised if f.subject in q.people]
+        replies = [f for f in replies if f.subject in q.people]
+    if q.recipient is not None:
+        promised = [f for f in promised if to_recipient(f, q.recipient, ctx.names)]
+        replies = [f for f in replies if to_recipient(f, q.recipient, ctx.names)]
+    missed = ""
+    if q.topic or q.zh_topic:
+        on_topic = [f for f in (*promised, *replies) if _on_topic(f, q, ctx.request.lines)]
+        if on_topic or not (q.people or q.recipient):
+            ids = {f.id for f in on_topic}
+            promised = [f for f in promised if f.id in ids]
+            replies = [f for f in replies if f.id in ids]
+        elif promised or replies:
+            missed = _topic_words(q)
+    promised = sorted(promised, key=_promise_order(ctx.now))
+    lines = ctx.request.lines
+    items = [promise_item_of(f, ctx.now, ctx.reader, ctx.names, lines) for f in promised]
+    items += [reply_item(f, ctx.names, lines) for f in sorted(replies, key=said_on)]
+    return items, missed
 
 
 def _ask_promises(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
-    commitments = sorted((f for f in pool if f.kind is Kind.COMMITMENT), key=_promise_order(ctx.now))
-    chosen = _to_recipient(q, ctx, _by(q, commitments))
-    hidden = _hidden(ctx) if not q.people and not q.topic and not q.zh_topic else 0
-    return _promises(q, ctx, chosen, hidden=hidden)
+    items, missed = _promise_items(q, ctx, pool)
+    hidden = _hidden(ctx) if not q.narrowed else 0
+    return _to_answer(q, ctx, items, hidden=hidden, missed_topic=missed)
 
 
 def _hidden(ctx: _Ctx) -> int:
@@ -179,16 +209,15 @@ def _hidden(ctx: _Ctx) -> int:
 
 
 def _ask_open(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, overdue_only: bool = False) -> str:
-    open_ = [f for f in pool if f.kind is Kind.COMMITMENT and f.status in OPEN_COMMITMENT]
-    if overdue_only:
-        open_ = [f for f in open_ if f.due_at is not None and f.due_at < ctx.now]
-    chosen = sorted(_by(q, open_), key=_promise_order(ctx.now))
-    if not chosen:
+    wanted = frozenset({FactStatus.OVERDUE}) if overdue_only else frozenset({FactStatus.ACTIVE, FactStatus.OVERDUE})
+    items, missed = _promise_items(q, ctx, [f for f in pool if f.status in OPEN_COMMITMENT or is_reply(f)],
+                                   statuses=wanted)
+    if not items and not q.unclear:
         if overdue_only:
             return "没有逾期未完成的承诺。" if ctx.lang == "zh" else "Nothing is overdue."
         return NO_RECORD[ctx.lang]
-    hidden = 0 if overdue_only or q.people or q.topic or q.zh_topic else _hidden(ctx)
-    return _promises(q, ctx, chosen, hidden=hidden)
+    hidden = 0 if overdue_only or q.narrowed else _hidden(ctx)
+    return _to_answer(q, ctx, items, hidden=hidden, missed_topic=missed)
 
 
 def _cited(q: Question, ctx: _Ctx, facts: Sequence[Fact]) -> str:
@@ -212,18 +241,28 @@ def _parties(facts: Sequence[Fact]) -> list[Fact]:
 
 
 def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    """Agreements, one per proposal with every party; those of the people named, on the topic."""
     consensus = [f for f in pool if f.kind is Kind.CONSENSUS and f.attribute not in ("refuses", "拒绝")]
-    found = _by(q, _parties(consensus)) if q.people else _by(q, consensus)
-    ids = {f.id for f in found}
-    agreed = _latest_first([f for f in consensus if f.id in ids])
-    if agreed:
-        return _cited(q, ctx, agreed)
-    promised = sorted(_by(q, [f for f in pool if f.kind is Kind.COMMITMENT]), key=_promise_order(ctx.now))
+    if q.people:
+        consensus = [f for f in consensus if {f.subject, *(p[0] for p in [proposer_of(f)] if p)} & set(q.people)]
+    missed = ""
+    if q.topic or q.zh_topic:
+        on_topic = [f for f in consensus if _on_topic(f, q, ctx.request.lines)]
+        if on_topic:
+            consensus = on_topic
+        elif consensus:
+            missed = _topic_words(q)
+    if consensus:
+        items = agreement_items(sorted(consensus, key=said_on), ctx.names, ctx.request.lines)
+        return _to_answer(q, ctx, sorted(items, key=lambda i: i.said_at, reverse=True), missed_topic=missed)
+    if q.unclear:
+        return _to_answer(q, ctx, [])
     none = "我还没有记录到双方达成的共识。" if ctx.lang == "zh" else "I have no record of an agreement yet."
+    promised, _ = _promise_items(replace(q, recipient=None), ctx, [f for f in pool if f.kind is Kind.COMMITMENT])
     if not promised:
         return none
     lead = "目前的承诺：" if ctx.lang == "zh" else "What has been promised: "
-    return f"{none} {lead}{_promises(q, ctx, promised)}" if ctx.lang == "en" else f"{none}{lead}{_promises(q, ctx, promised)}"
+    return f"{none}{'' if ctx.lang == 'zh' else ' '}{lead}{_to_answer(q, ctx, promised)}"
 
 
 def _ask_wants(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
@@ -256,7 +295,8 @@ def _ask_overview(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
         parts.append(_cited(q, ctx, others))
     promised = sorted([f for f in pool if f.kind is Kind.COMMITMENT], key=_promise_order(ctx.now))
     if promised:
-        parts.append(_promises(q, ctx, promised, hidden=_hidden(ctx)))
+        items = [promise_item_of(f, ctx.now, ctx.reader, ctx.names, ctx.request.lines) for f in promised]
+        parts.append(_to_answer(q, ctx, items, hidden=_hidden(ctx)))
     if any(f.kind is Kind.DEMAND for f in pool):
         parts.append(_ask_wants(Question(Ask.WANTS), ctx, pool))
     summary = ctx.request.summary

@@ -6,6 +6,10 @@ the one promised to. A promise's ``you`` is its recipient (``Fact.recipient``, w
 reads from the thread): to the recipient it stays "you", to anyone else it becomes the recipient's
 name ("your" → "Wei's", "你" → "魏", "你的" → "魏的"). When nobody knows who "you" was, the promise
 is retold as a direct quote of what was said, which keeps its perspective by being a quote.
+
+``for_everyone`` tells a promise to no one in particular — a card, a digest, a list anyone may read:
+"you" is the recipient's name and "my"/"我的" the owner's own ("their", "自己的"); a "you" nobody knows
+stays inside quotes, as said.
 """
 
 from __future__ import annotations
@@ -15,10 +19,18 @@ import re
 from bot.names import NameBook
 from memory.models import Fact
 
-__all__ = ["has_second_person", "retold"]
+__all__ = ["for_everyone", "has_second_person", "retold"]
 
 _EN = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
 _ZH = re.compile(r"你们|您|你")
+_EN_OWN = (
+    (re.compile(r"\bmyself\b"), "themselves"),
+    (re.compile(r"\bmy\b"), "their"),
+    (re.compile(r"\bmine\b"), "theirs"),
+    (re.compile(r"\bme\b"), "them"),
+    (re.compile(r"\bI'm\b"), "they're"),
+    (re.compile(r"\bI\b"), "they"),
+)
 _EN_FORMS = (
     (re.compile(r"\byourself\b", re.IGNORECASE), "{name}"),
     (re.compile(r"\byours\b", re.IGNORECASE), "{name}'s"),
@@ -48,3 +60,15 @@ def retold(text: str, fact: Fact, reader: str | None, names: NameBook) -> str | 
     for pattern, form in _EN_FORMS:
         text = pattern.sub(form.format(name=who), text)
     return text.replace("你的", f"{who}的").replace("您", who).replace("你", who)
+
+
+def for_everyone(text: str, fact: Fact, names: NameBook | None = None) -> str:
+    """``text`` (a promise's words) as a card, digest or list shows it to anyone: "send you the draft"
+    → "send Bea the draft", "move my bike" → "move their bike", "把我的车挪走" → "把自己的车挪走"; a "you"
+    nobody knows is quoted as said (“send you the draft”)."""
+    told = retold(text, fact, None, names or NameBook.of([fact]))
+    if told is None:
+        return f"“{text}”"
+    for pattern, form in _EN_OWN:
+        told = pattern.sub(form, told)
+    return told.replace("我自己", "自己").replace("我的", "自己的")

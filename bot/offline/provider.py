@@ -103,7 +103,7 @@ class OfflineProvider:
         names = NameBook.of([*request.facts, *request.open_commitments], [*request.window, request.turn],
                             request.participants)
         asker = request.turn.author_id
-        question = read_question(request.turn.text, asker, names.aliases())
+        question = request.question or read_question(request.turn.text, asker, names)
         if question is not None:
             return answer(question, request, names, lang)
         chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)

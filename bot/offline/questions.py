@@ -6,37 +6,21 @@ the first that matches wins, so "can you recap what we agreed?" asks about agree
 overview), the people it names (by any name they went by), whether the asker asks about themself
 or as the one promised to ("… promise me?"), and its topic words — English stems and Chinese
 character pairs, with the intent words and names taken out. ``GLOSSARY`` lets a question in one
-language find what was said in the other.
+language find what was said in the other. People are found by any name the community uses for them
+(``bot.names.NameBook.find``); a name that fits two members is kept as ``Question.unclear``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
 
+from bot.answering.question import Ask, Question
+from bot.names import NameBook
 from bot.offline import lexicon as lx
 from memory.normalize import normalize
 
 __all__ = ["CJK_RUN", "EN_WORD", "GLOSSARY", "Ask", "Question", "read_question", "stem"]
-
-
-class Ask(StrEnum):
-    """What a question asks about."""
-
-    SAID = "said"
-    #: "who else had a similar problem (with X)?" / "还有谁也遇到过类似问题" (``bot.offline.relation_answers``)
-    SIMILAR = "similar"
-    #: "what do we know about X?" / "关于X我们知道什么"
-    ABOUT = "about"
-    OVERDUE = "overdue"
-    OPEN = "open"
-    PROMISES = "promises"
-    AGREED = "agreed"
-    WANTS = "wants"
-    FEELINGS = "feelings"
-    OVERVIEW = "overview"
 
 
 def _re(pattern: str) -> re.Pattern[str]:
@@ -53,13 +37,21 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"\s+\w+(?:\s\w+)?\s+(?:said|say)\b|说了什么|说过什么|怎么说|提到了?什么|讲了什么|关于.{1,12}说")),
     (Ask.OVERDUE, _re(r"\boverdue\b|\blate\b|\bmissed\b|\bpast\s+due\b|逾期|过期|超时|拖了|迟了|晚了|没按时")),
     (Ask.OPEN, _re(r"\bstill\s+open\b|\boutstanding\b|\bpending\b|\bnot\s+(?:yet\s+)?done\b|\bleft\s+to\s+do\b|\bunfinished\b"
+                   r"|\b(?:has|have|is|are)(?:n't|\s+not)\s+(?:yet\s+)?(?:finished|done|delivered|completed|kept)\b"
+                   r"|\bnot\s+(?:yet\s+)?(?:finished|completed|delivered|kept)\b|\bwho\s+still\b|\bstill\s+(?:owes?|to\s+do)\b"
                    r"|\bopen\s+(?:items|promises|commitments)\b|\bremaining\b|\bto-?dos?\b|\bhow\s+(?:is|are|'s)\s+\w+\s+going\b"
-                   r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何")),
+                   r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
+                   r"|没(?:做|办|交|发|弄)完|还欠")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
                        r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
-                       r"|\bwho'?s\s+(?:doing|handling|taking|paying)|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁"
+                       r"|\bwho'?s\s+(?:doing|handling|taking|paying)|\b(?:has|have|needs?)\s+to\s+do\b|\bwhat\s+(?:is|are)\s+\w+(?:\s\w+)?\s+doing\b"
+                       r"|\b(?:did|has|have)\s+\w+(?:\s\w+)?\s+(?:done|finished|delivered|kept)\b"
+                       r"|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁|应该做|要做什么|该做|负责什么|办了吗|做了吗"
+                       r"|完成了吗|弄好了吗|搞定了吗"
                        r"|谁欠|欠(?:谁|我们?|你们?|他们?|她们?|大家)?(?:了|着)?(?:什么|多少)")),
-    (Ask.AGREED, _re(r"\bagree|\bagreement|\bdeal\b|\bsettled\b|\bconsensus\b|\bdecided\b|同意|共识|达成|说好|约定|决定|商定|谈妥")),
+    (Ask.AGREED, _re(r"\bagree|\bagreement|\bdeal\b|\bsettled\b|\bconsensus\b|\bdecided\b|\bdecision|\bsettle[ds]?\s+on\b"
+                     r"|\bwhat\s+(?:was|were|is|are)\s+the\s+(?:rules?|plan|outcome)\b|同意|共识|达成|说好|约定|决定|商定|谈妥|定的|定了|定下|敲定"
+                     r"|规定|怎么定|结论")),
     (Ask.WANTS, _re(r"\bwants?\b|\bneeds?\b|\bask(?:ing|ed)?\s+for\b|\bdemand|\bposition|\bstand\b|\bexpect|\beach\s+side"
                     r"|诉求|要求|想要|希望|立场|各方|双方.{0,6}(?:想|要)|需要什么")),
     (Ask.FEELINGS, _re(r"\bfeel|\bfeeling|\bmood\b|\bupset\b|\bangry\b|感受|心情|情绪|感觉|生气|难过")),
@@ -75,11 +67,16 @@ _ASKS = re.compile(
     r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)",
     re.IGNORECASE,
 )
+# A question proper (not an order such as "tell Bob to …"): a question mark, or a question word first.
+_REAL_QUESTION = re.compile(r"[?？]\s*$|^(?:what|who|when|which|did|does|do|is|are|has|have)\b|什么|吗\s*$|没有\s*$",
+                            re.IGNORECASE)
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
 _TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto\s+(?:me|us)\b|(?:答应|承诺|保证|欠|给)我们?",
                        re.IGNORECASE)
 _SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
                    r"|我(?:答应|承诺|保证|说|欠|要做)", re.IGNORECASE)
+# "what did I promise …": the asker as the owner, even where "me" follows
+_SELF_AS_OWNER = re.compile(r"\b(?:did|have|will)\s+i\b|我(?:答应|承诺|保证)", re.IGNORECASE)
 EN_WORD = re.compile(r"[a-z][a-z-]+|\d+")
 _CONTRACTION = re.compile(r"['’](?:s|re|ll|ve|d|m|t)\b")
 CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -90,14 +87,16 @@ _GENERIC_EN_WORDS = (
     "exactly again heyan recap summary summarize summarise list show remind please thing things anything everything "
     "stuff each side other both us going news update progress status situation know remember happened supposed "
     "consensus decided expect ask asking asked position stand mood upset angry whole current currently yet "
-    "owe owes owed owing"
+    "owe owes owed owing finish finished finishing complete completed hasn haven isn supposed doing does "
+    "has have had did yet still what who when which made make decision decide rule rules plan outcome end"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
     r"答应|承诺|保证|同意|共识|达成|说好|约定|决定|诉求|要求|想要|希望|立场|感受|心情|情绪|什么时候|什么|怎么样|怎么|"
     r"现在|目前|上次|之前|大家|各方|双方|各自|分别|各位|自己|具体|到底|都是|谁|哪些|哪个|还有|还没|完成|进展|情况|总结|回顾|梳理|"
     r"帮我们?|告诉|一下|说了|说过|如何|怎样|有没有|是不是|为什么|哪里|事情|东西|一些|所有|全部|到现在|为止|目前为止|"
-    r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠]"
+    r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|应该|负责|之前|以前|办了|做了|定的|定了|"
+    r"[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠做办定该]"
 )
 
 
@@ -117,21 +116,6 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
-class Question:
-    """What a turn asks: the intent, the people it names (user ids), its topic words."""
-
-    ask: Ask
-    people: tuple[str, ...] = ()
-    topic: tuple[str, ...] = ()
-    about_asker: bool = False
-    zh_topic: tuple[str, ...] = field(default=())
-    #: Someone the question asks about as the one promised to ("… promise me?"): their items first.
-    recipient: str | None = None
-    #: The thing a SIMILAR or ABOUT question names ("the wiki search", "产品B"), as written; "" if none.
-    entity: str = ""
-
-
 def stem(word: str) -> str:
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
@@ -139,11 +123,12 @@ def stem(word: str) -> str:
     return word
 
 
-def read_question(text: str, asker: str, aliases: Mapping[str, Sequence[str]]) -> Question | None:
+def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence[str]]) -> Question | None:
     """The question ``text`` asks about the record, or None when it asks nothing the record answers.
 
-    Question and names are read normalized (``memory.normalize``): a zero-width space or a bidi
-    override typed into "what did Sam pro\u200bmise" changes nothing."""
+    ``names``: who the question may name (a ``NameBook``, or user id → names). Question and names are
+    read normalized (``memory.normalize``): a zero-width space or a bidi override typed into "what did
+    Sam pro\u200bmise" changes nothing."""
     body = normalize(text)
     while m := _ADDRESS.match(body):
         if not m.group():
@@ -153,36 +138,42 @@ def read_question(text: str, asker: str, aliases: Mapping[str, Sequence[str]]) -
     if not body or not _ASKS.search(body):
         return None
     ask = next((a for a, pattern in _INTENTS if pattern.search(body)), None)
+    book = names if isinstance(names, NameBook) else _book(names)
+    hits = [h for h in book.find(body) if normalize(h.said).casefold() not in ("heyan", "和言")]
     if ask is None:
-        return None
-    found: list[tuple[int, str, str]] = []
-    for uid, names in aliases.items():
-        for name in map(normalize, names):
-            if len(name) < 2 or name.casefold() in ("heyan", "和言"):
-                continue
-            # a Latin name may touch CJK text ("Sam答应了什么"): guard with letters, not \b
-            pattern = re.escape(name) if re.search(r"[\u3400-\u9fff]", name) else rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])"
-            if m := re.search(pattern, body, re.IGNORECASE):
-                found.append((m.start(), uid, name))
-                break
-    found.sort()
-    people = tuple(dict.fromkeys(uid for _, uid, _ in found))
+        # a question about a member in words no intent knows ("what has Priya got on her plate?",
+        # "李娜接下来要干什么？") asks what they took on: their promises and their replies to requests
+        if not hits or not _REAL_QUESTION.search(body):
+            return None
+        ask = Ask.PROMISES
+    people = tuple(dict.fromkeys(h.users[0] for h in hits if not h.ambiguous))
+    unclear = tuple((h.said, h.users) for h in hits if h.ambiguous)
     about_asker = bool(_SELF.search(body))
     if about_asker and asker not in people:
         people = (asker, *people)
-    named = {w.casefold() for _, _, n in found for w in n.split()}
+    named = {w.casefold() for h in hits for w in h.said.split()}
     topic = tuple(dict.fromkeys(
         stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", body.casefold()))
         if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and len(w) > 2
     ))
     rest = body
-    for _, _, name in found:
-        rest = rest.replace(name, " ")
+    for hit in hits:
+        rest = rest.replace(hit.said, " ")
     zh_runs = [r for run in CJK_RUN.findall(rest) for r in _GENERIC_ZH.split(run) if len(r) >= 2]
     zh_topic = tuple(dict.fromkeys(run[i : i + 2] for run in zh_runs for i in range(len(run) - 1)))
     recipient = asker if _TO_ASKER.search(body) and not about_asker else None
     entity = _entity(body) if ask in (Ask.SIMILAR, Ask.ABOUT) else ""
-    return Question(ask, people, topic, about_asker, zh_topic, recipient, entity)
+    if recipient is not None and recipient in people and not _SELF_AS_OWNER.search(body):
+        people = tuple(p for p in people if p != recipient)
+    return Question(ask, people, topic, about_asker, zh_topic, recipient, entity, unclear, body)
+
+
+def _book(aliases: Mapping[str, Sequence[str]]) -> NameBook:
+    book = NameBook()
+    for uid, said in aliases.items():
+        for name in said:
+            book.add(uid, normalize(name))
+    return book
 
 
 # What a SIMILAR or ABOUT question names: after "about"/"with", or between 关于/遇到过 and the rest.

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime
 
+from bot.answering.model import Answer, AnswerItem, ItemKind, ItemStatus
 from bot.clock import show_day, show_due
 from bot.lang import detect_lang
 from bot.names import NameBook
@@ -35,6 +37,7 @@ __all__ = [
     "parse_summary",
     "promise_item",
     "relation_phrase",
+    "render_answer",
     "render_summary",
     "said_on",
 ]
@@ -201,6 +204,124 @@ def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | 
         Kind.CONSENSUS: f"did not accept {content(value, lang)}" if fact.attribute in _REFUSES else agreed,
     }.get(fact.kind, f"said: “{value}”")
     return f"On {day}, {name} {body}" + (f" ({name}'s account, not verified)" if claim else "")
+
+
+# --- answers from records (bot.answering.model) ----------------------------------------------------------
+
+#: The wording of an answer's parts, per language; {placeholders} are filled from the items.
+ANSWER_TEMPLATES: dict[str, dict[Lang, str]] = {
+    "promised": {"en": "On {day}, {owner} promised {items}", "zh": "{day}，{owner}答应{items}"},
+    "accepted": {"en": "On {day}, {owner} agreed to {whose} “{proposal}”{said}",
+                 "zh": "{day}，{owner}答应了{whose}说的“{proposal}”{said}"},
+    "declined": {"en": "On {day}, {owner} did not accept {whose} “{proposal}”{said}",
+                 "zh": "{day}，{owner}没有接受{whose}说的“{proposal}”{said}"},
+    "replied": {"en": ", replying “{quote}”", "zh": "，回复：“{quote}”"},
+    "proposed": {"en": "On {day}, {proposer} proposed “{proposal}” and {parties} agreed",
+                 "zh": "{day}，{proposer}提议“{proposal}”，{parties}表示同意"},
+    "agreed": {"en": "On {day}, {parties} agreed {what}", "zh": "{day}，{parties}表示同意：{what}"},
+    "condition": {"en": " if {condition}", "zh": "（前提是{condition}）"},
+    "quote": {"en": " (said: “{quote}”)", "zh": "（原话：“{quote}”）"},
+    "your": {"en": "your", "zh": "你"},
+    "whose": {"en": "{name}'s", "zh": "{name}"},
+    "unclear": {"en": "Which {said} do you mean: {names}?", "zh": "你说的“{said}”是指{names}中的哪一位？"},
+    "none_to_you": {"en": "I have no record of a promise {owner} made to you.",
+                    "zh": "我没有{owner}答应你的事的记录。"},
+    "none_of": {"en": "I have no record of a promise {owner} made.", "zh": "我没有{owner}答应过什么的记录。"},
+    "missed_topic": {"en": "Nothing I hold mentions “{topic}”; what I hold: ", "zh": "我没有关于“{topic}”的记录；我记下的是："},
+    "or": {"en": " or ", "zh": "还是"},
+}
+
+
+def _t(key: str, lang: Lang, **fields: str) -> str:
+    return ANSWER_TEMPLATES[key][lang].format(**fields)
+
+
+def _state(item: AnswerItem, lang: Lang) -> str:
+    if item.status is ItemStatus.DONE:
+        return "（已完成）" if lang == "zh" else " (done)"
+    if item.status is ItemStatus.OVERDUE:
+        return "（已过期限，完成了吗？）" if lang == "zh" else " (overdue — has it been done?)"
+    if item.status is ItemStatus.CANCELLED:
+        return "（已取消）" if lang == "zh" else " (cancelled)"
+    return ""
+
+
+def _promise_phrase(item: AnswerItem, zone: str, lang: Lang) -> str:
+    """ "to send Bea the draft by Fri 6 Nov (UTC) if …" / "在11月6日周五（UTC）前交草稿（前提是…）"."""
+    cond = _t("condition", lang, condition=item.condition) if item.condition else ""
+    quote = _t("quote", lang, quote=item.quote) if item.quote else ""
+    if item.verbatim:
+        due = (f"（期限{format_due(item.due_at, zone, lang)}）" if lang == "zh"
+               else f" (due {format_due(item.due_at, zone, lang)})") if item.due_at else ""
+        return f"“{item.action}”{due}{cond}{_state(item, lang)}"
+    action = item.action
+    if lang == "zh":
+        shown = action.replace("我的", "自己的") if detect_lang(action, default="zh") == "zh" else content(action, lang)
+        due = f"在{format_due(item.due_at, zone, lang)}前" if item.due_at else ""
+        return f"{due}{shown}{cond}{_state(item, lang)}{quote}"
+    en = detect_lang(action, default="en") == "en"
+    shown = f"to {_en_action(action)}" if _verb_phrase(action) else content(_en_action(action) if en else action, "en")
+    due = f" by {format_due(item.due_at, zone, lang)}" if item.due_at else ""
+    return f"{shown}{due}{cond}{_state(item, lang)}{quote}"
+
+
+def _names(names: Sequence[str], lang: Lang) -> str:
+    if lang == "zh":
+        return "、".join(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _sentence(items: Sequence[AnswerItem], answer: Answer, asker: str) -> str:
+    """One owner's items said on one day, or one reply or agreement, as a sentence."""
+    lang, zone = answer.lang, answer.zone
+    first = items[0]
+    day = format_date(first.said_at, zone, lang)
+    if first.kind is ItemKind.PROMISE:
+        phrases = [_promise_phrase(i, zone, lang) for i in items]
+        joined = ("，并且" if lang == "zh" else " and ").join(phrases)
+        return _t("promised", lang, day=day, owner=first.owner_name, items=joined)
+    if first.kind in (ItemKind.ACCEPTED, ItemKind.DECLINED):
+        whose = _t("your", lang) if first.recipient == asker else _t("whose", lang, name=first.proposer_name)
+        said = _t("replied", lang, quote=first.quote) if first.quote else ""
+        key = "accepted" if first.kind is ItemKind.ACCEPTED else "declined"
+        return _t(key, lang, day=day, owner=first.owner_name, whose=whose, proposal=first.proposal, said=said)
+    parties = _names(first.parties, lang)
+    if first.proposer_name:
+        return _t("proposed", lang, day=day, proposer=first.proposer_name, proposal=first.proposal, parties=parties)
+    what = content(first.action, lang) if lang == "zh" else (
+        f"to {content(first.action, lang)}" if _verb_phrase(first.action) else f"that {content(first.action, lang)}")
+    return _t("agreed", lang, day=day, parties=parties, what=what)
+
+
+def render_answer(answer: Answer, asker: str) -> str:
+    """The answer in its language: a question back for an unclear name, else its items, one sentence
+    per owner and day ("…; on 4 Nov, …; and 3 more."), or that no record matches."""
+    lang = answer.lang
+    if answer.unclear and not answer.items:
+        said, names = answer.unclear[0]
+        return _t("unclear", lang, said=said, names=_t("or", lang).join(names))
+    if not answer.items:
+        if answer.owners:
+            key = "none_to_you" if answer.to_asker else "none_of"
+            return _t(key, lang, owner=_names(answer.owners, lang))
+        return "我没有这方面的记录。" if lang == "zh" else "I have no record of that."
+    grouped: dict[tuple[str, ...], list[AnswerItem]] = {}
+    for n, item in enumerate(answer.items):  # one owner's promises of one day in one sentence
+        group: tuple[str, ...] = ("promise", item.owner, format_date(item.said_at, answer.zone, lang)) \
+            if item.kind is ItemKind.PROMISE else (str(n),)
+        grouped.setdefault(group, []).append(item)
+    groups = list(grouped.values())
+    quoted: set[str] = set()
+    for members in groups:  # a line quoted once per answer (two promises said in one line)
+        for i, item in enumerate(members):
+            if item.quote and item.quote in quoted:
+                members[i] = replace(item, quote="")
+            quoted.add(item.quote)
+    sentences = [_sentence(g, answer, asker) for g in groups]
+    if lang == "en":
+        sentences = sentences[:1] + [re.sub(r"^On ", "on ", x) for x in sentences[1:]]
+    lead = _t("missed_topic", lang, topic=answer.missed_topic) if answer.missed_topic else ""
+    return lead + join_items(sentences, lang, more=answer.more) + ("。" if lang == "zh" else ".")
 
 
 def render_summary(sections: Mapping[str, Sequence[str]], lang: Lang) -> str:

@@ -1,0 +1,234 @@
+"""Answers from records: a question to Heyan is answered from the records that match it — owner,
+recipient ("… promise me?" is promises made to the asker, nobody else's), condition, due time in the
+asker's zone, status as of now, the line it came from — in both languages; members are found by any
+name the community uses (first name, "Tom" for Tomás, 阿杰, "Chen", "Xiaolu", "Lao Wang"), and a name
+that fits two members is asked about. Cards, digests and lists tell "you" as the person."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from bot.digest import build_digest
+from bot.llm.base import ReplyRequest
+from bot.models import Stage
+from bot.names import NameBook
+from bot.offline import OfflineProvider
+from bot.offline.perspective import for_everyone
+from bot.offline.questions import Ask, read_question
+from bot.promises import promise_record
+from memory.extraction import Utterance
+from memory.models import Fact, FactStatus, Kind, Source
+
+T0 = datetime(2027, 3, 2, 18, 0, tzinfo=UTC)  # a Tuesday
+ASKED = datetime(2027, 3, 4, 11, 45, tzinfo=UTC)  # Thursday
+
+
+def record(uid: str, name: str, value: str, *, n: int, kind: Kind = Kind.COMMITMENT, attribute: str = "promise",
+           recipient: str = "", recipient_name: str = "", due: datetime | None = None, quote: str = "",
+           asked_by: tuple[str, str, int, str] | None = None, lang: str = "en",
+           status: FactStatus = FactStatus.ACTIVE) -> Fact:
+    """A record as extraction writes it: its own source, and the line it answers (``asked_by``)."""
+    sources = [Source(message_id=f"m{n}", author_id=uid, author_name=name, ts=T0 + timedelta(minutes=n),
+                      quote=quote or value)]
+    if asked_by is not None:
+        who, who_name, m, line = asked_by
+        sources.append(Source(message_id=f"m{m}", author_id=who, author_name=who_name,
+                              ts=T0 + timedelta(minutes=m), quote=line[-20:]))
+    return Fact(id=f"f{n}", tenant="t", session="s", kind=kind, subject=uid, subject_name=name,
+                attribute=attribute, value=value, sources=tuple(sources), asserted_by=uid, status=status,
+                due_at=due, recipient=recipient, recipient_name=recipient_name, lang=lang,
+                users=tuple(dict.fromkeys((uid, *(s.author_id for s in sources)))))
+
+
+async def ask(text: str, asker: tuple[str, str], facts: list[Fact], *, tz: str = "UTC", lang: str = "en",
+              lines: dict[str, str] | None = None, people: dict[str, str] | None = None) -> str:
+    opened = [f for f in facts if f.kind is Kind.COMMITMENT and f.status is FactStatus.ACTIVE]
+    request = ReplyRequest(
+        lang=lang, stage=Stage.CONFIRMING,  # type: ignore[arg-type]
+        turn=Utterance("q", asker[0], asker[1], text, ASKED), facts=[f for f in facts if f not in opened],
+        open_commitments=opened, participants=dict(people or {}), timezone=tz, lines=lines or {},
+    )
+    return await OfflineProvider().reply(request)
+
+
+# --- names ------------------------------------------------------------------------------------------------
+
+
+def book(*people: tuple[str, str]) -> NameBook:
+    names = NameBook()
+    for uid, name in people:
+        names.add(uid, name)
+    return names
+
+
+def test_members_are_found_by_every_name_the_community_uses() -> None:
+    names = book(("u-chen", "陈刚"), ("u-lu", "小鹿"), ("u-yu", "何小雨"), ("u-tom", "Tomás Ferreira"),
+                 ("u-kw", "Kwame Mensah"), ("u-jie", "李杰"), ("u-wang", "王静"), ("u-lin", "林涛"))
+    said = {
+        "what did Chen promise me?": "u-chen", "Chen Gang said so": "u-chen", "刚子，电表拍了吗": "u-chen",
+        "Xiaolu, can you check?": "u-lu", "xiao lu said": "u-lu", "what is Xiaoyu supposed to do": "u-yu",
+        "小雨答应了": "u-yu", "what did Tom promise me?": "u-tom", "Tomas agreed": "u-tom",
+        "what is Kwame supposed to do?": "u-kw", "阿杰应该做什么": "u-jie", "Lao Wang said": "u-wang",
+        "老王说的": "u-wang", "涛哥今天能转吗": "u-lin", "@林涛 ok": "u-lin",
+    }
+    for text, uid in said.items():
+        hits = names.find(text)
+        assert [h.users for h in hits] == [(uid,)], (text, hits)
+    for text in ("Can you check?", "Tomorrow works", "Chenille curtains", "我们定的是什么？"):
+        assert names.find(text) == [], text
+
+
+def test_a_name_that_fits_two_members_is_asked_about() -> None:
+    names = book(("u-chen", "陈刚"), ("u-wen", "陈晓雯"))
+    [hit] = names.find("what did Chen promise me?")
+    assert hit.ambiguous and set(hit.users) == {"u-chen", "u-wen"}
+    assert names.find("what did Xiaowen promise?")[0].users == ("u-wen",)  # her given name is hers alone
+    q = read_question("@heyan what did Chen promise me?", "u-x", names)
+    assert q is not None and q.unclear == (("Chen", ("u-chen", "u-wen")),) and not q.people
+
+
+async def test_the_question_back_names_both() -> None:
+    facts = [record("u-chen", "陈刚", "send you the budget sheet by Monday", n=1, recipient="u-x"),
+             record("u-wen", "陈晓雯", "redo the plots", n=2)]
+    answer = await ask("@heyan what did Chen promise me?", ("u-x", "Xu"), facts)
+    assert answer == "Which Chen do you mean: 陈刚 or 陈晓雯?"
+    zh = await ask("@和言 Chen答应我什么了？", ("u-x", "Xu"), facts, lang="zh")
+    assert zh == "你说的“Chen”是指陈刚还是陈晓雯中的哪一位？"
+
+
+# --- answers ------------------------------------------------------------------------------------------------
+
+GRACE, TOM, JONAS = ("u-grace", "Grace Liu"), ("u-tom", "Tomás Ferreira"), ("u-jonas", "Jonas Weber")
+
+
+def laser() -> list[Fact]:
+    return [
+        record(*TOM, "get a quote for a replacement lens by Thursday noon", n=1, recipient=GRACE[0],
+               recipient_name=GRACE[1], due=datetime(2027, 3, 4, 12, 0, tzinfo=UTC)),
+        record(*TOM, "bring the spare mirror", n=2, recipient=JONAS[0], recipient_name=JONAS[1]),
+        record(*GRACE, "cover the new lens from the maintenance fund", n=3,
+               quote="I'll cover the new lens from the maintenance fund"),
+        record("u-kw", "Kwame Mensah", "clean the honeycomb bed and the exhaust filter", n=4,
+               due=datetime(2027, 3, 3, 23, 59, tzinfo=UTC)),
+    ]
+
+
+async def test_promise_me_is_only_what_was_promised_to_the_asker() -> None:
+    answer = await ask("@heyan what did Tom promise me?", GRACE, laser(), tz="America/New_York")
+    assert "quote for a replacement lens" in answer and "spare mirror" not in answer
+    # the due time in the asker's zone, named
+    assert "by Thu 4 Mar 07:00 (America/New_York)" in answer, answer
+    assert await ask("@heyan what did Tom promise me?", ("u-kw", "Kwame Mensah"), laser()) == \
+        "I have no record of a promise Tomás Ferreira made to you."
+
+
+async def test_the_condition_comes_from_the_line_when_the_value_lost_it() -> None:
+    lines = {"m3": "if the usage log backs Aylin up, I'll cover the new lens from the maintenance fund."}
+    answer = await ask("@heyan what did Grace promise?", JONAS, laser(), lines=lines)
+    assert "to cover the new lens from the maintenance fund if the usage log backs Aylin up" in answer, answer
+
+
+async def test_overdue_is_read_from_the_clock_and_the_source_line_is_quoted() -> None:
+    lines = {"m4": "I'll clean the honeycomb bed and the exhaust filter on Wednesday, it's been gross for weeks"}
+    answer = await ask("@heyan what is Kwame supposed to do and by when?", JONAS, laser(), lines=lines)
+    assert answer.startswith("On 2 Mar, Kwame Mensah promised to clean the honeycomb bed and the exhaust filter "
+                             "by Wed 3 Mar (UTC) (overdue — has it been done?)"), answer
+    assert "“I'll clean the honeycomb bed and the exhaust filter on Wednesday, it's been gross for weeks”" in answer
+
+
+async def test_an_agreement_to_a_request_answers_with_the_request_as_said() -> None:
+    wang, jie = ("u-wang", "王建华"), ("u-jie", "李杰")
+    ask_line = "阿杰，你周日之前把上周六那两块场的场地费补到俱乐部账户，行吗？一共64刀"
+    facts = [record(*jie, "一共64刀", n=2, kind=Kind.CONSENSUS, attribute="同意", quote="行", lang="zh",
+                    asked_by=(*wang, 1, ask_line))]
+    lines = {"m1": ask_line, "m2": "行"}
+    zh = await ask("@和言 阿杰应该做什么，什么时候之前？", wang, facts, lang="zh", lines=lines)
+    assert zh == f"3月2日，李杰答应了你说的“{ask_line}”。"
+    other = await ask("@heyan what did 阿杰 agree to?", ("u-x", "Xu"), facts, lines=lines)
+    assert other.startswith(f"On 2 Mar, 王建华 proposed “{ask_line}” and 李杰 agreed"), other
+
+
+async def test_agreements_list_every_party_of_one_proposal() -> None:
+    wang = ("u-wj", "王静")
+    proposal = "我提个方案：二月电费先按人头平摊，三月开始每个房间装个计量插座，按用量分"
+    facts = [record(uid, name, proposal, n=n, kind=Kind.CONSENSUS, attribute="同意", quote="同意", lang="zh",
+                    asked_by=(*wang, 1, proposal))
+             for n, (uid, name) in enumerate((("u-zhao", "赵一帆"), ("u-chen", "陈刚"), ("u-lu", "小鹿")), 2)]
+    zh = await ask("@和言 我们定的是什么？", ("u-lu", "小鹿"), facts, lang="zh", lines={"m1": proposal})
+    assert zh == f"3月2日，王静提议“{proposal}”，赵一帆、陈刚、小鹿表示同意。"
+    en = await ask("@heyan what did we agree?", ("u-lu", "小鹿"), facts, lines={"m1": proposal})
+    assert en == f"On 2 Mar, 王静 proposed “{proposal}” and 赵一帆, 陈刚 and 小鹿 agreed."
+
+
+async def test_a_declined_request_is_told_with_the_reply_as_said() -> None:
+    chen, lin = ("u-chen", "陈刚"), ("u-lin", "林涛")
+    ask_line = "涛哥今天能先把你那份电费转我吗，我信用卡已经垫了"
+    facts = [record(*lin, ask_line, n=2, kind=Kind.CONSENSUS, attribute="拒绝", quote="今天不行", lang="zh",
+                    asked_by=(*chen, 1, ask_line)),
+             record(*lin, "周五把电费转给王静", n=3, lang="zh", recipient="u-wj", recipient_name="王静")]
+    lines = {"m1": ask_line, "m2": "今天不行，工资还没到。周五可以"}
+    zh = await ask("@和言 林涛答应我什么了？", chen, facts, lang="zh", lines=lines)
+    assert zh == f"3月2日，林涛没有接受你说的“{ask_line}”，回复：“今天不行，工资还没到。周五可以”。", zh
+
+
+async def test_promises_to_the_asker_in_chinese_keep_their_you() -> None:
+    chen, lin = ("u-chen", "陈刚"), ("u-lin", "林涛")
+    facts = [record(*lin, "周五前把电费转你", n=1, lang="zh", recipient=chen[0], recipient_name=chen[1],
+                    due=datetime(2027, 3, 5, 15, 59, tzinfo=UTC)),
+             record(*lin, "周五前把电费转给你", n=2, lang="zh", recipient="u-wj", recipient_name="王静")]
+    zh = await ask("@和言 林涛答应我什么了？", chen, facts, lang="zh", tz="Asia/Shanghai")
+    assert zh == "3月3日，林涛答应在3月5日周五（Asia/Shanghai）前把电费转你。", zh  # 2 Mar 18:01 UTC
+    told = await ask("@和言 林涛答应了什么？", ("u-x", "小徐"), facts, lang="zh", tz="Asia/Shanghai")
+    assert "把电费转陈刚" in told and "转给王静" in told and "你" not in told.replace("你说", ""), told
+
+
+def test_questions_name_their_intent_in_new_words() -> None:
+    asked = {
+        "@heyan who still hasn't finished what they promised?": Ask.OPEN,
+        "@和言 谁还没完成？": Ask.OPEN,
+        "@和言 我们定的是什么？": Ask.AGREED,
+        "@heyan so what was decided in the end?": Ask.AGREED,
+        "@heyan what is Kwame supposed to do and by when?": Ask.PROMISES,
+        "@和言 阿杰应该做什么，什么时候之前？": Ask.PROMISES,
+        "@和言 刘洋答应我的事办了吗？": Ask.PROMISES,
+    }
+    names = book(("u-kw", "Kwame Mensah"), ("u-jie", "李杰"), ("u-liu", "刘洋"))
+    for text, intent in asked.items():
+        q = read_question(text, "u-x", names)
+        assert q is not None and q.ask is intent and not q.topic and not q.zh_topic, (text, q)
+
+
+# --- cards, digests, lists ----------------------------------------------------------------------------------
+
+
+def test_cards_digests_and_lists_tell_you_as_the_person() -> None:
+    to_bea = record("u-lukas", "Lukas", "restore your section from the doc history by 10pm", n=1,
+                    recipient="u-bea", recipient_name="Bea", due=T0 + timedelta(hours=4))
+    nobody = record("u-lukas", "Lukas", "send you my notes", n=2, due=T0 + timedelta(hours=5))
+    assert for_everyone(to_bea.value, to_bea) == "restore Bea's section from the doc history by 10pm"
+    assert for_everyone(nobody.value, nobody) == "“send you my notes”"
+    assert for_everyone("把我的车挪走", to_bea) == "把自己的车挪走"
+    digest = build_digest("t", now=T0 + timedelta(hours=1), period="daily", zone="UTC", lang="en",
+                          commitments=[to_bea], sessions=[], review=[], audit=[])
+    assert digest.due_soon[0].action == "restore Bea's section from the doc history"
+    assert "your" not in digest.body().plain()
+    mine = promise_record("t", "u-lukas", [to_bea, nobody], T0)
+    assert [line.action for line in mine.lines] == ["restore Bea's section from the doc history by 10pm",
+                                                   "“send you my notes”"]
+
+
+def test_the_intent_of_questions_written_apart_from_the_rules() -> None:
+    """40 questions (tests/data/question_paraphrases.jsonl) written after the rules and never tuned on,
+    except one general rule: a question naming a member in words no intent knows asks what they took
+    on. First figure 19/40; with that rule 26/40 (docs/_incoming/answers.md). A floor, not a target."""
+    rows = [json.loads(x) for x in (Path(__file__).parent / "data" / "question_paraphrases.jsonl")
+            .read_text(encoding="utf-8").splitlines() if x.strip()]
+    names = book(*((f"u{i}", n) for i, n in enumerate(
+        ("Sam", "Bob", "Priya", "Lina", "Alex", "Tom", "Ann", "Mike", "李娜", "张伟", "李杰", "王建国", "小鹿", "林涛"))))
+    right = 0
+    for row in rows:
+        q = read_question(row["q"], "u-x", names)
+        right += q is not None and q.ask.value == row["ask"]
+    assert len(rows) == 40 and right >= 26
