@@ -85,12 +85,12 @@ async def test_promises_kinds_and_times_as_every_surface_shows_them(world: World
         api = (await client.get(f"/api/v1/tenants/{T}/memories", params={"kind": "claim"})).json()
         bad = await client.get(f"/api/v1/tenants/{T}/memories", params={"kind": "gossip"})
     card = _text(re.search(rf'id="c-{world.ids["bill"]}">(.*?)</li>', board, re.S).group(1))  # type: ignore[union-attr]
-    assert "→ Bea" in card and "pay my half of the bill" in card and "(Asia/Shanghai)" in card and "open" in card
+    assert "→ Bea" in card and "pay their half of the bill" in card and "(Asia/Shanghai)" in card and "open" in card
     late = _text(re.search(rf'id="c-{world.ids["late"]}">(.*?)</li>', board, re.S).group(1))  # type: ignore[union-attr]
     assert "overdue" in late  # stored overdue long ago, and past due now: read from the clock
     row = re.search(r"<tr>((?:(?!</tr>).)*Cal broke the shared printer.*?)</tr>", memories, re.S)
     assert row is not None and _text(row.group(1)).startswith("claim"), row  # as the CLI names it, not "event"
-    assert "Cal broke the shared printer" in claims and "pay my half" not in claims
+    assert "Cal broke the shared printer" in claims and "half of the bill" not in claims
     assert [m["kind"] for m in api["items"]] == ["claim"] and api["items"][0]["stored_kind"] == "event"
     assert bad.status_code == 400 and "commitment, agreement, refusal" in bad.json()["detail"]
 
