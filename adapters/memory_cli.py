@@ -32,6 +32,7 @@ from adapters.cli_style import Typer
 from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
 from bot import kinds
 from bot.actors import Actor
+from bot.clock import show_due
 from memory.models import Fact, FactStatus, Scope, utcnow
 from memory.normalize import escape_controls
 
@@ -216,7 +217,7 @@ def memory_confirm(
         return
     lines = [f"confirmed {done.retired.id[:8]} as an ordinary message (the flag is retired); "
              f"{len(done.recovered)} memor{'y' if len(done.recovered) == 1 else 'ies'} read from it:"]
-    lines += [f"  {f.id[:8]} {kind_label(f)}: {f.value}" + (f" (due {f.due_at:%Y-%m-%d %H:%M} UTC)" if f.due_at else "")
+    lines += [f"  {f.id[:8]} {kind_label(f)}: {f.value}" + (f" (due {show_due(f.due_at, 'UTC', 'en')})" if f.due_at else "")
               for f in done.recovered]
     console.print("\n".join(lines), markup=False)
 

@@ -183,8 +183,8 @@ def commitments_table(views: list[dict[str, Any]]) -> Table:
     for v, who, action in zip(views, people, actions, strict=True):
         due = "-"
         if v["due_at"]:
-            at = datetime.fromisoformat(v["due_at"])
-            due = f"{at:%a %m-%d %H:%M}" + (f" {v.get('timezone') or 'UTC'}" if len(zones) > 1 else "")
+            zone = v.get("timezone") or "UTC"
+            due = show_stamp(datetime.fromisoformat(v["due_at"]), zone) + (f" {zone}" if len(zones) > 1 else "")
         table.add_row(*((_safe(v["tenant"]),) if tenants else ()), v["id"][:8], who, action, due, v["status"],
                       str(len(v["reminders_sent"])))
     return table

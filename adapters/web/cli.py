@@ -13,6 +13,7 @@ from rich.table import Table
 
 from adapters.cli_common import console, fail, redis_only, run
 from adapters.cli_style import Typer
+from bot.clock import show_stamp, zone_heading
 
 if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, Redis or FastAPI
     from adapters.web.tokens import ApiTokens
@@ -96,10 +97,10 @@ def token_list(
                                         "created_at": t.created_at.isoformat(), "created_by": t.created_by}
                                        for t in found], ensure_ascii=False))
         return
-    table = Table("id", "tenant", "label", "scope", "created")
+    table = Table("id", "tenant", "label", "scope", zone_heading("created", "UTC"))
     for t in found:
         table.add_row(t.id, t.tenant, t.label, "read-only" if t.read_only else "read-write",
-                      t.created_at.strftime("%Y-%m-%d %H:%M"))
+                      show_stamp(t.created_at, "UTC"))
     console.print(table)
 
 
