@@ -21,7 +21,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from memory.embedders import check_texts, run_documents, run_queries
+from memory.embed_work import check_texts, run_documents, run_queries
 from memory.errors import ConfigError, EmbedderError
 
 __all__ = ["E5_HIGH", "E5_LOW", "E5Embedder"]

@@ -18,16 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from memory.codec import PayloadCodec
 from memory.importance import weight as weigh
-from memory.models import Fact, Kind, Scope
+from memory.models import Fact, Kind, Scope, ScoredFact
 from memory.ports import MemoryStore, RecordFilter
 from memory.relations import query_entities
-
-if TYPE_CHECKING:
-    from memory.retrieval import ScoredFact
 
 __all__ = ["DEFAULT_HOP_DECAY", "DEFAULT_HOP_LIMIT", "HOP_RELATIONS", "RECALL_RELATIONS", "Expansion", "Hops"]
 
@@ -81,8 +77,6 @@ class Hops:
     ) -> Expansion:
         """Candidates one hop from ``top`` and the entities ``texts`` name, best first, none of
         ``top``; ``flt`` is the direct search's (statuses, visibility, expiry)."""
-        from memory.retrieval import ScoredFact
-
         if self.limit <= 0:
             return Expansion([], [])
         best = top[0].score if top else 0.0

@@ -8,6 +8,7 @@ and where it stands (status). Facts are versioned: an update keeps the old value
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
@@ -28,6 +29,7 @@ __all__ = [
     "Kind",
     "Lang",
     "Scope",
+    "ScoredFact",
     "Source",
     "Summary",
     "SummaryVersion",
@@ -369,3 +371,17 @@ def fact_id(fact: Fact) -> str:
 
 def summary_id(tenant: str, session: str) -> str:
     return str(uuid.uuid5(NAMESPACE, f"summary\x1f{tenant}\x1f{session}"))
+
+
+@dataclass(frozen=True, slots=True)
+class ScoredFact:
+    """A recalled fact: its fused ``score``, its dense score (None if it came from BM25 alone, or the
+    method was sparse), its 1-based rank in the best BM25 list it appeared in (None if not found by
+    BM25), and its weight (``memory.importance``) when it was recalled — what the prompt budget keeps
+    it by, beside the score."""
+
+    fact: Fact
+    score: float
+    dense: float | None
+    sparse_rank: int | None
+    weight: float = 0.0

@@ -54,7 +54,7 @@ from memory.feedback import (
 from memory.hops import Hops
 from memory.importance import RANKING_WEIGHTING, Weighting
 from memory.importance import weight as weigh
-from memory.models import RECALLABLE, Fact, Kind, Scope, Summary, summary_id, utcnow
+from memory.models import RECALLABLE, Fact, Kind, Scope, ScoredFact, Summary, summary_id, utcnow
 from memory.ports import (
     Embedder,
     Hit,
@@ -129,20 +129,6 @@ DEFAULT_IMPORTANCE_WEIGHT = 0.15
 #: How many times k fused facts the weight may reorder: a weight lifts a fact a few places, never
 #: from the bottom of the candidates (and only these are opened to read it).
 IMPORTANCE_POOL = 3
-
-
-@dataclass(frozen=True, slots=True)
-class ScoredFact:
-    """A recalled fact: its fused ``score``, its dense score (None if it came from BM25 alone, or the
-    method was sparse), its 1-based rank in the best BM25 list it appeared in (None if not found by
-    BM25), and its weight (``memory.importance``) when it was recalled — what the prompt budget keeps
-    it by, beside the score."""
-
-    fact: Fact
-    score: float
-    dense: float | None
-    sparse_rank: int | None
-    weight: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -175,3 +175,63 @@ def test_every_module_imports_on_its_own_first() -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     failures: dict[str, str] = json.loads(proc.stdout.splitlines()[-1])
     assert failures == {}
+
+
+def _project_imports(name: str, path: Path, names: set[str]) -> Iterator[tuple[str, bool, int]]:
+    """(imported project module, imported inside a function, line) for each import of ``path``;
+    imports under ``if TYPE_CHECKING`` are left out (they never run)."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+
+    def target(node: ast.Import | ast.ImportFrom) -> Iterator[str]:
+        if isinstance(node, ast.Import):
+            found = [alias.name for alias in node.names]
+        else:
+            base = node.module or ""
+            if node.level:
+                base = ".".join([*package[: len(package) - node.level + 1], base]).strip(".")
+            found = [f"{base}.{a.name}" if f"{base}.{a.name}" in names else base for a in node.names]
+        for module in found:
+            while module and module not in names:
+                module = module.rpartition(".")[0]
+            if module and module != name:
+                yield module
+
+    def walk(node: ast.AST, in_function: bool) -> Iterator[tuple[str, bool, int]]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+                continue
+            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
+            if isinstance(child, ast.Import | ast.ImportFrom):
+                yield from ((module, inner, child.lineno) for module in target(child))
+            yield from walk(child, inner)
+
+    yield from walk(ast.parse(path.read_text(encoding="utf-8")), False)
+
+
+def test_no_import_inside_a_function_hides_a_cycle() -> None:
+    """An import moved into a function because the module it needs imports this one back is a cycle
+    kept out of sight: the module graph (top-level imports) may not lead from the imported module back
+    to the importer. Lazy imports for optional or heavy dependencies are fine."""
+    modules = dict(_modules())
+    names = set(modules)
+    top: dict[str, set[str]] = {n: set() for n in names}
+    lazy: list[tuple[str, str, int]] = []
+    for name, path in modules.items():
+        for module, in_function, line in _project_imports(name, path, names):
+            (lazy.append((name, module, line)) if in_function else top[name].add(module))
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = {start}, [start]
+        while todo:
+            here = todo.pop()
+            if here == goal:
+                return True
+            new = top[here] - seen
+            seen |= new
+            todo += new
+        return False
+
+    hidden = [f"{modules[a].relative_to(ROOT)}:{line} imports {b}, which imports it back"
+              for a, b, line in lazy if reaches(b, a)]
+    assert hidden == []
+    assert len(lazy) > 50  # the walk sees function-level imports at all

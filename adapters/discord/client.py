@@ -1,5 +1,6 @@
-"""The discord.py client: a ``commands.Bot`` (``AutoShardedBot`` when sharding is configured) with
-minimal intents, no pings by default, Heyan's cogs, its command-tree translator and error handler.
+"""What Heyan's Discord parts share: ``Heyan`` (settings and the attached services), the intents and
+permissions it asks for, and how a component finds ``Heyan`` on its client (the bot classes are in
+``adapters.discord.bot``).
 
 Intents: guilds, guild messages and DMs are enough for mentions, replies and slash commands (Discord
 sends the content of messages that mention the bot, of DMs and of the bot's own messages without the
@@ -13,22 +14,19 @@ parser), and the tree is synced only by ``heyan discord sync``, never at start.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING
 
 import discord
 from discord.ext import commands
 
-from adapters.discord.translate import HeyanTranslator
 from bot.settings import DiscordSettings, Settings
 
 if TYPE_CHECKING:
     from adapters.discord.catchup import SeenMarks
     from adapters.discord.guilds import GuildRoster
     from adapters.discord.notices import Notices
-    from adapters.discord.sharding import ShardPlan
     from bot.platform_port import PlatformPort
 
 __all__ = [
@@ -36,9 +34,6 @@ __all__ = [
     "AnyBot",
     "Attached",
     "Heyan",
-    "HeyanBot",
-    "ShardedHeyanBot",
-    "build_bot",
     "heyan_of",
     "intents_for",
 ]
@@ -135,39 +130,6 @@ def intents_for(settings: DiscordSettings) -> discord.Intents:
     return intents
 
 
-class _HeyanHooks:
-    """What both bot classes add to discord.py's: Heyan's setup and the identify pause."""
-
-    heyan: Heyan
-    identify_delay: float = IDENTIFY_DELAY
-
-    async def setup_hook(self) -> None:
-        """Install the translator, the cogs and the stateless buttons (runs once, at log-in)."""
-        from adapters.discord.install import install
-
-        bot = cast(AnyBot, self)
-        await bot.tree.set_translator(HeyanTranslator())
-        await install(bot, self.heyan)
-
-    async def on_message(self, message: discord.Message, /) -> None:
-        """No prefix commands: messages are the listeners cog's, so "@Heyan help" is a question to
-        the mediator, not a command lookup."""
-        return None
-
-    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
-        """discord.py's pause between IDENTIFYs (configurable so tests need not wait 5 s)."""
-        if not initial and self.identify_delay > 0:
-            await asyncio.sleep(self.identify_delay)
-
-
-class HeyanBot(_HeyanHooks, commands.Bot):
-    """One gateway connection."""
-
-
-class ShardedHeyanBot(_HeyanHooks, commands.AutoShardedBot):
-    """Several shards in one process (large deployments)."""
-
-
 #: Either bot class (``AutoShardedBot`` is not a ``Bot`` subclass in discord.py).
 AnyBot = commands.Bot | commands.AutoShardedBot
 
@@ -178,33 +140,3 @@ def heyan_of(client: discord.Client) -> Heyan:
     if not isinstance(found, Heyan):
         raise RuntimeError("this client was not built by adapters.discord.client.build_bot")
     return found
-
-
-def build_bot(heyan: Heyan, *, guild_ready_timeout: float = GUILD_READY_TIMEOUT,
-              identify_delay: float = IDENTIFY_DELAY, shards: ShardPlan | None = None) -> AnyBot:
-    """The bot for a shard plan (``adapters.discord.sharding``): one connection without one (or an
-    unsharded plan), else an ``AutoShardedBot`` of ``shards.count`` running ``shards.ids``."""
-    from adapters.discord.interactions import HeyanTree
-
-    d = heyan.discord
-    options: dict[str, Any] = {
-        "command_prefix": commands.when_mentioned,
-        "help_command": None,
-        "intents": intents_for(d),
-        "allowed_mentions": discord.AllowedMentions.none(),
-        "tree_cls": HeyanTree,
-        "guild_ready_timeout": guild_ready_timeout,
-        # a 429 asking to wait longer raises ``discord.RateLimited`` instead of sleeping in a listener
-        "max_ratelimit_timeout": MAX_RATELIMIT_WAIT,
-    }
-    bot: HeyanBot | ShardedHeyanBot
-    if shards is None or not shards.sharded:
-        bot = HeyanBot(**options)
-    else:
-        if shards.ids is not None:
-            options["shard_ids"] = list(shards.ids)
-        bot = ShardedHeyanBot(shard_count=shards.count, **options)
-    bot.heyan = heyan
-    bot.identify_delay = identify_delay
-    return bot
-

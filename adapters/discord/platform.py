@@ -29,8 +29,9 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
+from adapters.discord.bot import build_bot
 from adapters.discord.catchup import SeenMarks
-from adapters.discord.client import GUILD_READY_TIMEOUT, IDENTIFY_DELAY, AnyBot, Attached, Heyan, build_bot
+from adapters.discord.client import GUILD_READY_TIMEOUT, IDENTIFY_DELAY, AnyBot, Attached, Heyan
 from adapters.discord.guilds import GuildRoster
 from adapters.discord.notices import Notices
 from adapters.discord.sender import DiscordSender

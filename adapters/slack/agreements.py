@@ -44,8 +44,10 @@ from adapters.slack.render import escape
 from adapters.slack.texts import t
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
-from bot.moderation import GroundView
-from memory.models import Lang
+from bot.moderation import ClosedDispute, GroundView
+from bot.outbox import Post, PostKind
+from bot.richtext import RichText
+from memory.models import Lang, utcnow
 
 __all__ = ["CARD_CONFIRM", "CARD_REFUSE", "GROUND_ENDORSE", "GROUND_OPEN", "common_ground", "digest", "dispute_close",
            "post_blocks", "register"]
@@ -55,16 +57,10 @@ log = logging.getLogger(__name__)
 # --- the slash commands -----------------------------------------------------------------------------
 
 
-async def _session(inv: Invocation) -> str:
-    from adapters.slack import commands  # the dispute a channel's command is about (imported late: no cycle)
-
-    return await commands._dispute(inv)
-
-
 async def dispute_close(inv: Invocation) -> Answer:
     """``/heyan dispute close [--force] [reason]``: close with the agreement card (``--force``: moderators
     close now, without the parties' confirmation)."""
-    session = await _session(inv)
+    session = await inv.dispute()
     words = inv.words(1)
     force = bool(words) and words[0].lower() == "--force"  # moderators: close without confirmations
     reason = await inv.plain(words[1] if force and len(words) > 1 else "" if force else inv.rest)
@@ -74,14 +70,12 @@ async def dispute_close(inv: Invocation) -> Answer:
         pending = outcome.votes.pending if outcome.votes else ()
         names = ", ".join(f"<@{u}>" for u in pending) or "—"  # Slack shows each name; an ephemeral pings nobody
         return Answer(card_text(inv.lang, "waiting", pending=names))
-    from adapters.slack import commands  # imported late: no cycle
-
-    return await commands.closed_answer(inv, session, closed)
+    return await closed_answer(inv, session, closed)
 
 
 async def common_ground(inv: Invocation) -> Answer:
     """``/heyan dispute common-ground``: draft the statements and ask each party privately."""
-    view = await inv.bridge.port.moderation.common_ground_draft(inv.actor, await _session(inv))
+    view = await inv.bridge.port.moderation.common_ground_draft(inv.actor, await inv.dispute())
     names = ", ".join(f"<@{u}>" for u in view.participants)
     return Answer(card_text(inv.lang, "ground.asked", n=len(view.statements), who=names))
 
@@ -262,4 +256,18 @@ async def digest(inv: Invocation) -> Answer:
     if found.undeliverable:
         text += "\n\n" + card_text(inv.lang, "digest.undeliverable", channel=f"<#{found.undeliverable[0]}>",
                                    error=escape(found.undeliverable[1]))
+    return Answer(text)
+
+
+async def closed_answer(inv: Invocation, session: str, closed: ClosedDispute) -> Answer:
+    """A dispute ``inv`` closed: say so in its thread (through the outbox, so it is posted even if
+    Slack is slow now), and answer the closer with the summary."""
+    stamp = int((closed.info.closed_at or utcnow()).timestamp())
+    notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
+    await inv.bridge.port.outbox.append(Post(
+        id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant, session=session,
+        body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED, lang=inv.lang))
+    text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
+    if closed.summary is not None:
+        text += "\n\n" + t("dispute.summary", inv.lang, text=escape(closed.summary.text))
     return Answer(text)

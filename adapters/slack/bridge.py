@@ -25,17 +25,12 @@ from adapters.slack.places import Places
 from adapters.slack.redo import EventRedo
 from adapters.slack.scopes import ScopeNotices
 from adapters.slack.sender import SlackSender
-from adapters.slack.workspaces import RedisOAuthStateStore, Workspace, Workspaces
+from adapters.slack.workspaces import NotInstalled, RedisOAuthStateStore, Workspace, Workspaces
 from bot.platform_port import PlatformPort
-from memory.errors import HeyanError
 
 __all__ = ["Bridge", "Here", "NotInstalled", "SlackStores"]
 
 log = logging.getLogger(__name__)
-
-
-class NotInstalled(HeyanError, LookupError):
-    """Heyan is not (or no longer) installed in the workspace: nothing can be done there."""
 
 
 @dataclass(frozen=True, slots=True)

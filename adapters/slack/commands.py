@@ -47,11 +47,9 @@ from adapters.slack.texts import t
 from bot import kinds
 from bot.actors import Actor, InvalidRequest, ModerationError
 from bot.limits import SlowDown
-from bot.moderation import ClosedDispute
-from bot.outbox import Post, PostKind
 from bot.reminders import format_when
-from bot.richtext import Mention, RichText
-from memory.models import FactStatus, Lang, utcnow
+from bot.richtext import Mention
+from memory.models import FactStatus, Lang
 
 __all__ = ["Answer", "Invocation", "can_open_in", "open_dispute", "page", "register", "run"]
 
@@ -131,20 +129,8 @@ async def dispute_open(inv: Invocation) -> Answer:
     return Answer(text)
 
 
-async def _dispute(inv: Invocation) -> str:
-    """The dispute a channel's command is about: the channel's own, or else the one dispute open on
-    a thread of it (a slash command cannot say which thread it was typed in)."""
-    sessions = inv.bridge.port.sessions
-    own = await sessions.get(inv.tenant, inv.channel)
-    if own is not None and own.opened_at is not None:
-        return inv.channel
-    threads = [s.session for s in await sessions.tenant_sessions(inv.tenant)
-               if s.is_open and s.session.startswith(inv.channel + ":")]
-    return threads[0] if len(threads) == 1 else inv.channel
-
-
 async def dispute_status(inv: Invocation) -> Answer:
-    st = await inv.bridge.port.moderation.dispute_status(inv.actor, await _dispute(inv))
+    st = await inv.bridge.port.moderation.dispute_status(inv.actor, await inv.dispute())
     lang = inv.lang
     if st.info is None or not st.info.opened_at:
         head = t("dispute.none", lang)
@@ -163,30 +149,16 @@ async def dispute_status(inv: Invocation) -> Answer:
 
 
 async def dispute_summary(inv: Invocation) -> Answer:
-    summary = await inv.bridge.port.moderation.dispute_summary(inv.actor, await _dispute(inv))
+    summary = await inv.bridge.port.moderation.dispute_summary(inv.actor, await inv.dispute())
     if summary is None:
         return Answer(t("dispute.no_summary", inv.lang))
     return Answer(t("dispute.summary", inv.lang, text=escape(summary.text)))
 
 
 async def dispute_close(inv: Invocation) -> Answer:
-    session = await _dispute(inv)
+    session = await inv.dispute()
     closed = await inv.bridge.port.moderation.dispute_close(inv.actor, session, reason=await inv.plain(inv.rest))
-    return await closed_answer(inv, session, closed)
-
-
-async def closed_answer(inv: Invocation, session: str, closed: ClosedDispute) -> Answer:
-    """A dispute ``inv`` closed: say so in its thread (through the outbox, so it is posted even if
-    Slack is slow now), and answer the closer with the summary."""
-    stamp = int((closed.info.closed_at or utcnow()).timestamp())
-    notice = t("dispute.closed_post", inv.lang, title=closed.info.title, who=inv.actor.display)
-    await inv.bridge.port.outbox.append(Post(
-        id=f"dispute-close:{inv.tenant}:{session}:{stamp}", tenant=inv.tenant, session=session,
-        body=RichText.of(notice), kind=PostKind.DISPUTE_CLOSED, lang=inv.lang))
-    text = t("dispute.closed", inv.lang, title=escape(closed.info.title), cancelled=closed.cancelled_followups)
-    if closed.summary is not None:
-        text += "\n\n" + t("dispute.summary", inv.lang, text=escape(closed.summary.text))
-    return Answer(text)
+    return await agreements.closed_answer(inv, session, closed)
 
 
 # --- memories -----------------------------------------------------------------------------------

@@ -45,6 +45,17 @@ class Invocation:
         """Slack-escaped command text as readable text (``@name`` for mentions)."""
         return await self.here.people.text(raw)
 
+    async def dispute(self) -> str:
+        """The dispute this command is about: the channel's own, or else the one dispute open on a
+        thread of it (a slash command cannot say which thread it was typed in)."""
+        sessions = self.bridge.port.sessions
+        own = await sessions.get(self.tenant, self.channel)
+        if own is not None and own.opened_at is not None:
+            return self.channel
+        threads = [s.session for s in await sessions.tenant_sessions(self.tenant)
+                   if s.is_open and s.session.startswith(self.channel + ":")]
+        return threads[0] if len(threads) == 1 else self.channel
+
 
 @dataclass(frozen=True, slots=True)
 class Answer:

@@ -43,7 +43,8 @@ from adapters.slack.clients import DEFAULT_API_URL, make_client
 from adapters.slack.dedupe import EventGate
 from adapters.slack.mapping import tenant_of
 from adapters.slack.places import Places
-from adapters.slack.redo import EventRedo, redo_worker
+from adapters.slack.redo import EventRedo
+from adapters.slack.redo_job import redo_worker
 from adapters.slack.scopes import REQUIRED_SCOPES, ScopeNotices
 from adapters.slack.workspaces import RedisInstallationStore, RedisOAuthStateStore, Workspace, Workspaces
 from adapters.startup import StartupError

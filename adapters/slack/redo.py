@@ -9,7 +9,7 @@ only, never text). The job routes the stored delivery to the same handler bolt d
 runs; it retries with backoff and dead-letters like every job (``jobs.worker.resilient``), and the
 stored delivery is dropped once handled.
 
-The job has a queue of its own, ``heyan:queue:slack``, run by a small arq worker inside each process
+The job (``adapters.slack.redo_job``) has a queue of its own, ``heyan:queue:slack``, run by a small arq worker inside each process
 that holds the Slack connection (``SlackPlatform``): handling needs the workspace's Slack client, so
 a ``heyan worker`` process, which has none, must not take it — the same reason the outbox is
 delivered by the connected process.
@@ -24,18 +24,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from arq.connections import ArqRedis
-from arq.worker import Worker, func
 
 from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
-from jobs.queue import deserialize, serialize
-from jobs.worker import resilient
 from memory.crypto import Cipher
 
 if TYPE_CHECKING:
-    from adapters.slack.bridge import Bridge
-    from bot.services import Services
+    pass
 
-__all__ = ["QUEUE", "EventRedo", "redo_worker", "slack_event"]
+__all__ = ["QUEUE", "EventRedo"]
 
 log = logging.getLogger(__name__)
 
@@ -110,39 +106,3 @@ class EventRedo:
 
         return await reseal_keys(self.redis, self.SEALED_PATTERNS[0], advance,
                                  lambda key: reseal_value(self.redis, key, cipher, rewrite))
-
-
-def _context(tenant: str) -> dict[str, Any]:
-    """bolt's context for a stored delivery of ``tenant`` (``slack:<team>`` / ``slack:<ent>:<team>``)."""
-    parts = tenant.split(":")
-    return {"team_id": parts[-1], "enterprise_id": parts[1] if len(parts) == 3 else None}
-
-
-async def slack_event(ctx: dict[str, Any], tenant: str, event_id: str) -> str:
-    """Run a stored delivery again through its handler (idempotent: the gate lets it through once)."""
-    from adapters.slack.events import route
-
-    bridge: Bridge = ctx["slack"]
-    body = await bridge.redo.get(tenant, event_id)
-    if body is None:
-        return "gone"  # handled by an earlier run, or expired
-    handler = route(body)
-    if handler is not None:
-        await handler(bridge, body, _context(tenant), True)
-    else:
-        log.warning("stored Slack event %s of %s has no handler; dropped", event_id, tenant)
-    await bridge.redo.done(tenant, event_id)
-    return "done"
-
-
-def redo_worker(bridge: Bridge, redis: ArqRedis, services: Services, *, max_tries: int, timeout: int) -> Worker:
-    """The arq worker of ``QUEUE`` for this process (run it as a task; ``close()`` on stop), over the
-    process's Redis and the jobs' ``services`` (handed in by ``adapters.slack.platform``)."""
-    return Worker(
-        functions=[func(resilient(slack_event, timeout), name="slack_event",  # type: ignore[arg-type]
-                        max_tries=max_tries + 1, timeout=timeout + 5)],
-        queue_name=QUEUE, redis_pool=redis, burst=False, handle_signals=False,
-        ctx={"slack": bridge, "heyan": services, "max_tries": max_tries}, poll_delay=0.2, log_results=False,
-        job_serializer=serialize, job_deserializer=deserialize, keep_result=3600, max_tries=max_tries + 1,
-        job_timeout=timeout + 5,
-    )

@@ -26,6 +26,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.card_blocks import post_blocks
 from adapters.slack.mapping import split_session
 from adapters.slack.render import render
+from adapters.slack.workspaces import NotInstalled
 from bot.delivery import DeliveryError
 from bot.outbox import Post, PostKind
 from bot.richtext import RichText
@@ -69,8 +70,6 @@ class SlackSender:
         return f"SlackSender({self.bridge.workspaces!r})"
 
     async def send(self, post: Post) -> str:
-        from adapters.slack.bridge import NotInstalled
-
         try:
             here = await self.bridge.at(post.tenant)
         except NotInstalled:

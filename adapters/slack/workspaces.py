@@ -40,8 +40,10 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 from adapters.slack.mapping import tenant_of
 from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from memory.crypto import Cipher
+from memory.errors import HeyanError
 
 __all__ = [
+    "NotInstalled",
     "RedisInstallationStore",
     "RedisOAuthStateStore",
     "Workspace",
@@ -53,6 +55,10 @@ log = logging.getLogger(__name__)
 
 _INSTALL = "heyan:slack-install:"
 _STATE = "heyan:slack-oauth-state:"
+
+
+class NotInstalled(HeyanError, LookupError):
+    """Heyan is not (or no longer) installed in the workspace: nothing can be done there."""
 
 
 @dataclass(frozen=True, slots=True)
