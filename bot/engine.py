@@ -342,7 +342,7 @@ class Engine:
         except BaseException:
             await asyncio.shield(answers.release(msg, token))  # answered later, by a redelivery or the sweep
             raise
-        if not await answers.held(msg, token, seconds=seconds):
+        if not await answers.held(msg, token):
             log.warning("the claim on mention %s was lost while answering it; the reply is dropped", msg.id)
             return None
         if not confirm:

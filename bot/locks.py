@@ -1,6 +1,6 @@
 """``RedisLocks``: the record locks of ``memory.locks`` across processes, in the shared Redis.
 
-Each key is ``SET heyan:lock:<key> <token> NX PX <lease>``. While the holder works, one renewer
+Each key is a lease (``bot.leases``: ``SET heyan:lock:<key> <token> NX PX <lease>``). While the holder works, one renewer
 task per ``RedisLocks`` (started when a lock is taken, ending when none is held) extends every held
 lease every third of it, only if the token is still the holder's (a Lua compare-and-extend), so a
 slow holder — an embedding or LLM call that takes minutes — never loses its lock to the TTL; the
@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from redis.asyncio import Redis
 
 from bot.heartbeat import Sleep
+from bot.leases import Lease
 from memory.locks import HELD, Held, LockLost, LockTimeout
 
 __all__ = ["LOCK_PREFIX", "RedisLocks"]
@@ -35,27 +36,24 @@ log = logging.getLogger(__name__)
 #: Every record and summary lock's key starts with this.
 LOCK_PREFIX = "heyan:lock:"
 
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-_EXTEND = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
-
-
 class _RedisHeld:
-    def __init__(self, locks: RedisLocks, keys: list[str], token: str) -> None:
-        self.locks, self.keys, self.token = locks, keys, token
+    def __init__(self, leases: list[Lease]) -> None:
+        self.leases = leases
+        self.keys = [lease.key for lease in leases]
         self.lost = False
 
     def __repr__(self) -> str:
         return f"Held({self.keys}, lost={self.lost})"
 
+    async def renew(self) -> bool:
+        """A full lease again on every key; False when any is no longer this holder's."""
+        held = True
+        for lease in self.leases:
+            held = await lease.renew() and held
+        return held
+
     async def ensure(self) -> None:
-        if self.lost or not await self.locks.extend(self.keys, self.token):
+        if self.lost or not await self.renew():
             self.lost = True
             raise LockLost(f"{', '.join(self.keys)} is no longer this writer's lock; nothing was written")
 
@@ -73,42 +71,34 @@ class RedisLocks:
         self.wait = wait
         self.clock = clock
         self.sleep = sleep
-        self._release = redis.register_script(_RELEASE)
-        self._extend = redis.register_script(_EXTEND)
         self._holding: set[_RedisHeld] = set()
         self._renewer: asyncio.Task[None] | None = None
 
     def __repr__(self) -> str:
         return f"RedisLocks(lease={self.lease}, wait={self.wait})"
 
-    async def _acquire(self, key: str, token: str, deadline: float) -> None:
+    async def _acquire(self, lease: Lease, deadline: float) -> None:
         delay = 0.005
-        while not await self.redis.set(key, token, nx=True, px=int(self.lease * 1000)):
+        while not await lease.take():
             if self.clock() > deadline:
-                raise LockTimeout(f"{key} stayed locked for more than {self.wait:.0f}s")
+                raise LockTimeout(f"{lease.key} stayed locked for more than {self.wait:.0f}s")
             await self.sleep(delay)
             delay = min(0.2, delay * 2)
-
-    async def extend(self, keys: Sequence[str], token: str) -> bool:
-        """Extend these locks by a full lease if ``token`` still holds every one; False otherwise."""
-        held = True
-        for key in keys:
-            held = bool(await self._extend(keys=[key], args=[token, int(self.lease * 1000)])) and held
-        return held
 
     @contextlib.asynccontextmanager
     async def hold(self, keys: Sequence[str]) -> AsyncIterator[Held]:
         token = secrets.token_hex(8)
         deadline = self.clock() + self.wait
-        taken: list[str] = []
+        taken: list[Lease] = []
         try:
             for key in sorted({f"{LOCK_PREFIX}{k}" for k in keys}):
-                await self._acquire(key, token, deadline)
-                taken.append(key)
+                lease = Lease(self.redis, key, self.lease, token=token)
+                await self._acquire(lease, deadline)
+                taken.append(lease)
             if not taken:
                 yield HELD
                 return
-            held = _RedisHeld(self, taken, token)
+            held = _RedisHeld(taken)
             self._holding.add(held)
             if self._renewer is None or self._renewer.done():
                 self._renewer = asyncio.create_task(self._renew_all(), name="heyan-lock-renewer")
@@ -117,8 +107,8 @@ class RedisLocks:
             finally:
                 self._holding.discard(held)
         finally:
-            for key in reversed(taken):
-                await asyncio.shield(self._release(keys=[key], args=[token]))
+            for lease in reversed(taken):
+                await asyncio.shield(lease.release())
 
     async def _renew_all(self) -> None:
         """Extend every held lock every third of a lease, while any is held."""
@@ -126,7 +116,7 @@ class RedisLocks:
             await self.sleep(self.lease / 3)
             for held in list(self._holding):
                 try:
-                    if not await self.extend(held.keys, held.token):
+                    if not await held.renew():
                         held.lost = True
                         self._holding.discard(held)
                         log.warning("lock %s was lost while its holder was still working", held.keys[0])

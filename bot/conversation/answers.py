@@ -1,7 +1,7 @@
 """Answer-once: which mentions are being answered, and which were answered.
 
 Key families: ``heyan:answered:<tenant>:<session>:<id>`` (``answering:<token>`` while a process answers
-the mention — a claim with a TTL; ``answered`` once the reply was posted) and ``heyan:answering`` (a
+the mention — a lease (``bot.leases``); ``answered`` once the reply was posted) and ``heyan:answering`` (a
 hash of JSON ``[tenant, session, id]`` → epoch seconds the answer began, so mentions a dead process
 left half-answered are found without a scan).
 
@@ -27,6 +27,7 @@ from redis.asyncio import Redis
 from bot.conversation.keys import PREFIX, aw, session_key, text
 from bot.conversation.log import MessageLog
 from bot.heartbeat import Pulse, Sleep, beat
+from bot.leases import Lease
 from bot.models import Message
 from memory.models import Scope
 
@@ -34,17 +35,6 @@ __all__ = ["ANSWERING", "AnswerClaims"]
 
 #: Mentions being answered (JSON ``[tenant, session, message id]`` -> epoch seconds the answer began).
 ANSWERING = f"{PREFIX}:answering"
-
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end
-return 0
-"""
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
 
 class AnswerClaims:
     """Claims on mentions being answered. ``log`` is read to hand back an orphaned mention.
@@ -59,9 +49,8 @@ class AnswerClaims:
         self.clock = clock
         self.sleep = sleep
         self.max_hold = max_hold_seconds
-        self._renew = redis.register_script(_RENEW)
-        self._release = redis.register_script(_RELEASE)
         self._beating: dict[str, asyncio.Task[None]] = {}
+        self._leases: dict[str, Lease] = {}  # the claims this process holds, by key
 
     def __repr__(self) -> str:
         return f"AnswerClaims(ttl_seconds={self.ttl}, holding={len(self._beating)})"
@@ -83,20 +72,24 @@ class AnswerClaims:
         ``seconds`` until ``mark_answered`` or ``release``; a holder that dies leaves it to lapse."""
         key = self._msg_key(msg)
         token = secrets.token_hex(8)
-        value = f"answering:{token}"
-        if not await self.redis.set(key, value, nx=True, ex=seconds):
+        lease = Lease(self.redis, key, seconds, token=f"answering:{token}")
+        if not await lease.take():
             return None
+        self._leases[key] = lease
         await aw(self.redis.hset(ANSWERING, self._entry(msg.scope.tenant, msg.session, msg.id), str(self.clock())))
         pulse = Pulse(f"answer claim on {msg.id}")
 
-        async def renew() -> bool:
-            return bool(await self._renew(keys=[key], args=[value, seconds]))
-
         self._stop(key)
         self._beating[key] = asyncio.create_task(
-            beat(pulse, renew, seconds / 3, sleep=self.sleep, for_at_most=self.max_hold), name=f"claim {msg.id}")
+            beat(pulse, lease.renew, seconds / 3, sleep=self.sleep, for_at_most=self.max_hold), name=f"claim {msg.id}")
         self._beating[key].add_done_callback(lambda task: self._forget(key, task))
         return token
+
+    def _own(self, msg: Message, token: str, *, drop: bool = False) -> Lease | None:
+        """This process's lease on ``msg`` if ``token`` is its token (dropped from the table with ``drop``)."""
+        key = self._msg_key(msg)
+        lease = self._leases.pop(key, None) if drop else self._leases.get(key)
+        return lease if lease is not None and lease.token == f"answering:{token}" else None
 
     def _forget(self, key: str, task: asyncio.Task[None]) -> None:
         if self._beating.get(key) is task:
@@ -107,21 +100,24 @@ class AnswerClaims:
         if task is not None:
             task.cancel()
 
-    async def held(self, msg: Message, token: str, *, seconds: int = 120) -> bool:
+    async def held(self, msg: Message, token: str) -> bool:
         """Is the claim still this holder's? (Renews it once more when it is.)"""
-        return bool(await self._renew(keys=[self._msg_key(msg)], args=[f"answering:{token}", seconds]))
+        lease = self._own(msg, token)
+        return lease is not None and await lease.renew()
 
     async def release(self, msg: Message, token: str) -> None:
         """Give the claim up unanswered (the answer failed): a redelivery or the orphan sweep may
         answer the mention; a claim that is no longer this holder's is left alone."""
-        key = self._msg_key(msg)
-        self._stop(key)
-        await self._release(keys=[key], args=[f"answering:{token}"])
+        self._stop(self._msg_key(msg))
+        lease = self._own(msg, token, drop=True)
+        if lease is not None:
+            await lease.release()
 
     async def mark_answered(self, msg: Message) -> None:
         """The answer was given: a redelivery of this mention is not answered again."""
         key = self._msg_key(msg)
         self._stop(key)
+        self._leases.pop(key, None)
         async with self.redis.pipeline(transaction=True) as pipe:
             pipe.set(key, b"answered", ex=self.ttl)
             pipe.hdel(ANSWERING, self._entry(msg.scope.tenant, msg.session, msg.id))
