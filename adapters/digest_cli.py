@@ -56,7 +56,7 @@ def digest(
     if as_json:
         print(json.dumps(result.as_dict(), ensure_ascii=False, indent=1))
         return
-    from adapters.features_views import digest_tables
+    from adapters.digest_views import digest_tables
 
     console.print(result.body().plain(), markup=False, highlight=False)
     if result.undeliverable:

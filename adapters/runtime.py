@@ -50,7 +50,7 @@ from bot.session_deletion import DeletedConversations
 from bot.sessions import SessionBook
 from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
-from jobs.features import enqueue_proposal
+from jobs.card_digest import enqueue_proposal
 from jobs.queue import QUEUE, JobQueue, bring_forward, connect, take_over_jobs
 from jobs.worker import build_worker
 from memory import clock
@@ -295,7 +295,7 @@ class Runtime:
         )
         if self.valkey is not None:
             await self._take_over()
-        # issue 22: early escalation alerts and dispute joins watch every observed message; the card is
+        # early escalation alerts and dispute joins watch every observed message; the card is
         # proposed (as a job, after extraction) when a reply reaches "confirming agreement"
         self.escalation = EscalationMonitor(
             redis=self.redis, window=self.window, outbox=self.outbox, audit=self.audit, tenants=self.tenants,

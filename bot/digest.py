@@ -7,7 +7,7 @@
 * erasures done and early escalation alerts sent during the period (from the audit trail).
 
 ``build_digest`` is pure: ``bot.moderation.digests`` gathers the inputs (with a permission check) and
-the cron job (``jobs.features.post_digests``) posts ``Digest.body()`` through the outbox to the
+the cron job (``jobs.card_digest.post_digests``) posts ``Digest.body()`` through the outbox to the
 community's ``digest_channel`` on its ``digest_schedule``. Every line names the ids it came from.
 """
 

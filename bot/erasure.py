@@ -15,7 +15,7 @@ theirs to erase there — and removes:
   entries they made, and reasons they wrote or that name them (who did what and when stays);
 * the error details of the tenant's dead-lettered jobs (they may quote what a job read);
 * the title and close reason of disputes they opened or closed, or that name them;
-* the common-ground rounds they were asked in and the agreement-card proposals naming them (issue 22).
+* the common-ground rounds they were asked in and the agreement-card proposals naming them.
 
 It first sets a tombstone: extraction that was already in flight when the erasure ran drops every
 fact concerning the member from messages said before the tombstone, and a second pass runs once
@@ -130,7 +130,7 @@ class Erasure:
         audit = await self.audit.scrub(tenant, user, traces.names)
         dead = await self.dead_letters.scrub(tenant) if self.dead_letters is not None else 0
         disputes = await self._scrub_disputes(tenant, user, traces.names)
-        # issue 22: common-ground rounds they were asked in (statements quote them), card proposals naming them
+        # common-ground rounds they were asked in (statements quote them), card proposals naming them
         disputes += await forget_cards_and_ground(self.redis, tenant, user)
         if second_pass:
             await self.scheduler.forget_user(tenant, user, f"{request_id}:again",

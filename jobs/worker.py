@@ -23,7 +23,7 @@ from bot.backoff import backoff
 from bot.deadletters import DEAD_LETTER, DeadLetters, describe_error
 from bot.services import Services
 from bot.settings import Settings
-from jobs import features, tasks
+from jobs import card_digest, tasks
 from jobs.cron import cron_jobs as default_cron_jobs
 from jobs.queue import QUEUE, deserialize, serialize
 from memory.errors import HeyanError
@@ -85,7 +85,7 @@ def task_functions(max_tries: int, timeout: int) -> list[Function]:
         tasks.send_reminder,
         tasks.forget_user,
         tasks.purge_tenant,
-        *features.TASKS,
+        *card_digest.TASKS,
     ]
     # arq's own max_tries is one above ours so that our wrapper, not arq, decides the last try; its
     # timeout is above ours so that ours, which retries and dead-letters, fires first.
@@ -101,7 +101,7 @@ def _worker_kwargs(settings: Settings) -> dict[str, Any]:
     jobs = settings.jobs
     return {
         "functions": task_functions(jobs.max_tries, jobs.job_timeout),
-        "cron_jobs": [*default_cron_jobs(settings), *features.cron_jobs()],
+        "cron_jobs": [*default_cron_jobs(settings), *card_digest.cron_jobs()],
         "queue_name": QUEUE,
         "job_timeout": jobs.job_timeout + _ARQ_TIMEOUT_GRACE,
         "max_tries": jobs.max_tries + 1,  # see task_functions

@@ -1,5 +1,5 @@
 """A recall cache: the same question in the same place, asked again before anything changed, is
-answered from memory instead of the store (the seed's app-level cache, issue 23 item 6).
+answered from memory instead of the store (the seed's app-level cache).
 
 Keyed by the scope (tenant, session, user), the queries, ``k`` and the day (time words are read per
 day), an entry lives ``ttl`` seconds (5 minutes) and is dropped as soon as its tenant is written:

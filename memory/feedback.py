@@ -6,7 +6,7 @@ encoded as a document) are added to its BM25 query, each weighted ``weight`` × 
 facts holding it (a query term weighs 1.0); BM25 is asked once more and fused again with the same
 dense list. It helps questions whose answer is spread over several facts.
 
-Cost control (issue 23; measured in docs/BENCHMARKS.md): the expansion leaves out the template's own
+Cost control (measured in docs/BENCHMARKS.md): the expansion leaves out the template's own
 words ("About", "is", "关于", "的事实": every fact of a language holds them), keeps at most ``terms``
 feedback terms (those held by more of the top facts first, then those of the better-ranked fact), and
 the pass is skipped when the first one is already confident: its best fact leads the second by at

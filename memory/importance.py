@@ -19,7 +19,7 @@ forgetting pass never gives them a TTL, whatever their weight (``protected``).
 The shares (recency 0.5, use 0.3, confirmation 0.2) make a new, unused record 0.5, a confirmed one
 0.7 and never below 0.2, one used a handful of times in the last days close to 0.8, and an unused,
 unconfirmed record of a dispute closed a month ago about 0.15. Where the weight is used and
-what it changed is measured by ``heyan bench importance`` (docs/BENCHMARKS.md, issue 23).
+what it changed is measured by ``heyan bench importance`` (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ DEFAULT_WEIGHTING = Weighting()
 #: What ranking reads: the weight without plain age (an infinite half life), so only what a record
 #: earned or lost — uses, a confirmation, its dispute closed — moves it. Age alone is the recency
 #: signal of ``memory.ranking``, measured and left off; with age, the weight cost locomo-dev R@5
-#: 0.694 → 0.673 (docs/BENCHMARKS.md, issue 23).
+#: 0.694 → 0.673 (docs/BENCHMARKS.md).
 RANKING_WEIGHTING = Weighting(half_life_days=math.inf)
 
 

@@ -20,8 +20,8 @@ from bot.richtext import Mention
 from bot.sessions import DisputeState
 from jobs.tasks import send_reminder
 from memory.models import Fact, FactStatus, Kind, Scope
-from tests.features_helpers import ANN, BOB, CAT, MOD, T0, S, T, said, scope
 from tests.jobs_helpers import settings
+from tests.records_helpers import ANN, BOB, CAT, MOD, T0, S, T, said, scope
 from tests.test_jobs import Start, ctx, hash_embedder, start  # noqa: F401  (fixtures)
 
 NOW = T0 + timedelta(hours=2)
@@ -242,7 +242,7 @@ async def test_reaching_confirming_agreement_proposes_the_card_after_extraction(
     from arq.jobs import Job, JobStatus
 
     from bot.models import Message
-    from jobs.features import propose_card
+    from jobs.card_digest import propose_card
     from jobs.queue import QUEUE, deserialize
 
     await rt.memory.remember(kitchen()[:3])

@@ -16,8 +16,8 @@ from bot.escalation import signals
 from bot.moderation.common_ground import GROUND_ACTION
 from bot.offline.provider import OfflineProvider
 from memory.models import Kind, Lang, Scope
-from tests.features_helpers import ANN, BOB, CAT, MOD, S, T, said
 from tests.jobs_helpers import settings
+from tests.records_helpers import ANN, BOB, CAT, MOD, S, T, said
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
 

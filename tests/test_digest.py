@@ -18,8 +18,8 @@ from bot.offline.provider import OfflineProvider
 from bot.outbox import PostState
 from bot.richtext import Mention
 from memory.models import FactStatus, Kind
-from tests.features_helpers import ANN, MOD, T0, S, T, said
 from tests.jobs_helpers import settings
+from tests.records_helpers import ANN, MOD, T0, S, T, said
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
 NOW = T0 + timedelta(days=10)

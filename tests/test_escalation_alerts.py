@@ -19,8 +19,8 @@ from bot.escalation_alerts import message_link, sparkline
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import Scope, Visibility
-from tests.features_helpers import MOD, T0, S, T
 from tests.jobs_helpers import settings
+from tests.records_helpers import MOD, T0, S, T
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
 QUARREL = [("u-ann", "Ann", "You always leave the dishes for me."),
@@ -147,7 +147,7 @@ def test_links_per_platform() -> None:
 
 async def test_moderators_read_a_threads_temperature(rt: Runtime) -> None:
     from bot.actors import PermissionDenied
-    from tests.features_helpers import ANN
+    from tests.records_helpers import ANN
 
     for i, (who, name, text) in enumerate(QUARREL[:3]):
         await rt.engine.observe(msg(i, who, name, text))

@@ -14,8 +14,8 @@ from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from bot.promises import GRACE, Outcome, outcome, promise_record
 from memory.models import FactStatus, Kind, Scope, Visibility
-from tests.features_helpers import ANN, BOB, MOD, T0, S, T, said
 from tests.jobs_helpers import settings
+from tests.records_helpers import ANN, BOB, MOD, T0, S, T, said
 from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
 DUE = T0 + timedelta(days=1)

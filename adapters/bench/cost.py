@@ -48,7 +48,7 @@ TENANT = "console:bench-cost"
 SESSION = "long-dispute"
 REPLY_MODEL = "bench-reply"
 FAST_MODEL = "bench-fast"
-#: Targets from issue 14 (reported, never enforced).
+#: Targets (reported, never enforced).
 TARGET_SPREAD = 0.10
 TARGET_EXTRACT_PER_100 = 25.0
 TARGET_TRIGGER_RECALL = 0.98

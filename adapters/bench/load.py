@@ -58,7 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = ["load", "run_load"]
 
-#: Targets, checked against each run and reported (never enforced): issue 14's, with issue 23's
+#: Targets, checked against each run and reported (never enforced): ingest rate, and
 #: recall (≤ 10 ms p95 at 100k incl. the query embedding, USE) and engine (≤ 10 ms p95 per plain
 #: message in the shipped embedded shape, with its in-process worker).
 TARGET_RECALL_P95_MS = 10.0

@@ -2,7 +2,7 @@
 same memories (the same vectors, from the same embedder) to qdrant-client's local mode and to
 Chroma, up to their caps; measure every store at the same checkpoints.
 
-Fair by construction (issue 23): at each checkpoint every store gets the same questions, the same
+Fair by construction: at each checkpoint every store gets the same questions, the same
 warm-up (``WARMUP`` questions, untimed) and the same time window — the questions are asked in rounds,
 one question to every store per round, the order of the stores rotating each round — so a busy
 spell of the shared machine lands on all of them alike. Heyan's store is optimized after each bulk

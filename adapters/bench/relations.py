@@ -1,4 +1,4 @@
-"""``heyan bench relations``: what one hop through relations adds to recall (issue 23 item 5).
+"""``heyan bench relations``: what one hop through relations adds to recall.
 
 The command only declares its options here; the run (``adapters.bench.relations_run``, which
 documents what is measured) is imported when it runs, so ``heyan --help`` loads no store and no

@@ -250,7 +250,7 @@ class MemberCommands(commands.Cog):
         who = await actor(interaction, self.heyan)
         facts = await self.heyan.port.moderation.my_memories(who)
         content, embeds, view = my_memory_message(facts, who.lang)
-        record = await self.heyan.port.moderation.record_of(who.tenant, who.user_id)  # their own only (issue 22)
+        record = await self.heyan.port.moderation.record_of(who.tenant, who.user_id)  # their own only
         if record.total:
             content = f"{safe(record.text(who.lang), 300)}\n{content}"
         await answer(interaction, content, embeds=embeds, view=view)

@@ -270,7 +270,7 @@ async def mymemory(inv: Invocation) -> Answer:
     if not facts:
         return Answer(t("mymemory.none", inv.lang))
     head = t("mymemory.head", inv.lang, n=len(facts))
-    record = await inv.bridge.port.moderation.record_of(inv.tenant, inv.actor.user_id)  # their own only (issue 22)
+    record = await inv.bridge.port.moderation.record_of(inv.tenant, inv.actor.user_id)  # their own only
     if record.total:
         head = f"{head}\n{escape(record.text(inv.lang))}"
     return Answer(head, memory_list_blocks(facts, inv.actor, inv.zone, head, inv.paging("mine")))

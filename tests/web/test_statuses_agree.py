@@ -28,10 +28,10 @@ from bot.offline.provider import OfflineProvider
 from bot.richtext import Mention
 from jobs.cron import reconcile
 from memory.models import Kind
-from tests.features_helpers import ANN, BOB, CAT, MOD, T0, S, said
 from tests.jobs_helpers import settings
+from tests.records_helpers import ANN, BOB, CAT, MOD, T0, S, said
 from tests.test_jobs import Start, ctx, hash_embedder, start  # noqa: F401  (fixtures)
-from tests.web.test_done_when import HEYAN, ROOT, serving
+from tests.web.test_console_end_to_end import HEYAN, ROOT, serving
 
 pytestmark = pytest.mark.dated  # fixed dates, every command told the time: `make any-day` runs it years ahead
 

@@ -1,4 +1,4 @@
-"""The jobs of issue 22: proposing the agreement card once a reply reached "confirming agreement", and
+"""The closing jobs: proposing the agreement card once a reply reached "confirming agreement", and
 the hourly check that posts each community's moderators' digest when it is due.
 
 ``propose_card`` first extracts what the window holds and memory does not yet (idempotently, like the

@@ -62,7 +62,7 @@ async def answered(h: Harness, command: str, options: dict[str, Any] | None = No
             assert asyncio.get_running_loop().time() < deadline, f"/{command} never answered"
 
 
-async def test_done_when_on_discord(tmp_path: Path, redis_url: str) -> None:
+async def test_console_end_to_end_on_discord(tmp_path: Path, redis_url: str) -> None:
     async with DiscordStandIn() as standin:
         dan = UserSpec(standin.ids.next(), "dan", global_name="Dan")
         standin.guild.members.append(MemberSpec(dan))
