@@ -36,6 +36,7 @@ from qdrant_edge import (
     FacetRequest,
     FieldCondition,
     Filter,
+    FloatIndexParams,
     HasIdCondition,
     IdfParams,
     IsEmptyCondition,
@@ -89,20 +90,24 @@ __all__ = ["EdgeStore"]
 T = TypeVar("T")
 
 #: Payload indexes of every shard: the tenant index partitions storage by tenant.
+#: Indexes and vectors live in memory-mapped files, paged in as queries touch them (not read whole
+#: into RAM when a shard opens): a small store costs little, a large one as much as its hot part.
+_KEYWORD = KeywordIndexParams(on_disk=True)
+_FLOAT = FloatIndexParams(on_disk=True)
 _INDEXES: dict[str, PayloadSchemaParams | PayloadSchemaType] = {
-    "tenant": KeywordIndexParams(is_tenant=True),
-    "session": PayloadSchemaType.Keyword,
-    "subject": PayloadSchemaType.Keyword,
-    "kind": PayloadSchemaType.Keyword,
-    "status": PayloadSchemaType.Keyword,
-    "users": PayloadSchemaType.Keyword,
-    "due_ts": PayloadSchemaType.Float,
-    "expires_ts": PayloadSchemaType.Float,
-    "visibility": PayloadSchemaType.Keyword,
+    "tenant": KeywordIndexParams(is_tenant=True, on_disk=True),
+    "session": _KEYWORD,
+    "subject": _KEYWORD,
+    "kind": _KEYWORD,
+    "status": _KEYWORD,
+    "users": _KEYWORD,
+    "due_ts": _FLOAT,
+    "expires_ts": _FLOAT,
+    "visibility": _KEYWORD,
     # the message ids a fact cites: taking back one message finds its records by this index
-    "messages": PayloadSchemaType.Keyword,
+    "messages": _KEYWORD,
     # a relation's member ids and name keys: recall's one hop finds relations by them (memory.hops)
-    "mentions": PayloadSchemaType.Keyword,
+    "mentions": _KEYWORD,
 }
 
 #: One search thread: on the 2-core target machines a dense+BM25 batch over 5k points takes 0.28 ms
@@ -121,10 +126,19 @@ def _lock_message(path: Path, holder: str) -> str:
 
 def _config(dim: int) -> EdgeConfig:
     return EdgeConfig(
-        vectors={DENSE: EdgeVectorParams(size=dim, distance=Distance.Cosine)},
-        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        vectors={DENSE: EdgeVectorParams(size=dim, distance=Distance.Cosine, on_disk=True)},
+        sparse_vectors={SPARSE: EdgeSparseVectorParams(modifier=Modifier.Idf, on_disk=True)},
         max_search_threads=_SEARCH_THREADS,
     )
+
+
+#: Summaries (one a session) are found by tenant, session and member; any other filter on them reads
+#: the few points a tenant has rather than keep an index (each costs a few MB of mapped pages).
+_SUMMARY_INDEXES = ("tenant", "session", "users")
+
+
+def _indexes(layer: str) -> dict[str, PayloadSchemaParams | PayloadSchemaType]:
+    return {k: v for k, v in _INDEXES.items() if k in _SUMMARY_INDEXES} if layer == "summaries" else _INDEXES
 
 
 def _open_shard(shard_dir: Path, dim: int) -> EdgeShard:
@@ -135,7 +149,7 @@ def _open_shard(shard_dir: Path, dim: int) -> EdgeShard:
         else:
             shard = EdgeShard.create(str(shard_dir), config)
         present = shard.info().payload_schema
-        for field, schema in _INDEXES.items():
+        for field, schema in _indexes(shard_dir.name).items():
             if field not in present:
                 shard.update(UpdateOperation.create_field_index(field, schema))
     except Exception as exc:

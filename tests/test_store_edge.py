@@ -166,24 +166,19 @@ async def test_library_errors_are_wrapped(tmp_path: Path) -> None:
 
 
 async def test_shards_have_the_payload_indexes(tmp_path: Path) -> None:
+    """Facts are indexed on every field recall and the moderation lists filter by; summaries (one a
+    session) only on tenant, session and member. Vectors and indexes are memory-mapped, not loaded."""
     store = await open_edge(tmp_path)
     try:
-        for layer in ("facts", "summaries"):
-            schema = store._shards[layer].info().payload_schema  # type: ignore[index]
-            assert set(schema) == {
-                "tenant",
-                "session",
-                "subject",
-                "kind",
-                "status",
-                "users",
-                "due_ts",
-                "expires_ts",
-                "visibility",
-                "messages",
-                "mentions",
-            }
+        facts = store._shards["facts"].info().payload_schema  # type: ignore[index]
+        summaries = store._shards["summaries"].info().payload_schema  # type: ignore[index]
+        assert set(facts) == {"tenant", "session", "subject", "kind", "status", "users", "due_ts", "expires_ts",
+                              "visibility", "messages", "mentions"}
+        assert set(summaries) == {"tenant", "session", "users"}
+        for schema in (facts, summaries):
             assert schema["tenant"].params.is_tenant  # type: ignore[union-attr]
+        config = json.loads((tmp_path / "facts" / "edge_config.json").read_text())
+        assert config["vectors"]["dense"]["on_disk"] and config["sparse_vectors"]["bm25"]["on_disk"]
         assert (tmp_path / "facts").is_dir() and (tmp_path / "summaries").is_dir()
     finally:
         await store.close()
