@@ -251,7 +251,7 @@ def _table(result: dict[str, Any]) -> None:
     table = Table(title="recall latency, ms, incl. the query's embedding")
     for col in ("store", "memories", "recall p50", "recall p95", "recall p99", "no-feedback p95", "dense p50",
                 "dense p95",
-                "found@k", "RSS growth/1k MiB", "disk/1k MiB"):
+                "found@k", "RSS growth/1k MiB", "anon KB/memory", "file KB/memory", "disk/1k MiB"):
         table.add_column(col, justify="right")
     rows = [(f"heyan {h['store']}", c) for c in h["checkpoints"]]
     rows += [(name, c) for name, alt in result["alternatives"].items() for c in alt.get("checkpoints", [])]
@@ -260,7 +260,8 @@ def _table(result: dict[str, Any]) -> None:
         plain = c.get("recall_feedback_off")
         table.add_row(name, f"{c['memories']:,}", *(f"{rec[k]:.2f}" if rec else "-" for k in ("p50_ms", "p95_ms", "p99_ms")),
                       f"{plain['p95_ms']:.2f}" if plain else "-", f"{c['dense']['p50_ms']:.2f}", f"{c['dense']['p95_ms']:.2f}", str(c.get("found_at_k", "-")),
-                      str(c.get("rss_growth_per_1k_mb", "-")), str(c.get("disk_per_1k_mb", "-")))
+                      str(c.get("rss_growth_per_1k_mb", "-")), str(c.get("anon_per_memory_kb", "-")),
+                      str(c.get("file_per_memory_kb", "-")), str(c.get("disk_per_1k_mb", "-")))
     console.print(table)
     if "engine" in result:
         e = result["engine"]

@@ -30,7 +30,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from adapters.bench.measure import TimedEmbedder, dir_mb, peak_rss_mb, rss_mb, summary
+from adapters.bench.measure import TimedEmbedder, dir_mb, peak_rss_mb, rss_mb, rss_split_mb, summary
 from adapters.bench.synth import SynthMemory, memory_at
 from memory.codec import PayloadCodec, fact_to_payload
 from memory.embedders import bounded
@@ -200,6 +200,7 @@ async def measure_stores(
     keep = max([cap for _, cap, _ in alternatives], default=0)
     base_rss = rss_mb()
     grown_rss = 0.0  # RSS growth over Heyan's own ingest steps only (the alternatives live here too)
+    grown_anon = grown_file = 0.0  # the same, split into anonymous and file-backed pages
     points: list[dict[str, Any]] = []
     alt_points: dict[str, list[dict[str, Any]]] = {o.name: [] for o, _, _ in others}
     heyan_in = _Ingest()
@@ -208,6 +209,7 @@ async def measure_stores(
     with vectors_file.open("wb") as out:
         for size in checkpoints(cfg.memories):
             rss_before = rss_mb()
+            anon_before, file_before = rss_split_mb()
             while heyan_in.done < size:
                 stop = min(size, heyan_in.done + cfg.batch)
                 batch = [memory_at(i, cfg.tenants, seed=cfg.seed) for i in range(heyan_in.done, stop)]
@@ -225,6 +227,9 @@ async def measure_stores(
             await store.optimize()  # what the store does by itself after a bulk write
             optimize_s = time.perf_counter() - started
             grown_rss += max(0.0, rss_mb() - rss_before)
+            anon_after, file_after = rss_split_mb()
+            grown_anon += max(0.0, anon_after - anon_before)
+            grown_file += max(0.0, file_after - file_before)
             out.flush()
             active: list[Any] = [heyan]
             for other, cap, atick in others:
@@ -272,6 +277,10 @@ async def measure_stores(
             }
             row["rss_mb"] = round(rss_mb(), 1)
             row["rss_growth_per_1k_mb"] = round(grown_rss / (size / 1000), 3)
+            row["anon_mb"], row["file_mb"] = (round(v, 1) for v in rss_split_mb())
+            # per stored memory, over Heyan's own ingest steps (comparison stores grow between them)
+            row["anon_per_memory_kb"] = round(grown_anon * 1024 / size, 2)
+            row["file_per_memory_kb"] = round(grown_file * 1024 / size, 2)
             if store_dir is not None:
                 disk = dir_mb(store_dir)
                 row["disk_mb"] = round(disk, 1)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from memory.ports import Embedder
 
-__all__ = ["TimedEmbedder", "dir_mb", "peak_rss_mb", "percentile", "rss_mb", "summary"]
+__all__ = ["TimedEmbedder", "dir_mb", "peak_rss_mb", "percentile", "rss_mb", "rss_split_mb", "summary"]
 
 
 def percentile(values: Sequence[float], q: float) -> float:
@@ -47,6 +47,21 @@ def rss_mb() -> float:
     except (OSError, IndexError, ValueError):
         return 0.0
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def rss_split_mb() -> tuple[float, float]:
+    """(anonymous, file-backed) resident memory now, in MiB: what the process allocated (Python
+    objects, the model, the store's in-RAM structures) apart from mapped files the kernel can drop
+    and read again (the store's segments, libraries). From ``/proc/self/status``; (0, 0) elsewhere."""
+    found: dict[str, float] = {}
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key in ("RssAnon", "RssFile"):
+                found[key] = int(value.split()[0]) / 1024
+    except (OSError, ValueError, IndexError):
+        return 0.0, 0.0
+    return found.get("RssAnon", 0.0), found.get("RssFile", 0.0)
 
 
 def peak_rss_mb() -> float:
