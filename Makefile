@@ -15,7 +15,7 @@ UV_COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --u
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-.PHONY: install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots
+.PHONY: install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
 
 # The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
 # apt-get when it is missing (as root, or through sudo), with a Chinese font so that zh pages and
@@ -45,6 +45,11 @@ lock:
 	@test -x $(BIN)/uv || $(MAKE) install
 	$(UV_COMPILE) -o $(LOCK)
 	$(UV_COMPILE) --extra dev -c $(LOCK) -o $(DEV_LOCK)
+
+# The gettext catalogs (bot/text/locale/*/LC_MESSAGES/heyan.po) compiled to the .mo files Heyan reads;
+# commit both (tests/test_text.py fails while a .mo is older than its .po).
+catalogs: $(STAMP)
+	$(BIN)/pybabel compile -d bot/text/locale -D heyan
 
 demo: $(STAMP)
 	$(BIN)/heyan demo

@@ -15,15 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from bot.text import catalog
 from memory.models import Fact, Kind
 
 __all__ = ["LABELS", "KindQuery", "label", "label_in", "parse", "vocabulary"]
 
 #: What people see, in this order.
 LABELS = ("commitment", "agreement", "refusal", "demand", "emotion", "claim", "event", "person", "relation")
-_ZH = {"commitment": "承诺", "agreement": "同意", "refusal": "拒绝", "demand": "诉求", "emotion": "情绪",
-       "claim": "说法", "event": "事件", "person": "人物",
-       "relation": "关系"}
 _STORED = {"commitment": Kind.COMMITMENT, "agreement": Kind.CONSENSUS, "refusal": Kind.CONSENSUS,
            "demand": Kind.DEMAND, "emotion": Kind.EMOTION, "claim": Kind.EVENT, "event": Kind.EVENT,
            "person": Kind.PERSON, "relation": Kind.RELATION}
@@ -51,8 +49,8 @@ def label(fact: Fact) -> str:
 
 
 def label_in(name: str, lang: str) -> str:
-    """A label in ``lang``: "agreement" / "同意"."""
-    return _ZH.get(name, name) if lang == "zh" else name
+    """A label in ``lang``: "agreement" / "同意" (``kind:`` words of ``bot.text.catalog``)."""
+    return catalog.label("kind", name, lang)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +75,7 @@ def parse(name: str) -> KindQuery:
     """A kind filter from any of its names — a label, the store's kind, a plural, or the Chinese.
     ValueError names the accepted ones."""
     key = name.strip().casefold()
-    by_zh = {zh: en for en, zh in _ZH.items()}
+    by_zh = {label_in(en, "zh"): en for en in LABELS}
     if key in LABELS:
         return KindQuery(frozenset({key}))
     if key in by_zh:

@@ -150,7 +150,7 @@ async def close_with_card(heyan: Heyan, interaction: discord.Interaction, reason
         if reason.strip():
             lines.append(t(who.lang, "dispute.closed_reason", reason=safe(reason, 500)))
         if closed.cancelled_followups:
-            lines.append(t(who.lang, "dispute.cancelled", count=closed.cancelled_followups))
+            lines.append(t(who.lang, "dispute.cancelled", followups=closed.cancelled_followups))
         embeds = [summary_embed(closed.summary, who.lang)] if closed.summary else None
     else:
         pending = outcome.votes.pending if outcome.votes else ()

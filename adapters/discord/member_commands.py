@@ -185,7 +185,7 @@ class EraseAsk(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"heyan:
             view = discord.ui.View(timeout=None)
             view.add_item(EraseConfirm(request.token, label=t(who.lang, "erase.confirm")))
             view.add_item(EraseCancel(label=t(who.lang, "erase.cancel")))
-            text = t(who.lang, "erase.ask", facts=request.facts, summaries=request.summaries)
+            text = t(who.lang, "erase.ask", memories=request.facts, summaries=request.summaries)
             await redraw(interaction, text, embeds=[], view=view)
         except Exception as exc:
             await report(interaction, exc)
@@ -210,7 +210,7 @@ class EraseConfirm(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"he
             heyan = heyan_of(interaction.client)
             who = await actor(interaction, heyan)
             removed = await heyan.port.moderation.confirm_erasure(who, self.token)
-            await redraw(interaction, t(who.lang, "erase.done", count=removed), embeds=[], view=None)
+            await redraw(interaction, t(who.lang, "erase.done", records=removed), embeds=[], view=None)
         except Exception as exc:
             await report(interaction, exc)
 

@@ -257,7 +257,7 @@ class MemoryCommands(commands.Cog):
         data: dict[str, Any] = await self.heyan.port.moderation.export_member(who, str(member.id))
         raw = json.dumps(data, ensure_ascii=False, indent=1).encode()
         file = discord.File(io.BytesIO(raw), filename=f"heyan-export-{member.id}.json")
-        text = t(who.lang, "export.done", who=member.mention, facts=len(data["facts"]), summaries=len(data["summaries"]))
+        text = t(who.lang, "export.done", who=member.mention, memories=len(data["facts"]), summaries=len(data["summaries"]))
         await answer(interaction, text, file=file)
 
     @memory.command(name="audit", description="Who changed what in Heyan's memory")

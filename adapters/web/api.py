@@ -248,7 +248,7 @@ async def erase(request: Request, who: Who, user: UserId,
     records = await moderation.member_records(who, user, audit_limit=1)
     req = await moderation.request_erasure(who, user)
     lang = request_lang(request)
-    detail = t(lang, "erase.what", facts=req.facts, summaries=req.summaries, name=records.name)
+    detail = t(lang, "erase.what", memories=req.facts, summaries=req.summaries, name=records.name)
     return JSONResponse(ErasureOut.of(req, detail + " DELETE again with ?confirm=<token>.").model_dump(),
                         status_code=428)
 

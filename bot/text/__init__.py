@@ -1,0 +1,1 @@
+"""What Heyan says to people, in English and Chinese: one gettext catalog for every surface."""
