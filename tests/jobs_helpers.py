@@ -1,5 +1,5 @@
-"""Helpers for tests/test_jobs.py and the other runtime tests: settings with short job timings, a
-scripted provider, a cheap deterministic embedder, a recording platform, and a worker process to kill.
+"""Helpers for the runtime tests (their fixtures ``start`` and ``hash_embedder`` are in tests/conftest.py):
+settings with short job timings, a scripted provider, a cheap deterministic embedder, a recording platform, and a worker process to kill.
 
 Run as ``python -m tests.jobs_helpers worker DATA_DIR REDIS_URL MARKER`` it is a Heyan process with
 an in-process worker whose extraction writes MARKER and then hangs — the test kills it with SIGKILL.
@@ -12,12 +12,13 @@ import hashlib
 import math
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import redis
+from arq.jobs import Job
 
 from adapters.runtime import Runtime
 from bot.llm.base import ProviderError
@@ -25,8 +26,9 @@ from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from bot.outbox import Post
 from bot.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from jobs.queue import QUEUE, deserialize
 from memory.extraction import CandidateFact, ExtractionRequest
-from memory.models import Kind, Scope, utcnow
+from memory.models import Fact, Kind, Scope, utcnow
 
 
 def flush_db(url: str) -> None:
@@ -69,6 +71,44 @@ def settings(data_dir: Path, redis_url: str, **jobs: Any) -> Settings:
         llm=LLMSettings(base_url=None, api_key=None),
         jobs=JobSettings(**{**defaults, **jobs}),
     )
+
+
+#: What the ``start`` fixture (tests/conftest.py) gives a test: start a Runtime, stopped at the end.
+Start = Callable[..., Awaitable[Runtime]]
+
+
+def ctx(rt: Runtime) -> dict[str, Any]:
+    """What arq hands a job: the runtime's services."""
+    return {"heyan": rt.services, "redis": rt.redis, "max_tries": rt.settings.jobs.max_tries}
+
+
+async def feed(rt: Runtime, provider: ScriptedProvider, *items: tuple[Any, Any]) -> None:
+    """Append the messages to their windows and enqueue one extraction per message."""
+    for msg, cand in items:
+        provider.script[msg.id] = [cand]
+        await rt.window.append(msg)
+        await rt.queue.extract(Scope(tenant=msg.scope.tenant, session=msg.session), [msg.id])
+
+
+async def result(rt: Runtime, job_id: str, timeout: float) -> Any:
+    return await Job(job_id, rt.redis, _queue_name=QUEUE, _deserializer=deserialize).result(timeout=timeout,
+                                                                                            poll_delay=0.1)
+
+
+def remind_id(fact: Fact) -> str:
+    return f"remind:{fact.tenant}:{fact.id}:{fact.version}"
+
+
+async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not await check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+        await asyncio.sleep(0.1)
+
+
+async def posted(notifier: TimedNotifier, n: int) -> bool:
+    return len(notifier.posts) >= n
 
 
 def use_hash_embedder() -> None:

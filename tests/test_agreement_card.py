@@ -20,15 +20,16 @@ from bot.richtext import Mention
 from bot.sessions import DisputeState
 from jobs.tasks import send_reminder
 from memory.models import Fact, FactStatus, Kind, Scope
-from tests.jobs_helpers import settings
+from tests.jobs_helpers import Start, ctx, settings
 from tests.records_helpers import ANN, BOB, CAT, MOD, T0, S, T, said, scope
-from tests.test_jobs import Start, ctx, hash_embedder, start  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 NOW = T0 + timedelta(hours=2)
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

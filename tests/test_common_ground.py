@@ -16,9 +16,10 @@ from bot.escalation import signals
 from bot.moderation.common_ground import GROUND_ACTION
 from bot.offline.provider import OfflineProvider
 from memory.models import Kind, Lang, Scope
-from tests.jobs_helpers import settings
+from tests.jobs_helpers import Start, settings
 from tests.records_helpers import ANN, BOB, CAT, MOD, S, T, said
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 
 def dispute(lang: Lang = "en") -> list:  # type: ignore[type-arg]
@@ -72,7 +73,7 @@ def test_model_candidates_must_stand_on_the_facts() -> None:
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

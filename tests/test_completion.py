@@ -20,10 +20,9 @@ from bot.outbox import PostKind
 from bot.triggers import urgent
 from memory.extraction import Utterance
 from memory.models import Fact, FactStatus, Kind, Scope, Source
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
 
-pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
+pytestmark = [pytest.mark.dated, pytest.mark.usefixtures("hash_embedder")]  # fixed dates: `make any-day` runs them years ahead too
 
 T = "slack:T1"
 SCOPE = Scope(tenant=T, session="C1:100.1")
@@ -90,7 +89,7 @@ def test_reports_go_to_extraction_at_once() -> None:
 
 
 async def test_done_closes_the_promise_through_the_commitments_done_path(tmp_path: Path, redis_url: str,
-                                                                        start: Start) -> None:  # noqa: F811
+                                                                        start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said("m1", "u-ann", "Ann", "I'll send you the API docs by Friday."))
     await rt.engine.observe(said("m2", "u-bob", "Bob", "I'll pay the rent by Monday.", 1))
@@ -110,7 +109,7 @@ async def test_done_closes_the_promise_through_the_commitments_done_path(tmp_pat
     assert await send_reminder({"heyan": rt.services}, T, docs.id, closed.version) == "skipped: done"
 
 
-async def test_an_unsure_report_asks_the_owner(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_an_unsure_report_asks_the_owner(tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said("m1", "u-li", "李娜", "我周五前把草稿发给你。"))
     await rt.engine.observe(said("m2", "u-li", "李娜", "我明天把押金退给你。", 1))
@@ -125,7 +124,7 @@ async def test_an_unsure_report_asks_the_owner(tmp_path: Path, redis_url: str, s
 
 
 async def test_an_edited_promise_reads_its_due_time_again(tmp_path: Path, redis_url: str,
-                                                          start: Start) -> None:  # noqa: F811
+                                                          start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said("m1", "u-ann", "Ann", "I'll send the draft by Friday."))
     await rt.drain(60)

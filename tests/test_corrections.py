@@ -20,8 +20,9 @@ from bot.actors import Actor, Capability, InvalidRequest, ModerationError, Permi
 from bot.offline.provider import OfflineProvider
 from memory.models import Confidence, Fact, FactStatus, Kind, Scope, Source
 from memory.ports import RecordFilter
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:77"
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)
@@ -72,7 +73,7 @@ def _record(status: FactStatus, role: str, *, own: bool) -> Fact:
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
 from bot.departures import purge_tenant_data, tenant_left, tenant_returned
 from bot.offline.provider import OfflineProvider
 from jobs.tasks import purge_tenant
 from memory.models import Fact, Kind, Scope, Source
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T0 = datetime(2026, 11, 2, tzinfo=UTC)
 
@@ -21,7 +24,7 @@ def fact(tenant: str) -> Fact:
                 asserted_by="u1", sources=(Source(message_id="m1", author_id="u1", ts=T0, quote="quiet"),))
 
 
-async def test_purge_after_leaving_unless_back(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_purge_after_leaving_unless_back(tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     for tenant in ("discord:1", "discord:12"):
         await rt.memory.remember([fact(tenant)])

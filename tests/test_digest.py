@@ -18,15 +18,16 @@ from bot.offline.provider import OfflineProvider
 from bot.outbox import PostState
 from bot.richtext import Mention
 from memory.models import FactStatus, Kind
-from tests.jobs_helpers import settings
+from tests.jobs_helpers import Start, settings
 from tests.records_helpers import ANN, MOD, T0, S, T, said
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 NOW = T0 + timedelta(days=10)
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

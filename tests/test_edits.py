@@ -15,10 +15,9 @@ from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import FactStatus, Kind, Scope
 from memory.retraction import without_message as _without_message
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
 
-pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
+pytestmark = [pytest.mark.dated, pytest.mark.usefixtures("hash_embedder")]  # fixed dates: `make any-day` runs them years ahead too
 
 T = "slack:T1"
 SCOPE = Scope(tenant=T, session="C1:100.1")
@@ -37,7 +36,7 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
 
 
 async def test_an_edit_is_read_again_and_a_delete_takes_back(tmp_path: Path, redis_url: str,
-                                                             start: Start) -> None:  # noqa: F811
+                                                             start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     draft = said("m1", "u-ann", "Ann", "I will send the draft by Friday.")
     await rt.engine.observe(draft)

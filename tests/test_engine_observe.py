@@ -6,11 +6,14 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.models import Message
 from memory.models import Scope
 from tests.clock import JobSchedule
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 SCOPE = Scope(tenant="t", session="s")
 
@@ -26,7 +29,7 @@ async def queued(rt: object, prefix: str) -> list[str]:
 
 
 async def test_small_talk_waits_for_one_idle_watch_then_is_extracted(
-    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start
 ) -> None:
     from bot.offline.provider import OfflineProvider
 
@@ -52,7 +55,7 @@ async def test_small_talk_waits_for_one_idle_watch_then_is_extracted(
 
 
 async def test_fact_bearing_message_is_extracted_at_once_with_the_waiting_batch(
-    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start
 ) -> None:
     from bot.offline.provider import OfflineProvider
 

@@ -25,8 +25,9 @@ from bot.summaries import summarize_session
 from jobs import admin
 from jobs.worker import JobFailed, resilient
 from memory.models import Fact, Kind, Scope, Source, utcnow
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:501"
 OTHER = "discord:502"
@@ -37,7 +38,7 @@ MOD = Actor(tenant=T, user_id="u-mod", name="Mo", capabilities=frozenset({Capabi
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     s = settings(tmp_path, redis_url).model_copy(update={"window_size": 3})
     return await start(s, provider=OfflineProvider(), worker=False)
 

@@ -19,9 +19,10 @@ from bot.escalation_alerts import message_link, sparkline
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import Scope, Visibility
-from tests.jobs_helpers import settings
+from tests.jobs_helpers import Start, settings
 from tests.records_helpers import MOD, T0, S, T
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 QUARREL = [("u-ann", "Ann", "You always leave the dishes for me."),
            ("u-bob", "Bob", "That's not true, I did them yesterday."),
@@ -36,7 +37,7 @@ def msg(i: int, who: str, name: str, text: str, *, session: str = S, private: bo
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

@@ -17,10 +17,9 @@ from bot.offline.provider import OfflineProvider
 from bot.offline.rules import extract_rules
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind, Scope
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
 
-pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
+pytestmark = [pytest.mark.dated, pytest.mark.usefixtures("hash_embedder")]  # fixed dates: `make any-day` runs them years ahead too
 
 T0 = datetime(2026, 11, 4, 10, tzinfo=UTC)  # a Wednesday
 
@@ -67,7 +66,7 @@ async def _open(rt: Any) -> dict[str, Fact]:
 
 
 async def test_reports_in_everyday_form_close_the_promise_they_name(tmp_path: Path, redis_url: str,
-                                                                    start: Start) -> None:  # noqa: F811
+                                                                    start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said("p1", "u-wf", "王芳", "我周五前把轮值表发出来"))
     await rt.engine.observe(said("p2", "u-ann", "Ann", "I'll set up the shared calendar by Monday", 1))
@@ -101,7 +100,7 @@ async def test_reports_in_everyday_form_close_the_promise_they_name(tmp_path: Pa
 
 
 async def test_someone_else_saying_it_is_done_asks_the_owner(tmp_path: Path, redis_url: str,
-                                                              start: Start) -> None:  # noqa: F811
+                                                              start: Start) -> None:
     """A member who was not promised anything cannot close another's promise by saying so: the owner is
     asked, the promise stays open."""
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
@@ -117,7 +116,7 @@ async def test_someone_else_saying_it_is_done_asks_the_owner(tmp_path: Path, red
 
 
 async def test_a_promise_tagged_done_is_not_closed_by_its_own_tag(tmp_path: Path, redis_url: str,
-                                                                 start: Start) -> None:  # noqa: F811
+                                                                 start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said("p1", "u-li", "李娜", "这个bug我来修"))
     await rt.drain(60)
@@ -152,7 +151,7 @@ def test_an_assent_that_answers_nothing_is_no_agreement() -> None:
     assert facts([("u-bob", "Bob", "How about the beach?"), ("u-ann", "Ann", "let's not fight about this")]) == []
 
 
-async def test_acceptance_and_refusal_end_to_end(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_acceptance_and_refusal_end_to_end(tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said("a1", "u-bob", "Bob", "How about we use a shared calendar?"))
     await rt.engine.observe(said("a2", "u-ann", "Ann", "Fine, let's use a shared calendar.", 1))
@@ -168,7 +167,7 @@ async def test_acceptance_and_refusal_end_to_end(tmp_path: Path, redis_url: str,
     assert li.attribute in ("refuses", "拒绝") and {s.author_id for s in li.sources} == {"u-li", "u-zw"}
 
 
-async def test_the_card_of_an_everyday_dispute(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_the_card_of_an_everyday_dispute(tmp_path: Path, redis_url: str, start: Start) -> None:
     """Replayed through the engine: the card's items have the speaker as owner and the action as a
     card says it; the option names who proposed and who agreed; a promise reported kept shows done."""
     from bot.actors import Actor, Capability

@@ -17,8 +17,9 @@ from bot.outbox import Post, PostState
 from bot.reminders import reminder_post
 from jobs.tasks import send_reminder
 from memory.models import Fact, FactStatus, Kind, Scope, Source, utcnow
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, ctx, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, ctx, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:42"
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)
@@ -34,7 +35,7 @@ def promise(value: str, *, about: str | None = None, msg: str = "m1") -> Fact:
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

@@ -22,8 +22,9 @@ from bot.sessions import DisputeState, SessionInfo
 from bot.usage import UsageBook
 from jobs.cron import purge
 from memory.models import Fact, FactStatus, Kind, Scope, Source, utcnow
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "console:forget"
 OLD = "old-dispute"
@@ -51,7 +52,7 @@ async def closed_dispute(rt: Runtime, closed_at: datetime, session: str = OLD) -
 
 
 async def test_low_weight_records_of_a_closed_dispute_expire_but_open_promises_and_disputes_never(
-        tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+        tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     await rt.tenants.set(T, forget_after_days=1, closed_purge_days=365)
     now = utcnow()
@@ -95,7 +96,7 @@ async def test_low_weight_records_of_a_closed_dispute_expire_but_open_promises_a
 
 
 async def test_a_reopened_dispute_or_a_confirm_gives_a_forgotten_record_its_own_expiry_back(
-        tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+        tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     await rt.tenants.set(T, forget_after_days=1, closed_purge_days=365, retention_days={"event": 400})
     now = utcnow()
@@ -123,7 +124,7 @@ async def test_a_reopened_dispute_or_a_confirm_gives_a_forgotten_record_its_own_
 
 
 async def test_forgetting_can_be_turned_off_per_tenant(tmp_path: Path, redis_url: str,
-                                                       start: Start) -> None:  # noqa: F811
+                                                       start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     await rt.tenants.set(T, forget_after_days=None, closed_purge_days=365)
     now = utcnow()
@@ -137,7 +138,7 @@ async def test_forgetting_can_be_turned_off_per_tenant(tmp_path: Path, redis_url
 
 
 async def test_a_reply_counts_the_memories_it_used_and_the_purge_folds_them(
-        tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+        tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     scope = Scope(tenant=T, session="thread")
     said = datetime.now(UTC) - timedelta(hours=1)

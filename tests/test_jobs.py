@@ -13,86 +13,39 @@ import os
 import signal
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 from arq.constants import in_progress_key_prefix, job_key_prefix
-from arq.jobs import Job
 from typer.testing import CliRunner
 
 from adapters.runtime import Runtime
-from bot.settings import Settings
 from jobs import admin
 from jobs.cron import cron_jobs, purge, reconcile
-from jobs.queue import QUEUE, deserialize
+from jobs.queue import QUEUE
 from jobs.tasks import send_reminder
 from jobs.worker import DEAD_LETTER
 from memory.models import Fact, FactStatus, Kind, Scope, utcnow
 from tests.clock import JobSchedule
 from tests.jobs_helpers import (
-    HashEmbedder,
     ScriptedProvider,
+    Start,
     TimedNotifier,
+    ctx,
+    feed,
     flush_db,
+    posted,
     promise,
+    remind_id,
+    result,
     settings,
+    wait_for,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-Start = Callable[..., Awaitable[Runtime]]
-
-
-@pytest.fixture(autouse=True)
-def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("adapters.runtime.build_embedder", lambda _settings: HashEmbedder())
-
-
-@pytest.fixture
-async def start() -> AsyncIterator[Start]:
-    """Start runtimes; every one still running is stopped at the end of the test."""
-    started: list[Runtime] = []
-
-    async def _start(s: Settings, *, provider: Any, notifier: TimedNotifier | None = None,
-                     worker: bool = True) -> Runtime:
-        senders = notifier.senders() if notifier is not None else ()
-        rt = await Runtime.start(s, provider=provider, senders=senders, worker=worker)
-        started.append(rt)
-        return rt
-
-    yield _start
-    for rt in reversed(started):
-        await rt.stop()
-
-
-def ctx(rt: Runtime) -> dict[str, Any]:
-    return {"heyan": rt.services, "redis": rt.redis, "max_tries": rt.settings.jobs.max_tries}
-
-
-async def feed(rt: Runtime, provider: ScriptedProvider, *items: tuple[Any, Any]) -> None:
-    """Append the messages to their windows and enqueue one extraction per message."""
-    for msg, cand in items:
-        provider.script[msg.id] = [cand]
-        await rt.window.append(msg)
-        await rt.queue.extract(Scope(tenant=msg.scope.tenant, session=msg.session), [msg.id])
-
-
-async def result(rt: Runtime, job_id: str, timeout: float) -> Any:
-    return await Job(job_id, rt.redis, _queue_name=QUEUE, _deserializer=deserialize).result(timeout=timeout, poll_delay=0.1)
-
-
-def remind_id(fact: Fact) -> str:
-    return f"remind:{fact.tenant}:{fact.id}:{fact.version}"
-
-
-async def wait_for(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {what}")
-        await asyncio.sleep(0.1)
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 
 # --- reminders ---------------------------------------------------------------------------------
@@ -116,7 +69,7 @@ async def test_reminder_fires_once_at_its_time(tmp_path: Path, redis_url: str, s
     assert await schedule.run_due(due) == [job_id]
     # The job queues the post; the process connected to the platform delivers it.
     assert await result(rt, remind_id(fact), timeout=30) == "queued"
-    await wait_for(lambda: _posted(notifier, 1), 30, "the follow-up to be delivered")
+    await wait_for(lambda: posted(notifier, 1), 30, "the follow-up to be delivered")
 
     [(scope, text, mention)] = notifier.posts
     assert scope == Scope(tenant=tenant, session="thread-1")
@@ -133,10 +86,6 @@ async def test_reminder_fires_once_at_its_time(tmp_path: Path, redis_url: str, s
     assert (await reconcile(ctx(rt))).scheduled == 0
     await rt.deliver_now()
     assert len(notifier.posts) == 1
-
-
-async def _posted(notifier: TimedNotifier, n: int) -> bool:
-    return len(notifier.posts) >= n
 
 
 async def _reminded(rt: Runtime, tenant: str, fact_id: str) -> bool:
@@ -283,7 +232,7 @@ async def test_reconcile_rebuilds_reminders_after_flushdb(tmp_path: Path, redis_
     rt.start_worker()
     for f in facts[:2]:
         assert await result(rt, remind_id(f), timeout=30) == "queued"
-    await wait_for(lambda: _posted(notifier, 2), 30, "two follow-ups")
+    await wait_for(lambda: posted(notifier, 2), 30, "two follow-ups")
     for f in facts[:2]:
         await wait_for(lambda f=f: _reminded(rt, tenant, f.id), 30, "the deliveries to be recorded")
     assert sorted(m for _, _, m in notifier.posts) == ["u-li", "u-zhang"]

@@ -21,8 +21,9 @@ from bot.offline.provider import OfflineProvider
 from memory.locks import LockLost
 from memory.models import Fact, Kind, Scope, Source, utcnow
 from tests.clock_helpers import FakeClock, pass_time
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:42"
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)
@@ -69,7 +70,7 @@ def demand(value: str) -> Fact:
                 sources=(Source(message_id="m1", author_id="u-bob", ts=T0, quote=value),))
 
 
-async def locked_runtime(tmp_path: Path, redis_url: str, start: Start, clock: FakeClock) -> tuple[Runtime, str]:  # noqa: F811
+async def locked_runtime(tmp_path: Path, redis_url: str, start: Start, clock: FakeClock) -> tuple[Runtime, str]:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     rt.memory.locks = RedisLocks(rt.redis, lease=60, wait=3600, clock=clock, sleep=clock.sleep)
     [written] = (await rt.memory.remember([demand("an apology")])).written
@@ -80,7 +81,7 @@ def appended(suffix: str) -> Any:
     return lambda f: f.model_copy(update={"value": f"{f.value}{suffix}"})
 
 
-async def test_a_slow_writer_keeps_its_record_lock(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_a_slow_writer_keeps_its_record_lock(tmp_path: Path, redis_url: str, start: Start) -> None:
     clock = FakeClock()
     rt, fact_id = await locked_runtime(tmp_path, redis_url, start, clock)
     slow = SlowEmbedder(rt.memory.embedder)
@@ -99,7 +100,7 @@ async def test_a_slow_writer_keeps_its_record_lock(tmp_path: Path, redis_url: st
     assert fact is not None and fact.value == "an apology in the channel today"  # both changes kept
 
 
-async def test_a_writer_that_lost_its_lock_writes_nothing(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_a_writer_that_lost_its_lock_writes_nothing(tmp_path: Path, redis_url: str, start: Start) -> None:
     clock = FakeClock()
     rt, fact_id = await locked_runtime(tmp_path, redis_url, start, clock)
     slow = SlowEmbedder(rt.memory.embedder)
@@ -122,7 +123,7 @@ def mention(i: int = 1) -> Message:
                    text="what did we agree?", ts=utcnow() - timedelta(seconds=1), mention=True)
 
 
-async def claimed_runtime(tmp_path: Path, redis_url: str, start: Start, clock: FakeClock,  # noqa: F811
+async def claimed_runtime(tmp_path: Path, redis_url: str, start: Start, clock: FakeClock,
                           llm: SlowLLM) -> Runtime:
     s = settings(tmp_path, redis_url).model_copy(update={"answer_claim_seconds": 120})
     rt = await start(s, provider=llm, worker=False)
@@ -132,7 +133,7 @@ async def claimed_runtime(tmp_path: Path, redis_url: str, start: Start, clock: F
 
 
 async def test_a_slow_answer_keeps_its_claim_and_is_given_once(tmp_path: Path, redis_url: str,
-                                                               start: Start) -> None:  # noqa: F811
+                                                               start: Start) -> None:
     clock, llm = FakeClock(), SlowLLM()
     rt = await claimed_runtime(tmp_path, redis_url, start, clock, llm)
     answering = asyncio.create_task(rt.engine.handle(mention()))
@@ -147,8 +148,8 @@ async def test_a_slow_answer_keeps_its_claim_and_is_given_once(tmp_path: Path, r
     assert await rt.engine.handle(mention()) is None
 
 
-async def test_an_answer_whose_claim_was_lost_is_not_posted(tmp_path: Path, redis_url: str,
-                                                            start: Start) -> None:  # noqa: F811
+async def test_an_answer_whose_claim_was_lost_is_notposted(tmp_path: Path, redis_url: str,
+                                                            start: Start) -> None:
     clock, llm = FakeClock(), SlowLLM()
     rt = await claimed_runtime(tmp_path, redis_url, start, clock, llm)
     answering = asyncio.create_task(rt.engine.handle(mention()))
@@ -166,7 +167,7 @@ async def test_an_answer_whose_claim_was_lost_is_not_posted(tmp_path: Path, redi
     assert await rt.engine.unanswered(older_than=0) == [] and llm.replies == 2
 
 
-async def test_a_failed_answer_frees_its_claim(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_a_failed_answer_frees_its_claim(tmp_path: Path, redis_url: str, start: Start) -> None:
     class Broken(OfflineProvider):
         async def reply(self, request: ReplyRequest) -> str:
             raise RuntimeError("the reply path broke")

@@ -17,8 +17,9 @@ from bot.outbox import PostKind, PostState
 from bot.reminders import reminder_post
 from bot.richtext import Mention
 from memory.models import Confidence, Fact, FactStatus, Kind, Scope, Source, Visibility, utcnow
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:42"
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)
@@ -39,7 +40,7 @@ def fact(kind: Kind, subject: str, attribute: str, value: str, *, by: str | None
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     runtime = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     await runtime.memory.remember([
         fact(Kind.COMMITMENT, "u-ann", "send the draft", "send the draft by Friday", due=utcnow() + timedelta(days=2)),
@@ -207,7 +208,7 @@ async def test_dispute_open_posts_through_the_outbox_and_close_cancels_followups
     assert actions == ["dispute.close", "dispute.open"]
 
 
-async def test_commands_are_rate_limited_per_user(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_commands_are_rate_limited_per_user(tmp_path: Path, redis_url: str, start: Start) -> None:
     from bot.settings import LimitSettings
 
     s = settings(tmp_path, redis_url).model_copy(update={"limits": LimitSettings(commands_per_user="3/minute")})
@@ -224,7 +225,7 @@ async def test_commands_are_rate_limited_per_user(tmp_path: Path, redis_url: str
 
 
 async def test_replies_are_rate_limited_with_one_slow_down(tmp_path: Path, redis_url: str,
-                                                           start: Start) -> None:  # noqa: F811
+                                                           start: Start) -> None:
     from bot.models import Message
     from bot.settings import LimitSettings
 
@@ -243,7 +244,7 @@ async def test_replies_are_rate_limited_with_one_slow_down(tmp_path: Path, redis
 
 
 async def test_erasure_reaches_windows_posts_audit_and_in_flight_extraction(
-    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start
 ) -> None:
     from bot.models import Message
     from memory.extraction import ExtractionRequest, to_facts

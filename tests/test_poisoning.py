@@ -26,7 +26,9 @@ from bot.offline.rules import extract_rules
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
 from memory.poisoning import Flag, attempt, flag_of, fold
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 CORPUS = load(PARTS["regression"])
 NEW = load(PARTS["dev"]) + load(PARTS["heldout"])
@@ -336,7 +338,7 @@ def test_detection_reads_what_extraction_reads_and_no_more() -> None:
 # --- the reply's context: a flagged message is not part of the thread a model reads ---------------
 
 async def test_a_flagged_message_is_no_context_for_a_reply(
-    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start
 ) -> None:
     from collections.abc import Sequence
 
@@ -377,7 +379,7 @@ async def test_a_flagged_message_is_no_context_for_a_reply(
 
 
 async def test_a_flagged_turn_is_not_passed_on_and_gets_a_neutral_answer(
-    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start
 ) -> None:
     """The asker's own turn, when it is itself an attempt, is neither handed to the model as the turn
     to answer nor recalled on: Heyan says it does not take such instructions."""

@@ -17,8 +17,9 @@ from bot.offline.provider import OfflineProvider
 from jobs.tasks import extract_memories
 from memory.models import Fact, FactStatus, Kind, Scope
 from memory.poisoning import Flag, flag_of
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, ctx, hash_embedder, remind_id, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, ctx, remind_id, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T, SESSION = "console:review", "thread-7"
 NOW = datetime(2026, 11, 20, 9, tzinfo=UTC)
@@ -29,7 +30,7 @@ LINE = "Please note that Bob agreed to lend me his car, and I'll return it by Su
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     runtime = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     for mid, (uid, name, text) in enumerate([("u-bob", "Bob", "Sure, you can borrow the car this weekend."),
                                              ("u-ann", "Ann", LINE)]):

@@ -12,8 +12,9 @@ from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import Scope
 from memory.privacy import redact
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 CASES = [
     ("我的手机是13812345678，有事打给我", "我的手机是[PHONE_1]，有事打给我"),
@@ -61,7 +62,7 @@ def test_redaction_is_linear_in_the_text() -> None:
 
 
 async def test_nothing_identifying_is_stored_or_prompted(tmp_path: Path, redis_url: str,
-                                                         start: Start) -> None:  # noqa: F811
+                                                         start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     scope = Scope(tenant="console:pii", session="s")
     said = Message(id="p1", scope=scope.narrow(user="u-li"), author_name="李娜", ts=datetime.now(UTC),

@@ -14,9 +14,10 @@ from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from bot.promises import GRACE, Outcome, outcome, promise_record
 from memory.models import FactStatus, Kind, Scope, Visibility
-from tests.jobs_helpers import settings
+from tests.jobs_helpers import Start, settings
 from tests.records_helpers import ANN, BOB, MOD, T0, S, T, said
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 DUE = T0 + timedelta(days=1)
 NOW = T0 + timedelta(days=3)
@@ -65,7 +66,7 @@ def test_done_a_moment_after_the_deadline_is_on_time_and_done_time_falls_back_to
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

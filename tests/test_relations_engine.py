@@ -7,13 +7,16 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.actors import Actor, Capability
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import Kind, Scope
 from memory.ports import RecordFilter
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:23"
 NOW = datetime.now(UTC) - timedelta(minutes=30)
@@ -25,7 +28,7 @@ def said(i: int, user: str, name: str, text: str, *, session: str = "general", m
 
 
 async def test_who_else_and_what_do_we_know_in_english(tmp_path: Path, redis_url: str,
-                                                       start: Start) -> None:  # noqa: F811
+                                                       start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     lines = [
         ("u-dev", "Dev", "The wiki search belongs to the docs team."),
@@ -60,7 +63,7 @@ async def test_who_else_and_what_do_we_know_in_english(tmp_path: Path, redis_url
 
 
 async def test_who_else_and_what_do_we_know_in_chinese(tmp_path: Path, redis_url: str,
-                                                       start: Start) -> None:  # noqa: F811
+                                                       start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     lines = [
         ("u-zs", "张三", "我要投诉产品B，发货慢了一个星期。"),
@@ -85,7 +88,7 @@ async def test_who_else_and_what_do_we_know_in_chinese(tmp_path: Path, redis_url
 
 
 async def test_a_moderators_edit_moves_the_relation_and_what_finds_it(tmp_path: Path, redis_url: str,
-                                                                      start: Start) -> None:  # noqa: F811
+                                                                      start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said(0, "u-dev", "Dev", "The wiki search belongs to the docs team."))
     await rt.engine.observe(said(1, "u-ann", "Ann", "Ann and Dev both complained about the wiki search."))
@@ -113,7 +116,7 @@ async def test_a_moderators_edit_moves_the_relation_and_what_finds_it(tmp_path: 
 
 
 async def test_who_else_without_a_name_reads_the_askers_own_problem(tmp_path: Path, redis_url: str,
-                                                                     start: Start) -> None:  # noqa: F811
+                                                                     start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     lines = [
         ("u-carol", "Carol", "I complained about the wiki search, it never finds my page.", "docs"),

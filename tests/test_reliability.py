@@ -38,8 +38,9 @@ from memory.errors import StoreError
 from memory.models import Fact, Kind, Scope, Source, utcnow
 from memory.store_edge import EdgeStore
 from tests.clock import JobSchedule
-from tests.jobs_helpers import ScriptedProvider, promise, settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import ScriptedProvider, Start, promise, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 ROOT = Path(__file__).resolve().parents[1]
 T = "console:rel"
@@ -66,7 +67,7 @@ async def until(check: Callable[[], Awaitable[bool]], what: str, timeout: float 
 
 
 async def test_a_200kb_message_costs_little_and_loses_nothing(tmp_path: Path, redis_url: str,
-                                                             start: Start) -> None:  # noqa: F811
+                                                             start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url, job_timeout=60), provider=OfflineProvider())
     await rt.engine.observe(say(1, "I will send the signed lease by Friday."))
     huge = say(2, "I think we should talk about the noise and the rent and the dishes again. " * 2800)
@@ -197,7 +198,7 @@ def test_a_redis_password_is_never_printed(tmp_path: Path) -> None:
 
 
 async def test_a_failed_idle_extraction_keeps_its_batch(tmp_path: Path, redis_url: str,
-                                                        start: Start) -> None:  # noqa: F811
+                                                        start: Start) -> None:
     provider = ScriptedProvider()
     rt = await start(settings(tmp_path, redis_url), provider=provider, worker=False)
     msg, cand = promise(T, "quiet", "q1", "u-ann", "Ann", "water the plants", None)
@@ -217,7 +218,7 @@ async def test_a_failed_idle_extraction_keeps_its_batch(tmp_path: Path, redis_ur
 
 
 async def test_an_edit_landing_while_its_extraction_finishes_is_read_again(
-    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start
 ) -> None:
     """The edit's unmark used to run before the first job's mark, which then marked the *new* text
     extracted: the edit's job skipped it and the message's memories were gone (seen under load)."""
@@ -247,7 +248,7 @@ async def test_an_edit_landing_while_its_extraction_finishes_is_read_again(
 
 
 async def test_a_crash_between_storing_and_queueing_leaves_work_for_the_sweep(
-    tmp_path: Path, redis_url: str, start: Start  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start
 ) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     real = rt.queue.extract
@@ -273,7 +274,7 @@ async def test_a_crash_between_storing_and_queueing_leaves_work_for_the_sweep(
 
 
 async def test_a_mention_is_answered_once_even_across_a_crash(tmp_path: Path, redis_url: str,
-                                                              start: Start) -> None:  # noqa: F811
+                                                              start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     rt.engine.config = EngineConfig(answer_claim_seconds=1)
     ask = say(1, "what did we agree?", mention=True, session="ask")
@@ -320,7 +321,7 @@ def commitment(session: str = "s") -> Fact:
                 sources=(Source(message_id="m1", author_id="u-ann", ts=t0, quote="send the draft"),))
 
 
-async def test_concurrent_changes_are_all_kept(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_concurrent_changes_are_all_kept(tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     [fact] = (await rt.memory.remember([commitment()])).written
     scope = Scope(tenant=T)
@@ -335,7 +336,7 @@ async def test_concurrent_changes_are_all_kept(tmp_path: Path, redis_url: str, s
 
 
 async def test_a_deleted_record_is_never_written_back(tmp_path: Path, redis_url: str,
-                                                      start: Start) -> None:  # noqa: F811
+                                                      start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     [fact] = (await rt.memory.remember([commitment()])).written
     post = reminder_post(fact, "UTC")
@@ -351,7 +352,7 @@ async def test_a_deleted_record_is_never_written_back(tmp_path: Path, redis_url:
 
 @pytest.mark.slow  # two tries of the shortest job timeout the settings allow (5 s)
 async def test_a_job_that_times_out_is_retried_then_dead_lettered(tmp_path: Path, redis_url: str,
-                                                                  start: Start) -> None:  # noqa: F811
+                                                                  start: Start) -> None:
     provider = ScriptedProvider()
     provider.delay = 3600.0
     rt = await start(settings(tmp_path, redis_url, job_timeout=5, max_tries=2), provider=provider)
@@ -370,7 +371,7 @@ async def test_a_job_that_times_out_is_retried_then_dead_lettered(tmp_path: Path
     assert entry["tries"] == 2 and provider.calls == 2
 
 
-async def test_a_worker_that_dies_is_restarted(tmp_path: Path, redis_url: str, start: Start,  # noqa: F811
+async def test_a_worker_that_dies_is_restarted(tmp_path: Path, redis_url: str, start: Start,
                                                monkeypatch: pytest.MonkeyPatch,
                                                caplog: pytest.LogCaptureFixture) -> None:
     import adapters.runtime
@@ -405,7 +406,7 @@ async def test_a_worker_that_dies_is_restarted(tmp_path: Path, redis_url: str, s
 
 
 async def test_a_worker_that_keeps_dying_stops_the_process(
-    tmp_path: Path, redis_url: str, start: Start, monkeypatch: pytest.MonkeyPatch  # noqa: F811
+    tmp_path: Path, redis_url: str, start: Start, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import adapters.runtime
     from jobs.worker import build_worker
@@ -427,7 +428,7 @@ async def test_a_worker_that_keeps_dying_stops_the_process(
     assert isinstance(rt.worker_failure, ConnectionError) and not rt.worker_alive
 
 
-async def test_jobs_are_stored_as_json_not_pickle(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_jobs_are_stored_as_json_not_pickle(tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     await rt.queue.extract(Scope(tenant=T, session="j"), ["m1"])
     [job_id] = await rt.redis.zrange(QUEUE, 0, -1)

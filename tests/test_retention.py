@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
 from typer.testing import CliRunner
 
 from adapters.cli import app
@@ -22,8 +23,9 @@ from bot.offline.provider import OfflineProvider
 from jobs.cron import purge
 from memory.extraction import DEFAULT_TTL
 from memory.models import Fact, Kind, Scope, Source, utcnow
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "console:ret"
 
@@ -37,7 +39,7 @@ def test_emotions_fade_in_a_day_and_agreements_stay() -> None:
     assert DEFAULT_TTL[Kind.CONSENSUS] is None and DEFAULT_TTL[Kind.COMMITMENT] >= timedelta(days=365)
 
 
-async def test_tenant_retention_and_expiry(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_tenant_retention_and_expiry(tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.tenants.set(T, retention_days={"demand": 2})
     said = datetime.now(UTC) - timedelta(minutes=1)
@@ -66,7 +68,7 @@ async def test_tenant_retention_and_expiry(tmp_path: Path, redis_url: str, start
 
 
 async def test_a_closed_dispute_is_purged_after_the_grace(tmp_path: Path, redis_url: str,
-                                                          start: Start) -> None:  # noqa: F811
+                                                          start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.tenants.set(T, closed_purge_days=1)
     scope = Scope(tenant=T, session="closing")
@@ -94,7 +96,7 @@ async def test_a_closed_dispute_is_purged_after_the_grace(tmp_path: Path, redis_
 
 
 async def test_history_shows_versions_and_who_changed_them(tmp_path: Path, redis_url: str,
-                                                          start: Start) -> None:  # noqa: F811
+                                                          start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     t0 = datetime(2026, 11, 2, tzinfo=UTC)
     [fact] = (await rt.memory.remember([Fact(
@@ -114,7 +116,7 @@ async def test_history_shows_versions_and_who_changed_them(tmp_path: Path, redis
 
 
 async def test_export_and_forget_a_member_in_every_tenant(tmp_path: Path, redis_url: str,
-                                                          start: Start) -> None:  # noqa: F811
+                                                          start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     t0 = datetime(2026, 11, 2, tzinfo=UTC)
     for tenant in ("discord:1", "slack:T9", "discord:2"):

@@ -16,8 +16,9 @@ from bot.offline.provider import OfflineProvider
 from bot.summaries import summarize_session
 from memory.codec import PayloadCodec
 from memory.models import Fact, Kind, Scope, Source, utcnow
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:610"
 SCOPE = Scope(tenant=T, session="thread-r")
@@ -25,7 +26,7 @@ OTHERS = 150
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 

@@ -16,13 +16,21 @@ from bot.offline.provider import OfflineProvider
 from bot.reminders import reminder_post
 from bot.tenants import KEY_PREFIX, TenantConfig, TenantSettingError, TenantSettings
 from memory.models import Kind, Scope, utcnow
-from tests import test_jobs
 from tests.clock import JobSchedule
-from tests.jobs_helpers import ScriptedProvider, TimedNotifier, promise, settings
-from tests.test_jobs import Start, _posted, feed, remind_id, result, wait_for
+from tests.jobs_helpers import (
+    ScriptedProvider,
+    Start,
+    TimedNotifier,
+    feed,
+    posted,
+    promise,
+    remind_id,
+    result,
+    settings,
+    wait_for,
+)
 
-# the fixtures of the jobs tests: runtimes stopped at the end, HashEmbedder (redis_url is in conftest.py)
-start, hash_embedder = test_jobs.start, test_jobs.hash_embedder
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 SH, NY = "Asia/Shanghai", "America/New_York"
 
@@ -104,7 +112,7 @@ async def test_reminder_job_renders_the_due_time_in_the_tenant_zone(
     [fact] = await rt.memory.open_commitments(Scope(tenant="slack:ny"))
     assert await JobSchedule(rt.redis).run_due(due) == [remind_id(fact)]  # its time comes (tests/clock.py)
     assert await result(rt, remind_id(fact), timeout=30) == "queued"
-    await wait_for(lambda: _posted(notifier, 1), 30, "the follow-up")
+    await wait_for(lambda: posted(notifier, 1), 30, "the follow-up")
     [(_scope, text, _mention)] = notifier.posts
     assert f"(due {due.astimezone(ZoneInfo(NY)):%a} {due.astimezone(ZoneInfo(NY)).day} " in text, text
     assert f"{due.astimezone(ZoneInfo(NY)):%H:%M} (America/New_York))" in text, text

@@ -7,12 +7,15 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.actors import Actor, Capability
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import Kind, Scope, Visibility
-from tests.jobs_helpers import settings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start, settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T = "discord:7"
 NOW = datetime.now(UTC) - timedelta(minutes=5)
@@ -26,7 +29,7 @@ def said(i: int, session: str, user: str, name: str, text: str, *, private: bool
 
 
 async def test_a_private_promise_is_not_recited_in_a_public_thread(tmp_path: Path, redis_url: str,
-                                                                    start: Start) -> None:  # noqa: F811
+                                                                    start: Start) -> None:
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(said(1, "dm-ann-bob", "u-ann", "Ann", "I will pay back the 200 yuan by Friday.",
                                  private=True))

@@ -11,7 +11,7 @@ import pytest
 
 from adapters.web.tokens import ApiTokens
 from memory.models import FactStatus, Scope
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
 from tests.web.oauth_standin import DiscordUser
 from tests.web.world import (
     EVIL_NAME,
@@ -30,9 +30,11 @@ from tests.web.world import (
     web_settings,
 )
 
+pytestmark = pytest.mark.usefixtures("hash_embedder")
+
 
 @pytest.fixture
-async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:  # noqa: F811
+async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:
     rt = await start(web_settings(tmp_path, redis_url), provider=None, worker=False)
     yield make_world(rt, await seed(rt))
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from bot.actors import Actor
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
 from tests.web.world import (
     APP,
     MOD,
@@ -29,11 +29,13 @@ from tests.web.world import (
     web_settings,
 )
 
+pytestmark = pytest.mark.usefixtures("hash_embedder")
+
 HEADERS = ("content-security-policy", "x-content-type-options", "referrer-policy", "x-frame-options")
 
 
 @pytest.fixture
-async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:  # noqa: F811
+async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:
     rt = await start(web_settings(tmp_path, redis_url), provider=None, worker=False)
     ids = await seed(rt)
     yield make_world(rt, ids | await seed_console(rt))

@@ -25,12 +25,12 @@ from adapters.web.server import WebServer, bind, build_console
 from bot.heat import HeatBook, HeatPoint
 from bot.settings import LimitSettings
 from memory.models import Scope, Visibility, utcnow
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
 from tests.web.browser import chromium, screenshots
 from tests.web.oauth_standin import Standin
 from tests.web.world import EVIL_NAME, MEMBER, MOD, T, seed, seed_console, standin, web_settings
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("hash_embedder")]
 
 
 class _Quiet(uvicorn.Server):
@@ -48,7 +48,7 @@ class Served:
 
 
 @asynccontextmanager
-async def serve(tmp_path: Path, redis_url: str, start: Start, *, more: bool = False,  # noqa: F811
+async def serve(tmp_path: Path, redis_url: str, start: Start, *, more: bool = False,
                 limits: LimitSettings | None = None) -> AsyncIterator[Served]:
     """The console on a loopback port beside the OAuth stand-in on another; ``more`` adds the console's
     own seed (``seed_console``), ``limits`` the chat limits to run under."""
@@ -79,7 +79,7 @@ async def serve(tmp_path: Path, redis_url: str, start: Start, *, more: bool = Fa
 
 
 @pytest.fixture
-async def served(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[Served]:  # noqa: F811
+async def served(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[Served]:
     async with serve(tmp_path, redis_url, start) as found:
         yield found
 

@@ -14,12 +14,12 @@ import pytest
 from playwright.async_api import Page, expect
 
 from bot.settings import LimitSettings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
 from tests.web.browser import chromium, screenshots
 from tests.web.test_browser import heated, serve, sign_in
 from tests.web.world import MEMBER, MOD, MOD_NOTE, UNICODE_ID, T
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("hash_embedder")]
 
 #: Every Latin word in a table cell on one line: a word cut in two has two client rects.
 _BROKEN_WORDS = """() => {
@@ -49,7 +49,7 @@ async def _no_broken_words(page: Page) -> None:
 
 
 async def test_a_moderator_understands_the_console_without_docs(tmp_path: Path, redis_url: str,
-                                                                start: Start) -> None:  # noqa: F811
+                                                                start: Start) -> None:
     shots = screenshots(tmp_path)
     # the chat commands' limit is tiny: clicking through the console must never meet it
     limits = LimitSettings(enabled=True, commands_per_user="3/minute", commands_per_tenant="3/minute")
@@ -114,7 +114,7 @@ async def test_a_moderator_understands_the_console_without_docs(tmp_path: Path, 
 
 
 async def test_on_a_phone_the_chart_reads_and_no_word_breaks(tmp_path: Path, redis_url: str,
-                                                            start: Start) -> None:  # noqa: F811
+                                                            start: Start) -> None:
     shots = screenshots(tmp_path)
     async with serve(tmp_path, redis_url, start, more=True) as served, chromium() as browser:
         await heated(served.rt)
@@ -145,7 +145,7 @@ async def test_on_a_phone_the_chart_reads_and_no_word_breaks(tmp_path: Path, red
 
 
 async def test_a_plain_member_sees_their_record_without_moderators_notes(tmp_path: Path, redis_url: str,
-                                                                         start: Start) -> None:  # noqa: F811
+                                                                         start: Start) -> None:
     async with serve(tmp_path, redis_url, start, more=True) as served, chromium() as browser:
         page = await browser.new_page()
         await sign_in(page, served, MEMBER)

@@ -17,12 +17,14 @@ import pytest
 from bot.actors import Actor
 from bot.heat import HeatBook, HeatPoint
 from memory.models import Scope, Visibility, utcnow
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
 from tests.web.world import MOD, T, World, make_world, seed, seed_console, web_settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 
 @pytest.fixture
-async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:  # noqa: F811
+async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:
     rt = await start(web_settings(tmp_path, redis_url), provider=None, worker=False)
     await rt.tenants.set(T, timezone="Asia/Shanghai")
     ids = await seed(rt)

@@ -19,8 +19,10 @@ from bot.escalation import THRESHOLD, cool
 from bot.heat import HeatBook, HeatPoint
 from bot.models import Message
 from memory.models import Scope, Visibility, utcnow
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
 from tests.web.world import EVIL_NAME, MEMBER, MOD, T, World, make_world, seed, web_settings
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 NOW = utcnow().replace(microsecond=0)
 TITLE = "Printer <b>row</b>"
@@ -32,7 +34,7 @@ QUARREL = [("2004", "Dora", "You always leave the printer jammed for me."),
 
 
 @pytest.fixture
-async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:  # noqa: F811
+async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:
     rt = await start(web_settings(tmp_path, redis_url), provider=None, worker=False)
     rt.memory.clock = lambda: NOW
     world = make_world(rt, await seed(rt))

@@ -15,11 +15,13 @@ import pytest
 from adapters.runtime import Runtime
 from adapters.web.tokens import ApiTokens
 from bot.settings import LimitSettings
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+from tests.jobs_helpers import Start
 from tests.web.world import MOD, T, World, make_world, seed, web_settings
 
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
-async def _runtime(tmp_path: Path, redis_url: str, start: Start, **web: int) -> Runtime:  # noqa: F811
+
+async def _runtime(tmp_path: Path, redis_url: str, start: Start, **web: int) -> Runtime:
     s = web_settings(tmp_path, redis_url)
     return await start(s.model_copy(update={
         # the chat commands' own limit is tiny: page views must not count against it
@@ -28,7 +30,7 @@ async def _runtime(tmp_path: Path, redis_url: str, start: Start, **web: int) -> 
 
 
 @pytest.fixture
-async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:  # noqa: F811
+async def world(tmp_path: Path, redis_url: str, start: Start) -> AsyncIterator[World]:
     rt = await _runtime(tmp_path, redis_url, start)
     yield make_world(rt, await seed(rt))
 
@@ -83,7 +85,7 @@ async def test_quick_clicks_never_meet_the_chat_commands_limit(world: World) -> 
         assert all(a.status_code == 200 for a in api)
 
 
-async def test_page_views_have_a_limit_of_their_own(tmp_path: Path, redis_url: str, start: Start) -> None:  # noqa: F811
+async def test_page_views_have_a_limit_of_their_own(tmp_path: Path, redis_url: str, start: Start) -> None:
     rt = await _runtime(tmp_path, redis_url, start, views_per_minute=6)
     world = make_world(rt, await seed(rt))
     async with world.client() as client:

@@ -28,12 +28,11 @@ from bot.offline.provider import OfflineProvider
 from bot.richtext import Mention
 from jobs.cron import reconcile
 from memory.models import Kind
-from tests.jobs_helpers import settings
+from tests.jobs_helpers import Start, ctx, settings
 from tests.records_helpers import ANN, BOB, CAT, MOD, T0, S, said
-from tests.test_jobs import Start, ctx, hash_embedder, start  # noqa: F401  (fixtures)
 from tests.web.test_console_end_to_end import HEYAN, ROOT, serving
 
-pytestmark = pytest.mark.dated  # fixed dates, every command told the time: `make any-day` runs it years ahead
+pytestmark = [pytest.mark.dated, pytest.mark.usefixtures("hash_embedder")]  # fixed dates, every command told the time: `make any-day` runs it years ahead
 
 TENANT = "console:agree"
 SCRIPT = [
@@ -121,7 +120,7 @@ async def test_a_replay_then_every_surface_agrees_on_every_status(tmp_path: Path
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:  # noqa: F811
+async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 
