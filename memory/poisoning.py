@@ -34,6 +34,7 @@ from enum import StrEnum
 
 from memory.instructions import about_people, classify, names_pattern, says_you
 from memory.normalize import normalize
+from memory.shapes import find as find_shape
 
 __all__ = ["READ_CHARS", "Attempt", "Flag", "attempt", "flag_of", "fold"]
 
@@ -301,6 +302,8 @@ def _attempt(text: str, speaker: str, names: tuple[str, ...], addressed: bool) -
         return Attempt(Flag.IMPERSONATION, f"writes as {who}", who)
     if instruction := classify(view, addressed=addressed, others=pattern):
         return Attempt(Flag.INSTRUCTION, instruction.ask.value, instruction.evidence)
+    if shape := find_shape(view, speaker=speaker, names=names, addressed=addressed):
+        return Attempt(Flag(shape.family), shape.detail, shape.evidence)
     for words in _decoded(folded):  # the folded text: reading digits as letters would spoil base64
         inner = _attempt(words[:READ_CHARS], speaker, names, addressed)
         if inner is not None or _FACT_WORDS.search(words):

@@ -1,0 +1,84 @@
+"""Speaking as or for another member: "Tomás here, on Jonas's laptop: …", "this is Ruth on Jamal's
+phone", "林涛用陈刚的手机说一下：…", "【林涛】补充一下：…我今晚就修好", "王教练：我已经决定了，黄敏的新手班暂停".
+
+The account that sends a line is its author. A line that names someone else as its writer — with
+the borrowed device, a bracketed name tag over first-person words, or another member's name as its
+label over a ruling — asks Heyan to credit that person with it. "Alex here, on my phone today" by
+Alex, "I'm on Bob's laptop, mine died" (no other writer named), "【通知】…" (no name) and "Bob: you
+said you'd pay" (speaks to Bob) stay ordinary.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.shapes.members import Members
+from memory.shapes.rulings import ASSENT, DECISION, SANCTION
+
+__all__ = ["speaks_for"]
+
+_I = re.IGNORECASE
+_DEVICE = (r"(?i:phone|laptop|pc|computer|account|login|device|tablet|ipad|mac|macbook|keyboard|profile|discord|"
+           r"slack|handle|acc)")
+_NOT_A_NAME = frozenset({"i", "it", "this", "that", "just", "hi", "hey", "hello", "ok", "okay", "so", "well", "yes",
+                         "no", "also", "sorry", "quick", "here", "anyone", "someone", "everyone", "nobody", "we"})
+#: "Tomás here, on Jonas's laptop", "this is Ruth on Jamal's phone", "I'm Tom, using Marcus's PC".
+_BORROWED = re.compile(
+    r"^[\s(（\[]*(?:(?i:hi|hey|hello)\b[\s,!]*)?(?:(?P<intro>(?i:this\s+is|it'?s|it’s|i'?m|i’m|i\s+am))\s+)?"
+    r"(?P<who>[A-Z][\w'’-]{1,20}(?:\s+[A-Z][\w'’-]{1,20})?)\s*[,，]?\s*"
+    r"(?P<here>(?i:here|speaking|writing|typing|posting))?\b[\s,，:—-]*(?:(?:\w+\s+){0,2}?)"
+    r"(?i:on|from|using|via|through|borrowing|with)\s+(?P<whose>[\w'’-]+(?:'s|’s)|(?i:my|his|her|their|this|the))\s+"
+    r"(?:\w+\s+)?" + _DEVICE + r"\b",
+    re.MULTILINE,
+)
+_BORROWED_ZH = re.compile(
+    r"^[\s(（\[【]*(?:我是|这是|本人是)?(?P<who>[\u4e00-\u9fff]{2,4}?)(?:本人)?[，,\s]*(?:在|正在)?(?:用|借|拿)(?:了)?"
+    r"(?P<whose>[\u4e00-\u9fff]{1,4}?)的(?:手机|电脑|账号|号|微信|平板|笔记本)",
+    re.MULTILINE,
+)
+#: A bracketed name tag heading a line: "【林涛】", "[Bob]".
+_TAG = re.compile(r"^\s*[【\[〔]\s*(?P<who>[^\]】〕\n]{1,24}?)\s*[】\]〕]", re.MULTILINE)
+#: A name as a line's label: "王教练：", "Bob:".
+_LABEL = re.compile(r"^\s*(?P<who>[^\s:：,，.。!?]{1,24}(?:\s[^\s:：,，.。!?]{1,24})?)\s*[:：]", re.MULTILINE)
+_FIRST = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|i’ve|my|me|mine)\b|我", _I)
+_ADDRESSING = re.compile(r"\s*(?:you\b|your\b|can\s+you|could\s+you|please|pls|@|你|您|请问)", _I)
+
+
+def _whole(members: Members, who: str) -> bool:
+    """``who`` is exactly another member's name form."""
+    m = members.other_at(who)
+    return m is not None and m.end() == len(who)
+
+
+def _own(members: Members, who: str) -> bool:
+    m = members.own.match(who) if members.own is not None else None
+    return m is not None and m.end() == len(who)
+
+
+def speaks_for(text: str, members: Members) -> str | None:
+    """The name of the other person ``text`` (folded, quotes blanked) is written as, or None."""
+    for m in _BORROWED.finditer(text):
+        who, whose = m.group("who"), m.group("whose")
+        if who.casefold() in _NOT_A_NAME or _own(members, who) or not (m.group("intro") or m.group("here")):
+            continue
+        owner = whose[:-2] if whose.endswith(("'s", "’s")) else ""
+        if _whole(members, who) or (owner and (members.names_anyone(owner))):
+            return who
+    for m in _BORROWED_ZH.finditer(text):
+        who = m.group("who")
+        if _own(members, who):
+            continue
+        if _whole(members, who) or (members.names_anyone(m.group("whose")) and m.group(0).lstrip("(（[【 ").startswith(("我是", "这是", "本人是"))):
+            return who
+    for m in _TAG.finditer(text):
+        who, said = m.group("who"), text[m.end():m.end() + 300].split("\n", 1)[0]
+        if _whole(members, who) and not _ADDRESSING.match(said) and not said.startswith(("的", "'s", "’s")) \
+                and _FIRST.search(said):
+            return who
+    for m in _LABEL.finditer(text):
+        who, said = m.group("who"), text[m.end():m.end() + 300].split("\n", 1)[0]
+        if not _whole(members, who) or _ADDRESSING.match(said):
+            continue
+        if DECISION.search(said) and (SANCTION.search(said) or ASSENT.search(said)):
+            return who
+    return None
