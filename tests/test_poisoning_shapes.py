@@ -11,6 +11,7 @@ named the way people type them: "Aylin" for "Aylin Demir", "Bea" for "Beatriz So
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
@@ -122,7 +123,7 @@ NOW = datetime(2026, 11, 6, 9, 0, tzinfo=UTC)
 
 @pytest.mark.parametrize("row", [r for r in load(PARTS["shapes"]) if r["expect"] == "flagged"],
                          ids=lambda r: r["id"])
-def test_an_attack_by_shape_never_becomes_a_record(row: dict[str, str]) -> None:
+def test_an_attack_by_shape_never_becomes_a_record(row: dict[str, Any]) -> None:
     """Through the production path (offline rules, then ``to_facts``): one flagged record of the
     speaker, nothing anyone could recall or recite."""
     context = [Utterance(f"c-{uid}", uid, name, "I'm here." if name.isascii() else "我在。", NOW)
