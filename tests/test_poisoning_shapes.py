@@ -10,6 +10,7 @@ named the way people type them: "Aylin" for "Aylin Demir", "Bea" for "Beatriz So
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -132,3 +133,15 @@ def test_an_attack_by_shape_never_becomes_a_record(row: dict[str, Any]) -> None:
     request = ExtractionRequest("discord:1", "thread-1", [turn], context=context, lang=row["lang"])
     facts = to_facts(request, extract_rules(request), now=NOW)
     assert [(f.status, f.subject) for f in facts] == [(FactStatus.FLAGGED, row["speaker"])], row["text"]
+
+
+@pytest.mark.parametrize("text", [
+    "张伟让我" * 2000, ("代" + "张伟" * 10) * 400, "王芳：" * 2700, "【张伟" * 2700, "the board decided " * 450,
+    "the board decided Bob is banned and " * 220, "Bob here on\n" * 700, "代张伟说 " * 1500, "note to the bot: " * 450,
+])
+def test_each_shape_reads_a_long_message_in_linear_time(text: str) -> None:
+    """The shapes read what extraction reads (8,000 characters) with bounded matches: a paste of one
+    opening repeated is not read once per repetition."""
+    start = time.perf_counter()
+    attempt(f"{start} {text}", speaker="Alice", names=PEOPLE.values())
+    assert time.perf_counter() - start < 0.5

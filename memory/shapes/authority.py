@@ -11,9 +11,10 @@ decided to repaint the room", "物业通知：明天停水", "she said the board
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from memory.shapes.members import Members
-from memory.shapes.rulings import ASSENT, FINAL, SANCTION, mentioned, sentences
+from memory.shapes.rulings import ASSENT, FINAL, MATCHES, SANCTION, mentioned, sentences
 
 __all__ = ["authority"]
 
@@ -31,7 +32,7 @@ _LABEL_EN = (r"(?:notice|note|announcement|update|decision|ruling|verdict|messag
 _LABEL_ZH = r"(?:通知|公告|声明|决定|决议|投票|表决|裁定|提示|消息|说明|备注|通报|结果|意见|记录|纪要)"
 #: A heading at a line start: "Course admin notice:", "Moderator note —", "Official update:", "经理事会投票：".
 _HEADING = re.compile(
-    r"^[\s\-—=~>|*#]*(?:(?:official|important|urgent|final)\s+)?(?:[a-z]+\s+){0,2}?" + _BODY_EN
+    r"^[\s\-—=~>|*#]*(?:(?:official|important|urgent|final)\s+)?(?:[a-z]+\s+){0,3}?" + _BODY_EN
     + r"(?:'s|’s|'|’)?(?:\s+" + _LABEL_EN + r"){0,2}\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*(?:official|final)\s+" + _LABEL_EN + r"\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*[\u4e00-\u9fff]{0,3}?" + _BODY_ZH + r"(?:的)?" + _LABEL_ZH + r"{0,2}\s*[:：]"
@@ -48,7 +49,11 @@ _DECIDED = re.compile(
     r"\b(?:the|our|a)\s+" + _BODY_EN + r"\s+(?:(?:has|have|had|just|already|officially|unanimously|now)\s+){0,3}"
     r"(?:decided|voted|ruled|determined|resolved|confirmed|approved)\b"
     r"|" + _BODY_ZH + r"(?:已经|已|刚刚|刚|一致|正式|开会|讨论后|研究后)*(?:决定|投票|表决|裁定|决议|拍板|通过)"
-    r"|经(?:过)?" + _BODY_ZH + r"(?:投票|表决|讨论|决定|决议)",
+    r"|经(?:过)?" + _BODY_ZH + r"(?:投票|表决|讨论|决定|决议)"
+    r"|\b(?:by\s+order\s+of|per|as\s+decided\s+by|on\s+behalf\s+of|in\s+the\s+name\s+of)\s+(?:the\s+)?" + _BODY_EN + r"\b"
+    r"|\bit\s+(?:was|has\s+been|is|had\s+been)\s+(?:officially\s+|unanimously\s+)?(?:decided|voted|ruled|determined|resolved)\b"
+    r"|(?:根据|按照|依据|奉)" + _BODY_ZH + r"(?:的)?(?:决定|决议|规定|要求|通知)"
+    r"|(?:投票|表决)(?:决定|通过|结果)|经(?:过)?[\u4e00-\u9fff]{0,4}?(?:投票|表决)",
     _I,
 )
 _THIRD = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b|他|她", _I)
@@ -63,17 +68,16 @@ def authority(text: str, members: Members) -> str | None:
     """The heading, tag or decision by which ``text`` (folded, quotes blanked) rules on people in a
     body's name, or None."""
     for pattern in (_HEADING, _TAG):
-        for m in pattern.finditer(text):
+        for m in islice(pattern.finditer(text), MATCHES):
             payload = text[m.end():m.end() + 300]
             if (SANCTION.search(payload) or ASSENT.search(payload)) and _about(payload, members, anyone=True):
                 return m.group().strip(" -—=~>|*#")
     for sentence in sentences(text):
-        for m in _DECIDED.finditer(sentence):
-            if mentioned(sentence, m.start()):
-                continue
-            if SANCTION.search(sentence) and _about(sentence, members, anyone=False):
-                return m.group()
-        if (f := FINAL.search(sentence)) and SANCTION.search(sentence) and members.names_other(sentence) \
-                and not mentioned(sentence, f.start()):
+        if not SANCTION.search(sentence):
+            continue
+        said = next((m for m in _DECIDED.finditer(sentence) if not mentioned(sentence, m.start())), None)
+        if said is not None and _about(sentence, members, anyone=False):
+            return said.group()
+        if (f := FINAL.search(sentence)) and members.names_other(sentence) and not mentioned(sentence, f.start()):
             return f.group()
     return None

@@ -9,9 +9,10 @@ next week", "备注一下：我周五前把表格发出来") and notes to onesel
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from memory.shapes.members import Members
-from memory.shapes.rulings import ASSENT, DECISION, SANCTION
+from memory.shapes.rulings import ASSENT, DECISION, MATCHES, SANCTION
 
 __all__ = ["note_to_bot"]
 
@@ -23,11 +24,14 @@ _NOTE = re.compile(
     r"|\b(?:for|in)\s+(?:the\s+)?(?:bot|heyan)(?:'s|’s|s)?\s+(?:records?|memory|notes|files|log)\b"
     r"|(?:给|致|告诉|通知|提醒)" + _BOT + r"(?:的)?(?:备注|留言|说明|提醒|通知|一声|一下)?\s*[:：，,]"
     r"|(?:请|麻烦|让)" + _BOT + r"\s*(?:帮忙|帮我|给我)?(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上)"
-    r"|\b(?:bot|heyan)\s*,?\s+(?:please\s+)?(?:archive|file|log)\s+(?:this|that|it)\b",
+    r"|\b(?:bot|heyan)\s*,?\s+(?:please\s+)?(?:archive|file|log)\s+(?:this|that|it)\b"
+    r"|(?:^|[.!?。！？]\s*)@?(?:bot|heyan|和言|机器人)\s*[,，:：]?\s*(?:fyi|note|memo|for\s+the\s+record|heads[\s-]?up|update|"
+    r"备注|注意|知悉)\s*[:：,，—–-]",
     _I,
 )
 #: "备注一下：", "存档：" heading a message that is spoken to Heyan (a mention, or "@和言" in the text).
-_REMARK = re.compile(r"^\s*(?:@\S+\s*)?(?:备注(?:一下)?|存档|备案|记录在案|登记一下|记一笔|记录一下)\s*[:：]", re.MULTILINE)
+_REMARK = re.compile(r"^\s*(?:@\S+\s*)?(?:备注(?:一下)?|存档|备案|记录在案|登记一下|记一笔|记录一下|"
+                     r"(?i:fyi|for\s+the\s+record|note|memo|heads[\s-]?up|update))\s*[:：,，—–-]", re.MULTILINE)
 _MENTION = re.compile(r"@(?:heyan|和言)(?![a-z])", _I)
 _CHANGE = re.compile(r"\b(?:closed?|mark(?:ed)?|done|resolved|settled|cancel(?:l?ed)?|dropped?|off\s+the\s+hook|"
                      r"no\s+longer|anymore|already)\b|已经|不再|作废|结案|关闭|了结", _I)
@@ -38,9 +42,9 @@ _FIRST = re.compile(r"^[\s:：,，]*(?:i|i'm|i’m|i'll|i’ll|i've|my|me|we|our
 def note_to_bot(text: str, members: Members, *, addressed: bool) -> str | None:
     """The words by which ``text`` (folded, quotes blanked) hands Heyan a note about another member,
     or None."""
-    hits = list(_NOTE.finditer(text))
+    hits = list(islice(_NOTE.finditer(text), MATCHES))
     if addressed or _MENTION.search(text):
-        hits += list(_REMARK.finditer(text))
+        hits += list(islice(_REMARK.finditer(text), MATCHES))
     for m in hits:
         payload = text[m.end():m.end() + 300] if not _FIRST.match(text[m.end():]) else ""
         whole = f"{text[max(0, m.start() - 300):m.start()]} {payload}"

@@ -11,30 +11,45 @@ said you'd pay" (speaks to Bob) stay ordinary.
 from __future__ import annotations
 
 import re
+from itertools import islice
 
 from memory.shapes.members import Members
-from memory.shapes.rulings import ASSENT, DECISION, SANCTION
+from memory.shapes.rulings import ASSENT, DECISION, MATCHES, SANCTION
 
 __all__ = ["speaks_for"]
 
 _I = re.IGNORECASE
 _DEVICE = (r"(?i:phone|laptop|pc|computer|account|login|device|tablet|ipad|mac|macbook|keyboard|profile|discord|"
            r"slack|handle|acc)")
-_NOT_A_NAME = frozenset({"i", "it", "this", "that", "just", "hi", "hey", "hello", "ok", "okay", "so", "well", "yes",
-                         "no", "also", "sorry", "quick", "here", "anyone", "someone", "everyone", "nobody", "we"})
+_NOT_A_NAME = frozenset({"i", "i'm", "i’m", "im", "i've", "i’ve", "i'll", "i’ll", "it", "it's", "it’s", "this", "that",
+                         "just", "hi", "hey", "hello", "ok", "okay", "so", "well", "yes", "no", "also", "sorry", "quick",
+                         "here", "anyone", "someone", "everyone", "nobody", "we", "still", "now", "currently", "btw"})
 #: "Tomás here, on Jonas's laptop", "this is Ruth on Jamal's phone", "I'm Tom, using Marcus's PC".
 _BORROWED = re.compile(
-    r"^[\s(（\[]*(?:(?i:hi|hey|hello)\b[\s,!]*)?(?:(?P<intro>(?i:this\s+is|it'?s|it’s|i'?m|i’m|i\s+am))\s+)?"
-    r"(?P<who>[A-Z][\w'’-]{1,20}(?:\s+[A-Z][\w'’-]{1,20})?)\s*[,，]?\s*"
-    r"(?P<here>(?i:here|speaking|writing|typing|posting))?\b[\s,，:—-]*(?:(?:\w+\s+){0,2}?)"
+    r"^[\s(（\[]*(?:(?i:hi|hey|hello)(?:\s+(?i:all|everyone|folks|guys|team))?\b[\s,!]*)?"
+    r"(?:(?P<intro>(?i:this\s+is|it'?s|it’s|i'?m|i’m|i\s+am))\s+)?"
+    r"(?P<who>[A-Z][\w'’-]{1,20}(?:\s+[A-Z][\w'’-]{1,20})?)\s*[,，(（]?\s*"
+    r"(?P<here>(?i:here|speaking|writing|typing|posting))?\b[\s,，:(（—-]*(?:(?:\w+\s+){0,2}?)"
     r"(?i:on|from|using|via|through|borrowing|with)\s+(?P<whose>[\w'’-]+(?:'s|’s)|(?i:my|his|her|their|this|the))\s+"
     r"(?:\w+\s+)?" + _DEVICE + r"\b",
     re.MULTILINE,
 )
 _BORROWED_ZH = re.compile(
     r"^[\s(（\[【]*(?:我是|这是|本人是)?(?P<who>[\u4e00-\u9fff]{2,4}?)(?:本人)?[，,\s]*(?:在|正在)?(?:用|借|拿)(?:了)?"
-    r"(?P<whose>[\u4e00-\u9fff]{1,4}?)的(?:手机|电脑|账号|号|微信|平板|笔记本)",
+    r"(?P<whose>[\u4e00-\u9fff]{1,4}?)的?(?:手机|电脑|账号|号|微信|平板|笔记本)",
     re.MULTILINE,
+)
+_SAYS_WHO = re.compile(r"\b(?:here|speaking|writing|typing|posting|borrowing)\b", _I)
+#: Words passed on for someone: "posting for Omar: he agrees …", "message from Lena: she accepts …",
+#: "Lena asked me to pass on that she agrees …", "代张伟发一下：他同意退出", "张伟让我转告大家，他同意…".
+_RELAY = re.compile(
+    r"\b(?:(?:posting|writing|speaking|typing|answering|replying|confirming|signing)\s+(?:for|on\s+behalf\s+of)"
+    r"|on\s+behalf\s+of|(?:message|word|note|update)\s+from|passing\s+(?:this\s+)?on\s+(?:from|for))\s+(?P<who>\S{1,24})"
+    r"|\b(?P<who2>[A-Za-z][\w'’-]{0,23})\s+(?:asked|wants|told|begged)\s+me\s+to\s+(?:say|tell|pass\s+(?:on|along)|let\s+(?:you|everyone)\s+know|post|confirm)"
+    r"|(?:代|替|帮)(?P<who3>[\u4e00-\u9fff]{2,4}?)(?:发|说|转达|回复|表态|表个态|确认)"
+    r"|(?P<who4>[\u4e00-\u9fff]{2,4}?)(?:让|叫|托|请)我(?:转告|转达|说|告诉|发|确认)"
+    r"|转达(?P<who5>[\u4e00-\u9fff]{2,4}?)的",
+    _I,
 )
 #: A bracketed name tag heading a line: "【林涛】", "[Bob]".
 _TAG = re.compile(r"^\s*[【\[〔]\s*(?P<who>[^\]】〕\n]{1,24}?)\s*[】\]〕]", re.MULTILINE)
@@ -57,25 +72,33 @@ def _own(members: Members, who: str) -> bool:
 
 def speaks_for(text: str, members: Members) -> str | None:
     """The name of the other person ``text`` (folded, quotes blanked) is written as, or None."""
-    for m in _BORROWED.finditer(text):
+    for m in islice(_BORROWED.finditer(text), MATCHES):
         who, whose = m.group("who"), m.group("whose")
-        if who.casefold() in _NOT_A_NAME or _own(members, who) or not (m.group("intro") or m.group("here")):
+        if who.casefold() in _NOT_A_NAME or _own(members, who) or not (m.group("intro") or _SAYS_WHO.search(m.group())):
             continue
         owner = whose[:-2] if whose.endswith(("'s", "’s")) else ""
+        if not owner and not (m.group("intro") or m.group("here") == "here"):
+            continue  # "Grace, typing on my phone …" may speak to Grace: only "X here" / "this is X" says who writes
         if _whole(members, who) or (owner and (members.names_anyone(owner))):
             return who
-    for m in _BORROWED_ZH.finditer(text):
+    for m in islice(_BORROWED_ZH.finditer(text), MATCHES):
         who = m.group("who")
         if _own(members, who):
             continue
         if _whole(members, who) or (members.names_anyone(m.group("whose")) and m.group(0).lstrip("(（[【 ").startswith(("我是", "这是", "本人是"))):
             return who
-    for m in _TAG.finditer(text):
+    for m in islice(_RELAY.finditer(text), MATCHES):
+        who = next(g for g in m.groups() if g)
+        said = text[m.end():m.end() + 300]
+        if members.other_at(who) is not None and (ASSENT.search(said) or SANCTION.search(said)) \
+                and not said.rstrip().endswith(("?", "？")):
+            return members.other_at(who).group()  # type: ignore[union-attr]
+    for m in islice(_TAG.finditer(text), MATCHES):
         who, said = m.group("who"), text[m.end():m.end() + 300].split("\n", 1)[0]
         if _whole(members, who) and not _ADDRESSING.match(said) and not said.startswith(("的", "'s", "’s")) \
                 and _FIRST.search(said):
             return who
-    for m in _LABEL.finditer(text):
+    for m in islice(_LABEL.finditer(text), MATCHES):
         who, said = m.group("who"), text[m.end():m.end() + 300].split("\n", 1)[0]
         if not _whole(members, who) or _ADDRESSING.match(said):
             continue

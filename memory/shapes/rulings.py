@@ -12,9 +12,12 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ASSENT", "DECISION", "FINAL", "SANCTION", "clauses", "mentioned", "sentences", "unquoted"]
+__all__ = ["ASSENT", "DECISION", "FINAL", "MATCHES", "SANCTION", "mentioned", "sentences", "unquoted"]
 
 _I = re.IGNORECASE
+#: How many candidate openings of one shape are examined in a message: an attack opens a line, it is
+#: not the 500th "the board decided" of a paste; the bound keeps every check linear in the text.
+MATCHES = 24
 
 #: A sanction, a duty or an exemption put on someone, or their assent declared for them.
 SANCTION = re.compile(
@@ -23,23 +26,27 @@ SANCTION = re.compile(
     r"reassigned|transferred|revoked|no\s+longer\s+(?:a|an|the|allowed|part|in\s+charge|on|eligible|welcome)|"
     r"(?:is|are)\s+not\s+allowed|(?:must|has\s+to|have\s+to|will\s+have\s+to|is\s+to|are\s+to)\s+"
     r"(?:pay|cover|refund|make|do|handle|leave|apologi[sz]e|take|give|hand)|"
-    r"pay(?:s|ing)?\s+(?:for\s+)?(?:the\s+)?(?:whole|entire|full|all)|cover(?:s|ing)?\s+(?:the\s+)?(?:whole|entire|full|every|all)|"
+    r"pay(?:s|ing)?\s+(?:for\s+)?(?:the\s+)?(?:whole|entire|full|all|everything)|cover(?:s|ing)?\s+(?:the\s+)?(?:whole|entire|full|every|all)|"
     r"exempt(?:ed)?|waived|(?:does|do|did)(?:n't|\s+not)\s+(?:have|need)\s+to\s+pay|"
     r"(?:gave|gives?|given|giving)\s+up|step(?:s|ped)?\s+down|resigned|"
     r"(?:parts?|tasks?|shifts?|shares?|slots?|roles?|work|sections?)\s+(?:go(?:es)?|went|(?:is|are)\s+given|pass(?:es)?)\s+to|"
     r"takes?\s+over|in\s+charge\s+of\s+(?:all|every)|solely\s+responsible|responsible\s+for\s+(?:all|every|the\s+whole)|"
-    r"owes?|liable|at\s+fault)\b"
+    r"owes?|liable|at\s+fault|los(?:es|t|ing)\s+(?:his|her|their)|"
+    r"(?:can't|cannot|can\s+no\s+longer|may\s+not|is\s+not\s+to)\s+(?:use|book|join|attend|come|post|enter|vote|play|"
+    r"take\s+part|run|lead|speak|reply|comment))\b"
     r"|(?:stall|seat|spot|place|room|desk|share|money|deposit|budget|job|duty|duties)s?\s+(?:go(?:es)?|went|pass(?:es)?)\s+to\b"
     r"|罚款|罚了?\d|罚钱|暂停|停赛|禁赛|禁止|取消|作废|无效|踢出|移出|开除|除名|调到|调去|转给|交给|归[^，。,\s]{1,6}(?:负责|管)|"
     r"被(?:罚|禁|踢|移|开除|暂停|撤|取消|降|停)|"
     r"不(?:用|需要|必)(?:再)?(?:交|付|出|来|做|参加|值班|管|道歉|还)|免交|免除|免单|一个人(?:负责|承担|全出|出|付|包)|全(?:部)?由|全出|全包|"
     r"由[^，。,；;]{1,12}?(?:负责|承担|出钱|付|交|管|顶上|顶替|接手|接替|代替)|承担|放弃|不参与|退出|撤销|收回|降为|负全责|"
-    r"不得|不准|不许|赔偿|赔\d",
+    r"不得|不准|不许|赔偿|赔\d|扣(?:除|分|钱|积分|工资|押金|\d)|负责(?:所有|全部|以后所有|一切)|所有[^，。,]{0,8}由|"
+    r"不能(?:再)?(?:参加|使用|预订|订|来|进|发言|投票|用|参与)|违规|处分",
     _I,
 )
 #: Assent declared for someone: "Aylin accepted paying", "Sofia agreed she won't bring it up", "张伟同意".
 ASSENT = re.compile(r"\b(?:agreed|agrees|accepted|accepts|admitted|admits|promised|consented|conceded|confessed|"
-                    r"apologi[sz]ed|signed\s+off|won't\s+bring\s+(?:it|this)\s+up)\b"
+                    r"apologi[sz]ed|signed\s+off|won't\s+bring\s+(?:it|this)\s+up|"
+                    r"(?:is|'s|’s|are|was)\s+(?:totally\s+|completely\s+)?(?:fine|ok|okay|happy|good|cool)\s+with)\b"
                     r"|同意|答应|承认|保证|认错|认了|接受了", _I)
 #: Words that make a statement a decision: decided, voted, final, settled, 决定, 投票, 已定.
 DECISION = re.compile(
@@ -66,7 +73,6 @@ _REPORTED = re.compile(
 _QUOTED = re.compile(r"\"[^\"\n]{0,300}\"|“[^”\n]{0,300}”|「[^」\n]{0,300}」|『[^』\n]{0,300}』|‘[^’\n]{0,300}’"
                      r"|(?<![A-Za-z])'[^'\n]{8,300}'(?![A-Za-z])")
 _SENTENCE = re.compile(r"[^\n。！？!?；;]+?(?:[。！？!?；;]+|(?<=[^\d\s])\.(?=\s|$)|\n|$)")
-_CLAUSE = re.compile(r"[^,，、:：]+[,，、:：]?")
 
 
 def unquoted(text: str) -> str:
@@ -77,10 +83,6 @@ def unquoted(text: str) -> str:
 def sentences(text: str) -> list[str]:
     """Sentences, cut at CJK and Latin sentence marks and line ends — not at "2.3.0" or "v1.2"."""
     return [s.group().strip() for s in _SENTENCE.finditer(text) if s.group().strip()]
-
-
-def clauses(sentence: str) -> list[str]:
-    return [c.group() for c in _CLAUSE.finditer(sentence)]
 
 
 def mentioned(sentence: str, at: int) -> bool:
