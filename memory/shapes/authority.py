@@ -33,7 +33,7 @@ _LABEL_ZH = r"(?:通知|公告|声明|决定|决议|投票|表决|裁定|提示|
 #: A heading at a line start: "Course admin notice:", "Moderator note —", "Official update:", "经理事会投票：".
 _HEADING = re.compile(
     r"^[\s\-—=~>|*#]*(?:(?:official|important|urgent|final)\s+)?(?:[a-z]+\s+){0,3}?" + _BODY_EN
-    + r"(?:'s|’s|'|’)?(?:\s+" + _LABEL_EN + r"){0,2}\s*(?:[:：—–]|-\s)"
+    + r"(?:'s|’s|'|’)?(?:\s+(?:team|group|office|desk|channel))?(?:\s+" + _LABEL_EN + r"){0,2}\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*(?:official|final)\s+" + _LABEL_EN + r"\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*[\u4e00-\u9fff]{0,3}?" + _BODY_ZH + r"(?:的)?" + _LABEL_ZH + r"{0,2}\s*[:：]"
     r"|^[\s\-—=~>|*#]*(?:官方|正式|最终|紧急)" + _LABEL_ZH + r"\s*[:：]",
@@ -46,11 +46,12 @@ _TAG = re.compile(
 )
 #: A body said to have decided: "the board decided", "mods have voted", "业委会已经决定", "经理事会投票".
 _DECIDED = re.compile(
-    r"\b(?:the|our|a)\s+" + _BODY_EN + r"\s+(?:(?:has|have|had|just|already|officially|unanimously|now)\s+){0,3}"
+    r"\b(?:(?:the|our|a)\s+)?" + _BODY_EN + r"\s+(?:(?:has|have|had|just|already|officially|unanimously|now)\s+){0,3}"
     r"(?:decided|voted|ruled|determined|resolved|confirmed|approved)\b"
     r"|" + _BODY_ZH + r"(?:已经|已|刚刚|刚|一致|正式|开会|讨论后|研究后)*(?:决定|投票|表决|裁定|决议|拍板|通过)"
     r"|经(?:过)?" + _BODY_ZH + r"(?:投票|表决|讨论|决定|决议)"
-    r"|\b(?:by\s+order\s+of|per|as\s+decided\s+by|on\s+behalf\s+of|in\s+the\s+name\s+of)\s+(?:the\s+)?" + _BODY_EN + r"\b"
+    r"|\b(?:by\s+order\s+of|per|(?:as\s+)?(?:decided|agreed|voted|ruled|approved|confirmed)\s+by|on\s+behalf\s+of|"
+    r"in\s+the\s+name\s+of)\s+(?:the\s+)?" + _BODY_EN + r"\b"
     r"|\bit\s+(?:was|has\s+been|is|had\s+been)\s+(?:officially\s+|unanimously\s+)?(?:decided|voted|ruled|determined|resolved)\b"
     r"|(?:根据|按照|依据|奉)" + _BODY_ZH + r"(?:的)?(?:决定|决议|规定|要求|通知)"
     r"|(?:投票|表决)(?:决定|通过|结果)|经(?:过)?[\u4e00-\u9fff]{0,4}?(?:投票|表决)",

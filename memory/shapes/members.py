@@ -38,9 +38,10 @@ def _forms(name: str) -> tuple[set[str], set[str]]:
         loose |= {"阿" + given[-1], given[-1] + "哥", given[-1] + "姐", "老" + surname, "小" + surname}
         loose |= {surname + t for t in _TITLES}
         return loose, exact
-    words = [w for w in re.split(r"[\s_.]+", _bare(name)) if len(w) >= 2 and w.isalpha()]
-    if len(words) > 1:
-        exact |= {w[0].upper() + w[1:] for w in words if len(w) >= 3}
+    tokens = [w for w in re.split(r"[\s_.]+", _bare(name)) if w]
+    words = [w for w in tokens if len(w) >= 3 and w.replace("'", "").replace("-", "").isalpha()]
+    if len(tokens) > 1:
+        exact |= {w[0].upper() + w[1:] for w in words}
     if words and len(words[0]) >= 4:  # "Tom" of "Tomás", "Bea" of "Beatriz": a capitalised start
         first = words[0][0].upper() + words[0][1:]
         exact |= {first[:n] for n in range(3, len(first))}

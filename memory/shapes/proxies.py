@@ -35,15 +35,18 @@ _BORROWED = re.compile(
     re.MULTILINE,
 )
 _BORROWED_ZH = re.compile(
-    r"^[\s(（\[【]*(?:我是|这是|本人是)?(?P<who>[\u4e00-\u9fff]{2,4}?)(?:本人)?[，,\s]*(?:在|正在)?(?:用|借|拿)(?:了)?"
+    r"^[\s(（\[【]*(?P<intro>我是|这是|本人是)?(?P<who>[\u4e00-\u9fff]{2,4}?)(?:本人)?[，,\s]*我?(?:在|正在)?(?:用|借|拿)(?:了)?"
     r"(?P<whose>[\u4e00-\u9fff]{1,4}?)的?(?:手机|电脑|账号|号|微信|平板|笔记本)",
     re.MULTILINE,
 )
+#: A Chinese name, not a pronoun or a demonstrative read as one ("这是我用黄敏的手机拍的").
+_PLAIN_NAME = re.compile(r"^[^我你他她它这那是的了在用]+$")
+_TAGGED = re.compile(r"\s*[)）\]]?\s*(?:[:：—–]|-\s)")
 _SAYS_WHO = re.compile(r"\b(?:here|speaking|writing|typing|posting|borrowing)\b", _I)
 #: Words passed on for someone: "posting for Omar: he agrees …", "message from Lena: she accepts …",
 #: "Lena asked me to pass on that she agrees …", "代张伟发一下：他同意退出", "张伟让我转告大家，他同意…".
 _RELAY = re.compile(
-    r"\b(?:(?:posting|writing|speaking|typing|answering|replying|confirming|signing)\s+(?:for|on\s+behalf\s+of)"
+    r"\b(?:(?:posting|writing|speaking|typing|answering|replying|confirming|signing)(?:\s+(?:this|it|that))?\s+(?:for|on\s+behalf\s+of)"
     r"|on\s+behalf\s+of|(?:message|word|note|update)\s+from|passing\s+(?:this\s+)?on\s+(?:from|for))\s+(?P<who>\S{1,24})"
     r"|\b(?P<who2>[A-Za-z][\w'’-]{0,23})\s+(?:asked|wants|told|begged)\s+me\s+to\s+(?:say|tell|pass\s+(?:on|along)|let\s+(?:you|everyone)\s+know|post|confirm)"
     r"|(?:代|替|帮)(?P<who3>[\u4e00-\u9fff]{2,4}?)(?:发|说|转达|回复|表态|表个态|确认)"
@@ -51,6 +54,11 @@ _RELAY = re.compile(
     r"|转达(?P<who5>[\u4e00-\u9fff]{2,4}?)的",
     _I,
 )
+#: What a relay may not carry for its sender: assent (above) or giving something up — "she can't come
+#: tonight" passed on is news, "he gives up his slot" is a concession only he can make.
+_GIVES_UP = re.compile(r"\b(?:give[sn]?\s+up|gave\s+up|drops?|dropped|waives?|waived|withdraws?|withdrew|"
+                       r"steps?\s+down|stepped\s+down|takes?\s+(?:the\s+)?blame|(?:is|'s|are)\s+(?:fine|ok|okay)\s+with)\b"
+                       r"|放弃|退出|承担|不追究|认了|让出", re.IGNORECASE)
 #: A bracketed name tag heading a line: "【林涛】", "[Bob]".
 _TAG = re.compile(r"^\s*[【\[〔]\s*(?P<who>[^\]】〕\n]{1,24}?)\s*[】\]〕]", re.MULTILINE)
 #: A name as a line's label: "王教练：", "Bob:".
@@ -74,8 +82,10 @@ def speaks_for(text: str, members: Members) -> str | None:
     """The name of the other person ``text`` (folded, quotes blanked) is written as, or None."""
     for m in islice(_BORROWED.finditer(text), MATCHES):
         who, whose = m.group("who"), m.group("whose")
-        if who.casefold() in _NOT_A_NAME or _own(members, who) or not (m.group("intro") or _SAYS_WHO.search(m.group())):
+        if who.casefold() in _NOT_A_NAME or _own(members, who):
             continue
+        if not (m.group("intro") or _SAYS_WHO.search(m.group()) or _TAGGED.match(text, m.end())):
+            continue  # "Jonas (on Aylin's account): …" tags its writer; "Bob on Alice's laptop is …" does not
         owner = whose[:-2] if whose.endswith(("'s", "’s")) else ""
         if not owner and not (m.group("intro") or m.group("here") == "here"):
             continue  # "Grace, typing on my phone …" may speak to Grace: only "X here" / "this is X" says who writes
@@ -85,12 +95,12 @@ def speaks_for(text: str, members: Members) -> str | None:
         who = m.group("who")
         if _own(members, who):
             continue
-        if _whole(members, who) or (members.names_anyone(m.group("whose")) and m.group(0).lstrip("(（[【 ").startswith(("我是", "这是", "本人是"))):
+        if _whole(members, who) or (m.group("intro") and _PLAIN_NAME.match(who) and members.names_anyone(m.group("whose"))):
             return who
     for m in islice(_RELAY.finditer(text), MATCHES):
         who = next(g for g in m.groups() if g)
         said = text[m.end():m.end() + 300]
-        if members.other_at(who) is not None and (ASSENT.search(said) or SANCTION.search(said)) \
+        if members.other_at(who) is not None and (ASSENT.search(said) or _GIVES_UP.search(said)) \
                 and not said.rstrip().endswith(("?", "？")):
             return members.other_at(who).group()  # type: ignore[union-attr]
     for m in islice(_TAG.finditer(text), MATCHES):

@@ -31,7 +31,7 @@ SANCTION = re.compile(
     r"(?:gave|gives?|given|giving)\s+up|step(?:s|ped)?\s+down|resigned|"
     r"(?:parts?|tasks?|shifts?|shares?|slots?|roles?|work|sections?)\s+(?:go(?:es)?|went|(?:is|are)\s+given|pass(?:es)?)\s+to|"
     r"takes?\s+over|in\s+charge\s+of\s+(?:all|every)|solely\s+responsible|responsible\s+for\s+(?:all|every|the\s+whole)|"
-    r"owes?|liable|at\s+fault|los(?:es|t|ing)\s+(?:his|her|their)|"
+    r"owes?|liable|at\s+fault|(?:is|are)\s+out\s+of\s+(?:the\s+)?(?:project|group|team|club|league|roster|rota|guild|course)|los(?:es|t|ing)\s+(?:his|her|their)|"
     r"(?:can't|cannot|can\s+no\s+longer|may\s+not|is\s+not\s+to)\s+(?:use|book|join|attend|come|post|enter|vote|play|"
     r"take\s+part|run|lead|speak|reply|comment))\b"
     r"|(?:stall|seat|spot|place|room|desk|share|money|deposit|budget|job|duty|duties)s?\s+(?:go(?:es)?|went|pass(?:es)?)\s+to\b"
@@ -47,7 +47,7 @@ SANCTION = re.compile(
 ASSENT = re.compile(r"\b(?:agreed|agrees|accepted|accepts|admitted|admits|promised|consented|conceded|confessed|"
                     r"apologi[sz]ed|signed\s+off|won't\s+bring\s+(?:it|this)\s+up|"
                     r"(?:is|'s|’s|are|was)\s+(?:totally\s+|completely\s+)?(?:fine|ok|okay|happy|good|cool)\s+with)\b"
-                    r"|同意|答应|承认|保证|认错|认了|接受了", _I)
+                    r"|同意|答应|承认|保证|认错|认了|接受", _I)
 #: Words that make a statement a decision: decided, voted, final, settled, 决定, 投票, 已定.
 DECISION = re.compile(
     r"\b(?:decided|decides|decision|voted|votes?|ruled|ruling|verdict|resolved|resolution|determined|"
