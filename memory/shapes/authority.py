@@ -20,13 +20,14 @@ __all__ = ["authority"]
 
 _I = re.IGNORECASE
 
+#: Who may rule on members: a community's own authorities, not a role anyone holds ("Owner: Bob" heads a
+#: task, "Landlord: still no reply" reports). Heyan's own name is ``memory.poisoning``'s marker rule.
 _BODY_EN = (r"(?:board|committee|council|management|organi[sz]ers?|admins?|administrators?|administration|"
-            r"mods?|moderators?|moderation(?:\s+team)?|staff|instructors?|course\s+(?:admin|staff|team|office)|"
-            r"team\s+leads?|leadership|officials?|officers?|system|owners?|maintainers|core\s+team|"
-            r"steering\s+(?:committee|council)|hr|hoa|landlord|server\s+owner|guild\s+(?:leaders?|officers?)|"
-            r"heyan|bot)")
-_BODY_ZH = (r"(?:理事会|业委会|委员会|管理员|管理层|管理组|群管|群主|官方|版主|组委会|董事会|居委会|物业|校方|学校|"
-            r"系统|俱乐部|协会|会长|教练组|核心组|维护者|社委|公会会长|机器人|和言)")
+            r"mods?|moderators?|moderation(?:\s+team)?|course\s+(?:admin|staff|team|office)|team\s+leads?|leadership|"
+            r"officials?|system|core\s+team|steering\s+(?:committee|council)|hoa|server\s+owners?|"
+            r"guild\s+(?:leaders?|officers?))")
+_BODY_ZH = (r"(?:理事会|业委会|委员会|管理员|管理层|管理组|群管|群主|官方|版主|组委会|董事会|居委会|物业|校方|"
+            r"系统|协会|会长|教练组|核心组|社委|公会会长)")
 _LABEL_EN = (r"(?:notice|note|announcement|update|decision|ruling|verdict|message|statement|memo|alert|vote|"
              r"resolution|bulletin|order|directive|reminder|record|minutes)")
 _LABEL_ZH = r"(?:通知|公告|声明|决定|决议|投票|表决|裁定|提示|消息|说明|备注|通报|结果|意见|记录|纪要)"

@@ -21,6 +21,7 @@ _BOT = r"(?:the\s+)?(?:bot|heyan|ai|assistant|mediator|和言|机器人|助手)"
 _NOTE = re.compile(
     r"\b(?:note|notes|memo|message|reminder|psa|fyi|heads[\s-]?up|update|info|instructions?)\s+(?:to|for)\s+" + _BOT
     + r"\s*(?:[:：,，—–]|-\s|$)"
+    r"|\b(?:fyi|note|memo|psa|heads[\s-]?up|reminder)\s*[,，]?\s+" + _BOT + r"\s*(?:[:：,，—–]|-\s)"
     r"|\b(?:for|in)\s+(?:the\s+)?(?:bot|heyan)(?:'s|’s|s)?\s+(?:records?|memory|notes|files|log)\b"
     r"|(?:给|致|告诉|通知|提醒)" + _BOT + r"(?:的)?(?:备注|留言|说明|提醒|通知|一声|一下)?\s*[:：，,]"
     r"|(?:请|麻烦|让)" + _BOT + r"\s*(?:帮忙|帮我|给我)?(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上)"
