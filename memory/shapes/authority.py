@@ -37,7 +37,9 @@ _HEADING = re.compile(
     + r"(?:'s|’s|'|’)?(?:\s+(?:team|group|office|desk|channel))?(?:\s+" + _LABEL_EN + r"){0,2}\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*(?:official|final)\s+" + _LABEL_EN + r"\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*[\u4e00-\u9fff]{0,3}?" + _BODY_ZH + r"(?:的)?" + _LABEL_ZH + r"{0,2}\s*[:：]"
-    r"|^[\s\-—=~>|*#]*(?:官方|正式|最终|紧急)" + _LABEL_ZH + r"\s*[:：]",
+    r"|^[\s\-—=~>|*#]*(?:官方|正式|最终|紧急)" + _LABEL_ZH + r"\s*[:：]"
+    r"|^[\s\-—=~>|*#]*(?:announcement|notice|ruling|verdict)\s*(?:[:：—–]|-\s)"
+    r"|^[\s\-—=~>|*#]*(?:群|重要|紧急)?(?:公告|通知|通报|裁定|处理结果|处罚决定)\s*[:：]",
     _I | re.MULTILINE,
 )
 #: A bracketed tag naming a body, at a line start: "[群管理员]", "【管理员】", "(mod)", "[Board decision]".

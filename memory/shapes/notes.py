@@ -26,6 +26,9 @@ _NOTE = re.compile(
     r"|(?:给|致|告诉|通知|提醒)" + _BOT + r"(?:的)?(?:备注|留言|说明|提醒|通知|一声|一下)?\s*[:：，,]"
     r"|(?:请|麻烦|让)" + _BOT + r"\s*(?:帮忙|帮我|给我)?(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上)"
     r"|\b(?:bot|heyan)\s*,?\s+(?:please\s+)?(?:archive|file|log)\s+(?:this|that|it)\b"
+    r"|\b(?:as\s+)?(?:heyan|the\s+bot)\s+(?:already\s+|has\s+|had\s+)*(?:recorded|noted|logged|confirmed|has\s+on\s+record)"
+    r"(?:\s+(?:earlier|yesterday|before|last\s+\w+))?\s*(?:that\b|[:：,，])"
+    r"|(?:和言|机器人)(?:之前|已经|早就|昨天)*(?:记录过|记下了|记过|确认过|存档了|备案了)\s*[:：，,]?"
     r"|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok|okay|yo|dear)\s+)?@?(?:bot|heyan|和言|机器人)\s*[,，:：]?\s*请?\s*"
     r"(?:fyi|note|memo|for\s+the\s+record|heads[\s-]?up|update|备注|注意|知悉)\s*[:：,，—–-]",
     _I,

@@ -19,6 +19,7 @@ _I = re.IGNORECASE
 #: not the 500th "the board decided" of a paste; the bound keeps every check linear in the text.
 MATCHES = 24
 
+_BARRED = (r"(?:use|book|join|attend|come|post|enter|vote|play|take\s+part|run|lead|speak|reply|comment)\b")
 #: A sanction, a duty or an exemption put on someone, or their assent declared for them.
 SANCTION = re.compile(
     r"\b(?:suspended|banned|fined|kicked(?:\s+out)?|expelled|barred|excluded|disqualified|demoted|blocked|"
@@ -32,15 +33,15 @@ SANCTION = re.compile(
     r"(?:parts?|tasks?|shifts?|shares?|slots?|roles?|work|sections?)\s+(?:go(?:es)?|went|(?:is|are)\s+given|pass(?:es)?)\s+to|"
     r"takes?\s+over|in\s+charge\s+of\s+(?:all|every)|solely\s+responsible|responsible\s+for\s+(?:all|every|the\s+whole)|"
     r"owes?|liable|at\s+fault|(?:is|are)\s+out\s+of\s+(?:the\s+)?(?:project|group|team|club|league|roster|rota|guild|course)|los(?:es|t|ing)\s+(?:his|her|their)|"
-    r"(?:can't|cannot|can\s+no\s+longer|may\s+not|is\s+not\s+to)\s+(?:use|book|join|attend|come|post|enter|vote|play|"
-    r"take\s+part|run|lead|speak|reply|comment))\b"
+    r"(?:(?:can|may)\s+no\s+longer|may\s+not|(?:is|are)\s+not\s+to)\s+" + _BARRED + r"|"
+    r"(?:can't|cannot)\s+" + _BARRED + r"[^.!?\n]{0,50}\b(?:anymore|any\s+longer|until|from\s+now\s+on|for\s+the\s+rest))\b"
     r"|(?:stall|seat|spot|place|room|desk|share|money|deposit|budget|job|duty|duties)s?\s+(?:go(?:es)?|went|pass(?:es)?)\s+to\b"
     r"|罚款|罚了?\d|罚钱|暂停|停赛|禁赛|禁止|取消|作废|无效|踢出|移出|开除|除名|调到|调去|转给|交给|归[^，。,\s]{1,6}(?:负责|管)|"
     r"被(?:罚|禁|踢|移|开除|暂停|撤|取消|降|停)|"
     r"不(?:用|需要|必)(?:再)?(?:交|付|出|来|做|参加|值班|管|道歉|还)|免交|免除|免单|一个人(?:负责|承担|全出|出|付|包)|全(?:部)?由|全出|全包|"
     r"由[^，。,；;]{1,12}?(?:负责|承担|出钱|付|交|管|顶上|顶替|接手|接替|代替)|承担|放弃|不参与|退出|撤销|收回|降为|负全责|"
     r"不得|不准|不许|赔偿|赔\d|扣(?:除|分|钱|积分|工资|押金|\d)|负责(?:所有|全部|以后所有|一切)|所有[^，。,]{0,8}由|"
-    r"不能(?:再)?(?:参加|使用|预订|订|来|进|发言|投票|用|参与)|违规|处分",
+    r"(?:不能再|以后不能|不得再|不再允许)(?:参加|使用|预订|订|来|进|发言|投票|用|参与)|违规|处分",
     _I,
 )
 #: Assent declared for someone: "Aylin accepted paying", "Sofia agreed she won't bring it up", "张伟同意".
