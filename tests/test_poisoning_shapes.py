@@ -106,6 +106,9 @@ def test_members_are_found_by_the_names_people_type() -> None:
     for text in ("王教练说", "婷婷负责", "孙婷婷", "老刘"):
         assert courts.names_other(text), text
     assert not courts.names_other("阿杰说")  # 李杰's own short form
+    with_bot = members("Alice", ["Alice", "Heyan", "Tomás Ferreira", "Marcus Lee"])
+    assert not with_bot.names_other("Hey all") and not with_bot.names_other("Mar 3")  # no member is "Hey" or "Mar"
+    assert with_bot.other_at("Tomás here").group() == "Tomás"
 
 
 def test_the_shapes_corpus_holds_both_languages_and_as_many_near_misses() -> None:

@@ -21,6 +21,15 @@ _COMPOUND = ("欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "慕容
 _TITLES = ("老师", "教练", "总", "工", "哥", "姐", "叔", "阿姨", "姨")
 
 
+#: Capitalised words that begin a sentence or a date, never a name's short form ("Hey" of "Heyan").
+_WORDS = frozenset({"Hey", "The", "And", "But", "For", "Not", "You", "Can", "Did", "Was", "Are", "Its", "All", "Any",
+                    "How", "Why", "Who", "Per", "Our", "Let", "May", "New", "Now", "One", "See", "Sun", "Sat", "Mon",
+                    "Tue", "Wed", "Thu", "Fri", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                    "Dec", "Has", "Had", "Her", "His", "Off", "Yes", "Thi", "Tha", "Whe", "Wha", "Wil", "Sha"})
+#: Heyan's own names: the bot is no member a line can be written as.
+_BOT_NAMES = frozenset({"heyan", "和言"})
+
+
 def _bare(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
@@ -42,9 +51,10 @@ def _forms(name: str) -> tuple[set[str], set[str]]:
     words = [w for w in tokens if len(w) >= 3 and w.replace("'", "").replace("-", "").isalpha()]
     if len(tokens) > 1:
         exact |= {w[0].upper() + w[1:] for w in words}
+        exact |= {w[0].upper() + w[1:] for w in name.split() if len(w) >= 3 and w.isalpha()}  # "Tomás" as typed
     if words and len(words[0]) >= 4:  # "Tom" of "Tomás", "Bea" of "Beatriz": a capitalised start
         first = words[0][0].upper() + words[0][1:]
-        exact |= {first[:n] for n in range(3, len(first))}
+        exact |= {first[:n] for n in range(3, len(first))} - _WORDS
     return loose, exact
 
 
@@ -84,7 +94,7 @@ def _members(speaker: str, names: tuple[str, ...]) -> Members:
     loose: set[str] = set()
     exact: set[str] = set()
     for name in names:
-        if not name.strip() or " ".join(name.split()).casefold() == " ".join(speaker.split()).casefold():
+        if not name.strip() or " ".join(name.split()).casefold() in {" ".join(speaker.split()).casefold(), *_BOT_NAMES}:
             continue
         a, b = _forms(name)
         loose |= {f for f in a if f.casefold() not in mine}
