@@ -157,6 +157,8 @@ _VERDICT = re.compile(r"\b(?:verified|confirmed|resolved|closed|withdrawn|reject
                       r"correct|incorrect|innocent|lying|(?:record|store|write|log)(?:\s+(?:fact|down))?\s*(?:that\b|[:：]))"
                       r"|核实|确认|裁定|结案|撤回|驳回|作废|无效|事实|写入|记录|封禁|禁言|踢出|警告|处罚|开除|正确|属实|有理|说谎|造谣", _I)
 _DISPUTE = re.compile(r"\b(?:dispute|case|complaint|claims?|thread|members?|everyone)\b|争议|投诉|案|成员|大家|说法|一方", _I)
+_OWN_WORDS = re.compile(r"\s*(?:我(?!们)|i\b|i'm|i’m|i'll|i’ll|i've|i’ve|my\b)", _I)
+_SYSTEM = re.compile(r"system|sys\b|系统|instructions?|inst\b", _I)
 _ADDRESSING = re.compile(r"\s*(?:you\b|your\b|you'|you’|can\s+you|could\s+you|please|pls|@|你|您)", _I)
 
 
@@ -169,6 +171,8 @@ def _marker(text: str, others: re.Pattern[str] | None) -> str | None:
             payload = text[m.end():m.end() + 300]
             if _ADDRESSING.match(payload):
                 continue  # "Admin: can you check my role?" speaks to the admin
+            if _OWN_WORDS.match(payload) and not _SYSTEM.search(m.group()):
+                continue  # "管理员：我同意周杰的方案" speaks to the admin, or as one about itself (memory.shapes rules on others)
             if _BINDING.search(payload) or (_VERDICT.search(payload) and (
                     about_people(payload, others) or _DISPUTE.search(payload))):
                 return m.group().strip()

@@ -38,7 +38,7 @@ _HEADING = re.compile(
     r"|^[\s\-—=~>|*#]*(?:official|final)\s+" + _LABEL_EN + r"\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*[\u4e00-\u9fff]{0,3}?" + _BODY_ZH + r"(?:的)?" + _LABEL_ZH + r"{0,2}\s*[:：]"
     r"|^[\s\-—=~>|*#]*(?:官方|正式|最终|紧急)" + _LABEL_ZH + r"\s*[:：]"
-    r"|^[\s\-—=~>|*#]*(?:announcement|notice|ruling|verdict)\s*(?:[:：—–]|-\s)"
+    r"|^[\s\-—=~>|*#]*(?:announcement|notice|ruling|verdict|official)\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*(?:群|重要|紧急)?(?:公告|通知|通报|裁定|处理结果|处罚决定)\s*[:：]",
     _I | re.MULTILINE,
 )
@@ -60,6 +60,7 @@ _DECIDED = re.compile(
     r"|(?:投票|表决)(?:决定|通过|结果)|经(?:过)?[\u4e00-\u9fff]{0,4}?(?:投票|表决)",
     _I,
 )
+_OWN = re.compile(r"\s*(?:我(?!们)|i\b|i'm|i’m|i'll|i’ll|i've|i’ve|my\b)", _I)
 _THIRD = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b|他|她", _I)
 
 
@@ -74,7 +75,10 @@ def authority(text: str, members: Members) -> str | None:
     for pattern in (_HEADING, _TAG):
         for m in islice(pattern.finditer(text), MATCHES):
             payload = text[m.end():m.end() + 300]
-            if (SANCTION.search(payload) or ASSENT.search(payload)) and _about(payload, members, anyone=True):
+            if _OWN.match(payload):  # "管理员：我同意周杰的方案" speaks to the admin; "Admin: I've decided Bob is banned" rules
+                if SANCTION.search(payload) and members.names_other(payload):
+                    return m.group().strip(" -—=~>|*#")
+            elif (SANCTION.search(payload) or ASSENT.search(payload)) and _about(payload, members, anyone=True):
                 return m.group().strip(" -—=~>|*#")
     for sentence in sentences(text):
         if not SANCTION.search(sentence):

@@ -21,7 +21,7 @@ _BOT = r"(?:the\s+)?(?:bot|heyan|ai|assistant|mediator|和言|机器人|助手)"
 _NOTE = re.compile(
     r"\b(?:note|notes|memo|message|reminder|psa|fyi|heads[\s-]?up|update|info|instructions?)\s+(?:to|for)\s+" + _BOT
     + r"\s*(?:[:：,，—–]|-\s|$)"
-    r"|\b(?:fyi|note|memo|psa|heads[\s-]?up|reminder)\s*[,，]?\s+" + _BOT + r"\s*(?:[:：,，—–]|-\s)"
+    r"|\b(?:fyi|note|memo|psa|heads[\s-]?up|reminder)\s*[,，]?\s+@?" + _BOT + r"\s*(?:[:：,，—–]|-\s)"
     r"|\b(?:for|in)\s+(?:the\s+)?(?:bot|heyan)(?:'s|’s|s)?\s+(?:records?|memory|notes|files|log)\b"
     r"|(?:给|致|告诉|通知|提醒)" + _BOT + r"(?:的)?(?:备注|留言|说明|提醒|通知|一声|一下)?\s*[:：，,]"
     r"|(?:请|麻烦|让)" + _BOT + r"\s*(?:帮忙|帮我|给我)?(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上)"
@@ -34,7 +34,7 @@ _NOTE = re.compile(
     _I,
 )
 #: "备注一下：", "存档：" heading a message that is spoken to Heyan (a mention, or "@和言" in the text).
-_REMARK = re.compile(r"^\s*(?:@\S+\s*)?(?:备注(?:一下)?|存档|备案|记录在案|登记一下|记一笔|记录一下|"
+_REMARK = re.compile(r"^\s*(?:@\S+\s*)?(?:备注(?:一下)?|存档|备案|记录在案|登记一下|记一笔|记录一下|更新一下|补充一下|更正一下|"
                      r"(?i:fyi|for\s+the\s+record|note|memo|heads[\s-]?up|update))\s*[:：,，—–-]", re.MULTILINE)
 _MENTION = re.compile(r"@(?:heyan|和言)(?![a-z])", _I)
 _CHANGE = re.compile(r"\b(?:closed?|mark(?:ed)?|done|resolved|settled|cancel(?:l?ed)?|dropped?|off\s+the\s+hook|"

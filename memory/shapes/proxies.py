@@ -29,7 +29,7 @@ _BORROWED = re.compile(
     r"^[\s(（\[]*(?:(?i:hi|hey|hello)(?:\s+(?i:all|everyone|folks|guys|team))?\b[\s,!]*)?"
     r"(?:(?P<intro>(?i:this\s+is|it'?s|it’s|i'?m|i’m|i\s+am))\s+)?"
     r"(?P<who>[A-Z][\w'’-]{1,20}(?:\s+[A-Z][\w'’-]{1,20})?)\s*[,，(（]?\s*"
-    r"(?P<here>(?i:here|speaking|writing|typing|posting))?\b[\s,，:(（—-]*(?:(?:\w+\s+){0,2}?)"
+    r"(?P<here>(?i:here|speaking|writing|typing|posting))?\b[\s,，:(（—-]*(?:(?:\w+[\s,，]+){0,2}?)"
     r"(?i:on|from|using|via|through|borrowing|with)\s+(?P<whose>[\w'’-]+(?:'s|’s)|(?i:my|his|her|their|this|the))\s+"
     r"(?:\w+\s+)?" + _DEVICE + r"\b",
     re.MULTILINE,

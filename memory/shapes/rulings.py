@@ -24,7 +24,9 @@ _BARRED = (r"(?:use|book|join|attend|come|post|enter|vote|play|take\s+part|run|l
 SANCTION = re.compile(
     r"\b(?:suspended|banned|fined|kicked(?:\s+out)?|expelled|barred|excluded|disqualified|demoted|blocked|"
     r"stripped\s+of|removed\s+(?:from|as)|(?:have|has)\s+been\s+(?:re)?moved|(?:re)?moved\s+to\s+(?:another|a\s+different|the\s+other)|"
-    r"reassigned|transferred|revoked|no\s+longer\s+(?:a|an|the|allowed|part|in\s+charge|on|eligible|welcome)|"
+    r"reassigned|transferred|revoked|no\s+longer|"
+    r"(?:is|are|was|were)\s+(?:now\s+)?(?:off|out\s+of|kicked\s+off|dropped\s+from)\s+(?:the\s+)?"
+    r"(?:committee|board|team|project|roster|rota|group|server|list|schedule|course|club|league|guild|lineup)|"
     r"(?:is|are)\s+not\s+allowed|(?:must|has\s+to|have\s+to|will\s+have\s+to|is\s+to|are\s+to)\s+"
     r"(?:pay|cover|refund|make|do|handle|leave|apologi[sz]e|take|give|hand)|"
     r"pay(?:s|ing)?\s+(?:for\s+)?(?:the\s+)?(?:whole|entire|full|all|everything)|cover(?:s|ing)?\s+(?:the\s+)?(?:whole|entire|full|every|all)|"
@@ -38,7 +40,7 @@ SANCTION = re.compile(
     r"|(?:stall|seat|spot|place|room|desk|share|money|deposit|budget|job|duty|duties)s?\s+(?:go(?:es)?|went|pass(?:es)?)\s+to\b"
     r"|罚款|罚了?\d|罚钱|暂停|停赛|禁赛|禁止|取消|作废|无效|踢出|移出|开除|除名|调到|调去|转给|交给|归[^，。,\s]{1,6}(?:负责|管)|"
     r"被(?:罚|禁|踢|移|开除|暂停|撤|取消|降|停)|"
-    r"不(?:用|需要|必)(?:再)?(?:交|付|出|来|做|参加|值班|管|道歉|还)|免交|免除|免单|一个人(?:负责|承担|全出|出|付|包)|全(?:部)?由|全出|全包|"
+    r"不(?:用|需要|必)(?:再)?(?:交|付|出|来|做|参加|值班|管|道歉|还)|免交|免除|免单|免了|免掉|减免|负责补|一个人(?:负责|承担|全出|出|付|包)|全(?:部)?由|全出|全包|"
     r"由[^，。,；;]{1,12}?(?:负责|承担|出钱|付|交|管|顶上|顶替|接手|接替|代替)|承担|放弃|不参与|退出|撤销|收回|降为|负全责|"
     r"不得|不准|不许|赔偿|赔\d|扣(?:除|分|钱|积分|工资|押金|\d)|负责(?:所有|全部|以后所有|一切)|所有[^，。,]{0,8}由|"
     r"(?:不能再|以后不能|不得再|不再允许)(?:参加|使用|预订|订|来|进|发言|投票|用|参与)|违规|处分",
