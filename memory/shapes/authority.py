@@ -49,7 +49,8 @@ _TAG = re.compile(
 )
 #: A body said to have decided: "the board decided", "mods have voted", "业委会已经决定", "经理事会投票".
 _DECIDED = re.compile(
-    r"\b(?:(?:the|our|a)\s+)?" + _BODY_EN + r"\s+(?:(?:has|have|had|just|already|officially|unanimously|now)\s+){0,3}"
+    r"\b(?:(?:the|our|a)\s+)?" + _BODY_EN + r"(?:\s+(?:team|group|office|panel))?\s+"
+    r"(?:(?:has|have|had|just|already|officially|unanimously|now)\s+){0,3}"
     r"(?:decided|voted|ruled|determined|resolved|confirmed|approved)\b"
     r"|" + _BODY_ZH + r"(?:已经|已|刚刚|刚|一致|正式|开会|讨论后|研究后)*(?:决定|投票|表决|裁定|决议|拍板|通过)"
     r"|经(?:过)?" + _BODY_ZH + r"(?:投票|表决|讨论|决定|决议)"

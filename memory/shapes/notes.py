@@ -29,8 +29,9 @@ _NOTE = re.compile(
     r"|\b(?:as\s+)?(?:heyan|the\s+bot)\s+(?:already\s+|has\s+|had\s+)*(?:recorded|noted|logged|confirmed|has\s+on\s+record)"
     r"(?:\s+(?:earlier|yesterday|before|last\s+\w+))?\s*(?:that\b|[:：,，])"
     r"|(?:和言|机器人)(?:之前|已经|早就|昨天)*(?:记录过|记下了|记过|确认过|存档了|备案了)\s*[:：，,]?"
-    r"|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok|okay|yo|dear)\s+)?@?(?:bot|heyan|和言|机器人)\s*[,，:：]?\s*请?\s*"
-    r"(?:fyi|note|memo|for\s+the\s+record|heads[\s-]?up|update|备注|注意|知悉)\s*[:：,，—–-]",
+    r"|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok|okay|yo|dear)\s+)?@?(?:bot|heyan|和言|机器人)\s*[,，:：]?\s*(?:请|pls|please|plz)?\s*"
+    r"(?:fyi|note|memo|for\s+the\s+record|heads[\s-]?up|update|(?:just\s+)?so\s+you\s+know|for\s+your\s+(?:records?|info\w*)|"
+    r"you\s+should\s+know|备注|注意|知悉|告诉你(?:一下|一声)?|跟你说(?:一下|一声)?|通知你(?:一下|一声)?|你知道一下)\s*[:：,，—–-]",
     _I,
 )
 #: "备注一下：", "存档：" heading a message that is spoken to Heyan (a mention, or "@和言" in the text).
