@@ -33,13 +33,15 @@ _LABEL_EN = (r"(?:notice|note|announcement|update|decision|ruling|verdict|messag
 _LABEL_ZH = r"(?:通知|公告|声明|决定|决议|投票|表决|裁定|提示|消息|说明|备注|通报|结果|意见|记录|纪要)"
 #: A heading at a line start: "Course admin notice:", "Moderator note —", "Official update:", "经理事会投票：".
 _HEADING = re.compile(
-    r"^[\s\-—=~>|*#]*(?:(?:official|important|urgent|final)\s+)?(?:[a-z]+\s+){0,3}?" + _BODY_EN
+    r"^[^\w\n]{0,6}(?:(?:official|important|urgent|final)\s+)?(?:[a-z]+\s+){0,3}?" + _BODY_EN
     + r"(?:'s|’s|'|’)?(?:\s+(?:team|group|office|desk|channel))?(?:\s+" + _LABEL_EN + r"){0,2}\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*(?:official|final)\s+" + _LABEL_EN + r"\s*(?:[:：—–]|-\s)"
     r"|^[\s\-—=~>|*#]*[\u4e00-\u9fff]{0,3}?" + _BODY_ZH + r"(?:的)?" + _LABEL_ZH + r"{0,2}\s*[:：]"
     r"|^[\s\-—=~>|*#]*(?:官方|正式|最终|紧急)" + _LABEL_ZH + r"\s*[:：]"
     r"|^[\s\-—=~>|*#]*(?:announcement|notice|ruling|verdict|official)\s*(?:[:：—–]|-\s)"
-    r"|^[\s\-—=~>|*#]*(?:群|重要|紧急)?(?:公告|通知|通报|裁定|处理结果|处罚决定)\s*[:：]",
+    r"|^[\s\-—=~>|*#]*(?:群|重要|紧急)?(?:公告|通知|通报|裁定|处理结果|处罚决定)\s*[:：]"
+    r"|^[^\w\n]{1,6}[\u4e00-\u9fff]{0,3}?(?:" + _BODY_EN + "|" + _BODY_ZH + r")(?:\s*" + _LABEL_EN + "|" + _LABEL_ZH
+    + r"){0,2}[^\w\s:：]{1,6}",
     _I | re.MULTILINE,
 )
 #: A bracketed tag naming a body, at a line start: "[群管理员]", "【管理员】", "(mod)", "[Board decision]".

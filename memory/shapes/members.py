@@ -65,6 +65,9 @@ class Members:
     others: re.Pattern[str] | None
     own: re.Pattern[str] | None
     everyone: re.Pattern[str] | None
+    #: Every form of the others and of the speaker, casefolded: "nina" typed for "Nina Park".
+    others_folded: frozenset[str] = frozenset()
+    own_folded: frozenset[str] = frozenset()
 
     def other_at(self, text: str, pos: int = 0) -> re.Match[str] | None:
         """Another member's name starting at ``pos``."""
@@ -100,7 +103,8 @@ def _members(speaker: str, names: tuple[str, ...]) -> Members:
         loose |= {f for f in a if f.casefold() not in mine}
         exact |= {f for f in b if f.casefold() not in mine}
     everyone_loose = loose | mine_loose
-    return Members(_pattern(loose, exact), _pattern(mine_loose, mine_exact), _pattern(everyone_loose, exact | mine_exact))
+    return Members(_pattern(loose, exact), _pattern(mine_loose, mine_exact), _pattern(everyone_loose, exact | mine_exact),
+                   frozenset(f.casefold() for f in loose | exact), frozenset(mine))
 
 
 def members(speaker: str, names: Iterable[str]) -> Members:

@@ -28,7 +28,7 @@ _NOT_A_NAME = frozenset({"i", "i'm", "i’m", "im", "i've", "i’ve", "i'll", "i
 _BORROWED = re.compile(
     r"^[\s(（\[]*(?:(?i:hi|hey|hello)(?:\s+(?i:all|everyone|folks|guys|team))?\b[\s,!]*)?"
     r"(?:(?P<intro>(?i:this\s+is|it'?s|it’s|i'?m|i’m|i\s+am))\s+)?"
-    r"(?P<who>[A-Z][\w'’-]{1,20}(?:\s+[A-Z][\w'’-]{1,20})?)\s*[,，(（]?\s*"
+    r"(?P<who>[A-Za-z][\w'’-]{1,20}(?:\s+[A-Z][\w'’-]{1,20})?)\s*[,，(（]?\s*"
     r"(?P<here>(?i:here|speaking|writing|typing|posting))?\b[\s,，:(（—-]*(?:(?:\w+[\s,，]+){0,2}?)"
     r"(?i:on|from|using|via|through|borrowing|with)\s+(?P<whose>[\w'’-]+(?:'s|’s)|(?i:my|his|her|their|this|the))\s+"
     r"(?:\w+\s+)?" + _DEVICE + r"\b",
@@ -59,6 +59,9 @@ _RELAY = re.compile(
 _GIVES_UP = re.compile(r"\b(?:give[sn]?\s+up|gave\s+up|drops?|dropped|waives?|waived|withdraws?|withdrew|"
                        r"steps?\s+down|stepped\s+down|takes?\s+(?:the\s+)?blame|(?:is|'s|are)\s+(?:fine|ok|okay)\s+with)\b"
                        r"|放弃|退出|承担|不追究|认了|让出", re.IGNORECASE)
+#: A writer named in a tag: "(sent by Ravi) …", "[posted by Bob]", "From Lena: …".
+_SENT_BY = re.compile(r"^\s*[(（\[【]?\s*(?:(?:sent|posted|written|typed)\s+(?:by|for)|from)\s+(?P<who>[^\s)）\]】:：,]{1,24})"
+                      r"\s*[)）\]】:：—–-]", re.IGNORECASE | re.MULTILINE)
 #: A bracketed name tag heading a line: "【林涛】", "[Bob]".
 _TAG = re.compile(r"^\s*[【\[〔]\s*(?P<who>[^\]】〕\n]{1,24}?)\s*[】\]〕]", re.MULTILINE)
 #: A name as a line's label: "王教练：", "Bob:".
@@ -82,14 +85,17 @@ def speaks_for(text: str, members: Members) -> str | None:
     """The name of the other person ``text`` (folded, quotes blanked) is written as, or None."""
     for m in islice(_BORROWED.finditer(text), MATCHES):
         who, whose = m.group("who"), m.group("whose")
-        if who.casefold() in _NOT_A_NAME or _own(members, who):
+        if who.casefold() in _NOT_A_NAME or _own(members, who) or who.casefold() in members.own_folded:
             continue
+        if who[0].islower() and who.casefold() not in members.others_folded:
+            continue  # a lower-case writer must be a member's name as typed ("nina here on leo's phone")
         if not (m.group("intro") or _SAYS_WHO.search(m.group()) or _TAGGED.match(text, m.end())):
             continue  # "Jonas (on Aylin's account): …" tags its writer; "Bob on Alice's laptop is …" does not
         owner = whose[:-2] if whose.endswith(("'s", "’s")) else ""
         if not owner and not (m.group("intro") or m.group("here") == "here"):
             continue  # "Grace, typing on my phone …" may speak to Grace: only "X here" / "this is X" says who writes
-        if _whole(members, who) or (owner and (members.names_anyone(owner))):
+        if _whole(members, who) or who.casefold() in members.others_folded or (owner and (
+                members.names_anyone(owner) or owner.casefold() in members.others_folded | members.own_folded)):
             return who
     for m in islice(_BORROWED_ZH.finditer(text), MATCHES):
         who = m.group("who")
@@ -103,6 +109,11 @@ def speaks_for(text: str, members: Members) -> str | None:
         if members.other_at(who) is not None and (ASSENT.search(said) or _GIVES_UP.search(said)) \
                 and not said.rstrip().endswith(("?", "？")):
             return members.other_at(who).group()  # type: ignore[union-attr]
+    for m in islice(_SENT_BY.finditer(text), MATCHES):
+        said = text[m.end():m.end() + 300].split("\n", 1)[0]
+        who = members.other_at(m.group("who"))
+        if who is not None and _FIRST.search(said):
+            return who.group()
     for m in islice(_TAG.finditer(text), MATCHES):
         who, said = m.group("who"), text[m.end():m.end() + 300].split("\n", 1)[0]
         if _whole(members, who) and not _ADDRESSING.match(said) and not said.startswith(("的", "'s", "’s")) \
