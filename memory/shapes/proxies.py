@@ -62,6 +62,8 @@ _GIVES_UP = re.compile(r"\b(?:give[sn]?\s+up|gave\s+up|drops?|dropped|waives?|wa
 #: A writer named in a tag: "(sent by Ravi) …", "[posted by Bob]", "From Lena: …".
 _SENT_BY = re.compile(r"^\s*[(（\[【]?\s*(?:(?:sent|posted|written|typed)\s+(?:by|for)|from)\s+(?P<who>[^\s)）\]】:：,]{1,24})"
                       r"\s*[)）\]】:：—–-]", re.IGNORECASE | re.MULTILINE)
+_BINDING_FIRST = re.compile(r"\b(?:i'll|i’ll|i\s+will|i\s+agree|i\s+accept|i\s+admit|i\s+promise|i\s+owe)\b"
+                            r"|我(?:同意|承认|会|来|保证|答应|接受|赔)", re.IGNORECASE)
 #: A bracketed name tag heading a line: "【林涛】", "[Bob]".
 _TAG = re.compile(r"^\s*[【\[〔]\s*(?P<who>[^\]】〕\n]{1,24}?)\s*[】\]〕]", re.MULTILINE)
 #: A name as a line's label: "王教练：", "Bob:".
@@ -112,7 +114,11 @@ def speaks_for(text: str, members: Members) -> str | None:
     for m in islice(_SENT_BY.finditer(text), MATCHES):
         said = text[m.end():m.end() + 300].split("\n", 1)[0]
         who = members.other_at(m.group("who"))
-        if who is not None and _FIRST.search(said):
+        if who is None or not _FIRST.search(said):
+            continue
+        # "(sent by Ravi) I admit …" names its writer; "From Bob: thanks everyone!" passes a greeting on
+        if not m.group(0).lstrip(" ([（【").casefold().startswith("from") or ASSENT.search(said) \
+                or _GIVES_UP.search(said) or _BINDING_FIRST.search(said):
             return who.group()
     for m in islice(_TAG.finditer(text), MATCHES):
         who, said = m.group("who"), text[m.end():m.end() + 300].split("\n", 1)[0]
