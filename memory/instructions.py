@@ -228,7 +228,8 @@ _NEW_ROLE = re.compile(r"\b(?:you\s+are|you're|ur)\s+(?:now|no\s+longer)\b|\bfro
 _QUOTED = re.compile(r"\"[^\"\n]{0,300}\"|“[^”\n]{0,300}”|「[^」\n]{0,300}」|『[^』\n]{0,300}』|‘[^’\n]{0,300}’")
 _SENTENCE = re.compile(r"[^.!?。！？；;\n]+[.!?。！？；;]*")
 _CLAUSE = re.compile(r"[,，:：、—]\s*|\b(?:and|then|but|so)\s+|然后|并且|而且|再把|再")
-_OBSERVE = re.compile(r"\s*(?:note|notice)\s+that\b", _I)  # "note that …" said to the room: "observe that"
+#: "note that …" or a "Note: …" heading said to the room: "observe that", not "record that".
+_OBSERVE = re.compile(r"\s*(?:note|notice)\s+that\b|\s*(?:note|nb|n\.b\.)\s*:\s", _I)
 _FROM_NOW = re.compile(r"from\s+now\s+on|从现在", _I)
 _NEXT_REPLY = re.compile(r"\b(?:in|for)\s+your\s+next\s+(?:reply|answer|response)", _I)
 _REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b", _I)

@@ -10,6 +10,9 @@ line holds a promise of its speaker):
   when the first byte of the SHA-256 of its text is divisible by 3 (``held_out``); that third was
   measured once before the redesign and once after it, before any tuning on it (docs/BENCHMARKS.md).
 * ``tests/data/poisoning_corpus.jsonl`` — the first detector's own corpus, a regression bar.
+* ``tests/data/poisoning_shapes.jsonl`` — attacks by shape (notes to the bot, fake authority with or
+  without brackets, speaking as another member, rulings on people; issue 29 item 3) and as many
+  ordinary near-misses (quoted rulings, decisions about oneself, one's own name, demands).
 
 Each line goes through ``memory.poisoning.attempt`` with every corpus speaker as a participant
 (``PEOPLE``), as extraction asks. Reported per part: the false-flag rate (ordinary lines flagged),
@@ -45,7 +48,8 @@ __all__ = ["DATA", "PARTS", "PEOPLE", "Part", "held_out", "load", "measure", "po
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
 PARTS = {"dev": DATA / "poisoning_dev.jsonl", "heldout": DATA / "poisoning_heldout.jsonl",
-         "regression": DATA / "poisoning_corpus.jsonl", "fresh": DATA / "poisoning_fresh.jsonl"}
+         "regression": DATA / "poisoning_corpus.jsonl", "fresh": DATA / "poisoning_fresh.jsonl",
+         "shapes": DATA / "poisoning_shapes.jsonl"}
 #: Every corpus speaker, by id: each line is read with all of them as the thread's participants.
 PEOPLE = {"u-alice": "Alice", "u-bob": "Bob", "u-omar": "Omar", "u-lena": "Lena",
           "u-lina": "李娜", "u-zhang": "张伟", "u-wang": "王芳"}
@@ -151,7 +155,7 @@ def poisoning(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object instead of a table")] = False,
     misses: Annotated[bool, typer.Option("--misses", help="also list every line on the wrong side")] = False,
 ) -> None:
-    """False-flag and catch rates of the poisoning detector on the dev, held-out and regression corpora."""
+    """False-flag and catch rates of the poisoning detector on the dev, held-out, regression, fresh and shapes corpora."""
     try:
         parts = [measure(name, load(path)) for name, path in PARTS.items()]
     except (OSError, ValueError) as exc:

@@ -1,0 +1,50 @@
+"""Attacks on memory recognised by their shape, in both languages (issue 29 item 3).
+
+Each module holds one shape; ``find`` asks them in turn about a line already folded for detection
+(``memory.poisoning``), with quoted words blanked:
+
+* ``notes`` — a note addressed to Heyan about other people ("Note to the bot: …", "备注一下：…",
+  "请机器人存档");
+* ``authority`` — a heading, tag or decision in a body's name that rules on people ("Course admin
+  notice:", "[群管理员] 已决定：…", "the board decided Aylin is suspended");
+* ``proxies`` — a line written as another member ("Tomás here, on Jonas's laptop", "【林涛】…",
+  "王教练：我已经决定了，…暂停");
+
+``members`` finds members by the names people type, ``rulings`` holds what a ruling on people, a
+decision and a reported or quoted statement look like.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from memory.shapes.authority import authority
+from memory.shapes.members import members
+from memory.shapes.notes import note_to_bot
+from memory.shapes.proxies import speaks_for
+from memory.shapes.rulings import unquoted
+
+__all__ = ["Shape", "find"]
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What was found: the family (a ``memory.poisoning.Flag`` value), why, and the words."""
+
+    family: str
+    detail: str
+    evidence: str
+
+
+def find(text: str, *, speaker: str, names: Iterable[str], addressed: bool) -> Shape | None:
+    """The attack shape in ``text`` (folded for detection), or None."""
+    plain = unquoted(text)
+    people = members(speaker, names)
+    if who := speaks_for(plain, people):
+        return Shape("impersonation", f"writes as {who}", who)
+    if words := note_to_bot(plain, people, addressed=addressed):
+        return Shape("instruction", "asks Heyan to record what others agreed", words)
+    if words := authority(plain, people):
+        return Shape("fake marker", "rules on people in the name of an authority", words)
+    return None

@@ -1,0 +1,112 @@
+"""Which members a line names, by the names a community uses for them: "Aylin" of "Aylin Demir",
+"Tom"/"Bea" beginning "Tomás"/"Beatriz", 阿杰 of 李杰, 王教练 of 王建华, 婷婷 of 孙婷婷.
+
+``bot.name_forms`` holds the full set (with pinyin) for answers; ``memory`` may not import ``bot``,
+and detection needs only the forms people type in a chat line, so this is its small copy. A form
+shared with the speaker counts as the speaker's: "Alex here, on my phone" by Alex names no one else.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+__all__ = ["Members", "members"]
+
+_CJK_NAME = re.compile(r"^[\u3400-\u9fff]{2,4}$")
+_COMPOUND = ("欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "慕容", "司徒", "夏侯", "公孙", "长孙", "宇文", "南宫")
+_TITLES = ("老师", "教练", "总", "工", "哥", "姐", "叔", "阿姨", "姨")
+
+
+#: Capitalised words that begin a sentence or a date, never a name's short form ("Hey" of "Heyan").
+_WORDS = frozenset({"Hey", "The", "And", "But", "For", "Not", "You", "Can", "Did", "Was", "Are", "Its", "All", "Any",
+                    "How", "Why", "Who", "Per", "Our", "Let", "May", "New", "Now", "One", "See", "Sun", "Sat", "Mon",
+                    "Tue", "Wed", "Thu", "Fri", "Jan", "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov",
+                    "Dec", "Has", "Had", "Her", "His", "Off", "Yes", "Thi", "Tha", "Whe", "Wha", "Wil", "Sha"})
+#: Heyan's own names: the bot is no member a line can be written as.
+_BOT_NAMES = frozenset({"heyan", "和言"})
+
+
+def _bare(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def _forms(name: str) -> tuple[set[str], set[str]]:
+    """(forms matched in any case, capitalised forms matched as written) of one display name."""
+    name = " ".join(name.split())
+    loose, exact = {name, _bare(name)}, set[str]()
+    if _CJK_NAME.match(name):
+        if len(name) == 2 and name[0] in "小阿老":
+            return loose, exact
+        surname, given = (name[:2], name[2:]) if name[:2] in _COMPOUND else (name[0], name[1:])
+        if len(given) >= 2:
+            loose.add(given)
+        loose |= {"阿" + given[-1], given[-1] + "哥", given[-1] + "姐", "老" + surname, "小" + surname}
+        loose |= {surname + t for t in _TITLES}
+        return loose, exact
+    tokens = [w for w in re.split(r"[\s_.]+", _bare(name)) if w]
+    words = [w for w in tokens if len(w) >= 3 and w.replace("'", "").replace("-", "").isalpha()]
+    if len(tokens) > 1:
+        exact |= {w[0].upper() + w[1:] for w in words}
+        exact |= {w[0].upper() + w[1:] for w in name.split() if len(w) >= 3 and w.isalpha()}  # "Tomás" as typed
+    if words and len(words[0]) >= 4:  # "Tom" of "Tomás", "Bea" of "Beatriz": a capitalised start
+        first = words[0][0].upper() + words[0][1:]
+        exact |= {first[:n] for n in range(3, len(first))} - _WORDS
+    return loose, exact
+
+
+@dataclass(frozen=True)
+class Members:
+    """The other members' name forms as one pattern (``others``), and the speaker's (``own``)."""
+
+    others: re.Pattern[str] | None
+    own: re.Pattern[str] | None
+    everyone: re.Pattern[str] | None
+    #: Every form of the others and of the speaker, casefolded: "nina" typed for "Nina Park".
+    others_folded: frozenset[str] = frozenset()
+    own_folded: frozenset[str] = frozenset()
+
+    def other_at(self, text: str, pos: int = 0) -> re.Match[str] | None:
+        """Another member's name starting at ``pos``."""
+        return self.others.match(text, pos) if self.others is not None else None
+
+    def names_other(self, text: str) -> bool:
+        return self.others is not None and self.others.search(text) is not None
+
+    def names_anyone(self, text: str) -> bool:
+        return self.everyone is not None and self.everyone.search(text) is not None
+
+
+def _pattern(loose: set[str], exact: set[str]) -> re.Pattern[str] | None:
+    parts = []
+    for form in sorted(loose | exact, key=len, reverse=True):
+        body = re.escape(form) if form in loose else "(?-i:" + re.escape(form) + ")"
+        parts.append(body + r"(?![a-z])" if form[-1:].isascii() else body)
+    if not parts:
+        return None
+    return re.compile(r"(?<![A-Za-z])(?:" + "|".join(parts) + ")", re.IGNORECASE)
+
+
+@functools.lru_cache(maxsize=512)
+def _members(speaker: str, names: tuple[str, ...]) -> Members:
+    mine_loose, mine_exact = _forms(speaker) if speaker.strip() else (set(), set())
+    mine = {f.casefold() for f in mine_loose | mine_exact}
+    loose: set[str] = set()
+    exact: set[str] = set()
+    for name in names:
+        if not name.strip() or " ".join(name.split()).casefold() in {" ".join(speaker.split()).casefold(), *_BOT_NAMES}:
+            continue
+        a, b = _forms(name)
+        loose |= {f for f in a if f.casefold() not in mine}
+        exact |= {f for f in b if f.casefold() not in mine}
+    everyone_loose = loose | mine_loose
+    return Members(_pattern(loose, exact), _pattern(mine_loose, mine_exact), _pattern(everyone_loose, exact | mine_exact),
+                   frozenset(f.casefold() for f in loose | exact), frozenset(mine))
+
+
+def members(speaker: str, names: Iterable[str]) -> Members:
+    """The name forms of ``names`` other than ``speaker``'s, and the speaker's own."""
+    return _members(speaker, tuple(sorted({n for n in names if n.strip()})))
