@@ -7,7 +7,7 @@ for their user id, so one person never appears as two. ``NameBook`` collects (us
 from facts' sources and from conversation turns; it also keeps every name a user went by, so a
 question that names someone by an older name ("what did Lina promise?") still finds them.
 
-``find`` reads who a text names, by any name the community uses for them (``bot.name_forms``: a
+``find`` reads who a text names, by any name the community uses for them (``memory.name_forms``: a
 first name, "Tom" for Tomás, 阿杰 for 李杰, "Chen" for 陈刚, "Xiaolu" for 小鹿, an ``@mention``): each
 hit holds every member its best-ranked form fits, so two members called "Chen" are asked about,
 never guessed.
@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from bot.clock import aware
-from bot.name_forms import Rank, deaccent, forms_of, prefix_of
 from memory.extraction import Utterance
 from memory.models import Fact
+from memory.name_forms import Rank, deaccent, forms_of, prefix_of
 
 __all__ = ["NameBook", "NameHit", "TenantNames"]
 

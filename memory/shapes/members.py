@@ -1,24 +1,22 @@
 """Which members a line names, by the names a community uses for them: "Aylin" of "Aylin Demir",
 "Tom"/"Bea" beginning "Tomás"/"Beatriz", 阿杰 of 李杰, 王教练 of 王建华, 婷婷 of 孙婷婷.
 
-``bot.name_forms`` holds the full set (with pinyin) for answers; ``memory`` may not import ``bot``,
-and detection needs only the forms people type in a chat line, so this is its small copy. A form
-shared with the speaker counts as the speaker's: "Alex here, on my phone" by Alex names no one else.
+The forms come from ``memory.name_forms`` (what answers use too), without the Latin spellings of
+Chinese names: detection reads the forms people type in a chat line, and matches a Latin name's parts
+capitalised, as typed. A form shared with the speaker counts as the speaker's: "Alex here, on my
+phone" by Alex names no one else.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-__all__ = ["Members", "members"]
+from memory.name_forms import Rank, deaccent, forms_of, is_cjk_name
 
-_CJK_NAME = re.compile(r"^[\u3400-\u9fff]{2,4}$")
-_COMPOUND = ("欧阳", "司马", "上官", "诸葛", "东方", "皇甫", "慕容", "司徒", "夏侯", "公孙", "长孙", "宇文", "南宫")
-_TITLES = ("老师", "教练", "总", "工", "哥", "姐", "叔", "阿姨", "姨")
+__all__ = ["Members", "members"]
 
 
 #: Capitalised words that begin a sentence or a date, never a name's short form ("Hey" of "Heyan").
@@ -30,24 +28,14 @@ _WORDS = frozenset({"Hey", "The", "And", "But", "For", "Not", "You", "Can", "Did
 _BOT_NAMES = frozenset({"heyan", "和言"})
 
 
-def _bare(text: str) -> str:
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-
-
 def _forms(name: str) -> tuple[set[str], set[str]]:
     """(forms matched in any case, capitalised forms matched as written) of one display name."""
     name = " ".join(name.split())
-    loose, exact = {name, _bare(name)}, set[str]()
-    if _CJK_NAME.match(name):
-        if len(name) == 2 and name[0] in "小阿老":
-            return loose, exact
-        surname, given = (name[:2], name[2:]) if name[:2] in _COMPOUND else (name[0], name[1:])
-        if len(given) >= 2:
-            loose.add(given)
-        loose |= {"阿" + given[-1], given[-1] + "哥", given[-1] + "姐", "老" + surname, "小" + surname}
-        loose |= {surname + t for t in _TITLES}
+    loose, exact = {name, deaccent(name)}, set[str]()
+    if is_cjk_name(name):
+        loose |= {form for form, rank in forms_of(name) if rank is Rank.NICK}
         return loose, exact
-    tokens = [w for w in re.split(r"[\s_.]+", _bare(name)) if w]
+    tokens = [w for w in re.split(r"[\s_.]+", deaccent(name)) if w]
     words = [w for w in tokens if len(w) >= 3 and w.replace("'", "").replace("-", "").isalpha()]
     if len(tokens) > 1:
         exact |= {w[0].upper() + w[1:] for w in words}
