@@ -90,6 +90,8 @@ def test_one_record_reads_the_same_on_every_surface(lang: str) -> None:
 
 _SURFACES = {"adapters/discord": "discord", "adapters/slack": "slack", "adapters/web": "web"}
 ROOT = Path(__file__).resolve().parents[1]
+#: The functions that read the catalog for a surface, and the part of the key they add.
+_CALLS = {"t": "", "_t": "card.", "card_text": "card."}
 
 
 def _calls() -> list[tuple[str, str, set[str] | None]]:
@@ -102,12 +104,13 @@ def _calls() -> list[tuple[str, str, set[str] | None]]:
     for folder, prefix in _SURFACES.items():
         for path in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "t":
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS:
                     keys = [a.value for a in node.args[:2] if isinstance(a, ast.Constant) and isinstance(a.value, str)
                             and "." in a.value]
                     names = {k.arg for k in node.keywords if k.arg}
                     starred = any(k.arg is None for k in node.keywords)
-                    found += [(f"{path.relative_to(ROOT)}:{node.lineno}", f"{prefix}:{key}", None if starred else names)
+                    found += [(f"{path.relative_to(ROOT)}:{node.lineno}", f"{prefix}:{_CALLS[node.func.id]}{key}",
+                               None if starred else names)
                               for key in keys]
     for path in sorted((ROOT / "adapters/web/templates").glob("*.html")):
         for match in re.finditer(r"\bt\('([\w.]+)'((?:,\s*\w+=[^,)]+)*)\)", path.read_text(encoding="utf-8")):

@@ -14,7 +14,7 @@
   menu (``GroundPick``) of the ones they endorse. Ephemeral messages exist only as interaction
   answers, which is why the statements travel this way rather than in a post.
 
-Strings are Heyan's own (both languages, ``_TEXT``); every id in a custom id is checked again by the
+Strings are the catalog's (``discord:card.`` keys, ``bot.text.catalog``); every id in a custom id is checked again by the
 service, with the presser as the actor.
 """
 
@@ -36,43 +36,16 @@ from bot.agreements import CONFIRM_ACTION
 from bot.moderation import CardOutcome, GroundView
 from bot.moderation.common_ground import GROUND_ACTION
 from bot.outbox import Post
+from bot.text.catalog import say
 from memory.models import Lang
 
 __all__ = ["Agreements", "CardButton", "DigestCommands", "GroundOpen", "GroundPick", "close_with_card", "common_ground", "post_view"]
 
-_TEXT: dict[str, dict[Lang, str]] = {
-    "confirm": {"en": "Confirm", "zh": "确认"},
-    "refuse": {"en": "Refuse", "zh": "不同意"},
-    "waiting": {"en": "{who} asked to close this dispute: I posted the agreement card. It closes once {pending} "
-                      "confirm it.", "zh": "{who} 请求结束这个争议：我发布了协议卡，等 {pending} 都确认后就会结束。"},
-    "confirmed": {"en": "You confirmed the agreement card.", "zh": "你确认了协议卡。"},
-    "agreed": {"en": "You confirmed the agreement card — everyone has now: it is recorded as agreed.",
-               "zh": "你确认了协议卡——所有人都已确认，已记录为共识。"},
-    "changed": {"en": "What Heyan remembers changed since that card was posted; I posted the new card — please "
-                      "look at it and confirm that one.",
-                "zh": "协议卡发布后记录有了变化；我发布了新的协议卡，请查看并确认新的那张。"},
-    "refused": {"en": "Your refusal is recorded; the dispute stays open.", "zh": "已记录你不同意；争议继续进行。"},
-    "refuse.title": {"en": "Refuse the agreement card", "zh": "不同意协议卡"},
-    "refuse.reason": {"en": "Why? (shown in the thread)", "zh": "原因（会显示在话题里）"},
-    "ground.asked": {"en": "I drafted {n} statements of common ground and asked {who} privately which they endorse.",
-                     "zh": "我起草了 {n} 句共同点，并私下询问 {who} 能认同哪些。"},
-    "ground.open": {"en": "Review privately", "zh": "私下查看"},
-    "ground.head": {"en": "Statements of common ground — pick the ones you can endorse (only a statement everyone "
-                         "endorses is posted):", "zh": "共同点陈述——选出你能认同的（只有每个人都认同的才会公布）："},
-    "ground.pick": {"en": "The statements you endorse", "zh": "你认同的陈述"},
-    "ground.saved": {"en": "Saved: you endorse {n} of them.", "zh": "已保存：你认同其中 {n} 句。"},
-    "ground.posted": {"en": " Everyone endorses {n}; it is posted in the thread.",
-                      "zh": " 有 {n} 句每个人都认同，已在话题里公布。"},
-    "digest.set": {"en": "The moderators' digest goes to {channel}, {schedule} (escalation alerts too).",
-                   "zh": "管理员摘要（以及升级预警）将发到 {channel}，频率：{schedule}。"},
-    "digest.undeliverable": {"en": "Notice: Heyan cannot post in {channel} ({error}); choose another channel.",
-                             "zh": "注意：和言无法在 {channel} 发消息（{error}）；请换一个频道。"},
-}
 _REFUSE_MODAL = re.compile(r"heyan:card-refuse:(?P<card>[0-9a-f]{6,16})")
 
 
 def _t(lang: Lang, key: str, **values: object) -> str:
-    return _TEXT[key][lang].format(**values)
+    return say(lang, f"discord:card.{key}", **values)
 
 
 # --- the card ----------------------------------------------------------------------------------------------
