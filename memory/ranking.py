@@ -1,11 +1,9 @@
 """Fusing one query's dense and BM25 hits, and the signals added on top: names, time, recency.
 
-``fuse`` combines the two lists (``w·dense + (1−w)·bm25/best``, or RRF). ``Signals`` adds, from the
-clear payload fields of each hit (``RANK_FIELDS``; never the sealed text): a subject the query names
-(matched as ``PayloadCodec.subject_key``, so nothing is decrypted), a span the query points at
-(``memory.timeq``), and recency when it asks how things stand now. ``reweigh`` then adds the best
-facts' ``memory.importance`` weight. Each weight was kept only where it helped (docs/BENCHMARKS.md);
-0 turns a signal off.
+``fuse`` combines the two lists (weighted sum, or RRF). ``Signals`` adds, from clear payload fields only
+(``RANK_FIELDS``): a subject the query names (as ``PayloadCodec.subject_key``: nothing decrypted), a
+span it points at (``memory.timeq``), recency when it asks about now. ``reweigh`` adds the best facts'
+``memory.importance`` weight. Weights kept only where they helped (docs/BENCHMARKS.md); 0 turns one off.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""The store phase of ``heyan bench load``: build Heyan's store to N memories and, beside it, give the
-same memories (the same vectors, from the same embedder) to qdrant-client's local mode and to
-Chroma, up to their caps; measure every store at the same checkpoints.
+"""The store phase of ``heyan bench load``: Heyan's store built to N memories and, beside it, the same
+vectors in qdrant-client's local mode and Chroma, all measured at the same checkpoints.
 
-Fair by construction: the same questions, warm-up and time window for every store (asked in rounds,
-the order rotating), no query cache. Heyan writes and recalls through the production path and is
-optimized after each bulk ingest (timed); every store is also asked the like-for-like dense top-10 by
-tenant. The alternatives read the vectors from a file, so they never count in this process's RSS.
+Fair by construction: the same questions, warm-up and time window for every store (rounds, order
+rotating), no query cache, and a like-for-like dense top-10 by tenant. Heyan goes through the
+production path, optimized (and timed) after each bulk ingest; the others read vectors from a file.
 """
 
 from __future__ import annotations

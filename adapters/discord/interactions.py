@@ -1,11 +1,10 @@
 """Answering interactions the same way everywhere: acknowledge before slow work, private answers
 ephemeral, refusals ephemeral and in the caller's language, never a ping, always within Discord's limits.
 
-Discord allows 3 s for the first answer, then 15 minutes with its token: every command ``defer``s and
-every component ``acknowledge``s before calling the services, then ``answer``s or ``redraw``s (clipped
-to Discord's limits). An answer that outlives its token becomes one DM. Failures are worded in one
-place (``error_text``; ``HeyanTree.on_error``, ``report``); a refusal after a public deferral first
-deletes the public "thinking…".
+Discord allows 3 s for the first answer, then 15 minutes: commands ``defer`` and components
+``acknowledge`` before the service call, then ``answer`` or ``redraw``; past the token, one DM. Failures
+are worded in ``error_text`` (``HeyanTree.on_error``, ``report``); a refusal after a public deferral
+deletes the public "thinking…" first.
 """
 
 from __future__ import annotations

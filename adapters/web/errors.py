@@ -1,11 +1,9 @@
 """Refusals as HTTP answers: a status code and one sentence in the caller's language saying what was
 wrong and what to do.
 
-The API answers ``{"error", "detail"}`` for every refusal and failure (404, 422 and 500 too); pages show
-the same sentence. Statuses: 401 not signed in; 403 ``PermissionDenied``, CSRF, read-only token; 404;
-409 ``Ambiguous``; 400 ``InvalidRequest``; 422 a malformed request; 429 ``SlowDown``/``TooMany`` with
-``Retry-After``; 500 (logged); 503 the platform could not be asked. Every answer, a 500 too, carries the
-security headers (``adapters.web.app.secure``).
+``{"error", "detail"}`` for every refusal and failure (pages show the sentence): 401 not signed in, 403
+``PermissionDenied``/CSRF/read-only, 404, 409 ``Ambiguous``, 400 ``InvalidRequest``, 422 malformed, 429
+with ``Retry-After``, 500 (logged), 503 platform unreachable. Every answer carries the security headers.
 """
 
 from __future__ import annotations
