@@ -3,7 +3,7 @@
 ``TenantSettings`` declares each setting and its default; ``TenantConfig`` reads and writes a tenant's
 overrides, one Redis hash per tenant (``heyan:tenant-settings:<tenant>``). Only overrides are stored,
 so a changed default moves every tenant that never set its own and a new field needs no migration.
-Why Redis: docs/ARCHITECTURE.md, "Embedded vs distributed"; backup: docs/DEPLOY.md, "Operations".
+Why Redis: docs/ARCHITECTURE.md, "Why the protocols are as they are"; backup: docs/DEPLOY.md, "Operations".
 """
 
 from __future__ import annotations
