@@ -40,7 +40,7 @@ _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WEEKDAYS_EN = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
-# Deadlines for a part of day said without an hour: the end of that part (see module docstring).
+# Deadlines for a part of day said without an hour: the end of that part (see ``resolve_due``).
 _PART_END = {"morning": 12, "noon": 12, "afternoon": 18, "dusk": 19, "evening": 21, "night": 21, "early": 6}
 _PARTS = {
     "凌晨": "early", "早上": "morning", "早晨": "morning", "上午": "morning", "中午": "noon",

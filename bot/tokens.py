@@ -14,7 +14,7 @@ from typing import Generic, TypeVar
 
 __all__ = ["CJK_WEIGHT", "Budgeted", "Item", "Section", "estimate_tokens", "fit_to_budget"]
 
-#: Tokens per CJK character; see the module docstring for why above one.
+#: Tokens per CJK character: common Han characters are one BPE token, rare ones 2–3, so a margin over one.
 CJK_WEIGHT = 1.2
 #: Tokens a section costs beyond its items (heading, separators, role framing).
 SECTION_OVERHEAD = 4

@@ -248,8 +248,8 @@ def remove_store(path: Path) -> None:
 def swap_in(path: Path) -> None:
     """Put the complete staged copy in place of the store at ``path``; the caller holds the guard.
 
-    The old store is removed only once the new one is in place; see the module docstring for what
-    an interruption at each step leaves and how it is recovered.
+    The old store is removed only once the new one is in place; ``recover_interrupted_swap``
+    says what an interruption at each step leaves and how it is recovered.
     """
     new, old = staging_path(path), old_path(path)
     if not is_complete(new):

@@ -87,8 +87,11 @@ class AgreementCards(ModerationBase):
 
     async def dispute_close_card(self, actor: Actor, session: str, reason: str = "", *,
                                  now: datetime | None = None, force: bool = False) -> CardOutcome:
-        """Close a dispute with its agreement card (see the module docstring). A moderator may close a
-        thread that was never opened as a dispute: it is recorded as one, opened and closed by them.
+        """Close a dispute with its agreement card (its opener or a moderator). Nothing agreed and nothing
+        promised: the card says so and the dispute closes; a card everyone already confirmed closes it at
+        once; otherwise the card is posted and the dispute waits for every participant's confirmation.
+        A moderator may close a thread that was never opened as a dispute: it is recorded as one, opened
+        and closed by them.
         ``force`` (moderators only): close now without confirmations — the card is posted as what memory
         held, nothing is recorded as agreed and no follow-up is kept."""
         await self._enter(actor)
