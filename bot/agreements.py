@@ -116,7 +116,7 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class AgreementCard:
-    """The card of one session (see the module docstring). ``participants``: user id → name, the
+    """The card of one session (sections: ``build_card``). ``participants``: user id → name, the
     people asked to confirm."""
 
     id: str
