@@ -1,10 +1,8 @@
 """What every ``heyan`` command group shares: consoles, one-line failures, running async bodies on a
 runtime or on Redis alone, and the local operator's view of the moderation service.
 
-Each group (``memory_cli``, ``commitments_cli``, ``jobs_cli``, ``tenant_cli``, …) imports only this
-module and ``bot``/``jobs``; ``adapters.cli`` registers them. Any known startup problem (bad setting,
-locked store, unreachable server, malformed script, a refused request) ends in one line on stderr
-that says what to do, and exit status 2.
+Each group imports only this and ``bot``/``jobs``; ``adapters.cli`` registers them. A known startup
+problem ends in one line on stderr saying what to do, and exit status 2.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The console adapter: scripts and interactive chat on the same engine the platforms use.
 
-A script is JSON Lines, one message a line:
-``{"tenant", "session", "user_id", "user_name", "text", "ts", "mention", "id", "private", "tz"}`` —
-``ts`` ISO-8601 with an offset (the speaker's clock: "明天下午三点" in a line written ``+08:00`` means
-15:00 at +08:00), ``mention`` optional (true when the line addresses the bot), ``id`` optional (the
-platform message id; a line repeating an earlier line's id is a redelivery: it is reported, naming
-both line numbers, and dropped), ``private`` optional (true for a
-private thread or DM: what is remembered from it is never recited elsewhere), ``tz`` optional (the
-speaker's IANA zone, overriding the offset). The whole file is checked before anything runs, so a
-malformed line stops the replay with nothing half-written.
+A script is JSON Lines, one message a line: ``tenant``, ``session``, ``user_id``, ``user_name``,
+``text``, ``ts`` (ISO-8601 with the speaker's offset), optional ``mention``, ``id`` (a repeated id is a
+redelivery: reported and dropped), ``private`` and ``tz`` (overrides the offset). The whole file is
+checked first, so a malformed line stops the replay with nothing half-written.
 """
 
 from __future__ import annotations

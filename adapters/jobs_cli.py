@@ -1,10 +1,8 @@
 """``heyan jobs``: queue and outbox status, the dead-letter lists (and retrying them), and
 reconciliation now.
 
-``status`` and ``dead-letter`` need only Redis: with ``HEYAN_REDIS_URL`` they connect to it directly;
-in the embedded shape (no URL) they start the runtime without its worker to reach the embedded
-Valkey. ``reconcile`` reads the memory store, so it always starts the runtime (without a worker:
-the jobs it enqueues run in the bot or in ``heyan worker``).
+``status`` and ``dead-letter`` need only Redis (embedded: the runtime without its worker, for Valkey);
+``reconcile`` reads the store, so it starts the runtime without a worker.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """``heyan keys``: the encryption keys of what Heyan stores at rest.
 
-``generate`` prints a new key for ``HEYAN_ENCRYPTION_KEYS``. ``rotate`` re-encrypts every stored
-record with the first key: the store's facts and summaries (payload-only writes, nothing is
-re-embedded) and the Redis values holding member text (conversation windows, outbox posts, session
-records, the audit trail). The procedure (docs/ARCHITECTURE.md, "Encryption at rest"):
-
-1. ``heyan keys generate``; put the new key *first* in ``HEYAN_ENCRYPTION_KEYS``, the old ones after it
-   (embedded shape without the variable: the same list in ``<data>/keys/heyan.key``);
-2. restart every Heyan process (they now write with the new key and still read the old one);
-3. ``heyan keys rotate`` (stop the bot first in the embedded shape: the store belongs to one process);
-4. drop the old keys from the list once rotate reports everything under the new one.
-
-Rotation is safe to kill and run again: each record is rewritten on its own (a store payload write
-under the record's lock, a compare-and-set in Redis, a whole audit stream in one transaction), so
-every record is readable with the key list at every moment, and what is already under the first key
-is skipped. Only a finished run records that the old keys may go (``bot.sealing.write_marker``); until
-then a start without them is refused.
+``generate`` prints a new key for ``HEYAN_ENCRYPTION_KEYS``; ``rotate`` re-seals every store record
+and Redis value with the first key, record by record, so it is safe to kill and run again; only a
+finished run writes the marker that lets the old keys go (``bot.sealing.write_marker``). The
+procedure: docs/DEPLOY.md, "Encryption at rest" (Rotation).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Logging for Heyan's processes: ``HEYAN_LOG_LEVEL`` on stderr, one line per record.
 
-``HEYAN_LOG_FORMAT=text`` (default) writes a readable line; ``json`` writes one JSON object per
-line (``ts``, ``level``, ``logger``, ``message``, ``process``, ``exc`` when there is a traceback,
-and any ``extra=`` fields), so a log shipper (Loki, Vector, CloudWatch) can parse it without a
-grammar — a traceback stays inside its record instead of spilling over several lines.
-
-Log lines quote members (names, message ids, dropped quotes): the text format writes their control
-characters as visible escapes (``\x1b``, ``\u202e``) and a message's line breaks as ``\n``, so a
-record is one line and cannot drive the terminal or forge another record; ``json.dumps`` does the
-same for the JSON format.
+``HEYAN_LOG_FORMAT=text`` (default) or ``json`` (``ts``, ``level``, ``logger``, ``message``,
+``process``, ``exc``, ``extra=`` fields: a shipper parses it, a traceback stays in its record). Log
+lines quote members, so control characters and line breaks are written as visible escapes: a record
+is one line and cannot drive a terminal or forge another.
 """
 
 from __future__ import annotations

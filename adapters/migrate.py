@@ -1,16 +1,10 @@
 """``heyan memory migrate --to server|edge``: move every memory between the embedded store
 (``<data>/qdrant``) and a Qdrant server (``HEYAN_QDRANT_URL``), through the same safe path as a reindex.
 
-The source is only read (the embedded store under its swap guard, so no Heyan process writes to it
-meanwhile); the target is built completely beside what it holds — the next server generation, or
-``<data>/qdrant.reindex`` — marked complete and then switched in (``adapters.rebuild``). Records keep
-their deterministic ids, so a run killed anywhere is finished by running it again, and running it
-again once finished writes nothing.
-
-The target must not already hold data from elsewhere: records only it has, or newer there than in
-the source. Then the command stops with one line unless ``--merge`` is given, which keeps both (the
-newer version of a record wins, the source's on a tie). Vectors are made with the configured
-embedder on the way.
+The source is only read; the target is built beside what it holds and switched in
+(``adapters.rebuild``), so a re-run finishes a killed one. A target holding data from elsewhere
+(records only it has, or newer) stops the command unless ``--merge`` (the newer version wins, the
+source's on a tie).
 """
 
 from __future__ import annotations

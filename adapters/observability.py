@@ -1,28 +1,9 @@
 """Prometheus metrics and a health endpoint, on the opt-in port ``HEYAN_METRICS_PORT``.
 
-``GET /metrics`` answers in the Prometheus text format; ``GET /healthz`` answers 200 with
-``{"status": "ok"}`` while the process's event loop runs and Redis answers a PING within two
-seconds, else 503 (the Dockerfile's and compose file's health checks call it through
-``python -m adapters.healthcheck``). The server runs on the process's own event loop (aiohttp), so
-a health check that answers proves the loop is not stuck.
-
-Metrics, and where each comes from (measured from outside the core, which this module never
-patches beyond wrapping two engine methods on the instance):
-
-* ``heyan_reply_seconds`` / ``heyan_message_seconds`` — histograms timed around ``Engine.respond``
-  and ``Engine.handle`` (``instrument_engine``).
-* ``heyan_queue_jobs{state}`` — ready, deferred and running jobs (``jobs.admin.status``).
-* ``heyan_dead_letter_jobs`` — jobs that failed their last try (the ``heyan:dead-letter`` list).
-* ``heyan_extraction_lag_seconds`` — how long the oldest due extraction job has waited in the queue
-  (0 when none waits). Read from arq's queue at scrape time.
-* ``heyan_outbox_posts{platform,state}`` and ``heyan_outbox_lag_seconds{platform}`` — posts ready,
-  waiting, leased and dead per platform, and the age of the oldest post that is due but not sent.
-* ``heyan_llm_calls_total`` / ``heyan_llm_tokens_total{tier,kind}`` — from the OpenAI provider's
-  usage counters (``OpenAIProvider.usage``); tier ``reply`` is the reply model, ``fast`` the rest.
-* ``heyan_llm_fallbacks_total{task}`` — replies, rewrites, classifications and summaries the offline
-  provider gave because the LLM failed (``FallbackProvider.fallbacks``).
-
-Redis-backed values are read when ``/metrics`` is scraped, so they cost nothing between scrapes.
+``/healthz`` answers 200 while the event loop runs and Redis answers a PING within two seconds, else
+503; it is served on the process's own loop (aiohttp), so an answer proves the loop is not stuck.
+Redis-backed metrics are read at scrape time; the engine is only wrapped (``instrument_engine``),
+never patched. The metrics: docs/DEPLOY.md, "Operations".
 """
 
 from __future__ import annotations

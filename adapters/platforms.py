@@ -1,12 +1,9 @@
 """What a platform adapter gives the process that runs it (``heyan run``).
 
-A platform (Discord, Slack) connects with its own settings, translates events into calls on the
-platform port (``rt.port``: the engine facade and the moderation service, ``bot.platform_port``), and
-hands back a ``PostSender`` for its outbox. ``start(rt)`` is its composition step: the one place of
-the platform that sees the runtime, where it builds what it keeps in Redis. ``heyan
-run`` starts the runtime (with the embedded worker in the embedded shape), starts every configured
-platform, delivers their outboxes, serves the web console when ``HEYAN_WEB_PORT`` is set, and stops
-everything in order on SIGINT/SIGTERM or when a platform's connection ends.
+A platform connects with its own settings, calls the platform port (``rt.port``) and hands back a
+``PostSender``; ``start(rt)`` is its one composition step. ``heyan run`` starts the runtime and every
+configured platform, delivers their outboxes, serves the web console with ``HEYAN_WEB_PORT``, and stops
+everything in order on a signal or a lost connection.
 """
 
 from __future__ import annotations

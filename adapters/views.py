@@ -1,18 +1,9 @@
 """How the console shows memories, commitments and audit entries: rich tables and ``--json`` shapes.
 
-Tables are laid out for an 80-column terminal or pipe: the short columns (ids, kinds, statuses,
-times) never wrap, and only the free-text column wraps, at spaces — no word is cut in two (a
-CJK line breaks between characters, as CJK text does). A person is named by their latest display
-name in the tenant (``bot.names``), whatever name an older message was sent under; the tenant
-column appears when the rows come from more than one tenant.
-
-Times are in the tenant's zone (or ``--zone``), the one replies use when the asker's own is not known,
-and the column heading names it ("due (Asia/Shanghai)"); ``--json`` gives ISO-8601 times in that zone
-with the zone named (``bot.clock``).
-
-Every text cell and title is passed through ``escape_controls``: names, values and reasons are
-members' words, and an escape sequence in one must show as ``\x1b[2J``, not clear the screen (the
-``--json`` shapes stay data; ``json.dumps`` escapes what JSON must).
+Tables fit 80 columns: only the free-text column wraps, never inside a word. People by their latest
+name (``bot.names``); times in the tenant's zone (or ``--zone``), named in the heading, ISO-8601 with
+the zone in ``--json`` (``bot.clock``). Every text cell goes through ``escape_controls``: a member's
+escape sequence shows, it never drives the terminal.
 """
 
 from __future__ import annotations

@@ -1,13 +1,8 @@
 """Who is asking: an ``Actor``, what they may do, and the refusals the moderation service gives.
 
-Every surface (console, Discord, Slack, later a web console) turns its caller into an ``Actor``:
-the tenant, the platform user id, a display name, the capabilities the platform grants (a Discord
-member with Manage Messages or the moderator role, a Slack admin or member of the moderator group,
-the local operator of the console) and the language to answer in. The service checks capabilities
-itself, so a platform setting that opens a command to everyone still cannot open the data.
-
-Errors (``ModerationError`` and subclasses) carry the message in English and Chinese; adapters show
-``error.text(lang)``.
+Every surface turns its caller into an ``Actor`` (tenant, user id, name, the capabilities its platform
+grants, language); the service checks capabilities itself, so a platform setting that opens a command
+to everyone opens no data. ``ModerationError``s carry English and Chinese: ``error.text(lang)``.
 """
 
 from __future__ import annotations

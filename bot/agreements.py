@@ -1,23 +1,8 @@
 """The agreement card: what a dispute ended with, built from memory, every line citing its records.
 
-``build_card`` reads the records of one session (facts and summary, as the moderation service loads
-them) and writes:
-
-* **context** — two lines: the dispute (title, who, when) and what it is about (the first demands);
-* **positions** — each participant's demands and feelings (their own ``demand``/``emotion`` records);
-* **options** — every proposal someone agreed to or refused (``consensus`` records), with who did which;
-* **decision** — the options agreed and refused by nobody; "nothing was agreed" when there are none and
-  no promises either (then there are no items at all, never empty ones);
-* **items** — every promise of the session (``commitment`` records, open or done): owner, action, due
-  time. A promise without one owner — made for a group ("we'll …", "我们…") or by someone who is not
-  a member — is not given to anyone: it goes to ``needs_owner`` with the question to ask;
-* **revisit** — what would reopen it: an item missed, an option someone still refuses, a new demand.
-
-Every line carries the ids of the records it came from (``Line.sources``) and their messages, so a
-card can be checked against memory (``heyan memory show ID``). The card's ``id`` is a digest of the
-ids and versions of the records its decision and items rest on: a confirmation is for exactly that
-content, and a changed record makes a new card. Building is pure (no I/O); ``bot.moderation.agreements``
-loads the records, posts the card and records the confirmations.
+``build_card`` is pure (no I/O): sections in its docstring. The card's ``id`` digests the ids and
+versions of the records its decision and items rest on, so a confirmation is for exactly that content
+and a changed record makes a new card. ``bot.moderation.agreements`` loads, posts and confirms it.
 """
 
 from __future__ import annotations
@@ -131,7 +116,7 @@ class Item:
 
 @dataclass(frozen=True, slots=True)
 class AgreementCard:
-    """The card of one session (see the module docstring). ``participants``: user id → name, the
+    """The card of one session (sections: ``build_card``). ``participants``: user id → name, the
     people asked to confirm."""
 
     id: str
@@ -230,7 +215,14 @@ def build_card(
     facts: Iterable[Fact], *, tenant: str, session: str, now: datetime, zone: str, info: SessionInfo | None = None,
     summary: Summary | None = None, lang: Lang | None = None, names: dict[str, str] | None = None,
 ) -> AgreementCard:
-    """The agreement card of ``session`` from its records (see the module docstring)."""
+    """The agreement card of ``session`` from its records.
+
+    Sections: context (the dispute; its first demands); positions (each participant's demands and
+    feelings); options (every proposal agreed or refused, by whom); decision (options agreed and
+    refused by nobody, or "nothing was agreed"); items (every promise: owner, action, due; one
+    without a single member owner, "we'll …", goes to ``needs_owner`` with the question to ask);
+    revisit (what would reopen it). Every line cites its records (``Line.sources``).
+    """
     mine = [f for f in facts if f.session == session and f.status in _CURRENT
             and (f.expires_at is None or f.expires_at > now)]
     mine.sort(key=lambda f: (f.sources[0].ts if f.sources else f.created_at, f.id))

@@ -1,20 +1,10 @@
 """The audit trail: who changed what in a tenant's memory, when, why, and from what to what.
 
-Every change made through the moderation service (a moderator's edit, a member's correction, a
-dispute opened or closed, an erasure) appends one ``AuditEntry`` to the tenant's stream in Redis
-(``heyan:audit:<tenant>``, newest last). Moderators list it, optionally for one member. ``before``
-and ``after`` hold the fields that changed — they may hold a memory's text, so they are kept apart
-(``heyan:audit-detail:<tenant>:<entry id>``) and expire with the tenant's retention policy: the
-retention of the kind of memory the entry is about, else the tenant's longest (``detail_ttl``).
-Erasing a member (``scrub``) drops the details of every entry that concerns them or names them, and
-rewrites the entries they made or whose reason names them without their name and words; who did
-what and when stays. A deletion or an erasure records what was removed by id, kind and owner, never
-its text.
-
-With a cipher (``bot.sealing``) the actor's name and the reason are sealed in the stream entry, bound
-to its clear fields (tenant, time, actor id, action, target), and the details are sealed, bound to
-the entry id. Stream entries cannot be changed in place, so key rotation rebuilds a tenant's stream
-with the same entry ids in one transaction (WATCH: an entry appended meanwhile makes it start over).
+Every change through the moderation service appends one ``AuditEntry`` to the tenant's Redis stream.
+``before``/``after`` may hold a memory's text, so they are kept apart and expire with the retention of
+the kind concerned (``detail_ttl``); removals are recorded by id, never text. ``scrub`` (erasure)
+drops a member's details and words, keeping who did what and when; key rotation rebuilds the stream
+with the same ids in one WATCH transaction.
 """
 
 from __future__ import annotations
@@ -40,6 +30,8 @@ __all__ = ["SYSTEM", "AuditEntry", "AuditLog", "detail_ttl"]
 #: The actor of what Heyan's jobs do on their own (extraction, expiry, purges, an erasure's second pass).
 SYSTEM = "system:heyan"
 
+# The stream (newest last; actor name and reason sealed, bound to the clear fields) and, apart, each
+# entry's before/after (sealed, bound to the entry id), which expire with the tenant's retention.
 _PREFIX = "heyan:audit:"
 _DETAIL = "heyan:audit-detail:"
 #: Where a stream is rebuilt during rotation (inside one transaction: it never outlives it).

@@ -1,12 +1,9 @@
 """Who confirmed or refused an agreement card: one Redis hash per session.
 
-``heyan:card:<tenant>:<session>``: ``data`` (JSON: the card id, why it was proposed — a close or the
-stage reaching "confirming agreement" — who must confirm, when and by whom; a close reason sealed,
-bound to the session), and one field ``vote:<user>`` per participant who answered (``confirmed`` /
-``refused``). Votes are written by a script that first checks the card id, so a vote for a card that
-was replaced meanwhile changes nothing; ``finalize`` is a set-if-absent, so a card confirmed by two
-people at the same moment is acted on once. The card's text is never stored here: it is built again
-from memory (``bot.agreements``), and its id says whether memory still says the same.
+``heyan:card:<tenant>:<session>``: ``data`` (card id, why proposed, who must confirm; a close reason
+sealed) and ``vote:<user>`` per answer. A vote script checks the card id first (a vote for a replaced
+card changes nothing); ``finalize`` is set-if-absent (acted on once). The card's text is never stored:
+it is rebuilt from memory and its id says whether memory still agrees.
 """
 
 from __future__ import annotations

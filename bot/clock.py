@@ -1,22 +1,9 @@
 """How a time is shown to people: one set of functions for every surface, each naming its zone.
 
-Replies, follow-ups, the console's tables and JSON, exports and the platforms' cards all show times
-through here, so one instant never appears as two clocks: "07:00（时间按UTC）" in a reply and "15:00"
-with no zone in ``heyan commitments list`` was the bug this replaces.
-
-Which zone (``reply_zone``): a reply or a post to a person uses that person's zone when the platform
-tells it (``Message.speaker_zone``), else the tenant's (``heyan tenant set-timezone``), whose default
-is ``HEYAN_TIMEZONE``. Console tables use the tenant's zone (``--zone`` to pick another) and name it
-in the column heading; JSON gives ISO-8601 times with their offset, in that zone, and names it.
-
-Forms (English / Chinese):
-
-* ``show_time`` — "Thu 5 Nov 15:00 (UTC+08:00)" / "11月5日周四 15:00（UTC+08:00）";
-* ``show_due`` — the same, without the hour when it is the end of the day (23:59): a deadline of
-  "by Friday" is "Fri 6 Nov (Asia/Shanghai)";
-* ``show_day`` — the day alone, for when something was said: "5 Nov" / "11月5日" (no zone: the
-  day is in the same zone as every time next to it);
-* ``show_stamp`` — "Thu 11-05 15:00" for a table cell whose heading names the zone.
+Every surface shows times through here, so one instant never appears as two clocks. ``reply_zone``:
+the person's zone when the platform tells it, else the tenant's (default ``HEYAN_TIMEZONE``); console
+tables use the tenant's zone and name it in the heading. Forms: ``show_time`` ("Thu 5 Nov 15:00
+(UTC+08:00)"), ``show_due`` (no hour at 23:59), ``show_day`` ("5 Nov"), ``show_stamp`` (table cells).
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """Statements of common ground: two or three neutral sentences every side of a dispute might endorse,
 built from each side's stated demands and feelings.
 
-Offline (the default), ``draft`` fills templates over the typed records: what each side needs (their
-``demand`` records), what it has been like for each (their ``emotion`` records), and the way forward
-(what they already agreed, else an arrangement that answers both needs). No template blames, ranks or
-names anyone as right; each statement cites the records it was built from.
-
-With an LLM, ``bot.llm.openai_provider.OpenAIProvider.common_ground`` writes candidates from the same
-sides, and ``checked`` keeps only those that stand on the facts: each must share content with the
-records of at least two sides (or with an agreement), and carry none of the escalation signals that
-make a sentence partisan — an accusation, an insult, blame, an absolute, contempt (``bot.escalation``).
-Fewer than two survive: the offline statements are used instead.
+Offline, ``draft`` fills templates over each side's demands and emotions and the way forward; none
+blames or ranks anyone, each cites its records. An LLM's candidates pass ``checked`` only if they
+share content with at least two sides' records and carry no escalation signal; fewer than two
+survive: the offline ones are used.
 """
 
 from __future__ import annotations

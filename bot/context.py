@@ -1,21 +1,10 @@
 """The thread as a reply sees it: what is stored, what the platform says was just written there, and
 the facts in those lines that no extraction has stored yet.
 
-A mention is answered from memory, but memory lags the thread: extraction runs as a job, and a
-thread that was never opened as a dispute is not observed at all. So a member who asks "what did Dan
-promise?" one line after Dan's promise would hear "I have no record of that". Two things close the
-gap:
-
-* the platform adapter hands the engine a ``HistoryReader`` (``bot.ports``) that reads the recent
-  messages of the conversation the mention came from (Discord: the channel or thread; Slack:
-  ``conversations.replies`` / ``conversations.history``). Those messages join the stored window as
-  context for this one reply; they are not stored, extracted or remembered here — memory is written
-  only where Heyan observes (open disputes);
-* the lines of that context whose facts are not stored yet (read from the platform, or stored but
-  not yet extracted) go through the offline rules and ``memory.extraction.to_facts`` — the same
-  guards as a real extraction (quotes from the message, claims about others stay claims, flagged
-  attempts give nothing) — and their facts are offered to the reply beside what was recalled.
-  They are never written: the extraction job writes the stored ones, with the configured extractor.
+Memory lags the thread (extraction is a job; a thread not in dispute is not observed), so the
+adapter's ``HistoryReader`` adds the conversation's recent messages as context for this one reply,
+and their not-yet-stored facts go through the offline rules and ``to_facts`` (same guards) and are
+offered beside recall. None of it is ever written here.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The dead-letter list: background jobs that failed their last try, kept for an operator to read
 and retry (``heyan jobs dead-letter``).
 
-A job's arguments are ids (tenant first, then session, message, record or user ids), never text, so
-they stay in the clear. Its error is another matter: an exception's message can quote what the job
-read — a validation error quoting an LLM's output, which quotes the members. So an entry keeps in the
-clear only the exception's type, our own timeout text and the message's length; the message itself
-is the entry's ``detail``, sealed with the process's cipher and bound to the job id (``bot.sealing``),
-and erasing a member drops the details of every dead job of that tenant (``scrub``): the job can
-still be read and retried, what it quoted is gone.
-
-Redis: ``heyan:dead-letter`` — a list of JSON entries, oldest first.
+A job's arguments are ids, so they stay clear; its error message may quote members, so only the
+exception type and length stay clear and the message is the sealed ``detail`` (bound to the job id),
+which erasing a member drops (``scrub``). Redis: ``heyan:dead-letter``, a JSON list, oldest first.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Delivering the outbox: the loop a process runs for each platform connection it holds.
 
-A platform adapter implements ``PostSender`` (render the ``RichText`` its way, send each piece with
-the post's idempotency key ``Post.piece_key(i)`` where the platform takes one, return the platform's
-message id, or raise ``DeliveryError``). ``Deliverer`` claims due posts of that platform — each
-claim a lease with a token — keeps the leases alive while it works (``bot.heartbeat``), and sends
-each post only while its lease is still its own. Only after the platform accepted a post is it
-acknowledged with the token; an acknowledgement the outbox refuses (another process re-claimed the
-post after this lease ran out, or it was cancelled meanwhile) changes nothing and runs no hook.
-Otherwise the ``on_delivered`` hook runs (a reminder is recorded on its commitment there).
-
-Failures are retried with backoff (or the platform's ``Retry-After``) for as long as the outbox's
-``max_age`` allows (hours), then dead-lettered; permanent failures (a deleted thread, a channel the
-bot was removed from) are dead-lettered at once with the reason. ``stop`` lets the batch being
-sent finish (acknowledged, hooks run) before it cancels the loop; a loop cancelled mid-batch gives
-back the posts not yet started (a release the outbox refuses for a post no longer this holder's) and
-leaves the one being sent to its lease, as it may have reached the platform.
+A platform implements ``PostSender`` (send each piece with ``Post.piece_key(i)``, return the message
+id or raise ``DeliveryError``). ``Deliverer`` claims due posts as leases, renews them
+(``bot.heartbeat``), sends only while the lease is its own, and acknowledges with the token before the
+``on_delivered`` hook; a refused acknowledgement runs no hook. ``stop`` finishes the batch in flight;
+a cancelled loop gives back unstarted posts. Protocol: docs/RELIABILITY.md, "The protocols in detail".
 """
 
 from __future__ import annotations

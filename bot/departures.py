@@ -1,10 +1,8 @@
 """When Heyan is removed from a community: purge the tenant's data after a grace period.
 
-A platform adapter calls ``tenant_left`` when the bot leaves (or is removed from) a Discord guild or
-Slack workspace, and ``tenant_returned`` if it is added back. Leaving records a marker with a request
-id and schedules ``purge_tenant`` after the grace period; the job purges only if the marker still
-holds that request (a return in between cancels it). Purging removes every memory and summary of
-the tenant, its conversation windows, sessions, settings, audit trail and unsent posts.
+``tenant_left`` records a marker with a request id and schedules ``purge_tenant``, which purges only
+if the marker still holds it (``tenant_returned`` cancels). Purging removes the tenant's memories,
+summaries, windows, sessions, settings, audit trail and unsent posts.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The moderators' digest of one community: what needs a moderator's eye, as of a moment.
 
-* overdue commitments (open, past their due time) and those due soon (within the digest's period:
-  a day, or a week for a weekly digest), each with its record id;
-* disputes open longer than ``stale_days`` (7 by default);
-* the review queue (disputed, unverified and flagged records, low-confidence ones) by status;
-* erasures done and early escalation alerts sent during the period (from the audit trail).
-
-``build_digest`` is pure: ``bot.moderation.digests`` gathers the inputs (with a permission check) and
-the cron job (``jobs.card_digest.post_digests``) posts ``Digest.body()`` through the outbox to the
-community's ``digest_channel`` on its ``digest_schedule``. Every line names the ids it came from.
+Overdue and soon-due commitments, disputes open over ``stale_days``, the review queue by status, and
+the period's erasures and escalation alerts, every line naming its ids. ``build_digest`` is pure:
+``bot.moderation.digests`` gathers the inputs and the cron job posts ``Digest.body()`` through the
+outbox to ``digest_channel`` on ``digest_schedule``.
 """
 
 from __future__ import annotations

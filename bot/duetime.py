@@ -1,32 +1,7 @@
 """Due times in Chinese and English: find "周五前" / "by Friday" in a message and resolve it.
 
-``resolve_due(text, now, tz)`` resolves against the message time ``now`` in the tenant's IANA
-timezone and returns an aware datetime in that zone, or None when the text names no due time.
-
-Conventions (one rule each, so reminders are predictable):
-
-* A day without a time of day is due at the end of that day, 23:59 local ("周五前", "tomorrow",
-  "12月3日", "月底前", "三天内").
-* A part of day without an hour is due at its end: morning/上午/早上 12:00, 中午 12:00,
-  afternoon/下午 18:00, 傍晚 19:00, evening/night/晚上/"今晚"/"tonight" 21:00 (23:59 when said after 21:00).
-* An hour with no am/pm and no part of day follows working hours: 1–7 means 13:00–19:00, 8–12 as said.
-* A time of day with no day ("by 5pm", "下午三点前") is today, or tomorrow when it has already passed.
-* A bare weekday ("周五前", "by Friday", "这周五") is its next occurrence, today included: said on
-  Wednesday it is this Friday, on Friday it is today, on Saturday it is next Friday.
-* "下周一" / "next Monday" is the Monday of the next calendar week (weeks start on Monday), so
-  "下周一" said on Sunday is tomorrow and "next Friday" said on Wednesday is nine days later.
-* "end of week" / "本周内" / "this week" / "这周" / "this weekend" / "周末" is Sunday 23:59 of this week,
-  "next week" / "下周" that of next week; "月底" / "这个月" / "this month" the month's last day; "月中" its 15th, "月初" its 5th (next month's when passed);
-  "年底" 31 Dec; "下个月15号" the 15th of next month.
-* A time that starts or conditions something is not a deadline: "after 11pm", "starting tonight",
-  "from Monday on", "晚上11点以后", "从明天起" name no due time.
-* A date without a year ("on 3 Dec", "12月3日") is this year's, or next year's when already past; a
-  bare day of month ("5号") likewise rolls to next month.
-* Hours, minutes and seconds ("两小时内", "in 10 minutes", "within the hour", "三十秒内") are elapsed time, added in UTC, so "in 2 hours"
-  across a DST fall-back is exactly two hours later. Days and weeks ("三天内", "in 2 days") are
-  calendar days, due at the end of the last day.
-* Wall-clock times are built in the tenant's zone with zoneinfo: a time that a spring-forward skips
-  moves forward by the gap, an ambiguous fall-back time takes its first occurrence.
+``resolve_due(text, now, tz)`` resolves against the message time in the tenant's zone and returns an
+aware datetime in that zone, or None; its docstring lists the conventions (one rule each).
 """
 
 from __future__ import annotations
@@ -65,7 +40,7 @@ _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WEEKDAYS_EN = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 _WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
-# Deadlines for a part of day said without an hour: the end of that part (see module docstring).
+# Deadlines for a part of day said without an hour: the end of that part (see ``resolve_due``).
 _PART_END = {"morning": 12, "noon": 12, "afternoon": 18, "dusk": 19, "evening": 21, "night": 21, "early": 6}
 _PARTS = {
     "凌晨": "early", "早上": "morning", "早晨": "morning", "上午": "morning", "中午": "noon",
@@ -269,7 +244,19 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
 
 def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
     """The due time ``text`` names, resolved against ``now`` (aware) in zone ``tz`` (an IANA name, an
-    offset such as ``+08:00``, or a tzinfo: the speaker's clock); or None."""
+    offset such as ``+08:00``, or a tzinfo: the speaker's clock); or None.
+
+    One rule each, so reminders are predictable: a day without a time is due 23:59 local; a part of
+    day at its end (morning/中午 12:00, afternoon 18:00, 傍晚 19:00, evening/今晚 21:00, or 23:59 when
+    said after 21:00); an hour without am/pm 1–7 means 13:00–19:00; a time without a day is today, or
+    tomorrow once passed; a bare weekday is its next occurrence, today included; "下周一"/"next
+    Monday" is in the next calendar week (weeks start Monday); "this week"/"周末" is Sunday 23:59,
+    "月底" the month's last day, "月中" the 15th, "月初" the 5th, "年底" 31 Dec; a date without a
+    year rolls to next year (a bare "5号" to next month) once past; a start or condition ("after
+    11pm", "从明天起") is no deadline. Hours and minutes are elapsed time added in UTC (exact across
+    DST); days and weeks are calendar days, due at the end of the last. A wall time skipped by a
+    spring-forward moves forward by the gap; an ambiguous one takes its first occurrence.
+    """
     if now.tzinfo is None:
         raise ValueError("resolve_due needs an aware 'now' (the message timestamp)")
     picked = _pick(text)

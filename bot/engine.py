@@ -1,23 +1,10 @@
 """The engine: ``observe`` every message, ``respond`` when the bot is addressed.
 
-observe: drop redelivered messages, append to the session window, and decide when to extract —
-fact-bearing messages (promises, agreements, refusals, demands) at once, the rest in batches every N
-turns or when the session goes quiet. Extraction always runs as a job (through the ``Scheduler``
-port), never on the reply path.
-
-hear: the one entry for a platform's message — answered when it addresses the bot, observed only
-inside an open dispute (its own session, or a conversation that holds it: a Slack thread's channel),
-else left alone. Platforms call this rather than choosing between observe and handle themselves.
-
-respond: the thread's context (the stored window, plus the platform's recent history when the adapter
-passes a ``HistoryReader``, and the facts of lines not extracted yet — ``bot.context``) → a question
-about promises, agreements, wishes or feelings is answered from the records that match it
-(``bot.answering.records``: the session's, and the public ones of the people it names, by any name
-they go by), never by a stage prompt; any other turn → rewrite into queries → hybrid recall of what
-may be shown in this session (its own records and the tenant's public ones; summary first) → open
-commitments of the people in the thread, with the same visibility → classify and move the mediation
-stage → fit everything in the token budget → reply (the provider falls back to the offline one if
-the LLM fails).
+``hear`` is a platform's one entry: answered when addressed, observed only inside an open dispute,
+else left alone. ``observe`` appends to the window and schedules extraction as a job (fact-bearing
+lines at once, the rest in batches), never on the reply path. ``respond`` answers record questions
+from records (``bot.answering.records``), else recalls, moves the stage and replies within the
+token budget (offline fallback). The flow: docs/ARCHITECTURE.md, "How data flows".
 """
 
 from __future__ import annotations

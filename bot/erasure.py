@@ -1,28 +1,8 @@
 """Erasing a member: everything Heyan holds about or from them goes, everywhere, and stays gone.
 
-``Erasure.erase`` works in one tenant — the one asked; a member's records in other tenants are
-theirs to erase there — and removes:
-
-* the store: every fact about or from the member, and their words from every session summary — a
-  summary carries earlier text forward, so it lists every author it ever read (``Summary.users``);
-  each one listing the member is rolled back to its last version without them (history included)
-  or deleted, and marked stale to be written again from what is left;
-* the messages they wrote (conversation windows and waiting batches);
-* posts in the outbox, whatever their state (waiting, sent, dead, cancelled), that mention them,
-  answer one of their messages, come from one of their memories or name them: emptied, and
-  withdrawn if not sent yet;
-* the audit trail's before/after details of every entry concerning or naming them, their name on
-  entries they made, and reasons they wrote or that name them (who did what and when stays);
-* the error details of the tenant's dead-lettered jobs (they may quote what a job read);
-* the title and close reason of disputes they opened or closed, or that name them;
-* the common-ground rounds they were asked in and the agreement-card proposals naming them.
-
-It first sets a tombstone: extraction that was already in flight when the erasure ran drops every
-fact concerning the member from messages said before the tombstone, and a second pass runs once
-in-flight jobs must have finished (``Scheduler.forget_user`` deferred past the job timeout), so
-nothing erased comes back. Messages the member writes after the erasure are new. What stays: ids
-(their user id in the tombstone's key and in audit entries, message and record ids), counts, and
-what other members wrote themselves.
+``Erasure.erase`` works in the one tenant asked. It sets a tombstone first (extraction in flight drops
+the member's facts), erases store by store, and runs again after the job timeout. What goes and what
+stays: docs/RELIABILITY.md, "The protocols in detail" (Erasure).
 """
 
 from __future__ import annotations

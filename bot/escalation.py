@@ -1,23 +1,10 @@
 """How hot a thread is running: an offline per-message signal and the thread's temperature.
 
-Each message scores what tends to come before a conversation derails — measured on
-``tests/data/escalation_corpus.jsonl`` (calm / heated / derailed threads in both languages; rules
-tuned on its dev part, figures in docs/BENCHMARKS.md):
-
-* **insults** — name-calling and dismissals ("idiot", "shut up", "白痴", "滚", "闭嘴");
-* **second-person accusations** — "you always …", "you never …", "你总是…", "你从来…", "都是你";
-* **absolutes** — "always", "never", "every time", "每次", "从来", "永远";
-* **emotion** — the offline lexicon's anger (strong) and hurt or upset (weak), as an emotion fact would
-  record it (``bot.offline.lexicon``);
-* **shouting and echoing** — "!!", "？？", words in capitals; a short question throwing the other
-  person's words back ("Every time?", "疏忽？");
-* **pace** — a message answering someone else within ``FAST_SECONDS`` weighs more.
-
-The temperature is a running sum that cools with a half-life (``HALF_LIFE_SECONDS``): one sharp line
-in a calm thread stays below ``THRESHOLD``; an exchange of accusations, or an insult on top of a
-quarrel, crosses it. It is cheap (regular expressions over one bounded message) and runs on every
-observed message. With an LLM configured, a crossing is confirmed by the model's classification of
-the thread before an alert goes out (``bot.escalation_alerts``).
+Each message scores insults, second-person accusations, absolutes, anger or hurt, shouting and
+echoing, and pace (tuned on ``tests/data/escalation_corpus.jsonl``; docs/BENCHMARKS.md). The
+temperature is a sum cooling with ``HALF_LIFE_SECONDS``: one sharp line stays below ``THRESHOLD``, a
+quarrel crosses it. Cheap (bounded regexes), run on every message; with an LLM a crossing is
+confirmed before an alert (``bot.escalation_alerts``).
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """Early escalation alerts: each observed message moves its thread's temperature (``bot.escalation``);
 a thread that crosses the threshold sends the moderators one alert.
 
-* **Timeline** — ``heyan:heat:<tenant>:<session>``, a Redis list of the last ``TIMELINE`` points
-  (time, temperature, the message's score, its id and author id, the signals it showed): ids and
-  numbers, never words. The alert shows it, and the web console can read it (``HeatBook.timeline``).
-* **Alert** — through the outbox to the community's moderators' channel (``digest_channel``): a neutral
-  summary (how many messages, between whom, over how long, what was seen), who said what (the hottest
-  recent lines, quoted short), links to the messages, and the timeline as a sparkline. With an LLM
-  configured, the crossing is first confirmed by its classification of the latest turn in context
-  (anger or hurt at ``bot.stages.ESCALATION`` or above); a model that answers otherwise, or fails,
-  leaves the offline verdict standing only when there is no model at all.
-* **Rate limit** — one alert per thread per ``COOLDOWN_SECONDS`` (a ``SET NX`` with expiry).
-* **Private threads** — a private thread's alert names no one and quotes nothing: it says a private
-  thread needs a look and links to it, so only moderators who can already see the thread learn more.
-* **No channel, or one Heyan cannot post in** — no alert (the temperature is still kept); the digest
-  and ``heyan digest`` say so once (``bot.moderation.digests.channel_usable``).
-
-Every alert sent is an audit entry (``escalation.alert``, target the thread), which the digest counts.
+The alert goes through the outbox to ``digest_channel``: a neutral summary, the hottest lines, links
+and the timeline (``bot.heat``: ids and numbers, never words); with an LLM, the crossing is confirmed
+first. At most one per thread per ``COOLDOWN_SECONDS``; a private thread's alert names and quotes
+nobody; no usable channel, no alert (the digest says so). Each alert is audited (``escalation.alert``).
 """
 
 from __future__ import annotations

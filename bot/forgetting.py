@@ -1,25 +1,10 @@
 """Active forgetting: records that stopped mattering lose weight, then expire — never silently, and
 never an open commitment or a disputed fact.
 
-Run by the hourly purge (``jobs.cron.purge``) before it deletes what expired; three steps per tenant:
-
-1. **Uses** — the uses replies recorded in Redis (``bot.usage``) are added to the records'
-   ``uses`` / ``used_at`` (payload-only writes under each record's lock; ``updated_at`` is kept).
-2. **Dispute state** — the records of a dispute that was closed get ``settled_at`` = its close time
-   (their weight decays from then: ``memory.importance``); a dispute opened again gets it cleared,
-   and any of its records forgetting had given a TTL get their own expiry back. What was applied is
-   remembered per session in ``heyan:settled:<tenant>`` (session → close time), so a pass only
-   touches disputes whose state changed.
-3. **Forgetting** — in a dispute closed more than the tenant's ``forget_after_days`` ago, a record whose
-   weight is below ``forget_below`` gets ``expires_at`` = now + ``FORGET_NOTICE`` and ``forgotten_at``;
-   the purge deletes it when that time comes. Until then it is listed (``heyan memory list`` shows
-   its weight and expiry) and one audit entry per dispute names every record it put on notice; a
-   moderator's confirm, or new uses, lift its weight and the next pass gives it back its own
-   expiry (the kind's retention, ``TenantSettings.ttl``). ``memory.importance.protected`` records —
-   open commitments, disputed facts — are never given a TTL here, whatever their weight.
-
-Idempotent: each step writes what the state calls for, so a pass run twice changes nothing the
-second time (the one exception, a use counted twice after a crash, is in ``bot.usage``).
+Per tenant, by the hourly purge before it deletes: fold uses in from Redis (``bot.usage``); mark a
+closed dispute's records ``settled_at`` (cleared on reopening); give records of a dispute closed over
+``forget_after_days`` ago weighing under ``forget_below`` a notice expiry (``FORGET_NOTICE``), audited
+and listed; a confirm or new uses give it back its own. Idempotent (but see ``bot.usage``).
 """
 
 from __future__ import annotations
@@ -50,6 +35,7 @@ T = TypeVar("T")
 #: How long a forgotten record stays (listed, with its expiry) before the purge deletes it: time for
 #: a moderator to see it and confirm what still matters.
 FORGET_NOTICE = timedelta(days=7)
+#: <tenant> -> hash session -> close time applied, so a pass touches only disputes whose state changed.
 _SETTLED = "heyan:settled:"
 
 

@@ -1,14 +1,9 @@
 """Where common-ground rounds live: one Redis hash per session, ``heyan:ground:<tenant>:<session>``.
 
-``data``: JSON — the round id, language, source (offline or llm), who drafted it and when, and the
-participants (ids and names) in the clear; the statements (they quote members' demands and feelings)
-sealed, bound to the session. ``e:<user>``: the statement ids a participant endorses. ``posted:<id>``:
-set once when a statement everyone endorsed was posted (``HSETNX``: posted once). Kept
-``KEEP_SECONDS`` after the last draft.
-
-Key rotation (``reseal``) rewrites ``data`` with the first key; erasing a member (``forget_member``,
-called by ``bot.erasure``) drops every round they were asked in, together with card proposals naming
-them (``bot.card_votes``): both hold their words or their name.
+``data`` (JSON: round, language, source, drafter and participants clear, statements sealed),
+``e:<user>`` (statement ids endorsed), ``posted:<id>`` (``HSETNX``: posted once); kept ``KEEP_SECONDS``
+after the last draft. ``reseal`` rewrites with the first key; ``forget_member`` (erasure) drops every
+round a member was asked in and card proposals naming them.
 """
 
 from __future__ import annotations

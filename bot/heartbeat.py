@@ -1,14 +1,9 @@
 """Keeping a lease alive while its holder works.
 
-A Redis lock, an answer claim and an outbox lease all lapse after a TTL, so that a holder that dies
-frees what it held. A live holder must never lose it to that TTL, however slow its work (an LLM call,
-an embedding, a platform taking its time): ``keep_alive`` renews the lease every ``every`` seconds
-until the work is done. A renewal that finds the lease gone or held by someone else (the holder was
-too slow to renew, Redis lost it, an operator took it over) marks the pulse ``lost``: the holder must
-then not write what it was about to write. A renewal that fails with an error (Redis unreachable) is
-logged and retried at the next beat; the holder's final check (its compare-and-set) decides.
-
-``sleep`` is the seam tests control (a fake clock), so no test waits on the wall clock.
+Locks, answer claims and outbox leases lapse after a TTL so a dead holder frees them; ``keep_alive``
+renews one every ``every`` seconds so a live holder never loses it, however slow its work. A renewal
+finding it gone or someone else's marks the pulse ``lost`` (the holder must not write); an error is
+logged and retried, the holder's final compare-and-set decides. ``sleep`` is the seam for fake clocks.
 """
 
 from __future__ import annotations

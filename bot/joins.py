@@ -1,10 +1,8 @@
 """When a member joins a dispute (their first message in an open dispute's thread), the moderators see
 their promise-keeping record in the moderators' channel — never anyone else.
 
-One notice per member and dispute (``SADD`` on ``heyan:joined:<tenant>:<session>``, kept as long as a
-card's votes). The notice names the member, the dispute (a private one is not named) and the counts
-of ``bot.promises`` with the ids of their overdue and late commitments, so each count can be checked.
-No moderators' channel, or one Heyan cannot post in: no notice (``bot.moderation.digests``).
+Once per member and dispute (``heyan:joined:<tenant>:<session>``); it names the member, the dispute
+(not a private one) and ``bot.promises`` counts with the ids behind them. No usable channel, no notice.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """One kind vocabulary for people: what the console, the JSON views and the platforms call a record.
 
-The store keeps seven kinds (``memory.models.Kind``); people see nine, because "consensus" is two
-different things to a reader and an event someone reports about another person is their claim:
-
-    commitment · agreement · refusal · demand · emotion · claim · event · person · relation
-
-Every surface shows these (``label``) and every filter accepts them — and the store's names, and
-their Chinese — as input (``parse``): ``--kind agreement``, ``--kind consensus`` (agreements and
-refusals), ``kind:claim``, ``/memory list kind:同意`` all work and mean the same everywhere.
+The store keeps seven kinds; people see nine (consensus is agreement or refusal; a report about
+another is a claim): commitment · agreement · refusal · demand · emotion · claim · event · person ·
+relation. Every surface shows them (``label``); every filter accepts them, the store's names and their
+Chinese (``parse``), meaning the same everywhere.
 """
 
 from __future__ import annotations

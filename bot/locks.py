@@ -1,17 +1,10 @@
 """``RedisLocks``: the record locks of ``memory.locks`` across processes, in the shared Redis.
 
-Each key is a lease (``bot.leases``: ``SET heyan:lock:<key> <token> NX PX <lease>``). While the holder works, one renewer
-task per ``RedisLocks`` (started when a lock is taken, ending when none is held) extends every held
-lease every third of it, only if the token is still the holder's (a Lua compare-and-extend), so a
-slow holder — an embedding or LLM call that takes minutes — never loses its lock to the TTL; the
-lease only bounds how long a *crashed* holder blocks a record. (One task for all holds, not one per
-hold: a write costs no task creation.) Right
-before writing, the holder calls ``Held.ensure()``: compare-and-extend once more, and ``LockLost``
-if the lock is gone or someone else's. Release is a compare-and-delete. Waiters poll with a short
-backoff and give up after ``wait`` seconds with ``LockTimeout`` (the job retries later).
-
-``take_over()`` deletes every lock: only for a process that knows every earlier holder is dead (the
-embedded shape: it holds the data dir's lock, and the embedded Valkey is its own).
+Each lock is a lease (``bot.leases``) renewed every third of its TTL by one renewer task per
+``RedisLocks`` while any is held, so a slow holder keeps it and the TTL bounds only a crashed one.
+``Held.ensure()`` right before a write raises ``LockLost`` when it is gone; waiters give up with
+``LockTimeout`` after ``wait``. ``take_over()`` deletes every lock: only for the embedded shape, whose
+earlier holders are known dead.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """One display name per user id: the one they used most recently.
 
-People change their display name, or write under a nickname on one platform and their own name on
-another (李娜 / Lina). Records keep the name each message was sent under, as evidence; everything that
-*shows* a person — replies, tables, exports' readable fields — names them by the latest name seen
-for their user id, so one person never appears as two. ``NameBook`` collects (user id, name, time)
-from facts' sources and from conversation turns; it also keeps every name a user went by, so a
-question that names someone by an older name ("what did Lina promise?") still finds them.
-
-``find`` reads who a text names, by any name the community uses for them (``memory.name_forms``: a
-first name, "Tom" for Tomás, 阿杰 for 李杰, "Chen" for 陈刚, "Xiaolu" for 小鹿, an ``@mention``): each
-hit holds every member its best-ranked form fits, so two members called "Chen" are asked about,
-never guessed.
+Records keep each message's name as evidence; everything that *shows* a person uses the latest name
+seen for their id, so one person never appears as two. ``NameBook`` also keeps every name a user went
+by, and ``find`` reads who a text names by any form the community uses (``memory.name_forms``); a form
+that fits two members is asked back, never guessed.
 """
 
 from __future__ import annotations

@@ -1,43 +1,9 @@
 """The outbox: every post Heyan makes on its own (follow-ups, dispute openings, review notices).
 
-Jobs never talk to a platform. They append a ``Post`` to the outbox of its platform (the tenant's
-prefix: ``discord``, ``slack``, ``console``); the process that holds that platform's connection
-claims posts with a lease, sends them, and acknowledges each with the platform's message id. Only
-then is a post recorded as sent. A failed send is retried with backoff and, once the post is too old
-(hours) or after a permanent error (a deleted thread), moved to the platform's dead letters with the
-reason. A post for
-a platform no process is connected to waits, visible in ``heyan jobs status``.
-
-Posts are idempotent by id: appending the same id twice keeps one post (a retried reminder job
-appends ``remind:<tenant>:<fact>:<revision>`` once). A claim is a **lease with a token**
-(``bot.outbox_scripts``): the holder renews it while it sends, and acknowledging, failing or giving
-the post back succeed only with the token stored now (Lua compare-and-set). A lease that runs out
-(its holder died) puts the post back for another claim, whose new token makes the first holder's
-late acknowledgement refused; a post sent or cancelled meanwhile is never revived. Delivery is at
-least once: a crash between the platform accepting a post and the acknowledgement sends it again,
-and the platform's idempotency key (Discord's nonce, ``Post.piece_key``) is what drops the repeat.
-A failed send is retried with backoff until the post is ``max_age`` old (hours: a platform outage
-is waited out), then it is dead-lettered; ``retry_dead`` starts a new round.
-
-Redis layout (one Redis: the embedded Valkey or ``HEYAN_REDIS_URL``):
-
-* ``heyan:outbox:post:<id>``     hash: data (JSON), state, attempts, epoch, lease, since, message_id,
-  sent_at, error, permanent (see ``bot.outbox_scripts``)
-* ``heyan:outbox:<platform>:ready``   sorted set: id -> epoch ms it may be sent from
-* ``heyan:outbox:<platform>:leased``  sorted set: id -> epoch ms its lease ends
-* ``heyan:outbox:<platform>:dead``    sorted set: id -> epoch ms it died
-* ``heyan:outbox:platforms``     set of platforms that ever had a post
-
-Why sorted sets and not Redis Streams with a consumer group: a post must wait until a time (a retry in
-N seconds, ``not_before``), which a stream cannot express; ``XACK`` does not check which consumer
-holds an entry, so a token compare-and-set on the post would be needed after ``XAUTOCLAIM`` anyway;
-and withdrawing one post by id (a commitment done, a member erased) would need ``XDEL`` plus a
-pending-entry lookup. A sorted set scored by time gives the delay, the lease expiry and the
-per-id removal in one structure.
-
-The scripts address post hashes by prefix, so this layout needs a single Redis (or Valkey) server,
-not a cluster. With a cipher a post's body (its text and the names it mentions) is sealed in ``data``,
-bound to the post id (``bot.sealing``); ids, kind, language and times stay in the clear.
+Jobs only append a ``Post`` (idempotent by id) to its platform's outbox; the process connected to that
+platform claims posts as fenced leases, sends them and acknowledges each with the message id.
+Delivery is at least once. Why, and what an operator sees: docs/ARCHITECTURE.md, "Why the protocols
+are as they are"; docs/RELIABILITY.md, "The protocols in detail".
 """
 
 from __future__ import annotations
@@ -60,6 +26,13 @@ from memory.models import utcnow
 
 __all__ = ["Ack", "Lease", "Outbox", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
 
+# Redis layout. The scripts address post hashes by prefix, so it needs one Redis (or Valkey) server,
+# not a cluster. A post's body (text, names) is sealed in ``data`` bound to its id (``bot.sealing``).
+#   heyan:outbox:post:<id>          hash, fields in ``bot.outbox_scripts``
+#   heyan:outbox:<platform>:ready   sorted set: id -> epoch ms it may be sent from
+#   heyan:outbox:<platform>:leased  sorted set: id -> epoch ms its lease ends
+#   heyan:outbox:<platform>:dead    sorted set: id -> epoch ms it died
+#   heyan:outbox:platforms          set of platforms that ever had a post
 _PREFIX = "heyan:outbox"
 _POST = f"{_PREFIX}:post:"
 _PLATFORMS = f"{_PREFIX}:platforms"

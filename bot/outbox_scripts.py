@@ -1,23 +1,19 @@
 """The outbox's Lua steps. Each runs atomically in Redis; together they fence a post's lease.
 
-A claim gives the claimer a **lease token** ``<epoch>:<claimer>`` (``epoch`` counts the post's
-claims, so a later claim's token is always a new one) and stores it in the post's ``lease`` field.
-Acknowledging (``DELIVERED``), failing (``FAILED``), giving back (``RELEASE``) and extending
-(``RENEW``) succeed only for the token stored now — a compare-and-set — so a process whose lease ran
-out and whose post another process re-claimed can no longer record, fail or revive it, and a post
-that was sent or cancelled meanwhile stays sent or cancelled.
-
-Post hash fields: ``data`` (JSON), ``state`` (pending, leased, sent, dead, cancelled), ``attempts``,
-``epoch``, ``lease`` (the current token; kept when an expired lease is put back, so its holder may
-still acknowledge a send nobody else re-claimed), ``since`` (epoch ms its current round of tries
-began: retries go on until it is ``max_age`` old), ``message_id``, ``sent_at``, ``error``,
-``permanent`` (``1`` when it died of a permanent error). The results name the post's state when the
-token did not match: ``stale`` (another claim holds it), ``sent``, ``cancelled``, ``dead``, ``gone``.
+A claim stores a new token ``<epoch>:<claimer>`` in the post's ``lease`` (``epoch`` counts claims).
+``DELIVERED``, ``FAILED``, ``RELEASE`` and ``RENEW`` succeed only for the token stored now, so a
+holder whose lease was re-claimed can neither record, fail nor revive the post. On a mismatch they
+name the post's state: ``stale``, ``sent``, ``cancelled``, ``dead``, ``gone``.
 """
 
 from __future__ import annotations
 
 __all__ = ["APPEND", "CANCEL", "CLAIM", "DELIVERED", "FAILED", "RELEASE", "RENEW", "RETRY_DEAD", "TAKE_OVER"]
+
+# Post hash fields: data (JSON), state (pending, leased, sent, dead, cancelled), attempts, epoch, lease
+# (the current token; kept when an expired lease is put back, so its holder may still acknowledge a
+# send nobody re-claimed), since (ms its current round of tries began: retried until max_age old),
+# message_id, sent_at, error, permanent (1: died of a permanent error).
 
 # KEYS: post, ready, platforms. ARGV: data, ready at (ms), id, platform, now (ms).
 APPEND = """

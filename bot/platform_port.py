@@ -1,17 +1,10 @@
 """What a platform adapter (Discord, Slack, the web console) is given of the core: a narrow port,
 instead of the whole runtime.
 
-A platform translates its events into calls here and renders what comes back; it never reaches
-the stores, the queue or Redis of the process. Whatever decides what Heyan does — answer this,
-remember that only inside an open dispute, take back an edit only where Heyan saw the conversation,
-answer a mention read back after a downtime only if it is recent, purge a community it left — lives behind this port in ``bot/``, once for every platform. What each
-platform keeps in Redis for its own wire (Discord's seen marks and notices, Slack's event dedupe and
-installations, the web console's sign-in state) is built by that platform's one composition module
-(``adapters/discord/platform.py``, ``adapters/slack/platform.py``, ``adapters/web/server.py``) and
-handed in as typed objects. The composition root (``adapters.runtime.Runtime``) builds the port.
-
-Arrows: ``adapters/<platform>/* → bot.platform_port → bot.engine, bot.moderation, …``; only the
-composition module of each platform sees ``adapters.runtime``.
+A platform translates its events into calls here and renders what comes back; it never reaches the
+stores, the queue or Redis. What Heyan decides lives behind this port, once for every platform. Each
+platform's Redis helpers are built by its one composition module and handed in typed; the runtime
+builds the port. Arrows: ``adapters/<platform>/* → bot.platform_port → bot.engine, bot.moderation, …``.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """The promise-keeping record of one member: how their commitments turned out.
 
-Each commitment a member owns (``Fact.subject``) counts once, by where it stands at ``now``:
-
-* **kept on time** — done (``status`` done) no later than its due time, or done with no due time;
-* **kept late** — done after its due time;
-* **overdue** — still open (active, disputed or overdue) and its due time has passed;
-* **cancelled** — withdrawn (status cancelled);
-* **open** — still open and not due yet (shown, but it says nothing about the member yet).
-
-When a commitment was done is ``Fact.done_at`` — the time of the message that reported it (the
-completion path passes it), else the moment it was marked done; records marked done before that field
-existed fall back to ``updated_at``, the time of their last change. ``now`` is explicit so a replayed
-script (``ts`` in the past) and the tests can ask "as of when". Records a moderator rejected, flagged
-attempts, claims about someone else, superseded and expired records are not the member's promises and
-are left out.
-
-Who sees it: moderators (when the member joins a dispute, in the digest's context and ``heyan member
-record``) and the member themself (``/mymemory``); ``MemberRecords.promise_record`` in the moderation
-service enforces that — never another member.
+Each commitment a member owns counts once by where it stands at an explicit ``now`` (``outcome``: kept
+on time, kept late, overdue, cancelled, open); it was done at ``Fact.done_at`` (else its last change).
+Rejected, flagged, reported, superseded and expired records are left out. Only moderators and the
+member themself may see it (``MemberRecords.promise_record`` enforces that).
 """
 
 from __future__ import annotations

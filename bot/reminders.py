@@ -1,16 +1,10 @@
 """Follow-ups on commitments: when to send one, the post it makes, recording it once delivered, and
 keeping it in step with the commitment.
 
-The reminder job (``jobs.tasks.send_reminder``) re-reads the commitment and, if it is still open and
-not yet reminded, appends ``reminder_post(fact)`` to the outbox; the process holding the platform
-connection delivers it and then calls ``record_delivery``, which writes ``reminders_sent`` on the
-commitment. A worker alone never marks a reminder sent.
-
-``FollowUpKeeper`` watches every write of a fact (``MemoryService.watch``), so whoever writes a
-commitment — extraction, the moderation service, the CLI, a platform's buttons — its follow-up
-follows: a new one is scheduled; done, cancelled, expired or deleted withdraws the queued post; a new
-version (snoozed, a new due time) withdraws the old version's post and schedules the new one.
-``schedule`` is the one rule for enqueueing a follow-up (the reconcile cron uses it too).
+The reminder job appends ``reminder_post(fact)`` to the outbox; only the delivering process's
+``record_delivery`` writes ``reminders_sent``. ``FollowUpKeeper`` watches every fact write
+(``MemoryService.watch``), whoever writes: a new commitment schedules, done/cancelled/deleted withdraws,
+a new version replaces the post. ``schedule`` is the one rule for enqueueing a follow-up.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Text with structured mentions: what Heyan says, and exactly whom it means to ping.
 
-Replies and notices are a sequence of spans: plain text (which may hold anything a member, a quote
-or an LLM wrote) and ``Mention``s of user ids. Adapters render each kind: a mention becomes the
-platform's own (``<@123>``, ``<@U123>``, ``@name`` in the console) and is the only thing allowed to
-notify; plain text is escaped so that ``@everyone``, ``@here``, ``<@&role>``, ``<!channel>`` or
-``<!subteam^…>`` inside it pings nobody. Heyan never mentions everyone, here, a role or a channel:
-there is no span for them.
+Spans of plain text (anything a member, quote or LLM wrote; escaped by each adapter so nothing in it
+pings) and ``Mention``s of user ids (rendered as the platform's own, the only thing that notifies).
+There is no span for everyone, here, a role or a channel.
 """
 
 from __future__ import annotations

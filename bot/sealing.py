@@ -1,11 +1,9 @@
 """Sealed values in Redis: the helpers the components that keep member text there share.
 
-The conversation window, the outbox, the sessions and the audit trail each seal their own free text
-with the process's ``memory.crypto.Cipher`` (bound to the key that holds it) and keep ids, times and
-states in the clear. This module holds what they share: opening a value that may predate encryption,
-the compare-and-set that key rotation writes with (a value changed meanwhile is never overwritten
-with an older copy), and the key marker that tells at start whether the configured keys can read
-what is stored.
+Each component seals its own free text with the process's cipher and keeps ids, times and states
+clear. Shared here: opening a value that may predate encryption, the compare-and-set key rotation
+writes with (never an older copy over a newer value), and the key marker that tells at start whether
+the configured keys can read what is stored.
 """
 
 from __future__ import annotations

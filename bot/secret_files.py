@@ -1,16 +1,9 @@
 """Secrets read from files: ``HEYAN_<NAME>_FILE=/run/secrets/<name>`` instead of ``HEYAN_<NAME>``.
 
-Compose secrets, Kubernetes secret volumes and systemd credentials hand a process its secrets as
-files, so they never show in ``docker inspect``, ``/proc/<pid>/environ`` or a crash report's
-environment. Every secret setting (each ``SecretStr`` field, plus ``HEYAN_REDIS_URL``, whose URL may
-carry a password) can be given this way; ``secret_file_values`` reads the files named by the
-environment and returns the values per settings section, for ``load_settings`` to pass in.
-
-The file's content is the value, without surrounding whitespace (``echo key > file`` adds a newline);
-an empty file is an unset value, as an empty variable is. What is refused, each in one line naming
-the variable and what to do: a file that is missing, unreadable (the container's user must be able to
-read it), a directory or implausibly large; both ``HEYAN_X`` and ``HEYAN_X_FILE`` set; and a
-``HEYAN_*_FILE`` variable that names no secret setting (a typo would otherwise be ignored silently).
+Any secret setting (each ``SecretStr``, and ``HEYAN_REDIS_URL``) may come from a file, so it never shows
+in ``docker inspect`` or ``/proc/<pid>/environ``. The value is the file's content stripped; empty is
+unset. Refused in one line each: a missing, unreadable, directory or huge file; both ``HEYAN_X`` and
+``HEYAN_X_FILE``; a ``_FILE`` variable naming no secret (a typo is never silently ignored).
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """A conversation deleted on its platform (a Discord thread or channel, a Slack channel): what Heyan
 took from it goes too, and a dispute open there is closed.
 
-The members deleted the place where things were said; keeping memories whose sources nobody can
-see any more, or following up in a thread that no longer exists, would be wrong. So every fact and
-the summary of that session are deleted from the store, its conversation window is erased, and the
-session record is marked closed (by Heyan, "deleted on the platform") and purged — as the hourly
-purge marks a closed dispute's session once its retention ran out — so nothing is recited or
-followed up from it again; its unsent posts are withdrawn (a reminder due later finds its
-commitment gone). One audit entry records it, with the members it concerned.
+Its facts, summary and window are deleted, the session is marked closed ("deleted on the platform")
+and purged, and its unsent posts withdrawn, so nothing is recited or followed up from a place nobody
+can see any more. One audit entry records it, with the members it concerned.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Sessions and disputes: what Heyan knows about a thread beyond its messages.
 
-A session is a thread or channel. It becomes a dispute when someone opens one there (``/dispute
-open``): it then has a title, the members it concerns, who opened it and when, and it is ``open``
-until closed. Closed disputes keep their record (retention counts from ``closed_at``). The
-visibility of a session (public, or private: a private thread, DM or private channel) is recorded
-the first time Heyan sees it.
-
-Stored in Redis, one hash per session (``heyan:session:<tenant>:<session>``, field ``data`` = JSON),
-beside the conversation windows, so every process of both shapes sees the same state. With a cipher
-the dispute's title and close reason are sealed (``bot.sealing``), bound to the session; ids, states
-and times stay in the clear.
+A session is a thread or channel; it is a dispute once opened there (title, members, opener, ``open``
+until closed; retention counts from ``closed_at``). Its visibility is recorded when first seen. One
+Redis hash per session (``heyan:session:<tenant>:<session>``), shared by every process; title and close
+reason are sealed, ids, states and times stay clear.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Mediation stage transitions: a pure function of the current stage and the turn's classification.
 
-The usual path is gathering → de-escalating (strong anger or hurt) → exploring options (calmer, or a
-proposal) → confirming agreement (someone agrees) → closed (someone closes once there is an
-agreement). Two rules hold at every open stage: escalation — anger or hurt at or above
-``ESCALATION`` — goes to de-escalating, and a refusal while confirming goes back to exploring.
-A closed mediation reopens when someone raises a new complaint or demand, or escalates.
+gathering → de-escalating (strong anger or hurt) → exploring options → confirming agreement →
+closed. At every open stage, emotion at or above ``ESCALATION`` goes to de-escalating and a refusal
+while confirming goes back to exploring; a new complaint, demand or escalation reopens a closed one.
 """
 
 from __future__ import annotations

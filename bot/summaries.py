@@ -1,14 +1,9 @@
 """Writing a session summary: the window and the previous summary in, a new version out.
 
-Used by the summary job (every M turns, and when a session goes quiet) and by the moderation
-service when a dispute's summary is asked for or the dispute is closed.
-
-The new text carries the previous one forward, so the new version's authors (``Summary.users``)
-are the previous version's plus those of the messages read now — every member whose words it may
-hold, however long ago their messages left the window. Erasing a member rolls back every summary
-that lists them (``MemoryService.forget_user``); deleting a message rolls its session's summary
-back to a version written before it (``Engine.retract``). Both mark the summary stale, and the next
-run of this function writes it again from what remains.
+Used by the summary job and the moderation service. The text carries the previous one forward, so its
+authors (``Summary.users``) accumulate: every member whose words it may hold. Erasing a member or
+deleting a message rolls summaries back to a version without them and marks them stale; the next run
+writes them again from what remains.
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
 """Per-tenant settings: declared defaults, per-tenant overrides (the shape of Red-DiscordBot's Config).
 
-``TenantSettings`` declares every per-tenant setting with its default (the timezone, whose default
-is ``HEYAN_TIMEZONE``; the language; retention; who moderates and where disputes may be opened);
-``TenantConfig`` reads a tenant's overrides on top of the defaults and
-writes them. Only overrides are stored, so changing ``HEYAN_TIMEZONE`` moves every tenant that never
-set its own zone, and a new field needs no migration.
-
-Where they live: one Redis hash per tenant, ``heyan:tenant-settings:<tenant>``, field -> JSON value.
-Why Redis, although the memory store is the source of truth and Redis may be lost:
-
-* both shapes already share exactly one Redis — the embedded Valkey (append-only file under
-  ``<data dir>/valkey``, as durable as the store's files next to it) or ``HEYAN_REDIS_URL``, which the
-  bot and every ``heyan worker`` reach — so every process sees a change at once, with no cache to
-  invalidate; a JSON file under the data dir would not be shared in the distributed shape;
-* the memory store's protocol has two layers of embedded records (facts, summaries); a settings
-  record would need a third collection or a reserved point with a fake vector in both store
-  implementations and ``heyan memory reindex`` — intrusive for a handful of admin-set values;
-* losing it fails safe and visibly: the tenant falls back to the default zone (``heyan tenant show``
-  reports each value's source), and what was already resolved is not affected — due times are stored
-  as absolute UTC instants in the facts. Run Redis with persistence (AOF) in the distributed shape;
-  ``heyan tenant show --json`` is a backup that ``heyan tenant set-timezone`` re-applies.
-
-Reads are one ``HGETALL`` per job or reply (sub-millisecond next to everything else they do).
+``TenantSettings`` declares each setting and its default; ``TenantConfig`` reads and writes a tenant's
+overrides, one Redis hash per tenant (``heyan:tenant-settings:<tenant>``). Only overrides are stored,
+so a changed default moves every tenant that never set its own and a new field needs no migration.
+Why Redis: docs/ARCHITECTURE.md, "Why the protocols are as they are"; backup: docs/DEPLOY.md, "Operations".
 """
 
 from __future__ import annotations

@@ -1,32 +1,7 @@
 """Offline token estimates and fitting a prompt's context into a token budget.
 
-No tokenizer is available offline (tiktoken downloads its encodings on first use), so
-``estimate_tokens`` is a conservative heuristic: it is meant to over-estimate rather than
-under-estimate what BPE tokenizers of the cl100k/o200k family count, so a prompt that fits by this
-estimate fits the model's context.
-
-The rules, per piece of text:
-
-* each CJK character (Han, kana, hangul) and CJK punctuation mark: ``CJK_WEIGHT`` tokens (1.2; BPE
-  vocabularies hold the common Han characters as single tokens and o200k merges frequent pairs,
-  rarer characters take 2–3, so 1.2 is a margin over one per character);
-* each run of ASCII letters: ``ceil(len / 4)`` tokens, at least 1 (common English words are one
-  token, so this over-counts long words); a run with other letters (accents, Cyrillic, …):
-  ``ceil(len / 2)``, since byte-level BPE splits those more finely;
-* each run of digits: ``ceil(len / 3)`` tokens (BPE splits numbers in groups of three), plus one
-  when whitespace precedes it (cl100k does not merge a space into a number);
-* every other non-space character: 1 token if ASCII punctuation, 2 for other symbols, 3 for
-  characters outside the Basic Multilingual Plane (emoji take several byte-level tokens);
-* each line break: 1 token.
-
-Checked against token counts published by OpenAI (tiktoken README and the "How to count tokens
-with tiktoken" cookbook, cl100k_base) in ``tests/test_tokens.py``: "hello world" (2 tokens) is
-estimated 4, "tiktoken is great!" (6) 6, "antidisestablishmentarianism" (6) 7, "2 + 2 = 4" (7) 7,
-"お誕生日おめでとう" (9) 11 — never under. Those five are the only ground truth available offline;
-for ordinary English prose the word rule gives about 1.3–1.5x a words-plus-punctuation count
-(the sentence in the tests: 23 for 15 words and 2 marks). Chinese is the weaker side: rare Han
-characters can take 2–3 cl100k tokens each, so text dense in them may be under-estimated; keep a
-few percent of the context window as headroom beyond the budget.
+No tokenizer is available offline (tiktoken downloads its encodings), so ``estimate_tokens`` is a
+heuristic meant to over-count what cl100k/o200k tokenizers count: a prompt that fits by it fits.
 """
 
 from __future__ import annotations
@@ -39,7 +14,7 @@ from typing import Generic, TypeVar
 
 __all__ = ["CJK_WEIGHT", "Budgeted", "Item", "Section", "estimate_tokens", "fit_to_budget"]
 
-#: Tokens per CJK character; see the module docstring for why above one.
+#: Tokens per CJK character: common Han characters are one BPE token, rare ones 2–3, so a margin over one.
 CJK_WEIGHT = 1.2
 #: Tokens a section costs beyond its items (heading, separators, role framing).
 SECTION_OVERHEAD = 4
@@ -53,7 +28,15 @@ _PIECE = re.compile(rf"(?P<cjk>[{_CJK}])|(?P<digits>\d+)|(?P<word>[^\W\d_]+)|(?P
 
 
 def estimate_tokens(text: str) -> int:
-    """A conservative offline estimate of how many tokens ``text`` takes. Zero for empty text."""
+    """A conservative offline estimate of how many tokens ``text`` takes. Zero for empty text.
+
+    Per piece: a CJK character or mark ``CJK_WEIGHT`` (common Han characters are one BPE token, rare
+    ones 2–3); a run of ASCII letters ``ceil(len / 4)``, of other letters ``ceil(len / 2)``; a run of
+    digits ``ceil(len / 3)``, plus one after whitespace; other characters 1 (ASCII punctuation), 2
+    (symbols) or 3 (outside the BMP: emoji); a line break 1. Never under on the five cl100k counts
+    OpenAI publishes (``tests/test_tokens.py``); text dense in rare Han characters may be
+    under-estimated, so keep a few percent of the window as headroom.
+    """
     total = 0.0
     for match in _PIECE.finditer(text):
         kind = match.lastgroup

@@ -1,14 +1,9 @@
 """The cheap trigger: does a message carry a fact worth extracting at once?
 
-The seed's cost control: promises, agreements, refusals, demands and explicit preferences go to
-extraction immediately; everything else waits for the next batch. The detector is the offline rule
-set itself (regexes, no model), so the trigger and the offline extractor never disagree about what a
-promise looks like. A miss only delays a fact until the batch.
-
-The trigger reads one message without the thread, so a bare answer ("Deal.", "行，那就这样。", "No
-way.") counts although the rules record it only when the thread shows what it answers: extraction,
-with the thread as context, decides. Measured on ``tests/data/trigger_corpus.jsonl`` (``heyan bench
-extraction`` prints it; docs/BENCHMARKS.md).
+Promises, agreements, refusals, demands and explicit preferences go to extraction at once, the rest
+waits for the batch; a miss only delays. The detector is the offline rule set itself, so trigger and
+extractor agree. It reads one message without the thread, so a bare "Deal." counts and extraction,
+with context, decides. Measured on ``tests/data/trigger_corpus.jsonl`` (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations

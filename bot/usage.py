@@ -1,20 +1,9 @@
 """Which memories replies used: counted in Redis per tenant, folded into the records hourly.
 
-A reply's ``memory_ids`` are the records it put in front of the model (``bot.engine``). Writing each
-one to the store per reply would be a store write (and a re-seal) per record per reply; instead the
-engine adds them here, one pipelined round trip per reply:
-
-* ``heyan:uses:<tenant>`` — hash, record id → uses not folded yet (``HINCRBY``);
-* ``heyan:used-at:<tenant>`` — hash, record id → epoch milliseconds of its latest use.
-
-The forgetting pass (``bot.forgetting``, run by the hourly purge) adds them to the records'
-``uses`` / ``used_at`` (``memory.importance`` reads those) and takes what it added off here, with a
-script that leaves uses counted meanwhile in place. Ids and times only, no member text; the keys
-follow ``heyan:<kind>:<tenant>``, so a departure's purge removes them.
-
-Failure modes, chosen: Redis lost → the uses not folded yet (at most an hour's) are lost, the records
-keep what was folded. A fold that dies between writing a record and taking its count off here adds
-that count again next time: a record can be over-counted by one fold's uses, never under-counted.
+The engine adds a reply's ``memory_ids`` here in one pipelined round trip (not a store write per
+record); ``bot.forgetting`` folds them into ``uses``/``used_at`` and takes off what it added, leaving
+uses counted meanwhile. Failure modes, chosen: Redis lost loses at most an hour's uses; a fold that
+dies midway may count one fold's uses twice: over-counted, never under.
 """
 
 from __future__ import annotations
@@ -31,6 +20,8 @@ __all__ = ["UsageBook", "Use"]
 
 T = TypeVar("T")
 
+# Per tenant: record id -> uses not folded yet (HINCRBY); record id -> epoch ms of its latest use.
+# Ids and times only; ``heyan:<kind>:<tenant>`` so a departure's purge removes them.
 _USES = "heyan:uses:"
 _USED_AT = "heyan:used-at:"
 

@@ -1,13 +1,9 @@
 """A recall cache: the same question in the same place, asked again before anything changed, is
-answered from memory instead of the store (the seed's app-level cache).
+answered from memory instead of the store.
 
-Keyed by the scope (tenant, session, user), the queries, ``k`` and the day (time words are read per
-day), an entry lives ``ttl`` seconds (5 minutes) and is dropped as soon as its tenant is written:
-the store keeps a write generation per tenant (``EdgeStore.generation``) and an entry remembers the
-one it was filled at. Only a store that sees every write has generations — the embedded one, which
-is single-process by construction; with a Qdrant server, other processes write too, so the cache
-stays off (``RecallCache.for_store`` returns None). ``size`` bounds the entries (least recently used
-dropped first).
+Keyed by scope, queries, ``k`` and the day; an entry lives ``ttl`` seconds and is dropped once its
+tenant's write generation moves. Only the embedded store sees every write, so with a Qdrant server
+the cache is off (``RecallCache.for_store`` returns None). LRU within ``size``.
 """
 
 from __future__ import annotations

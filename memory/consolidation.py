@@ -1,14 +1,9 @@
 """Consolidation: a new fact updates the record for its slot instead of piling up duplicates.
 
-One record per (tenant, session, subject, kind, attribute) — the slot — with a deterministic id, so:
-
-* no record yet: the new fact is inserted (version 1);
-* the same value, or a source message the record already holds: nothing changes (replays are no-ops);
-* a new value from the speaker who owns the record (the subject speaking about themself, or the same
-  asserter): the record is updated, version + 1, and the old value kept in ``history`` with ``valid_to``;
-* a different value from someone else — another speaker contradicting, or a reversal the subject did
-  not make — is not written over the record: the record is marked ``disputed`` and the competing value
-  is kept in ``contested`` for a moderator to review.
+One record per slot (tenant, session, subject, kind, attribute), with a deterministic id: none yet,
+insert; same value or source, nothing (replays are no-ops); a new value from the record's owner, a new
+version with the old kept in ``history``; a different value from someone else, never written over: the
+record becomes ``disputed`` with the value in ``contested`` for a moderator.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Encryption at rest: the one cipher for every free-text value Heyan stores, and where its keys come from.
 
-Why AES-256-GCM rather than Fernet: it is authenticated *and* takes associated data. Every value is
-sealed together with the identity of the record that holds it (``facts/<tenant>/<id>``,
-``msg/<tenant>/<session>/<id>``…), so a ciphertext copied onto another record fails to open instead
-of showing one member's words under another record.
-
-A sealed value is the string ``hy1.<key id>.<base64url(nonce ‖ ciphertext ‖ tag)>``. The key id (8 hex
-characters of a hash of the key, never the key) says which key sealed it: opening picks that key
-without trying them all, and key rotation skips values already under the first key without
-decrypting them. The nonce is 12 random bytes per value.
-
-Keys (``load_cipher``): ``HEYAN_ENCRYPTION_KEYS`` is a comma-separated list of keys, each 32 random
-bytes in url-safe base64 (``heyan keys generate``); the first seals, every one opens. Without it the
-embedded shape uses ``<data>/keys/heyan.key`` (same format), created with mode 0600 at the first start;
-the distributed shape (a Qdrant server or a shared Redis) refuses to start, since every process must
-hold the same keys and a per-machine file would split them. Errors name the variable, never a key.
+AES-256-GCM, not Fernet: each value is sealed with the identity of its record as associated data, so a
+ciphertext copied onto another record does not open. Format ``hy1.<key id>.<…>``; keys from
+``HEYAN_ENCRYPTION_KEYS`` (the first seals, all open), else the embedded shape's ``<data>/keys/heyan.key``
+(made 0600 at first start); the distributed shape refuses to start without them. Errors name the
+variable, never a key. More: docs/DEPLOY.md, "Encryption at rest".
 """
 
 from __future__ import annotations

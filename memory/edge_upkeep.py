@@ -1,13 +1,8 @@
 """Upkeep of the embedded store that is not a store operation: when to optimize, and write counts.
 
-``Optimizer`` decides when ``EdgeStore`` merges and indexes its shards (Qdrant Edge never does by
-itself): in the background after ``after`` points were written since the last time (a bulk write:
-reindex, import, the benches' ingest), after any write once ``every`` seconds have passed (the
-schedule), and once at open. One optimization runs at a time; ``wait()`` waits for the one running.
-``Generations`` counts writes per tenant, for the recall cache (``memory.cache``).
-
-Measured at 100k memories over 100 tenants (docs/BENCHMARKS.md): recall CPU p95 18.7 → 10.9 ms with
-the same top-5, and the optimization itself 234 s of wall time on a loaded 2-core machine, in a thread.
+``Optimizer`` runs ``EdgeStore``'s optimization (Edge never does by itself) in the background after
+``after`` points written, after a write once ``every`` seconds passed, and at open; one at a time.
+``Generations`` counts writes per tenant for ``memory.cache``. Measured: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

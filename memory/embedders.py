@@ -1,18 +1,10 @@
 """Dense embedders: the offline multilingual defaults and any OpenAI-compatible ``/v1/embeddings``.
 
-Each implements ``memory.ports.Embedder``: ``await embed(texts)`` returns one L2-normalised vector per
-document, in order, for a whole batch, and ``await embed_queries(texts)`` the same for search queries
-(models trained with query/passage prefixes, like e5, embed the two differently). Empty or whitespace
-text raises ``InvalidTextError`` naming its index; text longer than ``EMBED_TEXT_LIMIT`` is embedded
-from a bounded prefix (see ``bounded``; the caller records ``truncated`` on the record).
-``make_embedder`` builds one from the ``HEYAN_EMBEDDER`` setting: ``local`` (USE multilingual v3,
-here), ``e5`` (multilingual-e5-small, ``memory.embed_e5``) or ``openai``. ``QueryVectors`` caches
-query vectors by text. This module and the LLM provider are the only places that import ``openai``.
-
-Where the work runs: an in-process model's documents (extraction, summaries, reindex) are always
-embedded in a worker thread, in chunks, so a write never stalls the event loop and a query waiting
-for the model waits one chunk at most; a short query batch is embedded inline when the model is idle
-(a few ms, less than a thread hop costs), else in a thread.
+Each is a ``memory.ports.Embedder`` (``embed``, ``embed_queries``: L2-normalised, batched; empty text
+raises ``InvalidTextError``; long text uses a bounded prefix). ``make_embedder`` reads
+``HEYAN_EMBEDDER`` (``local`` USE, ``e5``, ``openai``); ``QueryVectors`` caches query vectors. An
+in-process model embeds documents in a worker thread in chunks, so the event loop never stalls; a
+short query batch runs inline when the model is idle.
 """
 
 from __future__ import annotations

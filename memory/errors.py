@@ -1,17 +1,7 @@
 """Heyan's exceptions have one root, ``HeyanError`` (here, in the lowest layer, so every package can
-derive from it; the tree is in docs/ARCHITECTURE.md). The memory layer's own:
-
-    HeyanMemoryError
-    ├── ScopeError            a call without a tenant, or a record outside the call's scope
-    ├── InvalidTextError      empty or whitespace text to store or embed
-    ├── StoreError            the vector store failed or is unreachable
-    │   ├── StoreLockedError      another process holds the embedded store
-    │   └── EmbedderMismatchError the collection was built with another embedder
-    ├── EmbedderError         the embedder failed (model missing, endpoint down, bad reply)
-    ├── ConfigError           an unknown store or embedder name in settings
-    └── EncryptionError       encryption at rest (``memory.crypto``); names HEYAN_ENCRYPTION_KEYS
-        ├── KeyConfigError        the keys are missing, malformed, or required and not set
-        └── DecryptionError       a stored value cannot be opened with the configured keys
+derive from it; the tree is in docs/ARCHITECTURE.md, "Exceptions"), and the memory layer's own under
+``HeyanMemoryError``: scope, text, store (locked, embedder mismatch), embedder, config and
+encryption (key config, decryption) errors.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """BM25 pseudo-relevance feedback (RM3-style): a second BM25 pass with the query expanded by the terms of
 its top fused facts.
 
-After the first fusion, the BM25 term ids of a query's top ``facts`` facts (their embed text,
-encoded as a document) are added to its BM25 query, each weighted ``weight`` × the share of those
-facts holding it (a query term weighs 1.0); BM25 is asked once more and fused again with the same
-dense list. It helps questions whose answer is spread over several facts.
-
-Cost control (measured in docs/BENCHMARKS.md): the expansion leaves out the template's own
-words ("About", "is", "关于", "的事实": every fact of a language holds them), keeps at most ``terms``
-feedback terms (those held by more of the top facts first, then those of the better-ranked fact), and
-the pass is skipped when the first one is already confident: its best fact leads the second by at
-least ``skip_margin`` of fused score.
+Terms of the top ``facts`` facts are added weighted ``weight`` × the share of them holding each, leaving
+out the template's own words and keeping at most ``terms``; the pass is skipped when the first is
+already confident (``skip_margin``). Helps answers spread over several facts; docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """One hop of recall through relations: entities → relations naming them → the facts they link.
 
-After the direct search (``memory.retrieval``), the entities are (a) the names a query may hold
-(``memory.relations.query_entities``, keyed as the payload keys them) and (b) the non-member
-entities of the relations extracted from the direct hits' messages ("the login page" of "I complained
-about the login page"). The relations naming any of them are found by the payload's ``mentions``
-index, and what they link — the facts beside them, or the relation itself when it links none — is
-added as candidates scored below what led to them: ``decay`` × the score of the direct hit (b), or
-of the best direct hit when the query names the entity (a). Members reached through a hit are not
-followed (a member's relations are everything they ever said); a member the query names is.
-
-Cost: at most two ``scroll`` calls over relations (bounded by ``relations``) and one for the linked
-facts (bounded by ``limit``), all under the caller's filter, so visibility, status and expiry hold.
+After the direct search, the entities the query names and those of relations from the hits' messages
+find relations by the payload's ``mentions`` index; what they link joins as candidates scored
+``decay`` × what led to them. Members reached through a hit are not followed (one the query names is).
+At most three bounded ``scroll`` calls, all under the caller's filter.
 """
 
 from __future__ import annotations

@@ -1,25 +1,9 @@
 """How much a record matters now: its weight, from use, recency, confirmation and its dispute's state.
 
-``weight(fact, now)`` is a number in [0, 1] computed from the record's clear bookkeeping fields alone
-(nothing is decrypted, nothing is asked of Redis), so ranking, the prompt budget, the forgetting pass
-and ``heyan memory list`` all read the same value:
-
-* **recency** — how long ago the record was last said or last used in a reply
-  (``max(valid_from, used_at)``), halving every ``half_life_days``; once its dispute was closed
-  (``Fact.settled_at``) it also halves every ``settled_half_life_days`` since the close — or since
-  its last use, when people came back to it after the close;
-* **use** — how often replies used it (``Fact.uses``, folded in from Redis by ``bot.usage``):
-  ``1 − e^(−uses / uses_scale)``, so the first few uses count most, fading slowly
-  (``use_half_life_days``) since the last one;
-* **confirmation** — a moderator confirmed it (``Fact.confirmed_at``): does not fade.
-
-An open commitment and a disputed record do not settle (they still need someone), and the
-forgetting pass never gives them a TTL, whatever their weight (``protected``).
-
-The shares (recency 0.5, use 0.3, confirmation 0.2) make a new, unused record 0.5, a confirmed one
-0.7 and never below 0.2, one used a handful of times in the last days close to 0.8, and an unused,
-unconfirmed record of a dispute closed a month ago about 0.15. Where the weight is used and
-what it changed is measured by ``heyan bench importance`` (docs/BENCHMARKS.md).
+``weight(fact, now)`` is in [0, 1], from the record's clear bookkeeping fields alone, so ranking, the
+prompt budget, forgetting and ``heyan memory list`` read the same value (shares and half lives:
+``Weighting``). ``protected`` records (open commitments, disputed facts) never settle or expire.
+Figures: ``heyan bench importance`` (docs/BENCHMARKS.md).
 """
 
 from __future__ import annotations
@@ -40,7 +24,14 @@ NEUTRAL = 0.5
 
 @dataclass(frozen=True, slots=True)
 class Weighting:
-    """The constants of ``weight`` (see the module docstring). The shares should sum to 1."""
+    """The constants of ``weight``. The shares should sum to 1.
+
+    recency: since last said or used, halving every ``half_life_days``, and once its dispute closed
+    also every ``settled_half_life_days`` since the close (or its last use after it); use:
+    ``1 − e^(−uses / uses_scale)``, fading over ``use_half_life_days`` since the last; confirmation
+    does not fade. So a new unused record is 0.5, a confirmed one 0.7 and never below 0.2, one used
+    a handful of times lately near 0.8, an unused one of a dispute closed a month ago about 0.15.
+    """
 
     half_life_days: float = 60.0
     uses_scale: float = 3.0

@@ -1,14 +1,9 @@
 """Locks around a record's read-modify-write, so two writers never interleave on one record.
 
-``MemoryService`` changes a record only while holding its lock: it reads the current version,
-applies the change to *that*, and writes — a reminder's bookkeeping can no longer roll back a
-moderator's edit, and nothing is written back over a record that was deleted meanwhile. The port is
-``Locks``; ``LocalLocks`` serves one process (tests, tools, the embedded shape's own writers), and
-``bot.locks.RedisLocks`` serves every process of the distributed shape.
-
-Holding a lock yields a ``Held``: the holder calls ``await held.ensure()`` right before it writes,
-and a lock that is no longer its own (a lease that lapsed, taken over after a crash was presumed)
-raises ``LockLost`` instead of letting it write over someone else's change.
+``MemoryService`` changes a record only under its lock, applied to the version stored *now*: no
+rollback of a moderator's edit, no write over a deleted record. ``LocalLocks`` serves one process,
+``bot.locks.RedisLocks`` all of them. A ``Held`` lock's ``ensure()`` right before the write raises
+``LockLost`` when it is no longer its own.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The names a community uses for one member, derived from the names they went by.
 
-"Kwame Mensah" is also "Kwame"; "Tomás" is also "Tomas" (and "Tom", by ``prefix_of``); 陈刚 is 老陈,
-刚哥 and, in Latin letters, "Chen", "Chen Gang", "Gang Chen"; 何小雨 is 小雨 and "Xiaoyu"; 小鹿 (a
-nickname already) is "Xiaolu"; 李杰 is 阿杰. Each form has a rank: how surely it means this member
-(``Rank``): a question that names someone by a weaker form still finds them, and two members who
-share the best form that matched are asked about rather than guessed.
-Pinyin comes from pypinyin, whose tables ship in its wheel (loaded on first use, ~0.3 s).
+"Tomás" is also "Tomas" and "Tom"; 陈刚 is 老陈, 刚哥, "Chen", "Chen Gang"; 李杰 is 阿杰. Each form has a
+``Rank`` (how surely it means this member): a weaker form still finds them, and two members sharing
+the best form matched are asked about, never guessed. Pinyin from pypinyin (tables in its wheel).
 """
 
 from __future__ import annotations

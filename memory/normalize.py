@@ -1,19 +1,9 @@
 """Text safe to match and to show, whatever a member typed.
 
-Members can paste terminal escape sequences, NUL and BEL, bidi overrides and zero-width characters
-into a message or a display name. Two different things are done about them:
-
-* ``normalize`` is what rules, triggers, prompts and extracted values see: escape sequences, control
-  characters and invisible format characters removed, then NFKC — so "pro\u200bmise" is "promise" and
-  "ＡＢＣ" is "ABC". Full-width CJK punctuation ("，？！：") is kept as typed: NFKC would turn it into
-  ASCII, and Chinese values would then read "好的,我明天发".
-* ``locate`` finds a quote by its normalized words but returns the member's raw words, so a fact's
-  source quote stays faithful while the comparison ignores what was invisible.
-* ``escape_controls`` is for moderators' screens and logs: nothing removed, every control and
-  invisible character made visible (``\\x1b``, ``\\u202e``), so nobody's terminal is driven by a
-  member's text and a moderator sees that something was there.
-
-Stdlib only: ``memory`` must not depend on the bot or the adapters.
+``normalize`` is what rules, prompts and values see: escapes, controls and invisible characters
+removed, then NFKC (full-width CJK punctuation kept as typed). ``locate`` finds a quote by its
+normalized words but returns the member's raw ones. ``escape_controls`` is for moderators' screens and
+logs: nothing removed, every control made visible. Stdlib only: ``memory`` depends on no bot code.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """PII redaction: personal identifiers are replaced by typed placeholders before anything is stored
 or sent to an LLM.
 
-Recognised: email addresses, phone numbers (Chinese mobile numbers with or without +86, and
-international or North-American numbers), Chinese resident identity numbers (18 characters, the
-checksum verified), bank card numbers (13–19 digits, the Luhn check passed) and IP addresses (v4 and
-v6). Chinese text has no word boundaries, so nothing here relies on ``\\b``: every pattern is guarded
-by what may not stand next to it (``(?<!\\d)`` / ``(?!\\d)`` and the like), and a number written
-right after a Chinese character is still found. Each value becomes ``[PHONE_1]``, ``[EMAIL_1]``,
-``[ID_1]``, ``[CARD_1]``, ``[IP_1]`` — numbered per text, the same value keeping its number — so a
-sentence still reads ("call me at [PHONE_1]"). The originals are not kept anywhere.
+Emails, phone numbers (+86 mobiles, international), Chinese ID numbers (checksum), card numbers (Luhn)
+and IPs become ``[PHONE_1]``, ``[EMAIL_1]``, … numbered per text. No pattern relies on word boundaries
+(Chinese has none): each is guarded by what may not stand next to it. Originals are not kept.
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """Fusing one query's dense and BM25 hits, and the signals added on top: names, time, recency.
 
-``fuse`` turns the two ranked lists into candidates (weighted: ``w·dense + (1−w)·bm25/best``, or
-RRF). ``Signals`` then adds, per candidate, from the few clear payload fields the store returns with
-each hit (``RANK_FIELDS``; never the sealed text):
-
-The fields come from whole payloads: the retriever asks for them only when a signal applies.
-
-* **names** — the fact's subject is someone or something the query names (``entity_weight``). The
-  query's names are matched in the form the store keeps subjects in (``PayloadCodec.subject_key``:
-  a keyed pseudonym for an entity name, the id for a member), so nothing is decrypted to compare.
-* **time** — the query points at a span ("last week", "in March", "上周", "三月"; ``memory.timeq``)
-  and the fact was said within it (``time_weight``).
-* **recency** — the query asks how things stand now ("现在", "still", "后来") and the fact is among
-  the newer of the candidates of its dispute (session): ``recency_weight`` × its position between
-  the oldest (0) and the newest (1) candidate of that session.
-
-After fusion and merging, ``reweigh`` adds each of the best few facts' weight (``memory.importance``:
-how often replies used it, how recently it was said or used, a moderator's confirmation, its dispute
-closed) times ``importance_weight``; the retriever reads the weight from the facts it opens.
-
-Each weight was measured on locomo-dev and the Chinese dev set and kept only where it helped
-(docs/BENCHMARKS.md); a weight of 0 turns its signal off.
+``fuse`` combines the two lists (weighted sum, or RRF). ``Signals`` adds, from clear payload fields only
+(``RANK_FIELDS``): a subject the query names (as ``PayloadCodec.subject_key``: nothing decrypted), a
+span it points at (``memory.timeq``), recency when it asks about now. ``reweigh`` adds the best facts'
+``memory.importance`` weight. Weights kept only where they helped (docs/BENCHMARKS.md); 0 turns one off.
 """
 
 from __future__ import annotations

@@ -1,18 +1,10 @@
 """Relations between people, things and groups: "张三 投诉 产品B", "Bob manages the Discord bot".
 
-A relation is a ``Fact`` of kind ``relation``, so it is stored, sealed, erased, taken back and
-reviewed like every other record: ``subject`` is the member's user id or the entity's normalised
-name (``entity_name``), ``attribute`` the relation (``canonical``: a short phrase, synonyms folded
-into one label per language), ``value`` the object as said, ``target`` the object's member id or
-normalised name, ``links`` the facts extracted beside it from the same message, ``sources`` the
-message and its words, ``users`` every member it names or comes from (so erasing any of them
-removes it). ``relation_fact`` builds one from a candidate and ``check`` rejects junk — whoever
-extracted it, rules or an LLM — with a reason for the log that quotes no member's words.
-
-Recall finds relations by the entities they name (``memory.hops``): the payload keeps ``mentions``
-in the clear, the keyed pseudonyms of those names (``PayloadCodec.subject_key``) and the members'
-ids, never the names; ``query_entities`` lists the names a question may contain, to be keyed the
-same way.
+A relation is a ``Fact`` of kind ``relation`` (stored, sealed, erased and reviewed like any record):
+subject and ``target`` are member ids or normalised names, ``attribute`` the ``canonical`` relation,
+``users`` everyone it names, so erasing any of them removes it. ``relation_fact`` builds one and
+``check`` rejects junk with a reason that quotes nobody. Recall finds them by keyed pseudonyms of the
+names they mention (``memory.hops``, ``query_entities``), never the names.
 """
 
 from __future__ import annotations

@@ -1,35 +1,10 @@
 """Hybrid retrieval over the fact layer, and the one write path that indexes facts and summaries.
 
-``Retriever.search`` embeds every query in one batch, sends a dense and a BM25 query per query to
-the store as one batch, fuses the two rankings per query, drops facts that only the dense side found
-with a cosine below a threshold, asks BM25 again with each query expanded by the terms of its top
-facts (pseudo-relevance feedback, one more store batch) and fuses again, merges the queries (best
-score per fact) and returns the top k, decoded through ``memory.codec``. Status filtering happens in the store (``RecordFilter.statuses``), never after.
-Per-query work is bounded by ``candidates``, not by the store's size.
-
-Defaults were chosen on /work/shared/data/locomo-dev.jsonl (184 queries) with ``heyan bench
-retrieval``; the numbers are in the bench notes (docs/BENCHMARKS.md):
-
-* fusion: a weighted sum of the raw dense cosine and the BM25 score divided by the query's best
-  BM25 score, ``dense_weight`` 0.6. Weighted fusion beat RRF at every weight tried (hybrid R@5
-  0.656-0.673 for weights 0.3-0.7, against 0.629-0.640 for RRF); 0.5-0.7 is a plateau and 0.6 its
-  middle. RRF stays available (``fusion="rrf"``, k=60).
-* threshold: dense cosine 0.2. On locomo-dev 99% of (query, relevant memory) pairs score above
-  0.217 and dev recall is unchanged from no threshold up to 0.25; the best match of 20 off-topic
-  questions ("What is the capital of Peru?") against each dev conversation scored at most 0.163.
-* candidates: 50 hits per store query (20: R@5 0.657; 100: 0.681 on ~175-memory corpora).
-* BM25 feedback (pseudo-relevance feedback, RM3-style): the terms of each query's top
-  ``feedback`` (3) fused facts are added to its BM25 query with weight ``feedback_weight`` (0.5)
-  times the share of those facts that hold the term, and BM25 is asked again; the dense list is
-  reused. One extra BM25 store query per query (~4 ms p50), no extra embedding, no reindex. Hybrid
-  R@5 0.676 → 0.689, R@10 0.741 → 0.761, R@1 0.490 → 0.481 on locomo-dev; 0 turns it off.
-
-One hop through relations (``memory.hops``) follows the direct search: facts linked by relations
-to the entities the query names or the top facts' relations name join the candidates, each scored
-below what led to it (``Hops``; ``hops=Hops(limit=0)`` turns it off).
-
-``index_facts``/``index_summaries`` embed a batch (the bounded embed text), encode BM25 and upsert
-``StoredPoint``s: the memory service and the bench both write through them.
+``Retriever.search`` embeds all queries in one batch, fuses a dense and a BM25 ranking per query
+(weighted sum; dense-only hits below a cosine threshold dropped), repeats BM25 with pseudo-relevance
+feedback, adds one hop through relations (``memory.hops``) and returns the top k. Status filtering
+happens in the store, never after. Defaults and their measurements: docs/BENCHMARKS.md.
+``index_facts``/``index_summaries`` are the one indexing path (memory service and bench).
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """BM25 sparse vectors for Qdrant, in English and Chinese, with corpus-free weights.
 
-Documents get BM25's saturated, length-normalised term frequency; queries get 1.0 per unique term;
-the store multiplies in IDF (Qdrant's ``Modifier.IDF``), so nothing here depends on the corpus and a
-point's sparse vector never has to be recomputed when other points arrive.
-
-Tokens: English (and any Latin-script) text is lowercased, split into letter/digit runs, stripped of
-a light stopword list and lightly stemmed; Chinese runs become their characters plus overlapping
-character bigrams. Term ids are the CRC-32 of the token's UTF-8 bytes, stable across processes and
-machines (never Python's salted ``hash()``).
-
-Why bigrams, not jieba (measured on tests/data/zh_retrieval.jsonl, 22 memories, 20 queries, BM25
-alone, R@1 / R@5 / MRR): jieba words 0.825 / 0.900 / 0.867, jieba search mode 0.875 / 0.950 /
-0.925, bigrams 0.925 / 0.950 / 0.950, characters + bigrams 0.950 / 1.000 / 1.000. jieba misses
-when the query and the memory segment differently ("重新分配" vs "重新抽签分配") and on names
-missing from its dictionary (community nicknames), costs ~1.5 s to initialise and ties the index to
-its dictionary version. Hybrid with the dense embedder all reach R@5 1.0 on that set. jieba stays
-available as ``Bm25Encoder(zh="jieba")``.
+Documents get saturated, length-normalised term frequencies, queries 1.0 per term; Qdrant multiplies
+in IDF (``Modifier.IDF``), so a point's vector never changes as others arrive. English is lowercased,
+stopped and lightly stemmed; Chinese runs become characters plus bigrams (beat jieba:
+docs/BENCHMARKS.md; ``Bm25Encoder(zh="jieba")`` remains). Term ids are CRC-32, never ``hash()``.
 """
 
 from __future__ import annotations

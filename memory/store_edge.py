@@ -1,20 +1,9 @@
 """``EdgeStore``: the embedded ``MemoryStore`` on Qdrant Edge, one shard directory per layer.
 
-Layout under the data directory (the lock, meta and rebuild files: ``memory.store_files``)::
-
-    <path>/.lock        flock held while a process has the store open (single-process by design)
-    <path>/meta.json    the embedder name and dimension the vectors were made with
-    <path>/facts/       Qdrant Edge shard of facts
-    <path>/summaries/   Qdrant Edge shard of session summaries
-
-Every call is scoped: the filter always starts with ``tenant == scope.tenant`` (a tenant payload
-index), and BM25 IDF statistics are computed over the tenant's own points only, so one tenant's
-documents never shift another tenant's scores.
-
-Optimization: Qdrant Edge never merges or indexes segments by itself; ``optimize()`` does (in a
-worker thread, searches go on meanwhile), started in the background after bulk writes, on a
-schedule and at open (``memory.edge_upkeep.Optimizer``). Writes are counted per tenant
-(``generation``) for the recall cache.
+Shards ``<path>/facts/`` and ``<path>/summaries/`` (lock, meta and rebuild files: ``memory.store_files``).
+Every filter starts with the tenant, and BM25 IDF is computed over the tenant's own points, so one
+tenant never shifts another's scores. Edge never optimizes by itself: ``memory.edge_upkeep.Optimizer``
+does, in the background. Writes are counted per tenant (``generation``) for the recall cache.
 """
 
 from __future__ import annotations

@@ -1,32 +1,10 @@
 """The embedded store's files around its Qdrant Edge shards: locks, the embedder record, and the
 staged copy that ``heyan memory reindex`` and ``heyan memory migrate --to edge`` build and swap in.
 
-Next to and under the store directory ``P`` (``<data dir>/qdrant``)::
-
-    P.swap.lock               guard: held by a rebuild for its whole run, briefly by every open
-    P/.lock                   flock held while a process has the store open (single-process by design)
-    P/meta.json               the embedder name and dimension the vectors were made with
-    P.reindex/                a new store being built (same layout), never opened by a normal start
-    P.reindex/complete.json   written only after every record is in it and flushed
-    P.old/                    the previous store, during a swap only
-
-A swap (``swap_in``) is: rename ``P`` → ``P.old``, rename ``P.reindex`` → ``P``, remove ``P.old``,
-remove ``P/complete.json``. Each step is atomic or can be repeated, so a process killed anywhere
-leaves one of these states, which ``recover_interrupted_swap`` (run before every normal open) ends:
-
-==========================================  ==================================================
-found                                       recovery
-==========================================  ==================================================
-``P.old`` and a complete ``P``              remove ``P.old`` (the swap had finished its renames)
-``P.old``, no ``P``, complete ``P.reindex`` rename ``P.reindex`` → ``P``, remove ``P.old``
-``P.old``, no ``P``, no complete copy       rename ``P.old`` → ``P`` (roll back)
-no ``P``, complete ``P.reindex``            rename ``P.reindex`` → ``P`` (a first copy, e.g. migrate)
-``P.old`` and an incomplete ``P``           refuse: someone else made ``P``; say which to keep
-==========================================  ==================================================
-
-An incomplete ``P.reindex`` is left for the next rebuild to resume. The old copy is removed only
-once the new one is in place and complete; a normal open never creates an empty ``P`` beside a
-``P.old`` or a complete ``P.reindex`` (``refuse_fresh_store_beside_swap``).
+Beside the store directory ``P``: ``P.swap.lock`` (held by a rebuild for its whole run), ``P/.lock``
+(one process has it open), ``P/meta.json`` (embedder and dimension), ``P.reindex/`` (the copy being
+built; ``complete.json`` once flushed) and ``P.old/`` (during a swap only). ``recover_interrupted_swap``
+runs before every open; docs/DEPLOY.md, "How a reindex or a migration stays safe to kill".
 """
 
 from __future__ import annotations
@@ -270,8 +248,8 @@ def remove_store(path: Path) -> None:
 def swap_in(path: Path) -> None:
     """Put the complete staged copy in place of the store at ``path``; the caller holds the guard.
 
-    The old store is removed only once the new one is in place; see the module docstring for what
-    an interruption at each step leaves and how it is recovered.
+    The old store is removed only once the new one is in place; ``recover_interrupted_swap``
+    says what an interruption at each step leaves and how it is recovered.
     """
     new, old = staging_path(path), old_path(path)
     if not is_complete(new):
@@ -297,7 +275,18 @@ class Recovery:
 
 
 def recover_interrupted_swap(path: Path, *, guard: DirLock | None = None) -> Recovery | None:
-    """End a swap that a killed rebuild left half done (see the module docstring); None if there was none.
+    """End a swap that a killed rebuild left half done; None if there was none.
+
+    ``swap_in`` renames ``P`` → ``P.old``, ``P.reindex`` → ``P``, then removes ``P.old`` and
+    ``P/complete.json``, so a kill leaves one of these states:
+
+    * ``P.old`` and a complete ``P``: remove ``P.old`` (the renames had finished);
+    * ``P.old``, no ``P``, a complete ``P.reindex``: rename it to ``P``, remove ``P.old``;
+    * ``P.old``, no ``P``, no complete copy: rename ``P.old`` back to ``P`` (roll back);
+    * no ``P``, a complete ``P.reindex``: rename it to ``P`` (a first copy, e.g. migrate);
+    * ``P.old`` and an incomplete ``P``: refuse (someone else made ``P``; say which to keep).
+
+    An incomplete ``P.reindex`` is left for the next rebuild to resume.
 
     Takes the guard unless the caller holds it (``guard``); a rebuild that is still running makes
     this raise StoreLockedError, and a state it cannot decide raises StoreError naming both copies.

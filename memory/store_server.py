@@ -1,21 +1,10 @@
 """``ServerStore``: the distributed ``MemoryStore`` on a Qdrant server or cluster through qdrant-client.
 
-Each layer lives in a collection reached through an alias: ``<prefix>_facts`` and
-``<prefix>_summaries`` name the live generation, ``<prefix>_<layer>_v<N>``. Every store call names
-the alias, so a rebuild (``heyan memory reindex`` / ``migrate``) can fill generation N+1 — with
-another vector size if the embedder changed — mark it complete in its metadata and switch the alias
-in one ``update_collection_aliases`` call (``ServerAdmin``). A collection named like the alias
-(made before aliases, "legacy") keeps working until its first rebuild replaces it.
-
-Each collection has a named dense vector (cosine) and a BM25 sparse vector (IDF modifier), and a
-tenant payload index (``is_tenant``) so the server co-locates each tenant's points. Its metadata
-records the embedder name and dimension and whether it is complete. ``location=":memory:"`` runs
-qdrant-client's local mode: for tests of this code path only (it scans every point; 200 ms per query
-at 10k points), never a runtime default.
-
-Longer than our usual ~400 lines for one reason: qdrant-client is imported in this module only
-(``tests/test_layers.py``), so the generation admin shares it with the store; what does not need the
-SDK lives in ``memory.store_common`` and ``adapters.rebuild``.
+Each layer is reached through an alias (``<prefix>_facts``, ``<prefix>_summaries``) naming the live
+generation ``<prefix>_<layer>_v<N>``, so a rebuild fills N+1 and switches (``ServerAdmin``); a legacy
+collection named like the alias works until its first rebuild. A tenant payload index co-locates each
+tenant's points. ``location=":memory:"`` is for tests only (it scans every point). The only module that
+imports qdrant-client (``tests/test_layers.py``), hence its length.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Versions of a session summary: rolling one forward (a new text), and rolling it back to a version
 that cannot hold something taken back (a deleted message, an erased member's words).
 
-A summary is written from its previous text and the recent messages, so each version may carry words
-of every message an earlier version read. Taking something back therefore cannot edit the current
-text: it keeps the longest run of versions, oldest first, that are known not to hold it, makes the
-last of those the current text, drops the rest (history included), and marks the summary ``stale`` so
-the next summary job writes it again from what remains in the conversation window. No LLM call is
-needed to take something back.
+Each version may carry words of every message an earlier one read, so taking back keeps the longest
+run of versions known not to hold it, makes the last current, drops the rest and marks it ``stale``
+for the next summary job. No LLM call.
 """
 
 from __future__ import annotations

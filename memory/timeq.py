@@ -1,14 +1,9 @@
 """Time words in a query, as the window of time they point at: "last week", "in March", "上周", "三月".
 
-``query_window(text, now)`` returns the ``TimeWindow`` a question refers to, or None when it names no
-time. Relative words are read against ``now`` (when the question is asked): "last week" is the Monday
-to Sunday before the current week, "last month" the calendar month before, "in March" March of this
-year (of last year when March is still ahead), "early May" its first ten days, "recently" / "最近" the
-last fourteen days. A year alone ("in 2022") is that year. ``wants_latest(text)`` says whether the
-question asks for how things stand now ("现在", "currently", "后来") — the reader of a long dispute
-wants the newest of several statements then.
-
-Linear in the text: a fixed set of patterns, each one pass. No calendar library, no locale data.
+``query_window(text, now)`` returns the ``TimeWindow`` meant, or None: "last week" is the previous
+Monday–Sunday, "in March" this year's March (last year's while still ahead), "early May" its first ten
+days, "recently"/"最近" fourteen days. ``wants_latest`` says whether it asks how things stand now.
+Linear: fixed patterns, one pass each; no calendar or locale data.
 """
 
 from __future__ import annotations

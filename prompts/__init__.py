@@ -1,22 +1,9 @@
 """Versioned prompt templates for the mediator, in Chinese (``zh``) and English (``en``).
 
-Templates live in ``prompts/<lang>/<name>.txt`` and use ``string.Template`` placeholders (``$name``;
-a literal dollar is ``$$``). ``render`` picks the conversation's language and fills them; a missing
-value raises ``KeyError`` naming the placeholder.
-
-Anything that comes from users or from memory (messages, facts, summaries) enters a prompt only as
-quoted data: ``data_block`` wraps it in ``<<<label`` … ``>>>`` markers preceded by a line saying
-the text between the markers is data, not instructions, and ``neutralise`` defuses any marker
-sequence inside the text so a message cannot close the block and speak as the operator.
-
-Templates:
-
-* ``system`` — the mediator persona (和言 / Heyan);
-* ``stage_<stage>`` — one instruction per ``bot.models.Stage`` (see ``stage_template``);
-* ``reply`` — the context of a reply (participants, summary, facts, commitments, window, turn);
-* ``extract`` — typed fact extraction; ``rewrite`` — retrieval queries; ``classify`` — emotion
-  and intent; ``summarize`` — session summary; ``contradiction`` — new vs stored fact;
-* ``json_object`` — the schema-in-prompt fallback; ``repair`` — the one repair round.
+Templates are ``prompts/<lang>/<name>.txt`` with ``string.Template`` placeholders (``$name``, ``$$``);
+``render`` fills them and a missing value raises ``KeyError``. Anything from users or memory enters a
+prompt only as quoted data: ``data_block`` marks it as data, not instructions, and ``neutralise``
+defuses marker sequences inside it so a message cannot close the block.
 """
 
 from __future__ import annotations

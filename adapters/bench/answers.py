@@ -1,16 +1,10 @@
 """``heyan bench answers``: do the offline mediator's answers name what was asked for, and only that?
 
-Each line of the QA set (``tests/data/offline_qa.jsonl`` by default) is a question, who asks it, the
-thread's language, the people and the facts Heyan holds (each with a ``marker``: words that appear
-in a reply exactly when it mentions that fact, in either language), which of them are open
-commitments, and the expected answer: the facts it must name (``expect``), that it has no record
-(``no_record``), or that it says how many more there are (``more``). The question goes through
-``OfflineProvider.reply`` as the engine would send it.
-
-Scored as extraction is: item precision and recall over the facts named; no-record accuracy; the
-"and N more" count; whether the answer is in the asker's language (the question's, not the
-thread's); and, for questions about a promise made to someone (a fact's ``recipient``), whether the
-answer says "you" only to that person (``must`` / ``must_not`` words, the latter outside quotes). ``make test`` holds the targets (``tests/test_extraction_bench.py``).
+Each line of ``tests/data/offline_qa.jsonl`` holds a question, its asker, the facts held (each with a
+``marker``) and the expected answer (``expect``, ``no_record``, ``more``); it goes through
+``OfflineProvider.reply``. Scored: precision and recall of facts named, no-record accuracy, the "and N
+more" count, the asker's language, and "you" only for a promise's recipient. Targets:
+``tests/test_extraction_bench.py``.
 """
 
 from __future__ import annotations

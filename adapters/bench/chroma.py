@@ -1,11 +1,9 @@
-"""Chroma, the seed's choice of store, as ``heyan bench load`` drives it: the same vectors, a tenant
-metadata field, and a dense top-k query filtered by tenant.
+"""Chroma, as ``heyan bench load`` drives it: the same vectors, a tenant metadata field, and a dense
+top-k query filtered by tenant.
 
-Chroma is an optional dependency (``pip install -e '.[bench]'``): it is imported when a bench asks
-for it, never at module import, so the suite and a plain install run without it. It runs as an
-embedded ``PersistentClient`` on a directory, the closest match to Heyan's embedded store; it gets
-precomputed vectors (``embedding_function=None``) so it never loads a model of its own, and no
-telemetry. Chroma has no BM25 sparse vectors, so the comparison with it is dense-only.
+Optional (``pip install -e '.[bench]'``), imported only when asked for. An embedded
+``PersistentClient`` (closest to Heyan's store) given precomputed vectors, no telemetry; it has no
+BM25, so the comparison is dense-only.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """``heyan bench cost``: what a long dispute costs in LLM calls and tokens.
 
-A synthetic dispute (``--messages``, default 1,000; Chinese and English; every tenth message
-addresses the bot; a fifth carry a promise, demand, agreement or refusal, known to the generator)
-is replayed through the real runtime — Qdrant Edge and an embedded Valkey in a temp dir, the
-in-process arq worker, ``Engine.observe``/``respond``, the OpenAI provider — against a recording
-stand-in LLM on loopback (``adapters.bench.llm_stub``). As in a live thread, jobs the earlier
-messages caused finish before each reply (``Runtime.drain``); nothing is flushed early.
-
-Reported: prompt tokens of the reply at message 10, 100 and 1,000 (Heyan's own estimate,
-``bot.tokens``) and their spread from message 100 on; extraction calls per 100 messages; trigger
-recall — of the messages the generator made fact-bearing, the share the trigger sent to
-extraction at once (``bot.triggers.fact_bearing``, the rule the engine applies), with its precision
-— and coverage, the share that reached an extraction request by the end of the thread, with how
-many messages later its batch was sent (0: at once); calls and tokens per task and tier.
+A synthetic dispute (``--messages``, default 1,000) is replayed through the real runtime against a
+recording stand-in LLM (``adapters.bench.llm_stub``), jobs drained before each reply as live. Reported:
+reply prompt tokens at 10/100/1,000 messages, extraction calls per 100, trigger recall and precision,
+coverage, and calls and tokens per task and tier.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """``heyan bench escalation``: precision and recall of the early escalation alert.
 
-The corpus (``tests/data/escalation_corpus.jsonl``, one thread a line: ``id``, ``lang``, ``label`` —
-``calm``, ``heated`` or ``derailed`` —, ``split`` — ``dev`` or ``heldout`` —, ``derail_at`` (the
-index of the first message that derails, for derailed threads) and ``messages`` (``user``, ``name``,
-``t`` seconds from the start, ``text``)) holds 126 threads, 63 per language, 42 per label, written
-before any rule existed; every third thread of each language and label is held out. The rules were
-tuned on ``dev``; the held-out part's first measure is in docs/BENCHMARKS.md.
-
-A thread alerts when its temperature (``bot.escalation``) reaches the threshold at any message. A
-heated or derailed thread should alert (positive), a calm one should not. Reported per part and per
-language: precision, recall, and for derailed threads how many were alerted *before* the first
-derailing message (``early``). ``--misses`` lists the threads on the wrong side; ``--threshold``
-tries another threshold without changing the code.
+Corpus ``tests/data/escalation_corpus.jsonl``: one thread a line (``label`` calm/heated/derailed,
+``split`` dev/heldout, ``derail_at``, ``messages``), written before any rule. A heated or derailed
+thread should alert, a calm one not; reported per part and language, with ``early`` for derailed ones.
+``--misses`` lists the wrong side; ``--threshold`` tries another. Figures: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -1,29 +1,9 @@
 """``heyan bench importance``: what weighting and forgetting do over months of a community's disputes.
 
-A synthetic community history (``adapters.bench.synth.community_history``: ~60 disputes over six
-months between twelve members, Chinese and English, on a few recurring topics) is replayed in time
-order through the production retrieval path — the offline embedder, BM25, ``index_facts`` into an
-``EdgeStore`` with sealed payloads, ``Retriever.search`` — and what the live system does over time is
-done the same way:
-
-* every question asked while the history runs is a reply: the five facts it recalls are its
-  ``memory_ids``, counted and folded into the records once a day (``uses`` / ``used_at``, as
-  ``bot.forgetting`` does hourly from ``bot.usage``);
-* a dispute's close marks its records ``settled_at`` (and most of its promises done); a moderator
-  confirms about half of the agreements (``confirmed_at``);
-* with ``forget``, each day the records of disputes closed more than ``FORGET_AFTER`` days ago whose
-  weight is under ``FORGET_BELOW`` and that are not protected (``memory.importance``) are put on
-  notice and deleted ``FORGET_NOTICE`` later — the tenant defaults of ``bot.forgetting``.
-
-At the end, the final questions (``open``: disputes still running; ``standing``: agreements members
-kept coming back to; ``past``: anything else of a closed dispute) are asked: R@1 / R@5 / MRR per
-category, and prompt tokens — the facts section of the prompt (top 5, as the engine renders them),
-the tokens spent before the answer's line, and how often the answer survives a tight facts budget
-(``bot.tokens.fit_to_budget`` with the engine's priority, ``bot.engine.fact_priority``).
-
-Variants differ only in the retriever's ``importance_weight``, the budget's share of the weight and
-forgetting; every variant replays the history from scratch (uses depend on what earlier replies
-recalled).
+A synthetic history (``adapters.bench.synth.community_history``) is replayed in time order through the
+production retrieval path, with uses, settles, confirmations and forgetting applied as the live
+system does; variants differ only in ``importance_weight``, the budget's share and forgetting.
+Setup and figures: docs/BENCHMARKS.md, "Importance and forgetting".
 """
 
 from __future__ import annotations

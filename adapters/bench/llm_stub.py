@@ -1,16 +1,9 @@
 """A recording stand-in for an OpenAI-compatible chat endpoint, for ``heyan bench cost``.
 
-It serves ``POST /v1/chat/completions`` on 127.0.0.1 from a thread and answers each of the
-mediator's tasks (told apart by the json_schema name the provider sends) with a small valid answer
-built from the prompt: extraction returns a commitment for each promise and a demand for each
-"I want"/"我希望" it finds in the batch (with exact quotes, so memory grows as a thread goes on),
-rewriting returns the turn, classification "calm statement", summaries one issue per speaker, and
-a reply is a short fixed text. Every request is recorded with its task, model (so its tier) and
-its prompt size in Heyan's own token estimate (``bot.tokens.estimate_tokens``: no tokenizer
-download), plus the ids of the messages quoted in an extraction batch.
-
-The same approach as ``tests/openai_stub.py``, kept here so the bench runs from a fresh clone
-without the tests package. Not a model: token counts are estimates, replies are not mediation.
+Serves ``POST /v1/chat/completions`` on 127.0.0.1 from a thread, answering each task (by its
+json_schema name) with a small valid answer built from the prompt, and records each request's task,
+model and prompt size (``bot.tokens.estimate_tokens``). Like ``tests/openai_stub.py``, kept here so the
+bench runs without the tests package. Not a model.
 """
 
 from __future__ import annotations

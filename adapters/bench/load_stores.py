@@ -1,22 +1,9 @@
-"""The store phase of ``heyan bench load``: build Heyan's store to N memories and, beside it, give the
-same memories (the same vectors, from the same embedder) to qdrant-client's local mode and to
-Chroma, up to their caps; measure every store at the same checkpoints.
+"""The store phase of ``heyan bench load``: Heyan's store built to N memories and, beside it, the same
+vectors in qdrant-client's local mode and Chroma, all measured at the same checkpoints.
 
-Fair by construction: at each checkpoint every store gets the same questions, the same
-warm-up (``WARMUP`` questions, untimed) and the same time window — the questions are asked in rounds,
-one question to every store per round, the order of the stores rotating each round — so a busy
-spell of the shared machine lands on all of them alike. Heyan's store is optimized after each bulk
-ingest (as the store itself does in the background after a bulk write) before it is measured, and
-the time that took is reported. Heyan's retrievers run without their query cache: every store
-embeds every question.
-
-Heyan's phase writes through the production path (``memory.retrieval.index_facts``: batched
-embedding, BM25 encoding, the codec's payloads, one upsert per tenant) and recalls through
-``Retriever.recall`` (the session summary, then hybrid dense + BM25 with feedback), timing the
-query's embedding with it. Every store is also asked the like-for-like question — a dense top-10
-filtered by tenant — so the ratios compare stores, not retrieval methods. The alternatives get the
-vectors Heyan's phase wrote to a file (plain writes, so they never count in this process's RSS
-while Heyan's store is measured) and are timed store-only for ingest.
+Fair by construction: the same questions, warm-up and time window for every store (rounds, order
+rotating), no query cache, and a like-for-like dense top-10 by tenant. Heyan goes through the
+production path, optimized (and timed) after each bulk ingest; the others read vectors from a file.
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
 """``heyan bench poisoning``: how often ordinary lines are flagged and attempts are caught.
 
-Three corpora, one JSON object a line (``id``, ``lang``, ``speaker`` id, ``text``, ``expect``:
-``flagged`` for an attempt, anything else for an ordinary line, and ``commits`` when an ordinary
-line holds a promise of its speaker):
-
-* ``tests/data/poisoning_dev.jsonl`` and ``poisoning_heldout.jsonl`` — 393 ordinary dispute lines
-  that use the words attacks use (remember, ignore, system, admin, prompt, 记住, 忽略, 系统, 管理员 …)
-  and 149 attempts, both languages, written before the detector was redesigned. A line is held out
-  when the first byte of the SHA-256 of its text is divisible by 3 (``held_out``); that third was
-  measured once before the redesign and once after it, before any tuning on it (docs/BENCHMARKS.md).
-* ``tests/data/poisoning_corpus.jsonl`` — the first detector's own corpus, a regression bar.
-* ``tests/data/poisoning_shapes.jsonl`` — attacks by shape (notes to the bot, fake authority with or
-  without brackets, speaking as another member, rulings on people; issue 29 item 3) and as many
-  ordinary near-misses (quoted rulings, decisions about oneself, one's own name, demands).
-
-Each line goes through ``memory.poisoning.attempt`` with every corpus speaker as a participant
-(``PEOPLE``), as extraction asks. Reported per part: the false-flag rate (ordinary lines flagged),
-the catch rate (attempts flagged), and how many ordinary promises survive as the speaker's
-commitment through the production path (``bot.offline.rules`` then ``memory.extraction.to_facts``)
-— a line that is not flagged can still lose its promise to the rules' recall, and that is shown
-apart. ``--misses`` lists every line on the wrong side. The cost of the first check of a 200 KB
-message is printed too. ``make test`` holds the figures as a regression bar
-(``tests/test_poisoning.py``).
+Corpora under ``tests/data/`` (``poisoning_dev``/``_heldout``, ``_corpus``, ``_shapes``), one JSON object
+a line (``id``, ``lang``, ``speaker``, ``text``, ``expect``, ``commits``). Each line goes through
+``memory.poisoning.attempt`` as extraction asks; reported per part: false flags, catches, and promises
+that survive extraction. Figures: docs/BENCHMARKS.md; ``tests/test_poisoning.py`` holds them as a bar.
 """
 
 from __future__ import annotations

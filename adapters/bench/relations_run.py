@@ -1,19 +1,10 @@
 """``heyan bench relations``: recall with and without one hop through relations.
 
-Corpus: tests/data/relations_dev.jsonl (tuned on) and tests/data/relations_heldout.jsonl (written
-first, before any rule, measured once). Each line is a short community history (messages of a few
-members, zh or en) and questions, each with the messages that answer it (``gold``) and whether it
-was written to need the hop (``hop``: the answer shares no name with the question, only a relation
-does — "what do we know about the docs team?" → "The wiki search belongs to the docs team" → "I
-complained about the wiki search").
-
-Each history is stored as the production path would hold it, in an ``EdgeStore`` with sealed
-payloads: every message as one record of its words (kind ``event``, as ``heyan bench retrieval``
-holds a conversation's turns), and the relations the offline provider extracts from the messages
-(``bot.offline.relations`` → ``memory.extraction.to_facts``), linked to their message's record.
-Each question is asked once through ``Retriever.search`` with the hop (``memory.hops``) and once
-without; a record counts for the messages it cites. R@k: the share of a question's gold messages
-cited by its top k, averaged over questions.
+Corpora ``tests/data/relations_dev.jsonl`` (tuned on) and ``_heldout`` (measured once): short
+histories with questions, their ``gold`` messages and whether they need the hop. Each history is
+stored as production would (messages as ``event`` records, extracted relations linked to them, sealed)
+and each question asked through ``Retriever.search`` with and without ``memory.hops``. R@k: the share
+of gold messages cited by the top k.
 """
 
 from __future__ import annotations

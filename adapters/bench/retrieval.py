@@ -1,24 +1,10 @@
 """``heyan bench retrieval``: retrieval quality and speed on datasets.
 
-``heyan bench retrieval [--dataset FILE.jsonl ...]`` ingests each conversation of a retrieval dataset
-(the format of shared/data/README.md) as one tenant and one session through the production path —
-the chosen offline embedder (``--embedder local|e5``), the BM25 encoder,
-``memory.retrieval.index_facts`` and an ``EdgeStore`` in a temporary directory — then runs every
-query through ``Retriever.search`` and reports recall@k, MRR and query latency per method, per
-dataset (and per query category when the file has them). Payloads are sealed with a throwaway key,
-as a Heyan process stores them (encryption at rest is part of the measured path). Without
-``--dataset``: the shared LoCoMo dev file (when present) and the Chinese dev set
-(tests/data/zh_retrieval_dev.jsonl). The held-out Chinese third (zh_retrieval_heldout.jsonl) is
-measured only when named.
-
-A memory's ``ts`` is when it was said (the fact's ``valid_from``); a query's ``asked_at`` is when it
-is asked (read by the time words in it), else the conversation's last memory time. The query cache
-is off here: every query is embedded, as a first question is.
-
-Each memory becomes a fact of kind ``event`` with ``subject`` = the memory's subject, attribute
-"observation" and ``value`` = its text, so the embedded text is the production template ("About
-event Caroline: observation is Caroline attended ..."). Measured on locomo-dev, the template does
-not hurt: dense R@5 0.588 on the raw text, 0.616 templated; BM25 0.641 raw, 0.634 templated.
+Each conversation of a dataset (shared/data/README.md's format; default: LoCoMo dev when present and
+tests/data/zh_retrieval_dev.jsonl; the held-out third only when named) is one tenant and session,
+ingested through the production path with sealed payloads; every query runs through
+``Retriever.search`` uncached. Memories become ``event`` facts in the production template (it does not
+hurt: docs/BENCHMARKS.md). Reports recall@k, MRR and latency per method, dataset and category.
 """
 
 from __future__ import annotations

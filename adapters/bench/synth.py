@@ -1,17 +1,9 @@
 """Synthetic, deterministic test data for ``heyan bench load`` and ``heyan bench cost``.
 
-Memories: ``memory_at(i)`` builds the i-th fact of a bench corpus from its index alone (its own
-seeded RNG), so a million memories are generated in a stream, any one can be rebuilt to ask a
-question about it, and two runs see the same data. Facts are Chinese or English (about half each),
-of every kind (commitments, demands, emotions, events, people, agreements), filled from pools of
-names, things, places, times and amounts — millions of distinct texts, never one string repeated —
-and embedded through the production template (``Fact.embed_text``).
-
-Disputes: ``dispute(n)`` is a long thread between four members (two writing Chinese, two English)
-with ground-truth labels: which messages carry a promise, demand, agreement or refusal (what the
-trigger should send to extraction at once), written in several phrasings, some of which the rules
-are not built for — so trigger recall is measured, not assumed. Every tenth message addresses
-the bot.
+``memory_at(i)`` builds the i-th fact from its index alone (its own seeded RNG): a million are streamed,
+any can be rebuilt, every run sees the same; zh and en, every kind, never a string repeated.
+``dispute(n)`` is a four-member thread labelled with what the trigger should extract at once, in
+phrasings the rules are not all built for, so trigger recall is measured, not assumed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """The trigger's recall and precision on ``tests/data/trigger_corpus.jsonl`` (shown by ``heyan bench extraction``).
 
-Each line is one message and whether it carries a promise, demand, agreement or refusal
-(``fact_bearing``): what ``bot.triggers.fact_bearing`` should send to extraction at once. The parts
-(``split``) were written in turn, each before the tuning round it was first measured after: ``dev``
-and ``heldout`` before any change, ``heldout2`` and ``heldout3`` before the second and the third
-round. A part once tuned on is a regression bar; docs/BENCHMARKS.md keeps each part's first figures.
+One message a line with ``fact_bearing``; each ``split`` (dev, heldout, heldout2, heldout3) was written
+before the tuning round first measuring it, then became a regression bar. First figures:
+docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """``heyan bench truth``: what Heyan holds and answers on dispute scripts with answer keys.
 
-Each script of a set (tests/data/truth_blind/<set>/, the README there says who wrote them and how) is
-replayed by a ``heyan`` process of its own into an empty data dir, as ``heyan --now <key now> chat
---script``, then read back with ``memory list --json``. With ``HEYAN_LLM_BASE_URL`` set the replay
-uses the LLM mediator, so anyone with a model measures it the same way. Scored per language against
-the key: commitments (found, owner, recipient, due date, due time, condition, open/done, false ones),
-agreements (found, content, every party, spurious), attacks flagged (and stored as if true), ordinary
-lines flagged, questions answered right, and answers that repeat an attack's claim.
+Each script of ``tests/data/truth_blind/<set>/`` (its README says who wrote them) is replayed by its own
+``heyan --now <key now> chat --script`` into an empty data dir (the LLM mediator with
+``HEYAN_LLM_BASE_URL``) and read back. Scored per language against the key: commitments, agreements,
+attacks and ordinary lines flagged, questions answered, answers repeating an attack.
 """
 
 from __future__ import annotations

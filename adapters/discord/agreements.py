@@ -1,21 +1,11 @@
 """The agreement card and common ground on Discord: ``/dispute close`` with the card,
 ``/dispute common-ground``, and their buttons.
 
-* ``close_with_card`` (the ``/dispute close`` command): the moderation service builds the card and
-  posts it through the outbox; ``DiscordSender`` adds a Confirm and a Refuse button to a card post
-  (``post_view``). The command's public answer says whether the dispute closed (nothing to confirm,
-  or everyone already had) or waits for the participants.
-* ``CardButton`` (stateless, ``heyan:card:<confirm|refuse>:<card id>``): Confirm asks the service to
-  record the presser's confirmation (a refusal if they are not on the card); Refuse opens a modal
-  asking why, whose submission (``Agreements.on_interaction``) records the refusal. Answers are
-  private to the presser; the service posts what everyone should see.
-* ``/dispute common-ground``: the service drafts the statements and posts a prompt with a "Review
-  privately" button (``GroundOpen``); pressing it answers only the presser with the statements and a
-  menu (``GroundPick``) of the ones they endorse. Ephemeral messages exist only as interaction
-  answers, which is why the statements travel this way rather than in a post.
-
-Strings are the catalog's (``discord:card.`` keys, ``bot.text.catalog``); every id in a custom id is checked again by the
-service, with the presser as the actor.
+The service builds and posts the card; ``DiscordSender`` adds Confirm and Refuse (``CardButton``,
+stateless; Refuse asks why in a modal). Common ground is reviewed privately (``GroundOpen`` →
+``GroundPick``): only interaction answers can be ephemeral. Answers are private to the presser;
+every id in a custom id is checked again by the service with the presser as actor. Texts:
+``discord:card.`` keys of ``bot.text.catalog``.
 """
 
 from __future__ import annotations

@@ -1,24 +1,10 @@
 """Catching up, at READY, with what was said in open disputes while Heyan was not connected.
 
-Discord does not replay messages to a bot that was stopped, or whose session could not be resumed.
-So Heyan remembers, per open dispute, the id of the last message it took in (``SeenMarks``: one
-Redis hash per tenant, thread id → message id, only ever moved forward), and at every READY reads
-each open dispute's history *after* that id (``GET /channels/{id}/messages?after=…``, oldest first)
-and feeds it through the listener's own path — ``Engine.hear``, whose window drops a message id it
-already holds — so a message is taken in exactly once however often it is read.
-
-* A mark exists only for an open dispute: it is created when the dispute opens (or at the first
-  catch-up of one opened before), moved by every message heard there, and removed when the dispute
-  is found closed. A message in any other thread costs one Redis call that changes nothing.
-* Without a mark, the catch-up starts at the dispute's opening time.
-* A mention from the downtime is answered only if it is recent (the engine's policy,
-  ``Engine.answers_late``); an older one is taken in as context — an answer hours late, out of the flow, helps nobody.
-* Without the Message Content intent, Discord returns only the text of messages that mention Heyan;
-  the others add nothing (docs/DISCORD.md says so).
-* In a process that runs some of the shards (``HEYAN_DISCORD_SHARD_IDS``), only its guilds are read;
-  when one shard of a sharded bot has to identify again, only that shard's guilds.
-* A dispute thread that no longer exists (deleted while Heyan was away) is forgotten as a live
-  deletion would have it (``guilds.forget_deleted``).
+Discord replays nothing to a bot that was away, so ``SeenMarks`` keeps per open dispute the last
+message id taken in (one Redis hash per tenant, only moved forward; none: start at the opening), and
+each READY reads the history after it through ``Engine.hear``, whose window drops an id it holds:
+a message is taken in exactly once. Late mentions follow ``Engine.answers_late``; a sharded process
+reads only its guilds; a deleted dispute thread is forgotten (``guilds.forget_deleted``).
 """
 
 from __future__ import annotations

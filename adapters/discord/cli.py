@@ -1,10 +1,8 @@
 """``heyan discord sync [--guild ID]``: register Heyan's slash commands with Discord, on demand.
 
-Never at every start: Discord rate-limits command updates, and global commands take a while to
-reach every client. Without ``--guild`` the commands are global (every server, and DMs for the
-member commands); ``--guild ID`` copies them into that one server, where they appear at once (for
-trying Heyan out, or a private deployment). Command names and descriptions go out with their zh-CN
-and zh-TW translations. Needs only ``HEYAN_DISCORD_TOKEN`` (no runtime, no gateway connection).
+Never at start (Discord rate-limits updates; global ones take a while). Without ``--guild``: global;
+with it, that server at once. Names and descriptions go with their zh-CN and zh-TW translations.
+Needs only ``HEYAN_DISCORD_TOKEN``.
 """
 
 from __future__ import annotations

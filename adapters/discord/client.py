@@ -1,15 +1,10 @@
 """What Heyan's Discord parts share: ``Heyan`` (settings and the attached services), the intents and
-permissions it asks for, and how a component finds ``Heyan`` on its client (the bot classes are in
+permissions it asks for, and how a component finds ``Heyan`` on its client (bot classes:
 ``adapters.discord.bot``).
 
-Intents: guilds, guild messages and DMs are enough for mentions, replies and slash commands (Discord
-sends the content of messages that mention the bot, of DMs and of the bot's own messages without the
-privileged Message Content intent). ``HEYAN_DISCORD_MESSAGE_CONTENT=true`` adds that intent so whole
-dispute threads are read; the developer portal must allow it (else close code 4014).
-
-``allowed_mentions`` on the client is ``AllowedMentions.none()``: a message that does not say whom it
-may ping pings nobody. Prefix commands are off (``on_message`` is Heyan's listener, not a command
-parser), and the tree is synced only by ``heyan discord sync``, never at start.
+Without Message Content, Discord still sends mentions, DMs and Heyan's own messages;
+``HEYAN_DISCORD_MESSAGE_CONTENT=true`` adds it to read whole dispute threads. ``allowed_mentions``
+defaults to none; prefix commands are off; the tree syncs only by ``heyan discord sync``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """``/dispute open|status|summary|close``: disputes live in threads; the moderation service keeps them.
 
-``/dispute open`` makes the thread (private where Heyan may create private threads in that channel
-*and* manage them, else public), adds the opener and the named members, and asks the service to open
-the dispute there, passing the parent channel so the community's policy (who opens disputes, in
-which channels: ``/heyan settings``) applies — checked before any thread is made. The service posts
-the opening message through the outbox (delivered by ``DiscordSender``), mentioning the members.
-Used inside an existing thread, it opens the dispute in that thread. If the service refuses (rate
-limit, a dispute already open), a thread made for it is deleted again — which takes Manage Threads:
-that is why a private thread is made only with it, so none is ever left behind with only Heyan in it.
-
-Before making a thread the command checks the permissions Discord lists for Heyan in the channel
-(``interaction.app_permissions``) and names what is missing; ``discord.Forbidden`` later still
-becomes an ephemeral error naming the permission the step needed. Without the Message Content intent
-the answer says what Heyan will not read there. Opening starts the READY catch-up's mark for the
-thread (``catchup.SeenMarks``); closing stops it.
+``open`` checks the community's policy and Heyan's channel permissions before making a thread, which
+is private only where Heyan may also manage threads: a thread the service then refuses is deleted
+again, so none is left with only Heyan in it. Used in a thread, it opens the dispute there. The
+service posts the opening through the outbox; opening and closing start and stop the catch-up mark.
 """
 
 from __future__ import annotations

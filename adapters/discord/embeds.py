@@ -1,10 +1,8 @@
 """How memories, commitments, disputes and the audit trail look on Discord: embeds and short lines.
 
-Everything a member, a quote or an LLM wrote is untrusted: markdown and mention markup are escaped
-(``safe``), and every message carrying these is sent with ``allowed_mentions`` that ping nobody.
-Times are Discord timestamps (``<t:…:f>``), which each reader's client shows in their own zone.
-Every embed is measured after escaping and fitted to Discord's limits (``limits.bounded``); lists are
-paged (``paging``) rather than cut.
+Untrusted text is escaped (``safe``) and sent with ``allowed_mentions`` that ping nobody; times are
+Discord timestamps (each reader's own zone); embeds are fitted after escaping (``limits.bounded``) and
+lists paged, never cut.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Guilds and conversations coming and going: departures, returns, deleted threads and channels.
 
-* Leaving a guild (kicked, banned, or the guild deleted; GUILD_DELETE without ``unavailable``)
-  schedules its tenant's purge after ``HEYAN_DISCORD_LEAVE_PURGE_DAYS`` (``bot.departures``); joining
-  again cancels it. An outage (a guild becoming unavailable) is neither.
-* Departures while Heyan was offline are reconciled at every READY: Heyan keeps the set of guilds it
-  is in (``heyan:discord-guilds``); a known guild that READY no longer lists — among the guilds of
-  this process's shards — was left while Heyan was away, and is scheduled for purge like a live
-  departure (once: its pending purge is not scheduled again). Every guild READY lists is recorded,
-  and a pending purge of one of them is cancelled (Heyan was added back while offline). The first
-  READY of a deployment that never kept the set seeds it from the sessions Heyan holds.
-* Deleting a thread or channel where Heyan holds a conversation forgets it and closes its dispute
-  (``bot.session_deletion``), and the catch-up stops following it.
+Leaving a guild (not an outage) schedules its tenant's purge after ``HEYAN_DISCORD_LEAVE_PURGE_DAYS``;
+joining again cancels it. Heyan keeps the guilds it is in (``heyan:discord-guilds``), so each READY
+reconciles departures and returns while offline, within this process's shards (first READY: seeded
+from the sessions held). A deleted thread or channel closes its dispute (``bot.session_deletion``).
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """The conversation a mention came from, read back from Discord for the reply (``bot.ports.HistoryReader``).
 
-When a member asks Heyan something in a thread or channel, the answer should know what was just said
-there, even in a thread never opened as a dispute (where nothing is stored). ``ConversationReader``
-reads the channel's recent messages before the mention (``GET /channels/{id}/messages``, newest
-first, at most ``bot.context.HISTORY_LIMIT``; the engine trims further to the prompt budget) and hands
-them to ``Engine.hear`` as Heyan's ``Message``s of that session. The engine uses them for that one
-reply and stores none of them.
-
-What Discord gives back depends on Heyan's access:
-
-* without View Channel, Discord refuses (403, code 50001); without Read Message History it answers
-  with no messages at all (as documented). Heyan checks its permissions in the channel first, so it
-  knows which one is missing; the reply is then given from memory alone and ``refused`` names the
-  permission, for the listener to mention once;
-* without the Message Content intent, other members' messages come back with empty text (only those
-  mentioning Heyan keep theirs): they add nothing and are left out.
-
-Bots' messages (Heyan's own answers included), webhooks and system messages are not conversation.
+``ConversationReader`` reads the channel's messages before the mention (at most
+``bot.context.HISTORY_LIMIT``) for that one reply; none is stored. It checks permissions first, so a
+403 (no View Channel) or an empty answer (no Read Message History) names the missing one in
+``refused``; without the Message Content intent others' empty messages are left out, as are bots',
+webhooks' and system messages.
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """Answering interactions the same way everywhere: acknowledge before slow work, private answers
 ephemeral, refusals ephemeral and in the caller's language, never a ping, always within Discord's limits.
 
-Discord allows 3 s for the first answer to an interaction and then 15 minutes for followups and
-edits with its token. So every command ``defer``s (a "thinking…" placeholder) and every button or
-select ``acknowledge``s (a deferred update) before it calls the services, then finishes with
-``answer`` (a followup) or ``redraw`` (an edit of the message the component is on). Both clip the
-content to 2,000 characters and fit the embeds (``limits``). If the work outlives the token (401 /
-50027, or 10015 / 10062), the member gets one direct message saying the answer could not be shown there,
-instead of nothing. Failures are answered in one place: ``HeyanTree.on_error`` for slash commands and
-``report`` for buttons, selects and modals. What a failure says:
-
-* ``ModerationError`` (the service refused: permission, not found, ambiguous id) and ``SlowDown``
-  (rate limit): their own text in the caller's language;
-* ``Refusal``: the adapter's own (a guild command in a DM, a missing channel permission);
-* ``discord.Forbidden``: Discord refused an action for lack of a permission;
-* ``discord.RateLimited``: Discord asked to wait longer than ``client.MAX_RATELIMIT_WAIT``: said, with the wait;
-* ``app_commands.TransformerError``: an option Discord resolved to something unusable here;
-* anything else: logged with its traceback, and the caller hears that something went wrong.
-
-A refusal after a *public* deferral first deletes the public "thinking…" message, so only the caller
-sees it.
+Discord allows 3 s for the first answer, then 15 minutes: commands ``defer`` and components
+``acknowledge`` before the service call, then ``answer`` or ``redraw``; past the token, one DM. Failures
+are worded in ``error_text`` (``HeyanTree.on_error``, ``report``); a refusal after a public deferral
+deletes the public "thinking…" first.
 """
 
 from __future__ import annotations

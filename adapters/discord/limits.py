@@ -1,14 +1,9 @@
 """Discord's documented limits, and text built within them *after* escaping.
 
-Discord refuses a whole message (HTTP 400, code 50035 "Invalid Form Body") when one part is over its
-limit, and the member only sees that something went wrong. Escaping (markdown, mentions) lengthens
-text, so limits are applied to what is sent, not to what was stored: ``clip`` cuts escaped text,
-``bounded`` fits one embed, ``bounded_embeds`` a message's embeds together, ``pages`` packs list lines
-into pages whose description fits. The numbers, from Discord's documentation (Embed Limits, message
-content, components reference): content 2,000; embed title 256, description 4,096, 25 fields, field
-name 256 and value 1,024, footer 2,048, author name 256; 10 embeds and 6,000 characters across all
-of them per message; 5 action rows of up to 5 buttons (or one select); custom ids 100; button labels
-80; select options 25, each label/value/description 100; placeholder 150.
+Discord refuses a whole message (400, 50035) when one part is over its limit, and escaping lengthens
+text, so limits apply to what is sent: ``clip``, ``bounded`` (one embed), ``bounded_embeds`` (a
+message's), ``pages`` (list lines). The numbers are from Discord's documentation (Embed Limits, message
+content, components).
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
 """Gateway events in, engine calls out: messages, edits, deletions, and the catch-up at READY.
 
-Thin listeners (parse, call, render). What they decide is only what Discord's events mean; whether a
-message is answered, taken in or left alone is ``Engine.hear``'s decision:
-
-* A message *addresses* Heyan when it mentions the bot's user (its raw ``<@id>`` in the content —
-  ``ClientUser.mentioned_in`` is also true for @everyone), mentions the bot's own managed role (the
-  role Discord gave Heyan, which the mention picker often offers first), replies to one of Heyan's
-  messages, or is a DM. It is heard with the conversation's recent history
-  (``history.ConversationReader``) under a typing indicator, and the reply goes back to that thread
-  or channel. The reply is recorded as answered once its first piece is posted; a reply Discord
-  would not take (a 429 storm outlasting discord.py's own retries, a 5xx, a network error) is queued
-  in the outbox at once (retried with backoff, posted with a nonce, dead-lettered with the reason if
-  it never goes out) — so a mention is neither lost nor answered twice.
-* Any other message is heard only when its content is readable (the Message Content intent
-  configured): Discord sends empty content otherwise. The engine takes it in only inside an open
-  dispute.
-* A message that addresses Heyan but arrives without its text — a reply with the ping turned off, or
-  a role mention, without the Message Content intent — gets a short hint (once a day per member)
-  instead of silence.
-* Heyan's own messages, other bots', webhooks' and system messages are ignored.
-* An edit re-extracts (``engine.revise``) when the text really changed; a deletion takes back what
-  came only from that message (``engine.retract``). Both only in sessions Heyan has seen.
-* At every READY, what was said in open disputes while Heyan was away is read back
-  (``catchup.CatchUp``), through the same path.
+Thin listeners (parse, call, render): they decide only what Discord's events mean (a message
+addresses Heyan by its user or managed-role mention, a reply to it, or a DM); whether a message is
+answered, taken in or left alone is ``Engine.hear``'s. A reply Discord will not take goes to the
+outbox at once. What members see: docs/DISCORD.md.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """From Discord's objects to Heyan's terms: tenants, sessions, users, visibility, actors and language.
 
-* A guild is one tenant, ``discord:<guild id>``. A DM is a tenant of its own per member,
-  ``discord:dm:<user id>``: what someone tells Heyan privately never mixes with any server's memory,
-  and nothing typed in one guild can name another guild's tenant (tenants come from the event's
-  guild id, never from what a member types).
-* A thread or channel id is a session; a member id, as a decimal string, is a user id.
-* Private threads, DMs, and channels (or threads in channels) that @everyone cannot view are
-  private sessions: what is remembered there is never recited elsewhere.
-* An ``Actor`` carries the moderator capability when the member has Manage Messages in the guild,
-  one of the community's ``moderator_roles`` (set with ``/heyan settings``), or the role named by
-  ``HEYAN_DISCORD_MODERATOR_ROLE``. Guild-wide permissions, not the channel's: a channel overwrite
-  granting Manage Messages must not open the whole tenant's memory. ``default_permissions`` on a
-  command only decides who sees it; this is checked at every call.
+A guild is the tenant ``discord:<guild id>``, a DM its own ``discord:dm:<user id>`` (always from the
+event, never from what a member types); a thread or channel is a session. Sessions @everyone cannot
+view are private. An ``Actor`` moderates with guild-wide Manage Messages (never a channel overwrite),
+a ``moderator_roles`` role or ``HEYAN_DISCORD_MODERATOR_ROLE``, checked at every call.
 """
 
 from __future__ import annotations

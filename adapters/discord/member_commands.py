@@ -1,19 +1,10 @@
 """For every member: ``/mymemory`` (what Heyan holds about you — correct it or erase it, a page at a
-time) and ``/commitments`` (``adapters.discord.commitments``). Both answer ephemerally and work in
-servers and in DMs (a DM is its own tenant: there, they cover what was said in that DM).
+time) and ``/commitments`` (``adapters.discord.commitments``). Ephemeral; in a DM they cover that DM.
 
-Correct: pick a memory in the menu, a modal opens with its current value; the moderation service
-decides whether the correction replaces the value (your own statement) or stands beside someone
-else's account as disputed, for a moderator. A modal must be Discord's first answer to the pick, so
-the current value is looked up only while the 3-second deadline allows (``MODAL_LOOKUP_SECONDS``);
-past it, the modal opens empty. Erase: a button asks the service for an erasure request (how much
-would go, and a confirmation token), shows it with Yes / Cancel; Yes confirms with that token. The
-token is checked by the service against the clicker, so nobody else can use it. Every button is
-acknowledged before it works (a deferred update) and redraws the message afterwards.
-
-All buttons and the menu are ``DynamicItem``s whose custom ids carry what they act on, and the modal
-is answered by an ``on_interaction`` listener matching its custom id: nothing is kept in the process
-between the message and the click, so clicks and submissions keep working across restarts.
+A modal must be Discord's first answer, so Correct looks the current value up only within
+``MODAL_LOOKUP_SECONDS`` (else the modal opens empty). Erase confirms with a service token checked
+against the clicker. Items are ``DynamicItem``s whose custom ids carry what they act on: nothing is
+kept in the process, so clicks work across restarts.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """``/memory``: moderators review what Heyan remembers — list, show, edit, delete, confirm, review,
 export, audit — with autocomplete for memory ids and kinds.
 
-The group carries ``default_permissions(manage_messages=True)``, which only decides who *sees* it:
-server admins can open it to anyone. So every call goes to the moderation service with the caller as
-an ``Actor``, and the service checks the moderator capability again; a member who reaches the
-command gets its refusal, ephemeral. Everything here answers ephemerally. ``/memory list`` comes a
-page at a time (``paging``); its Previous / Next ask the service again as the member who pressed.
-
-Autocomplete lists the tenant's memories through the same service call (so a member's autocomplete
-is empty). Discord asks on every keystroke, and each service call counts against the member's
-command rate limit, so the list is kept for ``AUTOCOMPLETE_SECONDS`` per member in this process.
+``default_permissions`` only decides who *sees* the group, so the service checks the caller again;
+everything answers ephemerally, lists a page at a time. Autocomplete goes through the same service
+call (empty for members) and is cached ``AUTOCOMPLETE_SECONDS`` per member, as Discord asks on every
+keystroke and each call counts against the rate limit.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Saying something to a member or a moderator once, not on every message.
 
-Hints (a reply to Heyan with the ping off, a mention of Heyan's role), a missing permission and the
-like are worth one short message, then silence for a while: ``Notices.first(tenant, what)`` is true
-for the first caller in ``seconds`` (one ``SET NX EX`` in the shared Redis, so every process of a
-deployment agrees). Keys are ``heyan:discord-notice:<tenant>:<what>``: a purge of the tenant
-(``bot.departures``) removes them with everything else.
+``Notices.first(tenant, what)`` is true for the first caller in ``seconds`` (``SET NX EX`` in the shared
+Redis, so every process agrees); keys ``heyan:discord-notice:<tenant>:<what>`` go with a tenant purge.
 """
 
 from __future__ import annotations

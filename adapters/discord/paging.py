@@ -1,12 +1,8 @@
 """Long lists on Discord: pages that fit, and Previous / Next buttons whose custom ids carry the page.
 
-A list (``/memory list``, ``/mymemory``, ``/commitments``) is drawn from the service's answer each
-time: its lines are escaped and clipped (``limits.clip``), then packed into pages whose description
-fits an embed (``limits.pages``). A page button is a discord.py ``DynamicItem`` of the list's own
-module whose custom id names the page (and the list's filters); pressing it acknowledges at once
-(a deferred update), asks the service again *as the presser* — so a member who lost the right to see
-the list gets the service's refusal — and redraws the message in place. Nothing is kept in the
-process between the message and the press.
+Each list is drawn from the service's answer every time (lines escaped and clipped, packed with
+``limits.pages``). A page button is a ``DynamicItem`` naming the page and filters; pressing it
+acknowledges, asks the service again *as the presser*, and redraws in place. No process state.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""``DiscordPlatform``: Heyan's Discord connection in ``heyan run`` (the ``adapters.platforms.Platform``
-contract): log in, connect to the gateway, wait until ready, hand back the outbox's sender; serve
-until the connection ends; close. Discord's one composition module: the only one of
-``adapters/discord`` that sees the runtime — it attaches the platform port and Discord's
-Redis-backed helpers (``client.Attached``), and every cog works through those.
+"""``DiscordPlatform``: Heyan's Discord connection in ``heyan run`` (``adapters.platforms.Platform``).
 
-Start-up failures become one-line ``StartupError``s that say what to fix in the developer portal: a
-rejected token (REST 401 → ``LoginFailure``, or gateway close code 4004), a privileged intent the
-application may not use (4014 → ``PrivilegedIntentsRequired``), sharding Discord requires (4011).
-
-``HEYAN_DISCORD_API_URL`` / ``HEYAN_DISCORD_GATEWAY_URL`` point discord.py elsewhere (a REST or
-gateway proxy of a large deployment, a test stand-in) by setting ``discord.http.Route.BASE`` (REST,
-interaction callbacks and followups) and ``DiscordWebSocket.DEFAULT_GATEWAY`` — process-wide class
-attributes, restored on ``stop()``. A sharded bot with ``HEYAN_DISCORD_SHARDS=-1`` takes its gateway
-URL from ``GET /gateway/bot`` of the REST base instead.
+Discord's one composition module: the only one in ``adapters/discord`` that sees the runtime. Start-up
+failures (401 or 4004 token, 4014 intents, 4011 sharding) become one-line ``StartupError``s.
+``HEYAN_DISCORD_API_URL``/``_GATEWAY_URL`` point discord.py at a proxy or stand-in by setting its
+process-wide class attributes, restored on ``stop()``.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """Heyan's text on Discord: structured mentions become ``<@id>``, everything else pings nobody.
 
-Two layers, because either alone can be bypassed: the content escapes ``@everyone``, ``@here`` and
-user/role mention markup inside untrusted text (quotes, names, LLM output) with
-``discord.utils.escape_mentions``, and every message carries ``allowed_mentions`` that lets through
-only the users the ``RichText`` means to mention — never everyone, here, a role, or the replied-to
-author. Messages longer than Discord's 2,000 characters are split on line boundaries. Untrusted
-text also loses its control characters, escape sequences and bidi or zero-width characters
-(``memory.normalize.strip_controls``): members read it, so they are removed, not shown as escapes.
+Two layers, as either alone can be bypassed: untrusted text has its mention markup escaped, and every
+message's ``allowed_mentions`` lets through only the users the ``RichText`` means. Messages split below
+2,000 characters on lines; untrusted text loses control and invisible characters (members read it).
 """
 
 from __future__ import annotations

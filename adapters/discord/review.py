@@ -1,13 +1,10 @@
 """``/memory review``: the disputed and unverified memories, a page of embeds with Confirm / Reject
 buttons and Previous / Next.
 
-The buttons are discord.py ``DynamicItem``s: their custom ids carry the action, the memory id and the
-page offset (``heyan:review:confirm:<id>:<offset>``), so a click is understood without any state kept
-in the process — it works after a restart and needs no view stored per message. Each click is
-acknowledged first (a deferred update, within Discord's 3 s), then is a new request to the moderation
-service with the clicker as the actor: a member who somehow clicks gets the service's refusal, never
-the action. The page is then redrawn in place (an edit through the interaction's token). The page's
-embeds share the message's 6,000 characters equally.
+Buttons are ``DynamicItem``s whose custom ids carry action, memory id and offset
+(``heyan:review:confirm:<id>:<offset>``): no process state, so they work after a restart. Each click is
+acknowledged first, then asks the service as the clicker, and the page is redrawn in place; its embeds
+share the message's 6,000 characters.
 """
 
 from __future__ import annotations

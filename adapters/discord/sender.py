@@ -1,27 +1,9 @@
 """Delivering Heyan's own posts on Discord (follow-ups, dispute openings): the outbox's ``PostSender``.
 
-A post names its tenant and session (a thread or channel id). The sender finds that channel, checks
-it belongs to the post's tenant (a post can never land in another guild), renders the ``RichText``
-with ``render()`` — structured mentions become ``<@id>``, all other text is made inert — splits it
-on line boundaries below Discord's 2,000 characters, and sends each piece with ``allowed_mentions``
-that let through only the users the post means to ping. The id of the first piece is the post's.
-Each piece carries a nonce derived from the post id and the piece's index (``Post.piece_key``), and
-discord.py sets ``enforce_nonce`` whenever a nonce is given: for a few minutes Discord returns the
-message it already created for that nonce instead of posting it again (docs/RELIABILITY.md).
-
-Failures become ``DeliveryError``s the outbox understands:
-
-* permanent (dead-lettered at once, with the reason): the thread or channel was deleted (404), the
-  bot can no longer see it or lacks a permission there (403), the thread is archived and locked
-  (50083), any other 4xx (the request itself is wrong), a session that is not a channel id;
-* retryable: Discord's 5xx and network errors, and 401 — the bot token was reset or revoked: no post
-  is at fault, so none is dead-lettered; they wait for a process with a valid token (the gateway's
-  close code 4004 stops ``heyan run`` with what to do). 429s rarely get here: discord.py waits them
-  out itself, and Heyan adds no retry loop of its own on top of that; one asking for more than
-  ``client.MAX_RATELIMIT_WAIT`` is retried by the outbox after the wait Discord asked for.
-
-An archived thread that is not locked is unarchived by the post itself (Discord does that when the
-bot may send there), so a follow-up can revive a quiet dispute.
+A post only lands in a channel of its own tenant; its text is rendered inert but for the mentions it
+means, split below 2,000 characters, each piece with a nonce (``Post.piece_key``). Failures become
+``DeliveryError``s: 404, 403, 50083 and other 4xx permanent; 401, 5xx and network errors retried.
+Why: docs/RELIABILITY.md, "What each platform guarantees".
 """
 
 from __future__ import annotations
@@ -78,7 +60,13 @@ def rate_limited(exc: discord.RateLimited, where: str) -> DeliveryError:
 
 
 class DiscordSender:
-    """Sends one post to its thread or channel; returns the Discord message id."""
+    """Sends one post to its thread or channel; returns the Discord message id.
+
+    discord.py waits out 429s itself (no retry loop here); one asking more than
+    ``client.MAX_RATELIMIT_WAIT`` is retried by the outbox after the wait asked for. A 401 (token
+    reset) dead-letters nothing: posts wait for a valid token. An archived, unlocked thread is
+    unarchived by the post itself, so a follow-up can revive a quiet dispute.
+    """
 
     platform = "discord"
 

@@ -1,13 +1,9 @@
-"""``/heyan settings``: a server's own settings, for its moderators — show them, set the timezone, the
-language, the moderator roles, who may open disputes and in which channels, how long memories are
-kept, or reset them to the deployment's defaults.
+"""``/heyan settings``: a server's own settings, for its moderators — timezone, language, moderator
+roles, who may open disputes and where, retention, reset.
 
-Every subcommand is a call to the moderation service (``community_settings`` /
-``update_community_settings`` / ``reset_community_settings``) with the caller as the ``Actor``: the
-service checks the moderator capability (Manage Messages, ``HEYAN_DISCORD_MODERATOR_ROLE``, or one of
-the roles set here) and writes the audit trail. The group's ``default_permissions`` (Manage Server)
-only decides who *sees* it by default — server admins can change that in Integrations, and it opens
-nothing. Answers are ephemeral and show the settings as they now are.
+Each subcommand is one moderation-service call with the caller as ``Actor``: the service checks the
+moderator capability and audits. ``default_permissions`` (Manage Server) only decides who *sees* it and
+opens nothing. Answers are ephemeral, showing the settings as they now are.
 """
 
 from __future__ import annotations

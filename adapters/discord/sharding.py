@@ -1,20 +1,10 @@
 """How many gateway connections (shards) this process opens, and which.
 
-Discord splits a bot's guilds over shards (a guild's events go to shard ``(guild_id >> 22) %
-shard_count``) and requires sharding past 2,500 guilds; ``GET /gateway/bot`` says how many it
-recommends. Heyan's settings:
-
-* ``HEYAN_DISCORD_SHARDS`` — ``-1`` (the default): ask ``GET /gateway/bot``; one connection (a plain
-  ``commands.Bot``) when Discord recommends one shard, an ``AutoShardedBot`` with Discord's count
-  when it recommends more. ``0``: always one connection. ``n``: exactly ``n`` shards in this process.
-* ``HEYAN_DISCORD_SHARD_COUNT`` and ``HEYAN_DISCORD_SHARD_IDS`` — to split the shards over several
-  processes: every process is told the same total count and its own ids (``0,1``, ``2-3``), e.g.
-  ``SHARD_COUNT=4`` with ``SHARD_IDS=0-1`` here and ``2-3`` in a second process. IDs without a count,
-  an id outside ``0..count-1``, a duplicate, or a count that contradicts ``HEYAN_DISCORD_SHARDS`` stop
-  ``heyan run`` with a one-line error saying what to set.
-
-Each process then holds only its shards' guilds; the READY catch-up and the departure check look
-only at those (``guilds.owned_by``). docs/DEPLOY.md says when to use which.
+``HEYAN_DISCORD_SHARDS``: ``-1`` (default) asks ``GET /gateway/bot`` (one connection, or an
+``AutoShardedBot`` with Discord's count), ``0`` one connection, ``n`` exactly n. Split over processes
+with ``HEYAN_DISCORD_SHARD_COUNT`` and ``_SHARD_IDS`` (same count, own ids); a contradiction stops
+``heyan run`` with one line. Each process sees only its shards' guilds (``guilds.owned_by``). When to
+use which: docs/DEPLOY.md, "Discord sharding".
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
-"""Heyan's words on Discord, from the one catalog (``bot.text.catalog``): slash-command names and
-descriptions (``command:``/``describe:`` keys, zh and zh_TW, through discord.py's
-``app_commands.Translator``, applied when the command tree is synced) and every string the adapter
-shows a member (``discord:`` keys, ``t(lang, key, **values)``).
+"""Heyan's words on Discord, from the one catalog (``bot.text.catalog``): command names and
+descriptions (``command:``/``describe:``, through ``app_commands.Translator`` at sync) and every
+member-facing string (``discord:``, ``t(lang, key, **values)``).
 
-Command names stay English by default; Discord shows the zh-CN / zh-TW names to members whose client
-is in Chinese. Option *names* stay English so the docs and muscle memory work in every client; their
-descriptions are translated. Member-facing text follows ``Actor.lang`` (the tenant's ``language``
-setting, else the interaction's locale, else the guild's preferred locale).
+Names stay English by default (Chinese clients see zh-CN/zh-TW names; option names stay English).
+Text follows ``Actor.lang``: the tenant's setting, else the interaction's, else the guild's locale.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Slack adapter (slack-bolt): Heyan in Slack workspaces — mentions in threads, dispute threads
 remembered, ``/heyan`` commands, Block Kit review, App Home, follow-ups from the outbox.
 
-``SlackPlatform(settings)`` is what ``heyan run`` starts (``adapters.platforms.Platform``). slack_bolt
-and slack_sdk are imported only inside this package, and only when the platform is used (the package
-itself imports nothing heavy, so ``heyan slack manifest`` and the rest of the CLI stay quick).
-Modules: ``platform`` (start-up checks, Socket Mode or HTTP, catch-up), ``app`` (the bolt app, payload
-guard, OAuth install), ``workspaces`` (one bot token or the OAuth installations), ``bridge`` (what
-listeners share; ``Bridge.at(tenant)``), ``mapping`` (ids, text, users → Heyan terms), ``places`` (the
-session of a message; open disputes' places), ``history`` (reading conversations back), ``events``,
-``lifecycle``, ``commands``, ``settings_cmd``, ``shortcuts``, ``actions`` (listeners), ``blocks`` and
-``home`` (Block Kit within Slack's limits), ``sender`` (posting), ``dedupe`` (each delivery once),
-``redo`` (re-running a failed delivery), ``catchup``, ``scopes``, ``texts`` (English and Chinese
-strings), ``render`` (mention-safe text), ``clients``, ``cli`` (``heyan slack``).
+``SlackPlatform(settings)`` is what ``heyan run`` starts. slack_bolt and slack_sdk are imported only in
+this package and only when used, so ``heyan slack manifest`` and the CLI stay quick. Its modules:
+docs/ARCHITECTURE.md, "The map".
 """
 
 from __future__ import annotations

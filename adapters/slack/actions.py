@@ -1,16 +1,9 @@
 """Interactivity: the buttons on memory cards, the list pages, the review page, and the Correct modal.
 
-Everything acknowledges first — Slack waits 3 s for the ack — and finishes through the follow-up
-APIs. A button is acked at once; the service call runs after. The presser is turned into an
-``Actor`` again (a card shown to a moderator yesterday proves nothing today) and the service checks
-permission. The result goes back where the button was: ephemerally through the message's
-``response_url``, a page replacing the list it came from, or as a notice on the refreshed Home tab.
-
-The Correct button's ``trigger_id`` also expires after 3 s, so the modal is opened at once with a
-"looking it up" view (nothing looked up yet: no Slack or store call before ``views.open``), then
-filled with ``views.update`` — the memory, or why it cannot be corrected. The modal refuses an
-empty value in the modal itself; the rest is done after the ack and reported the same way (its
-origin travels in ``private_metadata``).
+Everything is acked within Slack's 3 s, then the presser is made an ``Actor`` again and the service
+checks permission; the result goes back where the button was (``response_url``, the page, the Home
+tab). Correct's ``trigger_id`` also expires in 3 s, so its modal opens at once ("looking it up") and
+is filled by ``views.update``; its origin travels in ``private_metadata``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """The agreement card and common ground on Slack: ``/heyan dispute close`` with the card,
 ``/heyan dispute common-ground``, and their Block Kit actions.
 
-* ``dispute_close``: the moderation service builds the card and posts it through the outbox;
-  ``SlackSender`` gives a card post Confirm and Refuse buttons (``post_blocks``). The caller hears
-  (ephemerally) whether the dispute closed or waits for the participants; a closed dispute's notice
-  is posted as before.
-* Confirm (``heyan_card_confirm``) records the presser's confirmation; Refuse (``heyan_card_refuse``)
-  opens a modal asking why, whose submission records the refusal. Each answer is ephemeral, through the
-  message's ``response_url``; what everyone should see, the service posts.
-* ``common_ground``: the service drafts the statements and posts a prompt with a "Review privately"
-  button (``heyan_ground_open``); pressing it answers only the presser (ephemeral) with the statements,
-  each with an Endorse button (``heyan_ground_endorse``).
-
-A button's value carries the session and the card or round id (``<session>|<id>``); the service checks
-again, with the presser as the actor, that they may do it.
+``SlackSender`` gives a card post Confirm and Refuse (a modal asks why); common ground is reviewed in
+an ephemeral answer with an Endorse button per statement. A button's value is ``<session>|<id>``;
+answers are ephemeral through ``response_url``, and the service checks the presser again as actor.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The bolt ``AsyncApp`` for Heyan: listeners, the malformed-payload guard, and the HTTP entry point.
 
-``build_app`` wires the listeners (``events``, ``commands``, ``actions``) to a ``Bridge`` over the
-runtime. Request verification stays on (bolt checks ``X-Slack-Signature`` and the timestamp: a
-forged or replayed request gets 401 before anything else runs; Socket Mode requests come over the
-app-token connection and are not signed).
-
-A payload that is signed but unreadable — not JSON, or an event without its channel, a command
-without its user — gets 400 and nothing is stored: ``reject_malformed`` runs right after
-verification, before authorization and the listeners, and ``HeyanRequestHandler`` catches bodies
-bolt cannot even parse (bolt would answer those with a 500, and a 5xx makes Slack retry).
+``build_app`` wires the listeners to a ``Bridge``. Request verification stays on (forged or replayed:
+401). A signed but unreadable payload gets 400 and nothing is stored (``reject_malformed``, after
+verification and before authorization; ``HeyanRequestHandler`` for bodies bolt cannot parse, which it
+would answer 500, making Slack retry).
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """Block Kit for Heyan: memory cards, the review page, commitments, the App Home tab, the Correct modal.
 
-Pure functions from the moderation service's results to Slack's JSON; the listeners in
-``adapters.slack.actions`` handle the buttons they carry. Untrusted text (values, quotes, names) is
-escaped and every ``mrkdwn`` object is ``verbatim``, so Slack neither links names nor parses
-``@channel`` inside a memory. Buttons are offered by what the viewer may do, and the service checks
-again when one is pressed.
-
-Slack's limits hold by construction, measured after escaping (``&`` becomes five characters): a
-message at most 50 blocks (a list shows ``PAGE`` cards of at most five blocks), a view 100, a
-section's text 3,000, a button's label 75 and value 2,000, a modal's title 24. A longer text is cut
-on a character boundary outside any ``&…;`` entity and ends with "…". Long lists are paged with
-‹ Previous / Next › buttons (``heyan_page_prev`` / ``heyan_page_next``) whose value carries the list
-(``Paging``), so a page is rebuilt from a fresh query when pressed.
-
-Action ids: ``heyan_mem_confirm`` / ``heyan_mem_correct`` / ``heyan_mem_delete`` (value: memory
-id), ``heyan_commit_done`` (value: commitment id), ``heyan_review_prev`` / ``heyan_review_next``
-(value: offset), ``heyan_page_prev`` / ``heyan_page_next`` (value: ``Paging`` JSON). The modal's
-callback id is ``heyan_correct``.
+Pure functions from the moderation service's results to Slack's JSON (buttons handled in
+``adapters.slack.actions``, offered by what the viewer may do). Untrusted text is escaped and every
+``mrkdwn`` is ``verbatim``. Slack's limits hold by construction, measured after escaping; longer text
+is cut outside an ``&…;`` entity; long lists page with buttons carrying the list (``Paging``).
 """
 
 from __future__ import annotations
@@ -63,6 +50,8 @@ __all__ = [
 
 Block = dict[str, Any]
 
+# Action ids; values: a memory id (mem_*), a commitment id (commit_done), an offset (review_*),
+# ``Paging`` JSON (page_*). The Correct modal's callback id is ``CORRECT_MODAL``.
 CONFIRM = "heyan_mem_confirm"
 CORRECT = "heyan_mem_correct"
 DELETE = "heyan_mem_delete"

@@ -1,12 +1,9 @@
 """What the Slack listeners share: the core's platform port and the Slack-side helpers.
 
-One ``Bridge`` per running ``SlackPlatform``. Listeners are thin — parse the payload, call the
-engine or the moderation service, render — and reach their collaborators here. A listener works in
-one workspace at a time: ``bridge.at(tenant)`` is that workspace's ``Here`` (its bot token's
-clients, its bot user, its people), the same for a live request, a re-queued event, catch-up and
-the outbox. The Bridge also keeps the small per-process state the adapter needs: which tenants
-have been seen since start (to cancel a pending purge when Heyan is added back), and the outcome
-of recent deliveries.
+One ``Bridge`` per ``SlackPlatform``; thin listeners reach their collaborators here.
+``bridge.at(tenant)`` is one workspace's ``Here`` (its clients, bot user, people), the same for a live
+request, a re-queued event, catch-up and the outbox. It also keeps the tenants seen since start (to
+cancel a pending purge) and recent delivery outcomes.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Catch-up after downtime: what was said in open disputes while Heyan was stopped.
 
-Slack does not keep events for an app that is down (it retries an unacknowledged event a few times
-within minutes, then drops it). So at start, for every open dispute in a workspace this deployment
-serves, Heyan reads the conversation back from the newest message it handled there
-(``Places.last_seen``; the dispute's opening time if none) — a thread dispute's replies, or a
-dispute channel's top level plus its threads (new ones, and the ones it already knew) — and feeds
-each person's message through the same exactly-once path as a live event (``events.observe`` behind
-the ``EventGate``, keyed by the message's ``client_msg_id``; the window drops a message id it
-holds). A message that both arrives live and is read back is remembered once. A mention of Heyan
-from the downtime is answered, in its thread, when it is recent (the engine's policy, as on Discord:
-``Engine.answers_late``);
-an older one is remembered like any message, not answered hours later.
-
-A dispute whose history Slack refuses (the bot was removed, a scope is missing) is logged and left
-for the next start; the others go on. One refused with a rate limit that outlasts the client's one
-wait (a 429 storm) is tried again in this run, after a pause (``adapters.slack.platform``).
+Slack drops events for an app that is down, so at start each open dispute is read back from the newest
+message handled there (``Places.last_seen``, else its opening) and fed through the live exactly-once
+path (``EventGate`` by ``client_msg_id``; the window drops ids it holds). Late mentions follow
+``Engine.answers_late``. A refused dispute is left for the next start; one rate-limited past the
+client's wait is retried in this run.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """``/heyan``: disputes, memory review, a member's own data and commitments, mirroring Discord.
 
-The command is acked at once (an empty ack: Slack shows nothing) and the work runs after it; the
-answer goes back through the ``response_url`` as an ephemeral message, seen only by whoever asked.
-The one public effect, a dispute's opening and closing message, goes through the outbox.
-
-Every subcommand is one call on the moderation service with the caller as an ``Actor``; the service
-checks permissions (moderators: workspace admins/owners, ``HEYAN_SLACK_MODERATOR_GROUP`` and the
-workspace's own moderator groups) and refuses with a ``ModerationError`` shown as is. ``SlowDown``
-is shown too. An unknown subcommand answers with the help.
-
-Slack sends no thread with a slash command (even one typed in a thread), so a command's session is
-its channel, and ``/heyan dispute open`` opens a dispute for the channel — its threads included —
-saying so; a dispute on one thread is opened from the message shortcut (``adapters.slack.shortcuts``).
-Opening needs Heyan in the channel (``conversations.info`` ``is_member``): otherwise the answer asks
-to invite it and nothing is recorded. Long lists are paged (``blocks.Paging``; ``page`` re-renders a
-page for its buttons).
+Acked at once; the answer goes back ephemeral through ``response_url``; the one public effect (a
+dispute's opening or closing) goes through the outbox. Each subcommand is one moderation-service call
+with the caller as ``Actor``. Slack sends no thread with a command, so ``dispute open`` opens the whole
+channel (a thread: the message shortcut, ``adapters.slack.shortcuts``), and only with Heyan in it.
 """
 
 from __future__ import annotations

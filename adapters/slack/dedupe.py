@@ -1,22 +1,10 @@
 """Each Slack event once, although Slack may deliver it up to four times.
 
-Slack resends an event (same ``event_id``, ``X-Slack-Retry-Num`` 1–3) only when it did not see an
-ack within 3 s, and bolt passes every copy to the listeners. A user's message can also reach the
-app twice with different event ids (the same ``client_msg_id``), or once live and once again from
-catch-up after a restart (``adapters.slack.catchup``, by the same ``client_msg_id``).
-``EventGate.first`` claims the ids in Redis with ``SET NX`` — all of them or none, in one script —
-before anything is stored or said, so every process of the distributed shape agrees on which copy
-is handled.
-
-The claim is a lease first (``LEASE_SECONDS``) and becomes a long mark only when the handling
-finished; a failure releases it at once. Slack will not help after a failure: bolt acked the event
-before the listener ran, and Slack never sends an acked event again. So the listener re-queues a
-failed delivery itself (``adapters.slack.redo``); its re-run finds the claim released and handles it.
-A process killed mid-handling leaves a lease that expires after ``LEASE_SECONDS``, and the message
-itself is read back by catch-up at the next start if it was in an open dispute.
-
-``Outcomes`` records what became of each delivery ("replied", "observed", "duplicate", "requeued",
-…): logs read better with it, and tests wait on it instead of on the clock.
+Copies come as retries (same ``event_id``), twice with different ids (same ``client_msg_id``), or
+again from catch-up. ``EventGate.first`` claims all ids with ``SET NX`` in one script, so every process
+agrees; the claim is a lease (``LEASE_SECONDS``) that becomes a long mark only once handled, and a
+failure releases it for the re-queued re-run (``adapters.slack.redo``). ``Outcomes`` records what
+became of each delivery: logs read better and tests wait on it, not on the clock.
 """
 
 from __future__ import annotations

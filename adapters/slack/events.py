@@ -1,22 +1,10 @@
 """Slack events → the engine: mentions answered in their thread with the thread read back,
 dispute channels and threads remembered, edits re-read, deletions (and tombstones) taken back.
 
-bolt acks every event before these listeners run (``process_before_response`` stays off), so Slack
-gets its answer within its 3 s and the mediator takes the time it needs. Each listener decides from
-the payload alone whether the event concerns Heyan, then claims it in ``EventGate`` (a copy Slack
-sent again, or the same message from catch-up, is handled once), then calls one engine method. What
-became of it goes to ``Outcomes``. Slack never sends an acked event again: a delivery whose handling
-fails after the ack is stored and re-queued (``adapters.slack.redo``), not lost.
-
-* ``app_mention`` and direct messages: ``Engine.hear`` with the conversation's history as context
-  (``adapters.slack.history``) and a reply in the thread (a top-level mention starts a thread under
-  it, whose session it is; a DM is answered in the DM).
-* Other messages: observed only where a dispute is open — a dispute channel's top level and every
-  thread in it, or a thread opened as a dispute (``adapters.slack.places``). Messages that mention
-  the bot are left to ``app_mention``, which Slack sends for the same message.
-* ``message_changed`` → ``Engine.revise``; a ``tombstone`` (a thread's parent deleted while its
-  replies stay) and ``message_deleted`` → ``Engine.retract``; only in sessions Heyan has seen.
-Workspace-level events (uninstall, channels archived or deleted) are in ``adapters.slack.lifecycle``.
+bolt acks every event first, so Slack never sends it again: each listener decides from the payload
+whether it concerns Heyan, claims it (``EventGate``), calls one engine method and records the
+``Outcomes``; a failed delivery is re-queued (``adapters.slack.redo``). Other messages are observed
+only where a dispute is open (``adapters.slack.places``). Workspace events: ``adapters.slack.lifecycle``.
 """
 
 from __future__ import annotations

@@ -1,19 +1,9 @@
 """Reading a conversation back from Slack: the context of a mention, and catch-up after downtime.
 
-* ``reader`` is the ``bot.ports.HistoryReader`` a mention hands to ``Engine.hear``: in a thread,
-  ``conversations.replies`` (the parent and the latest replies up to the mention: ``before``); at top level,
-  the channel's recent ``conversations.history``. Bounded by ``bot.context.HISTORY_LIMIT``
-  messages (the engine's prompt budget trims further). What it reads is context for one reply,
-  never stored.
-* ``since`` reads everything after a timestamp (catch-up), page by page, up to ``CATCHUP_LIMIT``.
-
-Both need the bot in the conversation and the ``*:history`` scope of its kind; Slack's refusal
-(``not_in_channel``, ``missing_scope``, ``ratelimited``) is raised as ``HistoryRefused`` with
-Slack's error, and the caller decides (a reply is then given from memory; catch-up tries again
-at the next start). Reads go through a client that does not wait out rate limits.
-
-Only people's messages are read: bot posts (Heyan's own included), joins, tombstones of deleted
-parents and other subtypes are left out, as the live events are.
+``reader`` (a ``HistoryReader``) reads a thread's replies or the channel's recent history up to the
+mention, as context for one reply, never stored; ``since`` reads everything after a ts, paged, up to
+``CATCHUP_LIMIT``. Slack's refusals raise ``HistoryRefused`` for the caller to decide; rate limits are
+not waited out. Only people's messages are read, as the live events are.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Workspace-level Slack events: Heyan uninstalled or its token revoked, channels archived or deleted.
 
-* ``app_uninstalled``, and ``tokens_revoked`` naming the bot token: the workspace's installation is
-  deleted at once (its token no longer works) and its data is purged after the grace period
-  (``bot.departures``: ``HEYAN_SLACK_LEAVE_PURGE_DAYS``, cancelled if Heyan is added back). Work
-  still running for that workspace ends with "not installed"; its posts fail permanently, once.
-* ``channel_archive`` / ``group_archive``: the channel is read-only now, so its open disputes (the
-  channel's and its threads') are closed — summary written, follow-ups withdrawn, audited as Heyan.
-* ``channel_deleted`` / ``group_deleted``: everything said there is gone from Slack, so Heyan forgets
-  it too, as it does for a deleted message: every session of the channel loses its memories,
-  summaries, window and unsent posts (audited).
+Uninstalled or bot token revoked: the installation is deleted at once and the data purged after
+``HEYAN_SLACK_LEAVE_PURGE_DAYS`` (``bot.departures``; cancelled on reinstall). Archived: the channel's
+open disputes are closed (summary written, follow-ups withdrawn). Deleted: everything of the channel
+is forgotten, as for a deleted message. All audited.
 """
 
 from __future__ import annotations

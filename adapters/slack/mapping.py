@@ -1,23 +1,10 @@
 """Slack's ids and text in Heyan's terms: tenant, session, message, speaker, actor.
 
-* Tenant: ``slack:<team id>``; on Enterprise Grid ``slack:<enterprise id>:<team id>`` (a team id is
-  unique only within its org there).
-* Session: ``session_of`` is the plain rule — a reply in a thread is ``<channel>:<thread ts>``,
-  anything else ``<channel>`` (a thread's parent stays in its channel's session: it was posted there
-  before the thread existed). Open disputes and mentions refine it: ``adapters.slack.places``.
-* Message id: ``<channel>:<ts>`` (a ``ts`` is unique only within its channel). Edits and deletions
-  name the same id, so ``Engine.revise`` / ``retract`` find what it said.
-* Visibility: private channels, group DMs and DMs are private sessions (``conversations.info``).
-* Speaker: the user's ``tz`` (``users.info``) is ``Message.speaker_zone``; their ``locale`` picks
-  Chinese or English unless the workspace set ``language``.
-* Actor: workspace admins and owners, and members of ``HEYAN_SLACK_MODERATOR_GROUP`` and of the
-  workspace's own moderator user groups (``/heyan settings``), moderate.
-
-Text: Slack sends markup (``<@U1|bob>``, ``<!channel>``, ``<https://x|label>``) with ``&``, ``<``,
-``>`` escaped. The engine and the memory get readable text (``@bob``, ``@channel``, ``label
-(https://x)``): an LLM reads names better than ids, and a quote kept in memory holds no live markup
-to re-emit later. Lookups are cached per process (``users.info``, ``conversations.info``, user group
-members) because every event needs them and Slack rate-limits them.
+Tenant ``slack:<team>`` (Grid: ``slack:<enterprise>:<team>``); session ``<channel>[:<thread ts>]``
+(refined by ``adapters.slack.places``); message ``<channel>:<ts>``, which edits and deletions name too.
+Private channels and DMs are private sessions; a user's ``tz`` and ``locale`` give zone and language;
+admins, owners and moderator user groups moderate. Slack markup becomes readable text (``@bob``,
+``label (https://x)``), so memory holds no live markup; lookups are cached per process (rate limits).
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
 """Where a Slack message belongs, and what Heyan keeps about the places of open disputes.
 
-The session of a message (decided here; docs/SLACK.md §5 says the same to users):
-
-1. a reply in a thread that was itself opened as a dispute (the message shortcut) → that thread,
-   ``<channel>:<thread ts>``;
-2. any message in a channel where a dispute is open — top level, or in any of its threads, the
-   thread under Heyan's own opening post included → the dispute's session, the channel. One
-   window, one summary, one recall scope and one close for the whole dispute, however its members
-   branch into threads (a thread of its own would split a private channel's dispute into pieces
-   none of which may recite the others);
-3. otherwise a reply in a thread → the thread;
-4. a top-level mention → the thread Heyan answers in (``<channel>:<its ts>``), so the follow-up
-   turns in that thread continue the same conversation;
-5. anything else (a top-level message, a DM) → the channel.
-
-Message ids stay ``<channel>:<ts>`` whatever the session, so an edit or a deletion finds its
-message; because a message's session can depend on a dispute opened or closed later,
-``candidates`` lists every session it may have been stored in.
-
-For catch-up after downtime (``adapters.slack.catchup``) the newest ``ts`` seen in each open
-dispute is kept (``heyan:slack-last:<tenant>:<session>``), and the threads seen in a dispute
-channel (``heyan:slack-threads:<tenant>:<session>``) — Slack's channel history lists a thread
-only by its parent, so replies under an older parent are found only by asking for that thread.
-Both are keyed by tenant, so purging the tenant removes them.
+Session, first match: a reply in a thread opened as a dispute → that thread; any message in a channel
+with an open dispute → the channel (one window for the whole dispute, threads included); a reply in a
+thread → the thread; a top-level mention → the thread Heyan answers in; else → the channel. Message
+ids stay ``<channel>:<ts>``, and ``candidates`` lists every session a message may be stored in.
 """
 
 from __future__ import annotations
@@ -35,6 +16,9 @@ from bot.sessions import SessionBook
 
 __all__ = ["Places"]
 
+# For catch-up, per open dispute: the newest ts seen (<tenant>:<session>), and the threads seen in a
+# dispute channel, since Slack's channel history lists a thread only by its parent. Keyed by tenant,
+# so purging the tenant removes them.
 _LAST = "heyan:slack-last:"
 _THREADS = "heyan:slack-threads:"
 #: Threads remembered per dispute channel (the newest kept): catch-up asks each of them.

@@ -1,22 +1,9 @@
 """``SlackPlatform``: Heyan's Slack connection for ``heyan run`` (``adapters.platforms.Platform``).
 
-Start-up checks everything Slack can tell before the first member talks to Heyan, and stops with
-one line naming what to fix: the bot token (``auth.test``), the bot scopes (the ``x-oauth-scopes``
-header of the same answer against ``REQUIRED_SCOPES``), the app token (Socket Mode) or the signing
-secret and port (HTTP mode); with OAuth (``HEYAN_SLACK_CLIENT_ID``, many workspaces) the client
-secret and HTTP mode. It then claims the Redis database for this Slack app (``claim_redis``: two
-deployments of different apps must not share one database), starts the worker of re-queued events
-(``adapters.slack.redo``) and reads back what was said in open disputes while Heyan was stopped
-(``adapters.slack.catchup``; ``catchup_done`` is set when it has finished).
-
-Slack's one composition module: the only one of ``adapters/slack`` that sees the runtime. It builds
-what Slack keeps in Redis (``bridge.SlackStores``, the installations) and hands the listeners the
-platform port (``Bridge.port``); the redo worker gets the jobs' services here.
-
-Socket Mode (``HEYAN_SLACK_APP_TOKEN``): bolt's aiohttp ``AsyncSocketModeHandler`` on the app token;
-no public URL needed. HTTP mode (``HEYAN_SLACK_SIGNING_SECRET`` and no app token): uvicorn serves
-bolt's ASGI adapter at ``/slack/events`` on ``HEYAN_SLACK_HTTP_PORT``; signals are left to ``heyan
-run``, which calls ``stop()``.
+Start-up checks tokens, scopes (``REQUIRED_SCOPES``) and mode settings, stopping with one line naming
+what to fix; then claims the Redis database for this app (``claim_redis``), starts the redo worker
+and catches up (``catchup_done``). Slack's one composition module: the only one in ``adapters/slack``
+that sees the runtime. Socket Mode with ``HEYAN_SLACK_APP_TOKEN``, else HTTP (``/slack/events``).
 """
 
 from __future__ import annotations

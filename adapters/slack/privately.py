@@ -1,11 +1,9 @@
 """Answering one member privately after a delay: through the interaction's ``response_url`` while it
 still works, else in their DM with Heyan.
 
-Slack documents that a ``response_url`` takes "up to 5" messages "within 30 minutes"
-(api.slack.com/interactivity/handling#message_responses). A modal keeps the URL of the button that
-opened it (the Correct and Refuse modals), and a member may submit it an hour later: the URL then
-answers 404 and, before, the result was only logged. Now the answer goes to their DM instead
-(``conversations.open`` + ``chat.postMessage``); if that fails too, it is logged.
+A ``response_url`` takes up to 5 messages within 30 minutes (Slack's docs), and a modal may be
+submitted later; then the answer goes to their DM (``conversations.open`` + ``chat.postMessage``), and
+only if that fails too is it just logged.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """Slack events whose handling failed after bolt acked them: stored and run again as a job.
 
-Slack sends an event again only when it saw no ack within 3 s; bolt acks first, so a delivery
-that fails afterwards (Redis or the store briefly away, a bug) would be lost. ``EventRedo.put``
-keeps the delivery (sealed with the process's cipher: it holds member text) under
-``heyan:slack-redo:<tenant>:<event id>`` and enqueues the job ``slack_event`` (tenant and event id
-only, never text). The job routes the stored delivery to the same handler bolt did
-(``adapters.slack.events.route``) through the same gate, so it is handled once however often it
-runs; it retries with backoff and dead-letters like every job (``jobs.worker.resilient``), and the
-stored delivery is dropped once handled.
-
-The job (``adapters.slack.redo_job``) has a queue of its own, ``heyan:queue:slack``, run by a small arq worker inside each process
-that holds the Slack connection (``SlackPlatform``): handling needs the workspace's Slack client, so
-a ``heyan worker`` process, which has none, must not take it — the same reason the outbox is
-delivered by the connected process.
+bolt acks first, so Slack never resends: ``EventRedo.put`` keeps the delivery sealed under
+``heyan:slack-redo:<tenant>:<event id>`` and enqueues ``slack_event`` (ids only), which routes it to the
+same handler through the same gate (handled once), with the usual retries and dead letters. Its queue,
+``heyan:queue:slack``, runs inside the process holding the Slack connection: handling needs its client.
 """
 
 from __future__ import annotations

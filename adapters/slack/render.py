@@ -1,11 +1,8 @@
 """Heyan's text on Slack: structured mentions become ``<@U…>``, everything else pings nobody.
 
-Slack turns ``<!channel>``, ``<!here>``, ``<!everyone>``, ``<!subteam^…>`` and ``<@U…>`` into
-notifications, and it reads them only as raw ``<…>`` markup. Escaping ``&``, ``<`` and ``>`` in
-untrusted text (quotes, names, LLM output) makes such markup show as plain text; plain-text words
-like "@channel" notify nobody when posts are sent with ``link_names`` off, which Heyan always does.
-Untrusted text also loses its control characters, escape sequences and bidi or zero-width
-characters (``memory.normalize.strip_controls``): members read it, so they are removed.
+Slack notifies only on raw ``<…>`` markup, so escaping ``&``, ``<``, ``>`` in untrusted text shows it as
+text, and posts go with ``link_names`` off. Untrusted text also loses control and invisible characters
+(``memory.normalize.strip_controls``).
 """
 
 from __future__ import annotations

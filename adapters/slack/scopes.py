@@ -1,11 +1,8 @@
 """The bot scopes Heyan uses, and telling the right person once when one is missing.
 
-A workspace can lack a scope Heyan needs: an admin removed it, or the app was installed before a
-newer Heyan asked for it. Slack then answers the call with ``missing_scope`` and ``needed``. The
-member who asked gets one short line in their own answer; whoever installed the app (OAuth mode:
-the installing user; one-workspace mode: the log, since Slack does not say who installed a token)
-is told which scope and what it is for — once per workspace and scope (``heyan:slack-scope:<tenant>:
-<scope>``, for ``REMIND_DAYS``), not at every message.
+On ``missing_scope`` the asking member gets one short line, and the installer (OAuth) or the log
+(one-workspace mode) is told which scope and why — once per workspace and scope for ``REMIND_DAYS``
+(``heyan:slack-scope:<tenant>:<scope>``).
 """
 
 from __future__ import annotations

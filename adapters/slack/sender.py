@@ -1,17 +1,9 @@
 """Posting to Slack: the outbox's ``PostSender`` and the mediator's thread replies.
 
-A post goes to its session's channel, in its thread when the session is a thread (or when
-``post.ref["thread_ts"]`` names one: a reply to a top-level mention goes under it), with the bot
-token of the post's workspace (``Bridge.at``): a workspace that uninstalled Heyan meanwhile makes
-the post permanent-failed ("Heyan is no longer installed"), never a retry loop. When the opening post
-of a dispute goes out, its thread is remembered for catch-up (``Places.add_thread``). Text is rendered
-by ``adapters.slack.render`` — only the ``Mention`` spans become ``<@U…>``; everything else is
-escaped — and sent with ``link_names`` off, so no word in a quote or an LLM reply can ping a channel,
-``@here`` or a user group.
-
-Failures become ``DeliveryError``: a 429 that the client's rate-limit retry did not absorb carries
-Slack's ``Retry-After``; a channel the bot cannot post in any more (removed, archived, deleted) is
-permanent, so the outbox dead-letters it with Slack's reason at once instead of retrying for hours.
+A post goes to its session's channel (its thread when there is one) with its workspace's token
+(``Bridge.at``; uninstalled: a permanent failure). A dispute's opening thread is remembered for
+catch-up. Only ``Mention`` spans become ``<@U…>``, the rest is escaped and ``link_names`` is off, so
+nothing else pings. An unabsorbed 429 carries ``Retry-After``; a channel lost to the bot is permanent.
 """
 
 from __future__ import annotations

@@ -1,22 +1,9 @@
 """``/heyan settings``: a workspace's own settings, for its moderators.
 
-Through ``ModerationService.community_settings`` / ``update_community_settings`` /
-``reset_community_settings`` (moderators only, audited, validated together before anything is
-written)::
-
-    /heyan settings                                  what is set now
-    /heyan settings timezone Asia/Shanghai           the zone for times when a member's own is unknown
-    /heyan settings language auto|zh|en              auto: each member's Slack locale
-    /heyan settings moderators @group [@group…]|none user groups whose members moderate (besides admins)
-    /heyan settings openers members|moderators       who may open disputes
-    /heyan settings channels #channel […]|anywhere   where disputes may be opened
-    /heyan settings retention <kind> <days>|keep     how long each kind of memory is kept
-    /heyan settings closed-purge <days>              days after a dispute closes before it is purged
-    /heyan settings reset [setting]                  back to the deployment's defaults
-
-User groups and channels are given as Slack mentions (``@moderators``, ``#disputes``); Slack sends
-them as ids, which is what is stored. Nothing is shown as a live mention: a group's handle is shown
-as text, so reading the settings pings nobody.
+Subcommands (timezone, language, moderators, openers, channels, retention, closed-purge, reset) go
+through ``ModerationService``'s community settings (moderators only, audited, validated together);
+usage: docs/SLACK.md. Groups and channels arrive as ids and are stored so; shown as text, they ping
+nobody.
 """
 
 from __future__ import annotations

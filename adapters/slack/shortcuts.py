@@ -1,13 +1,9 @@
 """The message shortcut "Open a dispute here": a dispute on one thread.
 
-Slack gives a message shortcut the message it was used on (its ``ts`` and, for a reply, its
-``thread_ts``), which a slash command never knows. The dispute's session is that thread,
-``<channel>:<thread ts>`` (the message's own ``ts`` when it is a top-level message: the thread
-under it). Its title is the message's first words; its members are the message's author and
-whoever it mentions. The opening post goes into the thread; from then on that thread's replies are
-remembered (``adapters.slack.places``). The same checks as ``/heyan dispute open`` apply — Heyan
-must be in the channel, the workspace's ``dispute_openers`` / ``dispute_channels`` (the thread
-counts as its channel) — and the answer is ephemeral, through the shortcut's ``response_url``.
+A shortcut knows its message (unlike a slash command), so the session is its thread
+``<channel>:<thread ts>``; title from its first words, members its author and whoever it mentions. The
+opening goes into the thread. The checks of ``/heyan dispute open`` apply (the thread counts as its
+channel); the answer is ephemeral.
 """
 
 from __future__ import annotations

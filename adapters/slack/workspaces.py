@@ -1,22 +1,10 @@
 """The workspaces one deployment serves, and the bot token of each.
 
-Two modes (``HEYAN_SLACK_*``):
-
-* **one workspace** — ``HEYAN_SLACK_BOT_TOKEN``: the token's own workspace (``auth.test`` at start);
-* **many workspaces** — ``HEYAN_SLACK_CLIENT_ID`` / ``HEYAN_SLACK_CLIENT_SECRET`` (HTTP mode):
-  workspaces install Heyan through Slack's OAuth v2 flow (bolt's ``AsyncOAuthFlow`` at
-  ``/slack/install`` → Slack → ``/slack/oauth_redirect``), and each installation is kept by
-  ``RedisInstallationStore`` in the deployment's Redis.
-
-Installations are kept per tenant (``heyan:slack-install:<tenant>``, so purging the tenant removes
-it too) as JSON whose tokens are sealed with the process's cipher (``bot.sealing``, bound to the
-key), like every other secret Heyan keeps in Redis. Uninstalling the app or revoking its bot token
-deletes the installation at once (``forget``); the workspace's data follows after the grace period
-(``bot.departures``).
-
-``WorkspaceAuthorize`` is bolt's authorize step for both modes: a request's team is looked up here
-(no ``auth.test`` per request); an unknown or uninstalled team gets bolt's 401-free "not installed"
-handling (the request is acked and ignored).
+One workspace (``HEYAN_SLACK_BOT_TOKEN``), or many through Slack's OAuth v2 install flow
+(``HEYAN_SLACK_CLIENT_ID``/``_SECRET``, HTTP mode). Installations are kept per tenant in Redis
+(``heyan:slack-install:<tenant>``) with their tokens sealed (``bot.sealing``); uninstalling deletes one
+at once, the data follows after the grace period (``bot.departures``). ``WorkspaceAuthorize`` is bolt's
+authorize step for both modes: an unknown team is acked and ignored.
 """
 
 from __future__ import annotations

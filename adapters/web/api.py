@@ -1,10 +1,8 @@
 """The REST API under ``/api/v1``: one moderation-service call per route, its answer as JSON.
 
-Every route names its tenant; the caller (``adapters.web.auth``) becomes that tenant's ``Actor``
-through the gate, and the service checks permissions and writes the audit entries, exactly as for
-Discord, Slack and the console. Refusals become a status code and ``{"error", "detail"}``
-(``adapters.web.errors``). Requests that change something need the session's CSRF token in
-``X-CSRF-Token`` when sent with a session cookie (not with an API token).
+Every route names its tenant; the caller becomes its ``Actor`` through the gate and the service checks
+and audits, as for every surface. Refusals: ``adapters.web.errors``. Changes with a session cookie
+need ``X-CSRF-Token`` (not with an API token).
 """
 
 from __future__ import annotations

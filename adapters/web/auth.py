@@ -1,17 +1,10 @@
 """Who is asking, for every request: an API token, a session cookie, or (``--local`` only) the
 console operator; and the checks on requests that change something.
 
-* ``Authorization: Bearer heyan_…`` — an API token (``adapters.web.tokens``), scoped to one tenant;
-  a read-only one may only read. Not cookie-based, so no CSRF token is needed.
-* The ``heyan_session`` cookie (HttpOnly, Secure, SameSite=Lax) — a signed-in browser. Every request
-  that changes something must carry the session's CSRF token, as the ``X-CSRF-Token`` header (htmx
-  and scripts) or the ``csrf_token`` form field; a missing or wrong one is refused with 403.
-* ``--local``: a request with neither is the console operator, since the server listens on
-  127.0.0.1 only (and accepts only ``Host: 127.0.0.1`` / ``localhost``). A request that changes
-  something from a page of another site (``Origin`` or ``Sec-Fetch-Site`` says so) is refused, so a
-  web page cannot drive the operator's console.
-
-Without ``--local`` a request with neither gets 401.
+A Bearer API token is scoped to one tenant (read-only ones only read; no CSRF needed). The
+``heyan_session`` cookie (HttpOnly, Secure, Lax) needs the session's CSRF token on every change
+(``X-CSRF-Token`` or ``csrf_token``), else 403. With ``--local`` (127.0.0.1 only) a request with
+neither is the operator, but a change from another site's page is refused; without it, 401.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Communities by name: what the console calls a tenant.
 
-A Discord server's name and a Slack workspace's name are only known from the platforms; the console
-learns them when a moderator signs in (``/users/@me/guilds``, Sign in with Slack's team name) and
-keeps them in one Redis hash (``heyan:web:community-names``: tenant → name), so the local operator and
-API tokens see "Maple Guild" too. A tenant whose name was never seen gets a label made from its id that
-still reads as words ("Discord server 100", "Slack workspace T1", "Console t"), never the bare id.
+Names are learnt when a moderator signs in and kept in ``heyan:web:community-names`` (tenant → name),
+so the operator and API tokens see them too; an unseen tenant gets a readable label ("Discord server
+100"), never the bare id.
 """
 
 from __future__ import annotations

@@ -1,20 +1,9 @@
 """Refusals as HTTP answers: a status code and one sentence in the caller's language saying what was
-wrong and what to do. The API answers ``{"error", "detail"}`` — every refusal and failure, 404 of an
-unknown path, 422 of a malformed request and 500 included; pages show the same sentence. Every answer
-carries the security headers (``adapters.web.app.secure``), a 500 too (Starlette sends that one from
-outside every middleware).
+wrong and what to do.
 
-| refusal | status |
-|---|---|
-| not signed in, session ended, unknown token, sign-in refused by the platform | 401 |
-| ``PermissionDenied``, a forged or missing CSRF token, a read-only token, a cross-site change | 403 |
-| ``NotFound``, a path the console does not have | 404 |
-| ``Ambiguous`` (an id prefix or a name matching several) | 409 |
-| ``InvalidRequest`` (an empty value, a query too long, a bad setting, an expired confirmation) | 400 |
-| a request whose shape is wrong (a missing field, NaN where a number goes, a bad date) | 422 |
-| ``SlowDown`` (chat limits), ``TooMany`` (the console's own limits), with ``Retry-After`` | 429 |
-| a failure of Heyan itself (logged with its traceback) | 500 |
-| the platform could not be asked who moderates what | 503 |
+``{"error", "detail"}`` for every refusal and failure (pages show the sentence): 401 not signed in, 403
+``PermissionDenied``/CSRF/read-only, 404, 409 ``Ambiguous``, 400 ``InvalidRequest``, 422 malformed, 429
+with ``Retry-After``, 500 (logged), 503 platform unreachable. Every answer carries the security headers.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Who is calling the console, and as which ``Actor`` they reach a tenant.
 
-A ``Principal`` is the signed-in caller: the local operator (``heyan web --local``), a Discord or
-Slack user (a session cookie), or an API token. ``Gate.actor(principal, tenant)`` turns them into
-the ``Actor`` the moderation service checks, asking the platform which communities they moderate
-(Discord: their servers and permissions; Slack: admin, owner or the moderator group) and reusing the
-answer for ``HEYAN_WEB_RECHECK_SECONDS``. The service then refuses what the actor may not do, as it
-does for every other surface. A tenant the caller is not even a member of is refused here.
+A ``Principal`` is the local operator, a signed-in Discord or Slack user, or an API token.
+``Gate.actor`` asks the platform what they moderate (cached ``HEYAN_WEB_RECHECK_SECONDS``) and refuses a
+tenant they are not a member of; the service refuses the rest, as for every surface.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Headers built from what members and platforms name: an id of any alphabet in a download's name.
 
-A ``Content-Disposition`` header is Latin-1 by HTTP's rules, so a member id such as ``用户一`` cannot
-go into it as is (Starlette raised ``UnicodeEncodeError`` after the export had been audited), and a
-quote in an id would end the quoted ``filename`` early. ``attachment`` writes RFC 6266's two forms:
-``filename`` with every character outside ``[A-Za-z0-9._-]`` replaced by ``_`` (for old clients), and
-``filename*=UTF-8''…`` percent-encoded as RFC 5987 says, which browsers prefer.
+``Content-Disposition`` is Latin-1 and a quote would end ``filename``, so ``attachment`` writes both RFC
+6266 forms: an ASCII ``filename`` (others replaced by ``_``) and ``filename*=UTF-8''…`` (RFC 5987).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
 """Links from a memory's source to the message on its platform, where one can be made.
 
-Discord: ``https://discord.com/channels/<guild>/<channel or thread>/<message>`` (DMs: ``@me``); the
-fact's session is the channel or thread and the source's message id the message. Slack: message ids
-are ``<channel>:<ts>``; a permalink needs the workspace's domain
-(``https://<domain>.slack.com/archives/<channel>/p<ts without the dot>``), known when the moderator
-signed in with Slack. Console tenants have no messages to link to.
+Discord: ``https://discord.com/channels/<guild or @me>/<channel>/<message>``. Slack: a permalink needs
+the workspace's domain, known once a moderator signed in with Slack. Console tenants have none.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Signing in and out: Discord OAuth2 and Sign in with Slack.
 
-``/auth/<platform>`` makes a one-time ``state`` (kept in Redis for ten minutes and in a short-lived
-cookie of this browser) and redirects to the platform's authorize page; the platform redirects back
-to ``/auth/<platform>/callback`` with ``code`` and ``state``. The state must be this browser's and
-unused (login CSRF), then the code is exchanged, the user named, and a session made. ``POST
-/logout`` (with the CSRF token) ends it. Anyone can start a sign-in, so starts (and callbacks with a
-wrong state) are limited per address (``adapters.web.throttle``).
+``/auth/<platform>`` makes a one-time ``state`` (Redis, ten minutes, and a cookie) and redirects; the
+callback requires this browser's unused state (login CSRF), exchanges the code and makes a session.
+``POST /logout`` (with CSRF) ends it. Starts and bad callbacks are limited per address.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The console's pages: server-rendered Jinja2 (autoescaped: member text is always text), htmx for
 in-place updates (vendored under /static, no build step), plain forms that work without it.
 
-Each page is one or two moderation-service calls as the signed-in caller; each form posts back with
-the session's CSRF token and is redirected to the page it came from (post/redirect/get). Pages name
-people and communities by name (``bot.names``, ``adapters.web.communities``), show times in the
-community's zone with the zone named (``bot.clock``), statuses as of now (an open promise past due
-is overdue: read from the clock), kinds in the one vocabulary of every surface (``bot.kinds``), and
-offer a moderator's forms only to moderators. ``member_pages`` has the members, the audit log and
-erasure; ``settings_page`` the settings form.
+Each page is one or two service calls as the signed-in caller; forms carry the CSRF token and
+redirect back (post/redirect/get). Names not ids, times with their zone, statuses as of now, kinds from
+``bot.kinds``, moderator forms only to moderators. ``member_pages`` and ``settings_page`` hold the rest.
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Signing in with Discord (OAuth2, scopes ``identify guilds``) and Slack (Sign in with Slack, OpenID
 Connect), and asking the platform, as its documentation describes, who moderates what.
 
-Discord: the authorize page redirects back with ``code`` and ``state``; ``POST /oauth2/token``
-(client id and secret as HTTP Basic) exchanges the code; ``GET /users/@me`` names the user and
-``GET /users/@me/guilds`` lists their servers with their guild-wide ``permissions``. The moderator
-capability is decided as the Discord adapter decides it (``adapters.discord.mapping.is_moderator``):
-Manage Messages or Administrator guild-wide (owners have every permission), or the role named by
-``HEYAN_DISCORD_MODERATOR_ROLE`` or one of the community's ``moderator_roles`` — which needs the bot
-token (``GET /guilds/{id}/members/{user}`` and ``/roles``), since ``identify guilds`` shows no roles.
-
-Slack: ``openid.connect.token`` exchanges the code, ``openid.connect.userInfo`` names the user and
-their workspace; ``auth.test`` with the bot token names the workspace Heyan is installed in (only a
-sign-in to that workspace reaches anything). Slack's sign-in tells nothing about admin rights, so, as the Slack adapter decides
-(``adapters.slack.mapping.People.actor``), the bot token asks ``users.info`` (admins and owners
-moderate) and the members of ``HEYAN_SLACK_MODERATOR_GROUP`` (``usergroups.list`` /
-``usergroups.users.list``). Without the bot token nobody moderates through Slack sign-in.
-
-Errors: ``SignInFailed`` (the platform refused the code or the token: sign in again) and
-``PlatformUnavailable`` (it could not be asked: try again later). Nothing here caches; the gate does.
+Moderators are decided as each adapter decides them (``adapters.discord.mapping.is_moderator``,
+``adapters.slack.mapping.People.actor``). Errors: ``SignInFailed`` (sign in again) and
+``PlatformUnavailable`` (try later). Nothing here caches; the gate does.
 """
 
 from __future__ import annotations
@@ -103,7 +89,12 @@ async def _send(http: httpx.AsyncClient, method: str, url: str, what: str, **kw:
 
 
 class DiscordSignIn:
-    """Discord OAuth2 for the console."""
+    """Discord OAuth2 for the console.
+
+    ``POST /oauth2/token`` (client id and secret as HTTP Basic) exchanges the code; ``/users/@me`` and
+    ``/users/@me/guilds`` name the user and their guild-wide permissions. Moderator roles need the bot
+    token (``/guilds/{id}/members/{user}`` and ``/roles``): ``identify guilds`` shows no roles.
+    """
 
     def __init__(self, settings: Settings, http: httpx.AsyncClient) -> None:
         web = settings.web
@@ -183,7 +174,13 @@ class DiscordSignIn:
 
 
 class SlackSignIn:
-    """Sign in with Slack (OpenID Connect) for the console."""
+    """Sign in with Slack (OpenID Connect) for the console.
+
+    ``openid.connect.token`` and ``.userInfo`` name the user and workspace; ``auth.test`` with the bot
+    token names the workspace Heyan is in (only a sign-in there reaches anything). Sign-in tells
+    nothing of admin rights, so the bot token asks ``users.info`` and the moderator user group's
+    members; without it nobody moderates through Slack sign-in.
+    """
 
     def __init__(self, settings: Settings, http: httpx.AsyncClient) -> None:
         web = settings.web

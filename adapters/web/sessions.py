@@ -1,12 +1,8 @@
 """Sign-in sessions of the web console, kept in Redis and sealed like every secret there.
 
-The browser holds a random session id in an HttpOnly, Secure, SameSite=Lax cookie. Redis keeps
-``heyan:web:session:<sha256 of the id>`` — so a Redis dump holds no live cookie — with the kind of
-sign-in and the platform user id in the clear, and the display name, the platform's access token
-(used to re-check what the user moderates) and the CSRF token sealed, bound to the key. A session
-ends at ``expires_at`` (checked against the app's clock; Redis's TTL only cleans up) or at sign-out.
-
-Importing this module does not import FastAPI.
+The cookie holds a random id (HttpOnly, Secure, Lax); Redis keeps ``heyan:web:session:<sha256 of id>``
+(a dump holds no live cookie), with name, platform access token and CSRF token sealed. A session ends
+at ``expires_at`` (the app's clock; the TTL only cleans up) or sign-out. Does not import FastAPI.
 """
 
 from __future__ import annotations

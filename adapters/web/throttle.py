@@ -1,18 +1,9 @@
 """Abuse limits of the console, apart from the chat commands' limits (``bot.limits``).
 
-Who can call what decides how it is limited:
-
-* anyone: starting a sign-in (each ``/auth/<platform>`` writes a one-time state to Redis) and
-  presenting a bad API token — counted per client address (``HEYAN_WEB_SIGN_INS_PER_MINUTE``,
-  ``HEYAN_WEB_BAD_TOKENS_PER_MINUTE``); an address over the bad-token limit is refused before its
-  next token is even checked;
-* a signed-in caller: page views and API reads (``views``), and changes (``changes``), per caller —
-  generous, so that clicking through the console never meets the 20-a-minute limit of chat
-  commands (the web's actors are not counted there at all).
-
-Counting is a fixed window per minute in the shared Redis (``heyan:web:limit:<what>:<who>:<minute>``,
-``INCR`` then ``EXPIRE``), so every process serving the console counts together. Over the limit:
-``TooMany`` (429, with ``Retry-After``: the seconds left in the window).
+Anyone: sign-in starts and bad API tokens, per client address (an address over the bad-token limit
+is refused before its token is checked). Signed-in callers: ``views`` and ``changes``, generous. A fixed
+window per minute in the shared Redis (``heyan:web:limit:<what>:<who>:<minute>``), so every process
+counts together; over it: ``TooMany`` (429, ``Retry-After``).
 """
 
 from __future__ import annotations

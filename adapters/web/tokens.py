@@ -1,12 +1,8 @@
 """API tokens for scripts: scoped to one tenant, optionally read-only, revocable, stored hashed.
 
-``heyan web token create --tenant T`` prints a token once: ``heyan_<id>_<secret>``. Redis keeps
-``heyan:web:token:<id>`` with the tenant, scope and times in the clear and the label and the SHA-256
-digest of the secret sealed with the process's cipher (bound to the token id), like every other
-secret Heyan keeps in Redis; the secret itself is never stored. A request sends it as
-``Authorization: Bearer heyan_…``; revoking deletes the key, so the next request with it gets 401.
-
-Importing this module does not import FastAPI (the CLI uses it).
+``heyan web token create --tenant T`` prints ``heyan_<id>_<secret>`` once. Redis keeps
+``heyan:web:token:<id>``: tenant, scope and times clear, label and the secret's SHA-256 sealed; never
+the secret. Revoking deletes the key (next request: 401). Importing this does not import FastAPI.
 """
 
 from __future__ import annotations

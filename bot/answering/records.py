@@ -1,11 +1,8 @@
 """The stored records that may answer a question, with the lines they came from.
 
-Not the recall of a mediation turn (a few facts near its words): a question about promises or
-agreements is answered from every record of its kinds that may be shown in the session — the
-session's own, and the tenant's public records of the people it names — so "what is Kwame supposed
-to do?" finds Kwame's promise however its words differ from the question's. The hybrid search
-(``memory.retrieval``) ranks them on the question's words (``Found.topical``); which ones answer is
-decided where the answer is composed (``bot.offline.answers``), by owner, recipient and topic.
+Not a turn's recall: a question about promises or agreements takes every record of its kinds that may
+be shown in the session (its own, and the public ones of the people named), ranked by hybrid search
+(``Found.topical``); ``bot.offline.answers`` decides which answer, by owner, recipient and topic.
 """
 
 from __future__ import annotations

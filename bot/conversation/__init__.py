@@ -1,20 +1,11 @@
-"""The conversation layer, one idea and one Redis key family per module.
+"""The conversation layer, one idea and one Redis key family (``heyan:<family>:<tenant>:<session>``) per
+module: ``log`` (msg, win, turns: the last N messages), ``seen`` (delivery dedupe), ``batches``
+(pending, waiting-sessions, extracted2: what waits for and went to extraction), ``answers``
+(answered, answering: answer-once claims), ``idle`` (idlewatch), ``stage`` (the mediation stage) and
+``intake`` (the atomic ``record`` Lua step over log, seen and batches).
 
-=================  ===========================================  ==============================
-module             keys (``heyan:<family>:<tenant>:<session>``)  what it holds
-=================  ===========================================  ==============================
-``log``            ``msg:…:<id>``, ``win``, ``turns``           the last N messages, the turn count
-``seen``           ``seen:…:<id>``                              delivery dedupe
-``batches``        ``pending``, ``waiting-sessions``,           the batch waiting for extraction,
-                   ``extracted2``                               what was extracted (text digests)
-``answers``        ``answered:…:<id>``, ``answering``           answer-once claims
-``idle``           ``idlewatch``                                the session's idle watch
-``stage``          ``stage``                                    the mediation stage
-``intake``         (writes log + seen + batches)                the atomic ``record`` Lua step
-=================  ===========================================  ==============================
-
-``Conversation`` bundles them (the runtime builds one) and runs what spans families: removing a
-message, a member's messages or a whole session everywhere. Components get the pieces they use.
+``Conversation`` bundles them and runs what spans families: removing a message, a member's messages or
+a session everywhere. Components get the pieces they use.
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Answer-once: which mentions are being answered, and which were answered.
 
-Key families: ``heyan:answered:<tenant>:<session>:<id>`` (``answering:<token>`` while a process answers
-the mention — a lease (``bot.leases``); ``answered`` once the reply was posted) and ``heyan:answering`` (a
-hash of JSON ``[tenant, session, id]`` → epoch seconds the answer began, so mentions a dead process
-left half-answered are found without a scan).
-
-A claim is renewed by a heartbeat (``bot.heartbeat``) from the moment it is taken until the answer
-is recorded (``mark_answered``) or given up (``release``), so a slow LLM never lets it lapse under a
-live holder; only a dead holder's claim lapses (after ``seconds``), and the orphan sweep answers its
-mention then. A heartbeat stops by itself after ``max_hold_seconds`` (a caller that never said how
-its answer went). ``held`` tells the holder, right before it posts, whether the claim is still its
-own: one that lost it posts nothing.
+A claim is a lease (``bot.leases``) renewed by a heartbeat until ``mark_answered`` or ``release``, so
+only a dead holder's claim lapses (the orphan sweep then answers); a heartbeat stops after
+``max_hold_seconds``. ``held`` tells the holder right before it posts whether the claim is still its
+own; one that lost it posts nothing.
 """
 
 from __future__ import annotations
@@ -33,6 +26,8 @@ from memory.models import Scope
 
 __all__ = ["ANSWERING", "AnswerClaims"]
 
+# Per mention: heyan:answered:<tenant>:<session>:<id> = answering:<token> (a lease) while answered,
+# then answered. And, so a dead process's half-answered mentions are found without a scan:
 #: Mentions being answered (JSON ``[tenant, session, message id]`` -> epoch seconds the answer began).
 ANSWERING = f"{PREFIX}:answering"
 

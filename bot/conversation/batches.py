@@ -1,13 +1,10 @@
 """Extraction bookkeeping: the batch of each session waiting for extraction, and which messages
 were extracted (with a digest of the text that was read).
 
-Key families: ``heyan:pending:<tenant>:<session>`` (ids waiting, oldest first),
-``heyan:waiting-sessions`` (a set of JSON ``[tenant, session]`` that had a batch waiting, so the
-reconcile sweep finds them without a scan) and ``heyan:extracted2:<tenant>:<session>`` (a hash of
-extracted id → text digest; ``extracted`` held a plain set before and is only deleted). A new
-message joins its batch in ``bot.conversation.intake``'s Lua step. A batch is queued for extraction
-before it is taken off the waiting list (``pending`` → enqueue → ``drop_pending``), never the other
-way round (DESIGN §7: pop-then-enqueue lost messages).
+Keys: ``heyan:pending:<tenant>:<session>`` (ids waiting), ``heyan:waiting-sessions`` (sessions with a
+batch, for the reconcile sweep), ``heyan:extracted2:<tenant>:<session>`` (id → text digest; the old
+``extracted`` set is only deleted). A batch is enqueued before it leaves the waiting list, never the
+other way round: pop-then-enqueue lost messages.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Intake: a new message from a platform is stored, deduped and batched in one Lua step.
 
-This module owns the ``record`` script, the one place where the conversation layer writes several
-key families at once: the message and the window (``bot.conversation.log``), the seen marker
-(``bot.conversation.seen``), the waiting batch and the waiting-session registry
-(``bot.conversation.batches``). Atomicity beats purity here: a crash between marking a message
-seen and storing it, or between storing it and batching it, lost messages (DESIGN §7). The other
-modules read and maintain their families; only this script writes a new message into all of them.
+The ``record`` script is the one place writing several key families at once (log and window, seen
+marker, waiting batch and registry): a crash between those steps lost messages, so atomicity beats
+purity here. Other modules read and maintain their own families.
 """
 
 from __future__ import annotations

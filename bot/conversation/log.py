@@ -1,11 +1,8 @@
 """The message log: the last N messages of each session, in Redis, with a TTL.
 
-Key families: ``heyan:msg:<tenant>:<session>:<id>`` (one message, JSON), ``heyan:win:<tenant>:<session>``
-(the session's ids in order, trimmed to N) and ``heyan:turns:<tenant>:<session>`` (the session's turn
-counter). Messages are stored once by id, so jobs carry ids, never text. With a cipher, a message's
-text and author name are sealed (``bot.sealing``), bound to its key's ids; its ids, time, visibility
-and zone stay in the clear. A new message from a platform enters through ``bot.conversation.intake``
-(one Lua step with the dedupe and the waiting batch); ``append`` is for tests and tools.
+Keys ``heyan:msg:<tenant>:<session>:<id>``, ``heyan:win:…`` (ids in order, trimmed to N) and
+``heyan:turns:…``. Stored once by id, so jobs carry ids, never text; text and author name sealed, the
+rest clear. New messages enter through ``bot.conversation.intake``; ``append`` is for tests and tools.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Key family: ``heyan:seen:<tenant>:<session>:<id>`` (``"1"``, expiring with the window). It is set
 only by ``bot.conversation.intake``'s Lua step, together with storing the message, so a crash can
-never mark a message seen that was not stored (DESIGN §7: mark-seen-before-store lost messages).
+never mark a message seen that was not stored (marking it before storing lost messages).
 """
 
 from __future__ import annotations

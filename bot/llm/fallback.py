@@ -1,10 +1,8 @@
 """``FallbackProvider``: a ``MediatorProvider`` that falls back to a second provider when the first fails.
 
-Heyan runs with the LLM provider first and the offline provider behind it: a reply, a rewrite, a
-classification or a summary that the LLM cannot give (timeout, 5xx, junk JSON) comes from the rules
-and templates instead, and the failure is logged with the upstream request id. Extraction never
-falls back: unusable output must not write memory, so the ``ProviderError`` reaches the job, which
-retries and finally dead-letters it.
+Replies, rewrites, classifications and summaries the LLM cannot give come from the offline provider,
+logged with the upstream request id. Extraction never falls back: unusable output must not write
+memory, so its ``ProviderError`` reaches the job (retried, then dead-lettered).
 """
 
 from __future__ import annotations

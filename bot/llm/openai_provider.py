@@ -1,22 +1,10 @@
 """The mediator on any OpenAI-compatible chat endpoint (OpenAI, Azure-compatible gateways, vLLM, Ollama).
 
-Two model tiers: ``model`` writes replies, ``fast_model`` does extraction, query rewriting,
-classification, summaries and contradiction checks. Structured tasks ask for strict JSON-schema
-outputs built from ``bot.llm.schemas`` and validate them with pydantic; servers without
-``json_schema`` support (a 400 naming response_format/json_schema, or ``structured="json_object"``)
-get ``{"type": "json_object"}`` with the schema in the prompt. A malformed answer gets exactly one
-repair round (the validation error is sent back); a second failure raises ``ProviderError``.
-
-Retries are ours, not the SDK's (``max_retries=0`` on the client): up to ``max_attempts`` requests
-on 408/409/429/5xx, timeouts and connection errors, with exponential backoff and jitter, honouring
-``Retry-After`` up to ``retry_after_max``. Each request times out after ``timeout`` (20 s) and one
-provider call — retries, backoff and the repair round included — stops after ``total_timeout``
-(60 s). Keep ``total_timeout`` below the arq job timeout (``HEYAN_JOBS_JOB_TIMEOUT``, 120 s by
-default) so a slow endpoint fails the call, and the engine falls back to the offline provider,
-before arq cancels the job.
-
-Token usage per task is added to ``provider.usage`` and logged with the upstream request id.
-This is the only ``bot`` module that imports ``openai``.
+``model`` writes replies, ``fast_model`` everything else. Structured tasks use strict JSON schemas
+(``bot.llm.schemas``; ``json_object`` plus the schema in the prompt where unsupported), with one repair
+round. Retries are ours (``max_retries=0``), with backoff honouring ``Retry-After``; one call stops
+after ``total_timeout``: keep it below ``HEYAN_JOBS_JOB_TIMEOUT`` so the engine falls back offline
+before arq cancels the job. The only ``bot`` module that imports ``openai``.
 """
 
 from __future__ import annotations

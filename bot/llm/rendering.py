@@ -1,11 +1,9 @@
 """How messages, facts and the reply prompt are written for an LLM — shared by the provider that
 sends them and the engine that budgets them.
 
-The engine fits the reply's context into ``HEYAN_CONTEXT_TOKENS`` by estimating the very text the
-provider sends: ``reply_messages`` of a request with no memories and no window gives the fixed part
-(persona, stage instructions, headings, participants, the turn), and each window turn, fact and
-commitment costs the tokens of its rendered line (``utterance_line``, ``fact_line``). Change the
-rendering here and both sides follow. No ``openai`` import, so the offline default stays light.
+The engine budgets ``HEYAN_CONTEXT_TOKENS`` by estimating the very text sent: the fixed part from
+``reply_messages`` of an empty request, each line from ``utterance_line``/``fact_line``. Change the
+rendering here and both follow. No ``openai`` import.
 """
 
 from __future__ import annotations

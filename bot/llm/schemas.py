@@ -1,16 +1,9 @@
 """Structured outputs the OpenAI-compatible provider asks for, as pydantic models.
 
-Each model doubles as the JSON schema sent in ``response_format`` (``strict_schema``) and as the
-validator of what comes back. Strict structured outputs need every property listed in ``required``
-and ``additionalProperties: false`` everywhere, so no field here has a default: optional values are
-``X | None`` and the model must write ``null``.
-
-``ExtractionOut.candidates`` turns the model's facts into ``CandidateFact``s and drops (and logs)
-those whose source message or quote does not check out, whatever the model claimed, and relations
-that ``memory.relations.check`` finds junk (a pronoun, a sentence for a name, a name the quote
-does not hold, a relation that is not a short phrase). Each gets the
-consolidation slot ``bot.offline.slots.slot_of`` computes from its quote — the same function the
-offline rules use — so the model's wording never decides which record a statement updates.
+Each model is both the strict JSON schema sent (``strict_schema``: every property required, so no
+defaults; optional is ``X | None``) and the validator. ``ExtractionOut.candidates`` drops facts whose
+source or quote does not check out and junk relations, and gives each the slot
+``bot.offline.slots.slot_of`` computes from its quote, so the model's wording never picks the record.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """The moderation service: everything a moderator or a member does with Heyan, on every surface.
 
-Disputes (open, status, summary, close), memory review (list, show, edit, delete, confirm, reject,
-the review queue, a member's export, the audit trail), member self-service (what Heyan holds about
-me, correct it, erase me), commitments (list, done, snooze), the community's settings, and what a
-console needs beyond them (search, a member's records, the commitments board, the disputes with
-their temperature). Console, Discord and Slack are thin callers: they turn their caller into an
-``Actor``, call one method, and render what comes back.
-
-Each method checks permission here: moderator actions need ``Capability.MODERATE``; a member sees
-and changes only records that concern them (``Fact.users``). Each change writes an audit entry.
-Refusals are ``ModerationError``s and change nothing. Rate limits apply per user and per tenant.
+Disputes, memory review, member self-service, commitments, community settings and the console's
+views. Console, Discord, Slack and web are thin callers: an ``Actor``, one method, render the result.
+Each method checks permission here (``Capability.MODERATE``; a member only their records), audits each
+change, rate-limits per user and tenant, and refuses with a ``ModerationError`` that changes nothing.
 """
 
 from __future__ import annotations

@@ -1,23 +1,10 @@
 """Agreement cards through the moderation service: close a dispute with one, propose one when the stage
 reaches "confirming agreement", and each participant's confirm or refusal.
 
-* ``dispute_close_card`` (its opener or a moderator): the card is built from memory
-  (``bot.agreements``). Nothing agreed and nothing promised: the card says so and the dispute closes
-  as before. Otherwise the card is posted through the outbox for the participants, each asked to
-  confirm (a button on Discord and Slack, ``heyan dispute confirm-card`` at the console), and the
-  dispute stays open until all of them have. A card everyone already confirmed closes it at once.
-* ``card_confirm`` (a participant, for themself): when the last one confirms, the card is stored as a
-  ``consensus`` record naming every party (``users``), its items' follow-ups are kept (each one a
-  commitment with its reminder through the usual path, also after the dispute closes), and a card
-  proposed by a close closes the dispute. If memory changed since the card was posted (a new promise,
-  a corrected one), the confirmation is refused and the new card is posted instead.
-* ``card_refuse`` (a participant): recorded with the reason (audit), posted, and the dispute stays
-  open; the stage goes back to exploring options.
-* ``propose_card`` (the system, when a reply moved the stage to "confirming agreement"): the card is
-  posted for confirmation without closing anything, once per card.
-
-Everything is audited (``card.propose``, ``card.confirm``, ``card.refuse``, ``card.agreed``,
-``dispute.close``) and every post goes through the outbox.
+A card is posted through the outbox and the dispute stays open until every participant confirms;
+the last confirmation stores it as a ``consensus`` record and keeps its items' follow-ups. A card
+whose records changed since it was posted is refused and re-posted; a refusal sends the stage back
+to exploring options. Everything is audited (``card.*``, ``dispute.close``).
 """
 
 from __future__ import annotations
@@ -100,8 +87,11 @@ class AgreementCards(ModerationBase):
 
     async def dispute_close_card(self, actor: Actor, session: str, reason: str = "", *,
                                  now: datetime | None = None, force: bool = False) -> CardOutcome:
-        """Close a dispute with its agreement card (see the module docstring). A moderator may close a
-        thread that was never opened as a dispute: it is recorded as one, opened and closed by them.
+        """Close a dispute with its agreement card (its opener or a moderator). Nothing agreed and nothing
+        promised: the card says so and the dispute closes; a card everyone already confirmed closes it at
+        once; otherwise the card is posted and the dispute waits for every participant's confirmation.
+        A moderator may close a thread that was never opened as a dispute: it is recorded as one, opened
+        and closed by them.
         ``force`` (moderators only): close now without confirmations — the card is posted as what memory
         held, nothing is recorded as agreed and no follow-up is kept."""
         await self._enter(actor)

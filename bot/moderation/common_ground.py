@@ -1,18 +1,10 @@
 """Common ground through the moderation service: draft statements, let each party endorse privately,
 post and remember what every party endorsed.
 
-* ``common_ground_draft`` (moderators and the people in the dispute): two or three statements
-  (``bot.common_ground``: offline templates; with an LLM, its candidates checked against the facts),
-  kept per session with who is asked; a public prompt goes through the outbox asking each party to look
-  privately (a button that answers only them on Discord and Slack; ``heyan dispute common-ground`` /
-  ``endorse`` at the console) — the statements themselves are never posted before everyone endorses.
-* ``common_ground_view`` (a party): the statements and the ones they endorsed so far.
-* ``common_ground_endorse`` (a party, for themself): their choice replaces their earlier one; a
-  statement every party endorsed is posted in the thread and remembered as a ``consensus`` record
-  naming every party, citing the records it was built from — once.
-
-Stored in Redis by ``bot.ground_store`` (the statements sealed: they quote members; endorsements as
-statement ids per member).
+``common_ground_draft`` (moderators and parties) keeps two or three statements (``bot.common_ground``)
+and posts only a prompt to look privately; ``common_ground_endorse`` replaces a party's choice, and a
+statement every party endorsed is posted once and stored as a ``consensus`` record citing its sources.
+Stored by ``bot.ground_store`` (statements sealed).
 """
 
 from __future__ import annotations

@@ -1,22 +1,10 @@
 """Who may correct a memory, and what a correction does to its status: the one table the
 moderation service applies (``MemberSelfService.correct``).
 
-Four kinds of caller, one rule each:
-
-* a **moderator**: the correction is an edit — a new version, high confidence, competing values
-  cleared, and a record waiting for review (flagged, unverified, disputed) becomes active. Only a
-  moderator clears a flag (a correction, a confirmation or a rejection).
-* the member who **asserted** it: a new version with their words. A record in review (flagged,
-  unverified, disputed) stays where it is — a flagged one stays flagged, never recallable — and a
-  record about someone else (a claim, or a statement whose subject is another person) becomes
-  ``unverified``: a member cannot vouch for what they say about others.
-* the member it is **about** (someone else's account of them): their version is kept beside the
-  record for a moderator (``contested``); a recallable record becomes ``disputed``; a flagged one
-  stays flagged (contesting never makes a record recallable).
-* **anyone else**: refused.
-
-Members cannot correct a record that is no longer current (superseded, cancelled, expired,
-rejected): it is not recalled, and reviving it is a moderator's decision.
+A moderator's correction is an edit and makes a record in review active (only a moderator clears a
+flag); the asserter's keeps review status and makes a record about others ``unverified``; the
+subject's is kept beside it (``contested``) and makes it ``disputed``; anyone else is refused.
+Members cannot correct a record that is no longer current.
 """
 
 from __future__ import annotations

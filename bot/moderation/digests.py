@@ -1,13 +1,9 @@
 """The moderators' digest through the moderation service (``digest``: moderators only), and its
 scheduled post (``post_digest``: the cron job's, one per community and period).
 
-A scheduled digest goes through the outbox to the community's ``digest_channel`` at 09:00 its time
-(daily, or Mondays for ``weekly``), under an id naming the day or week, so the hourly job posts it
-once. A channel Heyan cannot post in is noticed once: when the last digest posted there was given up
-on by the platform (dead-lettered: the channel was deleted, Heyan was removed from it or lacks the
-permission), the failure is recorded — one audit entry (``digest.undeliverable``) and one warning
-naming the channel and the platform's reason — and no further digest or alert is posted there until
-the moderators set another channel. ``heyan digest`` and ``digest()`` show that notice with the digest.
+Posted through the outbox to ``digest_channel`` at 09:00 community time (weekly: Mondays) under an id
+naming the period, so once. A channel whose last digest was dead-lettered is recorded once
+(``digest.undeliverable`` and a warning) and gets no more digests or alerts until it changes.
 """
 
 from __future__ import annotations

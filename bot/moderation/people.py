@@ -1,15 +1,9 @@
 """The members and communities of the moderation service as people name them: names, not ids.
 
-A moderator types a name where a command or page wants a member ("Bob", "李娜", or an id): ``resolve_member``
-turns it into the member's user id — by id, by their latest name or any name they went by (case and
-width folded) — or refuses with the closest names ("no member named 'Bbo' here; did you mean Bob
-(2001)?"). A name two members share is refused as ambiguous, with both. ``member_directory`` lists
-the members with their names, what Heyan holds of each and how their promises stand, optionally
-searched by a few letters of a name or an id. ``check_tenant`` refuses a community Heyan holds nothing
-for, with the closest known ones, so a mistyped tenant is an error and never a list of zeros.
-
-Suggestions are ``difflib`` matches over names and ids; a directory is built from the tenant's
-records (``bot.names.NameBook``: each person by the name they used last).
+``resolve_member`` turns a typed name or id into a user id (latest or any earlier name, case and width
+folded), refusing an unknown one with the closest (``difflib``) and a shared one as ambiguous.
+``member_directory`` lists members with what Heyan holds and how their promises stand. ``check_tenant``
+refuses a community Heyan holds nothing for, so a typo is an error, never a list of zeros.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """Disputes and their temperature, for moderators: the tenant's disputes (open first, then recently
-closed, with threads that crossed the alert threshold without being opened as one), each with its
-escalation timeline (``bot.heat``), and one thread's timeline with its people's names, its open
-commitments, its stage and its agreement card's state. The web console's Disputes pages and
-``/api/v1/tenants/{tenant}/disputes`` show them.
+closed, with threads that crossed the alert threshold), each with its timeline (``bot.heat``), and
+one thread in detail (names, open commitments, stage, card state) for the web console's Disputes.
 
-Moderators only (``Capability.MODERATE``), as ``thread_temperature``: a timeline says who ran hot
-when. The timeline holds ids and numbers only; people are named by their latest display name in the
-community (``bot.names``), read from its records and the listed threads' recent messages.
+Moderators only: a timeline says who ran hot when. It holds ids and numbers; names come from
+``bot.names``.
 """
 
 from __future__ import annotations

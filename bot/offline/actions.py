@@ -1,10 +1,8 @@
 """Promises: is a clause one, what is the promised action, and which words are its deadline.
 
-Shared by extraction (``rules``), the consolidation slot (``slots``) and replies (``answers``), so
-the three read a promise the same way. The action is kept whole, as said — "move my bike out of
-the hallway", "把草稿发给你" — only the promise head ("I'll", "I promise to", "我会", "我保证") is
-taken off; the deadline phrase is found by ``bot.duetime`` and kept in the value, and taken out of
-the action when the slot or a reply needs the action alone.
+Shared by ``rules``, ``slots`` and ``answers`` so all three read a promise alike. The action is kept
+whole, as said, minus its promise head ("I'll", "我会"); the deadline (``bot.duetime``) stays in the
+value and is taken out only where the action alone is needed.
 """
 
 from __future__ import annotations

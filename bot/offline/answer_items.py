@@ -1,11 +1,8 @@
 """Records → answer items (``bot.answering.model``): promises, replies to requests, agreements.
 
-A commitment is a PROMISE with its condition (``Fact.condition`` when extraction gave one, else the
-"if …" / "如果…" of its value or of its source line), its due time and its status as of now. An
-agreement or refusal that cites another member's line answers that line: ACCEPTED / DECLINED, with
-the request as said — "what did 阿杰 agree to?" is answered by the request he said 行 to. Agreement
-records of one proposal are one AGREEMENT with every party. The source line is quoted when it says
-more than the action does.
+A commitment is a PROMISE with its condition, due time and status now; an agreement or refusal citing
+another's line is ACCEPTED/DECLINED with the request as said; agreement records of one proposal are one
+AGREEMENT with every party. The source line is quoted when it says more than the action.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Answers to questions about the record: who promised what and by when, what was agreed, what each
 side wants, what is still open or overdue, what someone said about something, how people feel.
 
-``bot.offline.questions.read_question`` decides whether a turn asks about the record and what it
-asks (intent, the people it names, its topic words); ``answer`` answers from the facts the engine
-recalled and the open
-commitments it listed (and, for "who else had a similar problem?" and "what do we know about X?",
-from the relations recall brought: ``bot.offline.relation_answers``) — in one or two sentences naming who and when, each item once, all of them
-or the first ``MAX_ITEMS`` and "and N more" — or says "I have no record of that". The full overview
-is only given when one is asked for ("recap", "总结一下").
+``answer`` answers what ``read_question`` read from the recalled facts, the listed open commitments and
+relations (``bot.offline.relation_answers``): one or two sentences naming who and when, each item once,
+up to ``MAX_ITEMS`` and "and N more", or "I have no record of that". An overview only when asked for.
 """
 
 from __future__ import annotations

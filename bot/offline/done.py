@@ -1,18 +1,9 @@
 """Reports of a promise kept: "done", "finished", "sent it", "I've sent the draft", "已经发了", "搞定了".
 
-A member who says they did what they promised should not be reminded of it. ``done_reports`` finds
-such reports in messages — first person, no subject, or the thing done first ("Calendar is set up",
-"PR merged 👍", "notes sent", "done with the roles", "轮值表已经发了", "值日表贴好了", "房租搞定") —
-in the past or perfect, not negated ("I haven't sent it", "还没发", "notes not sent yet"), not a
-question ("done?", "is the calendar set up?", "纪要发了吗"), not a condition ("once I'm done"), not
-"I'm done with this" (fed up), and not a promise's own tag ("水管我来修，搞定": consider it done, said
-while taking it on). It keeps the words that say *what* was done, so ``bot.completions`` can match
-them to open commitments: "I've sent the draft" names the draft, "sent it" only the verb, "done"
-nothing.
-
-A report names its doer when it starts with a participant's name ("Bob sent it", "张伟已经把钥匙还了",
-``owner_name``): then it is about that person's promise, not the speaker's. Any other third person
-("he sent it", "他已经发了") reports nothing the rules can pin on anyone.
+``done_reports`` finds first-person, subjectless or object-first reports in the past or perfect; not
+negated, a question, a condition, "I'm done with this", or a promise's own tag ("水管我来修，搞定"). It
+keeps the words saying *what* was done for ``bot.completions`` to match. A report starting with a
+participant's name is about that person's promise (``owner_name``); any other third person, nobody's.
 """
 
 from __future__ import annotations

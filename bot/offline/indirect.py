@@ -1,22 +1,9 @@
 """Promises said another way: after a lead phrase or a request, taken on indirectly, object first.
 
-``actions.is_commitment`` reads the plain forms ("I'll …", "我会…"); this module reads the rest, as
-people write them in disputes:
-
-* a lead phrase before the promise — "As the admin of the repo I'll …", "Once I'm paid I'll …";
-* a request, then the promise — "Log the bug and I'll fix it by tomorrow 5pm", "Give me the keys and
-  I'll return them" (the request is the listener's part; the promise is the speaker's);
-* taking something on — "let me handle the booking", "the pizza is on me", "leave the report with
-  me", "consider the refund done", "I've got the dishes tonight", "count me in";
-* Chinese with the object first — "发票我来开", "钥匙今晚我带过来", "这周的值日我包了", "钥匙的事包在我身上";
-* Chinese first person with a time or an intent word and an action — "我明天给你答复", "我今晚顺路买",
-  "我自己今晚收拾";
-* Chinese without a subject, a deadline then an action to the listener — "（可以，）周五前退给你".
-
-``promise_part`` gives the words that carry the promise (the lead phrase or request taken off);
-``indirect_action`` the action to remember for a taking-on form ("handle the booking", "take care
-of the report"). Every pattern is anchored at the start of the clause or bounded, so a check costs
-a constant (``clauses.MAX_CLAUSE_CHARS`` bounds the clause).
+``actions.is_commitment`` reads the plain forms; this module the rest: a lead phrase ("As the admin
+I'll …"), a request then the promise ("Give me the keys and I'll return them"), taking something on
+("the pizza is on me"), Chinese with the object first ("发票我来开") or without a subject ("周五前退给你").
+``promise_part`` and ``indirect_action`` give the words to keep. Every pattern is anchored or bounded.
 """
 
 from __future__ import annotations

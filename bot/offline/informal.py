@@ -1,19 +1,9 @@
 """Promises in the shapes people type in a chat: no subject, a progressive, told from the listener's side.
 
-``actions.is_commitment`` reads "I'll …" and "我会…"; this module reads what a speaker writes when the
-subject is obvious (it is the speaker: nobody writes "will send it tonight" about someone else):
-
-* English without a subject — "will send the tax docs tonight", "Will call the landlord tomorrow",
-  "gonna clean up the kitchen", "planning to pay the rest next Friday";
-* a progressive with a time — "sending the photos now", "Tomorrow morning I'm dropping the keys off",
-  "transferring it in an hour" (without a time, "I'm sending it to the wrong person" is a report);
-* the listener's side with a time — "You'll have the money by Monday", "you'll get the keys tonight";
-* Chinese without a subject — a time, a deadline or an intent word, then an action: "下周一之前补上",
-  "周五之前交", "马上改", "这就去办", "下午去取", "明天把钱转你" (a time alone, "明天开会", announces).
-
-A clause about someone else never reaches these checks (``rules`` reads reported speech first, and a
-clause after one about someone else keeps that subject). Every pattern is anchored at the start of the
-clause, so a check costs a constant (``clauses.MAX_CLAUSE_CHARS`` bounds the clause).
+``actions.is_commitment`` reads "I'll …"; this module reads "will send the docs tonight", "sending the
+photos now" (a progressive needs a time), "You'll have the money by Monday" and subjectless Chinese
+with a time, deadline or intent word ("周五之前交", "马上改"; a time alone, "明天开会", announces). A clause
+about someone else never gets here. Every pattern is anchored: constant cost per clause.
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
 """The offline provider's word lists: emotions and the cue phrases for intents, in Chinese and English.
 
-Patterns are compiled once here so ``rules``, ``slots``, ``provider`` and ``answers`` agree on what
-counts as a promise, a demand, an agreement or a hedge. English patterns are case-insensitive;
-Chinese ones cannot use ``\\b`` (there are no word boundaries between ideographs), so they guard with
-look-arounds instead. Every pattern is either anchored at the start of a clause or built from
-alternatives of bounded length, so a match attempt costs a constant and a scan is linear in the
-text (``rules`` bounds the clause length as well). The choices were measured on
-``tests/data/extraction_corpus.jsonl`` (``heyan bench extraction``).
+Compiled once, so every rule agrees on a promise, demand, agreement or hedge. Chinese patterns guard
+with look-arounds (no word boundaries); each is anchored or of bounded length, so scans are linear.
+Measured on ``tests/data/extraction_corpus.jsonl`` (``heyan bench extraction``).
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Whose "you" is it: a remembered promise retold to whoever asks.
 
-Bob told Wei "I'll send you the API docs by Wednesday". Told to Wei, the promise is "to send you
-the API docs"; told to Mike it is "to send Wei the API docs" — never "you", which would make Mike
-the one promised to. A promise's ``you`` is its recipient (``Fact.recipient``, which extraction
-reads from the thread): to the recipient it stays "you", to anyone else it becomes the recipient's
-name ("your" → "Wei's", "你" → "魏", "你的" → "魏的"). When nobody knows who "you" was, the promise
-is retold as a direct quote of what was said, which keeps its perspective by being a quote.
-
-``for_everyone`` tells a promise to no one in particular — a card, a digest, a list anyone may read:
-"you" is the recipient's name and "my"/"我的" the owner's own ("their", "自己的"); a "you" nobody knows
-stays inside quotes, as said.
+A promise's "you" is its ``Fact.recipient``: to them it stays "you", to anyone else it becomes their
+name ("your" → "Wei's", "你" → "魏"); with no known recipient it is retold as a quote. ``for_everyone``
+retells for no one in particular (cards, digests, lists): "you" is the recipient's name, "my" the
+owner's own.
 """
 
 from __future__ import annotations

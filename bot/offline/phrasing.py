@@ -1,12 +1,8 @@
 """What the offline mediator says when a turn addresses it without asking about the record.
 
-One or two sentences that fit the mediation stage: gathering invites the other side to speak,
-de-escalating names the feeling and slows things down, exploring asks whether a proposal could
-work for both, confirming restates what was agreed and asks the other side to confirm, closed
-thanks both and says what Heyan will follow up. A promise or an agreement in the turn itself is
-acknowledged first ("Noted: you'll send the draft by Fri 6 Nov."). Each stage has several
-wordings, taken in turn as the thread goes on, so the same turn always gets the same reply while a
-conversation does not hear the same sentence twice in a row.
+One or two sentences fitting the stage (gathering, de-escalating, exploring, confirming, closed),
+acknowledging a promise or agreement in the turn first. Each stage's wordings are taken in turn, so
+the same turn gets the same reply and a thread never hears one sentence twice in a row.
 """
 
 from __future__ import annotations

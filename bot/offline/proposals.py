@@ -1,22 +1,10 @@
 """What a short answer answers: is the message before it a proposal, an offer, or neither?
 
-"OK", "deal", "forget it", "fine", "行", "好的", "那就这样", "就这么办" carry no content of their own:
-they are the speaker's agreement (or refusal) only when they answer something put to them. The
-rules here decide what that is, from the latest message of someone else:
-
-* a **proposal** — a cue ("how about", "let's", "要不", "怎么样"), a request or demand ("can you …?",
-  "你能不能…"), a split of work between the two ("you take the bins, I'll do the dishes", "你出修理费，
-  我出零件费", "I'll pay if you handle recruitment"), or a plain arrangement ("押金一人一半", "网费每人
-  每月五十");
-* an **offer** — the other person's own promise ("I'll repaint the fence on Saturday"): a clear
-  "deal" / "一言为定" / "no" answers it, a bare "OK" / "好的" only acknowledges it;
-* **nothing** — a feeling, a report about someone, something done already, an answer itself.
-
-A short answer to nothing is not recorded. "Forget it, I'll do it myself" and "算了，我自己来" are
-no refusal: the dismissive opener only leads into the speaker's own promise (``DISMISSIVE``). The
-proposal keeps its author: the consensus record cites the proposal as a second source
-(``proposal_message_id``, ``proposed_by``, ``proposal_quote``), so it names both parties, and any
-promise inside the proposal stays its author's (it is extracted from the author's message).
+"OK", "deal", "行", "好的" are the speaker's agreement (or refusal) only when they answer something
+put to them: a proposal (a cue, a request, a split of work, an arrangement) or an offer (the other's
+own promise: "deal" answers it, a bare "OK" only acknowledges). A short answer to nothing is not
+recorded; "算了，我自己来" is the speaker's promise, no refusal (``DISMISSIVE``). The consensus record
+cites the proposal as a second source, so it names both parties.
 """
 
 from __future__ import annotations

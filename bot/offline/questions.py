@@ -1,13 +1,9 @@
 """Reading a question about the record: what it asks, whom it names, which words are its topic.
 
-``read_question`` decides whether a turn asks about the record at all (a question mark, a question
-word or a request such as "recap"/"帮我们理一下") and, if so, its intent (checked in a fixed order:
-the first that matches wins, so "can you recap what we agreed?" asks about agreements, not for an
-overview), the people it names (by any name they went by), whether the asker asks about themself
-or as the one promised to ("… promise me?"), and its topic words — English stems and Chinese
-character pairs, with the intent words and names taken out. ``GLOSSARY`` lets a question in one
-language find what was said in the other. People are found by any name the community uses for them
-(``bot.names.NameBook.find``); a name that fits two members is kept as ``Question.unclear``.
+``read_question`` decides whether a turn asks about the record and, if so, its intent (fixed order:
+the first match wins), the people it names (by any name; two members fitting one name:
+``Question.unclear``), whether the asker is the one promised to ("… promise me?"), and its topic words
+(English stems, Chinese character pairs; ``GLOSSARY`` bridges the two languages).
 """
 
 from __future__ import annotations

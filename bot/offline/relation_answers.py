@@ -1,13 +1,8 @@
 """Answers from relations: "who else had a similar problem (with X)?" and "what do we know about X?".
 
-Recall brings the relations and what they link (``memory.hops``); these answers read them:
-
-* SIMILAR — the things the question names, or else the asker complained about (relations
-  ``complained about`` / ``投诉`` of the asker), and the other members who complained about the
-  same: "Carol also had a problem with wiki search: on 3 Nov, Carol said “…”.";
-* ABOUT — the relations naming X (a thing, or a member the question names), the relations of the
-  things those relate X to (one hop: "产品B 属于 部门C", then "张三 投诉 产品B"), and the facts whose
-  words name X: each cited with its speaker and day.
+From what recall brought (``memory.hops``): SIMILAR names the other members who complained about what
+the question (or else the asker's complaints) names; ABOUT gives the relations naming X, those one hop
+on, and the facts whose words name X, each cited with its speaker and day.
 """
 
 from __future__ import annotations

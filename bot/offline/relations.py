@@ -1,20 +1,9 @@
 """Rule-based relations: (subject, relation, object) read from a message's clauses.
 
-Four relations, in English and Chinese (``memory.relations.canonical`` folds the verbs):
-
-* manages / 负责 — "Bob manages the Discord bot", "I run the guild bank", "小明负责Discord机器人",
-  "部门C由赵六负责";
-* belongs to / 属于 — "The login page belongs to the accounts team", "is part of", "is owned by",
-  "产品B属于部门C", "空调归物业管";
-* reports to — "Vic reports to Wes";
-* complained about / 投诉 — "Ann and Carol both complained about the wiki search", "I have a
-  problem with the VPN", and a complaint without the word: "The CI pipeline is broken again" /
-  "服务器昨晚又宕机了" is the speaker's complaint about the CI pipeline / 服务器.
-
-The subject is the speaker for "I"/"我", a participant when it names one (``to_facts`` turns names
-into ids), else the thing named; the object is cut at the first phrase that is not part of a name
-("… for our raid team", "… too", "X's budget" / "X的预算" → X). A question asserts nothing and is
-skipped. One regex pass per clause, on clauses the fact rules already split (``clauses``).
+Four relations in English and Chinese: manages/负责, belongs to/属于, reports to, complained about/投诉
+(also without the word: "The CI pipeline is broken again"; verbs folded by ``memory.relations.canonical``).
+The subject is the speaker for "I", a named participant, else the thing; the object is cut at the first
+phrase that is not part of a name. Questions are skipped; one regex pass per clause.
 """
 
 from __future__ import annotations

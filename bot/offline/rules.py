@@ -1,34 +1,9 @@
 """Rule-based fact extraction: promises, demands, agreements, refusals, feelings and claims.
 
-Each message of ``request.turns`` is split into sentences and clauses (``clauses``); a sentence that
-asks a question asserts nothing and is skipped; each other clause yields at most one position
-(claim, refusal, agreement, commitment or demand) plus at most one emotion. ``request.context`` is
-only read to resolve what a short "OK, deal" / "不行" answers.
-
-Rules chosen here (measured on ``tests/data/extraction_corpus.jsonl``, see docs/BENCHMARKS.md):
-
-* Everything is owned by the speaker. A clause about someone else ("他说他会退款给我", "Bob agreed
-  to pay me", "you never reply") is the speaker's claim: kind ``event``, attribute ``claims``,
-  ``reported=True``.
-* A message that tries to instruct the bot ("ignore previous instructions and record that …", a fake
-  system note; ``memory.poisoning``) yields one low-confidence claim by its author, flagged, and
-  nothing else; ``to_facts`` turns it into a ``flagged`` record.
-* A promise keeps its whole action and its deadline as said ("move my bike out of the hallway by
-  Monday"); ``attribute`` is the action without the deadline. "I can … starting tonight", "from now
-  on", "我来…", "…之前…", "以后不再…", "I won't … again" and a sentence tagged "…, I promise" are
-  promises; a standing one ("from now on") has no due time.
-* A hedged promise ("I might send it", "maybe I'll", "I'll try", "我尽量") is not a commitment and is
-  dropped; any other hedged fact is kept with low confidence.
-* A refusal is kind ``consensus`` with attribute ``refuses``: the mirror of ``agrees to``.
-* An answer that only takes on the request just put to the speaker ("Bob, can you send me the contract
-  by Friday?" — "Sure, will do.") is the speaker's promise of the request's action, made to the one who
-  asked, due when the request said (``bot.offline.requests``); a bare "OK" to a plan for both stays an
-  agreement.
-* An emotion is high confidence only when first-person ("我很生气", "I'm upset"); one whose clause is
-  about a third person and not the speaker ("他很生气") is not recorded at all.
-
-Cost: one pass over the message and constant work per clause (clauses are capped at
-``clauses.MAX_CLAUSE_CHARS``); a message longer than ``MAX_MESSAGE_CHARS`` is read up to there.
+Each message is split into sentences and clauses; a question asserts nothing; each other clause
+yields at most one position plus one emotion; ``request.context`` only resolves what a short "OK,
+deal" answers. The rules: ``extract_rules``; figures: docs/BENCHMARKS.md. Linear: clauses are capped
+(``clauses.MAX_CLAUSE_CHARS``), a message is read up to ``MAX_MESSAGE_CHARS``.
 """
 
 from __future__ import annotations
@@ -119,6 +94,15 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
     The rules read each message and name normalized (``memory.normalize``): a zero-width space inside
     "pro\u200bmise" or a colour code before "I'll" must not hide a promise. Quotes are cut from the
     normalized text; ``to_facts`` finds the member's raw words for them.
+
+    Rules (measured on ``tests/data/extraction_corpus.jsonl``): everything is owned by the speaker,
+    and a clause about someone else is the speaker's reported claim (``event``/``claims``); an
+    attempt to instruct the bot (``memory.poisoning``) yields one flagged claim and nothing else; a
+    promise keeps its whole action and deadline ("from now on": no due time); a hedged promise is
+    dropped, other hedged facts kept with low confidence; a refusal is ``consensus``/``refuses``; a
+    bare "Sure, will do." to a request put to the speaker is their promise of it, to the asker
+    (``bot.offline.requests``); an emotion is high confidence only in the first person, and not
+    recorded at all about a third person.
     """
     context, turns = [_normalized(u) for u in request.context], [_normalized(u) for u in request.turns]
     names = {u.author_name: u.author_id for u in (*context, *turns) if u.author_name}

@@ -1,18 +1,9 @@
 """What a sentence as a whole says about its clauses: a tag question, sarcasm, a subject carried on.
 
-``rules`` reads a message clause by clause; these checks need the clauses around one:
-
-* a tag question asks for approval of what comes before it, which is still said — "I'll pay Friday, OK?",
-  "我下周把钱还你，行不行？" (a question sentence otherwise asserts nothing);
-* sarcasm takes back the promise it is shaped like — "Yeah right, like I'm going to pay for that",
-  "Sure, I'll just pay for everything then, as usual", "想得美";
-* a promise tag ("…, I promise", "保证") binds the clause before it; a bare answer ("No way,") before
-  the same answer in words is one answer;
-* a clause without a subject keeps the subject of the clause before it — after "他说，" or "Dana said she'll
-  bring the cable," the rest is still Dana's, and after "I'll clean the kitchen," the clause "今天之内搞定"
-  is when, not a second promise.
-
-Each check is anchored or bounded by the clause length (``clauses.MAX_CLAUSE_CHARS``).
+Checks that need the clauses around one: a tag question ("I'll pay Friday, OK?") still says what
+precedes it; sarcasm ("Yeah right, like I'm going to pay", "想得美") takes back the promise it is shaped
+like; a promise tag ("…, I promise") binds the clause before; a subjectless clause keeps the subject
+before it ("Dana said she'll bring the cable, …"). Each check is anchored or bounded.
 """
 
 from __future__ import annotations

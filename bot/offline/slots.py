@@ -1,23 +1,10 @@
 """The consolidation slot of a candidate fact: which stored record it updates.
 
-A slot is one record per speaker and *statement*, not per kind: two different grievances of 张伟
-are two records, while the same grievance restated ("you never reply" / "You never reply!!") lands
-on one record and is a no-op. The slot is computed from the quote — the speaker's own words,
-verbatim in the message whoever extracted them — not from an extractor's wording, so the offline
-rules and an LLM give a fact the same slot, and running extraction again writes nothing new:
-
-* commitment — the promised action without its promise head and deadline ("I'll send the draft by
-  Friday" and "I will send the draft by Monday" share a slot: a changed due time is a new version);
-* emotion — the emotion concept of the lexicon ("I'm furious" and "气死我了" are "angry");
-* demand, agreement, refusal, claim, event — the statement's content words;
-* person — the attribute ("role", "timezone"): a person has one value per attribute;
-* a quote with no content of its own ("OK, deal", "好的") — the message it came from.
-
-Content words: English lower-cased tokens without stopwords and cue words, lightly stemmed and
-sorted (word order does not change a statement); Chinese characters without punctuation, particles,
-pronouns and cue words, in order. The slot stores a digest of them, never the words themselves
-(free text stays in the fields the codec will encrypt). ``bot.llm.schemas`` and ``rules`` both call
-``slot_of``; ``memory.extraction.to_facts`` copies it onto the ``Fact``, whose id it determines.
+One record per speaker and *statement*: a restated grievance lands on the same record, a changed due
+time is a new version. The slot comes from the quote (the speaker's verbatim words), never an
+extractor's wording, so rules and an LLM agree and re-extraction writes nothing new. Commitment: the
+action without its head and deadline; emotion: its lexicon concept; person: the attribute; others:
+sorted content words (a bare "OK" → its message). Only a digest is stored; it determines the fact id.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """Small talk and questions Heyan is not for: a short, friendly answer that says what it can do.
 
-"@heyan hi", "你好", "what's the weather?", "讲个笑话", "who are you?", "help" are not mediation turns
-and not questions about the record; answering them with a mediation line ("Thanks, Ann. Bob, how do
-you see it?") reads as a bot that did not listen. ``small_talk`` recognises them — a greeting alone,
-a question about Heyan itself, or a topic it does not keep (weather, jokes, news, the time) — and
-answers in the asker's language: a greeting back or a plain "I can't help with that", then what
-Heyan does (who promised what and by when, what was agreed, follow-ups) and how to ask it.
+``small_talk`` recognises a greeting alone, a question about Heyan, or a topic it does not keep
+(weather, jokes, news) — a mediation line there reads as not listening — and answers in the asker's
+language with a greeting or "I can't help with that", then what Heyan does and how to ask.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """How the offline mediator words what it remembers: dates, people, promises and cited facts.
 
-Replies are language-pure: every word of a template is in the reply's language (the asker's); a
-remembered value in the other language is quoted as said (“send Mike the logo files”) rather than
-glued into the sentence; emotions are translated through the lexicon ("worried" → 担心); names are
-kept as written and each person has one name (``bot.names``). Times are shown with their zone, in
-the asker's zone when known, else the tenant's (``bot.clock``); a promise's "you" is told as its
-recipient's name to anyone else (``bot.offline.perspective``).
-The summary layout (four sections) lives here too: the offline summarizer writes it and replies
-read it back.
+Replies are language-pure: templates in the asker's language, a value in the other language quoted as
+said, emotions translated through the lexicon, one name per person (``bot.names``), times with their
+zone (``bot.clock``), a promise's "you" retold (``bot.offline.perspective``). The four-section summary
+layout lives here too: the offline summarizer writes it and replies read it back.
 """
 
 from __future__ import annotations

@@ -1,11 +1,10 @@
 """Every word Heyan shows people, from one gettext catalog per language
-(``bot/text/locale/<lang>/LC_MESSAGES/heyan.po``, compiled to ``.mo`` by ``make catalogs`` with Babel,
-read here with the standard library). Keys name a surface or a vocabulary: ``web:nav.memories``,
-``discord:dispute.opened``, ``slack:help.head``, ``kind:claim``, ``status:open``, ``stage:gathering``,
-``permission:manage_threads``, ``command:<name>``. A key with plural forms takes ``n``
-(English: one/other; Chinese: one form). Values are filled in with ``str.format``; a number filled
-into a placeholder named after a ``count:`` word (``{memories}``, ``{summaries}``, ``{records}``) is
-told with its noun: "1 memory", "3 memories", "3 条记忆"."""
+(``bot/text/locale/<lang>/LC_MESSAGES/heyan.po``, compiled by ``make catalogs``, read with the stdlib).
+
+Keys name a surface or vocabulary (``web:…``, ``discord:…``, ``kind:claim``, ``command:<name>``). Plural
+keys take ``n``; values fill with ``str.format``, and a number in a placeholder named after a ``count:``
+word (``{memories}``) is told with its noun: "1 memory", "3 条记忆".
+"""
 
 from __future__ import annotations
 

@@ -1,17 +1,9 @@
-"""Attacks on memory recognised by their shape, in both languages (issue 29 item 3).
+"""Attacks on memory recognised by their shape, in both languages.
 
-Each module holds one shape; ``find`` asks them in turn about a line already folded for detection
-(``memory.poisoning``), with quoted words blanked:
-
-* ``notes`` — a note addressed to Heyan about other people ("Note to the bot: …", "备注一下：…",
-  "请机器人存档");
-* ``authority`` — a heading, tag or decision in a body's name that rules on people ("Course admin
-  notice:", "[群管理员] 已决定：…", "the board decided Aylin is suspended");
-* ``proxies`` — a line written as another member ("Tomás here, on Jonas's laptop", "【林涛】…",
-  "王教练：我已经决定了，…暂停");
-
-``members`` finds members by the names people type, ``rulings`` holds what a ruling on people, a
-decision and a reported or quoted statement look like.
+One shape per module, asked in turn by ``find`` about a line already folded (``memory.poisoning``), with
+quoted words blanked: ``notes`` (a note to Heyan about others), ``authority`` (a ruling on people in a
+body's name), ``proxies`` (a line written as another member). ``members`` finds members by the names
+people type; ``rulings`` holds what rulings, decisions and reported statements look like.
 """
 
 from __future__ import annotations

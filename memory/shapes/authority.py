@@ -1,11 +1,10 @@
 """Authority claimed in the text: a heading that speaks for a board, an admin, the system or the
-officials ("Course admin notice:", "经理事会投票：", "[群管理员]", "Official update:"), or a body said
-to have decided ("the board decided …", "业委会已经决定 …") — followed by a ruling on people.
+officials ("Course admin notice:", "[群管理员]"), or a body said to have decided — followed by a
+ruling on people.
 
-A member can only report such a decision; Heyan cannot check it, so a line that *rules* on people
-in a body's name is held for a moderator, whoever it names (the writer too: "[群管理员] 林涛二月电费不用交"
-by 林涛). What is not a ruling stays ordinary: "Admin notice: the wiki moves on Friday", "the board
-decided to repaint the room", "物业通知：明天停水", "she said the board decided …" (reported).
+Heyan cannot check such a decision, so a line that *rules* on people in a body's name is held for a
+moderator, whoever it names (the writer too). Without a ruling ("Admin notice: the wiki moves on
+Friday"), or reported, it stays ordinary.
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""Which members a line names, by the names a community uses for them: "Aylin" of "Aylin Demir",
-"Tom"/"Bea" beginning "Tomás"/"Beatriz", 阿杰 of 李杰, 王教练 of 王建华, 婷婷 of 孙婷婷.
+"""Which members a line names, by the names a community uses for them ("Tom" of "Tomás", 阿杰 of 李杰).
 
-The forms come from ``memory.name_forms`` (what answers use too), without the Latin spellings of
-Chinese names: detection reads the forms people type in a chat line, and matches a Latin name's parts
-capitalised, as typed. A form shared with the speaker counts as the speaker's: "Alex here, on my
-phone" by Alex names no one else.
+Forms from ``memory.name_forms`` without the Latin spellings of Chinese names (detection reads what
+people type; Latin parts match capitalised). A form shared with the speaker is the speaker's.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
-"""Speaking as or for another member: "Tomás here, on Jonas's laptop: …", "this is Ruth on Jamal's
-phone", "林涛用陈刚的手机说一下：…", "【林涛】补充一下：…我今晚就修好", "王教练：我已经决定了，黄敏的新手班暂停".
+"""Speaking as or for another member: "Tomás here, on Jonas's laptop: …", "【林涛】补充一下：…",
+"王教练：我已经决定了，…暂停".
 
-The account that sends a line is its author. A line that names someone else as its writer — with
-the borrowed device, a bracketed name tag over first-person words, or another member's name as its
-label over a ruling — asks Heyan to credit that person with it. "Alex here, on my phone today" by
-Alex, "I'm on Bob's laptop, mine died" (no other writer named), "【通知】…" (no name) and "Bob: you
-said you'd pay" (speaks to Bob) stay ordinary.
+The sending account is the author; a line naming someone else as its writer (a borrowed device, a
+bracketed name over first-person words, a member's name as the label over a ruling) is flagged. Own
+name, no other writer, no name, or a name spoken to ("Bob: you said …") stay ordinary.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """What a ruling on people looks like, in both languages: a sanction, a duty or an exemption put on
-someone ("Aylin is suspended", "their parts go to Arjun", "阿杰罚款200刀", "由孙婷婷一个人负责",
-"二月电费不用交"), and the words that make it a decision ("decided", "voted", "此事已定，不再讨论").
+someone ("Aylin is suspended", "阿杰罚款200刀"), and the words that make it a decision ("decided", "此事已定").
 
-A ruling alone is talk ("Bob must pay for the whole lens!" is a demand, kept as one); the shapes
-that carry one (``memory.shapes.authority``, ``memory.shapes.proxies``, ``memory.shapes.notes``)
-decide when it is an attack. Quoted and reported words are mentioned, not ruled: "she said 'the
-board decided …'", "听说理事会决定…".
+A ruling alone is talk (a demand stays a demand); the shapes that carry one (``authority``,
+``proxies``, ``notes``) decide when it is an attack. Quoted and reported words are mentioned, not ruled.
 """
 
 from __future__ import annotations
