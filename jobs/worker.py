@@ -127,6 +127,7 @@ class DoorbellWorker(Worker):
         self.alarm_key = f"{DOORBELL}:" + "".join(secrets.choice(string.ascii_lowercase) for _ in range(12))
         #: Set whenever one of this worker's jobs ends (``Runtime.drain`` waits on it).
         self.job_ended = asyncio.Event()
+        self._slot_freed = asyncio.Event()  # the same, for this worker's own wait when every slot is busy
         #: Milliseconds from when each job could run (its score in the queue) to its start, the latest 10,000.
         self.pickup_ms: deque[int] = deque(maxlen=10_000)
 
@@ -138,10 +139,10 @@ class DoorbellWorker(Worker):
     async def _wait_for_work(self, read_from: int) -> None:
         """Until the doorbell rings, the next deferred job is due, or ``idle_wait`` passed."""
         if self.job_counter >= self.max_jobs:  # no slot: nothing can start before a job ends
-            self.job_ended.clear()
+            self._slot_freed.clear()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.idle_wait):
-                    await self.job_ended.wait()
+                    await self._slot_freed.wait()
             return
         # the earliest job not due at the read (one due since is read again at once)
         upcoming = await self.pool.zrangebyscore(self.queue_name, f"({read_from}", "+inf", start=0, num=1,
@@ -158,8 +159,7 @@ class DoorbellWorker(Worker):
         finally:
             if alarm is not None:
                 alarm.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await alarm
+                await asyncio.gather(alarm, return_exceptions=True)  # its outcome, not this task's cancellation
         if rang:
             # one read serves every ring so far: the tokens left would only wake the worker for nothing
             await self.pool.delete(DOORBELL, self.alarm_key)
@@ -174,7 +174,11 @@ class DoorbellWorker(Worker):
             await super().run_job(job_id, score)
         finally:
             # run after this task is done: a waiter sees it finished, and arq's done callback freed its slot
-            asyncio.get_running_loop().call_soon(self.job_ended.set)
+            asyncio.get_running_loop().call_soon(self._ended)
+
+    def _ended(self) -> None:
+        self.job_ended.set()
+        self._slot_freed.set()
 
 
 def _worker_kwargs(settings: Settings) -> dict[str, Any]:

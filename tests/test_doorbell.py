@@ -134,3 +134,31 @@ async def test_the_doorbell_stays_short_and_expires(pool: ArqRedis) -> None:
     assert await pool.llen(DOORBELL) == 16
     assert 0 < await pool.pttl(DOORBELL) <= 60_000
     assert set(await pool.lrange(DOORBELL, 0, -1)) == {b"1"}  # tokens carry nothing
+
+
+async def test_a_full_worker_takes_the_next_job_as_soon_as_one_ends(pool: ArqRedis) -> None:
+    """With every slot busy a ring cannot start anything: the worker waits for a job to end instead,
+    then reads the queue at once (not at its hour-long poll delay)."""
+    started = {name: asyncio.Event() for name in ("first", "second")}
+    release = asyncio.Event()
+
+    async def hold(ctx: dict[str, Any], name: str) -> None:
+        started[name].set()
+        if name == "first":
+            await release.wait()
+
+    w = DoorbellWorker(functions=[func(hold, name="hold")], redis_pool=pool, queue_name=QUEUE, handle_signals=False,
+                       poll_delay=HOUR, max_jobs=1, job_serializer=serialize, job_deserializer=deserialize,
+                       log_results=False)
+    task = asyncio.create_task(w.main())
+    try:
+        async with asyncio.timeout(BROKEN_BUILD):
+            await enqueue(pool, "hold", "first", _job_id="first", _queue_name=QUEUE)
+            await started["first"].wait()
+            await enqueue(pool, "hold", "second", _job_id="second", _queue_name=QUEUE)  # rings; no slot free
+            assert not started["second"].is_set()
+            release.set()
+            await started["second"].wait()
+    finally:
+        task.cancel()
+        await asyncio.gather(task, *w.tasks.values(), return_exceptions=True)
