@@ -149,15 +149,15 @@ def worker() -> None:
     if not settings.use_server_store:
         raise fail("`heyan worker` needs a shared store: set HEYAN_QDRANT_URL (the embedded store belongs "
                    "to the bot process)")
-    from arq.worker import run_worker
-
     from adapters.logs import configure_logging
     from adapters.worker import standalone_settings
+    from jobs.worker import DoorbellWorker
     from memory.errors import HeyanError
 
     configure_logging(settings)
     try:
-        run_worker(standalone_settings(settings))  # built from these settings: HEYAN_JOBS_* apply
+        # arq's run_worker, with the worker the doorbell wakes: built from these settings (HEYAN_JOBS_* apply)
+        DoorbellWorker(**standalone_settings(settings)).run()
     except HeyanError as exc:
         # raised by arq's on_startup (a wrong key, an unreachable store): one line, not arq's traceback,
         # and a non-zero status, so a restarting container says the same short thing each time

@@ -20,7 +20,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 
 from arq.connections import ArqRedis
-from arq.worker import Worker
 
 from adapters.startup import StartupError, build_cipher
 from adapters.valkey import EmbeddedValkey, ValkeyStartError
@@ -52,7 +51,7 @@ from bot.settings import Settings, mask_url
 from bot.tenants import TenantConfig, TenantSettings
 from jobs.card_digest import enqueue_proposal
 from jobs.queue import QUEUE, JobQueue, bring_forward, connect, take_over_jobs
-from jobs.worker import build_worker
+from jobs.worker import DoorbellWorker, build_worker
 from memory import clock
 from memory.cache import RecallCache
 from memory.codec import PayloadCodec
@@ -76,6 +75,9 @@ _WORKER_RESTARTS = 5
 _RESTART_BACKOFF = 1.0
 #: Jobs scored up to this many ms ahead count as ready in ``drain`` (arq rounds its scores).
 _READY_SLACK_MS = 50
+#: Seconds ``drain`` waits for a job to end before it reads the queue again regardless (a job taken
+#: by another process, a worker being restarted, no worker in this process).
+_DRAIN_RECHECK = 0.1
 
 
 def _check_data_dir(settings: Settings) -> None:
@@ -156,7 +158,7 @@ class Runtime:
         self.owner = f"{os.getpid()}-{secrets.token_hex(3)}"
         self.valkey: EmbeddedValkey | None = None
         self.redis_url: str = ""
-        self._worker: Worker | None = None
+        self._worker: DoorbellWorker | None = None
         self._worker_task: asyncio.Task[None] | None = None
         #: Set when the supervised worker gave up: the process must stop (``heyan run`` does).
         self.worker_failure: BaseException | None = None
@@ -373,6 +375,11 @@ class Runtime:
                 t.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
+    def job_pickups(self) -> list[int]:
+        """Milliseconds from when each job could run (queued, or due) to when this process's worker
+        started it, the latest 10,000 of the current worker (``heyan bench load``, scripts/replay_script.py)."""
+        return list(self._worker.pickup_ms) if self._worker is not None else []
+
     @property
     def worker_alive(self) -> bool:
         """True while the in-process worker runs (or is being restarted)."""
@@ -440,19 +447,29 @@ class Runtime:
 
     async def drain(self, timeout: float = 60.0) -> None:
         """Wait until no job is ready to run or running (deferred jobs, like reminders, stay queued),
-        then deliver what the jobs posted."""
+        then deliver what the jobs posted. Between two looks at the queue it waits for one of this
+        process's jobs to end (``DoorbellWorker.job_ended``), not for a fixed time."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while loop.time() < deadline:
+            worker = self._worker
+            if worker is not None:
+                worker.job_ended.clear()  # before the look: a job ending after it wakes the wait below
             # arq scores a job by the wall-clock ms it may run from, rounded: a job enqueued in this
             # very millisecond can score a little ahead of int(now) — count it as ready
             now_ms = int(time.time() * 1000) + _READY_SLACK_MS
             ready = await self.redis.zcount(QUEUE, "-inf", now_ms)
-            running = self._worker.tasks if self._worker is not None else {}
+            running = worker.tasks if worker is not None else {}
             if ready == 0 and not any(not t.done() for t in running.values()):
                 await self.deliver_now()
                 return
-            await asyncio.sleep(0.1)
+            wait = min(_DRAIN_RECHECK, max(0.0, deadline - loop.time()))
+            if worker is None:
+                await asyncio.sleep(wait)
+                continue
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(wait):
+                    await worker.job_ended.wait()
         raise TimeoutError(f"jobs still running after {timeout:.0f}s; see `heyan jobs status`")
 
     # --- shutdown ------------------------------------------------------------------------------

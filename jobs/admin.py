@@ -16,7 +16,7 @@ from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix
 
 from bot.deadletters import DEAD_LETTER, DeadLetters
-from jobs.queue import QUEUE
+from jobs.queue import QUEUE, enqueue
 
 __all__ = ["DeadLetter", "QueueStatus", "dead_letters", "retry_dead", "status"]
 
@@ -123,7 +123,7 @@ async def _requeue(redis: ArqRedis, entry: DeadLetter) -> str | None:
     # a new id, because arq refuses an id whose job or result is still kept; skip ids already taken
     for attempt in range(n, n + 100):
         new_id = f"{base}:retry{attempt}"
-        if await redis.enqueue_job(entry.function, *entry.args, _job_id=new_id, _queue_name=QUEUE):
+        if await enqueue(redis, entry.function, *entry.args, _job_id=new_id, _queue_name=QUEUE):
             return new_id
     return None
 

@@ -17,7 +17,7 @@ from arq.connections import ArqRedis
 from arq.cron import CronJob, cron
 
 from bot.moderation.digests import post_digest
-from jobs.queue import QUEUE
+from jobs.queue import QUEUE, enqueue
 from jobs.tasks import extract_memories, services
 from memory.models import Scope, utcnow
 
@@ -31,8 +31,8 @@ DIGEST_MINUTE = 7
 
 async def enqueue_proposal(pool: ArqRedis, scope: Scope, message_id: str) -> bool:
     """Queue ``propose_card`` for the session (once per turn that moved the stage)."""
-    job = await pool.enqueue_job("propose_card", scope.tenant, scope.session, _queue_name=QUEUE,
-                                 _job_id=f"propose-card:{scope.tenant}:{scope.session}:{message_id}")
+    job = await enqueue(pool, "propose_card", scope.tenant, scope.session, _queue_name=QUEUE,
+                        _job_id=f"propose-card:{scope.tenant}:{scope.session}:{message_id}")
     return job is not None
 
 

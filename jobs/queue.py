@@ -16,14 +16,23 @@ from typing import Any
 
 from arq.connections import ArqRedis, RedisSettings, create_pool
 from arq.constants import in_progress_key_prefix
+from arq.jobs import Job
 
 from memory import clock
 from memory.models import Scope
 
-__all__ = ["QUEUE", "JobQueue", "bring_forward", "connect", "deserialize", "serialize", "take_over_jobs"]
+__all__ = ["DOORBELL", "QUEUE", "JobQueue", "bring_forward", "connect", "deserialize", "enqueue", "ring", "serialize",
+           "take_over_jobs"]
 
 #: One queue for every Heyan job (arq's default name, kept explicit for `heyan jobs status`).
 QUEUE = "arq:queue"
+#: The queue's doorbell: a Redis list that gets a token after each enqueue. A worker of
+#: ``jobs.worker.DoorbellWorker`` waits on it (BLPOP) between two reads of the queue, so a job is
+#: picked as soon as it is queued instead of at the next poll. Tokens carry nothing (no ids, no text).
+DOORBELL = "heyan:jobs:doorbell"
+#: At most this many tokens wait (no worker listening must not grow the list), for a minute at most.
+_DOORBELL_TOKENS = 16
+_DOORBELL_TTL_MS = 60_000
 
 
 def _plain(value: Any) -> Any:
@@ -52,6 +61,25 @@ async def connect(url: str) -> ArqRedis:
                              job_serializer=serialize, job_deserializer=deserialize)
 
 
+async def ring(redis: ArqRedis, key: str = DOORBELL) -> None:
+    """Wake a worker waiting on the doorbell (one round trip; the list stays short and expires)."""
+    async with redis.pipeline(transaction=False) as pipe:
+        pipe.lpush(key, b"1")
+        pipe.ltrim(key, 0, _DOORBELL_TOKENS - 1)
+        pipe.pexpire(key, _DOORBELL_TTL_MS)
+        await pipe.execute()
+
+
+async def enqueue(redis: ArqRedis, function: str, *args: Any, **kwargs: Any) -> Job | None:
+    """``redis.enqueue_job``, then ring the doorbell when a job was queued (not for a duplicate id):
+    every Heyan enqueue goes through here. The ring follows the enqueue, so a worker it wakes finds
+    the job."""
+    job = await redis.enqueue_job(function, *args, **kwargs)
+    if job is not None:
+        await ring(redis)
+    return job
+
+
 async def take_over_jobs(redis: ArqRedis) -> int:
     """Free the jobs a dead worker was running, so this process's worker runs them now instead of
     after arq's in-progress marker expires (the job timeout). Only for a process that knows every
@@ -76,6 +104,7 @@ async def bring_forward(redis: ArqRedis, delta: timedelta) -> int:
     if shift_ms <= 0 or not waiting:
         return 0
     await redis.zadd(QUEUE, {job: max(now_ms, int(score) - shift_ms) for job, score in waiting}, xx=True)
+    await ring(redis)  # some may be due now
     return len(waiting)
 
 
@@ -102,15 +131,16 @@ class JobQueue:
         if not ids:
             return False
         job_id = f"extract:{scope.tenant}:{scope.session}:{_digest(ids)}" + (f":{revision}" if revision else "")
-        job = await self.pool.enqueue_job(
-            "extract_memories", scope.tenant, scope.session, ids, _job_id=job_id, _queue_name=QUEUE
+        job = await enqueue(
+            self.pool, "extract_memories", scope.tenant, scope.session, ids, _job_id=job_id, _queue_name=QUEUE
         )
         return job is not None
 
     async def extract_when_idle(self, scope: Scope, turn: int, idle_seconds: int) -> bool:
         """Extract the batch waiting in this session if no turn follows ``turn`` for ``idle_seconds``."""
         assert scope.session is not None
-        job = await self.pool.enqueue_job(
+        job = await enqueue(
+            self.pool,
             "extract_idle",
             scope.tenant,
             scope.session,
@@ -123,7 +153,8 @@ class JobQueue:
 
     async def summarize(self, scope: Scope, turn: int, *, revision: str = "") -> bool:
         assert scope.session is not None
-        job = await self.pool.enqueue_job(
+        job = await enqueue(
+            self.pool,
             "summarize_session",
             scope.tenant,
             scope.session,
@@ -135,7 +166,8 @@ class JobQueue:
 
     async def remind(self, tenant: str, fact_id: str, revision: int, when: datetime) -> bool:
         """Schedule the follow-up for one version of a commitment (a new due time is a new revision)."""
-        job = await self.pool.enqueue_job(
+        job = await enqueue(
+            self.pool,
             "send_reminder",
             tenant,
             fact_id,
@@ -147,15 +179,15 @@ class JobQueue:
         return job is not None
 
     async def forget_user(self, tenant: str, user: str, request_id: str, *, when: datetime | None = None) -> bool:
-        job = await self.pool.enqueue_job(
-            "forget_user", tenant, user, _job_id=f"forget:{tenant}:{user}:{request_id}",
+        job = await enqueue(
+            self.pool, "forget_user", tenant, user, _job_id=f"forget:{tenant}:{user}:{request_id}",
             _defer_until=_wall(when) if when else None, _queue_name=QUEUE,
         )
         return job is not None
 
     async def purge_tenant(self, tenant: str, request_id: str, when: datetime) -> bool:
-        job = await self.pool.enqueue_job(
-            "purge_tenant", tenant, request_id, _job_id=f"purge-tenant:{tenant}:{request_id}",
+        job = await enqueue(
+            self.pool, "purge_tenant", tenant, request_id, _job_id=f"purge-tenant:{tenant}:{request_id}",
             _defer_until=_wall(when), _queue_name=QUEUE,
         )
         return job is not None

@@ -10,13 +10,18 @@ worker is built, never at import.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
+import secrets
+import string
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from arq import Retry
 from arq.connections import ArqRedis, RedisSettings
+from arq.utils import timestamp_ms
 from arq.worker import Function, Worker, func
 
 from bot.backoff import backoff
@@ -25,10 +30,11 @@ from bot.services import Services
 from bot.settings import Settings
 from jobs import card_digest, tasks
 from jobs.cron import cron_jobs as default_cron_jobs
-from jobs.queue import QUEUE, deserialize, serialize
+from jobs.queue import DOORBELL, QUEUE, deserialize, ring, serialize
 from memory.errors import HeyanError
 
-__all__ = ["DEAD_LETTER", "JobFailed", "OpenServices", "build_worker", "task_functions", "worker_settings"]
+__all__ = ["DEAD_LETTER", "DoorbellWorker", "JobFailed", "OpenServices", "build_worker", "task_functions",
+           "worker_settings"]
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +102,85 @@ def task_functions(max_tries: int, timeout: int) -> list[Function]:
     ]
 
 
+class DoorbellWorker(Worker):
+    """arq's Worker, woken by the queue's doorbell (``jobs.queue.DOORBELL``) instead of sleeping
+    ``poll_delay`` between two reads of the queue.
+
+    arq reads the queue, starts what is due, then sleeps ``poll_delay``: a job queued just after a
+    read waits up to that long. This worker runs arq's loop with no sleep, and ends each of its
+    iterations (``_poll_iteration``) by waiting: on the doorbell, which every enqueue rings
+    (``jobs.queue.enqueue``), with BLPOP for at most ``poll_delay``, so an idle worker still reads
+    the queue that often (jobs queued by a plain ``enqueue_job``, a retry's backoff, a clock moved).
+    A deferred job due sooner than that sets an alarm: a task that rings this worker's own doorbell
+    at its time (Redis times a BLPOP out only at its ``hz`` tick, 100 ms). With every slot busy
+    (``max_jobs``) it waits for a job to end instead.
+
+    Several workers may share the doorbell: a ring wakes one of them, which reads every due job; the
+    others read the queue at their ``poll_delay``, as plain arq workers do.
+    """
+
+    def __init__(self, *args: Any, poll_delay: float = 0.5, **kwargs: Any) -> None:
+        super().__init__(*args, poll_delay=0, **kwargs)
+        #: The longest wait between two reads of the queue: arq's ``poll_delay``.
+        self.idle_wait = float(poll_delay)
+        #: This worker's own doorbell, rung by its alarm (letters only: no digits to mistake for an id).
+        self.alarm_key = f"{DOORBELL}:" + "".join(secrets.choice(string.ascii_lowercase) for _ in range(12))
+        #: Set whenever one of this worker's jobs ends (``Runtime.drain`` waits on it).
+        self.job_ended = asyncio.Event()
+        self._slot_freed = asyncio.Event()  # the same, for this worker's own wait when every slot is busy
+        #: Milliseconds from when each job could run (its score in the queue) to its start, the latest 10,000.
+        self.pickup_ms: deque[int] = deque(maxlen=10_000)
+
+    async def _poll_iteration(self) -> None:
+        read_from = timestamp_ms()
+        await super()._poll_iteration()
+        await self._wait_for_work(read_from)
+
+    async def _wait_for_work(self, read_from: int) -> None:
+        """Until the doorbell rings, the next deferred job is due, or ``idle_wait`` passed."""
+        if self.job_counter >= self.max_jobs:  # no slot: nothing can start before a job ends
+            self._slot_freed.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.idle_wait):
+                    await self._slot_freed.wait()
+            return
+        # the earliest job not due at the read (one due since is read again at once)
+        upcoming = await self.pool.zrangebyscore(self.queue_name, f"({read_from}", "+inf", start=0, num=1,
+                                                 withscores=True)
+        due_in = (upcoming[0][1] - timestamp_ms()) / 1000 if upcoming else None
+        if due_in is not None and due_in <= 0:
+            return
+        alarm = None
+        if due_in is not None and due_in < self.idle_wait:
+            alarm = asyncio.create_task(self._alarm(due_in), name="heyan-worker-alarm")
+        try:
+            # redis-py's stub says int; Redis takes a float (seconds)
+            rang = await self.pool.blpop([DOORBELL, self.alarm_key], timeout=self.idle_wait)  # type: ignore[arg-type,misc]
+        finally:
+            if alarm is not None:
+                alarm.cancel()
+                await asyncio.gather(alarm, return_exceptions=True)  # its outcome, not this task's cancellation
+        if rang:
+            # one read serves every ring so far: the tokens left would only wake the worker for nothing
+            await self.pool.delete(DOORBELL, self.alarm_key)
+
+    async def _alarm(self, delay: float) -> None:
+        await asyncio.sleep(delay)
+        await ring(self.pool, self.alarm_key)
+
+    async def run_job(self, job_id: str, score: int) -> None:
+        self.pickup_ms.append(max(0, timestamp_ms() - score))
+        try:
+            await super().run_job(job_id, score)
+        finally:
+            # run after this task is done: a waiter sees it finished, and arq's done callback freed its slot
+            asyncio.get_running_loop().call_soon(self._ended)
+
+    def _ended(self) -> None:
+        self.job_ended.set()
+        self._slot_freed.set()
+
+
 def _worker_kwargs(settings: Settings) -> dict[str, Any]:
     """The arq Worker arguments both shapes share, from Settings (read when the worker is built)."""
     jobs = settings.jobs
@@ -111,11 +196,11 @@ def _worker_kwargs(settings: Settings) -> dict[str, Any]:
     }
 
 
-def build_worker(svc: Services, *, burst: bool = False) -> Worker:
+def build_worker(svc: Services, *, burst: bool = False) -> DoorbellWorker:
     """An arq worker for these services' queue, sharing their Redis pool (an arq pool)."""
     if not isinstance(svc.redis, ArqRedis):
         raise TypeError("the in-process worker needs the services' Redis to be an arq pool (create_pool)")
-    return Worker(
+    return DoorbellWorker(
         **_worker_kwargs(svc.settings),
         redis_pool=svc.redis,
         burst=burst,

@@ -10,8 +10,8 @@ Tests never wait for the wall clock to reach a due time, and never sleep to let 
   whose messages carry dates: its "now" comes from them, never from today.
 * ``JobSchedule`` (here) — arq runs a deferred job (a reminder, an idle watch) once the real time
   reaches its score in the queue. ``deferred()`` lists what is scheduled for when, so a test can assert *when* a job
-  would run; ``run_due(until)`` makes every job deferred to ``until`` or earlier ready now, so the worker
-  (in this process or a ``heyan worker`` child) takes it on its next poll; ``skip(delta)`` does so for
+  would run; ``run_due(until)`` makes every job deferred to ``until`` or earlier ready now and rings the queue's
+  doorbell, so the worker (in this process or a ``heyan worker`` child) takes it at once; ``skip(delta)`` does so for
   the next ``delta`` (a retry's backoff, an idle watch). A test then waits for the job's effect (a post,
   a record), never for a number of seconds. It works on any Redis the jobs use:
   the test run's Valkey (``redis_url``) or a child process's embedded one (connect to its socket).
@@ -29,7 +29,7 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from jobs.queue import QUEUE
+from jobs.queue import DOORBELL, QUEUE
 from memory import clock
 
 __all__ = ["JobSchedule", "after_script"]
@@ -98,4 +98,9 @@ class JobSchedule:
                 # XX: only a job still queued moves (one that finished meanwhile is not added back)
                 await _await(self.redis.zadd(self.queue, {job_id: int(now_ms)}, xx=True))
                 moved.append(job_id)
+        if moved and self.queue == QUEUE:
+            # ring the doorbell as ``jobs.queue.bring_forward`` does: the worker takes them now, not
+            # at its next poll (a token, short-lived: ``jobs.queue.ring``)
+            await _await(self.redis.lpush(DOORBELL, b"1"))
+            await _await(self.redis.pexpire(DOORBELL, 60_000))
         return moved

@@ -69,6 +69,10 @@ def test_bench_load_reports_every_phase() -> None:
     assert engine["tenant_memories"] == 108  # 16-memory chunks dealt round-robin: 7 of the 19 chunks
     for run in ("engine", "embedded"):
         assert engine[run]["message"]["n"] == 18 and engine[run]["reply"]["n"] == 2
+    # the embedded run lets its jobs finish and says how long each waited to be picked (issue 31)
+    pickup = engine["embedded"]["job_pickup"]
+    assert pickup["n"] > 0 and set(pickup) == {"n", "p50_ms", "p95_ms", "p99_ms", "mean_ms"}
+    assert "job_pickup" not in engine["engine"]
     local = out["alternatives"]["local_mode"]
     assert local["cap"] == 300 and local["checkpoints"][0]["recall"]["n"] == 10
     assert "chroma" not in out["alternatives"]

@@ -60,6 +60,9 @@ MESSAGES, PROMISES, MENTIONS = 540, 60, 20
 BOT_KILLS, WORKER_KILLS, VALKEY_RESTARTS = 20, 6, 2
 CHAOS = 0.3
 LLM_TIMEOUT = 1.0
+#: The promises fall due from DUE_FROM s into the run, two a second (20–49 s, whole seconds as the
+#: messages state them): inside the kill phase, and the run cannot settle before the last one.
+DUE_FROM = 20
 _DUE = re.compile(r" by (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")
 _SMALL_TALK = (
     "The meeting ran long again today.", "I think the noise is the real problem here.",
@@ -139,7 +142,7 @@ def make_script(t0: datetime, rng: random.Random) -> Script:
         ts = t0 + timedelta(seconds=i * 0.05)
         if kind == "promise":
             item = f"item-{len(script.promises) + 1}"
-            due = t0 + timedelta(seconds=30 + len(script.promises))
+            due = t0 + timedelta(seconds=DUE_FROM + len(script.promises) // 2)
             script.promises[item] = (tenant, user, due)
             text = f"I will deliver {item} by {due:%Y-%m-%dT%H:%M:%SZ}."
         elif kind == "secret":
@@ -291,6 +294,7 @@ async def test_nothing_lost_nothing_twice(workdir: Path, monkeypatch: pytest.Mon
             kills = worker_kills = restarts = 0
             # the kills land at random points of the feed, whatever the machine's speed
             points = sorted(rng.sample(range(10, len(script.feed) - 10), BOT_KILLS))
+            started = time.monotonic()
             try:
                 await procs.start_bot()
                 await procs.keep_workers_alive()
@@ -313,6 +317,7 @@ async def test_nothing_lost_nothing_twice(workdir: Path, monkeypatch: pytest.Mon
                             restarts += 1
                         await procs.start_bot()
                 assert kills == BOT_KILLS
+                killing = time.monotonic() - started
 
                 inspect = await Runtime.start(load_settings(), worker=False)
                 try:
@@ -331,7 +336,8 @@ async def test_nothing_lost_nothing_twice(workdir: Path, monkeypatch: pytest.Mon
           f"{worker_kills} worker kills, {restarts} Valkey restarts, {sum(responder.failures.values())} LLM "
           f"failures ({dict(responder.failures)}), {len(dead)} dead-lettered jobs retried, "
           f"{posts[1]} re-sends absorbed by the platform's idempotency key, {reextracted} re-extractions "
-          f"after kills; lost 0, duplicated 0")
+          f"after kills; lost 0, duplicated 0; kills done at {killing:.0f} s, settled at "
+          f"{time.monotonic() - started:.0f} s")
 
 
 async def check_outcome(rt: Runtime, procs: Processes, script: Script, state: Path) -> None:

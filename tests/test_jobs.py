@@ -326,14 +326,14 @@ def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
 
 
 def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`heyan worker` builds its arq settings from HEYAN_JOBS_* when it starts, not at import."""
-    import arq.worker
-
+    """`heyan worker` builds its arq settings from HEYAN_JOBS_* when it starts, not at import, and
+    runs the worker the doorbell wakes."""
     import adapters.worker
     from adapters.cli import app
+    from jobs.worker import DoorbellWorker
 
-    captured: list[Any] = []
-    monkeypatch.setattr(arq.worker, "run_worker", lambda s, **kw: captured.append(arq.worker.create_worker(s, **kw)))
+    captured: list[DoorbellWorker] = []
+    monkeypatch.setattr(DoorbellWorker, "run", lambda self: captured.append(self))
     for name, value in {"REDIS_URL": "redis://127.0.0.1:6399/3", "JOBS_RECONCILE_MINUTES": "20",
                         "JOBS_MAX_TRIES": "7", "JOBS_JOB_TIMEOUT": "33", "QDRANT_URL": "http://127.0.0.1:1"}.items():
         monkeypatch.setenv(f"HEYAN_{name}", value)

@@ -269,6 +269,10 @@ def _table(result: dict[str, Any]) -> None:
             r = e[run]
             console.print(f"{run}: per message p50 {r['message']['p50_ms']:.2f} / p95 {r['message']['p95_ms']:.2f} ms; "
                           f"per reply p50 {r['reply']['p50_ms']:.2f} / p95 {r['reply']['p95_ms']:.2f} ms")
+            if "job_pickup" in r:
+                pick = r["job_pickup"]
+                console.print(f"{run}: job pickup p50 {pick['p50_ms']:.1f} / p95 {pick['p95_ms']:.1f} ms "
+                              f"over {pick['n']} jobs")
     for name, alt in result["alternatives"].items():
         if "skipped" in alt:
             console.print(f"{name}: skipped ({alt['skipped']})")

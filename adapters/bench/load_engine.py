@@ -11,7 +11,9 @@ the offline reply).
 
 Two runs: ``engine`` without the job worker (the engine's own overhead), then ``embedded`` with
 the in-process worker running extraction and summaries beside it, as the embedded shape does — its
-jobs share the event loop and the two cores with the engine.
+jobs share the event loop and the two cores with the engine. The embedded run then lets its jobs
+finish (untimed) and reports their pickup: ms from when a job could run to when the worker started
+it (``job_pickup``; the doorbell of ``jobs.worker.DoorbellWorker``).
 """
 
 from __future__ import annotations
@@ -80,7 +82,10 @@ async def _run(settings: Settings, tenant: str, session: str, messages: int, wor
             tick(1)
         if not worker:
             await rt.redis.flushdb()  # the jobs this run queued are not the next run's work
-        return {"worker": worker, "message": summary(observe_ms), "reply": summary(reply_ms)}
+            return {"worker": worker, "message": summary(observe_ms), "reply": summary(reply_ms)}
+        await rt.drain(timeout=600)  # untimed: every job the run queued gets picked (issue 31: pickup ≤ 20 ms)
+        return {"worker": worker, "message": summary(observe_ms), "reply": summary(reply_ms),
+                "job_pickup": summary([float(ms) for ms in rt.job_pickups()])}
     finally:
         await rt.stop()
 
