@@ -15,7 +15,6 @@ import sys
 import time
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 from arq.constants import in_progress_key_prefix, job_key_prefix
