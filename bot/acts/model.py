@@ -51,8 +51,8 @@ class ActModel:
             raise ActModelError(f"the act model takes rows of {self.width} values, got {rows.shape}")
         logits = rows @ self.weights + self.bias
         logits -= logits.max(axis=1, keepdims=True)
-        p: np.ndarray = np.exp(logits)
-        return p / p.sum(axis=1, keepdims=True)
+        p = np.exp(logits)
+        return np.asarray(p / p.sum(axis=1, keepdims=True), dtype=np.float32)
 
     def predict(self, rows: np.ndarray) -> list[Act]:
         return [ACTS[i] for i in self.probabilities(rows).argmax(axis=1)]

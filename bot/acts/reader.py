@@ -10,8 +10,9 @@ from bot.acts.features import Line, cheap, stack
 from bot.acts.labels import Act
 from bot.acts.model import ActModel, ActModelError
 from memory.errors import EmbedderError
+from memory.extraction import Utterance
 
-__all__ = ["ActReader", "Embed", "default_reader"]
+__all__ = ["ActReader", "Embed", "default_reader", "thread_acts"]
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,14 @@ class ActReader:
             same = bool(i) and speakers[i] == speakers[i - 1]
             acts.append(self.model.predict(stack([vector], [cheap(line, previous, same_speaker=same)]))[0])
         return acts
+
+
+def thread_acts(reader: ActReader, thread: Sequence[Utterance]) -> list[Act]:
+    """The acts of a thread of messages, each read after the ones before it."""
+    names = {u.author_name for u in thread if u.author_name}
+    lines = [Line(u.text, addressed=u.addressed,
+                  names_other=any(n != u.author_name and len(n) >= 2 and n in u.text for n in names)) for u in thread]
+    return reader.read(lines, [u.author_id for u in thread])
 
 
 _DEFAULT: list[ActReader | None] = []
