@@ -12,12 +12,12 @@ import logging
 import re
 from collections.abc import Sequence
 
-from bot.offline.acts import derive
 from bot.acts.reader import default_reader, thread_acts
 from bot.lang import detect_lang, turn_lang
 from bot.llm.base import Classification, ReplyRequest
 from bot.names import NameBook
 from bot.offline import lexicon as lx
+from bot.offline.acts import derive
 from bot.offline.answers import answer
 from bot.offline.phrasing import mediate
 from bot.offline.questions import Ask, read_question
