@@ -70,6 +70,8 @@ def condition_of(text: str) -> tuple[str, str] | None:
 
 # A plan put to everyone, not a request to one person: "要不我们各退一步", "let's split it", "大家…".
 _FOR_ALL = re.compile(r"\b(?:we|let'?s|us|everyone|everybody)\b|我们|咱们?|大家|各位", _I)
+_PROPOSING = re.compile(r"^\s*(?:proposal|suggestion|idea|how\s+about|what\s+if|i\s+propose|i\s+suggest|let'?s)\b"
+                        r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 
 
@@ -159,8 +161,12 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
             kind = thread.acts[j] if j is not None else None
             linked = {c.extra.get("proposal_message_id") for c in mine if c.kind is Kind.CONSENSUS}
-            if j is not None and (thread.lines[j].message_id in linked or _for_all(thread.lines[j].text)):
-                kind = Act.PROPOSE  # the rules read it as a plan put to both, or it says "we": a proposal
+            if j is not None and kind is Act.REQUEST and (act is Act.AGREE or thread.lines[j].message_id in linked
+                                                          or _for_all(thread.lines[j].text)
+                                                          or _PROPOSING.match(thread.lines[j].text)):
+                # agreed to rather than taken on, read by the rules as a plan put to both, said to "us" or
+                # opened as one ("proposal: …", "要不…"): a proposal
+                kind = Act.PROPOSE
             if j is not None and kind is Act.COUNTER:
                 # "tomorrow works": the counter-offer was its speaker's promise; nothing of the accepter's
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
