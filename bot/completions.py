@@ -23,6 +23,7 @@ is the report's message id.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Sequence
@@ -30,16 +31,20 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.actors import Actor, ModerationError
+from bot.acts.labels import Act
+from bot.acts.reader import default_reader, thread_acts
 from bot.clock import reply_zone, show_due
 from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
-from bot.offline.reschedule import Reschedule, moved_value, reschedules
+from bot.offline.reschedule import Reschedule, moved_value, new_time, reschedules
 from bot.outbox import Outbox, Post, PostKind
 from bot.richtext import Mention, RichText
+from memory.errors import EmbedderError
 from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope
+from memory.normalize import normalize
 
 __all__ = ["Settled", "match", "move", "settle"]
 
@@ -214,8 +219,29 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
             await _ask(outbox, request, report, _question(report, asked, reply_zone(said_in, request.timezone), lang),
                        lang)
             out.append(Settled(report, asked=tuple(asked)))
-    for change in reschedules([t for t in request.turns if t.message_id not in flagged], request.context):
+    changes = reschedules([t for t in request.turns if t.message_id not in flagged], request.context)
+    changes += await _act_reschedules(request, flagged | {c.message_id for c in changes})
+    for change in changes:
         await move(moderation, request, change)
+    return out
+
+
+async def _act_reschedules(request: ExtractionRequest, skip: frozenset[str]) -> list[Reschedule]:
+    """The changes of time the rules did not read, read as such by the dialogue acts (``bot.acts``):
+    "ok ok, Thursday EOD then", "改一下，分摊表格周四再给" — each moves its speaker's latest open promise."""
+    reader = default_reader()
+    if reader is None or not request.turns:
+        return []
+    thread = [*request.context, *request.turns]
+    try:
+        acts = await asyncio.to_thread(thread_acts, reader, thread)
+    except EmbedderError as exc:
+        log.warning("dialogue acts unavailable for this batch's changes of time: %s", exc)
+        return []
+    out = []
+    for turn, act in zip(thread[len(request.context):], acts[len(request.context):], strict=True):
+        if act is Act.RESCHEDULE and turn.message_id not in skip and (when := new_time(turn.text)):
+            out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, when, "", normalize(turn.text).strip()[:300]))
     return out
 
 

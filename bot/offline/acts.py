@@ -10,8 +10,8 @@
   asker, of the request's action, due at the acceptance's own time when it gives one, else the request's;
 * an agreement to a proposal carries the proposal's full content and cites the proposer (so the record
   names both parties; every agreeing member has one);
-* a request, counter-offer, condition, change of time, refusal or question to Heyan is never an
-  agreement; only an acceptance or an agreement is;
+* a request, counter-offer, condition, change of time, refusal, report of done or question to Heyan is
+  never an agreement;
 * a promise made on a condition ("if …, I'll …", "如果…我就…", "只要…") keeps it in
   ``CandidateFact.condition`` (a conditional line with no promise the rules read gets one from its
   consequence).
@@ -47,9 +47,10 @@ _I = re.IGNORECASE
 #: and an agreement for the proposal it agrees to.
 _ASK_BACK = 3
 _PROPOSAL_BACK = 8
-#: Acts that are never an agreement.
+#: Acts that are never an agreement. ("other" is not among them: a "yes, $300 max" the classifier
+#: does not know stays the rules' agreement.)
 _NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
-                           Act.OFFER, Act.DONE, Act.OTHER, Act.PROPOSE})
+                           Act.DONE})
 _COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming|only\s+if)\b[^,;.!?]+", _I)
 _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一)[^，,。；;！!？?]+?(?:的话)?(?=[，,。；;！!？?]|我就|就|那就|$)")
 #: What opens a promise's consequence: "…, I'll", "…，我就".
@@ -160,12 +161,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if j is None:
                 j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
             kind = thread.acts[j] if j is not None else None
-            linked = {c.extra.get("proposal_message_id") for c in mine if c.kind is Kind.CONSENSUS}
-            if j is not None and kind is Act.REQUEST and (act is Act.AGREE or thread.lines[j].message_id in linked
-                                                          or _for_all(thread.lines[j].text)
+            if j is not None and kind is Act.REQUEST and (_for_all(thread.lines[j].text)
                                                           or _PROPOSING.match(thread.lines[j].text)):
-                # agreed to rather than taken on, read by the rules as a plan put to both, said to "us" or
-                # opened as one ("proposal: …", "要不…"): a proposal
+                # said to "us" or opened as a proposal ("proposal: …", "要不…"), whatever the classifier
+                # called it: a plan put to all, agreed to
                 kind = Act.PROPOSE
             if j is not None and kind is Act.COUNTER:
                 # "tomorrow works": the counter-offer was its speaker's promise; nothing of the accepter's
