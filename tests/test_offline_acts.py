@@ -4,18 +4,23 @@ classifier was not trained on; the script's own time, never today's."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.models import Message
 from bot.offline.acts import condition_of
 from bot.offline.provider import OfflineProvider
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts
-from memory.models import Fact, Kind
+from memory.models import Fact, FactStatus, Kind, Scope
+from tests.jobs_helpers import settings
 from tests.keys import TEST_KEY
+from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
 
 T0 = datetime(2027, 3, 1, 9, 0, tzinfo=ZoneInfo("Europe/Berlin"))  # a Monday
 
@@ -95,3 +100,30 @@ def test_the_condition_is_sealed_like_the_value() -> None:
     assert codec.fact_from_payload(payload).condition == "if the venue confirms"
     # a record sealed before the field existed opens with no condition
     assert Fact.model_validate({k: v for k, v in fact.model_dump().items() if k != "condition"}).condition == ""
+
+
+async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path, redis_url: str, start: Start,  # noqa: F811
+                                                                  clock_at: Callable[[datetime], None]) -> None:
+    monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
+    clock_at(monday + timedelta(minutes=5))
+    scope = Scope(tenant="slack:T1", session="C1:100.1")
+
+    def said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
+        return Message(id=mid, scope=scope.narrow(user=user), author_name=name, text=text,
+                       ts=monday + timedelta(minutes=minutes))
+
+    # every turn is extracted as it comes (the lines the trigger does not send wait for a batch otherwise)
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
+    await rt.engine.observe(said("m2", "u-ivan", "Ivan", "sure — Thursday 5pm, my time", 1))
+    await rt.engine.observe(said("m3", "u-ivan", "Ivan", "I'll also repaint the storage room by Wednesday", 2))
+    await rt.drain(60)
+    promises = {f.value: f for f in await rt.memory.open_commitments(Scope(tenant="slack:T1"))}
+    quote = next(f for v, f in promises.items() if "projector" in v)
+    assert quote.recipient == "u-nora" and quote.due_at == datetime(2026, 11, 5, 17, tzinfo=UTC)
+    await rt.engine.observe(said("m4", "u-ivan", "Ivan", "ugh, pushing the storage room to Friday, sorry", 3))
+    await rt.engine.observe(said("m5", "u-ivan", "Ivan", "quote's in: €240 for the projector incl. cables, sent it to Nora", 4))
+    await rt.drain(60)
+    [room] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))  # the quote is done
+    assert "storage room" in room.value and room.due_at is not None and room.due_at.weekday() == 4  # moved to Friday
+    assert (await rt.memory.get(Scope(tenant="slack:T1"), quote.id)).status is FactStatus.DONE
