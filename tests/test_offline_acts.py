@@ -126,4 +126,5 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
     await rt.drain(60)
     [room] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))  # the quote is done
     assert "storage room" in room.value and room.due_at is not None and room.due_at.weekday() == 4  # moved to Friday
-    assert (await rt.memory.get(Scope(tenant="slack:T1"), quote.id)).status is FactStatus.DONE
+    done = await rt.memory.get(Scope(tenant="slack:T1"), quote.id)
+    assert done is not None and done.status is FactStatus.DONE
