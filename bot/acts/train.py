@@ -120,8 +120,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--report", action="store_true", help="score held-out lines against the rules first")
     parser.add_argument("--out", type=Path, default=WEIGHTS)
+    parser.add_argument("--without", action="append", default=[], metavar="SPLIT",
+                        help="leave a split out of the final fit (e.g. set_a, to measure the bench on it unseen)")
     args = parser.parse_args(argv)
-    dialogues = load()
+    dialogues = [d for d in load() if d.split not in args.without]
     raw = _vectors(dialogues)
     vectors = {t: raw[t] for t in raw}
     keyed = {" ".join(t.split())[:300] or ".": v for t, v in raw.items()}
