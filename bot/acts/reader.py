@@ -7,12 +7,12 @@ import re
 from collections.abc import Callable, Sequence
 
 from bot.acts.features import Line, cheap, stack
-from bot.acts.labels import Act
+from bot.acts.labels import ACTS, Act
 from bot.acts.model import ActModel, ActModelError
 from memory.errors import EmbedderError
 from memory.extraction import Utterance
 
-__all__ = ["ActReader", "Embed", "default_reader", "thread_acts"]
+__all__ = ["ActReader", "Embed", "default_reader", "thread_acts", "thread_scores"]
 
 log = logging.getLogger(__name__)
 
@@ -35,23 +35,34 @@ class ActReader:
 
     def read(self, lines: Sequence[Line], speakers: Sequence[str]) -> list[Act]:
         """One act per line; ``speakers`` (one per line) says whether a line follows its own speaker."""
+        return [act for act, _ in self.scored(lines, speakers)]
+
+    def scored(self, lines: Sequence[Line], speakers: Sequence[str]) -> list[tuple[Act, float]]:
+        """One (act, its probability) per line."""
         if not lines:
             return []
         vectors = self.embed([_text(x.text) for x in lines])
-        acts: list[Act] = []
+        out: list[tuple[Act, float]] = []
         for i, (line, vector) in enumerate(zip(lines, vectors, strict=True)):
-            previous = acts[-1] if acts else None
+            previous = out[-1][0] if out else None
             same = bool(i) and speakers[i] == speakers[i - 1]
-            acts.append(self.model.predict(stack([vector], [cheap(line, previous, same_speaker=same)]))[0])
-        return acts
+            p = self.model.probabilities(stack([vector], [cheap(line, previous, same_speaker=same)]))[0]
+            best = int(p.argmax())
+            out.append((ACTS[best], float(p[best])))
+        return out
 
 
 def thread_acts(reader: ActReader, thread: Sequence[Utterance]) -> list[Act]:
     """The acts of a thread of messages, each read after the ones before it."""
+    return [act for act, _ in thread_scores(reader, thread)]
+
+
+def thread_scores(reader: ActReader, thread: Sequence[Utterance]) -> list[tuple[Act, float]]:
+    """(act, probability) of each message of a thread, each read after the ones before it."""
     names = {u.author_name for u in thread if u.author_name}
     lines = [Line(u.text, addressed=u.addressed,
                   names_other=any(n != u.author_name and len(n) >= 2 and n in u.text for n in names)) for u in thread]
-    return reader.read(lines, [u.author_id for u in thread])
+    return reader.scored(lines, [u.author_id for u in thread])
 
 
 _DEFAULT: list[ActReader | None] = []

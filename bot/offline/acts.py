@@ -40,9 +40,12 @@ from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind
 from memory.normalize import normalize
 
-__all__ = ["condition_of", "derive"]
+__all__ = ["SURE", "condition_of", "derive"]
 
 _I = re.IGNORECASE
+#: The probability an act needs to overrule the rules' agreement ("I accept the apology." read as a
+#: refusal at 0.23 stays an agreement).
+SURE = 0.5
 #: How far back (lines of the thread) an acceptance looks for the request or counter-offer it takes,
 #: and an agreement for the proposal it agrees to.
 _ASK_BACK = 3
@@ -133,10 +136,13 @@ class _Thread:
                                 "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})
 
 
-def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence[CandidateFact]) -> list[CandidateFact]:
+def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence[CandidateFact],
+           confidence: Sequence[float] | None = None) -> list[CandidateFact]:
     """The rules' ``candidates`` for ``request.turns``, changed where the act sequence decides (see the
-    module docstring). ``acts``: one per line of ``[*request.context, *request.turns]``."""
+    module docstring). ``acts``: one per line of ``[*request.context, *request.turns]``; ``confidence``:
+    each act's probability — an agreement the rules read is dropped only on a sure act (``SURE``)."""
     thread = _Thread(request, acts)
+    sure = [True] * len(acts) if confidence is None else [p >= SURE for p in confidence]
     if len(thread.acts) != len(thread.lines):
         raise ValueError(f"{len(thread.acts)} acts for {len(thread.lines)} lines")
     agrees = thread.attr["agrees"]
@@ -148,7 +154,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine):
             out.extend(mine)  # an attempt on memory, or a report of someone else: the rules' reading stands
             continue
-        kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING)]
+        kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING
+                                        and sure[i])]
         if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None:
             asked = thread.lines[j]
             when = _last_time(turn.text)

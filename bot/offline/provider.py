@@ -12,7 +12,7 @@ import logging
 import re
 from collections.abc import Sequence
 
-from bot.acts.reader import default_reader, thread_acts
+from bot.acts.reader import default_reader, thread_scores
 from bot.lang import detect_lang, turn_lang
 from bot.llm.base import Classification, ReplyRequest
 from bot.names import NameBook
@@ -61,11 +61,11 @@ class OfflineProvider:
         reader = default_reader()
         if reader is not None and request.turns:
             try:
-                acts = await asyncio.to_thread(thread_acts, reader, [*request.context, *request.turns])
+                scores = await asyncio.to_thread(thread_scores, reader, [*request.context, *request.turns])
             except EmbedderError as exc:
                 log.warning("dialogue acts unavailable for this batch (rules only): %s", exc)
             else:
-                facts = derive(request, acts, facts)
+                facts = derive(request, [a for a, _ in scores], facts, [p for _, p in scores])
         return [*facts, *extract_relations(request)]
 
     async def rewrite(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> list[str]:
