@@ -44,8 +44,8 @@ __all__ = ["SURE", "condition_of", "derive"]
 
 _I = re.IGNORECASE
 #: The probability an act needs to overrule the rules' agreement ("I accept the apology." read as a
-#: refusal at 0.23 stays an agreement).
-SURE = 0.5
+#: refusal at 0.23, "算了，我同意，平摊就平摊" at 0.54, stay agreements).
+SURE = 0.6
 #: How far back (lines of the thread) an acceptance looks for the request or counter-offer it takes,
 #: and an agreement for the proposal it agrees to.
 _ASK_BACK = 3
@@ -76,6 +76,8 @@ def condition_of(text: str) -> tuple[str, str] | None:
 _FOR_ALL = re.compile(r"\b(?:we|let'?s|us|everyone|everybody)\b|我们|咱们?|大家|各位", _I)
 _PROPOSING = re.compile(r"^\s*(?:proposal|suggestion|idea|how\s+about|what\s+if|i\s+propose|i\s+suggest|let'?s)\b"
                         r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
+_PROPOSAL_CUE = re.compile(r"^\s*(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
+                           r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 
 
@@ -105,7 +107,8 @@ class _Thread:
     def __init__(self, request: ExtractionRequest, acts: Sequence[Act]) -> None:
         self.request = request
         self.lines = [dataclasses.replace(u, text=normalize(u.text)) for u in (*request.context, *request.turns)]
-        self.acts = list(acts)
+        # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
+        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.match(u.text) else a for u, a in zip(self.lines, acts, strict=False)]
         self.attr = ATTRIBUTES[request.lang]
 
     def before(self, i: int, wanted: frozenset[Act], back: int) -> int | None:
