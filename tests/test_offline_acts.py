@@ -128,3 +128,12 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
     assert "storage room" in room.value and room.due_at is not None and room.due_at.weekday() == 4  # moved to Friday
     done = await rt.memory.get(Scope(tenant="slack:T1"), quote.id)
     assert done is not None and done.status is FactStatus.DONE
+
+
+async def test_an_agreement_said_to_heyan_is_still_an_agreement() -> None:
+    turns = [Utterance("c0", "u-bob", "Bob", "How about we alternate weeks?", T0),
+             Utterance("c1", "u-ann", "Ann", "@heyan OK, deal, I agree to alternate weeks.", T0 + timedelta(minutes=1),
+                       addressed=True)]
+    request = ExtractionRequest("t", "s", turns[1:], turns[:1], lang="en", timezone="Europe/Berlin")
+    facts = to_facts(request, await OfflineProvider().extract(request), now=turns[1].ts)
+    assert [f.subject for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "agrees to"] == ["u-ann"]

@@ -78,6 +78,7 @@ _PROPOSING = re.compile(r"^\s*(?:proposal|suggestion|idea|how\s+about|what\s+if|
                         r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
 _PROPOSAL_CUE = re.compile(r"^\s*(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
                            r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
+_ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 
 
@@ -153,6 +154,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
     offset = len(request.context)
     for i in range(offset, len(thread.lines)):
         turn, act = thread.lines[i], thread.acts[i]
+        if act is Act.QUESTION and not _ASKS.search(turn.text):
+            act = Act.OTHER  # "@heyan OK, deal, I agree to alternate weeks.": said to Heyan, asks nothing
         mine = [c for c in candidates if c.message_id == turn.message_id]
         if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine):
             out.extend(mine)  # an attempt on memory, or a report of someone else: the rules' reading stands
