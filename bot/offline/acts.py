@@ -79,6 +79,7 @@ _PROPOSING = re.compile(r"^\s*(?:proposal|suggestion|idea|how\s+about|what\s+if|
 _PROPOSAL_CUE = re.compile(r"^\s*(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
                            r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
+_TO_BOT = re.compile(r"\b(?:bot|heyan)\b|和言|机器人", _I)
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 
 
@@ -157,8 +158,11 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act is Act.QUESTION and not _ASKS.search(turn.text):
             act = Act.OTHER  # "@heyan OK, deal, I agree to alternate weeks.": said to Heyan, asks nothing
         mine = [c for c in candidates if c.message_id == turn.message_id]
-        if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine):
-            out.extend(mine)  # an attempt on memory, or a report of someone else: the rules' reading stands
+        if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine) \
+                or turn.addressed or _TO_BOT.search(turn.text):
+            # an attempt on memory, a report of someone else, or words to Heyan (a note to the bot is no
+            # act between members, and may be an attack the detector missed): the rules' reading stands
+            out.extend(mine)
             continue
         kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING
                                         and sure[i])]
