@@ -15,7 +15,7 @@ UV_COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --u
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-.PHONY: install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
+.PHONY: acts install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
 
 # The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
 # apt-get when it is missing (as root, or through sudo), with a Chinese font so that zh pages and
@@ -36,6 +36,12 @@ $(STAMP): pyproject.toml $(DEV_LOCK)
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# The dialogue-act classifier (bot/acts): rebuild its labelled lines from the corpora, fit it on them
+# with the local embedder's vectors, write bot/data/acts.npz and print held-out scores beside the rules'.
+acts: $(STAMP)
+	$(BIN)/python scripts/build_acts_data.py
+	$(BIN)/python -m bot.acts.train --report
 
 # Re-resolve the locks from pyproject.toml, keeping the current pins where they still fit
 # (`make lock UPGRADE=1`: the newest versions pyproject.toml allows). Commit them with the change.

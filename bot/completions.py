@@ -23,6 +23,7 @@ is the report's message id.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Sequence
@@ -30,16 +31,20 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.actors import Actor, ModerationError
+from bot.acts.labels import Act
+from bot.acts.reader import default_reader, thread_acts
 from bot.clock import reply_zone, show_due
 from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
-from bot.offline.reschedule import Reschedule, moved_value, reschedules
+from bot.offline.reschedule import Reschedule, moved_value, new_time, reschedules
 from bot.outbox import Outbox, Post, PostKind
 from bot.richtext import Mention, RichText
+from memory.errors import EmbedderError
 from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope
+from memory.normalize import normalize
 
 __all__ = ["Settled", "match", "move", "settle"]
 
@@ -214,9 +219,61 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
             await _ask(outbox, request, report, _question(report, asked, reply_zone(said_in, request.timezone), lang),
                        lang)
             out.append(Settled(report, asked=tuple(asked)))
-    for change in reschedules([t for t in request.turns if t.message_id not in flagged], request.context):
+    acts = await _thread_acts(request)
+    reported = {r.report.message_id for r in out} | flagged
+    for report in _act_reports(request, acts, reported):
+        open_ = await moderation.memory.open_commitments(Scope(tenant=request.tenant), [report.author_id],
+                                                         visible_in=request.session)
+        sure, _ = match(report, open_, request.session)
+        if sure is None:
+            continue  # read by the classifier alone: closes only what it surely names, never asks
+        owner = Actor(tenant=request.tenant, user_id=sure.subject, name=sure.subject_name or report.author_name,
+                      lang="zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en", unlimited=True)
+        try:
+            done = await moderation.commitment_done(owner, sure.id, f"said done: “{report.quote}”",
+                                                    session=request.session, at=report.ts)
+        except ModerationError as exc:
+            log.info("could not mark %s done after %s: %s", sure.id, report.message_id, exc)
+            continue
+        out.append(Settled(report, done=done))
+    changes = reschedules([t for t in request.turns if t.message_id not in flagged], request.context)
+    changes += _act_reschedules(request, acts, flagged | {c.message_id for c in changes})
+    for change in changes:
         await move(moderation, request, change)
     return out
+
+
+async def _thread_acts(request: ExtractionRequest) -> list[Act]:
+    """The dialogue acts (``bot.acts``) of the batch's thread, context first; [] when unavailable."""
+    reader = default_reader()
+    if reader is None or not request.turns:
+        return []
+    try:
+        return await asyncio.to_thread(thread_acts, reader, [*request.context, *request.turns])
+    except EmbedderError as exc:
+        log.warning("dialogue acts unavailable for this batch (rules only): %s", exc)
+        return []
+
+
+def _own_turns(request: ExtractionRequest, acts: Sequence[Act], wanted: Act, skip: set[str] | frozenset[str]) -> list[Utterance]:
+    if not acts:
+        return []
+    return [t for t, a in zip(request.turns, acts[len(request.context):], strict=True)
+            if a is wanted and t.message_id not in skip]
+
+
+def _act_reports(request: ExtractionRequest, acts: Sequence[Act], skip: set[str]) -> list[DoneReport]:
+    """Reports of a promise kept the rules did not read, read as such by the dialogue acts ("quote's in:
+    €89 …", "changelog 搞定了"): the speaker's own, naming what they did in their words."""
+    return [DoneReport(t.message_id, t.author_id, t.author_name, t.ts, normalize(t.text).strip()[:300],
+                       normalize(t.text).strip()[:300], "") for t in _own_turns(request, acts, Act.DONE, skip)]
+
+
+def _act_reschedules(request: ExtractionRequest, acts: Sequence[Act], skip: frozenset[str]) -> list[Reschedule]:
+    """The changes of time the rules did not read, read as such by the dialogue acts (``bot.acts``):
+    "ok ok, Thursday EOD then", "改一下，分摊表格周四再给" — each moves its speaker's latest open promise."""
+    return [Reschedule(t.message_id, t.author_id, t.ts, when, "", normalize(t.text).strip()[:300])
+            for t in _own_turns(request, acts, Act.RESCHEDULE, skip) if (when := new_time(t.text))]
 
 
 def _said(fact: Fact) -> datetime:

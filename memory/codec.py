@@ -10,7 +10,7 @@ it relates, so recall finds relations by name without decrypting: ``memory.hops`
 ``memory.crypto``, bound to ``<layer>/<tenant>/<id>``):
 
 * facts: value, attribute, subject, subject_name, sources (quotes, author names, message ids),
-  history and contested entries, slot, a relation's target, recipient_name (the recipient's user id stays plain, like
+  history and contested entries, slot, a relation's target, a commitment's condition, recipient_name (the recipient's user id stays plain, like
   ``users``); the embedded text is not stored at all (it is
   ``Fact.embed_text()`` of those fields);
 * summaries: text and history.
@@ -53,11 +53,11 @@ __all__ = [
 SEALED = "sealed"
 #: A fact's free-text fields: sealed, never in the clear.
 _FACT_SECRET = ("value", "attribute", "subject", "subject_name", "sources", "history", "contested", "slot",
-                "recipient_name", "target")
+                "recipient_name", "target", "condition")
 #: Keys a sealed fact payload sets to None, clearing a clear copy written before encryption
 #: (``subject`` is overwritten with the id or pseudonym instead).
 _FACT_CLEARED = ("value", "attribute", "subject_name", "sources", "history", "contested", "slot", "text",
-                 "recipient_name", "target")
+                 "recipient_name", "target", "condition")
 _SUMMARY_SECRET = ("text", "history")
 
 

@@ -106,6 +106,8 @@ class CandidateFact:
     #: A relation's object (kind ``relation``: subject, relation in ``attribute``, the object as
     #: said in ``value``): a user id or a name; empty means ``value``.
     target: str = ""
+    #: What a commitment holds only on, as said ("if the landlord agrees"): ``Fact.condition``.
+    condition: str = ""
 
 
 class FactExtractor(Protocol):
@@ -262,6 +264,7 @@ def to_facts(
                 slot=slot,
                 recipient=recipient,
                 recipient_name=normalize(names.get(recipient, "")),
+                condition=normalize(cand.condition) if kind is Kind.COMMITMENT else "",
             )
         except ValidationError as exc:
             # one unusable candidate (an empty attribute, say) must not sink the batch's other facts

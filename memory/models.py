@@ -219,6 +219,9 @@ class Fact(BaseModel):
     #: theirs to anyone else). Empty when unknown.
     recipient: str = ""
     recipient_name: str = ""
+    #: What a commitment holds only on, as said ("if the usage log backs Aylin up", "如果房东同意"), when
+    #: extraction found one (``bot.offline.acts``); sealed like the value. Empty on other records.
+    condition: str = ""
     #: Which statement of its speaker this record holds (``"<family>:<digest>"``, from the words of the
     #: quote; see ``bot.offline.slots``): two claims of one speaker are two records. Empty on records
     #: written before slots existed, whose key is the attribute.

@@ -6,7 +6,8 @@ speaker, its time (the offset of ``ts`` is the speaker's clock), optional earlie
 refusal, emotion, claim), owner (always ``speaker``: nobody else can be bound by what a speaker
 says) and, for a commitment, the due window (``{"from", "to"}``, inclusive) or null for none.
 
-The message goes through the production path — ``bot.offline.rules.extract_rules`` and then
+The message goes through the production path — ``bot.offline.rules.extract_rules``, read again with
+the dialogue acts (``bot.offline.acts``, as ``OfflineProvider.extract`` does), and then
 ``memory.extraction.to_facts`` — and the facts are compared with the gold per message and kind
 (counts: a message with two gold commitments needs two). Reported: precision and recall per kind,
 due-time accuracy (of the commitments found, the share whose due time is in the gold window, or
@@ -224,10 +225,17 @@ def _earlier(row: CorpusRow) -> list[Utterance]:
 
 def _extract(turn: Utterance, earlier: list[Utterance], lang: str) -> list[Fact]:
     # here, not at the top: every `heyan` command imports this module (to register `heyan bench extraction`)
+    from bot.acts.reader import default_reader, thread_scores
+    from bot.offline.acts import derive
     from bot.offline.rules import extract_rules
 
     request = ExtractionRequest("bench", "corpus", [turn], earlier, lang, "UTC")  # type: ignore[arg-type]
-    return to_facts(request, extract_rules(request), now=turn.ts)
+    found = extract_rules(request)
+    reader = default_reader()
+    if reader is not None:  # read again with the dialogue acts, as OfflineProvider.extract does
+        scores = thread_scores(reader, [*earlier, turn])
+        found = derive(request, [a for a, _ in scores], found, [p for _, p in scores])
+    return to_facts(request, found, now=turn.ts)
 
 
 def extract(row: CorpusRow) -> list[Fact]:

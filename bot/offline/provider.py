@@ -7,13 +7,17 @@ queries, classification, reply and summary — which also makes it the reference
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from collections.abc import Sequence
 
+from bot.acts.reader import default_reader, thread_scores
 from bot.lang import detect_lang, turn_lang
 from bot.llm.base import Classification, ReplyRequest
 from bot.names import NameBook
 from bot.offline import lexicon as lx
+from bot.offline.acts import derive
 from bot.offline.answers import answer
 from bot.offline.phrasing import mediate
 from bot.offline.questions import Ask, read_question
@@ -21,10 +25,13 @@ from bot.offline.relations import extract_relations
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
 from bot.offline.smalltalk import small_talk
 from bot.offline.templates import is_structured, parse_summary, render_summary
+from memory.errors import EmbedderError
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind, Lang, Summary
 
 __all__ = ["OfflineProvider"]
+
+log = logging.getLogger(__name__)
 
 #: Queries beyond the turn itself that ``rewrite`` may add (the port allows three).
 MAX_EXTRA_QUERIES = 3
@@ -47,9 +54,19 @@ class OfflineProvider:
     name = "offline"
 
     async def extract(self, request: ExtractionRequest) -> list[CandidateFact]:
-        """Candidate facts from the rules in ``bot.offline.rules``, and relations between people,
-        things and groups from ``bot.offline.relations``."""
-        return [*extract_rules(request), *extract_relations(request)]
+        """Candidate facts from the rules in ``bot.offline.rules``, read again with the dialogue acts of
+        the thread (``bot.acts``: accepted requests and counter-offers, agreements with their proposal,
+        conditions), and relations between people, things and groups from ``bot.offline.relations``."""
+        facts = extract_rules(request)
+        reader = default_reader()
+        if reader is not None and request.turns:
+            try:
+                scores = await asyncio.to_thread(thread_scores, reader, [*request.context, *request.turns])
+            except EmbedderError as exc:
+                log.warning("dialogue acts unavailable for this batch (rules only): %s", exc)
+            else:
+                facts = derive(request, [a for a, _ in scores], facts, [p for _, p in scores])
+        return [*facts, *extract_relations(request)]
 
     async def rewrite(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> list[str]:
         """The turn itself plus up to three keyword-only variants for retrieval."""

@@ -27,7 +27,8 @@ from bot.offline.clauses import clean
 from bot.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "confirmed_report", "only_time", "own_time", "request_before", "takes_it_on"]
+__all__ = ["Accepted", "accepted_request", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
+           "takes_it_on"]
 
 _I = re.IGNORECASE
 
@@ -177,6 +178,33 @@ def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str]
         if (action := _action(said.strip())) is not None:
             return action, said.strip()
     return None
+
+
+# A name (or nickname, or a spelling the rules do not know) the request opens with: "Tom, …", "xiaolu，…",
+# "Bea could you …", "涛哥今天能…".
+_LEAD_NAME = re.compile(r"^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u)\b)")
+_ZH_ASKS = re.compile(r"能|可以|吗|帮|麻烦|请|[?？]")
+_ASK_ANY = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?"
+                      r"|(?:please|pls|kindly)\s+)|(?:你|您)?(?:能不能|可不可以|能|可以)(?:先|帮我|帮忙)?", _I)
+
+
+def requested_action(request: str) -> str:
+    """What a request asks its listener to do, turned to the listener's side ("send me" → "send you"),
+    whoever it names first; the request's words without its ask when no rule reads them (a dialogue
+    act said it is a request: ``bot.acts``)."""
+    sentences = [s.strip() for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
+    if not request.isascii():  # "涛哥今天能先把你那份电费转我吗，我信用卡已经垫了": then the clause that asks
+        clauses = [c.strip() for s in sentences for c in re.split(r"[，,；;]", s) if c.strip()]
+        sentences = sentences + [c for c in clauses if _ZH_ASKS.search(c) and c not in sentences]
+    for sentence in sentences:
+        said = _LEAD_NAME.sub("", sentence, count=1)
+        if (action := _action(said) or _action(sentence)) is not None:
+            return clean(_turned(action))
+    asked = next((s for s in sentences if _ZH_ASKS.search(s) or "?" in s), sentences[0] if sentences else request)
+    said = _LEAD_NAME.sub("", asked, count=1)
+    said = _ASK_ANY.sub("", said, count=1)
+    tail = _ZH_ASK_TAIL.search(said) if not said.isascii() else _EN_TAIL.search(said)
+    return clean(_turned(said[: tail.start()] if tail else said)) or clean(request)
 
 
 def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str, str],

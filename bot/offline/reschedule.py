@@ -24,7 +24,7 @@ from bot.offline.requests import own_time
 from memory.extraction import Utterance
 from memory.normalize import normalize
 
-__all__ = ["Reschedule", "moved_value", "reschedules"]
+__all__ = ["Reschedule", "moved_value", "new_time", "reschedules"]
 
 _I = re.IGNORECASE
 _EN = re.compile(
@@ -88,6 +88,24 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, found[0], found[1],
                                   normalize(turn.text).strip()[:300]))
     return out
+
+
+# What moves a time: "make that", "push it to", "改成", "改到" … the new time comes after it.
+_CUE = re.compile(r"make\s+(?:that|it)|(?:move|push|change|shift)(?:ing)?\s+(?:\S+\s+){0,4}?to\b|改成|改到|推到|延到|挪到|换到|再给|再发", _I)
+
+
+def new_time(text: str) -> str:
+    """The time a line moves a promise to (a line the dialogue acts read as a change of time,
+    ``bot.acts``): the first time after a change cue ("改到今天下午三点前吧"), else the first it names
+    ("ok ok, Thursday EOD then"); "" when it names none."""
+    text = normalize(text).strip()[:300]
+    cue = _CUE.search(text)
+    after = text[cue.end():] if cue is not None else text
+    span = find_due_span(after) or find_due_span(text)
+    if span is None:
+        return ""
+    said = after if find_due_span(after) is not None else text
+    return said[span[0] : span[1]]
 
 
 def moved_value(value: str, when: str) -> str:

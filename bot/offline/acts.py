@@ -1,0 +1,222 @@
+"""Records from the act sequence: what the rules miss or misread in a conversation.
+
+``derive`` reads the acts of a batch's thread (context, then turns) beside the rules' candidates
+(``bot.offline.rules``) and changes only what the sequence decides:
+
+* a counter-offer ("not tonight, tomorrow morning I can") to a request is its speaker's commitment to
+  the one who asked, of the request's action, due at the counter's own time; the asker's acceptance of
+  it ("tomorrow works") is no agreement and no promise of theirs;
+* an acceptance of a request ("yeah ok. thursday noon, my time") is the accepter's commitment to the
+  asker, of the request's action, due at the acceptance's own time when it gives one, else the request's;
+* an agreement to a proposal carries the proposal's full content and cites the proposer (so the record
+  names both parties; every agreeing member has one);
+* a request, counter-offer, condition, change of time, refusal, report of done or question to Heyan is
+  never an agreement;
+* a promise made on a condition ("if …, I'll …", "如果…我就…", "只要…") keeps it in
+  ``CandidateFact.condition`` (a conditional line with no promise the rules read gets one from its
+  consequence).
+
+Slots — times, names — stay with the rules (``bot.duetime``, ``bot.offline.requests``). A flagged
+message (an attempt on memory) is left as the rules made it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from bot.acts.labels import Act
+from bot.clock import aware
+from bot.duetime import find_due_span, resolve_due
+from bot.offline.actions import split_due, strip_head
+from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
+from bot.offline.requests import requested_action
+from bot.offline.rules import ATTRIBUTES
+from bot.offline.slots import slot_of
+from bot.zones import is_zone, speaker_zone
+from memory.extraction import CandidateFact, ExtractionRequest, Utterance
+from memory.models import Kind
+from memory.normalize import normalize
+
+__all__ = ["SURE", "condition_of", "derive"]
+
+_I = re.IGNORECASE
+#: The probability an act needs to overrule the rules' agreement ("I accept the apology." read as a
+#: refusal at 0.23, "算了，我同意，平摊就平摊" at 0.54, stay agreements).
+SURE = 0.6
+#: How far back (lines of the thread) an acceptance looks for the request or counter-offer it takes,
+#: and an agreement for the proposal it agrees to.
+_ASK_BACK = 3
+_PROPOSAL_BACK = 8
+#: Acts that are never an agreement. ("other" is not among them: a "yes, $300 max" the classifier
+#: does not know stays the rules' agreement.)
+_NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
+                           Act.DONE})
+_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming|only\s+if)\b[^,;.!?]+", _I)
+_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一)[^，,。；;！!？?]+?(?:的话)?(?=[，,。；;！!？?]|我就|就|那就|$)")
+#: What opens a promise's consequence: "…, I'll", "…，我就".
+_THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
+#: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".
+_CUE = re.compile(r"^[^:：]{0,40}[:：]\s*")
+
+
+def condition_of(text: str) -> tuple[str, str] | None:
+    """(the condition as said, the rest of the line) when ``text`` sets one ("if the landlord agrees",
+    "如果房东同意换成峰谷电价"), else None."""
+    m = _COND_ZH.search(text) or _COND_EN.search(text)
+    if m is None:
+        return None
+    rest = (text[: m.start()] + " " + text[m.end():]) if m.start() > 0 else text[m.end():]
+    return clean(m.group()), clean(_THEN.sub("", rest.strip(" ,，")))
+
+
+# A plan put to everyone, not a request to one person: "要不我们各退一步", "let's split it", "大家…".
+_FOR_ALL = re.compile(r"\b(?:we|let'?s|us|everyone|everybody)\b|我们|咱们?|大家|各位", _I)
+_PROPOSING = re.compile(r"^\s*(?:proposal|suggestion|idea|how\s+about|what\s+if|i\s+propose|i\s+suggest|let'?s)\b"
+                        r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
+_PROPOSAL_CUE = re.compile(r"^\s*(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
+                           r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
+_ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
+_TO_BOT = re.compile(r"\b(?:bot|heyan)\b|和言|机器人", _I)
+_TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
+
+
+def _for_all(text: str) -> bool:
+    return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
+
+
+def _zone(request: ExtractionRequest) -> str:
+    return request.timezone if is_zone(request.timezone) else "UTC"
+
+
+def _due(text: str, said: Utterance, request: ExtractionRequest) -> datetime | None:
+    return resolve_due(text, aware(said.ts), speaker_zone(said.zone, _zone(request)))
+
+
+def _last_time(text: str) -> str:
+    """The last time a line names ("not tonight … tomorrow morning I can" → "tomorrow morning")."""
+    found, rest = "", text
+    while (span := find_due_span(rest)) is not None:
+        found, rest = rest[span[0] : span[1]], rest[span[1]:]
+    return found
+
+
+class _Thread:
+    """The batch's thread with its acts, and the candidates the rules gave each turn."""
+
+    def __init__(self, request: ExtractionRequest, acts: Sequence[Act]) -> None:
+        self.request = request
+        self.lines = [dataclasses.replace(u, text=normalize(u.text)) for u in (*request.context, *request.turns)]
+        # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
+        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.match(u.text) else a for u, a in zip(self.lines, acts, strict=False)]
+        self.attr = ATTRIBUTES[request.lang]
+
+    def before(self, i: int, wanted: frozenset[Act], back: int) -> int | None:
+        """The nearest line before ``i``, of someone else, whose act is one of ``wanted``."""
+        speaker = self.lines[i].author_id
+        for j in range(i - 1, max(-1, i - 1 - back), -1):
+            if self.lines[j].author_id != speaker and self.acts[j] in wanted:
+                return j
+        return None
+
+    def fact(self, i: int, kind: Kind, attribute: str, value: str, **more: object) -> CandidateFact:
+        turn = self.lines[i]
+        quote = turn.text[:MAX_CLAUSE_CHARS]
+        return CandidateFact(kind=kind, subject=turn.author_id, subject_name=turn.author_name, attribute=attribute,
+                             value=value, message_id=turn.message_id, quote=quote, asserted_by=turn.author_id,
+                             slot=slot_of(kind, attribute, value, quote, turn.message_id), **more)  # type: ignore[arg-type]
+
+    def promise(self, i: int, action: str, due: datetime | None, to: str, asked: Utterance) -> CandidateFact:
+        bare, _ = split_due(action)
+        return self.fact(i, Kind.COMMITMENT, bare or action, action, due_at=due, recipient=to,
+                         extra={"request_message_id": asked.message_id, "requested_by": asked.author_id,
+                                "request_quote": asked.text[:MAX_CLAUSE_CHARS]})
+
+    def agreement(self, i: int, proposal: Utterance) -> CandidateFact:
+        content = clean(_CUE.sub("", proposal.text, count=1)) or clean(proposal.text)
+        return self.fact(i, Kind.CONSENSUS, self.attr["agrees"], content,
+                         extra={"proposal_message_id": proposal.message_id, "proposed_by": proposal.author_id,
+                                "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})
+
+
+def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence[CandidateFact],
+           confidence: Sequence[float] | None = None) -> list[CandidateFact]:
+    """The rules' ``candidates`` for ``request.turns``, changed where the act sequence decides (see the
+    module docstring). ``acts``: one per line of ``[*request.context, *request.turns]``; ``confidence``:
+    each act's probability — an agreement the rules read is dropped only on a sure act (``SURE``)."""
+    thread = _Thread(request, acts)
+    sure = [True] * len(acts) if confidence is None else [p >= SURE for p in confidence]
+    if len(thread.acts) != len(thread.lines):
+        raise ValueError(f"{len(thread.acts)} acts for {len(thread.lines)} lines")
+    agrees = thread.attr["agrees"]
+    out: list[CandidateFact] = []
+    offset = len(request.context)
+    for i in range(offset, len(thread.lines)):
+        turn, act = thread.lines[i], thread.acts[i]
+        if act is Act.QUESTION and not _ASKS.search(turn.text):
+            act = Act.OTHER  # "@heyan OK, deal, I agree to alternate weeks.": said to Heyan, asks nothing
+        mine = [c for c in candidates if c.message_id == turn.message_id]
+        if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine) \
+                or turn.addressed or _TO_BOT.search(turn.text):
+            # an attempt on memory, a report of someone else, or words to Heyan (a note to the bot is no
+            # act between members, and may be an attack the detector missed): the rules' reading stands
+            out.extend(mine)
+            continue
+        kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING
+                                        and sure[i])]
+        if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None:
+            asked = thread.lines[j]
+            when = _last_time(turn.text)
+            due = _due(when, turn, request) if when else None
+            action = requested_action(asked.text)
+            kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+            kept.append(thread.promise(i, action, due or _due(action, asked, request), asked.author_id, asked))
+        elif act in (Act.ACCEPT, Act.AGREE):
+            j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
+            if j is None:
+                j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
+            kind = thread.acts[j] if j is not None else None
+            if j is not None and kind is Act.REQUEST and (_for_all(thread.lines[j].text)
+                                                          or _PROPOSING.match(thread.lines[j].text)):
+                # said to "us" or opened as a proposal ("proposal: …", "要不…"), whatever the classifier
+                # called it: a plan put to all, agreed to
+                kind = Act.PROPOSE
+            if j is not None and kind is Act.COUNTER:
+                # "tomorrow works": the counter-offer was its speaker's promise; nothing of the accepter's
+                kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+            elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept):
+                asked = thread.lines[j]
+                action = requested_action(asked.text)
+                due = _due(turn.text, turn, request) or _due(action, asked, request)
+                own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported]
+                kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+                if own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker
+                    kept += [dataclasses.replace(c, recipient=c.recipient or asked.author_id) for c in own]
+                else:
+                    kept.append(thread.promise(i, action, due, asked.author_id, asked))
+            elif j is not None and kind is Act.PROPOSE:
+                cited = [c for c in mine if c.kind is Kind.CONSENSUS and c.attribute == agrees
+                         and c.extra.get("proposal_message_id") == thread.lines[j].message_id]
+                # the rules' agreement when it cites that proposal; else one that carries the proposal
+                kept = [c for c in kept if c.kind is not Kind.CONSENSUS] + (cited or [thread.agreement(i, thread.lines[j])])
+        elif act is Act.CONDITION and (cond := condition_of(turn.text)) is not None:
+            condition, consequence = cond
+            promises = [c for c in kept if c.kind is Kind.COMMITMENT]
+            kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+            if promises:
+                kept += [dataclasses.replace(c, condition=condition) for c in promises]
+            elif consequence:
+                action = strip_head(consequence) or consequence
+                bare, _ = split_due(action)
+                kept.append(thread.fact(i, Kind.COMMITMENT, bare or action, action, condition=condition,
+                                        due_at=_due(consequence, turn, request)))
+        elif act is not Act.CONDITION and (cond := condition_of(turn.text)) is not None:
+            # a promise the rules read, on a condition the classifier did not call one: keep the "if"
+            kept = [dataclasses.replace(c, condition=cond[0]) if c.kind is Kind.COMMITMENT
+                    and not c.condition and cond[0] not in c.value else c for c in kept]
+        out.extend(kept)
+    ids = {u.message_id for u in request.turns}
+    out.extend(c for c in candidates if c.message_id not in ids)  # nothing else should be there; keep it
+    return out

@@ -1,0 +1,139 @@
+"""Records from dialogue acts (bot.offline.acts through OfflineProvider.extract), on lines the act
+classifier was not trained on; the script's own time, never today's."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.models import Message
+from bot.offline.acts import condition_of
+from bot.offline.provider import OfflineProvider
+from memory.codec import PayloadCodec
+from memory.crypto import Cipher, parse_keys
+from memory.extraction import ExtractionRequest, Utterance, to_facts
+from memory.models import Fact, FactStatus, Kind, Scope
+from tests.jobs_helpers import settings
+from tests.keys import TEST_KEY
+from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+T0 = datetime(2027, 3, 1, 9, 0, tzinfo=ZoneInfo("Europe/Berlin"))  # a Monday
+
+
+async def _facts(lines: list[tuple[str, str]], lang: str = "en", zone: str = "Europe/Berlin") -> list[Fact]:
+    turns = [Utterance(f"m{i}", f"u-{who}", who, text, T0 + timedelta(minutes=3 * i), zone=zone)
+             for i, (who, text) in enumerate(lines)]
+    out: list[Fact] = []
+    for i, turn in enumerate(turns):  # one message at a time, the ones before as context, as the job does
+        request = ExtractionRequest("t", "s", [turn], turns[max(0, i - 6):i], lang=lang, timezone=zone)  # type: ignore[arg-type]
+        out += to_facts(request, await OfflineProvider().extract(request), now=turn.ts)
+    return out
+
+
+async def test_a_request_accepted_with_its_own_time_is_the_accepters_commitment_at_that_time() -> None:
+    facts = await _facts([("Nora", "Ivan, can you send the printer invoice to the treasurer by Friday?"),
+                          ("Ivan", "sure — Thursday 5pm, my time")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ivan" and promise.recipient == "u-Nora"
+    assert "printer invoice" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Thu 17:00"
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS]
+
+
+@pytest.mark.parametrize(("lines", "lang", "owner", "asker", "words", "day"), [
+    ([("Nora", "Ivan could you clear the bike shed this evening?"),
+      ("Ivan", "this evening no, I'm on call. Saturday morning I can"), ("Nora", "Saturday morning works, thanks")],
+     "en", "u-Ivan", "u-Nora", "bike shed", "Sat"),
+    ([("陈刚", "老周今天能把你那份水费转我吗"), ("周强", "今天不行，卡里没钱。周四可以"), ("陈刚", "周四可以")],
+     "zh", "u-周强", "u-陈刚", "水费", "Thu"),
+])
+async def test_a_counter_offer_accepted_is_the_counter_offerers_commitment_to_the_asker(
+        lines: list[tuple[str, str]], lang: str, owner: str, asker: str, words: str, day: str) -> None:
+    facts = await _facts(lines, lang)
+    promises = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert [(f.subject, f.recipient) for f in promises] == [(owner, asker)]
+    assert words in promises[0].value
+    assert promises[0].due_at is not None and promises[0].due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == day
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute in ("agrees to", "同意")]
+
+
+async def test_an_agreement_carries_the_whole_proposal_and_a_refusal_is_no_agreement() -> None:
+    facts = await _facts([("Ada", "proposal: the shared fridge is for drinks only, food goes in your own shelf"),
+                          ("Ben", "fine by me"), ("Cy", "yes, drinks only, agreed"),
+                          ("Dee", "no, I'm not agreeing to that, I have no shelf")])
+    agreements = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "agrees to"]
+    assert sorted(f.subject for f in agreements) == ["u-Ben", "u-Cy"]
+    for f in agreements:
+        assert "drinks only" in f.value and "own shelf" in f.value
+        assert {s.author_id for s in f.sources} == {f.subject, "u-Ada"}  # both parties, each with their words
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+@pytest.mark.parametrize(("text", "lang", "condition", "action"), [
+    ("如果房东同意换成峰谷电价，我就这周末去营业厅办", "zh", "如果房东同意换成峰谷电价", "营业厅"),
+    ("if the venue confirms by Monday, I'll order the banners", "en", "if the venue confirms by Monday", "banners"),
+])
+async def test_a_conditional_promise_keeps_its_condition(text: str, lang: str, condition: str, action: str) -> None:
+    facts = await _facts([("Kim", text)], lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.condition == condition and action in promise.value
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS]  # "如果房东同意" agrees to nothing
+
+
+def test_condition_of_reads_either_order() -> None:
+    assert condition_of("I'll pay the rest as long as the receipt shows the discount") == (
+        "as long as the receipt shows the discount", "pay the rest")
+    assert condition_of("I'll send it tomorrow") is None
+
+
+def test_the_condition_is_sealed_like_the_value() -> None:
+    fact = Fact(tenant="t", kind=Kind.COMMITMENT, subject="u1", attribute="order the banners", value="order the banners",
+                asserted_by="u1", users=("u1",), condition="if the venue confirms").with_id()
+    codec = PayloadCodec(Cipher([parse_keys(TEST_KEY)[0]]))
+    payload = codec.fact_to_payload(fact)
+    assert "venue" not in json.dumps(payload) and "condition" not in payload
+    assert codec.fact_from_payload(payload).condition == "if the venue confirms"
+    # a record sealed before the field existed opens with no condition
+    assert Fact.model_validate({k: v for k, v in fact.model_dump().items() if k != "condition"}).condition == ""
+
+
+async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path, redis_url: str, start: Start,  # noqa: F811
+                                                                  clock_at: Callable[[datetime], None]) -> None:
+    monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
+    clock_at(monday + timedelta(minutes=5))
+    scope = Scope(tenant="slack:T1", session="C1:100.1")
+
+    def said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
+        return Message(id=mid, scope=scope.narrow(user=user), author_name=name, text=text,
+                       ts=monday + timedelta(minutes=minutes))
+
+    # every turn is extracted as it comes (the lines the trigger does not send wait for a batch otherwise)
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
+    await rt.engine.observe(said("m2", "u-ivan", "Ivan", "sure — Thursday 5pm, my time", 1))
+    await rt.engine.observe(said("m3", "u-ivan", "Ivan", "I'll also repaint the storage room by Wednesday", 2))
+    await rt.drain(60)
+    promises = {f.value: f for f in await rt.memory.open_commitments(Scope(tenant="slack:T1"))}
+    quote = next(f for v, f in promises.items() if "projector" in v)
+    assert quote.recipient == "u-nora" and quote.due_at == datetime(2026, 11, 5, 17, tzinfo=UTC)
+    await rt.engine.observe(said("m4", "u-ivan", "Ivan", "ugh, pushing the storage room to Friday, sorry", 3))
+    await rt.engine.observe(said("m5", "u-ivan", "Ivan", "quote's in: €240 for the projector incl. cables, sent it to Nora", 4))
+    await rt.drain(60)
+    [room] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))  # the quote is done
+    assert "storage room" in room.value and room.due_at is not None and room.due_at.weekday() == 4  # moved to Friday
+    done = await rt.memory.get(Scope(tenant="slack:T1"), quote.id)
+    assert done is not None and done.status is FactStatus.DONE
+
+
+async def test_an_agreement_said_to_heyan_is_still_an_agreement() -> None:
+    turns = [Utterance("c0", "u-bob", "Bob", "How about we alternate weeks?", T0),
+             Utterance("c1", "u-ann", "Ann", "@heyan OK, deal, I agree to alternate weeks.", T0 + timedelta(minutes=1),
+                       addressed=True)]
+    request = ExtractionRequest("t", "s", turns[1:], turns[:1], lang="en", timezone="Europe/Berlin")
+    facts = to_facts(request, await OfflineProvider().extract(request), now=turns[1].ts)
+    assert [f.subject for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "agrees to"] == ["u-ann"]
