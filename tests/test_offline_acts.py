@@ -18,9 +18,10 @@ from memory.codec import PayloadCodec
 from memory.crypto import Cipher, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind, Scope
-from tests.jobs_helpers import settings
+from tests.jobs_helpers import Start, settings
 from tests.keys import TEST_KEY
-from tests.test_jobs import Start, hash_embedder, start  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
 
 T0 = datetime(2027, 3, 1, 9, 0, tzinfo=ZoneInfo("Europe/Berlin"))  # a Monday
 
@@ -102,7 +103,7 @@ def test_the_condition_is_sealed_like_the_value() -> None:
     assert Fact.model_validate({k: v for k, v in fact.model_dump().items() if k != "condition"}).condition == ""
 
 
-async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path, redis_url: str, start: Start,  # noqa: F811
+async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path, redis_url: str, start: Start,
                                                                   clock_at: Callable[[datetime], None]) -> None:
     monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
     clock_at(monday + timedelta(minutes=5))

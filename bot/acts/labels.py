@@ -1,4 +1,4 @@
-"""The label set of dialogue acts (issue 29, item 2)."""
+"""The label set of dialogue acts: what a line of a conversation does."""
 
 from __future__ import annotations
 
