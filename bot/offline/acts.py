@@ -39,6 +39,7 @@ from bot.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind
 from memory.normalize import normalize
+from memory.poisoning import attempt
 
 __all__ = ["SURE", "condition_of", "derive"]
 
@@ -112,14 +113,31 @@ class _Thread:
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
         self.acts = [Act.PROPOSE if _PROPOSAL_CUE.match(u.text) else a for u, a in zip(self.lines, acts, strict=False)]
         self.attr = ATTRIBUTES[request.lang]
+        # lines no reply may take up: attempts on memory and words to Heyan (a "sure" after one answers it)
+        names = tuple({u.author_name for u in self.lines if u.author_name})
+        self.barred = [u.message_id not in request.cleared and (
+            u.addressed or bool(_TO_BOT.search(u.text))
+            or attempt(u.text, speaker=u.author_name, names=names, addressed=u.addressed) is not None)
+            for u in self.lines]
 
     def before(self, i: int, wanted: frozenset[Act], back: int) -> int | None:
-        """The nearest line before ``i``, of someone else, whose act is one of ``wanted``."""
+        """The nearest line before ``i``, of someone else, whose act is one of ``wanted``; None when an
+        attempt on memory or words to Heyan come first (the reply answers those, and takes up nothing)."""
         speaker = self.lines[i].author_id
         for j in range(i - 1, max(-1, i - 1 - back), -1):
-            if self.lines[j].author_id != speaker and self.acts[j] in wanted:
+            if self.lines[j].author_id == speaker:
+                continue
+            if self.barred[j]:
+                return None
+            if self.acts[j] in wanted:
                 return j
         return None
+
+    def takes_up_barred(self, cand: CandidateFact) -> bool:
+        """Does ``cand`` (a promise or an agreement) take up a barred line as its request or proposal?"""
+        barred = {u.message_id for u, bar in zip(self.lines, self.barred, strict=True) if bar}
+        return cand.kind in (Kind.COMMITMENT, Kind.CONSENSUS) and cand.message_id not in barred and any(
+            cand.extra.get(key) in barred for key in ("proposal_message_id", "request_message_id"))
 
     def fact(self, i: int, kind: Kind, attribute: str, value: str, **more: object) -> CandidateFact:
         turn = self.lines[i]
@@ -216,7 +234,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             # a promise the rules read, on a condition the classifier did not call one: keep the "if"
             kept = [dataclasses.replace(c, condition=cond[0]) if c.kind is Kind.COMMITMENT
                     and not c.condition and cond[0] not in c.value else c for c in kept]
-        out.extend(kept)
+        # nothing answers an attempt on memory or words to Heyan: a "sure" after one agrees to nothing
+        out.extend(c for c in kept if not (thread.takes_up_barred(c)))
     ids = {u.message_id for u in request.turns}
     out.extend(c for c in candidates if c.message_id not in ids)  # nothing else should be there; keep it
     return out
