@@ -88,10 +88,12 @@ def test_one_record_reads_the_same_on_every_surface(lang: str) -> None:
         assert web_text.status_label("superseded", "zh") == "已取代" and web_text.stage_label("gathering", "zh") == "了解情况"
 
 
-_SURFACES = {"adapters/discord": "discord", "adapters/slack": "slack", "adapters/web": "web"}
+_SURFACES = {"adapters/discord": "discord", "adapters/slack": "slack", "adapters/web": "web",
+             "bot/offline/templates.py": "answer"}
 ROOT = Path(__file__).resolve().parents[1]
 #: The functions that read the catalog for a surface, and the part of the key they add.
 _CALLS = {"t": "", "_t": "card.", "card_text": "card."}
+_ANSWER_CALLS = {"_t": ""}
 
 
 def _calls() -> list[tuple[str, str, set[str] | None]]:
@@ -102,14 +104,16 @@ def _calls() -> list[tuple[str, str, set[str] | None]]:
 
     found: list[tuple[str, str, set[str] | None]] = []
     for folder, prefix in _SURFACES.items():
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        where = ROOT / folder
+        for path in [where] if where.is_file() else sorted(where.rglob("*.py")):
+            calls = _ANSWER_CALLS if prefix == "answer" else _CALLS
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _CALLS:
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in calls:
                     keys = [a.value for a in node.args[:2] if isinstance(a, ast.Constant) and isinstance(a.value, str)
-                            and "." in a.value]
+                            and a.value not in ("en", "zh")]
                     names = {k.arg for k in node.keywords if k.arg}
                     starred = any(k.arg is None for k in node.keywords)
-                    found += [(f"{path.relative_to(ROOT)}:{node.lineno}", f"{prefix}:{_CALLS[node.func.id]}{key}",
+                    found += [(f"{path.relative_to(ROOT)}:{node.lineno}", f"{prefix}:{calls[node.func.id]}{key}",
                                None if starred else names)
                               for key in keys]
     for path in sorted((ROOT / "adapters/web/templates").glob("*.html")):

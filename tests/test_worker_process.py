@@ -16,8 +16,7 @@ import json
 import os
 import signal
 import sys
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -35,20 +34,12 @@ from jobs.queue import QUEUE, deserialize
 from jobs.tasks import send_reminder
 from memory.models import Kind, Scope, utcnow
 from tests.clock import JobSchedule
-from tests.jobs_helpers import TimedNotifier
+from tests.jobs_helpers import TimedNotifier, wait_for
 from tests.keys import TEST_KEY
 from tests.qdrant_standin import QdrantStandIn
 
 ROOT = Path(__file__).resolve().parents[1]
 TENANT = "console:worker"
-
-
-async def _until(check: Callable[[], Awaitable[bool]], timeout: float, what: str) -> None:
-    deadline = time.monotonic() + timeout
-    while not await check():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        await asyncio.sleep(0.2)
 
 
 @pytest.fixture
@@ -91,7 +82,7 @@ async def test_worker_queues_and_the_connected_process_delivers_once(shared: dic
             found = await rt.memory.open_commitments(Scope(tenant=TENANT))
             return bool(found)
 
-        await _until(extracted, 120, "the worker process to extract the promise")
+        await wait_for(extracted, 120, "the worker process to extract the promise")
         [fact] = await rt.memory.open_commitments(Scope(tenant=TENANT))
         assert fact.kind is Kind.COMMITMENT and fact.subject == "u-li" and fact.due_at is not None
         post_id = reminder_post_id(fact)
@@ -120,7 +111,7 @@ async def test_worker_queues_and_the_connected_process_delivers_once(shared: dic
             fact_now = await rt.memory.get(Scope(tenant=TENANT), fact.id)
             return fact_now is not None and bool(fact_now.reminders_sent)
 
-        await _until(recorded, 60, "the connected process to deliver and record the follow-up")
+        await wait_for(recorded, 60, "the connected process to deliver and record the follow-up")
         [(scope, text, mention)] = platform.posts
         assert scope == Scope(tenant=TENANT, session="thread-9") and mention == "u-li"
         assert "signed contract" in text

@@ -20,6 +20,7 @@ from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.actions import promised_action
 from bot.offline.perspective import retold
+from bot.text.catalog import say
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
 __all__ = [
@@ -204,32 +205,9 @@ def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | 
 
 # --- answers from records (bot.answering.model) ----------------------------------------------------------
 
-#: The wording of an answer's parts, per language; {placeholders} are filled from the items.
-ANSWER_TEMPLATES: dict[str, dict[Lang, str]] = {
-    "promised": {"en": "On {day}, {owner} promised {items}", "zh": "{day}，{owner}答应{items}"},
-    "accepted": {"en": "On {day}, {owner} agreed to {whose} “{proposal}”{said}",
-                 "zh": "{day}，{owner}答应了{whose}说的“{proposal}”{said}"},
-    "declined": {"en": "On {day}, {owner} did not accept {whose} “{proposal}”{said}",
-                 "zh": "{day}，{owner}没有接受{whose}说的“{proposal}”{said}"},
-    "replied": {"en": ", replying “{quote}”", "zh": "，回复：“{quote}”"},
-    "proposed": {"en": "On {day}, {proposer} proposed “{proposal}” and {parties} agreed",
-                 "zh": "{day}，{proposer}提议“{proposal}”，{parties}表示同意"},
-    "agreed": {"en": "On {day}, {parties} agreed {what}", "zh": "{day}，{parties}表示同意：{what}"},
-    "condition": {"en": " if {condition}", "zh": "（前提是{condition}）"},
-    "quote": {"en": " (said: “{quote}”)", "zh": "（原话：“{quote}”）"},
-    "your": {"en": "your", "zh": "你"},
-    "whose": {"en": "{name}'s", "zh": "{name}"},
-    "unclear": {"en": "Which {said} do you mean: {names}?", "zh": "你说的“{said}”是指{names}中的哪一位？"},
-    "none_to_you": {"en": "I have no record of a promise {owner} made to you.",
-                    "zh": "我没有{owner}答应你的事的记录。"},
-    "none_of": {"en": "I have no record of a promise {owner} made.", "zh": "我没有{owner}答应过什么的记录。"},
-    "missed_topic": {"en": "Nothing I hold mentions “{topic}”; what I hold: ", "zh": "我没有关于“{topic}”的记录；我记下的是："},
-    "or": {"en": " or ", "zh": "还是"},
-}
-
-
 def _t(key: str, lang: Lang, **fields: str) -> str:
-    return ANSWER_TEMPLATES[key][lang].format(**fields)
+    """The wording of an answer's part ``key`` (``answer:`` keys of ``bot.text.catalog``)."""
+    return say(lang, f"answer:{key}", **fields)
 
 
 def _state(item: AnswerItem, lang: Lang) -> str:
