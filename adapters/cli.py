@@ -1,13 +1,6 @@
-"""The `heyan` command line: chat, demo, worker, config, and the command groups registered below.
-
-Every command reads Settings once; any startup problem (bad setting, locked store, unreachable
-server, malformed script, a refused request) ends in one line on stderr that says what to do, and
-exit status 2. Shared helpers are in ``adapters.cli_common``; each group lives in its own module.
-
-Start-up stays quick (``heyan --help`` well under a second): this module and the groups import only
-typer, rich and light helpers at the top; each command imports the runtime, the stores, arq or a
-platform SDK inside its own body (tests/test_cli_startup.py checks what importing the CLI loads).
-"""
+"""The `heyan` command line: chat, demo, worker, config, and the command groups registered below. Any
+start-up problem ends in one line on stderr saying what to do, exit status 2. Start-up stays quick:
+commands import the runtime, stores and SDKs inside their bodies (tests/test_cli_startup.py checks)."""
 
 from __future__ import annotations
 

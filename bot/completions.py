@@ -1,25 +1,5 @@
-"""Promises that close themselves: "done", "sent it", "已经发了" by the owner marks the promise done.
-
-After each extraction the job hands the batch to ``settle``: for every report of a promise kept
-(``bot.offline.done``) it looks at the open commitments of whoever did it — the speaker, or the
-participant the report names ("Bob sent it") — said before the report (never one the report's own
-message made: "水管我来修，搞定"), shown in that session (its own and public ones), the session's own
-first — and
-
-* when the report names one of them (its words: "I've sent the draft" → "send the draft by Friday";
-  or, for a bare "done"/"sent it", the one open promise, or the only one with that verb), marks it
-  done through the moderation service's ``commitment_done`` as its owner — the very path of
-  ``/commitments done`` and ``heyan commitments done``, with its audit entry and whatever that path
-  does to the follow-up;
-* when it is unsure (several match, or none does), leaves them open and posts a question to the
-  owner naming the candidates and how to mark one done (an outbox notice, one per report message) —
-  only for the speaker's own report: someone else's report closes a promise it surely names only when
-  its speaker is the one the promise was made to ("Ann: Bob sent it", Bob's promise to Ann); from
-  anyone else it asks the owner to confirm (a member cannot close another's promise by saying so).
-
-A job run again changes nothing: a done commitment is not open any more, and the question's post id
-is the report's message id.
-"""
+"""Promises that close themselves: "done", "sent it", "已经发了" by the owner marks the promise done, a
+change of time moves it; unsure, the owner is asked. ``settle`` runs after each extraction job."""
 
 from __future__ import annotations
 
@@ -187,7 +167,27 @@ async def _ask(outbox: Outbox, request: ExtractionRequest, report: DoneReport, b
 async def settle(moderation: MemberSelfService, outbox: Outbox, request: ExtractionRequest,
                  *, flagged: frozenset[str] = frozenset()) -> list[Settled]:
     """Close the commitments the batch's "done" reports name; ask the owner when unsure. Messages in
-    ``flagged`` (attempts to instruct the bot, ``memory.poisoning``) close nothing."""
+    ``flagged`` (attempts to instruct the bot, ``memory.poisoning``) close nothing.
+
+    For every report of a promise kept (``bot.offline.done``) it looks at the open commitments of whoever did it — the speaker, or the
+    participant the report names ("Bob sent it") — said before the report (never one the report's own
+    message made: "水管我来修，搞定"), shown in that session (its own and public ones), the session's own
+    first — and
+
+    * when the report names one of them (its words: "I've sent the draft" → "send the draft by Friday";
+      or, for a bare "done"/"sent it", the one open promise, or the only one with that verb), marks it
+      done through the moderation service's ``commitment_done`` as its owner — the very path of
+      ``/commitments done`` and ``heyan commitments done``, with its audit entry and whatever that path
+      does to the follow-up;
+    * when it is unsure (several match, or none does), leaves them open and posts a question to the
+      owner naming the candidates and how to mark one done (an outbox notice, one per report message) —
+      only for the speaker's own report: someone else's report closes a promise it surely names only when
+      its speaker is the one the promise was made to ("Ann: Bob sent it", Bob's promise to Ann); from
+      anyone else it asks the owner to confirm (a member cannot close another's promise by saying so).
+
+    A job run again changes nothing: a done commitment is not open any more, and the question's post id
+    is the report's message id.
+    """
     out: list[Settled] = []
     names = {t.author_name for t in (*request.turns, *request.context) if t.author_name}
     for report in await _reports([t for t in request.turns if t.message_id not in flagged], names, moderation,

@@ -1,16 +1,7 @@
-"""Periodic jobs: reconciliation of reminders from the store, and the purge of expired memories.
-
-The store is the source of truth and Redis may be lost (a flushed or replaced server, an embedded
-Valkey whose append-only file was removed). ``reconcile`` therefore rebuilds every reminder job from
-the open commitments in the store; deterministic job ids make that a no-op when the job is still
-queued, and ``reminders_sent`` on the fact keeps a reminder that already fired from firing again.
-It counts the open ones past their due time (overdue is read from the clock, never stored).
-``purge`` first runs the forgetting pass (``bot.forgetting``: uses folded into the records, closed
-disputes' records marked, low-weight ones given a TTL), then deletes facts whose ``expires_at`` has
-passed, and everything of a session whose dispute was closed more than the tenant's
-``closed_purge_days`` ago; each is an audit entry. Both are plain ``async def f(ctx)``, so
-tests and ``heyan jobs reconcile`` call them directly.
-"""
+"""Periodic jobs: ``reconcile`` rebuilds every reminder from the open commitments in the store (the store
+is the truth; Redis may be lost; deterministic job ids make it a no-op), and ``purge`` runs the
+forgetting pass, then deletes expired facts and closed disputes past ``closed_purge_days``. Both are
+plain ``async def f(ctx)``: tests and ``heyan jobs reconcile`` call them directly."""
 
 from __future__ import annotations
 

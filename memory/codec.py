@@ -1,31 +1,8 @@
-"""Between typed records and store payloads: the one place that knows the payload layout, and where
-free text is encrypted at rest.
-
-A payload keeps in the clear only what the store filters on or orders by, all ids, times and enums:
-tenant, session, kind, status, users, asserted_by, due_ts, expires_ts, visibility, version, dates,
-language, the weight's bookkeeping (``uses`` and the ``used_at``/``confirmed_at``/``settled_at``/
-``forgotten_at`` times: ``memory.importance``), and ``messages`` (the ids of the messages a fact cites, so a deleted message's records
-are found by an index), and a relation's ``mentions`` (member ids and keyed pseudonyms of the names
-it relates, so recall finds relations by name without decrypting: ``memory.hops``). Every free-text field goes into one sealed value, ``payload["sealed"]`` (AES-256-GCM,
-``memory.crypto``, bound to ``<layer>/<tenant>/<id>``):
-
-* facts: value, attribute, subject, subject_name, sources (quotes, author names, message ids),
-  history and contested entries, slot, a relation's target, a commitment's condition, recipient_name (the recipient's user id stays plain, like
-  ``users``); the embedded text is not stored at all (it is
-  ``Fact.embed_text()`` of those fields);
-* summaries: text and history.
-
-``subject`` stays filterable: it is the user id when the subject is one of the record's ``users``
-(commitments are found by owner), else a keyed pseudonym (``Cipher.pseudonym``) standing in for an
-entity name. An upsert replaces a point's whole payload, but the store's ``set_payload`` merges keys:
-a payload written that way goes through ``for_merge``, which names every free-text key with ``None``,
-so a record written before encryption loses its clear copy the first time it is changed or rotated.
-
-Payloads without ``sealed`` (written before encryption, or by the plain codec) are read as they are,
-so existing stores keep working; ``heyan keys rotate`` seals them. The plain codec (no cipher,
-``PLAIN`` and the module-level functions) is for tests and benches of the payload layout; every
-Heyan process builds a ``PayloadCodec`` with its cipher (``adapters.runtime``).
-"""
+"""Between typed records and store payloads: the one place that knows the payload layout. A payload keeps
+in the clear only what the store filters on (ids, times, enums, ``users``, ``messages``, a relation's
+keyed ``mentions``); every free-text field goes into one sealed value bound to ``<layer>/<tenant>/<id>``
+(the full table: docs/DEPLOY.md, "Encryption at rest"). Payloads written before encryption are read as
+they are; ``for_merge`` clears their clear copy on the next change. The plain codec is for tests."""
 
 from __future__ import annotations
 

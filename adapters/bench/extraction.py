@@ -1,33 +1,7 @@
-"""``heyan bench extraction``: how well the offline rules extract facts from a labelled corpus.
-
-Each line of the corpus (``tests/data/extraction_corpus.jsonl`` by default) is one message with its
-speaker, its time (the offset of ``ts`` is the speaker's clock), optional earlier messages
-(``context``, for what "OK, deal" answers) and the gold facts: kind (commitment, demand, agreement,
-refusal, emotion, claim), owner (always ``speaker``: nobody else can be bound by what a speaker
-says) and, for a commitment, the due window (``{"from", "to"}``, inclusive) or null for none.
-
-The message goes through the production path — ``bot.offline.rules.extract_rules``, read again with
-the dialogue acts (``bot.offline.acts``, as ``OfflineProvider.extract`` does), and then
-``memory.extraction.to_facts`` — and the facts are compared with the gold per message and kind
-(counts: a message with two gold commitments needs two). Reported: precision and recall per kind,
-due-time accuracy (of the commitments found, the share whose due time is in the gold window, or
-absent when the gold has none) and how many commitments are owned by someone other than the
-speaker (the target is 0); then the trigger's recall and precision per part of
-``tests/data/trigger_corpus.jsonl`` (``adapters.bench.trigger``). ``make test`` holds the targets
-(``tests/test_extraction_bench.py``).
-
-Optional labels, scored only on the lines that carry them (``tests/data/everyday_truth_*.jsonl``):
-
-* ``"action"`` on a gold commitment: the promised action as the agreement card shows it
-  (``promised_action`` of the stored value: "水管我来修" → "修水管");
-* ``"with"`` on a gold agreement or refusal: the index of the context message it answers; the record
-  must cite that message (the proposer) as well as the speaker;
-* ``"closes"`` on a line: the indexes of the context messages whose promise this line reports kept
-  (``[]``: it must close nothing). The context messages are extracted one by one (each after the
-  ones before it), their commitments and the line's own are the open promises, and the line goes
-  through ``done_reports`` and ``bot.completions.match`` as the extraction job does: a sure match
-  closes a promise, an unsure one asks its owner (counted apart: not closed, not wrong).
-"""
+"""``heyan bench extraction``: how well the offline extraction (rules read again with the dialogue acts,
+as ``OfflineProvider.extract`` does, then ``memory.extraction.to_facts``) finds the facts of a labelled
+corpus, per kind; then the trigger per part of tests/data/trigger_corpus.jsonl. The corpus format is
+described at ``load_corpus``; ``make test`` holds the targets (tests/test_extraction_bench.py)."""
 
 from __future__ import annotations
 
@@ -166,6 +140,33 @@ class Report:
         }
 
 
+# Each line of the corpus (``tests/data/extraction_corpus.jsonl`` by default) is one message with its
+# speaker, its time (the offset of ``ts`` is the speaker's clock), optional earlier messages
+# (``context``, for what "OK, deal" answers) and the gold facts: kind (commitment, demand, agreement,
+# refusal, emotion, claim), owner (always ``speaker``: nobody else can be bound by what a speaker
+# says) and, for a commitment, the due window (``{"from", "to"}``, inclusive) or null for none.
+#
+# The message goes through the production path — ``bot.offline.rules.extract_rules``, read again with
+# the dialogue acts (``bot.offline.acts``, as ``OfflineProvider.extract`` does), and then
+# ``memory.extraction.to_facts`` — and the facts are compared with the gold per message and kind
+# (counts: a message with two gold commitments needs two). Reported: precision and recall per kind,
+# due-time accuracy (of the commitments found, the share whose due time is in the gold window, or
+# absent when the gold has none) and how many commitments are owned by someone other than the
+# speaker (the target is 0); then the trigger's recall and precision per part of
+# ``tests/data/trigger_corpus.jsonl`` (``adapters.bench.trigger``). ``make test`` holds the targets
+# (``tests/test_extraction_bench.py``).
+#
+# Optional labels, scored only on the lines that carry them (``tests/data/everyday_truth_*.jsonl``):
+#
+# * ``"action"`` on a gold commitment: the promised action as the agreement card shows it
+#   (``promised_action`` of the stored value: "水管我来修" → "修水管");
+# * ``"with"`` on a gold agreement or refusal: the index of the context message it answers; the record
+#   must cite that message (the proposer) as well as the speaker;
+# * ``"closes"`` on a line: the indexes of the context messages whose promise this line reports kept
+#   (``[]``: it must close nothing). The context messages are extracted one by one (each after the
+#   ones before it), their commitments and the line's own are the open promises, and the line goes
+#   through ``done_reports`` and ``bot.completions.match`` as the extraction job does: a sure match
+#   closes a promise, an unsure one asks its owner (counted apart: not closed, not wrong).
 def load_corpus(path: Path) -> list[CorpusRow]:
     """Every row of a corpus file, or CorpusError naming each bad line."""
     rows: list[CorpusRow] = []

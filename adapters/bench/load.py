@@ -1,24 +1,7 @@
-"""``heyan bench load``: ingest rate, recall latency at scale, engine overhead, memory and disk, side
-by side with qdrant-client's local mode and Chroma.
-
-One run, in a temporary directory that is removed afterwards:
-
-1. Heyan's store (``--store edge``: Qdrant Edge, the embedded default; ``--store server``: the
-   Qdrant at ``HEYAN_QDRANT_URL``, in collections of a fresh ``heyanbench…`` prefix that are emptied
-   afterwards) is filled with ``--memories`` synthetic zh/en facts over ``--tenants`` tenants
-   through the production write path, and measured at checkpoints (1k, 10k, 50k, 100k, …, N).
-   The same memories and vectors go to qdrant-client's local mode (mem0's default store; an exact
-   scan per query, so capped at ``--local-max``, 50,000 by default) and to Chroma (``--chroma-max``,
-   100,000); at each checkpoint every store gets the same warm-up and the same questions, asked in
-   interleaved rounds (``adapters.bench.load_stores``).
-2. The engine phase times ``Engine.handle`` with the offline provider on that store, with the
-   in-process worker (``embedded``: the shipped shape, the engine figure of the targets) and without
-   it (``engine``).
-
-Progress goes to stderr; ``--json`` prints one JSON object on stdout; ``--plot DIR`` writes
-recall-latency.png. Speed lives here, never in tests: the suite runs this with a few hundred
-memories and checks only that it runs and what it reports.
-"""
+"""``heyan bench load``: ingest rate, recall latency at scale, engine overhead, memory and disk, side by
+side with qdrant-client's local mode and Chroma (the same memories, vectors and questions, interleaved:
+``adapters.bench.load_stores``; the engine phase: ``adapters.bench.load_engine``). What it builds and what
+it found: docs/BENCHMARKS.md, "Scale, speed and cost". Speed lives here, never in tests."""
 
 from __future__ import annotations
 

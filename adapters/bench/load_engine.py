@@ -1,20 +1,6 @@
-"""The engine phase of ``heyan bench load``: what Heyan itself costs per message and per reply, with
-the offline provider (everything but the LLM), on the store the store phase built.
-
-A ``Runtime`` is started on that store (the embedded store under the bench's data dir, or the
-bench's collections on the Qdrant server) with an embedded Valkey of its own under the same temp
-dir, rate limits off (the bench is one noisy member) and no LLM. A synthetic dispute in one of the
-largest tenants is fed to ``Engine.handle``, timed around each call: a plain message is ``observe``
-(dedupe, window, trigger rules, job enqueue), a message that addresses the bot adds ``respond``
-(rewrite, hybrid recall incl. query embeddings, open commitments, classification, stage, budget,
-the offline reply).
-
-Two runs: ``engine`` without the job worker (the engine's own overhead), then ``embedded`` with
-the in-process worker running extraction and summaries beside it, as the embedded shape does — its
-jobs share the event loop and the two cores with the engine. The embedded run then lets its jobs
-finish (untimed) and reports their pickup: ms from when a job could run to when the worker started
-it (``job_pickup``; the doorbell of ``jobs.worker.DoorbellWorker``).
-"""
+"""The engine phase of ``heyan bench load``: per message and per reply, with the offline provider, on the
+store the store phase built — once without the job worker (the engine's own cost), once with the
+in-process worker beside it (the embedded shape), then the jobs' pickup (``job_pickup``)."""
 
 from __future__ import annotations
 

@@ -1,24 +1,6 @@
-"""Records from the act sequence: what the rules miss or misread in a conversation.
-
-``derive`` reads the acts of a batch's thread (context, then turns) beside the rules' candidates
-(``bot.offline.rules``) and changes only what the sequence decides:
-
-* a counter-offer ("not tonight, tomorrow morning I can") to a request is its speaker's commitment to
-  the one who asked, of the request's action, due at the counter's own time; the asker's acceptance of
-  it ("tomorrow works") is no agreement and no promise of theirs;
-* an acceptance of a request ("yeah ok. thursday noon, my time") is the accepter's commitment to the
-  asker, of the request's action, due at the acceptance's own time when it gives one, else the request's;
-* an agreement to a proposal carries the proposal's full content and cites the proposer (so the record
-  names both parties; every agreeing member has one);
-* a request, counter-offer, condition, change of time, refusal, report of done or question to Heyan is
-  never an agreement;
-* a promise made on a condition ("if …, I'll …", "如果…我就…", "只要…") keeps it in
-  ``CandidateFact.condition`` (a conditional line with no promise the rules read gets one from its
-  consequence).
-
-Slots — times, names — stay with the rules (``bot.duetime``, ``bot.offline.requests``). A flagged
-message (an attempt on memory) is left as the rules made it.
-"""
+"""Records from the act sequence: what the rules miss or misread in a conversation. ``derive`` changes
+the rules' candidates only where the sequence of acts decides; slots (times, names) stay with the rules,
+and a flagged message is left as the rules made it."""
 
 from __future__ import annotations
 
@@ -161,8 +143,22 @@ class _Thread:
 
 def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence[CandidateFact],
            confidence: Sequence[float] | None = None) -> list[CandidateFact]:
-    """The rules' ``candidates`` for ``request.turns``, changed where the act sequence decides (see the
-    module docstring). ``acts``: one per line of ``[*request.context, *request.turns]``; ``confidence``:
+    """The rules' ``candidates`` for ``request.turns``, changed where the act sequence decides:
+
+    * a counter-offer ("not tonight, tomorrow morning I can") to a request is its speaker's commitment to
+      the one who asked, of the request's action, due at the counter's own time; the asker's acceptance of
+      it ("tomorrow works") is no agreement and no promise of theirs;
+    * an acceptance of a request ("yeah ok. thursday noon, my time") is the accepter's commitment to the
+      asker, of the request's action, due at the acceptance's own time when it gives one, else the request's;
+    * an agreement to a proposal carries the proposal's full content and cites the proposer (so the record
+      names both parties; every agreeing member has one);
+    * a request, counter-offer, condition, change of time, refusal, report of done or question to Heyan is
+      never an agreement;
+    * a promise made on a condition ("if …, I'll …", "如果…我就…", "只要…") keeps it in
+      ``CandidateFact.condition`` (a conditional line with no promise the rules read gets one from its
+      consequence).
+
+    ``acts``: one per line of ``[*request.context, *request.turns]``; ``confidence``:
     each act's probability — an agreement the rules read is dropped only on a sure act (``SURE``)."""
     thread = _Thread(request, acts)
     sure = [True] * len(acts) if confidence is None else [p >= SURE for p in confidence]

@@ -1,18 +1,7 @@
-"""A request put to the speaker, and the speaker taking it on: the speaker's promise.
-
-"Bob, can you send me the venue contract by Friday?" — "Sure, will do." is Bob's promise to send
-the contract by Friday, made to the one who asked; so is "李娜，你周三前把预算表发我可以吗？" — "好的，没问题。".
-A bare "OK" to a proposal both sides share ("let's split the bill") stays an agreement
-(``bot.offline.proposals``); what makes this a promise is that the request names one person to act —
-the one who answers — and the answer only takes it on, with no action of its own ("Sure, I'll send it
-after lunch" has its own words and is read as a promise by the ordinary rules).
-
-What is promised is the request's action, turned to the speaker's side ("send me …" → "send you …",
-"发我" → "发你": the promise's "you" is the one who asked, ``CandidateFact.recipient``, and
-``bot.offline.perspective`` names them to anyone else); its due time is read from the request, on the
-requester's clock. Only the message just before the answer counts, written by someone else, addressed
-to the speaker by name or to nobody by name; a reply the platform says went to someone else does not.
-"""
+"""A request put to the speaker, and the speaker taking it on: "Bob, can you send me the contract by
+Friday?" — "Sure, will do." is Bob's promise to the one who asked, of the request's action turned to his
+side ("send me" → "send you"), due on the requester's clock. Only the message just before counts, by
+someone else, addressed to the speaker or to nobody; a bare "OK" to a shared proposal stays an agreement."""
 
 from __future__ import annotations
 

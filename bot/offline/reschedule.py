@@ -1,14 +1,7 @@
 """A promise's owner moving its time in the thread: "actually make that Friday noon for the copy",
-"文档那个，改成周五吧，周四我要出差", "can we move it to Monday instead?".
-
-``reschedules`` finds such messages: a change cue (make that / change it to / move it to / push it to,
-改成 / 改到 / 推到 / 延到 / 挪到) followed by a time and nothing else but what it is for ("for the copy",
-"文档那个") and a reason after a break. ``bot.completions`` then moves the owner's open promise the
-message names (or their latest one, when it names none) to the new time, through the member's own
-correction path (``MemberSelfService.correct``: a new version, its due time read again from the words).
-Only the owner's words move a promise: "那报价改成周五吧" from the one it was made to is a request — until the owner takes it ("好的，周五",
-"ok, Friday then").
-"""
+"文档那个，改成周五吧，周四我要出差". ``reschedules`` finds them; ``bot.completions`` moves the owner's open
+promise through the member's own correction path. Only the owner's words move a promise: the same words
+from the one it was made to are a request, until the owner takes it ("好的，周五")."""
 
 from __future__ import annotations
 
