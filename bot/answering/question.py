@@ -27,6 +27,9 @@ class Ask(StrEnum):
     WANTS = "wants"
     FEELINGS = "feelings"
     OVERVIEW = "overview"
+    #: A question in words no intent knows ("remind me what time we landed on?", "定金付了没有？"):
+    #: answered from the records of any kind its words find, ranked by hybrid search.
+    RECORDS = "records"
 
 
 @dataclass(frozen=True, slots=True)

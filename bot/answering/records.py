@@ -27,6 +27,7 @@ _PROMISES = frozenset({Kind.COMMITMENT, Kind.CONSENSUS})
 _KINDS: dict[Ask, frozenset[Kind]] = {
     Ask.PROMISES: _PROMISES, Ask.OPEN: _PROMISES, Ask.OVERDUE: _PROMISES, Ask.AGREED: _PROMISES,
     Ask.WANTS: frozenset({Kind.DEMAND}), Ask.FEELINGS: frozenset({Kind.EMOTION}),
+    Ask.RECORDS: frozenset({Kind.COMMITMENT, Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND}),
 }
 
 

@@ -29,7 +29,7 @@ from bot.offline.relation_answers import ask_about, ask_similar
 from bot.offline.templates import cite_fact, content, format_date, join_items, render_answer, said_on
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
-__all__ = ["MAX_ITEMS", "NO_RECORD", "NO_RECORD_LEADS", "answer"]
+__all__ = ["MAX_ITEMS", "NO_RECORD", "NO_RECORD_LEADS", "answer", "records_answer"]
 
 #: Items named in one answer; the rest are counted ("and 3 more").
 MAX_ITEMS = 5
@@ -51,6 +51,44 @@ def _said(fact: Fact) -> str:
 
 def _text_of(fact: Fact) -> str:
     return f"{_said(fact)} {fact.attribute.casefold()}"
+
+
+def _topic_hits(fact: Fact, q: Question, lines: Mapping[str, str] | None = None) -> float:
+    """How much of the question's topic the fact (its words, or the lines it came from) holds: the
+    share of its English topic words (or their ``GLOSSARY`` translation) or of its Chinese pairs."""
+    if not q.topic and not q.zh_topic:
+        return 1.0
+    text = _text_of(fact)
+    if lines:
+        text += " " + " ".join(lines.get(s.message_id, "") for s in fact.sources).casefold()
+    stems = {stem(w) for w in EN_WORD.findall(text)}
+    share = 0.0
+    if q.topic:
+        found = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ())))
+        share = found / len(q.topic)
+    if q.zh_topic:
+        share = max(share, sum(1 for b in q.zh_topic if b in text) / len(q.zh_topic))
+    return share
+
+
+def _closest(facts: Sequence[Fact], q: Question, ctx: _Ctx) -> tuple[list[Fact], bool]:
+    """The facts on the question's topic (``_on_topic``); else those holding the most of it; else all of
+    them, the hybrid search's best first, and False (none is about the topic)."""
+    lines = ctx.request.lines
+    on_topic = [f for f in facts if _on_topic(f, q, lines)]
+    if on_topic:
+        return on_topic, True
+    hits = {f.id: _topic_hits(f, q, lines) for f in facts}
+    best = max(hits.values(), default=0.0)
+    if best > 0 and len(q.topic) + len(q.zh_topic) >= 2:
+        return _ranked([f for f in facts if hits[f.id] == best], ctx), True
+    return _ranked(facts, ctx), False
+
+
+def _ranked(facts: Sequence[Fact], ctx: _Ctx) -> list[Fact]:
+    """``facts`` in the order the hybrid search ranked them on the question's words (the rest after)."""
+    rank = {fid: i for i, fid in enumerate(ctx.request.topical)}
+    return sorted(facts, key=lambda f: rank.get(f.id, len(rank)))
 
 
 def _on_topic(fact: Fact, q: Question, lines: Mapping[str, str] | None = None) -> bool:
@@ -177,15 +215,19 @@ def _promise_items(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, statuses: fr
         promised = [f for f in promised if to_recipient(f, q.recipient, ctx.names)]
         replies = [f for f in replies if to_recipient(f, q.recipient, ctx.names)]
     missed = ""
+    ordered = False
     if q.topic or q.zh_topic:
-        on_topic = [f for f in (*promised, *replies) if _on_topic(f, q, ctx.request.lines)]
-        if on_topic or not (q.people or q.recipient):
-            ids = {f.id for f in on_topic}
+        close, found = _closest([*promised, *replies], q, ctx)
+        if found or not (q.people or q.recipient):
+            ids = {f.id for f in close} if found else set()
             promised = [f for f in promised if f.id in ids]
             replies = [f for f in replies if f.id in ids]
         elif promised or replies:
-            missed = _topic_words(q)
-    promised = sorted(promised, key=_promise_order(ctx.now))
+            missed, ordered = _topic_words(q), True
+            rank = {f.id: i for i, f in enumerate(close)}
+            promised = sorted(promised, key=lambda f: rank[f.id])
+    if not ordered:
+        promised = sorted(promised, key=_promise_order(ctx.now))
     lines = ctx.request.lines
     items = [promise_item_of(f, ctx.now, ctx.reader, ctx.names, lines) for f in promised]
     items += [reply_item(f, ctx.names, lines) for f in sorted(replies, key=said_on)]
@@ -242,15 +284,20 @@ def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
     if q.people:
         consensus = [f for f in consensus if {f.subject, *(p[0] for p in [proposer_of(f)] if p)} & set(q.people)]
     missed = ""
+    rank: dict[str, int] = {}
     if q.topic or q.zh_topic:
-        on_topic = [f for f in consensus if _on_topic(f, q, ctx.request.lines)]
-        if on_topic:
-            consensus = on_topic
+        close, found = _closest(consensus, q, ctx)
+        if found:
+            consensus = close
         elif consensus:
             missed = _topic_words(q)
+            rank = {f.id: i for i, f in enumerate(close)}
     if consensus:
         items = agreement_items(sorted(consensus, key=said_on), ctx.names, ctx.request.lines)
-        return _to_answer(q, ctx, sorted(items, key=lambda i: i.said_at, reverse=True), missed_topic=missed)
+        items = sorted(items, key=lambda i: i.said_at, reverse=True)
+        if rank:  # none is about the topic: the hybrid search's closest first
+            items = sorted(items, key=lambda i: min((rank.get(fid, len(rank)) for fid in i.fact_ids), default=len(rank)))
+        return _to_answer(q, ctx, items, missed_topic=missed)
     if q.unclear:
         return _to_answer(q, ctx, [])
     none = "我还没有记录到双方达成的共识。" if ctx.lang == "zh" else "I have no record of an agreement yet."
@@ -303,6 +350,43 @@ def _ask_overview(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
     return ("\n" if len(parts) > 2 else " ").join(parts)
 
 
+#: Records a question in words no intent knows is answered with at most.
+_RECORDS_SHOWN = 3
+
+
+def records_answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> str | None:
+    """The answer to a question no intent knows (``Ask.RECORDS``) from the records its words find —
+    promises, agreements, events, wishes, of the people it names — the most on topic and the hybrid
+    search's best first; None when no record holds any of its words (small talk, or no record)."""
+    ctx = _Ctx(request, names, lang, request.turn.ts)
+    pool = [f for f in _pool(request) if f.kind in (Kind.COMMITMENT, Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND)]
+    if q.people:
+        pool = [f for f in pool if f.subject in q.people or ((p := proposer_of(f)) is not None and p[0] in q.people)]
+    if q.recipient is not None:
+        pool = [f for f in pool if f.kind is not Kind.COMMITMENT or to_recipient(f, q.recipient, names)]
+    hits = {f.id: _topic_hits(f, q, request.lines) for f in pool}
+    if not q.topic and not q.zh_topic:
+        hits = {fid: 1.0 for fid in hits} if q.people or q.recipient else {}
+    pool = [f for f in _ranked(pool, ctx) if hits.get(f.id, 0.0) > 0]
+    if not pool:
+        return None
+    best = max(hits[f.id] for f in pool)
+    chosen = [f for f in pool if hits[f.id] >= best - 1e-9][:_RECORDS_SHOWN]
+    promises = [f for f in chosen if f.kind is Kind.COMMITMENT]
+    agreed = [f for f in chosen if f.kind is Kind.CONSENSUS]
+    items = [promise_item_of(f, ctx.now, ctx.reader, names, request.lines) for f in promises]
+    items += agreement_items(sorted(agreed, key=said_on), names, request.lines)
+    parts = [_to_answer(q, ctx, items)] if items else []
+    others = [f for f in chosen if f.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+    if others:
+        parts.append(_cited(q, ctx, others))
+    return " ".join(parts)
+
+
+def _ask_records(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
+    return records_answer(q, ctx.request, ctx.names, ctx.lang) or NO_RECORD[ctx.lang]
+
+
 _ANSWERS: dict[Ask, Callable[[Question, _Ctx, Sequence[Fact]], str]] = {
     Ask.SAID: _ask_said,
     Ask.SIMILAR: ask_similar,
@@ -314,4 +398,5 @@ _ANSWERS: dict[Ask, Callable[[Question, _Ctx, Sequence[Fact]], str]] = {
     Ask.WANTS: _ask_wants,
     Ask.FEELINGS: _ask_feelings,
     Ask.OVERVIEW: _ask_overview,
+    Ask.RECORDS: _ask_records,
 }

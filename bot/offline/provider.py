@@ -18,7 +18,7 @@ from bot.llm.base import Classification, ReplyRequest
 from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.acts import derive
-from bot.offline.answers import answer
+from bot.offline.answers import NO_RECORD, answer, records_answer
 from bot.offline.phrasing import mediate
 from bot.offline.questions import Ask, read_question
 from bot.offline.relations import extract_relations
@@ -121,6 +121,13 @@ class OfflineProvider:
                             request.participants)
         asker = request.turn.author_id
         question = request.question or read_question(request.turn.text, asker, names)
+        if question is not None and question.ask is Ask.RECORDS and not question.unclear:
+            # words no intent knows: the records they find, else small talk, else that none matches
+            found = records_answer(question, request, names, lang)
+            if found is not None:
+                return found
+            chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)
+            return chat if chat is not None else NO_RECORD[lang]
         if question is not None:
             return answer(question, request, names, lang)
         chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)

@@ -56,6 +56,35 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                        r"|总结|概括|理一下|梳理|情况|回顾|汇总|记得什么|怎么回事")),
 )
 
+#: The intents a question may ask about the record first ("what did we agree about being late?" asks
+#: about an agreement, "who is late on what they agreed?" about what is overdue): the earliest match wins.
+_RECORD_INTENTS = frozenset({Ask.OVERDUE, Ask.OPEN, Ask.PROMISES, Ask.AGREED})
+
+
+def _intent(body: str) -> Ask | None:
+    """The question's intent: the specific ones (similar, about, said) in their order; then, of the
+    intents about promises and agreements, the one asked first; then wants, feelings, overview."""
+    found = [(m.start(), i, ask) for i, (ask, pattern) in enumerate(_INTENTS) if (m := pattern.search(body))]
+    if not found:
+        return None
+    first = min(found, key=lambda f: f[1])
+    if first[2] not in _RECORD_INTENTS:
+        return first[2]
+    return min((f for f in found if f[2] in _RECORD_INTENTS), key=lambda f: (f[0], f[1]))[2]
+
+
+#: Asking for advice or an opinion ("what should we do?", "你觉得呢？"): mediation, not the record.
+_ADVICE = re.compile(
+    r"\b(?:what|how)\s+(?:should|would|could|can|do)\s+(?:we|i|you)\s+(?:do|handle|fix|solve|split|proceed|suggest|think)\b"
+    r"|\bshould\s+(?:we|i)\b|\bwhat\s+do\s+you\s+(?:think|suggest|recommend)\b|\b(?:can|could|would)\s+you\s+(?:help|mediate)\b"
+    r"|\bis\s+(?:that|this|it)\s+(?:fair|ok|okay|reasonable)\b|\bany\s+(?:advice|ideas?|suggestions?)\b|\bhelp\s+us\b"
+    r"|\bwhat\s+now\b|\bwho\s+is\s+right\b|怎么办|该怎么|怎么处理|怎么解决|你觉得|你怎么看|公平吗|合理吗|建议|帮帮|出个?主意|谁对",
+    re.IGNORECASE,
+)
+#: The asker named beside someone else ("what's open from Marcus or me?", "阿杰和我的"): asked about too.
+_ASKER_TOO = re.compile(r"\b(?:or|and|&)\s+(?:me|mine|myself)\b|\b(?:me|mine|myself)\s+(?:or|and|&)\b|\bfrom\s+me\b"
+                        r"|[和跟或]我(?:的|自己)?|我(?:这边|自己)(?:的)?(?:也|事)", re.IGNORECASE)
+
 _ADDRESS = re.compile(r"^\s*(?:@\S+|heyan\b|和言)[\s,，:：!！]*", re.IGNORECASE)
 _ASKS = re.compile(
     r"[?？]\s*$|[吗呢]\s*$|^(?:what|who|when|where|which|why|how|did|does|do|is|are|was|were|has|have|can|could|will"
@@ -84,7 +113,9 @@ _GENERIC_EN_WORDS = (
     "stuff each side other both us going news update progress status situation know remember happened supposed "
     "consensus decided expect ask asking asked position stand mood upset angry whole current currently yet "
     "owe owes owed owing finish finished finishing complete completed hasn haven isn supposed doing does "
-    "has have had did yet still what who when which made make decision decide rule rules plan outcome end"
+    "has have had did yet still what who when which made make decision decide rule rules plan outcome end "
+    "whats whos whens hows wheres dont didnt doesnt hasnt havent isnt arent wasnt something somebody anyone "
+    "actually exactly really here there part parts losing lose track remind tell"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -133,18 +164,19 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     body = body.strip()
     if not body or not _ASKS.search(body):
         return None
-    ask = next((a for a, pattern in _INTENTS if pattern.search(body)), None)
+    ask = _intent(body)
     book = names if isinstance(names, NameBook) else _book(names)
     hits = [h for h in book.find(body) if normalize(h.said).casefold() not in ("heyan", "和言")]
     if ask is None:
-        # a question about a member in words no intent knows ("what has Priya got on her plate?",
-        # "李娜接下来要干什么？") asks what they took on: their promises and their replies to requests
-        if not hits or not _REAL_QUESTION.search(body):
+        # a question in words no intent knows: about a member ("what has Priya got on her plate?",
+        # "李娜接下来要干什么？"), what they took on; else whatever records its words find. Asking for
+        # advice or an opinion is left to mediation.
+        if not _REAL_QUESTION.search(body) or _ADVICE.search(body):
             return None
-        ask = Ask.PROMISES
+        ask = Ask.PROMISES if hits else Ask.RECORDS
     people = tuple(dict.fromkeys(h.users[0] for h in hits if not h.ambiguous))
     unclear = tuple((h.said, h.users) for h in hits if h.ambiguous)
-    about_asker = bool(_SELF.search(body))
+    about_asker = bool(_SELF.search(body)) or (bool(hits) and bool(_ASKER_TOO.search(body)))
     if about_asker and asker not in people:
         people = (asker, *people)
     named = {w.casefold() for h in hits for w in h.said.split()}
