@@ -218,11 +218,13 @@ def _promise_items(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, statuses: fr
     ordered = False
     if q.topic or q.zh_topic:
         close, found = _closest([*promised, *replies], q, ctx)
-        if found or not (q.people or q.recipient):
-            ids = {f.id for f in close} if found else set()
+        if found:
+            ids = {f.id for f in close}
             promised = [f for f in promised if f.id in ids]
             replies = [f for f in replies if f.id in ids]
-        elif promised or replies:
+        elif not (q.people or q.recipient or q.ask in (Ask.OPEN, Ask.OVERDUE)):
+            promised, replies = [], []  # "who promised to fix the shower?": no record
+        elif promised or replies:  # theirs, or what is open: all of them, the closest first, saying so
             missed, ordered = _topic_words(q), True
             rank = {f.id: i for i, f in enumerate(close)}
             promised = sorted(promised, key=lambda f: rank[f.id])

@@ -37,11 +37,12 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"|\bnot\s+(?:yet\s+)?(?:finished|completed|delivered|kept)\b|\bwho\s+still\b|\bstill\s+(?:owes?|to\s+do)\b"
                    r"|\bopen\s+(?:items|promises|commitments)\b|\bremaining\b|\bto-?dos?\b|\bhow\s+(?:is|are|'s)\s+\w+\s+going\b"
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
-                   r"|没(?:做|办|交|发|弄)完|还欠")),
+                   r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
                        r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
                        r"|\bwho'?s\s+(?:doing|handling|taking|paying)|\b(?:has|have|needs?)\s+to\s+do\b|\bwhat\s+(?:is|are)\s+\w+(?:\s\w+)?\s+doing\b"
                        r"|\b(?:did|has|have)\s+\w+(?:\s\w+)?\s+(?:done|finished|delivered|kept)\b"
+                       r"|\bsaid\s+(?:i|i'd|i'll|i\s+would|i\s+will|they'd|he'd|she'd|we'd)\b|\bwhat\s+n\s+when\b|\bforgett?ing\b"
                        r"|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁|应该做|要做什么|该做|负责什么|办了吗|做了吗"
                        r"|完成了吗|弄好了吗|搞定了吗"
                        r"|谁欠|欠(?:谁|我们?|你们?|他们?|她们?|大家)?(?:了|着)?(?:什么|多少)")),
@@ -61,6 +62,11 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
 _RECORD_INTENTS = frozenset({Ask.OVERDUE, Ask.OPEN, Ask.PROMISES, Ask.AGREED})
 
 
+#: Colloquial question words read as the plain ones ("欠我啥" as "欠我什么", "咋样" as "怎么样").
+_COLLOQUIAL_AS = {"啥": "什么", "咋": "怎么", "哪天": "什么时候", "几号": "什么时候", "哪一天": "什么时候"}
+_COLLOQUIAL = re.compile("|".join(sorted(_COLLOQUIAL_AS, key=len, reverse=True)))
+
+
 def _intent(body: str) -> Ask | None:
     """The question's intent: the specific ones (similar, about, said) in their order; then, of the
     intents about promises and agreements, the one asked first; then wants, feelings, overview."""
@@ -78,7 +84,8 @@ _ADVICE = re.compile(
     r"\b(?:what|how)\s+(?:should|would|could|can|do)\s+(?:we|i|you)\s+(?:do|handle|fix|solve|split|proceed|suggest|think)\b"
     r"|\bshould\s+(?:we|i)\b|\bwhat\s+do\s+you\s+(?:think|suggest|recommend)\b|\b(?:can|could|would)\s+you\s+(?:help|mediate)\b"
     r"|\bis\s+(?:that|this|it)\s+(?:fair|ok|okay|reasonable)\b|\bany\s+(?:advice|ideas?|suggestions?)\b|\bhelp\s+us\b"
-    r"|\bwhat\s+now\b|\bwho\s+is\s+right\b|怎么办|该怎么|怎么处理|怎么解决|你觉得|你怎么看|公平吗|合理吗|建议|帮帮|出个?主意|谁对",
+    r"|\bwhat\s+now\b|\bwho\s+is\s+right\b|怎么办|该怎么|怎么处理|怎么解决|你觉得|你怎么看|公平吗|合理吗|建议|帮帮|出个?主意|谁对"
+    r"|行不行|好不好|可不可以|对不对|能不能帮|要不要",
     re.IGNORECASE,
 )
 #: The asker named beside someone else ("what's open from Marcus or me?", "阿杰和我的"): asked about too.
@@ -86,15 +93,29 @@ _ASKER_TOO = re.compile(r"\b(?:or|and|&)\s+(?:me|mine|myself)\b|\b(?:me|mine|mys
                         r"|[和跟或]我(?:的|自己)?|我(?:这边|自己)(?:的)?(?:也|事)", re.IGNORECASE)
 
 _ADDRESS = re.compile(r"^\s*(?:@\S+|heyan\b|和言)[\s,，:：!！]*", re.IGNORECASE)
+#: Fillers before the question proper: "so what's the rule now", "ok 那", "hey, who …".
+_LEAD = r"^(?:(?:so|ok|okay|hey|hi|um+|uh+|and|but|also|btw|quick\s+q(?:uestion)?|sorry|那|那个|所以|还有|对了|请问)[\s,，:：!！]+)*"
+#: A question to the record, as people type it (often with no question mark): a mark anywhere, a
+#: question word first (after fillers), "remind me"/"anything I …", or a Chinese question word or
+#: particle anywhere ("拖到哪天了", "桐桐欠我啥来着", "500到底转没转").
 _ASKS = re.compile(
-    r"[?？]\s*$|[吗呢]\s*$|^(?:what|who|when|where|which|why|how|did|does|do|is|are|was|were|has|have|can|could|will"
-    r"|would|should|any|tell|remind|list|show|recap|summari[sz]e|give\s+me|catch\s+me|please\s+(?:tell|list|show|recap))\b"
-    r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)",
+    r"[?？]|" + _LEAD + r"(?:what|who|when|where|which|why|how|did|does|do|is|are|was|were|has|have|can|could|will"
+    r"|would|should|any|anything|anyone|tell|remind|list|show|recap|summari[sz]e|give\s+me|catch\s+me|please\s+(?:tell|list|show|recap)"
+    r"|whats|whos|whens|hows|wheres)\b"
+    r"|\b(?:remind\s+me|tell\s+me|what\s+n\s+when|by\s+when|when\s+(?:is|was)\s+it|still\s+(?:on|open|due))\b"
+    r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)"
+    r"|什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时|个)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)"
+    r"|(\w)[没不]\1",
     re.IGNORECASE,
 )
-# A question proper (not an order such as "tell Bob to …"): a question mark, or a question word first.
-_REAL_QUESTION = re.compile(r"[?？]\s*$|^(?:what|who|when|which|did|does|do|is|are|has|have)\b|什么|吗\s*$|没有\s*$",
-                            re.IGNORECASE)
+# A question proper (not an order such as "tell Bob to …"): a question mark, a question word first, a
+# Chinese question word or particle, or "remind me / anything I …".
+_REAL_QUESTION = re.compile(
+    r"[?？]|" + _LEAD + r"(?:what|who|when|which|did|does|do|is|are|has|have|whats|whos|whens|anything|any)\b"
+    r"|\b(?:remind\s+me|what\s+n\s+when|by\s+when)\b"
+    r"|什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)|(\w)[没不]\1",
+    re.IGNORECASE,
+)
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
 _TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto\s+(?:me|us)\b|(?:答应|承诺|保证|欠|给)我们?",
                        re.IGNORECASE)
@@ -115,7 +136,7 @@ _GENERIC_EN_WORDS = (
     "owe owes owed owing finish finished finishing complete completed hasn haven isn supposed doing does "
     "has have had did yet still what who when which made make decision decide rule rules plan outcome end "
     "whats whos whens hows wheres dont didnt doesnt hasnt havent isnt arent wasnt something somebody anyone "
-    "actually exactly really here there part parts losing lose track remind tell"
+    "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -123,6 +144,7 @@ _GENERIC_ZH = re.compile(
     r"现在|目前|上次|之前|大家|各方|双方|各自|分别|各位|自己|具体|到底|都是|谁|哪些|哪个|还有|还没|完成|进展|情况|总结|回顾|梳理|"
     r"帮我们?|告诉|一下|说了|说过|如何|怎样|有没有|是不是|为什么|哪里|事情|东西|一些|所有|全部|到现在|为止|目前为止|"
     r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|应该|负责|之前|以前|办了|做了|定的|定了|"
+    r"来着|哪天|几点|几号|啥|最后|到底|那事儿?|事儿|列一下|有人|现在是|有什么|什么|"
     r"[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠做办定该]"
 )
 
@@ -164,7 +186,7 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     body = body.strip()
     if not body or not _ASKS.search(body):
         return None
-    ask = _intent(body)
+    ask = _intent(_COLLOQUIAL.sub(lambda m: _COLLOQUIAL_AS[m.group()], body))
     book = names if isinstance(names, NameBook) else _book(names)
     hits = [h for h in book.find(body) if normalize(h.said).casefold() not in ("heyan", "和言")]
     if ask is None:
