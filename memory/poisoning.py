@@ -111,12 +111,13 @@ _ROLE_EN = (r"(?:system|sys|admin|admins|administrator|moderators?|mods?|develop
             r"root|instructions?|inst)")
 _ROLE_ZH = r"(?:系统|管理员|版主|群主|开发者|官方|机器人|和言|客服)"
 _LABEL = (r"(?:note|notice|message|update|override|instructions?|command|prompt|decision|announcement|alert|ruling|"
+          r"memory|memories|records?|log|sync|db|记忆|记录|存档|"
           r"verdict|here|team|system|policy|mode|模式|备注|通知|消息|提示|公告|指令|覆盖|声明|说明|决定|裁定|更新|提醒)")
 #: Tokens no member types by accident: chat-template and instruction tags, a JSON system role.
 _MODEL_TOKENS = re.compile(r"<\|[a-z_]{2,20}\|>|\[/?INST\]|<</?SYS>>|[\"']role[\"']\s*:\s*[\"'](?:system|developer)[\"']", _I)
 _BRACKETED = re.compile(
     r"[\[<({【〔（《［＜｛]{1,2}\s*/?\s*(?:[a-z]+\s+){0,3}?(?:" + _ROLE_EN + r"|" + _ROLE_ZH + r")"
-    r"(?:\s*" + _LABEL + r"|\s+[a-z]+){0,3}\s*[\]>)}】〕）》］＞｝]{1,2}",
+    r"(?:\s*[-_:/.]?\s*" + _LABEL + r"|\s+[a-z]+){0,3}\s*[\]>)}】〕）》］＞｝]{1,2}",
     _I,
 )
 _LABELLED = re.compile(
@@ -143,6 +144,12 @@ _SYSTEM = re.compile(r"system|sys\b|系统|instructions?|inst\b", _I)
 _ADDRESSING = re.compile(r"\s*(?:you\b|your\b|you'|you’|can\s+you|could\s+you|please|pls|@|你|您)", _I)
 
 
+#: A marker posing as Heyan's own memory ("[heyan-memory]", "【和言记录】"): any record it states is forged.
+_OWN_MEMORY = re.compile(r"heyan|和言|\bbot\b|机器人|memory|memories|记忆", _I)
+_RECORD_CLAIM = re.compile(r"\b(?:agreements?|decisions?|decided|approved|updated|changed|set\s+to|commitments?|promises?)\b"
+                           r"|约定|共识|决定|通过|更新|改为|承诺", _I)
+
+
 def _marker(text: str, others: re.Pattern[str] | None) -> str | None:
     """A marker posing as the system, a moderator or an admin, followed by a ruling about people."""
     if m := _MODEL_TOKENS.search(text):
@@ -154,6 +161,8 @@ def _marker(text: str, others: re.Pattern[str] | None) -> str | None:
                 continue  # "Admin: can you check my role?" speaks to the admin
             if _OWN_WORDS.match(payload) and not _SYSTEM.search(m.group()):
                 continue  # "管理员：我同意周杰的方案" speaks to the admin, or as one about itself (memory.shapes rules on others)
+            if _OWN_MEMORY.search(m.group()) and _RECORD_CLAIM.search(payload):
+                return m.group().strip()
             if _BINDING.search(payload) or (_VERDICT.search(payload) and (
                     about_people(payload, others) or _DISPUTE.search(payload))):
                 return m.group().strip()

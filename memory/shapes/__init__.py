@@ -35,7 +35,7 @@ def find(text: str, *, speaker: str, names: Iterable[str], addressed: bool) -> S
     people = members(speaker, names)
     if who := speaks_for(plain, people):
         return Shape("impersonation", f"writes as {who}", who)
-    if words := note_to_bot(plain, people, addressed=addressed):
+    if words := note_to_bot(plain, people, addressed=addressed, said=text):
         return Shape("instruction", "asks Heyan to record what others agreed", words)
     if words := authority(plain, people):
         return Shape("fake marker", "rules on people in the name of an authority", words)

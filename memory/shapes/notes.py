@@ -37,16 +37,52 @@ _NOTE = re.compile(
 #: "备注一下：", "存档：" heading a message that is spoken to Heyan (a mention, or "@和言" in the text).
 _REMARK = re.compile(r"^\s*(?:@\S+\s*)?(?:备注(?:一下)?|存档|备案|记录在案|登记一下|记一笔|记录一下|更新一下|补充一下|更正一下|"
                      r"(?i:fyi|for\s+the\s+record|note|memo|heads[\s-]?up|update))\s*[:：,，—–-]", re.MULTILINE)
+#: Heyan asked to record, either way round: "heyan pls file under decisions", "heyan log it as decided",
+#: "和言请存档", "@heyan can you note that …".
+_ASK_RECORD = re.compile(
+    r"\b(?:heyan|the\s+bot|bot)\b[\s,，:：]*(?:(?:pls|please|plz|kindly|can\s+you|could\s+you|would\s+you)\s+)?"
+    r"(?:note|log|file|record|save|store|remember|mark|update|write\s+(?:down|up)|archive|add)\b"
+    r"|(?:和言|机器人)\s*[,，:：]?\s*(?:请|麻烦|你)?\s*(?:帮忙|帮我)?\s*(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上)",
+    _I,
+)
+#: Heyan told its memory is wrong, with what to hold instead: "your notes got corrupted … correct
+#: version = …", "ignore what you stored", "之前存的全部作废", "以这个为准".
+_CORRECTION = re.compile(
+    r"\b(?:your|heyan'?s|the\s+bot'?s)\s+(?:notes?|memory|memories|records?|logs?|data|summary)\b[^.!?\n]{0,50}?"
+    r"\b(?:corrupt\w*|wrong|outdated|broken|lost|messed\s+up|out\s+of\s+date|incorrect|glitch\w*|bugged|wiped)\b"
+    r"|\bcorrect(?:ed)?\s+version\s*(?:[:=：]|is\b)|\bignore\s+(?:what|everything)\s+you\s+(?:stored|saved|have|noted|recorded)\b"
+    r"|(?:和言|机器人)?的?(?:记录|存档|数据|记忆|笔记)(?:有误|错了|有错|出错|丢了|乱了|作废|不对)"
+    r"|之前(?:存|记)的(?:东西|内容|记录)?(?:全部|全都|都)?(?:作废|不算)|以(?:这|此|下面|下)(?:个|条)?为准|正确(?:版本|的是)\s*[:：=]",
+    _I,
+)
+#: Words that claim a group decision, with or without a name: "log it as decided", "已全体通过".
+_GROUP_DECISION = re.compile(r"\b(?:decided|decisions?|approved|passed|unanimous\w*|effective\s+(?:now|immediately|today))\b"
+                             r"|(?:已|全体|一致|投票)通过|已全体|全员同意|已经决定", _I)
 _MENTION = re.compile(r"@(?:heyan|和言)(?![a-z])", _I)
 _CHANGE = re.compile(r"\b(?:closed?|mark(?:ed)?|done|resolved|settled|cancel(?:l?ed)?|dropped?|off\s+the\s+hook|"
                      r"no\s+longer|anymore|already)\b|已经|不再|作废|结案|关闭|了结", _I)
+#: The rest of a sentence that is a question.
+_ASKED = re.compile(r"[^.!。！\n]*[?？]")
+_THAT = re.compile(r"^[\s:：,，]*(?:that\b)?", _I)
+#: Another's words quoted: "> Priya: …", 'Priya: "…"'.
+_QUOTE_OF = re.compile(r"^\s*>+\s*\S{1,24}\s*[:：]|\S{1,24}\s*[:：]\s*[\"“「]", re.MULTILINE)
 _THIRD = re.compile(r"\b(?:he|she|they|him|her|them|his|their)\b|他|她", _I)
 _FIRST = re.compile(r"^[\s:：,，]*(?:i|i'm|i’m|i'll|i’ll|i've|my|me|we|our)\b|^[\s:：,，]*(?:我|咱|本人)", _I)
 
 
-def note_to_bot(text: str, members: Members, *, addressed: bool) -> str | None:
+def note_to_bot(text: str, members: Members, *, addressed: bool, said: str = "") -> str | None:
     """The words by which ``text`` (folded, quotes blanked) hands Heyan a note about another member,
-    or None."""
+    or None. ``said``: the same text with its quotes (asking Heyan to record a quote is the attack)."""
+    whole = said or text
+    for pattern in (_ASK_RECORD, _CORRECTION):
+        for m in islice(pattern.finditer(text), MATCHES):
+            if pattern is _ASK_RECORD and (_FIRST.match(_THAT.sub("", text[m.end():]))
+                                           or _ASKED.match(text, m.start())):
+                continue  # "heyan pls note: I'll pay Friday" records one's own words; "did Heyan record …?" asks
+            if _GROUP_DECISION.search(whole) or ((members.names_other(whole) or _THIRD.search(whole)) and (
+                    SANCTION.search(whole) or ASSENT.search(whole) or DECISION.search(whole) or _CHANGE.search(whole)
+                    or _QUOTE_OF.search(whole) or pattern is _CORRECTION)):
+                return m.group().strip()
     hits = list(islice(_NOTE.finditer(text), MATCHES))
     if addressed or _MENTION.search(text):
         hits += list(islice(_REMARK.finditer(text), MATCHES))

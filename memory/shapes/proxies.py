@@ -49,7 +49,8 @@ _RELAY = re.compile(
     r"|\b(?P<who2>[A-Za-z][\w'’-]{0,23})\s+(?:asked|wants|told|begged)\s+me\s+to\s+(?:say|tell|pass\s+(?:on|along)|let\s+(?:you|everyone)\s+know|post|confirm)"
     r"|(?:代|替|帮)(?P<who3>[\u4e00-\u9fff]{2,4}?)(?:发|说|转达|回复|表态|表个态|确认)"
     r"|(?P<who4>[\u4e00-\u9fff]{2,4}?)(?:让|叫|托|请)我(?:转告|转达|说|告诉|发|确认)"
-    r"|转达(?P<who5>[\u4e00-\u9fff]{2,4}?)的",
+    r"|转达(?P<who5>[\u4e00-\u9fff]{2,4}?)的"
+    r"|转(?P<who6>[\u4e00-\u9fff]{1,4}?)(?:刚|刚刚)?(?:发|说)(?:给)?我的(?:语音|消息|话|微信|留言)",
     _I,
 )
 #: What a relay may not carry for its sender: assent (above) or giving something up — "she can't come
@@ -66,6 +67,8 @@ _BINDING_FIRST = re.compile(r"\b(?:i'll|i’ll|i\s+will|i\s+agree|i\s+accept|i\s
 _TAG = re.compile(r"^\s*[【\[〔]\s*(?P<who>[^\]】〕\n]{1,24}?)\s*[】\]〕]", re.MULTILINE)
 #: A name as a line's label: "王教练：", "Bob:".
 _LABEL = re.compile(r"^\s*(?P<who>[^\s:：,，.。!?]{1,24}(?:\s[^\s:：,，.。!?]{1,24})?)\s*[:：]", re.MULTILINE)
+#: A name labelling the words passed on: "…（文字版）苏晴：…".
+_INNER_LABEL = re.compile(r"(?:^|[\s）)\]】，,])(?P<who>[^\s:：,，.。!?）)\]】（(]{1,12})\s*[:：]")
 _FIRST = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|i’ve|my|me|mine)\b|我", _I)
 _ADDRESSING = re.compile(r"\s*(?:you\b|your\b|can\s+you|could\s+you|please|pls|@|你|您|请问)", _I)
 
@@ -106,9 +109,16 @@ def speaks_for(text: str, members: Members) -> str | None:
     for m in islice(_RELAY.finditer(text), MATCHES):
         who = next(g for g in m.groups() if g)
         said = text[m.end():m.end() + 300]
-        if members.other_at(who) is not None and (ASSENT.search(said) or _GIVES_UP.search(said)) \
-                and not said.rstrip().endswith(("?", "？")):
+        if said.rstrip().endswith(("?", "？")):
+            continue
+        if members.other_at(who) is not None and (ASSENT.search(said) or _GIVES_UP.search(said)):
             return members.other_at(who).group()  # type: ignore[union-attr]
+        # passed on for someone by a name the roster may not hold ("替小鱼说一句", a voice note's
+        # transcript): a ruling on people, or a member's own words binding them, carried for another
+        if (DECISION.search(said) and SANCTION.search(said)) or (
+                (label := _INNER_LABEL.search(said)) and _whole(members, label.group("who"))
+                and _FIRST.search(said) and (SANCTION.search(said) or ASSENT.search(said) or _GIVES_UP.search(said))):
+            return who
     for m in islice(_SENT_BY.finditer(text), MATCHES):
         said = text[m.end():m.end() + 300].split("\n", 1)[0]
         who = members.other_at(m.group("who"))
