@@ -61,9 +61,28 @@ _PROPOSING = re.compile(r"^\s*(?:proposal|suggestion|idea|how\s+about|what\s+if|
                         r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
 _PROPOSAL_CUE = re.compile(r"^\s*(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
                            r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
+#: A plan put to everyone for a yes: "…, agreed?", "everyone ok with that?", "大家同意吗？", "同意的扣1".
+_PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|fine|agree)(?:\s+with\s+(?:that|this))?"
+                         r"|(?:are\s+)?we\s+(?:all\s+)?(?:agreed|good\s+with\s+(?:that|this)))\s*[?？]\s*$"
+                         r"|(?:大家|各位)?(?:都)?(?:同意吗|同意不|没意见吧|觉得(?:呢|可以吗|行吗))\s*[?？]?\s*$|同意的(?:扣|回|打)1", _I)
+#: A yes and nothing else: an emoji, "+1", "1", "扣1".
+_ASSENT_ONLY = re.compile(r"^\s*(?:[+＋]1|1|扣1|(?:👍|✅|👌|🙌|💯|🙋|☑️|✔️|🤝|\U0001F44D[\U0001F3FB-\U0001F3FF])+)"
+                          r"(?:\s*(?:[+＋]1|👍|✅|👌|🙌|💯))*\s*$")
+#: Lines after a proposal its quick yeses may follow.
+_YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
 _TO_BOT = re.compile(r"\b(?:bot|heyan)\b|和言|机器人", _I)
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
+
+
+#: What the classifier may call a plan put to all ("all donations go to X this time. agreed?").
+_MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
+
+
+def _names(text: str, name: str) -> bool:
+    """Does ``text`` name ``name`` (or its first word: "Joy" for "Joy Santos")?"""
+    folded = text.casefold()
+    return bool(name) and any(len(n) >= 2 and n.casefold() in folded for n in (name, name.split()[0]))
 
 
 def _for_all(text: str) -> bool:
@@ -93,7 +112,21 @@ class _Thread:
         self.request = request
         self.lines = [dataclasses.replace(u, text=normalize(u.text)) for u in (*request.context, *request.turns)]
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
-        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.match(u.text) else a for u, a in zip(self.lines, acts, strict=False)]
+        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.match(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
+                     else a for u, a in zip(self.lines, acts, strict=False)]
+        # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
+        # can") counters the request, whatever the classifier called it
+        for i, u in enumerate(self.lines):
+            if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.match(u.text) and _last_time(u.text):
+                j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id), None)
+                if j is not None and self.acts[j] is Act.REQUEST and _names(self.lines[j].text, u.author_name):
+                    self.acts[i] = Act.COUNTER
+        # a bare yes ("👍", "+1", "扣1") soon after a proposal, by someone else, agrees to it
+        for i, u in enumerate(self.lines):
+            if _ASSENT_ONLY.match(u.text) and any(
+                    self.acts[j] is Act.PROPOSE and self.lines[j].author_id != u.author_id
+                    for j in range(max(0, i - _YES_RUN), i)):
+                self.acts[i] = Act.AGREE
         self.attr = ATTRIBUTES[request.lang]
         # lines no reply may take up: attempts on memory and words to Heyan (a "sure" after one answers it)
         names = tuple({u.author_name for u in self.lines if u.author_name})
