@@ -65,7 +65,7 @@ def options(
 @app.command()
 def config() -> None:
     """Print the resolved settings, secrets masked."""
-    from bot.settings import SettingsError, load_settings
+    from bot.config.settings import SettingsError, load_settings
 
     try:
         settings = load_settings()
@@ -130,7 +130,7 @@ def worker() -> None:
 
     It runs jobs and queues posts; it never posts to a platform itself — the process connected to
     the platform delivers them."""
-    from bot.settings import SettingsError, load_settings
+    from bot.config.settings import SettingsError, load_settings
 
     try:
         settings = load_settings()

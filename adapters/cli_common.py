@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runti
 
     from adapters.runtime import Runtime
     from bot.actors import Actor
-    from bot.names import TenantNames
-    from bot.settings import Settings
+    from bot.config.settings import Settings
+    from bot.text.names import TenantNames
 
 __all__ = [
     "NOW_HELP",
@@ -89,7 +89,7 @@ def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
     """Load settings and run an async command; known failures become one clear line and exit 2."""
     # here, not at the top: a command pays for the runtime's imports only when it runs
     from adapters.logs import configure_logging
-    from bot.settings import load_settings
+    from bot.config.settings import load_settings
     from memory.errors import HeyanError
 
     try:
@@ -124,7 +124,7 @@ def with_runtime(body: Callable[[Runtime], Awaitable[T]], **kw: Any) -> T:
 async def redis_only(settings: Settings) -> AsyncIterator[ArqRedis]:
     """The queue's Redis: the configured server, or the embedded Valkey through a worker-less runtime."""
     from adapters.runtime import Runtime, StartupError
-    from bot.settings import mask_url
+    from bot.config.settings import mask_url
     from jobs.queue import connect
 
     url = settings.redis.url
@@ -162,7 +162,7 @@ async def tenant_names(rt: Runtime, tenants: set[str]) -> TenantNames:
     """Everyone's latest display name in these tenants, read from all of their records — so a
     filtered listing names people as the unfiltered one does."""
     from bot.actors import Actor
-    from bot.names import TenantNames
+    from bot.text.names import TenantNames
 
     facts = []
     for t in sorted(tenants):

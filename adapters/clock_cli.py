@@ -1,6 +1,6 @@
 """Which zone the console shows times in: each tenant's (``heyan tenant set-timezone``, default
 ``HEYAN_TIMEZONE``) — the zone replies use when the asker's own is not known — or the one ``--zone``
-names. Tables name it in their headings, JSON beside each time (``bot.clock``)."""
+names. Tables name it in their headings, JSON beside each time (``bot.text.clock``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from adapters.cli_common import fail
-from bot.zones import is_zone
+from bot.text.zones import is_zone
 
 if TYPE_CHECKING:  # the CLI imports the runtime inside its commands (`heyan --help` stays light)
     from adapters.runtime import Runtime

@@ -120,8 +120,8 @@ def commitments_snooze(
         )
 
     fact = with_runtime(body)
-    from bot.clock import show_time
-    from bot.zones import offset_name
+    from bot.text.clock import show_time
+    from bot.text.zones import offset_name
 
     due = show_time(fact.due_at, offset_name(fact.due_at) or "UTC", "en") if fact.due_at else "-"
     console.print(f"snoozed: {fact.subject_name or fact.subject} — {fact.value}, due {due}", markup=False)

@@ -18,9 +18,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape as escape_markup
 
+from bot.delivery.outbox import Post, PostKind
 from bot.models import Message, Reply
-from bot.outbox import Post, PostKind
-from bot.zones import is_zone, offset_name
+from bot.text.zones import is_zone, offset_name
 from memory.errors import HeyanError
 from memory.models import Scope, Visibility
 from memory.normalize import escape_controls

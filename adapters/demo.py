@@ -22,9 +22,9 @@ from adapters.runtime import Runtime
 from adapters.terminal import shown
 from adapters.views import memory_table
 from bot.actors import Actor
+from bot.config.settings import Settings
+from bot.delivery.outbox import Post
 from bot.models import Message
-from bot.outbox import Post
-from bot.settings import Settings
 from memory.models import Scope, utcnow
 
 __all__ = ["DEMO_TENANT", "run_demo"]

@@ -12,7 +12,7 @@ from adapters.dispute_cli import TENANT
 
 if TYPE_CHECKING:  # the command imports what it uses: `heyan --help` stays light
     from adapters.runtime import Runtime
-    from bot.digest import Digest
+    from bot.agreements.digest import Digest
 
 __all__ = ["digest"]
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from bot.clock import show_time
-from bot.digest import Digest
-from bot.promises import PromiseRecord
+from bot.agreements.digest import Digest
+from bot.agreements.promises import PromiseRecord
+from bot.text.clock import show_time
 
 __all__ = ["digest_tables", "promise_table"]
 

@@ -23,11 +23,11 @@ from adapters.runtime import Runtime
 from adapters.terminal import shown
 from adapters.views import commitment_view, commitments_table, memory_table
 from bot.actors import Actor, ModerationError
+from bot.config.settings import Settings
 from bot.limits import SlowDown
 from bot.models import Message
-from bot.names import TenantNames
-from bot.settings import Settings
-from bot.zones import offset_name
+from bot.text.names import TenantNames
+from bot.text.zones import offset_name
 from memory.models import Scope, Visibility, utcnow
 
 __all__ = ["HELP", "interactive"]

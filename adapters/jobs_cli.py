@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # the commands import what they use: `heyan --help` must not 
     from arq.connections import ArqRedis
 
     from adapters.runtime import Runtime
-    from bot.outbox import Outbox, OutboxStats, PostRecord
+    from bot.delivery.outbox import Outbox, OutboxStats, PostRecord
     from jobs import admin
     from jobs.cron import ReconcileReport
 
@@ -30,7 +30,7 @@ app = Typer(no_args_is_help=True, help="The background job queue and the outboxe
 
 
 async def _status(redis: ArqRedis) -> tuple[admin.QueueStatus, list[OutboxStats]]:
-    from bot.outbox import Outbox
+    from bot.delivery.outbox import Outbox
     from jobs import admin
 
     return await admin.status(redis), await Outbox(redis).stats()
@@ -59,8 +59,8 @@ def jobs_status(as_json: Annotated[bool, typer.Option("--json", help="JSON inste
 def _outbox(redis: ArqRedis) -> Outbox:
     """The outbox with this process's keys: a dead post's body is sealed."""
     from adapters.runtime import build_cipher
-    from bot.outbox import Outbox
-    from bot.settings import load_settings
+    from bot.config.settings import load_settings
+    from bot.delivery.outbox import Outbox
 
     return Outbox(redis, cipher=build_cipher(load_settings()))
 
@@ -104,8 +104,8 @@ def jobs_dead_letter(
     async def both(redis: ArqRedis) -> tuple[list[admin.DeadLetter], list[PostRecord]]:
         # with this process's keys: a dead job's error message is sealed (it may quote members)
         from adapters.runtime import build_cipher
-        from bot.deadletters import DeadLetters
-        from bot.settings import load_settings
+        from bot.config.settings import load_settings
+        from bot.delivery.deadletters import DeadLetters
 
         letters = DeadLetters(redis, cipher=build_cipher(load_settings()))
         return await admin.dead_letters(redis, letters), await _dead_posts(redis)

@@ -2,7 +2,7 @@
 
 ``generate`` prints a new key for ``HEYAN_ENCRYPTION_KEYS``; ``rotate`` re-seals every store record
 and Redis value with the first key, record by record, so it is safe to kill and run again; only a
-finished run writes the marker that lets the old keys go (``bot.sealing.write_marker``). The
+finished run writes the marker that lets the old keys go (``bot.privacy.sealing.write_marker``). The
 procedure: docs/DEPLOY.md, "Encryption at rest" (Rotation).
 """
 
@@ -20,7 +20,7 @@ from memory.ports import Layer, RecordFilter
 
 if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, redis or the stores
     from adapters.runtime import Runtime
-    from bot.sealing import Resealable
+    from bot.privacy.sealing import Resealable
 
 __all__ = ["RotationReport", "app", "rotate"]
 
@@ -85,7 +85,7 @@ def _slack_parts(rt: Runtime) -> dict[str, Resealable]:
 
 async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     """Re-encrypt every record with the first key; see the module docstring."""
-    from bot.sealing import scan, write_marker
+    from bot.privacy.sealing import scan, write_marker
 
     report = RotationReport(key=rt.cipher.primary, others=rt.cipher.key_ids[1:])
     totals = await _store_totals(rt)

@@ -13,7 +13,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from bot.settings import Settings
+from bot.config.settings import Settings
 from memory.normalize import escape_controls
 
 __all__ = ["JsonFormatter", "TextFormatter", "configure_logging"]

@@ -15,7 +15,7 @@ from adapters.dispute_cli import TENANT
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
     from adapters.runtime import Runtime
-    from bot.promises import PromiseRecord
+    from bot.agreements.promises import PromiseRecord
     from memory.models import Fact
 
 __all__ = ["app"]

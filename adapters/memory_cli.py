@@ -30,18 +30,18 @@ from adapters.cli_common import (
 from adapters.cli_people import checked_tenants, member_in, members_in
 from adapters.cli_style import Typer
 from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
-from bot import kinds
 from bot.actors import Actor
-from bot.clock import show_due
+from bot.text import kinds
+from bot.text.clock import show_due
 from memory.models import Fact, FactStatus, Scope, utcnow
 from memory.normalize import escape_controls
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
     from adapters.runtime import Runtime
-    from bot.audit import AuditEntry
-    from bot.erasure import ErasureReport
     from bot.moderation import ReviewPage
-    from bot.names import TenantNames
+    from bot.privacy.audit import AuditEntry
+    from bot.privacy.erasure import ErasureReport
+    from bot.text.names import TenantNames
 
 __all__ = ["app"]
 
@@ -54,7 +54,7 @@ STATUS_HELP = "only this status: " + ", ".join(s.value for s in FactStatus)
 
 
 def _kind(value: str | None) -> str | None:
-    """A kind filter in any of its names (``bot.kinds``); refused with the accepted ones."""
+    """A kind filter in any of its names (``bot.text.kinds``); refused with the accepted ones."""
     if value is None:
         return None
     try:
@@ -163,7 +163,7 @@ def memory_history(
 
 def _utc(iso: object) -> str:
     """An ISO time of a version as a cell of a column headed "(UTC)"."""
-    from bot.clock import show_stamp
+    from bot.text.clock import show_stamp
 
     return show_stamp(datetime.fromisoformat(str(iso)), "UTC")
 
@@ -199,8 +199,8 @@ def memory_confirm(
 ) -> None:
     """Confirm a disputed, unverified or low-confidence memory; a flagged one is confirmed as an
     ordinary message: it is read again and what it says is remembered (listed here)."""
-    from bot.kinds import label as kind_label
     from bot.moderation.views import Recovered
+    from bot.text.kinds import label as kind_label
 
     async def body(rt: Runtime) -> Fact | Recovered:
         async def confirm(actor: Actor) -> Fact | Recovered:
@@ -274,7 +274,7 @@ def memory_export(
     out: Annotated[Path | None, typer.Option(help="write the JSON here instead of stdout")] = None,
 ) -> None:
     """Everything Heyan holds about or from one member (in one tenant or all), as JSON."""
-    from bot.settings import load_settings
+    from bot.config.settings import load_settings
 
     async def body(rt: Runtime) -> dict[str, object]:
         if tenant:

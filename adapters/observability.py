@@ -22,7 +22,7 @@ from prometheus_client.core import CounterMetricFamily, Metric
 from prometheus_client.registry import Collector
 from redis.asyncio import Redis
 
-from bot.outbox import Outbox
+from bot.delivery.outbox import Outbox
 from jobs.admin import status
 from jobs.queue import QUEUE
 from jobs.worker import DEAD_LETTER
@@ -118,7 +118,7 @@ class Metrics:
         for stats in await Outbox(redis).stats():
             for state in ("ready", "waiting", "leased", "dead"):
                 self.outbox_posts.labels(stats.platform, state).set(getattr(stats, state))
-            # The outbox's key layout (bot/outbox.py): ready posts scored by the ms they may go from.
+            # The outbox's key layout (bot/delivery/outbox.py): ready posts scored by the ms they may go from.
             first = await redis.zrangebyscore(f"heyan:outbox:{stats.platform}:ready", "-inf", now_ms,
                                               start=0, num=1, withscores=True)
             self.outbox_lag.labels(stats.platform).set(max(0.0, (now_ms - first[0][1]) / 1000) if first else 0.0)

@@ -16,8 +16,8 @@ from typing import Protocol
 
 from adapters.observability import ObservabilityServer, start_observability
 from adapters.runtime import Runtime, StartupError
-from bot.delivery import PostSender
-from bot.settings import Settings
+from bot.config.settings import Settings
+from bot.delivery.deliverer import PostSender
 
 __all__ = ["Platform", "configured_platforms", "run_platforms"]
 

@@ -19,7 +19,7 @@ from pydantic import ValidationError
 from rich.progress import Progress
 
 from adapters import runtime
-from bot.settings import Settings
+from bot.config.settings import Settings
 from memory.codec import PLAIN, PayloadCodec
 from memory.errors import StoreError
 from memory.models import Fact, Scope, Summary

@@ -28,7 +28,7 @@ from adapters.rebuild import (
     tally_edge,
     tally_server,
 )
-from bot.settings import Settings
+from bot.config.settings import Settings
 from memory.codec import PayloadCodec
 from memory.ports import Embedder, SparseEncoder
 from memory.sparse import Bm25Encoder

@@ -11,8 +11,8 @@ from rich.console import Console
 from adapters.console import ConsoleSender, render_reply
 from adapters.runtime import Runtime
 from adapters.terminal import shown
+from bot.config.settings import Settings
 from bot.models import Message, Reply
-from bot.settings import Settings
 from memory import clock
 from memory.models import Scope
 

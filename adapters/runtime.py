@@ -23,32 +23,32 @@ from arq.connections import ArqRedis
 
 from adapters.startup import StartupError, build_cipher
 from adapters.valkey import EmbeddedValkey, ValkeyStartError
-from bot.audit import AuditLog
+from bot.config.settings import Settings, mask_url
+from bot.config.tenants import TenantConfig, TenantSettings
 from bot.conversation import Conversation, MessageLog
-from bot.deadletters import DeadLetters
-from bot.delivery import Deliverer, PostSender
-from bot.departures import Departures
+from bot.delivery.deadletters import DeadLetters
+from bot.delivery.deliverer import Deliverer, PostSender
+from bot.delivery.outbox import Outbox
+from bot.delivery.posts import Post, reply_post
+from bot.delivery.reminders import FollowUpKeeper, record_delivery
+from bot.disputes.escalation_alerts import EscalationMonitor, model_confirm
+from bot.disputes.joins import DisputeJoins
 from bot.engine import Engine, EngineConfig
-from bot.erasure import Erasure
-from bot.escalation_alerts import EscalationMonitor, model_confirm
-from bot.joins import DisputeJoins
 from bot.limits import LimitRules, RateLimits
 from bot.llm.base import MediatorProvider
 from bot.llm.fallback import FallbackProvider
-from bot.locks import RedisLocks
+from bot.locking.locks import RedisLocks
 from bot.models import Message, Stage
 from bot.moderation import ModerationService
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Outbox
 from bot.platform_port import PlatformPort
-from bot.posts import Post, reply_post
-from bot.reminders import FollowUpKeeper, record_delivery
-from bot.sealing import check_keys
+from bot.privacy.audit import AuditLog
+from bot.privacy.departures import Departures
+from bot.privacy.erasure import Erasure
+from bot.privacy.sealing import check_keys
+from bot.privacy.session_deletion import DeletedConversations
 from bot.services import Services
-from bot.session_deletion import DeletedConversations
 from bot.sessions import SessionBook
-from bot.settings import Settings, mask_url
-from bot.tenants import TenantConfig, TenantSettings
 from jobs.card_digest import enqueue_proposal
 from jobs.queue import QUEUE, JobQueue, bring_forward, connect, take_over_jobs
 from jobs.worker import DoorbellWorker, build_worker

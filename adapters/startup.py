@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bot.settings import Settings
+from bot.config.settings import Settings
 from memory.errors import HeyanError
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """``heyan tenant``: per-tenant settings (timezone, language, retention) — show them, set them, reset them.
 
-The settings live in Redis (see ``bot/tenants.py`` for why): with ``HEYAN_REDIS_URL`` these commands
+The settings live in Redis (see ``bot/config/tenants.py`` for why): with ``HEYAN_REDIS_URL`` these commands
 connect to it directly; in the embedded shape they start the runtime without its worker to reach the
 embedded Valkey (so, like every other command there, not while the bot runs on the same data dir).
 """
@@ -17,9 +17,9 @@ from rich.table import Table
 from adapters.cli_common import console, fail, one_of, redis_only, run
 from adapters.cli_style import Typer
 
-if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light (bot.tenants needs redis)
-    from bot.settings import Settings
-    from bot.tenants import TenantConfig, TenantSettings
+if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light (bot.config.tenants needs redis)
+    from bot.config.settings import Settings
+    from bot.config.tenants import TenantConfig, TenantSettings
 
 __all__ = ["app"]
 
@@ -29,7 +29,7 @@ T = TypeVar("T")
 
 
 def _with_config(body: Callable[[TenantConfig], Awaitable[T]]) -> T:
-    from bot.tenants import TenantConfig, TenantSettingError, TenantSettings
+    from bot.config.tenants import TenantConfig, TenantSettingError, TenantSettings
 
     async def main(settings: Settings) -> T:
         async with redis_only(settings) as redis:
@@ -66,7 +66,7 @@ def tenant_show(
     if as_json:
         print(json.dumps(shown, ensure_ascii=False, indent=1))
         return
-    from bot.tenants import TenantSettings
+    from bot.config.tenants import TenantSettings
 
     fields = list(TenantSettings.model_fields)
     table = Table(title=f"tenant settings (defaults: {', '.join(f'{k}={v}' for k, v in shown['defaults'].items())})")
@@ -86,7 +86,7 @@ def tenant_set_timezone(
     zone: Annotated[str, typer.Argument(help="an IANA timezone, e.g. Asia/Shanghai or America/New_York")],
 ) -> None:
     """Set a tenant's timezone: due times it hears and the times it shows use this zone from now on."""
-    from bot.tenants import TenantSettingError, check_timezone
+    from bot.config.tenants import TenantSettingError, check_timezone
 
     try:
         check_timezone(zone)  # before starting anything
@@ -116,7 +116,7 @@ def tenant_set_retention(
     days: Annotated[str, typer.Argument(help="days to keep (a positive number), or keep (until erased)")],
 ) -> None:
     """How long a tenant keeps each kind of memory; expired ones leave recall at once and are purged."""
-    from bot.tenants import TenantSettingError, parse_days
+    from bot.config.tenants import TenantSettingError, parse_days
     from memory.models import Kind
 
     one_of("kind", kind, [*(k.value for k in Kind), "closed"])
@@ -148,7 +148,7 @@ def tenant_set_forgetting(
 ) -> None:
     """Forgetting: a closed dispute's records nobody used or confirmed expire a week after this many
     days (open commitments and disputed records never do)."""
-    from bot.tenants import TenantSettingError, parse_days
+    from bot.config.tenants import TenantSettingError, parse_days
 
     try:
         value = parse_days(days, "days before forgetting", keep=("off",))
@@ -174,7 +174,7 @@ def tenant_reset(
     setting: Annotated[str | None, typer.Option(help="only this setting (default: all)")] = None,
 ) -> None:
     """Drop a tenant's own settings: it follows the defaults (HEYAN_TIMEZONE) again."""
-    from bot.tenants import TenantSettings
+    from bot.config.tenants import TenantSettings
 
     if setting is not None and setting not in TenantSettings.model_fields:
         raise fail(f"unknown tenant setting {setting}; known: {', '.join(TenantSettings.model_fields)}")

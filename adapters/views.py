@@ -1,8 +1,8 @@
 """How the console shows memories, commitments and audit entries: rich tables and ``--json`` shapes.
 
 Tables fit 80 columns: only the free-text column wraps, never inside a word. People by their latest
-name (``bot.names``); times in the tenant's zone (or ``--zone``), named in the heading, ISO-8601 with
-the zone in ``--json`` (``bot.clock``). Every text cell goes through ``escape_controls``: a member's
+name (``bot.text.names``); times in the tenant's zone (or ``--zone``), named in the heading, ISO-8601 with
+the zone in ``--json`` (``bot.text.clock``). Every text cell goes through ``escape_controls``: a member's
 escape sequence shows, it never drives the terminal.
 """
 
@@ -15,15 +15,15 @@ from typing import Any
 from rich.table import Table
 
 from adapters.terminal import shown as _safe
-from bot.audit import AuditEntry
-from bot.clock import local, show_due, show_stamp, zone_heading
-from bot.kinds import label
+from bot.agreements.promises import PromiseRecord
 from bot.moderation import fact_view
 from bot.moderation.views import commitment_line, condition_of
-from bot.names import TenantNames
 from bot.offline.perspective import for_everyone
-from bot.promises import PromiseRecord
-from bot.zones import zone_label
+from bot.privacy.audit import AuditEntry
+from bot.text.clock import local, show_due, show_stamp, zone_heading
+from bot.text.kinds import label
+from bot.text.names import TenantNames
+from bot.text.zones import zone_label
 from memory.importance import weight
 from memory.models import Confidence, Fact, FactStatus, Kind, utcnow
 from memory.poisoning import flag_of
@@ -58,7 +58,7 @@ def _names(table: Table, name: str, texts: list[str]) -> None:
 
 
 def kind_label(fact: Fact) -> str:
-    """The kind as a person reads it (``bot.kinds``: agreement/refusal for consensus, claim for a
+    """The kind as a person reads it (``bot.text.kinds``: agreement/refusal for consensus, claim for a
     reported event), and which rule flagged a flagged message (instruction, impersonation, fake marker,
     encoded instruction; ``memory_table`` shows the whole reason with the text)."""
     if fact.status is FactStatus.FLAGGED:
@@ -89,7 +89,7 @@ def _stamp(when: datetime, zone: str, named: bool, *, day_only: bool = False) ->
 def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None,
                  zones: Mapping[str, str] | None = None, now: datetime | None = None) -> Table:
     """A table of facts: who, what, status, weight, and when it was said (the tenant when several);
-    times in each tenant's zone (``zones``: tenant → zone), named in the heading (``bot.clock``). The
+    times in each tenant's zone (``zones``: tenant → zone), named in the heading (``bot.text.clock``). The
     weight (``memory.importance``) is at ``now`` (default: the clock); a record forgetting put on
     notice says when it expires."""
     names = names or TenantNames(facts)

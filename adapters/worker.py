@@ -12,8 +12,8 @@ from typing import Any
 
 from adapters.observability import start_observability
 from adapters.runtime import open_services
+from bot.config.settings import Settings, load_settings
 from bot.services import Services
-from bot.settings import Settings, load_settings
 from jobs.worker import worker_settings
 
 __all__ = ["standalone_settings"]

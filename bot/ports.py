@@ -51,5 +51,5 @@ class Scheduler(Protocol):
         ...
 
     async def purge_tenant(self, tenant: str, request_id: str, when: datetime) -> bool:
-        """Remove everything held for ``tenant`` at ``when`` unless Heyan came back (``bot.departures``)."""
+        """Remove everything held for ``tenant`` at ``when`` unless Heyan came back (``bot.privacy.departures``)."""
         ...

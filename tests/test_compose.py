@@ -22,8 +22,8 @@ import jsonschema
 import yaml
 from packaging.version import Version
 
-from bot.secret_files import secret_files
-from bot.settings import load_settings
+from bot.config.secret_files import secret_files
+from bot.config.settings import load_settings
 from tests.deploy_helpers import COMPOSE_ONLY, LOCK, pins, sections, setting_variables
 
 ROOT = Path(__file__).resolve().parents[1]

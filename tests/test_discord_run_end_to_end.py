@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from adapters.platforms import run_platforms
-from bot.settings import Settings
+from bot.config.settings import Settings
 from tests.discord_harness import WAIT, Harness, discord_settings, hash_embedder, redis_url
 from tests.discord_standin import DiscordStandIn, MemberSpec, UserSpec, wait_until
 from tests.discord_standin_limits import message_errors

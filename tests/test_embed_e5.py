@@ -11,7 +11,7 @@ import pytest
 from adapters.rebuild import codec_for
 from adapters.reindex import reindex
 from adapters.runtime import build_embedder, open_store
-from bot.settings import EmbeddingSettings
+from bot.config.settings import EmbeddingSettings
 from memory.embedders import calibrate
 from memory.errors import EmbedderMismatchError
 from memory.models import Fact, Kind, Scope

@@ -18,10 +18,17 @@ from redis.asyncio import Redis
 import adapters.runtime
 from adapters.runtime import Runtime
 from bot.actors import Actor
+from bot.config.settings import (
+    JobSettings,
+    LimitSettings,
+    LLMSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+)
+from bot.delivery.reminders import reminder_post_id
 from bot.models import Message
-from bot.reminders import reminder_post_id
-from bot.richtext import Mention
-from bot.settings import JobSettings, LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from bot.text.richtext import Mention
 from jobs.tasks import send_reminder
 from memory.crypto import KEY_FILE
 from memory.models import Kind, Scope, utcnow

@@ -40,11 +40,18 @@ import adapters.runtime
 from adapters.logs import TextFormatter
 from adapters.runtime import Runtime
 from bot.actors import Actor, Capability
-from bot.delivery import DeliveryError
+from bot.config.settings import (
+    JobSettings,
+    LimitSettings,
+    LLMSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+)
+from bot.delivery.deliverer import DeliveryError
+from bot.delivery.outbox import Post, PostKind
 from bot.models import Message
-from bot.outbox import Post, PostKind
-from bot.richtext import Mention, RichText
-from bot.settings import JobSettings, LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from bot.text.richtext import Mention, RichText
 from jobs import admin
 from jobs.tasks import forget_user, send_reminder
 from jobs.worker import resilient

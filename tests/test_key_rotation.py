@@ -18,12 +18,12 @@ import adapters.runtime
 from adapters.keys_cli import rotate
 from adapters.runtime import Runtime, StartupError
 from bot.actors import Actor
-from bot.audit import AuditEntry, AuditLog
 from bot.conversation import MessageLog
+from bot.delivery.outbox import Outbox, Post
 from bot.models import Message
-from bot.outbox import Outbox, Post
-from bot.richtext import RichText
+from bot.privacy.audit import AuditEntry, AuditLog
 from bot.sessions import SessionBook, SessionInfo
+from bot.text.richtext import RichText
 from memory.codec import PLAIN
 from memory.crypto import Cipher, key_id, parse_keys
 from memory.models import Fact, Kind, Scope, Summary, utcnow

@@ -24,8 +24,8 @@ from typer.testing import CliRunner
 
 from adapters.cli import app
 from adapters.runtime import Runtime
+from bot.config.settings import load_settings
 from bot.models import Message, Stage
-from bot.settings import load_settings
 from bot.tokens import estimate_tokens
 from memory.models import Scope
 from tests.clock import JobSchedule

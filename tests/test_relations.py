@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from adapters.views import memory_table
-from bot.kinds import label, parse
 from bot.llm.schemas import ExtractionOut
 from bot.offline.relations import extract_relations
+from bot.text.kinds import label, parse
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, generate_key, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts

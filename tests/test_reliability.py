@@ -23,13 +23,13 @@ from typer.testing import CliRunner
 from adapters.cli import app
 from adapters.runtime import Runtime
 from adapters.valkey import EmbeddedValkey, ValkeyStartError
+from bot.config.settings import SettingsError, load_settings
+from bot.delivery.outbox import PostKind
+from bot.delivery.reminders import record_delivery, reminder_post
 from bot.engine import EngineConfig
 from bot.llm.base import ProviderError
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.outbox import PostKind
-from bot.reminders import record_delivery, reminder_post
-from bot.settings import SettingsError, load_settings
 from jobs.cron import reconcile
 from jobs.queue import QUEUE
 from jobs.tasks import extract_idle, extract_memories

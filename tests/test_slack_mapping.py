@@ -22,7 +22,7 @@ from adapters.slack.mapping import (
 )
 from adapters.slack.render import render
 from bot.actors import Actor, Capability
-from bot.richtext import Mention, RichText
+from bot.text.richtext import Mention, RichText
 from memory.models import Fact, FactStatus, HistoryEntry, Kind, Source, utcnow
 
 MANIFEST = Path(__file__).resolve().parents[1] / "adapters" / "slack" / "manifest.yaml"

@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from typer.testing import CliRunner
 
+from bot.config.tenants import KEY_PREFIX, TenantConfig, TenantSettingError, TenantSettings
+from bot.delivery.reminders import reminder_post
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.reminders import reminder_post
-from bot.tenants import KEY_PREFIX, TenantConfig, TenantSettingError, TenantSettings
 from memory.models import Kind, Scope, utcnow
 from tests.clock import JobSchedule
 from tests.jobs_helpers import (

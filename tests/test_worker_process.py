@@ -25,10 +25,10 @@ from typer.testing import CliRunner
 
 from adapters.cli import app
 from adapters.runtime import Runtime
+from bot.config.settings import load_settings
+from bot.delivery.outbox import PostState
+from bot.delivery.reminders import reminder_post_id
 from bot.models import Message
-from bot.outbox import PostState
-from bot.reminders import reminder_post_id
-from bot.settings import load_settings
 from jobs.cron import reconcile
 from jobs.queue import QUEUE, deserialize
 from jobs.tasks import send_reminder

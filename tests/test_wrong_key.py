@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from bot.sealing import check_marker
+from bot.privacy.sealing import check_marker
 from memory.crypto import Cipher, generate_key, key_id, parse_keys
 from tests.qdrant_standin import QdrantStandIn
 

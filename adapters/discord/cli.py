@@ -14,7 +14,7 @@ import typer
 from adapters.cli_common import console, run
 
 if TYPE_CHECKING:
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["app", "sync_commands"]
 

@@ -28,8 +28,8 @@ from adapters.discord.notices import Notices
 from adapters.discord.sender import DiscordSender
 from adapters.discord.sharding import ShardPlan, plan, recommended_shards
 from adapters.startup import StartupError
-from bot.delivery import PostSender
-from bot.settings import DiscordSettings, Settings
+from bot.config.settings import DiscordSettings, Settings
+from bot.delivery.deliverer import PostSender
 
 if TYPE_CHECKING:
     from adapters.runtime import Runtime

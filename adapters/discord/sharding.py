@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import discord
 
 from adapters.startup import StartupError
-from bot.settings import DiscordSettings
+from bot.config.settings import DiscordSettings
 
 __all__ = ["ShardPlan", "parse_shard_ids", "plan", "recommended_shards"]
 

@@ -15,7 +15,7 @@ import typer
 from adapters.cli_common import console, fail, run
 
 if TYPE_CHECKING:
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["MANIFEST", "app"]
 

@@ -35,8 +35,8 @@ from adapters.slack.redo_job import redo_worker
 from adapters.slack.scopes import REQUIRED_SCOPES, ScopeNotices
 from adapters.slack.workspaces import RedisInstallationStore, RedisOAuthStateStore, Workspace, Workspaces
 from adapters.startup import StartupError
-from bot.delivery import PostSender
-from bot.settings import Settings, SlackSettings
+from bot.config.settings import Settings, SlackSettings
+from bot.delivery.deliverer import PostSender
 
 __all__ = ["DEFAULT_API_URL", "REQUIRED_SCOPES", "SlackPlatform", "check_identity", "claim_redis", "make_client"]
 

@@ -13,11 +13,11 @@ from rich.table import Table
 
 from adapters.cli_common import console, fail, redis_only, run
 from adapters.cli_style import Typer
-from bot.clock import show_stamp, zone_heading
+from bot.text.clock import show_stamp, zone_heading
 
 if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, Redis or FastAPI
     from adapters.web.tokens import ApiTokens
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["app"]
 

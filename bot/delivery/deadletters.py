@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from bot.sealing import Advance, needs_reseal, open_fields, seal_fields
+from bot.privacy.sealing import Advance, needs_reseal, open_fields, seal_fields
 from memory.crypto import Cipher
 from memory.errors import DecryptionError
 from memory.models import utcnow

@@ -12,10 +12,10 @@ from __future__ import annotations
 import logging
 from datetime import datetime, timedelta
 
-from bot.clock import show_time
-from bot.outbox import Outbox, Post, PostKind
+from bot.delivery.outbox import Outbox, Post, PostKind
 from bot.ports import Scheduler
-from bot.richtext import Mention, RichText
+from bot.text.clock import show_time
+from bot.text.richtext import Mention, RichText
 from memory.models import OPEN_COMMITMENT, Fact, Kind, Scope, utcnow
 from memory.service import MemoryService
 
@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 
 def format_when(when: datetime, zone: str, lang: str) -> str:
-    """A time shown to people, in ``zone`` and naming it (``bot.clock.show_time``, the one format of
+    """A time shown to people, in ``zone`` and naming it (``bot.text.clock.show_time``, the one format of
     every surface): "12月1日周二 15:00（Asia/Shanghai）" / "Tue 1 Dec 15:00 (Asia/Shanghai)"."""
     return show_time(when, zone, lang)
 
@@ -86,7 +86,7 @@ def reminder_post(fact: Fact, zone: str) -> Post:
         body=reminder_text(fact, zone),
         kind=PostKind.REMINDER,
         lang=fact.lang,
-        # users: whom the post is about (erasing any of them withdraws it, bot.outbox.Post.concerns)
+        # users: whom the post is about (erasing any of them withdraws it, bot.delivery.outbox.Post.concerns)
         ref={"fact_id": fact.id, "revision": str(fact.version), "users": ",".join(fact.users)},
     )
 

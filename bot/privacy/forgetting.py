@@ -18,9 +18,9 @@ from typing import Any, TypeVar
 
 from redis.asyncio import Redis
 
-from bot.audit import SYSTEM, AuditEntry, AuditLog
+from bot.config.tenants import TenantConfig, TenantSettings
+from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
 from bot.sessions import DisputeState, SessionBook, SessionInfo
-from bot.tenants import TenantConfig, TenantSettings
 from bot.usage import UsageBook
 from memory.importance import protected, weight
 from memory.models import RECALLABLE, Fact, Scope

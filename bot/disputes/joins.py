@@ -2,7 +2,7 @@
 their promise-keeping record in the moderators' channel — never anyone else.
 
 Once per member and dispute (``heyan:joined:<tenant>:<session>``); it names the member, the dispute
-(not a private one) and ``bot.promises`` counts with the ids behind them. No usable channel, no notice.
+(not a private one) and ``bot.agreements.promises`` counts with the ids behind them. No usable channel, no notice.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from datetime import datetime
 
 from redis.asyncio import Redis
 
-from bot.audit import AuditLog
-from bot.lang import detect_lang
+from bot.agreements.promises import Outcome, PromiseRecord, promise_record
+from bot.config.tenants import TenantConfig
+from bot.delivery.outbox import Outbox, Post, PostKind
 from bot.models import Message
 from bot.moderation.digests import channel_usable, note_posted
-from bot.outbox import Outbox, Post, PostKind
-from bot.promises import Outcome, PromiseRecord, promise_record
-from bot.richtext import RichText
+from bot.privacy.audit import AuditLog
 from bot.sessions import SessionBook
-from bot.tenants import TenantConfig
+from bot.text.lang import detect_lang
+from bot.text.richtext import RichText
 from memory.models import Kind, Lang, Scope, Visibility, utcnow
 from memory.ports import RecordFilter
 from memory.service import MemoryService

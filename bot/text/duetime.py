@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import cn2an
 
-from bot.zones import zone_of
+from bot.text.zones import zone_of
 
 __all__ = ["find_due_span", "parse_number", "resolve_due"]
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bot.clock import aware
+from bot.text.clock import aware
 from memory.extraction import Utterance
 from memory.models import Fact
 from memory.name_forms import Rank, deaccent, forms_of, prefix_of

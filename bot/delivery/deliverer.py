@@ -2,7 +2,7 @@
 
 A platform implements ``PostSender`` (send each piece with ``Post.piece_key(i)``, return the message
 id or raise ``DeliveryError``). ``Deliverer`` claims due posts as leases, renews them
-(``bot.heartbeat``), sends only while the lease is its own, and acknowledges with the token before the
+(``bot.locking.heartbeat``), sends only while the lease is its own, and acknowledges with the token before the
 ``on_delivered`` hook; a refused acknowledgement runs no hook. ``stop`` finishes the batch in flight;
 a cancelled loop gives back unstarted posts. Protocol: docs/RELIABILITY.md, "The protocols in detail".
 """
@@ -16,9 +16,9 @@ import secrets
 from collections.abc import Awaitable, Callable
 from typing import Protocol, runtime_checkable
 
-from bot.backoff import backoff
-from bot.heartbeat import Sleep, keep_alive
-from bot.outbox import Ack, Lease, Outbox, Post
+from bot.delivery.backoff import backoff
+from bot.delivery.outbox import Ack, Lease, Outbox, Post
+from bot.locking.heartbeat import Sleep, keep_alive
 from memory.errors import HeyanError
 
 __all__ = ["Deliverer", "DeliveryError", "OnDelivered", "PostSender"]

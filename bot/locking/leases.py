@@ -1,7 +1,7 @@
 """A Redis lease: a key held with a token for a while, renewed, checked and given up only by its
 holder. Built on redis-py's ``Lock`` (SET NX PX to take it, Lua compare-and-extend and
 compare-and-delete after); waiting and the renewing heartbeat stay with the callers, on their
-clock. The record locks (``bot.locks``) and the answer claims (``bot.conversation.answers``) are
+clock. The record locks (``bot.locking.locks``) and the answer claims (``bot.conversation.answers``) are
 leases; the outbox keeps its own in Lua, as its leases live in a sorted set with the posts."""
 
 from __future__ import annotations

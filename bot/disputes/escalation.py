@@ -4,7 +4,7 @@ Each message scores insults, second-person accusations, absolutes, anger or hurt
 echoing, and pace (tuned on ``tests/data/escalation_corpus.jsonl``; docs/BENCHMARKS.md). The
 temperature is a sum cooling with ``HALF_LIFE_SECONDS``: one sharp line stays below ``THRESHOLD``, a
 quarrel crosses it. Cheap (bounded regexes), run on every message; with an LLM a crossing is
-confirmed before an alert (``bot.escalation_alerts``).
+confirmed before an alert (``bot.disputes.escalation_alerts``).
 """
 
 from __future__ import annotations

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bot.clock import show_time
-from bot.names import NameBook
 from bot.offline.actions import promised_action
 from bot.offline.perspective import for_everyone
-from bot.richtext import Mention, RichText, Span
 from bot.sessions import SessionInfo
+from bot.text.clock import show_time
+from bot.text.names import NameBook
+from bot.text.richtext import Mention, RichText, Span
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang, Summary
 
 __all__ = ["CONFIRM_ACTION", "FOLLOWED", "AgreementCard", "Item", "Line", "Option", "Position", "build_card", "card_id",

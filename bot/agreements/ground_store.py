@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
-from bot.card_votes import CardBook
-from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, scan, seal_fields
+from bot.agreements.card_votes import CardBook
+from bot.privacy.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, scan, seal_fields
 from memory.crypto import Cipher
 
 __all__ = ["KEEP_SECONDS", "GroundRound", "GroundStore", "forget_member"]

@@ -15,13 +15,13 @@ from typing import Any
 
 from redis.asyncio import Redis
 
-from bot.audit import AuditLog
+from bot.agreements.ground_store import forget_member as forget_cards_and_ground
 from bot.conversation import Conversation
-from bot.deadletters import DeadLetters
-from bot.ground_store import forget_member as forget_cards_and_ground
+from bot.delivery.deadletters import DeadLetters
+from bot.delivery.outbox import Outbox, Post, PostKind
 from bot.models import Message
-from bot.outbox import Outbox, Post, PostKind
 from bot.ports import Scheduler
+from bot.privacy.audit import AuditLog
 from bot.sessions import SessionBook
 from memory.models import Fact, Scope, utcnow
 from memory.normalize import names_in

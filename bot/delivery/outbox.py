@@ -17,18 +17,18 @@ from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
-from bot import outbox_scripts as lua
-from bot.posts import Ack, Lease, OutboxStats, Post, PostKind, PostRecord, PostState, platform_of
-from bot.richtext import RichText
-from bot.sealing import Advance, reseal_hash_field, reseal_keys, scan
+from bot.delivery import outbox_scripts as lua
+from bot.delivery.posts import Ack, Lease, OutboxStats, Post, PostKind, PostRecord, PostState, platform_of
+from bot.privacy.sealing import Advance, reseal_hash_field, reseal_keys, scan
+from bot.text.richtext import RichText
 from memory.crypto import Cipher
 from memory.models import utcnow
 
 __all__ = ["Ack", "Lease", "Outbox", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
 
 # Redis layout. The scripts address post hashes by prefix, so it needs one Redis (or Valkey) server,
-# not a cluster. A post's body (text, names) is sealed in ``data`` bound to its id (``bot.sealing``).
-#   heyan:outbox:post:<id>          hash, fields in ``bot.outbox_scripts``
+# not a cluster. A post's body (text, names) is sealed in ``data`` bound to its id (``bot.privacy.sealing``).
+#   heyan:outbox:post:<id>          hash, fields in ``bot.delivery.outbox_scripts``
 #   heyan:outbox:<platform>:ready   sorted set: id -> epoch ms it may be sent from
 #   heyan:outbox:<platform>:leased  sorted set: id -> epoch ms its lease ends
 #   heyan:outbox:<platform>:dead    sorted set: id -> epoch ms it died

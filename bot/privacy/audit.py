@@ -18,8 +18,16 @@ from typing import Any, ClassVar
 from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
-from bot.sealing import Advance, needs_reseal, open_fields, reseal_keys, reseal_value, scan, seal_fields
-from bot.tenants import TenantConfig
+from bot.config.tenants import TenantConfig
+from bot.privacy.sealing import (
+    Advance,
+    needs_reseal,
+    open_fields,
+    reseal_keys,
+    reseal_value,
+    scan,
+    seal_fields,
+)
 from memory.crypto import Cipher
 from memory.extraction import DEFAULT_TTL
 from memory.models import Kind, utcnow

@@ -1,6 +1,6 @@
 """``RedisLocks``: the record locks of ``memory.locks`` across processes, in the shared Redis.
 
-Each lock is a lease (``bot.leases``) renewed every third of its TTL by one renewer task per
+Each lock is a lease (``bot.locking.leases``) renewed every third of its TTL by one renewer task per
 ``RedisLocks`` while any is held, so a slow holder keeps it and the TTL bounds only a crashed one.
 ``Held.ensure()`` right before a write raises ``LockLost`` when it is gone; waiters give up with
 ``LockTimeout`` after ``wait``. ``take_over()`` deletes every lock: only for the embedded shape, whose
@@ -18,8 +18,8 @@ from collections.abc import AsyncIterator, Callable, Sequence
 
 from redis.asyncio import Redis
 
-from bot.heartbeat import Sleep
-from bot.leases import Lease
+from bot.locking.heartbeat import Sleep
+from bot.locking.leases import Lease
 from memory.locks import HELD, Held, LockLost, LockTimeout
 
 __all__ = ["LOCK_PREFIX", "RedisLocks"]

@@ -1,8 +1,8 @@
-"""Early escalation alerts: each observed message moves its thread's temperature (``bot.escalation``);
+"""Early escalation alerts: each observed message moves its thread's temperature (``bot.disputes.escalation``);
 a thread that crosses the threshold sends the moderators one alert.
 
 The alert goes through the outbox to ``digest_channel``: a neutral summary, the hottest lines, links
-and the timeline (``bot.heat``: ids and numbers, never words); with an LLM, the crossing is confirmed
+and the timeline (``bot.disputes.heat``: ids and numbers, never words); with an LLM, the crossing is confirmed
 first. At most one per thread per ``COOLDOWN_SECONDS``; a private thread's alert names and quotes
 nobody; no usable channel, no alert (the digest says so). Each alert is audited (``escalation.alert``).
 """
@@ -15,20 +15,20 @@ from datetime import timedelta
 
 from redis.asyncio import Redis
 
-from bot.audit import SYSTEM, AuditEntry, AuditLog
-from bot.clock import show_time
+from bot.agreements.digest import ALERT_ACTION
+from bot.config.tenants import TenantConfig
 from bot.conversation import MessageLog
-from bot.digest import ALERT_ACTION
-from bot.escalation import THRESHOLD, Heat, Turn, cool, score, signals
-from bot.heat import TIMELINE, HeatBook, HeatPoint
-from bot.lang import session_lang
+from bot.delivery.outbox import Outbox, Post, PostKind
+from bot.disputes.escalation import THRESHOLD, Heat, Turn, cool, score, signals
+from bot.disputes.heat import TIMELINE, HeatBook, HeatPoint
 from bot.llm.base import MediatorProvider
 from bot.models import Message
 from bot.moderation.digests import channel_usable, note_posted
-from bot.outbox import Outbox, Post, PostKind
-from bot.richtext import RichText
+from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
 from bot.stages import ESCALATION
-from bot.tenants import TenantConfig
+from bot.text.clock import show_time
+from bot.text.lang import session_lang
+from bot.text.richtext import RichText
 from memory.models import Lang, Scope, Visibility
 
 __all__ = ["COOLDOWN_SECONDS", "TIMELINE", "Confirm", "EscalationMonitor", "HeatBook", "HeatPoint", "message_link",
@@ -207,7 +207,7 @@ _SIGNALS_ZH = {"insult": "辱骂", "accusation": "指责（你总是/你从来�
 
 
 def signal_label(name: str, lang: Lang) -> str:
-    """What a timeline point's signal (``bot.escalation.Signals`` field) is called for moderators."""
+    """What a timeline point's signal (``bot.disputes.escalation.Signals`` field) is called for moderators."""
     if name == "fast":
         return "回复很快" if lang == "zh" else "fast replies"
     return (_SIGNALS_ZH if lang == "zh" else _SIGNALS_EN).get(name, name)

@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, replace
 
-from bot.audit import SYSTEM, AuditEntry, AuditLog
 from bot.conversation import Conversation
-from bot.outbox import Outbox
+from bot.delivery.outbox import Outbox
+from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
 from bot.sessions import DisputeState, SessionBook
 from memory.models import Scope, utcnow
 from memory.ports import MemoryStore

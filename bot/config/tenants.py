@@ -98,7 +98,7 @@ class TenantSettings(BaseModel):
     retention_days: dict[str, float | None] = Field(default_factory=dict)
     #: Days after a dispute is closed before everything of its session is purged.
     closed_purge_days: float = 30.0
-    #: Days after a dispute is closed before forgetting (``bot.forgetting``) gives its records of low
+    #: Days after a dispute is closed before forgetting (``bot.privacy.forgetting``) gives its records of low
     #: weight a TTL (``None``: never). Open commitments and disputed records are never given one.
     forget_after_days: float | None = 14.0
     #: The weight (``memory.importance``, 0-1) under which such a record is forgotten.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.zones import is_zone, speaker_zone, zone_label, zone_or_utc
+from bot.text.zones import is_zone, speaker_zone, zone_label, zone_or_utc
 
 __all__ = ["aware", "local", "reply_zone", "show_day", "show_due", "show_stamp", "show_time", "zone_heading"]
 

@@ -1,6 +1,6 @@
 """A thread's temperature timeline in Redis: ``heyan:heat:<tenant>:<session>``, the last ``TIMELINE``
-points of ``bot.escalation``'s signal (time, temperature, the message's score, its id and author id,
-the signals it showed) — ids and numbers, never words. ``bot.escalation_alerts`` writes and shows it;
+points of ``bot.disputes.escalation``'s signal (time, temperature, the message's score, its id and author id,
+the signals it showed) — ids and numbers, never words. ``bot.disputes.escalation_alerts`` writes and shows it;
 moderators read it through the moderation service (``thread_temperature``)."""
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
-from bot.escalation import signals
-from bot.names import NameBook
+from bot.disputes.escalation import signals
 from bot.offline.slots import content_words
+from bot.text.names import NameBook
 from memory.models import Fact, FactStatus, Kind, Lang
 
 __all__ = ["MAX_STATEMENTS", "Side", "Statement", "StatementWriter", "checked", "draft", "sides_of"]

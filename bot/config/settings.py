@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import AliasChoices, BaseModel, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.config.secret_files import secret_file_values
 from bot.limits import check_rule
-from bot.secret_files import secret_file_values
 from memory.errors import HeyanError
 
 __all__ = [

@@ -1,6 +1,6 @@
 """What the outbox carries: a ``Post`` (one post Heyan makes on its own), where it stands
 (``PostRecord``, ``PostState``), a claim on it (``Lease``), what became of an acknowledgement
-(``Ack``), and counts per platform (``OutboxStats``). ``bot.outbox`` keeps them in Redis."""
+(``Ack``), and counts per platform (``OutboxStats``). ``bot.delivery.outbox`` keeps them in Redis."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from enum import StrEnum
 from typing import Any
 
 from bot.models import Message, Reply
-from bot.richtext import RichText
-from bot.sealing import open_fields, seal_fields
+from bot.privacy.sealing import open_fields, seal_fields
+from bot.text.richtext import RichText
 from memory.crypto import Cipher
 from memory.models import Lang, utcnow
 

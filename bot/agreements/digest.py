@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from bot.audit import AuditEntry
-from bot.clock import show_time
 from bot.offline.actions import promised_action
 from bot.offline.perspective import for_everyone
-from bot.richtext import RichText
+from bot.privacy.audit import AuditEntry
 from bot.sessions import SessionInfo
+from bot.text.clock import show_time
+from bot.text.richtext import RichText
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Lang
 
 __all__ = ["ALERT_ACTION", "DIGEST_HOUR", "STALE_DAYS", "Digest", "DueCommitment", "StaleDispute", "build_digest",
@@ -28,7 +28,7 @@ __all__ = ["ALERT_ACTION", "DIGEST_HOUR", "STALE_DAYS", "Digest", "DueCommitment
 STALE_DAYS = 7.0
 #: The local hour (community timezone) a scheduled digest is posted from.
 DIGEST_HOUR = 9
-#: The audit action of an early escalation alert (``bot.escalation``).
+#: The audit action of an early escalation alert (``bot.disputes.escalation``).
 ALERT_ACTION = "escalation.alert"
 
 Period = Literal["daily", "weekly"]
