@@ -1,6 +1,6 @@
 """The services of one Heyan process, as the background jobs see them (arq puts them in ``ctx``).
 
-``adapters.runtime`` builds one ``Services`` from ``Settings`` (the composition root); the engine and
+``adapters.runtime.composition`` builds one ``Services`` from ``Settings`` (the composition root); the engine and
 the moderation service get only the collaborators they use, while job functions — ``async def
 task(ctx, *ids)`` in arq's style — reach theirs through ``ctx["heyan"]``. Nothing here opens or
 closes anything.

@@ -1,6 +1,6 @@
 """arq worker wiring: the task list, retries with backoff, the dead-letter list, and worker settings.
 
-In the embedded shape the runtime (``adapters.runtime``) runs ``build_worker(services)`` inside the
+In the embedded shape the runtime (``adapters.runtime.composition``) runs ``build_worker(services)`` inside the
 bot process. In the distributed shape ``heyan worker`` runs ``worker_settings(settings, open=...)``:
 its startup calls ``open`` (the composition root, which ``jobs/`` does not import) to build the
 services into ``ctx``. Both read job timeout, tries and the cron interval from Settings when the

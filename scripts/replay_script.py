@@ -42,8 +42,8 @@ def measure(n: int) -> None:
     from arq.worker import Worker
     from rich.console import Console
 
-    from adapters.console import parse_script
-    from adapters.replay import replay
+    from adapters.chat.console import parse_script
+    from adapters.chat.replay import replay
     from bot.config.settings import load_settings
 
     picked: list[int] = []  # due -> started

@@ -23,8 +23,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from adapters.logs import configure_logging
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
+from adapters.runtime.logs import configure_logging
 from bot.actors import Actor
 from bot.config.settings import load_settings
 from bot.delivery.outbox import Post

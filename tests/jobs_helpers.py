@@ -20,7 +20,7 @@ from typing import Any
 import redis
 from arq.jobs import Job
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.config.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
 from bot.delivery.outbox import Post
 from bot.llm.base import ProviderError
@@ -113,9 +113,9 @@ async def posted(notifier: TimedNotifier, n: int) -> bool:
 
 def use_hash_embedder() -> None:
     """Make every Runtime in this process use ``HashEmbedder``."""
-    import adapters.runtime
+    import adapters.runtime.composition
 
-    adapters.runtime.build_embedder = lambda _settings: HashEmbedder()  # type: ignore[assignment]
+    adapters.runtime.composition.build_embedder = lambda _settings: HashEmbedder()  # type: ignore[assignment]
 
 
 class ScriptedProvider(OfflineProvider):

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import InvalidRequest, NotFound, PermissionDenied
 from bot.agreements.card import CONFIRM_ACTION, follows_after_close
 from bot.delivery.outbox import PostState

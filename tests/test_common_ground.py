@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import InvalidRequest, NotFound, PermissionDenied
 from bot.agreements.common_ground import checked, draft, sides_of
 from bot.disputes.escalation import signals

@@ -69,7 +69,7 @@ def test_compose_wires_the_distributed_shape() -> None:
         env = services[name]["environment"]
         assert env["HEYAN_QDRANT_URL"] == "http://qdrant:6333" and env["HEYAN_REDIS_URL"] == "redis://valkey:6379/0"
         assert env["HEYAN_METRICS_PORT"] == "9108"
-        assert services[name]["healthcheck"]["test"] == ["CMD", "python", "-m", "adapters.healthcheck"]
+        assert services[name]["healthcheck"]["test"] == ["CMD", "python", "-m", "adapters.runtime.healthcheck"]
         assert services[name]["depends_on"]["valkey"]["condition"] == "service_healthy"
     assert all("healthcheck" in s for s in services.values())
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import InvalidRequest, PermissionDenied
 from bot.agreements.digest import ALERT_ACTION
 from bot.delivery.outbox import PostState

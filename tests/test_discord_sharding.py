@@ -11,7 +11,7 @@ import pytest
 
 from adapters.discord.guilds import GUILDS_KEY, Guilds, owned_by
 from adapters.discord.sharding import ShardPlan, parse_shard_ids, plan
-from adapters.runtime import StartupError
+from adapters.runtime.composition import StartupError
 from bot.config.settings import DiscordSettings
 from tests.discord_harness import hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import DiscordStandIn, default_guild

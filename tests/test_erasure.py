@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Capability, InvalidRequest
 from bot.delivery.deadletters import DEAD_LETTER, DeadLetters
 from bot.delivery.outbox import Post, PostKind, PostState

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Capability
 from bot.delivery.outbox import Post, PostState
 from bot.delivery.reminders import reminder_post

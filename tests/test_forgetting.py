@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
@@ -162,7 +162,7 @@ async def test_a_reply_counts_the_memories_it_used_and_the_purge_folds_them(
 
 
 def test_cli_sets_forgetting_per_tenant(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     monkeypatch.setenv("HEYAN_REDIS_URL", redis_url)
     runner = CliRunner()

@@ -14,9 +14,9 @@ import pytest
 from pydantic import SecretStr
 from rich.progress import Progress
 
-import adapters.runtime
-from adapters.keys_cli import rotate
-from adapters.runtime import Runtime, StartupError
+import adapters.runtime.composition
+from adapters.cli.keys_cli import rotate
+from adapters.runtime.composition import Runtime, StartupError
 from bot.actors import Actor
 from bot.conversation import MessageLog
 from bot.delivery.outbox import Outbox, Post
@@ -50,7 +50,7 @@ class CountingEmbedder(HashEmbedder):
 
 @pytest.fixture(autouse=True)
 def counting_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adapters.runtime, "build_embedder", lambda _s: CountingEmbedder())
+    monkeypatch.setattr(adapters.runtime.composition, "build_embedder", lambda _s: CountingEmbedder())
 
 
 def _settings(tmp_path: Path, redis_url: str, keys: str) -> Any:

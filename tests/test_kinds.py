@@ -8,7 +8,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from adapters.discord.memory_commands import kind_choices
 from adapters.discord.translate import kind_label as discord_label
 from bot.text.kinds import LABELS, label, parse

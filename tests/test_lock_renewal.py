@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.llm.base import ReplyRequest
 from bot.locking.locks import LOCK_PREFIX, RedisLocks
 from bot.models import Message

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
 from bot.delivery.outbox import PostKind, PostState
 from bot.delivery.reminders import reminder_post

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 from rich.console import Console
 
-from adapters.views import commitment_view, commitments_table, memory_table
+from adapters.cli.views import commitment_view, commitments_table, memory_table
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider

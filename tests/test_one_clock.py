@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from bot.delivery.reminders import format_when
 from bot.text.clock import show_due, show_time
 

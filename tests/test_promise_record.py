@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import PermissionDenied
 from bot.agreements.promises import GRACE, Outcome, outcome, promise_record
 from bot.models import Message

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.views import memory_table
+from adapters.cli.views import memory_table
 from bot.llm.schemas import ExtractionOut
 from bot.offline.relations import extract_relations
 from bot.text.kinds import label, parse

@@ -138,7 +138,7 @@ def test_an_unreadable_file_says_who_must_read_it(tmp_path: Path) -> None:
 def test_heyan_config_reports_a_missing_secret_file_in_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}
     env["HEYAN_ENCRYPTION_KEYS_FILE"] = str(tmp_path / "nope")
-    proc = subprocess.run([sys.executable, "-m", "adapters.cli", "config"], cwd=tmp_path, env=env,
+    proc = subprocess.run([sys.executable, "-m", "adapters.cli.app", "config"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

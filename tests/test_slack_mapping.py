@@ -132,7 +132,7 @@ def test_long_lists_stay_within_slacks_block_limits() -> None:
 def test_heyan_slack_manifest_prints_the_manifest() -> None:
     from typer.testing import CliRunner
 
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     result = CliRunner().invoke(app, ["slack", "manifest"])
     assert result.exit_code == 0 and result.output == MANIFEST.read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from adapters.runtime import StartupError
+from adapters.runtime.composition import StartupError
 from bot.delivery.outbox import Post, PostKind
 from bot.text.richtext import RichText
 from memory.models import Scope

@@ -119,7 +119,7 @@ async def test_reminder_job_renders_the_due_time_in_the_tenant_zone(
 
 
 def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     monkeypatch.setenv("HEYAN_REDIS_URL", redis_url)
     monkeypatch.setenv("HEYAN_TIMEZONE", "Europe/Paris")

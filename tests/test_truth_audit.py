@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from tests.clock import after_script
 
 pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too

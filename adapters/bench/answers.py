@@ -22,7 +22,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.cli_common import fail, one_of
+from adapters.cli.cli_common import fail, one_of
 from bot.text.lang import detect_lang
 from memory.models import Confidence, Fact, FactStatus, Kind, Source
 

@@ -64,7 +64,7 @@ def _at(replies: list[dict[str, int]], message: int) -> int | None:
 async def run_cost(messages: int, base: Settings, progress: Progress | None = None) -> dict[str, Any]:
     """Replay the dispute and return the report as plain data."""
     from adapters.bench.llm_stub import serve_recording_llm
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.models import Message
     from bot.triggers import fact_bearing
 

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.cli_common import fail
+from adapters.cli.cli_common import fail
 
 if TYPE_CHECKING:  # the rules load when the bench runs, not when the CLI starts (tests/test_cli_startup.py)
     from bot.disputes.escalation import Turn

@@ -25,7 +25,7 @@ from adapters.bench.trigger import (
     load_trigger_corpus,
     score_trigger,
 )
-from adapters.cli_common import fail, one_of
+from adapters.cli.cli_common import fail, one_of
 from bot.text.zones import offset_name
 from memory.errors import HeyanError
 from memory.extraction import ExtractionRequest, Utterance, to_facts

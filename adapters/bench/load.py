@@ -124,7 +124,7 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
     from adapters.bench.load_engine import engine_settings, measure_engine, with_keys
     from adapters.bench.load_stores import measure_stores
     from adapters.bench.measure import TimedEmbedder
-    from adapters.runtime import build_embedder
+    from adapters.runtime.composition import build_embedder
     from memory.codec import PayloadCodec
     from memory.crypto import Cipher, parse_keys
 

@@ -13,7 +13,7 @@ from pydantic import SecretStr
 
 from adapters.bench.measure import summary
 from adapters.bench.synth import dispute
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.config.settings import (
     LimitSettings,
     LLMSettings,

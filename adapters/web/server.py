@@ -19,8 +19,8 @@ from datetime import datetime
 import httpx
 import uvicorn
 
-from adapters.observability import start_observability
-from adapters.runtime import Runtime, StartupError
+from adapters.runtime.composition import Runtime, StartupError
+from adapters.runtime.observability import start_observability
 from adapters.web.app import create_app, templates
 from adapters.web.auth import Console
 from adapters.web.communities import CommunityNames

@@ -20,7 +20,7 @@ import pytest
 import uvicorn
 from playwright.async_api import Page, expect
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from adapters.web.server import WebServer, bind, build_console
 from bot.config.settings import LimitSettings
 from bot.disputes.heat import HeatBook, HeatPoint

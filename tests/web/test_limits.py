@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from adapters.web.tokens import ApiTokens
 from bot.config.settings import LimitSettings
 from tests.jobs_helpers import Start

@@ -22,7 +22,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.agreements.card_votes import CardState
 from bot.offline.provider import OfflineProvider
 from bot.text.richtext import Mention

@@ -19,7 +19,7 @@ import httpx
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from adapters.web.app import create_app
 from adapters.web.server import build_console
 from bot.actors import Actor, Capability

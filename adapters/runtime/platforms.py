@@ -14,8 +14,8 @@ import logging
 import signal
 from typing import Protocol
 
-from adapters.observability import ObservabilityServer, start_observability
-from adapters.runtime import Runtime, StartupError
+from adapters.runtime.composition import Runtime, StartupError
+from adapters.runtime.observability import ObservabilityServer, start_observability
 from bot.config.settings import Settings
 from bot.delivery.deliverer import PostSender
 

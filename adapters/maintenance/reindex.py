@@ -1,6 +1,6 @@
 """``heyan memory reindex``: re-embed every memory with the configured embedder, safe to kill and re-run.
 
-A new copy is built beside the old one and put in place only once complete (``adapters.rebuild``):
+A new copy is built beside the old one and put in place only once complete (``adapters.maintenance.rebuild``):
 embedded, ``<data>/qdrant.reindex`` swapped in by renames; on a server, the next generation and one
 alias switch (a legacy collection is deleted before its alias is made; the next open finishes an
 interrupted switch). Stop the bot and every worker first. The protocol: docs/DEPLOY.md, "How a reindex
@@ -12,7 +12,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.progress import Progress
 
-from adapters.rebuild import (
+from adapters.maintenance.rebuild import (
     LAYER_NAMES,
     Outcome,
     RebuildError,

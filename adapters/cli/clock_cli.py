@@ -7,11 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from adapters.cli_common import fail
+from adapters.cli.cli_common import fail
 from bot.text.zones import is_zone
 
 if TYPE_CHECKING:  # the CLI imports the runtime inside its commands (`heyan --help` stays light)
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
 
 __all__ = ["ZONE_HELP", "checked_zone", "display_zones"]
 

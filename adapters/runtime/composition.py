@@ -21,8 +21,8 @@ from datetime import datetime, timedelta
 
 from arq.connections import ArqRedis
 
-from adapters.startup import StartupError, build_cipher
-from adapters.valkey import EmbeddedValkey, ValkeyStartError
+from adapters.runtime.startup import StartupError, build_cipher
+from adapters.runtime.valkey import EmbeddedValkey, ValkeyStartError
 from bot.config.settings import Settings, mask_url
 from bot.config.tenants import TenantConfig, TenantSettings
 from bot.conversation import Conversation, MessageLog

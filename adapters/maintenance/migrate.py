@@ -2,7 +2,7 @@
 (``<data>/qdrant``) and a Qdrant server (``HEYAN_QDRANT_URL``), through the same safe path as a reindex.
 
 The source is only read; the target is built beside what it holds and switched in
-(``adapters.rebuild``), so a re-run finishes a killed one. A target holding data from elsewhere
+(``adapters.maintenance.rebuild``), so a re-run finishes a killed one. A target holding data from elsewhere
 (records only it has, or newer) stops the command unless ``--merge`` (the newer version wins, the
 source's on a tie).
 """
@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.progress import Progress
 from rich.table import Table
 
-from adapters.rebuild import (
+from adapters.maintenance.rebuild import (
     LAYER_NAMES,
     Outcome,
     RebuildError,

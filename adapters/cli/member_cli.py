@@ -8,13 +8,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from adapters.cli_common import NOW_HELP, console, parse_time, with_runtime
-from adapters.cli_style import Typer
-from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
-from adapters.dispute_cli import TENANT
+from adapters.cli.cli_common import NOW_HELP, console, parse_time, with_runtime
+from adapters.cli.cli_style import Typer
+from adapters.cli.clock_cli import ZONE_HELP, checked_zone, display_zones
+from adapters.cli.dispute_cli import TENANT
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.agreements.promises import PromiseRecord
     from memory.models import Fact
 
@@ -38,7 +38,7 @@ def member_record(
     checked_zone(zone)
 
     async def body(rt: Runtime) -> tuple[PromiseRecord, dict[str, Fact], str]:
-        from adapters.cli_people import member_in
+        from adapters.cli.cli_people import member_in
         from bot.actors import Actor
         from memory.models import Kind
 
@@ -62,7 +62,7 @@ def member_record(
                 line.update({k: view[k] for k in ("recipient", "recipient_name", "condition", "timezone", "due")})
         print(json.dumps(data, ensure_ascii=False, indent=1))
         return
-    from adapters.views import promise_record_table
+    from adapters.cli.views import promise_record_table
 
     console.print(record.text("en"), markup=False, highlight=False)
     if record.lines:

@@ -17,10 +17,10 @@ from zoneinfo import ZoneInfo
 from rich.console import Console
 from rich.rule import Rule
 
-from adapters.console import ConsoleSender, render_reply
-from adapters.runtime import Runtime
-from adapters.terminal import shown
-from adapters.views import memory_table
+from adapters.chat.console import ConsoleSender, render_reply
+from adapters.cli.terminal import shown
+from adapters.cli.views import memory_table
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor
 from bot.config.settings import Settings
 from bot.delivery.outbox import Post

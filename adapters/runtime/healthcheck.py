@@ -1,7 +1,7 @@
-"""``python -m adapters.healthcheck``: exit 0 when this container's Heyan process is healthy.
+"""``python -m adapters.runtime.healthcheck``: exit 0 when this container's Heyan process is healthy.
 
 The Dockerfile's HEALTHCHECK and compose.yaml run it inside the container: it asks
-``http://127.0.0.1:$HEYAN_METRICS_PORT/healthz`` (served by ``adapters.observability``) and exits 1
+``http://127.0.0.1:$HEYAN_METRICS_PORT/healthz`` (served by ``adapters.runtime.observability``) and exits 1
 with the reason on stderr otherwise. Standard library only, so it starts fast and needs no curl in
 the slim image.
 """

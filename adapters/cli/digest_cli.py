@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 
-from adapters.cli_common import NOW_HELP, console, fail, parse_time, with_runtime
-from adapters.dispute_cli import TENANT
+from adapters.cli.cli_common import NOW_HELP, console, fail, parse_time, with_runtime
+from adapters.cli.dispute_cli import TENANT
 
 if TYPE_CHECKING:  # the command imports what it uses: `heyan --help` stays light
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.agreements.digest import Digest
 
 __all__ = ["digest"]
@@ -56,7 +56,7 @@ def digest(
     if as_json:
         print(json.dumps(result.as_dict(), ensure_ascii=False, indent=1))
         return
-    from adapters.digest_views import digest_tables
+    from adapters.cli.digest_views import digest_tables
 
     console.print(result.body().plain(), markup=False, highlight=False)
     if result.undeliverable:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from adapters.cli_common import (
+from adapters.cli.cli_common import (
     SESSION_HELP,
     TENANT_HELP,
     console,
@@ -19,13 +19,13 @@ from adapters.cli_common import (
     tenant_names,
     with_runtime,
 )
-from adapters.cli_people import checked_tenants, members_in
-from adapters.cli_style import Typer
-from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
+from adapters.cli.cli_people import checked_tenants, members_in
+from adapters.cli.cli_style import Typer
+from adapters.cli.clock_cli import ZONE_HELP, checked_zone, display_zones
 from bot.actors import Actor
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from memory.models import Fact
 
 __all__ = ["app"]
@@ -50,7 +50,7 @@ def commitments_list(
     """List commitments: owner → recipient, the action and its condition, the due time (in the tenant's
     zone, named), the status as of now, and reminders sent (the tenant column appears when there are
     several)."""
-    from adapters.views import commitment_view, commitments_table
+    from adapters.cli.views import commitment_view, commitments_table
     from memory.models import utcnow
 
     if status is not None:

@@ -18,7 +18,7 @@ from typing import TypeVar
 from pydantic import ValidationError
 from rich.progress import Progress
 
-from adapters import runtime
+from adapters.runtime import composition as runtime
 from bot.config.settings import Settings
 from memory.codec import PLAIN, PayloadCodec
 from memory.errors import StoreError

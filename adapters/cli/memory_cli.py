@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from adapters.cli_common import (
+from adapters.cli.cli_common import (
     SESSION_HELP,
     TENANT_HELP,
     console,
@@ -27,9 +27,9 @@ from adapters.cli_common import (
     tenant_names,
     with_runtime,
 )
-from adapters.cli_people import checked_tenants, member_in, members_in
-from adapters.cli_style import Typer
-from adapters.clock_cli import ZONE_HELP, checked_zone, display_zones
+from adapters.cli.cli_people import checked_tenants, member_in, members_in
+from adapters.cli.cli_style import Typer
+from adapters.cli.clock_cli import ZONE_HELP, checked_zone, display_zones
 from bot.actors import Actor
 from bot.text import kinds
 from bot.text.clock import show_due
@@ -37,7 +37,7 @@ from memory.models import Fact, FactStatus, Scope, utcnow
 from memory.normalize import escape_controls
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.moderation import ReviewPage
     from bot.privacy.audit import AuditEntry
     from bot.privacy.erasure import ErasureReport
@@ -80,7 +80,7 @@ def memory_list(
 ) -> None:
     """List remembered facts with their weight (use, recency, confirmation, dispute state; 0-1) — the
     tenant column appears when there are several tenants."""
-    from adapters.views import fact_view, memory_table
+    from adapters.cli.views import fact_view, memory_table
     from memory.importance import weight
 
     k, st = _kind(kind), _status(status)
@@ -120,7 +120,7 @@ def memory_show(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a pretty print")] = False,
 ) -> None:
     """Show one memory with its sources and history."""
-    from adapters.views import fact_view
+    from adapters.cli.views import fact_view
 
     fact = _one(fact_id, tenant, "memory_show")
     if as_json:
@@ -136,7 +136,7 @@ def memory_history(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of tables")] = False,
 ) -> None:
     """A memory's versions, and who changed it, when and why."""
-    from adapters.views import audit_table
+    from adapters.cli.views import audit_table
 
     async def body(rt: Runtime) -> tuple[Fact, list[AuditEntry]]:
         return await find_in_tenants(rt, tenant, lambda actor: rt.moderation.memory_history(actor, fact_id),
@@ -239,7 +239,7 @@ def memory_review(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """The review queue: disputed, unverified and low-confidence memories."""
-    from adapters.views import fact_view, memory_table
+    from adapters.cli.views import fact_view, memory_table
 
     async def body(rt: Runtime) -> tuple[list[Fact], TenantNames]:
         facts: list[Fact] = []
@@ -378,7 +378,7 @@ def memory_audit(
     as_json: Annotated[bool, typer.Option("--json", help="JSON instead of a table")] = False,
 ) -> None:
     """Who changed what, when and why (newest first)."""
-    from adapters.views import audit_table
+    from adapters.cli.views import audit_table
 
     async def body(rt: Runtime) -> list[AuditEntry]:
         await rt.moderation.check_tenant(tenant)
@@ -395,7 +395,7 @@ def memory_audit(
 @app.command("reindex")
 def memory_reindex() -> None:
     """Re-embed every memory with the configured embedder (after changing HEYAN_EMBEDDER)."""
-    from adapters.reindex import reindex
+    from adapters.maintenance.reindex import reindex
 
     outcome = run(lambda s: reindex(s, console=console))
     console.print(outcome.note, markup=False)
@@ -408,7 +408,7 @@ def memory_migrate(
     merge: Annotated[bool, typer.Option("--merge", help="combine with what the target already holds")] = False,
 ) -> None:
     """Move every memory between the embedded store and a Qdrant server; safe to re-run."""
-    from adapters.migrate import counts_table, migrate
+    from adapters.maintenance.migrate import counts_table, migrate
 
     if to not in ("server", "edge"):
         raise fail(f"--to must be server or edge, not {to!r}")

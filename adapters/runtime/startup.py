@@ -1,6 +1,6 @@
 """What every entry point shares before anything runs: ``StartupError`` (Heyan could not start; one
 line says what to fix) and the process's encryption keys. Light on purpose — a platform adapter's
-modules and the CLI import it without the composition root (``adapters.runtime``)."""
+modules and the CLI import it without the composition root (``adapters.runtime.composition``)."""
 
 from __future__ import annotations
 

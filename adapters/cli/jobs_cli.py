@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
-from adapters.cli_common import console, fail, with_redis, with_runtime
-from adapters.cli_style import Typer
+from adapters.cli.cli_common import console, fail, with_redis, with_runtime
+from adapters.cli.cli_style import Typer
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` must not load arq
     from arq.connections import ArqRedis
 
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.delivery.outbox import Outbox, OutboxStats, PostRecord
     from jobs import admin
     from jobs.cron import ReconcileReport
@@ -58,7 +58,7 @@ def jobs_status(as_json: Annotated[bool, typer.Option("--json", help="JSON inste
 
 def _outbox(redis: ArqRedis) -> Outbox:
     """The outbox with this process's keys: a dead post's body is sealed."""
-    from adapters.runtime import build_cipher
+    from adapters.runtime.composition import build_cipher
     from bot.config.settings import load_settings
     from bot.delivery.outbox import Outbox
 
@@ -103,7 +103,7 @@ def jobs_dead_letter(
 
     async def both(redis: ArqRedis) -> tuple[list[admin.DeadLetter], list[PostRecord]]:
         # with this process's keys: a dead job's error message is sealed (it may quote members)
-        from adapters.runtime import build_cipher
+        from adapters.runtime.composition import build_cipher
         from bot.config.settings import load_settings
         from bot.delivery.deadletters import DeadLetters
 

@@ -8,9 +8,9 @@ from datetime import datetime
 
 from rich.console import Console
 
-from adapters.console import ConsoleSender, render_reply
-from adapters.runtime import Runtime
-from adapters.terminal import shown
+from adapters.chat.console import ConsoleSender, render_reply
+from adapters.cli.terminal import shown
+from adapters.runtime.composition import Runtime
 from bot.config.settings import Settings
 from bot.models import Message, Reply
 from memory import clock

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.table import Table
 
-from adapters.cli_common import console, fail, one_of, redis_only, run
-from adapters.cli_style import Typer
+from adapters.cli.cli_common import console, fail, one_of, redis_only, run
+from adapters.cli.cli_style import Typer
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light (bot.config.tenants needs redis)
     from bot.config.settings import Settings

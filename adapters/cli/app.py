@@ -10,7 +10,8 @@ from typing import Annotated
 
 import typer
 
-from adapters import (
+from adapters.bench import app as bench_app
+from adapters.cli import (
     commitments_cli,
     digest_cli,
     dispute_cli,
@@ -20,9 +21,8 @@ from adapters import (
     memory_cli,
     tenant_cli,
 )
-from adapters.bench import app as bench_app
-from adapters.cli_common import console, err, fail, parse_time, run
-from adapters.cli_style import Typer
+from adapters.cli.cli_common import console, err, fail, parse_time, run
+from adapters.cli.cli_style import Typer
 from adapters.discord import cli as discord_cli
 from adapters.slack import cli as slack_cli
 from adapters.web import cli as web_cli
@@ -87,7 +87,7 @@ def chat(
 ) -> None:
     """Talk with Heyan in the terminal, or replay a script of messages."""
     if script is not None:
-        from adapters.console import ScriptError, parse_script
+        from adapters.chat.console import ScriptError, parse_script
 
         try:
             # the whole file is checked before anything runs; a repeated id is reported, then dropped
@@ -95,11 +95,11 @@ def chat(
                                                                         highlight=False, soft_wrap=True))
         except ScriptError as exc:
             raise fail(str(exc)) from None
-        from adapters.replay import replay
+        from adapters.chat.replay import replay
 
         run(lambda s: replay(s, messages, console=console, as_json=as_json))
         return
-    from adapters.interactive import interactive
+    from adapters.chat.interactive import interactive
 
     run(lambda s: interactive(s, console=console, tenant=tenant, session=session, name=name))
 
@@ -107,7 +107,7 @@ def chat(
 @app.command()
 def demo() -> None:
     """Replay a two-session dispute offline, restarting from disk in between."""
-    from adapters.demo import run_demo
+    from adapters.chat.demo import run_demo
 
     run(lambda s: run_demo(s, console=console))
 
@@ -119,7 +119,7 @@ def run_bot(
     )] = None,
 ) -> None:
     """Run Heyan on Discord and/or Slack (whichever is configured), with its worker and follow-ups."""
-    from adapters.platforms import run_platforms
+    from adapters.runtime.platforms import run_platforms
 
     run(lambda s: run_platforms(s, worker=worker))
 
@@ -142,8 +142,8 @@ def worker() -> None:
     if not settings.use_server_store:
         raise fail("`heyan worker` needs a shared store: set HEYAN_QDRANT_URL (the embedded store belongs "
                    "to the bot process)")
-    from adapters.logs import configure_logging
-    from adapters.worker import standalone_settings
+    from adapters.runtime.logs import configure_logging
+    from adapters.runtime.worker import standalone_settings
     from jobs.worker import DoorbellWorker
     from memory.errors import HeyanError
 

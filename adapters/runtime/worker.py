@@ -1,4 +1,4 @@
-"""The standalone worker of the distributed shape: ``heyan worker``, or ``arq adapters.worker.WorkerSettings``.
+"""The standalone worker of the distributed shape: ``heyan worker``, or ``arq adapters.runtime.worker.WorkerSettings``.
 
 It runs every job (extraction, summaries, reminders, erasure, the crons) against the shared Redis
 and Qdrant server, builds its services through the composition root at start, and holds no platform
@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from adapters.observability import start_observability
-from adapters.runtime import open_services
+from adapters.runtime.composition import open_services
+from adapters.runtime.observability import start_observability
 from bot.config.settings import Settings, load_settings
 from bot.services import Services
 from jobs.worker import worker_settings
@@ -42,7 +42,7 @@ def standalone_settings(settings: Settings) -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``adapters.worker.WorkerSettings`` is built from the environment when it is looked up, not at
+    """``adapters.runtime.worker.WorkerSettings`` is built from the environment when it is looked up, not at
     import, so HEYAN_JOBS_* settings apply."""
     if name == "WorkerSettings":
         return standalone_settings(load_settings())

@@ -18,10 +18,10 @@ from datetime import datetime
 
 from rich.console import Console
 
-from adapters.console import ADDRESSED, ConsoleSender, render_reply
-from adapters.runtime import Runtime
-from adapters.terminal import shown
-from adapters.views import commitment_view, commitments_table, memory_table
+from adapters.chat.console import ADDRESSED, ConsoleSender, render_reply
+from adapters.cli.terminal import shown
+from adapters.cli.views import commitment_view, commitments_table, memory_table
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, ModerationError
 from bot.config.settings import Settings
 from bot.limits import SlowDown

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
-from adapters.cli_common import Typer, console, with_runtime
+from adapters.cli.cli_common import Typer, console, with_runtime
 from memory.models import Scope
 from memory.ports import Layer, RecordFilter
 
 if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, redis or the stores
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.privacy.sealing import Resealable
 
 __all__ = ["RotationReport", "app", "rotate"]

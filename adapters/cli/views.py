@@ -14,7 +14,7 @@ from typing import Any
 
 from rich.table import Table
 
-from adapters.terminal import shown as _safe
+from adapters.cli.terminal import shown as _safe
 from bot.agreements.promises import PromiseRecord
 from bot.moderation import fact_view
 from bot.moderation.views import commitment_line, condition_of

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from adapters.cli_common import NOW_HELP, console, parse_time, with_runtime
-from adapters.cli_style import Typer
+from adapters.cli.cli_common import NOW_HELP, console, parse_time, with_runtime
+from adapters.cli.cli_style import Typer
 
 if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays light
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.actors import Actor
     from bot.moderation import CardOutcome, GroundView
 

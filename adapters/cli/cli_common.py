@@ -1,7 +1,7 @@
 """What every ``heyan`` command group shares: consoles, one-line failures, running async bodies on a
 runtime or on Redis alone, and the local operator's view of the moderation service.
 
-Each group imports only this and ``bot``/``jobs``; ``adapters.cli`` registers them. A known startup
+Each group imports only this and ``bot``/``jobs``; ``adapters.cli.app`` registers them. A known startup
 problem ends in one line on stderr saying what to do, and exit status 2.
 """
 
@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import typer
 from rich.markup import escape as escape_markup
 
-from adapters.cli_style import Typer
-from adapters.terminal import SafeConsole
+from adapters.cli.cli_style import Typer
+from adapters.cli.terminal import SafeConsole
 
 if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, arq or the stores
     from arq.connections import ArqRedis
 
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.actors import Actor
     from bot.config.settings import Settings
     from bot.text.names import TenantNames
@@ -88,7 +88,7 @@ def one_of(what: str, value: str, choices: Sequence[str]) -> str:
 def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
     """Load settings and run an async command; known failures become one clear line and exit 2."""
     # here, not at the top: a command pays for the runtime's imports only when it runs
-    from adapters.logs import configure_logging
+    from adapters.runtime.logs import configure_logging
     from bot.config.settings import load_settings
     from memory.errors import HeyanError
 
@@ -108,7 +108,7 @@ def run(main: Callable[[Settings], Coroutine[Any, Any, T]]) -> T:
 def with_runtime(body: Callable[[Runtime], Awaitable[T]], **kw: Any) -> T:
     """Run ``body`` on a runtime without a worker (admin commands must not run jobs)."""
 
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
 
     async def main(settings: Settings) -> T:
         rt = await Runtime.start(settings, worker=False, **kw)
@@ -123,7 +123,7 @@ def with_runtime(body: Callable[[Runtime], Awaitable[T]], **kw: Any) -> T:
 @asynccontextmanager
 async def redis_only(settings: Settings) -> AsyncIterator[ArqRedis]:
     """The queue's Redis: the configured server, or the embedded Valkey through a worker-less runtime."""
-    from adapters.runtime import Runtime, StartupError
+    from adapters.runtime.composition import Runtime, StartupError
     from bot.config.settings import mask_url
     from jobs.queue import connect
 

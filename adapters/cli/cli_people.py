@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the commands import the runtime where they run (`heyan --help` stays light)
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
 
 __all__ = ["checked_tenants", "member_in", "members_in"]
 
