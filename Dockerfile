@@ -49,7 +49,7 @@ COPY adapters ./adapters
 COPY prompts ./prompts
 RUN python3 -m compileall -q -j 0 --invalidation-mode unchecked-hash /app \
     && mkdir /app/bin \
-    && printf '%s\n' '#!/opt/heyan/bin/python' 'import sys' 'from adapters.cli import main' 'sys.exit(main())' \
+    && printf '%s\n' '#!/opt/heyan/bin/python' 'import sys' 'from adapters.cli.app import main' 'sys.exit(main())' \
         > /app/bin/heyan \
     && chmod 755 /app/bin/heyan
 
@@ -73,7 +73,7 @@ EXPOSE 9108 3000 8080
 USER 10001:10001
 WORKDIR /home/heyan
 HEALTHCHECK --interval=30s --timeout=5s --start-period=90s --retries=3 \
-    CMD ["python", "-m", "adapters.healthcheck"]
+    CMD ["python", "-m", "adapters.runtime.healthcheck"]
 ENTRYPOINT ["heyan"]
 CMD ["run"]
 

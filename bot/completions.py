@@ -13,14 +13,14 @@ from datetime import datetime
 from bot.actors import Actor, ModerationError
 from bot.acts.labels import Act
 from bot.acts.reader import default_reader, thread_acts
-from bot.clock import reply_zone, show_due
+from bot.delivery.outbox import Outbox, Post, PostKind
 from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
 from bot.offline.reschedule import Reschedule, moved_value, new_time, reschedules
-from bot.outbox import Outbox, Post, PostKind
-from bot.richtext import Mention, RichText
+from bot.text.clock import reply_zone, show_due
+from bot.text.richtext import Mention, RichText
 from memory.errors import EmbedderError
 from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope

@@ -16,22 +16,22 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from bot.answering.records import RecordFinder, kinds_for
-from bot.audit import SYSTEM, AuditEntry, AuditLog
-from bot.clock import reply_zone
+from bot.config.tenants import TenantConfig
 from bot.context import merge_history, unstored_facts
 from bot.conversation import Conversation, text_digest
-from bot.lang import detect_lang, session_lang, turn_lang
 from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.models import Message, Reply, Stage
-from bot.names import NameBook
 from bot.offline.questions import read_question
 from bot.ports import HistoryReader, Scheduler
-from bot.richtext import RichText
+from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
 from bot.sessions import SessionBook
 from bot.stages import next_stage
-from bot.tenants import TenantConfig
+from bot.text.clock import reply_zone
+from bot.text.lang import detect_lang, session_lang, turn_lang
+from bot.text.names import NameBook
+from bot.text.richtext import RichText
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import urgent
 from bot.usage import UsageBook
@@ -441,7 +441,7 @@ class Engine:
         recalled = [s for s in found if s.fact.id not in open_ids]  # commitments are listed apart
         # The budget bounds the prompt the provider sends: the fixed part is the reply prompt rendered
         # with no memories and no window; each item costs its line as the provider renders it.
-        # times are shown in the asker's zone when the platform tells it, else the tenant's (bot.clock)
+        # times are shown in the asker's zone when the platform tells it, else the tenant's (bot.text.clock)
         tz = reply_zone(msg.speaker_zone, settings.timezone)
         frame = ReplyRequest(lang=lang, stage=stage, turn=turn, participants=participants, timezone=tz)
         fixed = sum(estimate_tokens(part) for part in reply_messages(frame))

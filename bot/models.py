@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
-from bot.richtext import RichText
+from bot.text.richtext import RichText
 from memory.extraction import Utterance
 from memory.models import Lang, Scope, Visibility
 
@@ -69,7 +69,7 @@ class Message:
 class Reply:
     """What the bot says, where, in which stage, and the ids of the facts (and summary) it used.
 
-    ``body`` is text plus the users it means to mention (``bot.richtext``); adapters render it.
+    ``body`` is text plus the users it means to mention (``bot.text.richtext``); adapters render it.
     """
 
     session: str

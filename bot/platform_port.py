@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from bot.departures import Departures
+from bot.config.tenants import TenantConfig
+from bot.delivery.outbox import Outbox
 from bot.models import Message, Reply
 from bot.moderation import ModerationService
-from bot.outbox import Outbox
 from bot.ports import HistoryReader
-from bot.session_deletion import DeletedConversations
+from bot.privacy.departures import Departures
+from bot.privacy.session_deletion import DeletedConversations
 from bot.sessions import SessionBook
-from bot.tenants import TenantConfig
 from memory.models import Scope
 
 __all__ = ["PlatformEngine", "PlatformPort"]

@@ -2,7 +2,7 @@
 
 The core decides *what* to run later (extract these messages, summarise at this turn, follow up on
 this commitment version at that time); the queue decides *how* (arq, deterministic job ids). ``bot/``
-never imports ``jobs/``: the composition root (``adapters.runtime``) hands the engine a scheduler.
+never imports ``jobs/``: the composition root (``adapters.runtime.composition``) hands the engine a scheduler.
 Every method is idempotent for the same arguments and returns False when the job already existed.
 """
 
@@ -51,5 +51,5 @@ class Scheduler(Protocol):
         ...
 
     async def purge_tenant(self, tenant: str, request_id: str, when: datetime) -> bool:
-        """Remove everything held for ``tenant`` at ``when`` unless Heyan came back (``bot.departures``)."""
+        """Remove everything held for ``tenant`` at ``when`` unless Heyan came back (``bot.privacy.departures``)."""
         ...

@@ -1,6 +1,6 @@
 """The services of one Heyan process, as the background jobs see them (arq puts them in ``ctx``).
 
-``adapters.runtime`` builds one ``Services`` from ``Settings`` (the composition root); the engine and
+``adapters.runtime.composition`` builds one ``Services`` from ``Settings`` (the composition root); the engine and
 the moderation service get only the collaborators they use, while job functions — ``async def
 task(ctx, *ids)`` in arq's style — reach theirs through ``ctx["heyan"]``. Nothing here opens or
 closes anything.
@@ -12,17 +12,17 @@ from dataclasses import dataclass
 
 from redis.asyncio import Redis
 
-from bot.audit import AuditLog
+from bot.config.settings import Settings
+from bot.config.tenants import TenantConfig, TenantSettings
 from bot.conversation import Conversation
-from bot.deadletters import DeadLetters
-from bot.erasure import Erasure
+from bot.delivery.deadletters import DeadLetters
+from bot.delivery.outbox import Outbox
 from bot.llm.base import MediatorProvider
 from bot.moderation import ModerationService
-from bot.outbox import Outbox
 from bot.ports import Scheduler
+from bot.privacy.audit import AuditLog
+from bot.privacy.erasure import Erasure
 from bot.sessions import SessionBook
-from bot.settings import Settings
-from bot.tenants import TenantConfig, TenantSettings
 from memory.ports import MemoryStore
 from memory.service import MemoryService
 

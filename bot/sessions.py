@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from redis.asyncio import Redis
 
-from bot.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
+from bot.privacy.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
 from memory.crypto import Cipher
 from memory.models import Visibility, utcnow
 

@@ -9,8 +9,8 @@ writes them again from what remains.
 from __future__ import annotations
 
 from bot.conversation.log import MessageLog
-from bot.lang import session_lang
 from bot.llm.base import MediatorProvider
+from bot.text.lang import session_lang
 from memory.models import Scope, Summary, Visibility
 from memory.poisoning import attempt
 from memory.service import MemoryService

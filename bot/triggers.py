@@ -11,13 +11,13 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from bot.lang import detect_lang
 from bot.models import Message
 from bot.offline import lexicon as lx
 from bot.offline.clauses import core, split_clauses, split_sentences
 from bot.offline.done import done_reports
 from bot.offline.rules import extract_rules
 from bot.offline.sentence import sarcastic
+from bot.text.lang import detect_lang
 from memory.extraction import ExtractionRequest
 from memory.models import Kind
 from memory.normalize import normalize

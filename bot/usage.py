@@ -1,7 +1,7 @@
 """Which memories replies used: counted in Redis per tenant, folded into the records hourly.
 
 The engine adds a reply's ``memory_ids`` here in one pipelined round trip (not a store write per
-record); ``bot.forgetting`` folds them into ``uses``/``used_at`` and takes off what it added, leaving
+record); ``bot.privacy.forgetting`` folds them into ``uses``/``used_at`` and takes off what it added, leaving
 uses counted meanwhile. Failure modes, chosen: Redis lost loses at most an hour's uses; a fold that
 dies midway may count one fold's uses twice: over-counted, never under.
 """

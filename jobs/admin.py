@@ -15,7 +15,7 @@ from typing import Any
 from arq.connections import ArqRedis
 from arq.constants import in_progress_key_prefix
 
-from bot.deadletters import DEAD_LETTER, DeadLetters
+from bot.delivery.deadletters import DEAD_LETTER, DeadLetters
 from jobs.queue import QUEUE, enqueue
 
 __all__ = ["DeadLetter", "QueueStatus", "dead_letters", "retry_dead", "status"]
@@ -41,7 +41,7 @@ class QueueStatus:
 class DeadLetter:
     """One job that failed its last try, as the worker recorded it. ``raw`` is the list entry;
     ``error`` is what may be shown (the exception's type), ``detail`` its message, opened with the
-    keys when they were given (``bot.deadletters``: it may quote members)."""
+    keys when they were given (``bot.delivery.deadletters``: it may quote members)."""
 
     job_id: str
     function: str

@@ -12,13 +12,13 @@ from typing import Any
 
 from arq.cron import CronJob, cron
 
-from bot.agreements import follows_after_close
-from bot.audit import SYSTEM, AuditEntry
-from bot.forgetting import Forgetting
-from bot.reminders import schedule
+from bot.agreements.card import follows_after_close
+from bot.config.settings import JobSettings, Settings
+from bot.delivery.reminders import schedule
+from bot.privacy.audit import SYSTEM, AuditEntry
+from bot.privacy.forgetting import Forgetting
 from bot.services import Services
 from bot.sessions import DisputeState, SessionInfo
-from bot.settings import JobSettings, Settings
 from jobs.reconciled import ReconcileMarks
 from jobs.tasks import services
 from memory.models import Scope, utcnow

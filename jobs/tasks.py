@@ -11,16 +11,16 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from bot.agreements import follows_after_close
-from bot.audit import SYSTEM, AuditEntry
+from bot.agreements.card import follows_after_close
 from bot.completions import settle
-from bot.departures import purge_due, purge_tenant_data
-from bot.lang import session_lang
-from bot.outbox import PostState
-from bot.reminders import record_delivery, reminder_post, reminder_post_id
+from bot.delivery.outbox import PostState
+from bot.delivery.reminders import record_delivery, reminder_post, reminder_post_id
+from bot.privacy.audit import SYSTEM, AuditEntry
+from bot.privacy.departures import purge_due, purge_tenant_data
 from bot.services import Services
 from bot.sessions import DisputeState
 from bot.summaries import summarize_session as write_summary
+from bot.text.lang import session_lang
 from memory.consolidation import Action
 from memory.extraction import ExtractionRequest, to_facts
 from memory.models import OPEN_COMMITMENT, FactStatus, Scope, Visibility, utcnow
@@ -64,7 +64,7 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
     candidates = await svc.provider.extract(request)
     facts = await svc.erasure.admissible(
         to_facts(request, candidates, now=utcnow(), lang=lang, ttl=tenant_settings.ttl()))
-    result = await svc.memory.remember(facts)  # each new promise's follow-up: bot.reminders.FollowUpKeeper
+    result = await svc.memory.remember(facts)  # each new promise's follow-up: bot.delivery.reminders.FollowUpKeeper
     # "done", "已经发了": the owner's report closes the promise it names, through /commitments done's path
     flagged = frozenset(s.message_id for f in facts if f.status is FactStatus.FLAGGED for s in f.sources)
     await settle(svc.moderation(), svc.outbox, request, flagged=flagged)
@@ -114,7 +114,7 @@ async def send_reminder(ctx: dict[str, Any], tenant: str, fact_id: str, revision
 
     The post goes to the outbox of the tenant's platform under ``remind:<tenant>:<fact>:<revision>``,
     so running this job twice queues one post; the platform's process delivers it and records it on
-    the commitment (``bot.reminders.record_delivery``).
+    the commitment (``bot.delivery.reminders.record_delivery``).
     """
     svc = services(ctx)
     fact = await svc.memory.get(Scope(tenant=tenant), fact_id)

@@ -1,6 +1,6 @@
 """arq worker wiring: the task list, retries with backoff, the dead-letter list, and worker settings.
 
-In the embedded shape the runtime (``adapters.runtime``) runs ``build_worker(services)`` inside the
+In the embedded shape the runtime (``adapters.runtime.composition``) runs ``build_worker(services)`` inside the
 bot process. In the distributed shape ``heyan worker`` runs ``worker_settings(settings, open=...)``:
 its startup calls ``open`` (the composition root, which ``jobs/`` does not import) to build the
 services into ``ctx``. Both read job timeout, tries and the cron interval from Settings when the
@@ -24,10 +24,10 @@ from arq.connections import ArqRedis, RedisSettings
 from arq.utils import timestamp_ms
 from arq.worker import Function, Worker, func
 
-from bot.backoff import backoff
-from bot.deadletters import DEAD_LETTER, DeadLetters, describe_error
+from bot.config.settings import Settings
+from bot.delivery.backoff import backoff
+from bot.delivery.deadletters import DEAD_LETTER, DeadLetters, describe_error
 from bot.services import Services
-from bot.settings import Settings
 from jobs import card_digest, tasks
 from jobs.cron import cron_jobs as default_cron_jobs
 from jobs.queue import DOORBELL, QUEUE, deserialize, ring, serialize
@@ -56,7 +56,7 @@ class JobFailed(HeyanError):
 
 def resilient(task: Task, timeout: float | None = None) -> Task:
     """Run a task within ``timeout`` seconds; retry a failure (a timeout included) with backoff;
-    after the last try, put it in the dead-letter list (``bot.deadletters``: the error's message is
+    after the last try, put it in the dead-letter list (``bot.delivery.deadletters``: the error's message is
     sealed there) and fail with ``JobFailed``. Logs name the error's type, never its message."""
 
     @functools.wraps(task)

@@ -2,7 +2,7 @@
 
 ``MemoryService`` changes a record only under its lock, applied to the version stored *now*: no
 rollback of a moderator's edit, no write over a deleted record. ``LocalLocks`` serves one process,
-``bot.locks.RedisLocks`` all of them. A ``Held`` lock's ``ensure()`` right before the write raises
+``bot.locking.locks.RedisLocks`` all of them. A ``Held`` lock's ``ensure()`` right before the write raises
 ``LockLost`` when it is no longer its own.
 """
 

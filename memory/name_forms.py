@@ -110,7 +110,7 @@ def _chinese(name: str) -> Iterator[tuple[str, Rank]]:
 
 def forms_of(name: str) -> Iterator[tuple[str, Rank]]:
     """Every form of ``name`` with its rank, the name itself first. A Latin spelling is given as its
-    syllables separated by single spaces ("xiao lu"): ``bot.names`` matches it with or without them."""
+    syllables separated by single spaces ("xiao lu"): ``bot.text.names`` matches it with or without them."""
     name = " ".join(name.split())
     if not name:
         return

@@ -66,7 +66,7 @@ Change = Callable[[Fact], "Fact | Remove"]
 
 #: Told of every write of a fact, still under its lock: ``(tenant, fact id, before, after)``; ``before``
 #: is None for a new record (or a deletion by id, whose record was not read), ``after`` None when the
-#: record was removed. What depends on a fact follows it here (a commitment's follow-up: bot.reminders).
+#: record was removed. What depends on a fact follows it here (a commitment's follow-up: bot.delivery.reminders).
 FactWatcher = Callable[[str, str, "Fact | None", "Fact | None"], Awaitable[None]]
 
 

@@ -138,7 +138,7 @@ class LayerState:
 
 class ServerAdmin:
     """The generations and aliases of one prefix on one server: what opening a store and the rebuilds
-    (``adapters.rebuild``) need. ``await ServerAdmin.connect(url=..., prefix=...)``; ``close()``."""
+    (``adapters.maintenance.rebuild``) need. ``await ServerAdmin.connect(url=..., prefix=...)``; ``close()``."""
 
     def __init__(self, client: AsyncQdrantClient, where: str, prefix: str) -> None:
         self.client = client

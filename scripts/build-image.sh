@@ -108,8 +108,8 @@ if [ "${HEYAN_MEASURE_REBUILD:-0}" = 1 ]; then
     trap 'podman image unmount "$IMAGE" >/dev/null; rm -rf "$probe"' EXIT
     cp -a "$ROOT/Dockerfile" "$ROOT/.dockerignore" "$ROOT/requirements.lock" "$ROOT/bot" "$ROOT/memory" \
         "$ROOT/jobs" "$ROOT/adapters" "$ROOT/prompts" "$probe/"
-    echo "# a one-line code change (scripts/build-image.sh HEYAN_MEASURE_REBUILD)" >> "$probe/adapters/cli.py"
-    log "rebuilding after a one-line change to adapters/cli.py"
+    echo "# a one-line code change (scripts/build-image.sh HEYAN_MEASURE_REBUILD)" >> "$probe/adapters/cli/app.py"
+    log "rebuilding after a one-line change to adapters/cli/app.py"
     podman build --isolation chroot --format docker --build-arg "BASE_IMAGE=$BASE" "${secrets[@]}" \
         --tag localhost/heyan:rebuild-probe "$probe"
     before=$(podman image inspect "$IMAGE" --format '{{range .RootFS.Layers}}{{println .}}{{end}}')

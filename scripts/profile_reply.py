@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from adapters.bench.load_engine import engine_settings
 from adapters.bench.measure import percentile
 from adapters.bench.synth import dispute, memory_at, tenant_name
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
+from bot.config.settings import QdrantSettings, load_settings
 from bot.models import Message
-from bot.settings import QdrantSettings, load_settings
 from memory.models import Scope
 from memory.retrieval import index_facts
 from memory.sparse import Bm25Encoder

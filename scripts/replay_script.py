@@ -42,9 +42,9 @@ def measure(n: int) -> None:
     from arq.worker import Worker
     from rich.console import Console
 
-    from adapters.console import parse_script
-    from adapters.replay import replay
-    from bot.settings import load_settings
+    from adapters.chat.console import parse_script
+    from adapters.chat.replay import replay
+    from bot.config.settings import load_settings
 
     picked: list[int] = []  # due -> started
     woken: list[int] = []  # due -> the read of the queue that found it

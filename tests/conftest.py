@@ -164,13 +164,13 @@ async def redis_url(request: pytest.FixtureRequest) -> AsyncIterator[str]:
 def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """Runtimes this test starts embed with ``HashEmbedder`` (fast, deterministic), not the model
     (a module opts in with ``pytestmark = pytest.mark.usefixtures("hash_embedder")``)."""
-    monkeypatch.setattr("adapters.runtime.build_embedder", lambda _settings: HashEmbedder())
+    monkeypatch.setattr("adapters.runtime.composition.build_embedder", lambda _settings: HashEmbedder())
 
 
 @pytest.fixture
 async def start() -> AsyncIterator[Start]:
     """Start runtimes; every one still running is stopped at the end of the test."""
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
 
     started: list[Runtime] = []
 

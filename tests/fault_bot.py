@@ -23,13 +23,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from adapters.logs import configure_logging
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
+from adapters.runtime.logs import configure_logging
 from bot.actors import Actor
+from bot.config.settings import load_settings
+from bot.delivery.outbox import Post
 from bot.models import Message
-from bot.outbox import Post
-from bot.richtext import RichText
-from bot.settings import load_settings
+from bot.text.richtext import RichText
 from memory.models import Scope
 
 log = logging.getLogger("fault_bot")

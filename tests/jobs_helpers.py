@@ -20,12 +20,12 @@ from typing import Any
 import redis
 from arq.jobs import Job
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
+from bot.config.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from bot.delivery.outbox import Post
 from bot.llm.base import ProviderError
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Post
-from bot.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
 from jobs.queue import QUEUE, deserialize
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Fact, Kind, Scope, utcnow
@@ -113,9 +113,9 @@ async def posted(notifier: TimedNotifier, n: int) -> bool:
 
 def use_hash_embedder() -> None:
     """Make every Runtime in this process use ``HashEmbedder``."""
-    import adapters.runtime
+    import adapters.runtime.composition
 
-    adapters.runtime.build_embedder = lambda _settings: HashEmbedder()  # type: ignore[assignment]
+    adapters.runtime.composition.build_embedder = lambda _settings: HashEmbedder()  # type: ignore[assignment]
 
 
 class ScriptedProvider(OfflineProvider):

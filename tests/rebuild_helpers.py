@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
-from adapters.rebuild import Records, read_records
-from bot.settings import LLMSettings, QdrantSettings, RedisSettings, Settings
+from adapters.maintenance.rebuild import Records, read_records
+from bot.config.settings import LLMSettings, QdrantSettings, RedisSettings, Settings
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, parse_keys
 from memory.models import Fact, Kind, Scope, Summary

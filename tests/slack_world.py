@@ -22,12 +22,12 @@ from typing import Any, Literal, TypeVar
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from adapters.slack import SlackPlatform
 from adapters.slack.bridge import Bridge
+from bot.config.settings import LimitSettings, Settings, SlackSettings
 from bot.llm.base import MediatorProvider
 from bot.offline.provider import OfflineProvider
-from bot.settings import LimitSettings, Settings, SlackSettings
 from memory.models import Fact, FactStatus, Kind, Scope, Source, utcnow
 from tests.jobs_helpers import HashEmbedder, settings
 from tests.slack_standin import (
@@ -50,7 +50,7 @@ _ENV = ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET", "SLACK_CLI
 
 @pytest.fixture(name="hash_embedder", autouse=True)
 def hash_embedder_fixture(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("adapters.runtime.build_embedder", lambda _settings: HashEmbedder())
+    monkeypatch.setattr("adapters.runtime.composition.build_embedder", lambda _settings: HashEmbedder())
 
 
 @pytest.fixture(name="no_slack_env", autouse=True)

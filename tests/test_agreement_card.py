@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import InvalidRequest, NotFound, PermissionDenied
-from bot.agreements import CONFIRM_ACTION, follows_after_close
+from bot.agreements.card import CONFIRM_ACTION, follows_after_close
+from bot.delivery.outbox import PostState
 from bot.models import Stage
 from bot.offline.provider import OfflineProvider
-from bot.outbox import PostState
-from bot.richtext import Mention
 from bot.sessions import DisputeState
+from bot.text.richtext import Mention
 from jobs.tasks import send_reminder
 from memory.models import Fact, FactStatus, Kind, Scope
 from tests.jobs_helpers import Start, ctx, settings
@@ -224,7 +224,7 @@ async def test_closing_cancels_other_followups_but_keeps_the_cards(rt: Runtime) 
     other = said(Kind.COMMITMENT, "u-ann", "send the invoice", "send the invoice later", minutes=30, due=later,
                  quote="we'll send the invoice later")
     await rt.memory.remember([other])
-    from bot.reminders import reminder_post
+    from bot.delivery.reminders import reminder_post
     for f in (bob, other.with_id()):
         stored = await rt.memory.get(Scope(tenant=T), f.id)
         assert stored is not None

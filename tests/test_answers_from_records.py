@@ -10,14 +10,14 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.digest import build_digest
+from bot.agreements.digest import build_digest
+from bot.agreements.promises import promise_record
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
-from bot.names import NameBook
 from bot.offline import OfflineProvider
 from bot.offline.perspective import for_everyone
 from bot.offline.questions import Ask, read_question
-from bot.promises import promise_record
+from bot.text.names import NameBook
 from memory.extraction import Utterance
 from memory.models import Fact, FactStatus, Kind, Source
 

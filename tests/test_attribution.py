@@ -11,10 +11,10 @@ from datetime import UTC, datetime, timedelta
 
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
-from bot.names import NameBook
 from bot.offline.provider import OfflineProvider
 from bot.offline.rules import extract_rules
 from bot.offline.templates import cite_fact
+from bot.text.names import NameBook
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts

@@ -139,7 +139,7 @@ async def test_bench_load_against_a_qdrant_server(tmp_path: Path) -> None:
         env = {**{k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")},
                "HEYAN_QDRANT_URL": url, "PYTHONPATH": str(ROOT)}
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "adapters.cli", "bench", "load", "--store", "server", "--memories", "60",
+            sys.executable, "-m", "adapters.cli.app", "bench", "load", "--store", "server", "--memories", "60",
             "--tenants", "2", "--messages", "10", "--queries", "3", "--compare", "none", "--json",
             cwd=tmp_path, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         out, err = await asyncio.wait_for(proc.communicate(), timeout=300)

@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo
 
 from redis.asyncio import Redis
 
-from adapters.valkey import EmbeddedValkey
+from adapters.runtime.valkey import EmbeddedValkey
 from tests.clock import JobSchedule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,7 +33,7 @@ ZONE = "Asia/Shanghai"
 
 def _heyan() -> list[str]:
     script = Path(sys.executable).with_name("heyan")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "adapters.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "adapters.cli.app"]
 
 
 def _env(data_dir: Path) -> dict[str, str]:

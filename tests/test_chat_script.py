@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 
 pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from memory.store_edge import EdgeStore
 
 

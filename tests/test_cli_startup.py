@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: What the CLI must not import before a command needs it: the vendor SDKs, and the slowest of the
 #: rest (redis, numpy, the runtime, the stores, the offline provider: ~0.3 s each).
 HEAVY = ("qdrant_client", "qdrant_edge", "discord", "slack_bolt", "slack_sdk", "openai", "arq",
-         "redis", "numpy", "adapters.runtime", "memory.store_edge", "memory.store_server", "bot.offline")
+         "redis", "numpy", "adapters.runtime.composition", "memory.store_edge", "memory.store_server", "bot.offline")
 
 _PROBE = """
 import json, sys
@@ -38,7 +38,7 @@ def _heavy(setup: str) -> list[str]:
 
 
 def test_importing_the_cli_loads_no_vendor_sdk() -> None:
-    assert _heavy("import adapters.cli") == []
+    assert _heavy("import adapters.cli.app") == []
 
 
 def test_help_and_config_load_no_vendor_sdk() -> None:
@@ -47,7 +47,7 @@ def test_help_and_config_load_no_vendor_sdk() -> None:
     setup = """
 import contextlib, io
 from typer.testing import CliRunner
-from adapters.cli import app
+from adapters.cli.app import app
 for args in (["--help"], ["config"], ["memory", "--help"], ["bench", "--help"], ["jobs", "--help"]):
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, (args, result.output)

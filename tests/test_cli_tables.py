@@ -22,8 +22,8 @@ import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
-from adapters.cli import app
-from adapters.views import memory_table
+from adapters.cli.app import app
+from adapters.cli.views import memory_table
 from memory.models import Fact, Kind, Source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -180,7 +180,7 @@ def test_ctrl_c_ends_chat_at_once(tmp_path: Path) -> None:
     until one came). Generous bounds: they only keep a broken build from hanging the suite."""
     env = {**os.environ, "HEYAN_DATA_DIR": str(tmp_path / "d"), "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": "",
            "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "adapters.cli", "chat", "--as", "Ann"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([sys.executable, "-m", "adapters.cli.app", "chat", "--as", "Ann"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
     try:
         assert proc.stdout is not None

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 
 DATA = Path(__file__).parent / "data"
 NOW = "2026-11-25T12:00:00+00:00"

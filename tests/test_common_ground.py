@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import InvalidRequest, NotFound, PermissionDenied
-from bot.common_ground import checked, draft, sides_of
-from bot.escalation import signals
+from bot.agreements.common_ground import checked, draft, sides_of
+from bot.disputes.escalation import signals
 from bot.moderation.common_ground import GROUND_ACTION
 from bot.offline.provider import OfflineProvider
 from memory.models import Kind, Lang, Scope
@@ -153,8 +153,8 @@ async def test_erasing_a_member_drops_their_rounds_and_card_proposals(rt: Runtim
 async def test_key_rotation_reseals_rounds_and_proposals(redis_url: str) -> None:
     from redis.asyncio import Redis
 
-    from bot.card_votes import CardBook
-    from bot.ground_store import GroundStore
+    from bot.agreements.card_votes import CardBook
+    from bot.agreements.ground_store import GroundStore
     from memory.crypto import Cipher, parse_keys
     from tests.keys import OTHER_KEY, TEST_KEY
 

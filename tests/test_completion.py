@@ -13,10 +13,10 @@ import pytest
 
 from bot.actors import Actor
 from bot.completions import match
+from bot.delivery.outbox import PostKind
 from bot.models import Message
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.provider import OfflineProvider
-from bot.outbox import PostKind
 from bot.triggers import urgent
 from memory.extraction import Utterance
 from memory.models import Fact, FactStatus, Kind, Scope, Source

@@ -22,8 +22,8 @@ import jsonschema
 import yaml
 from packaging.version import Version
 
-from bot.secret_files import secret_files
-from bot.settings import load_settings
+from bot.config.secret_files import secret_files
+from bot.config.settings import load_settings
 from tests.deploy_helpers import COMPOSE_ONLY, LOCK, pins, sections, setting_variables
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,7 +69,7 @@ def test_compose_wires_the_distributed_shape() -> None:
         env = services[name]["environment"]
         assert env["HEYAN_QDRANT_URL"] == "http://qdrant:6333" and env["HEYAN_REDIS_URL"] == "redis://valkey:6379/0"
         assert env["HEYAN_METRICS_PORT"] == "9108"
-        assert services[name]["healthcheck"]["test"] == ["CMD", "python", "-m", "adapters.healthcheck"]
+        assert services[name]["healthcheck"]["test"] == ["CMD", "python", "-m", "adapters.runtime.healthcheck"]
         assert services[name]["depends_on"]["valkey"]["condition"] == "service_healthy"
     assert all("healthcheck" in s for s in services.values())
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.console import ScriptError, parse_script
+from adapters.chat.console import ScriptError, parse_script
 
 GOOD = {"tenant": "t", "session": "s", "user_id": "u1", "user_name": "Ann", "text": "hi",
         "ts": "2026-11-03T10:00:00+08:00"}

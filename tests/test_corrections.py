@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Capability, InvalidRequest, ModerationError, PermissionDenied
 from bot.offline.provider import OfflineProvider
 from memory.models import Confidence, Fact, FactStatus, Kind, Scope, Source

@@ -37,7 +37,7 @@ def _env(data: Path) -> dict[str, str]:
 
 
 def _heyan(*args: str) -> list[str]:
-    return [sys.executable, "-m", "adapters.cli", *args]
+    return [sys.executable, "-m", "adapters.cli.app", *args]
 
 
 def _replay(data: Path, *, kill_at: tuple[str, int] | None = None) -> tuple[int, str]:

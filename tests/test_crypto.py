@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from memory.codec import PLAIN, SEALED, PayloadCodec
 from memory.crypto import ENV, KEY_FILE, Cipher, generate_key, key_id, load_cipher, parse_keys
 from memory.errors import DecryptionError, KeyConfigError

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.departures import purge_tenant_data, tenant_left, tenant_returned
 from bot.offline.provider import OfflineProvider
+from bot.privacy.departures import purge_tenant_data, tenant_left, tenant_returned
 from jobs.tasks import purge_tenant
 from memory.models import Fact, Kind, Scope, Source
 from tests.jobs_helpers import Start, settings

@@ -98,7 +98,7 @@ def test_dockerfile_shape() -> None:
     assert "USER 10001:10001" in text and 'VOLUME ["/data"]' in text
     assert "groupadd --system --gid 10001" in text and "chown 10001:10001 /data" in text  # not group 999
     assert 'ENTRYPOINT ["heyan"]' in text and 'CMD ["run"]' in text
-    assert "HEALTHCHECK" in text and "adapters.healthcheck" in text
+    assert "HEALTHCHECK" in text and "adapters.runtime.healthcheck" in text
     assert "PYTHONPATH=/app" in text and "PATH=/app/bin:$PATH" in text
     assert "heyan demo" in text  # the test stage that proves the image
     assert (ROOT / "scripts" / "build-image.sh").exists()

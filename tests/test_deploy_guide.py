@@ -28,7 +28,7 @@ from typer._click import Command as CliCommand
 from typer._click.exceptions import UsageError
 from typer.main import get_command
 
-from adapters.cli import app
+from adapters.cli.app import app
 from memory.crypto import parse_keys
 from tests.deploy_guide import GUIDE, Command, ContainerRun, commands, compose_run, docker_run, sections
 from tests.deploy_helpers import COMPOSE_ONLY, setting_variables
@@ -186,7 +186,7 @@ def test_every_variable_the_guide_names_exists() -> None:
 
 class Sandbox:
     """Runs the guide's commands that work offline: ``$PWD`` is a temporary folder, a Heyan container
-    is ``python -m adapters.cli`` with the container's environment and its mounts mapped to host paths."""
+    is ``python -m adapters.cli.app`` with the container's environment and its mounts mapped to host paths."""
 
     def __init__(self, root: Path, qdrant_url: str) -> None:
         self.root, self.qdrant_url = root, qdrant_url
@@ -206,7 +206,7 @@ class Sandbox:
 
     async def heyan(self, run: ContainerRun, args: list[str]) -> str:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "adapters.cli", *args, env=self.environment(run), cwd=self.root,
+            sys.executable, "-m", "adapters.cli.app", *args, env=self.environment(run), cwd=self.root,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         out, err = await asyncio.wait_for(proc.communicate(), 300)
         assert proc.returncode == 0, f"heyan {' '.join(args)}: {err.decode()}"

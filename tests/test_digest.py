@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import InvalidRequest, PermissionDenied
-from bot.audit import SYSTEM, AuditEntry
-from bot.digest import ALERT_ACTION
+from bot.agreements.digest import ALERT_ACTION
+from bot.delivery.outbox import PostState
 from bot.moderation.digests import post_digest
 from bot.offline.provider import OfflineProvider
-from bot.outbox import PostState
-from bot.richtext import Mention
+from bot.privacy.audit import SYSTEM, AuditEntry
+from bot.text.richtext import Mention
 from memory.models import FactStatus, Kind
 from tests.jobs_helpers import Start, settings
 from tests.records_helpers import ANN, MOD, T0, S, T, said

@@ -25,7 +25,7 @@ from adapters.discord.member_commands import CorrectModal
 from adapters.discord.memory_commands import fact_choices
 from adapters.discord.render import render, split_message
 from adapters.discord.sender import rate_limited
-from bot.richtext import Mention, RichText
+from bot.text.richtext import Mention, RichText
 from memory.models import Fact, Kind, Source, Visibility, utcnow
 from tests.discord_harness import WAIT, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import (

@@ -21,7 +21,7 @@ import discord
 import pytest
 
 from adapters.discord.sender import delivery_error
-from adapters.runtime import StartupError
+from adapters.runtime.composition import StartupError
 from tests.discord_harness import WAIT, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import PRIVATE_THREAD, PUBLIC_THREAD, Fault, Overwrite, wait_until
 from tests.test_discord_limits import Gate

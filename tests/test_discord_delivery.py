@@ -9,8 +9,8 @@ import asyncio
 from datetime import timedelta
 from pathlib import Path
 
-from bot.outbox import Post, PostKind, PostRecord, PostState
-from bot.richtext import Mention, RichText
+from bot.delivery.outbox import Post, PostKind, PostRecord, PostState
+from bot.text.richtext import Mention, RichText
 from memory.extraction import CandidateFact
 from memory.models import Kind, Scope, utcnow
 from tests.clock import JobSchedule

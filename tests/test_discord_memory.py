@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bot.settings import LimitSettings
+from bot.config.settings import LimitSettings
 from memory.models import FactStatus, Kind, Scope, Visibility
 from tests.discord_harness import Harness, hash_embedder, heyan_on_discord, ids, redis_url
 from tests.discord_standin import EPHEMERAL, RoleSpec

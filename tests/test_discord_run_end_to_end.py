@@ -1,5 +1,5 @@
 """Issue 19's "done when", Discord side, end to end: a fresh stand-in driving ``heyan run``
-(``adapters.platforms.run_platforms``, at the URLs in the settings, offline provider, in-process
+(``adapters.runtime.platforms.run_platforms``, at the URLs in the settings, offline provider, in-process
 worker), as an operator would run it:
 
 1. the thread's earlier promise is named in the answer to a mention (a thread never opened as a
@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from adapters.platforms import run_platforms
-from bot.settings import Settings
+from adapters.runtime.platforms import run_platforms
+from bot.config.settings import Settings
 from tests.discord_harness import WAIT, Harness, discord_settings, hash_embedder, redis_url
 from tests.discord_standin import DiscordStandIn, MemberSpec, UserSpec, wait_until
 from tests.discord_standin_limits import message_errors

@@ -11,8 +11,8 @@ import pytest
 
 from adapters.discord.guilds import GUILDS_KEY, Guilds, owned_by
 from adapters.discord.sharding import ShardPlan, parse_shard_ids, plan
-from adapters.runtime import StartupError
-from bot.settings import DiscordSettings
+from adapters.runtime.composition import StartupError
+from bot.config.settings import DiscordSettings
 from tests.discord_harness import hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import DiscordStandIn, default_guild
 

@@ -13,11 +13,11 @@ import pytest
 import redis.asyncio as aioredis
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from adapters.discord.cli import sync_commands
 from adapters.discord.client import REQUIRED_PERMISSIONS
-from adapters.platforms import run_platforms
-from adapters.runtime import StartupError
+from adapters.runtime.composition import StartupError
+from adapters.runtime.platforms import run_platforms
 from tests.discord_harness import WAIT, discord_settings, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import (
     DIRECT_MESSAGES,

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.duetime import find_due_span, parse_number, resolve_due
+from bot.text.duetime import find_due_span, parse_number, resolve_due
 
 SH = "Asia/Shanghai"
 NY = "America/New_York"

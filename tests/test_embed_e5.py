@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.rebuild import codec_for
-from adapters.reindex import reindex
-from adapters.runtime import build_embedder, open_store
-from bot.settings import EmbeddingSettings
+from adapters.maintenance.rebuild import codec_for
+from adapters.maintenance.reindex import reindex
+from adapters.runtime.composition import build_embedder, open_store
+from bot.config.settings import EmbeddingSettings
 from memory.embedders import calibrate
 from memory.errors import EmbedderMismatchError
 from memory.models import Fact, Kind, Scope

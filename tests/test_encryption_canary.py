@@ -15,13 +15,20 @@ from typing import Any
 import pytest
 from redis.asyncio import Redis
 
-import adapters.runtime
-from adapters.runtime import Runtime
+import adapters.runtime.composition
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor
+from bot.config.settings import (
+    JobSettings,
+    LimitSettings,
+    LLMSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+)
+from bot.delivery.reminders import reminder_post_id
 from bot.models import Message
-from bot.reminders import reminder_post_id
-from bot.richtext import Mention
-from bot.settings import JobSettings, LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from bot.text.richtext import Mention
 from jobs.tasks import send_reminder
 from memory.crypto import KEY_FILE
 from memory.models import Kind, Scope, utcnow
@@ -91,7 +98,7 @@ def _hits(blob: bytes) -> list[str]:
 def embedded(monkeypatch: pytest.MonkeyPatch) -> None:
     """The embedded default: no HEYAN_ENCRYPTION_KEYS (the key file), a cheap embedder."""
     monkeypatch.delenv("HEYAN_ENCRYPTION_KEYS", raising=False)
-    monkeypatch.setattr(adapters.runtime, "build_embedder", lambda _s: HashEmbedder())
+    monkeypatch.setattr(adapters.runtime.composition, "build_embedder", lambda _s: HashEmbedder())
 
 
 async def _write_everything(rt: Runtime) -> str:

@@ -13,15 +13,15 @@ from typing import Any
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Capability, InvalidRequest
-from bot.audit import AuditEntry
-from bot.deadletters import DEAD_LETTER, DeadLetters
+from bot.delivery.deadletters import DEAD_LETTER, DeadLetters
+from bot.delivery.outbox import Post, PostKind, PostState
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Post, PostKind, PostState
-from bot.richtext import Mention, RichText
+from bot.privacy.audit import AuditEntry
 from bot.summaries import summarize_session
+from bot.text.richtext import Mention, RichText
 from jobs import admin
 from jobs.worker import JobFailed, resilient
 from memory.models import Fact, Kind, Scope, Source, utcnow
@@ -252,7 +252,7 @@ async def test_disputes_opened_by_the_member_lose_their_title(rt: Runtime) -> No
 
 
 def test_the_report_counts_every_store() -> None:
-    from bot.erasure import ErasureReport
+    from bot.privacy.erasure import ErasureReport
 
     report = ErasureReport(tenant=T, user="u", facts=1, summaries_rewritten=2, summaries_deleted=3, messages=4,
                            posts=5, audit_entries=6, dead_letters=7, disputes=8)

@@ -36,15 +36,22 @@ import pytest
 from cryptography.hazmat.primitives.ciphers import Cipher as RawCipher
 from cryptography.hazmat.primitives.ciphers import algorithms, modes
 
-import adapters.runtime
-from adapters.logs import TextFormatter
-from adapters.runtime import Runtime
+import adapters.runtime.composition
+from adapters.runtime.composition import Runtime
+from adapters.runtime.logs import TextFormatter
 from bot.actors import Actor, Capability
-from bot.delivery import DeliveryError
+from bot.config.settings import (
+    JobSettings,
+    LimitSettings,
+    LLMSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+)
+from bot.delivery.deliverer import DeliveryError
+from bot.delivery.outbox import Post, PostKind
 from bot.models import Message
-from bot.outbox import Post, PostKind
-from bot.richtext import Mention, RichText
-from bot.settings import JobSettings, LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
+from bot.text.richtext import Mention, RichText
 from jobs import admin
 from jobs.tasks import forget_user, send_reminder
 from jobs.worker import resilient
@@ -226,7 +233,7 @@ async def _replay(rt: Runtime) -> None:
 async def test_after_erasure_nothing_of_the_member_is_left_in_any_store(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HEYAN_ENCRYPTION_KEYS", raising=False)
-    monkeypatch.setattr(adapters.runtime, "build_embedder", lambda _s: HashEmbedder())
+    monkeypatch.setattr(adapters.runtime.composition, "build_embedder", lambda _s: HashEmbedder())
     data = tmp_path / "data"
     (data / "logs").mkdir(parents=True)
     handler = logging.FileHandler(data / "logs" / "heyan.log", encoding="utf-8")

@@ -35,7 +35,7 @@ def test_every_exception_class_derives_from_the_one_root() -> None:
 def test_the_cli_turns_any_of_them_into_one_line() -> None:
     import typer
 
-    from adapters.cli_common import run
+    from adapters.cli.cli_common import run
     from bot.limits import SlowDown
 
     async def body(_: object) -> None:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from adapters.bench.escalation import load, measure
-from adapters.runtime import Runtime
-from bot.escalation import THRESHOLD, Turn, run_thread, signals
-from bot.escalation_alerts import message_link, sparkline
+from adapters.runtime.composition import Runtime
+from bot.disputes.escalation import THRESHOLD, Turn, run_thread, signals
+from bot.disputes.escalation_alerts import message_link, sparkline
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.models import Scope, Visibility

@@ -13,10 +13,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.bench.extraction import load_corpus, score, score_corpus_trigger
-from bot.duetime import _pick, resolve_due
 from bot.models import Message
 from bot.offline.clauses import core
 from bot.offline.rules import MAX_MESSAGE_CHARS, extract_rules
+from bot.text.duetime import _pick, resolve_due
 from bot.triggers import fact_bearing
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind, Scope

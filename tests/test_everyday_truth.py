@@ -171,7 +171,7 @@ async def test_the_card_of_an_everyday_dispute(tmp_path: Path, redis_url: str, s
     """Replayed through the engine: the card's items have the speaker as owner and the action as a
     card says it; the option names who proposed and who agreed; a promise reported kept shows done."""
     from bot.actors import Actor, Capability
-    from bot.richtext import Mention
+    from bot.text.richtext import Mention
 
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     mod = Actor(tenant=T, user_id="u-mod", name="Mo", capabilities=frozenset({Capability.MODERATE}))

@@ -9,9 +9,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.duetime import _pick
 from bot.offline.clauses import core
 from bot.offline.rules import MAX_MESSAGE_CHARS, extract_rules
+from bot.text.duetime import _pick
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind
 

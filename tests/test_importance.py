@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from adapters.views import memory_table
+from adapters.cli.views import memory_table
 from bot.usage import UsageBook
 from memory.importance import DEFAULT_WEIGHTING, NEUTRAL, RANKING_WEIGHTING, protected, weight
 from memory.models import Fact, FactStatus, HistoryEntry, Kind, Scope

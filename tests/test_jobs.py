@@ -20,7 +20,7 @@ import pytest
 from arq.constants import in_progress_key_prefix, job_key_prefix
 from typer.testing import CliRunner
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from jobs import admin
 from jobs.cron import cron_jobs, purge, reconcile
 from jobs.queue import QUEUE
@@ -318,7 +318,7 @@ def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
     assert jobs["reconcile"].unique and jobs["purge"].unique
     assert isinstance(jobs["purge"].minute, int)
     # the standalone worker (`heyan worker`) runs them too
-    from adapters.worker import standalone_settings
+    from adapters.runtime.worker import standalone_settings
 
     assert {j.name for j in standalone_settings(settings(tmp_path, "redis://unused"))["cron_jobs"]} == {
         "reconcile", "purge", "post_digests"}  # and the moderators' digest check (issue 22)
@@ -327,8 +327,8 @@ def test_cron_schedule_follows_settings(tmp_path: Path) -> None:
 def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """`heyan worker` builds its arq settings from HEYAN_JOBS_* when it starts, not at import, and
     runs the worker the doorbell wakes."""
-    import adapters.worker
-    from adapters.cli import app
+    import adapters.runtime.worker
+    from adapters.cli.app import app
     from jobs.worker import DoorbellWorker
 
     captured: list[DoorbellWorker] = []
@@ -347,15 +347,15 @@ def test_standalone_worker_reads_job_settings_from_the_environment(monkeypatch: 
     [reconcile_job] = [j for j in worker.cron_jobs if j.name == "reconcile"]
     assert reconcile_job.minute == {0, 20, 40}
     assert worker.redis_settings.port == 6399 and worker.redis_settings.database == 3
-    # `arq adapters.worker.WorkerSettings` reads the environment when it is looked up, too
+    # `arq adapters.runtime.worker.WorkerSettings` reads the environment when it is looked up, too
     monkeypatch.setenv("HEYAN_JOBS_JOB_TIMEOUT", "44")
-    assert adapters.worker.WorkerSettings["job_timeout"] == 49
+    assert adapters.runtime.worker.WorkerSettings["job_timeout"] == 49
 
 
 def test_cli_status_and_dead_letter(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     import redis as sync_redis
 
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     r = sync_redis.Redis.from_url(redis_url)
     try:

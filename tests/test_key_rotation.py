@@ -14,16 +14,16 @@ import pytest
 from pydantic import SecretStr
 from rich.progress import Progress
 
-import adapters.runtime
-from adapters.keys_cli import rotate
-from adapters.runtime import Runtime, StartupError
+import adapters.runtime.composition
+from adapters.cli.keys_cli import rotate
+from adapters.runtime.composition import Runtime, StartupError
 from bot.actors import Actor
-from bot.audit import AuditEntry, AuditLog
 from bot.conversation import MessageLog
+from bot.delivery.outbox import Outbox, Post
 from bot.models import Message
-from bot.outbox import Outbox, Post
-from bot.richtext import RichText
+from bot.privacy.audit import AuditEntry, AuditLog
 from bot.sessions import SessionBook, SessionInfo
+from bot.text.richtext import RichText
 from memory.codec import PLAIN
 from memory.crypto import Cipher, key_id, parse_keys
 from memory.models import Fact, Kind, Scope, Summary, utcnow
@@ -50,7 +50,7 @@ class CountingEmbedder(HashEmbedder):
 
 @pytest.fixture(autouse=True)
 def counting_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(adapters.runtime, "build_embedder", lambda _s: CountingEmbedder())
+    monkeypatch.setattr(adapters.runtime.composition, "build_embedder", lambda _s: CountingEmbedder())
 
 
 def _settings(tmp_path: Path, redis_url: str, keys: str) -> Any:

@@ -1,5 +1,5 @@
 """Issue 20, item 6: one kind vocabulary. CLI filters, tables, JSON and the platforms name kinds the
-same way, and every filter accepts both the shown names and the store's (``bot.kinds``)."""
+same way, and every filter accepts both the shown names and the store's (``bot.text.kinds``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from adapters.discord.memory_commands import kind_choices
 from adapters.discord.translate import kind_label as discord_label
-from bot.kinds import LABELS, label, parse
+from bot.text.kinds import LABELS, label, parse
 from memory.models import Fact, Kind
 
 

@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
-from adapters.runtime import Runtime
+from adapters.cli.app import app
+from adapters.runtime.composition import Runtime
+from bot.config.settings import load_settings
 from bot.models import Message, Stage
-from bot.settings import load_settings
 from bot.tokens import estimate_tokens
 from memory.models import Scope
 from tests.clock import JobSchedule

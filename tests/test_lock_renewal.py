@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.llm.base import ReplyRequest
-from bot.locks import LOCK_PREFIX, RedisLocks
+from bot.locking.locks import LOCK_PREFIX, RedisLocks
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from memory.locks import LockLost

@@ -9,8 +9,8 @@ from datetime import UTC, datetime
 from adapters.discord.render import render as discord_render
 from adapters.discord.render import split_message
 from adapters.slack.render import render as slack_render
-from bot.reminders import reminder_post
-from bot.richtext import Mention, RichText
+from bot.delivery.reminders import reminder_post
+from bot.text.richtext import Mention, RichText
 from memory.models import Fact, Kind, Source
 
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)

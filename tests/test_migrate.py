@@ -12,12 +12,12 @@ import pytest
 from qdrant_client import AsyncQdrantClient
 from typer.testing import CliRunner
 
-import adapters.rebuild
+import adapters.maintenance.rebuild
 import memory.store_files
-from adapters.cli import app
-from adapters.migrate import counts_table, migrate
-from adapters.rebuild import RebuildError, Records, merge
-from adapters.runtime import open_store
+from adapters.cli.app import app
+from adapters.maintenance.migrate import counts_table, migrate
+from adapters.maintenance.rebuild import RebuildError, Records, merge
+from adapters.runtime.composition import open_store
 from memory.errors import StoreError
 from memory.models import utcnow
 from memory.store_files import staging_path
@@ -108,7 +108,7 @@ async def test_killed_migration_is_finished_by_a_rerun_then_a_rerun_is_a_noop(
     url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     expected = await seed_edge(tmp_path)
-    monkeypatch.setattr(adapters.rebuild, "index_facts", fail_on(2, adapters.rebuild.index_facts))
+    monkeypatch.setattr(adapters.maintenance.rebuild, "index_facts", fail_on(2, adapters.maintenance.rebuild.index_facts))
     with pytest.raises(Interrupt):
         await to_server(tmp_path, url)
     monkeypatch.undo()

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
+from bot.delivery.outbox import PostKind, PostState
+from bot.delivery.reminders import reminder_post
 from bot.limits import SlowDown
 from bot.offline.provider import OfflineProvider
-from bot.outbox import PostKind, PostState
-from bot.reminders import reminder_post
-from bot.richtext import Mention
+from bot.text.richtext import Mention
 from memory.models import Confidence, Fact, FactStatus, Kind, Scope, Source, Visibility, utcnow
 from tests.jobs_helpers import Start, settings
 
@@ -209,7 +209,7 @@ async def test_dispute_open_posts_through_the_outbox_and_close_cancels_followups
 
 
 async def test_commands_are_rate_limited_per_user(tmp_path: Path, redis_url: str, start: Start) -> None:
-    from bot.settings import LimitSettings
+    from bot.config.settings import LimitSettings
 
     s = settings(tmp_path, redis_url).model_copy(update={"limits": LimitSettings(commands_per_user="3/minute")})
     runtime = await start(s, provider=OfflineProvider(), worker=False)
@@ -226,8 +226,8 @@ async def test_commands_are_rate_limited_per_user(tmp_path: Path, redis_url: str
 
 async def test_replies_are_rate_limited_with_one_slow_down(tmp_path: Path, redis_url: str,
                                                            start: Start) -> None:
+    from bot.config.settings import LimitSettings
     from bot.models import Message
-    from bot.settings import LimitSettings
 
     s = settings(tmp_path, redis_url).model_copy(update={"limits": LimitSettings(replies_per_user="2/minute")})
     runtime = await start(s, provider=OfflineProvider(), worker=False)

@@ -18,13 +18,13 @@ import aiohttp
 import pytest
 from redis.asyncio import Redis
 
-from adapters.healthcheck import check
-from adapters.logs import configure_logging
-from adapters.observability import Metrics, ObservabilityServer, instrument_engine
+from adapters.runtime.healthcheck import check
+from adapters.runtime.logs import configure_logging
+from adapters.runtime.observability import Metrics, ObservabilityServer, instrument_engine
+from bot.config.settings import SettingsError, load_settings
+from bot.delivery.outbox import Outbox, Post
 from bot.llm.openai_provider import TaskUsage
-from bot.outbox import Outbox, Post
-from bot.richtext import RichText
-from bot.settings import SettingsError, load_settings
+from bot.text.richtext import RichText
 from jobs.queue import QUEUE
 from jobs.worker import DEAD_LETTER
 from memory.models import utcnow

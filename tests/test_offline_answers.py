@@ -10,12 +10,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.lang import detect_lang
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider
 from bot.offline.answers import NO_RECORD
 from bot.offline.rules import extract_rules
+from bot.text.lang import detect_lang
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
 

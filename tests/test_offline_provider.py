@@ -7,11 +7,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.lang import detect_lang, session_lang
 from bot.llm.base import MediatorProvider, ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider
 from bot.offline.templates import parse_summary
+from bot.text.lang import detect_lang, session_lang
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind, Summary
 

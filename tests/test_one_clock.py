@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
-from bot.clock import show_due, show_time
-from bot.reminders import format_when
+from adapters.cli.app import app
+from bot.delivery.reminders import format_when
+from bot.text.clock import show_due, show_time
 
 pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
 

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 import pytest
 from redis.asyncio import Redis
 
-from bot.delivery import Deliverer, DeliveryError
-from bot.outbox import Outbox, Post, PostKind, PostState, platform_of
-from bot.richtext import Mention, RichText
+from bot.delivery.deliverer import Deliverer, DeliveryError
+from bot.delivery.outbox import Outbox, Post, PostKind, PostState, platform_of
+from bot.text.richtext import Mention, RichText
 from tests.clock_helpers import FakeClock
 
 T0 = datetime(2026, 11, 20, 9, tzinfo=UTC)
@@ -155,7 +155,7 @@ async def test_an_unexpected_sender_error_is_retried_not_lost(redis: Redis) -> N
 
 
 def test_one_backoff_rule_for_posts_jobs_and_llm_calls() -> None:
-    from bot.backoff import backoff
+    from bot.delivery.backoff import backoff
 
     assert [backoff(n) for n in (0, 1, 2, 3, 8, 9, 1000)] == [2, 2, 4, 8, 256, 300, 300]
     assert all(0.5 <= backoff(1, base=1.0, cap=30.0, jitter=True) <= 1.0 for _ in range(50))

@@ -11,9 +11,9 @@ from collections.abc import AsyncIterator
 import pytest
 from redis.asyncio import Redis
 
-from bot.delivery import Deliverer, DeliveryError
-from bot.outbox import Ack, Outbox, Post, PostKind, PostState
-from bot.richtext import Mention, RichText
+from bot.delivery.deliverer import Deliverer, DeliveryError
+from bot.delivery.outbox import Ack, Outbox, Post, PostKind, PostState
+from bot.text.richtext import Mention, RichText
 from tests.clock_helpers import FakeClock
 
 

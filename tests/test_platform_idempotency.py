@@ -9,8 +9,8 @@ import json
 from pathlib import Path
 
 from adapters.discord.sender import DiscordSender
-from bot.outbox import Post, PostKind, PostState
-from bot.richtext import Mention, RichText
+from bot.delivery.outbox import Post, PostKind, PostState
+from bot.text.richtext import Mention, RichText
 from tests.discord_harness import heyan_on_discord
 from tests.slack_standin import ALICE, GENERAL
 from tests.slack_world import hash_embedder_fixture, no_slack_env_fixture, slack_world  # noqa: F401

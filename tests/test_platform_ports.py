@@ -1,7 +1,7 @@
 """The platform adapters get a narrow port, not the runtime (issue 18 item 9).
 
 Discord, Slack and the web console each have one composition module that sees
-``adapters.runtime`` and builds what the platform keeps in Redis for its own wire; every other
+``adapters.runtime.composition`` and builds what the platform keeps in Redis for its own wire; every other
 module of the platform works through ``bot.platform_port.PlatformPort`` (the engine facade, the
 moderation service, sessions, tenant settings, departures, deletions) and the typed objects handed
 in. So no other module imports the runtime, names it, or reads Redis, the store or the queue off
@@ -34,8 +34,8 @@ def _problems(path: Path) -> list[str]:
         where = f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{getattr(node, 'lineno', 0)}"
         imported = ([node.module] if isinstance(node, ast.ImportFrom)
                     else [a.name for a in node.names] if isinstance(node, ast.Import) else [])
-        if "adapters.runtime" in imported:
-            found.append(f"{where} imports adapters.runtime")
+        if "adapters.runtime.composition" in imported:
+            found.append(f"{where} imports adapters.runtime.composition")
         elif isinstance(node, ast.Name) and node.id in ("Runtime", "rt"):
             found.append(f"{where} names {node.id}")
         elif isinstance(node, ast.Attribute) and node.attr == "rt":
@@ -59,7 +59,7 @@ def test_the_checker_sees_what_it_forbids(tmp_path: Path) -> None:
     """The check itself: each forbidden shape is reported, a helper's own ``self.redis`` is not."""
     source = tmp_path / "probe.py"
     source.write_text(
-        "from adapters.runtime import Runtime\n"
+        "from adapters.runtime.composition import Runtime\n"
         "def f(bridge, heyan, c):\n"
         "    bridge.rt.engine\n"
         "    heyan.port.redis\n"
@@ -68,7 +68,7 @@ def test_the_checker_sees_what_it_forbids(tmp_path: Path) -> None:
         "    def g(self):\n"
         "        return self.redis\n")
     assert sorted(p.split(" ", 1)[1] for p in _problems(source)) == [
-        "imports adapters.runtime", "reads .redis off heyan.port", "reads .rt", "reads .store off c"]
+        "imports adapters.runtime.composition", "reads .redis off heyan.port", "reads .rt", "reads .store off c"]
 
 
 def test_the_engine_is_the_port_s_engine() -> None:

@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 
-from adapters import cli_common
 from adapters.bench.poisoning import PARTS, PEOPLE, held_out, load, measure
+from adapters.cli import cli_common
 from bot.offline.rules import extract_rules
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
@@ -276,7 +276,7 @@ RECITED = ("whole bill", "blame", "bike", "五百", "SYSTEM", "Ignore", "管理�
 def test_attempts_are_flagged_and_never_recited(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from typer.testing import CliRunner
 
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     script = tmp_path / "attempts.jsonl"
     script.write_text("".join(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from arq.constants import job_key_prefix
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Capability, InvalidRequest, PermissionDenied
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
@@ -112,7 +112,7 @@ def test_the_console_confirm_of_a_flagged_record_lists_what_it_recovered(tmp_pat
 
     from typer.testing import CliRunner
 
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     env = {"HEYAN_DATA_DIR": str(tmp_path / "d"), "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": ""}
     lines = [{"tenant": T, "session": SESSION, "user_id": "u-bob", "user_name": "Bob", "id": "m0",

@@ -35,7 +35,7 @@ async def test_heyan_web_serves_healthz_on_the_metrics_port(tmp_path: Path) -> N
     env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_") or k == "HEYAN_ENCRYPTION_KEYS"}
     env.update(HEYAN_DATA_DIR=str(tmp_path / "data"), HEYAN_METRICS_PORT=str(metrics))
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "adapters.cli", "web", "--local", "--port", "0", env=env, cwd=tmp_path,
+        sys.executable, "-m", "adapters.cli.app", "web", "--local", "--port", "0", env=env, cwd=tmp_path,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     try:
         assert proc.stdout is not None

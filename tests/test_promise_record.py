@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.actors import PermissionDenied
+from bot.agreements.promises import GRACE, Outcome, outcome, promise_record
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.promises import GRACE, Outcome, outcome, promise_record
 from memory.models import FactStatus, Kind, Scope, Visibility
 from tests.jobs_helpers import Start, settings
 from tests.records_helpers import ANN, BOB, MOD, T0, S, T, said

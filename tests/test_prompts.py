@@ -10,7 +10,7 @@ import pytest
 
 import prompts
 from bot.models import Stage
-from bot.zones import zone_or_utc
+from bot.text.zones import zone_or_utc
 
 NAMES = [
     "system",

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-import adapters.rebuild
+import adapters.maintenance.rebuild
 import memory.store_files
-from adapters.rebuild import Records
-from adapters.reindex import reindex
-from adapters.runtime import open_store
+from adapters.maintenance.rebuild import Records
+from adapters.maintenance.reindex import reindex
+from adapters.runtime.composition import open_store
 from memory.errors import EmbedderMismatchError, StoreError, StoreLockedError
 from memory.store_edge import EdgeStore
 from memory.store_files import old_path, staging_path, take_swap_guard
@@ -77,7 +77,7 @@ async def test_nothing_to_reindex_on_a_new_data_dir(tmp_path: Path) -> None:
 
 async def test_killed_mid_copy_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = await seeded(tmp_path)
-    monkeypatch.setattr(adapters.rebuild, "index_facts", fail_on(2, adapters.rebuild.index_facts))
+    monkeypatch.setattr(adapters.maintenance.rebuild, "index_facts", fail_on(2, adapters.maintenance.rebuild.index_facts))
     with pytest.raises(Interrupt):
         await reindex(edge_settings(tmp_path), console=quiet(), embedder=new_embedder())
     monkeypatch.undo()
@@ -99,7 +99,7 @@ async def test_killed_mid_copy_resumes(tmp_path: Path, monkeypatch: pytest.Monke
 
 async def test_killed_before_the_marker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = await seeded(tmp_path)
-    monkeypatch.setattr(adapters.rebuild, "mark_complete", fail_on(1, adapters.rebuild.mark_complete))
+    monkeypatch.setattr(adapters.maintenance.rebuild, "mark_complete", fail_on(1, adapters.maintenance.rebuild.mark_complete))
     with pytest.raises(Interrupt):
         await reindex(edge_settings(tmp_path), console=quiet(), embedder=new_embedder())
     monkeypatch.undo()
@@ -188,8 +188,8 @@ _KILLED_RUN = textwrap.dedent(
     """
     import asyncio, os, signal, sys
     from pathlib import Path
-    import adapters.rebuild, memory.store_files
-    from adapters.reindex import reindex
+    import adapters.maintenance.rebuild, memory.store_files
+    from adapters.maintenance.reindex import reindex
     from tests.rebuild_helpers import edge_settings, new_embedder, quiet
 
     def killer(real, when):
@@ -201,7 +201,7 @@ _KILLED_RUN = textwrap.dedent(
 
     calls = []
     if sys.argv[2] == "mid-copy":
-        adapters.rebuild.index_facts = killer(adapters.rebuild.index_facts, lambda *a: calls.append(1) or len(calls) == 2)
+        adapters.maintenance.rebuild.index_facts = killer(adapters.maintenance.rebuild.index_facts, lambda *a: calls.append(1) or len(calls) == 2)
     else:
         memory.store_files._rename = killer(memory.store_files._rename, lambda src, dst: src.name.endswith(".reindex"))
     asyncio.run(reindex(edge_settings(Path(sys.argv[1])), console=quiet(), embedder=new_embedder()))

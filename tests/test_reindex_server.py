@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 from qdrant_client import AsyncQdrantClient, models
 
-import adapters.rebuild
-from adapters.rebuild import Records
-from adapters.reindex import reindex
-from adapters.runtime import open_store
+import adapters.maintenance.rebuild
+from adapters.maintenance.rebuild import Records
+from adapters.maintenance.reindex import reindex
+from adapters.runtime.composition import open_store
 from memory.errors import EmbedderMismatchError
 from memory.ports import DENSE, SPARSE
 from memory.store_server import ServerAdmin, ServerStore
@@ -100,7 +100,7 @@ def _old_generation(admin: ServerAdmin, name: str) -> bool:
 @pytest.mark.parametrize(
     ("target", "name", "when", "written"),
     [
-        (adapters.rebuild, "index_facts", None, 156 - 64),
+        (adapters.maintenance.rebuild, "index_facts", None, 156 - 64),
         (ServerAdmin, "set_complete", _marking_complete, 0),
         (ServerAdmin, "switch", None, 0),
     ],

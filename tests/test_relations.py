@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from adapters.views import memory_table
-from bot.kinds import label, parse
+from adapters.cli.views import memory_table
 from bot.llm.schemas import ExtractionOut
 from bot.offline.relations import extract_relations
+from bot.text.kinds import label, parse
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, generate_key, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts

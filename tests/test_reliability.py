@@ -20,16 +20,16 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
-from adapters.runtime import Runtime
-from adapters.valkey import EmbeddedValkey, ValkeyStartError
+from adapters.cli.app import app
+from adapters.runtime.composition import Runtime
+from adapters.runtime.valkey import EmbeddedValkey, ValkeyStartError
+from bot.config.settings import SettingsError, load_settings
+from bot.delivery.outbox import PostKind
+from bot.delivery.reminders import record_delivery, reminder_post
 from bot.engine import EngineConfig
 from bot.llm.base import ProviderError
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.outbox import PostKind
-from bot.reminders import record_delivery, reminder_post
-from bot.settings import SettingsError, load_settings
 from jobs.cron import reconcile
 from jobs.queue import QUEUE
 from jobs.tasks import extract_idle, extract_memories
@@ -90,7 +90,7 @@ async def test_a_200kb_message_costs_little_and_loses_nothing(tmp_path: Path, re
 _HOLD = """
 import asyncio, sys
 from pathlib import Path
-from adapters.valkey import EmbeddedValkey
+from adapters.runtime.valkey import EmbeddedValkey
 import redis.asyncio as r
 
 async def main():
@@ -374,10 +374,10 @@ async def test_a_job_that_times_out_is_retried_then_dead_lettered(tmp_path: Path
 async def test_a_worker_that_dies_is_restarted(tmp_path: Path, redis_url: str, start: Start,
                                                monkeypatch: pytest.MonkeyPatch,
                                                caplog: pytest.LogCaptureFixture) -> None:
-    import adapters.runtime
+    import adapters.runtime.composition
     from jobs.worker import build_worker
 
-    monkeypatch.setattr(adapters.runtime, "_RESTART_BACKOFF", 0.01)
+    monkeypatch.setattr(adapters.runtime.composition, "_RESTART_BACKOFF", 0.01)
     crashes = {"left": 1}
 
     def flaky(svc: Any) -> Any:
@@ -391,8 +391,8 @@ async def test_a_worker_that_dies_is_restarted(tmp_path: Path, redis_url: str, s
             worker.main = boom  # type: ignore[method-assign]
         return worker
 
-    monkeypatch.setattr(adapters.runtime, "build_worker", flaky)
-    caplog.set_level(logging.ERROR, logger="adapters.runtime")
+    monkeypatch.setattr(adapters.runtime.composition, "build_worker", flaky)
+    caplog.set_level(logging.ERROR, logger="adapters.runtime.composition")
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await rt.engine.observe(say(1, "I will fix the printer by Monday.", session="w"))
     await rt.engine.flush(Scope(tenant=T, session="w"))
@@ -408,10 +408,10 @@ async def test_a_worker_that_dies_is_restarted(tmp_path: Path, redis_url: str, s
 async def test_a_worker_that_keeps_dying_stops_the_process(
     tmp_path: Path, redis_url: str, start: Start, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import adapters.runtime
+    import adapters.runtime.composition
     from jobs.worker import build_worker
 
-    monkeypatch.setattr(adapters.runtime, "_RESTART_BACKOFF", 0.001)
+    monkeypatch.setattr(adapters.runtime.composition, "_RESTART_BACKOFF", 0.001)
 
     def broken(svc: Any) -> Any:
         worker = build_worker(svc)
@@ -422,7 +422,7 @@ async def test_a_worker_that_keeps_dying_stops_the_process(
         worker.main = boom  # type: ignore[method-assign]
         return worker
 
-    monkeypatch.setattr(adapters.runtime, "build_worker", broken)
+    monkeypatch.setattr(adapters.runtime.composition, "build_worker", broken)
     rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
     await asyncio.wait_for(rt.worker_failed.wait(), 60)
     assert isinstance(rt.worker_failure, ConnectionError) and not rt.worker_alive

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
-from adapters.runtime import Runtime
+from adapters.cli.app import app
+from adapters.runtime.composition import Runtime
 from bot.actors import Actor
 from bot.models import Message
 from bot.offline.provider import OfflineProvider

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from bot.summaries import summarize_session

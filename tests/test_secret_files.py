@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.secret_files import secret_file_values
-from bot.settings import SettingsError, load_settings
+from bot.config.secret_files import secret_file_values
+from bot.config.settings import SettingsError, load_settings
 from tests.keys import TEST_KEY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -93,7 +93,7 @@ def test_a_large_or_binary_file_is_refused(tmp_path: Path) -> None:
     big.write_bytes(b"x" * (65 * 1024))
     binary = tmp_path / "bin"
     binary.write_bytes(b"\xff\xfe\x00")
-    from bot.settings import LLMSettings
+    from bot.config.settings import LLMSettings
 
     _, problems = secret_file_values({"llm": LLMSettings}, {"HEYAN_LLM_API_KEY_FILE": str(big)})
     assert "too large for a secret" in problems[0]
@@ -127,7 +127,7 @@ def test_an_unreadable_file_says_who_must_read_it(tmp_path: Path) -> None:
     tmp_path.chmod(0o755)
     path = _secret(tmp_path, "keys", TEST_KEY)
     path.chmod(0o000)
-    from bot.settings import PrivacySettings
+    from bot.config.settings import PrivacySettings
 
     problems = _as_another_user(lambda: secret_file_values(
         {"privacy": PrivacySettings}, {"HEYAN_ENCRYPTION_KEYS_FILE": str(path)})[1])
@@ -138,7 +138,7 @@ def test_an_unreadable_file_says_who_must_read_it(tmp_path: Path) -> None:
 def test_heyan_config_reports_a_missing_secret_file_in_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}
     env["HEYAN_ENCRYPTION_KEYS_FILE"] = str(tmp_path / "nope")
-    proc = subprocess.run([sys.executable, "-m", "adapters.cli", "config"], cwd=tmp_path, env=env,
+    proc = subprocess.run([sys.executable, "-m", "adapters.cli.app", "config"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
     lines = [line for line in proc.stderr.splitlines() if line.strip()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.settings import SettingsError, load_settings
+from bot.config.settings import SettingsError, load_settings
 
 
 def test_defaults_are_embedded(monkeypatch: pytest.MonkeyPatch) -> None:

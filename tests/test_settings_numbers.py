@@ -8,7 +8,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from tests.discord_harness import hash_embedder, heyan_on_discord, redis_url
 from tests.slack_standin import CAROL, GENERAL
 from tests.slack_world import (  # noqa: F401  (fixtures)

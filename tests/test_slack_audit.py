@@ -22,8 +22,8 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.history import HistoryRefused, before, replies, since
-from bot.outbox import Post, PostKind
-from bot.richtext import RichText
+from bot.delivery.outbox import Post, PostKind
+from bot.text.richtext import RichText
 from memory.models import FactStatus, Kind, utcnow
 from tests.slack_standin import (
     ALICE,

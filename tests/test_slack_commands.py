@@ -12,7 +12,7 @@ import json
 from datetime import timedelta
 from pathlib import Path
 
-from bot.settings import LimitSettings
+from bot.config.settings import LimitSettings
 from memory.models import FactStatus, Kind, Scope, utcnow
 from tests.slack_standin import ALICE, BOB, CAROL, FILE_UPLOAD, GENERAL, RecordedCall
 from tests.slack_world import (  # noqa: F401  (fixtures)

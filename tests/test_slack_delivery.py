@@ -9,8 +9,8 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
-from bot.outbox import Post, PostRecord, PostState
-from bot.richtext import Mention, RichText
+from bot.delivery.outbox import Post, PostRecord, PostState
+from bot.text.richtext import Mention, RichText
 from memory.models import Kind, Scope, Visibility, utcnow
 from tests.clock import JobSchedule
 from tests.slack_standin import ALICE, BOB, CAROL, GENERAL, SlackChannel

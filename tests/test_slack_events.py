@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.departures import purge_due
+from bot.privacy.departures import purge_due
 from memory.models import Kind, Scope, Visibility
 from tests.slack_standin import (
     ALICE,

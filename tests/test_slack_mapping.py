@@ -22,7 +22,7 @@ from adapters.slack.mapping import (
 )
 from adapters.slack.render import render
 from bot.actors import Actor, Capability
-from bot.richtext import Mention, RichText
+from bot.text.richtext import Mention, RichText
 from memory.models import Fact, FactStatus, HistoryEntry, Kind, Source, utcnow
 
 MANIFEST = Path(__file__).resolve().parents[1] / "adapters" / "slack" / "manifest.yaml"
@@ -132,7 +132,7 @@ def test_long_lists_stay_within_slacks_block_limits() -> None:
 def test_heyan_slack_manifest_prints_the_manifest() -> None:
     from typer.testing import CliRunner
 
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     result = CliRunner().invoke(app, ["slack", "manifest"])
     assert result.exit_code == 0 and result.output == MANIFEST.read_text(encoding="utf-8")

@@ -13,9 +13,9 @@ from typing import Any
 import aiohttp
 import pytest
 
-from adapters.runtime import StartupError
-from bot.outbox import Post, PostKind
-from bot.richtext import RichText
+from adapters.runtime.composition import StartupError
+from bot.delivery.outbox import Post, PostKind
+from bot.text.richtext import RichText
 from memory.models import Scope
 from tests.slack_standin import ALICE, CAROL, GENERAL, SlackStandIn, SlackWorkspace
 from tests.slack_world import (  # noqa: F401  (fixtures)

@@ -25,7 +25,7 @@ WAIT = 60.0  # the first start loads the local embedder
 
 def _heyan() -> list[str]:
     script = Path(sys.executable).with_name("heyan")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "adapters.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "adapters.cli.app"]
 
 
 def _env(tmp_path: Path, slack: SlackStandIn, **extra: str) -> dict[str, str]:

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from adapters.platforms import configured_platforms
-from adapters.runtime import Runtime, StartupError
+from adapters.runtime.composition import Runtime, StartupError
+from adapters.runtime.platforms import configured_platforms
 from adapters.slack import SlackPlatform
 from bot.offline.provider import OfflineProvider
 from memory.models import Scope

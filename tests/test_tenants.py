@@ -11,10 +11,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from typer.testing import CliRunner
 
+from bot.config.tenants import KEY_PREFIX, TenantConfig, TenantSettingError, TenantSettings
+from bot.delivery.reminders import reminder_post
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.reminders import reminder_post
-from bot.tenants import KEY_PREFIX, TenantConfig, TenantSettingError, TenantSettings
 from memory.models import Kind, Scope, utcnow
 from tests.clock import JobSchedule
 from tests.jobs_helpers import (
@@ -119,7 +119,7 @@ async def test_reminder_job_renders_the_due_time_in_the_tenant_zone(
 
 
 def test_cli_show_set_reset(redis_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from adapters.cli import app
+    from adapters.cli.app import app
 
     monkeypatch.setenv("HEYAN_REDIS_URL", redis_url)
     monkeypatch.setenv("HEYAN_TIMEZONE", "Europe/Paris")

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 from tests.clock import after_script
 
 pytestmark = pytest.mark.dated  # fixed dates: `make any-day` runs them years ahead too
@@ -307,7 +307,7 @@ def test_a_time_sentence_gives_the_next_promise_its_due() -> None:
 
 
 def test_the_day_of_an_event_is_not_today() -> None:
-    from bot.duetime import resolve_due
+    from bot.text.duetime import resolve_due
 
     assert resolve_due("给每个贡献者发感谢邮件，发布当天发", T0, "Asia/Shanghai") is None
     assert resolve_due("我当天就还你", T0, "Asia/Shanghai") is not None

@@ -23,12 +23,12 @@ import pytest
 from arq.jobs import Job
 from typer.testing import CliRunner
 
-from adapters.cli import app
-from adapters.runtime import Runtime
+from adapters.cli.app import app
+from adapters.runtime.composition import Runtime
+from bot.config.settings import load_settings
+from bot.delivery.outbox import PostState
+from bot.delivery.reminders import reminder_post_id
 from bot.models import Message
-from bot.outbox import PostState
-from bot.reminders import reminder_post_id
-from bot.settings import load_settings
 from jobs.cron import reconcile
 from jobs.queue import QUEUE, deserialize
 from jobs.tasks import send_reminder
@@ -68,7 +68,7 @@ async def test_worker_queues_and_the_connected_process_delivers_once(shared: dic
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}, **shared,
            "PYTHONPATH": str(ROOT)}
     worker = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "adapters.cli", "worker", cwd=ROOT, env=env,
+        sys.executable, "-m", "adapters.cli.app", "worker", cwd=ROOT, env=env,
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )
     rt = await Runtime.start(load_settings(), worker=False)  # this process runs no jobs

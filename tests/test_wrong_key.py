@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from redis.asyncio import Redis
 
-from bot.sealing import check_marker
+from bot.privacy.sealing import check_marker
 from memory.crypto import Cipher, generate_key, key_id, parse_keys
 from tests.qdrant_standin import QdrantStandIn
 
@@ -24,7 +24,7 @@ pytestmark = pytest.mark.slow  # a real worker process: the embedder's model loa
 
 async def _heyan(args: list[str], env: dict[str, str], cwd: Path) -> tuple[int, str]:
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "adapters.cli", *args, env=env, cwd=cwd,
+        sys.executable, "-m", "adapters.cli.app", *args, env=env, cwd=cwd,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
     _, err = await asyncio.wait_for(proc.communicate(), 180)
     assert proc.returncode is not None

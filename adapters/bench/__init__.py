@@ -13,7 +13,7 @@ from adapters.bench.poisoning import poisoning
 from adapters.bench.relations import relations
 from adapters.bench.retrieval import retrieval
 from adapters.bench.truth import truth
-from adapters.cli_style import Typer
+from adapters.cli.cli_style import Typer
 
 __all__ = ["app"]
 

@@ -22,8 +22,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.cli_common import fail, one_of
-from bot.lang import detect_lang
+from adapters.cli.cli_common import fail, one_of
+from bot.text.lang import detect_lang
 from memory.models import Confidence, Fact, FactStatus, Kind, Source
 
 if TYPE_CHECKING:  # the rest is imported where used: every `heyan` command imports this module

@@ -31,7 +31,7 @@ from memory.models import Scope
 # this module (to register `heyan bench cost`), and the runtime brings arq, redis and the stores.
 if TYPE_CHECKING:
     from adapters.bench.llm_stub import RecordingLLM
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["cost", "run_cost"]
 
@@ -46,7 +46,7 @@ TARGET_TRIGGER_RECALL = 0.98
 
 
 def _settings(work: Path, llm: RecordingLLM, base: Settings) -> Settings:
-    from bot.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, load_settings
+    from bot.config.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, load_settings
 
     return load_settings(
         data_dir=work / "data", store="edge", embeddings=base.embeddings, qdrant=QdrantSettings(url=None),
@@ -64,7 +64,7 @@ def _at(replies: list[dict[str, int]], message: int) -> int | None:
 async def run_cost(messages: int, base: Settings, progress: Progress | None = None) -> dict[str, Any]:
     """Replay the dispute and return the report as plain data."""
     from adapters.bench.llm_stub import serve_recording_llm
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
     from bot.models import Message
     from bot.triggers import fact_bearing
 
@@ -227,7 +227,7 @@ def cost(
 ) -> None:
     """Prompt tokens per reply as a dispute grows, extraction calls per 100 messages and trigger recall,
     against a recording stand-in LLM."""
-    from bot.settings import SettingsError, load_settings
+    from bot.config.settings import SettingsError, load_settings
 
     if plot is not None and plots_missing():
         raise typer.BadParameter(str(plots_missing()))

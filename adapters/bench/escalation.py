@@ -18,10 +18,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.cli_common import fail
+from adapters.cli.cli_common import fail
 
 if TYPE_CHECKING:  # the rules load when the bench runs, not when the CLI starts (tests/test_cli_startup.py)
-    from bot.escalation import Turn
+    from bot.disputes.escalation import Turn
 
 __all__ = ["CORPUS", "Score", "escalation", "load", "measure"]
 
@@ -80,7 +80,7 @@ def load(path: Path = CORPUS) -> list[dict[str, Any]]:
 
 
 def turns_of(row: dict[str, Any]) -> list[Turn]:
-    from bot.escalation import Turn
+    from bot.disputes.escalation import Turn
 
     return [Turn(author=m["user"], text=m["text"], ts=_START + timedelta(seconds=float(m["t"])), message_id=str(i))
             for i, m in enumerate(row["messages"])]
@@ -88,8 +88,8 @@ def turns_of(row: dict[str, Any]) -> list[Turn]:
 
 def measure(name: str, rows: list[dict[str, Any]], threshold: float | None = None) -> Score:
     """Replay each thread through the temperature and count alerts against the labels (at
-    ``bot.escalation.THRESHOLD`` unless ``threshold`` is given)."""
-    from bot.escalation import THRESHOLD, first_crossing, run_thread
+    ``bot.disputes.escalation.THRESHOLD`` unless ``threshold`` is given)."""
+    from bot.disputes.escalation import THRESHOLD, first_crossing, run_thread
 
     threshold = THRESHOLD if threshold is None else threshold
     part = Score(name)
@@ -123,7 +123,7 @@ def escalation(
     misses: Annotated[bool, typer.Option("--misses", help="also list every thread on the wrong side")] = False,
 ) -> None:
     """Precision and recall of the early escalation alert on the labelled threads (dev, held out, per language)."""
-    from bot.escalation import THRESHOLD
+    from bot.disputes.escalation import THRESHOLD
 
     threshold = THRESHOLD if threshold is None else threshold
     try:

@@ -25,8 +25,8 @@ from adapters.bench.trigger import (
     load_trigger_corpus,
     score_trigger,
 )
-from adapters.cli_common import fail, one_of
-from bot.zones import offset_name
+from adapters.cli.cli_common import fail, one_of
+from bot.text.zones import offset_name
 from memory.errors import HeyanError
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind

@@ -22,9 +22,9 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.bench.synth import CommunityHistory, community_history
-from bot.forgetting import FORGET_NOTICE
+from bot.config.tenants import TenantSettings
 from bot.llm.rendering import fact_line
-from bot.tenants import TenantSettings
+from bot.privacy.forgetting import FORGET_NOTICE
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, generate_key, parse_keys
@@ -129,7 +129,7 @@ class _Replay:
                 self.deleted.update(ids)
 
     async def forget(self, day: datetime) -> None:
-        """The forgetting pass of ``bot.forgetting`` with the tenant defaults, on this store."""
+        """The forgetting pass of ``bot.privacy.forgetting`` with the tenant defaults, on this store."""
         due = [i for i, when in self.notices.items() if when <= day]
         if due:
             await self.store.delete("facts", self.scope, RecordFilter(ids=frozenset(due)))

@@ -36,7 +36,7 @@ from memory.models import Scope
 if TYPE_CHECKING:
     from adapters.bench.load_stores import LoadConfig
     from adapters.bench.measure import TimedEmbedder
-    from bot.settings import QdrantSettings, Settings
+    from bot.config.settings import QdrantSettings, Settings
     from memory.ports import MemoryStore
 
 __all__ = ["load", "run_load"]
@@ -56,7 +56,7 @@ def _progress() -> Progress:
 
 async def _open_heyan(cfg: LoadConfig, settings: Settings, work: Path, embedder: TimedEmbedder
                       ) -> tuple[MemoryStore, Path | None, QdrantSettings]:
-    from bot.settings import QdrantSettings, SettingsError
+    from bot.config.settings import QdrantSettings, SettingsError
     from memory.store_edge import EdgeStore
     from memory.store_server import ServerStore
 
@@ -124,7 +124,7 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
     from adapters.bench.load_engine import engine_settings, measure_engine, with_keys
     from adapters.bench.load_stores import measure_stores
     from adapters.bench.measure import TimedEmbedder
-    from adapters.runtime import build_embedder
+    from adapters.runtime.composition import build_embedder
     from memory.codec import PayloadCodec
     from memory.crypto import Cipher, parse_keys
 
@@ -282,7 +282,7 @@ def load(
     """Ingest rate, recall latency p50/p95/p99 at N memories, engine overhead, RSS and disk — and the
     same data in qdrant-client's local mode and Chroma, as ratios."""
     from adapters.bench.load_stores import LoadConfig
-    from bot.settings import SettingsError, load_settings
+    from bot.config.settings import SettingsError, load_settings
 
     if store not in ("edge", "server"):
         raise typer.BadParameter(f"--store must be edge or server; got {store!r}")

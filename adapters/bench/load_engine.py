@@ -13,9 +13,16 @@ from pydantic import SecretStr
 
 from adapters.bench.measure import summary
 from adapters.bench.synth import dispute
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
+from bot.config.settings import (
+    LimitSettings,
+    LLMSettings,
+    QdrantSettings,
+    RedisSettings,
+    Settings,
+    load_settings,
+)
 from bot.models import Message
-from bot.settings import LimitSettings, LLMSettings, QdrantSettings, RedisSettings, Settings, load_settings
 from memory.crypto import generate_key
 from memory.models import Scope
 

@@ -21,7 +21,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.cli_common import fail
+from adapters.cli.cli_common import fail
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 from memory.poisoning import attempt

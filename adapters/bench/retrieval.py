@@ -25,7 +25,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from bot.lang import detect_lang
+from bot.text.lang import detect_lang
 from memory.codec import PayloadCodec
 from memory.crypto import Cipher, generate_key, parse_keys
 from memory.embedders import make_embedder

@@ -24,7 +24,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.cli_common import fail
+from adapters.cli.cli_common import fail
 
 __all__ = ["SETS", "Score", "score", "truth"]
 
@@ -97,7 +97,7 @@ def replay(script: Path, now: str, data_dir: Path) -> tuple[dict[int, str], list
     env.update({"HEYAN_DATA_DIR": str(data_dir), "HEYAN_TIMEZONE": "UTC"})
     if "HEYAN_ENCRYPTION_KEYS" in os.environ:
         env["HEYAN_ENCRYPTION_KEYS"] = os.environ["HEYAN_ENCRYPTION_KEYS"]
-    heyan = [sys.executable, "-m", "adapters.cli", "--now", now]
+    heyan = [sys.executable, "-m", "adapters.cli.app", "--now", now]
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([*heyan, "chat", "--script", str(script), "--json"], env=env, cwd=root,
                          capture_output=True, text=True, timeout=1800)

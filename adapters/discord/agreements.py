@@ -22,10 +22,10 @@ from adapters.discord.embeds import safe, summary_embed
 from adapters.discord.interactions import acknowledge, actor, answer, defer, redraw, report
 from adapters.discord.limits import OPTION_TEXT, OPTIONS
 from adapters.discord.translate import t
-from bot.agreements import CONFIRM_ACTION
+from bot.agreements.card import CONFIRM_ACTION
+from bot.delivery.outbox import Post
 from bot.moderation import CardOutcome, GroundView
 from bot.moderation.common_ground import GROUND_ACTION
-from bot.outbox import Post
 from bot.text.catalog import say
 from memory.models import Lang
 

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from adapters.cli_common import console, run
+from adapters.cli.cli_common import console, run
 
 if TYPE_CHECKING:
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["app", "sync_commands"]
 
@@ -28,7 +28,7 @@ async def sync_commands(settings: Settings, *, guild: int | None = None) -> list
     from adapters.discord.bot import build_bot
     from adapters.discord.client import Heyan
     from adapters.discord.platform import login, redirect
-    from adapters.startup import StartupError
+    from adapters.runtime.startup import StartupError
 
     undo = redirect(settings.discord)
     bot = build_bot(Heyan(settings))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord.ext import commands
 
-from bot.settings import DiscordSettings, Settings
+from bot.config.settings import DiscordSettings, Settings
 
 if TYPE_CHECKING:
     from adapters.discord.catchup import SeenMarks

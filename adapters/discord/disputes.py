@@ -21,7 +21,7 @@ from adapters.discord.embeds import status_embed, summary_embed
 from adapters.discord.interactions import MissingPermission, Refusal, actor, answer, defer, require_guild
 from adapters.discord.mapping import guild_tenant, visibility_of
 from adapters.discord.translate import permission_label, t
-from bot.richtext import Mention
+from bot.text.richtext import Mention
 from memory.models import Visibility
 
 __all__ = ["Disputes"]

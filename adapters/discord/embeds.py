@@ -14,8 +14,8 @@ import discord
 from adapters.discord.limits import DESCRIPTION, EMBED_TOTAL, FIELD_VALUE, bounded, clip
 from adapters.discord.render import escape
 from adapters.discord.translate import kind_label, stage_label, status_label, t
-from bot.audit import AuditEntry
 from bot.moderation import DisputeStatus
+from bot.privacy.audit import AuditEntry
 from memory.models import Fact, Lang, Summary, Visibility
 from memory.normalize import strip_controls
 

@@ -3,7 +3,7 @@
 Leaving a guild (not an outage) schedules its tenant's purge after ``HEYAN_DISCORD_LEAVE_PURGE_DAYS``;
 joining again cancels it. Heyan keeps the guilds it is in (``heyan:discord-guilds``), so each READY
 reconciles departures and returns while offline, within this process's shards (first READY: seeded
-from the sessions held). A deleted thread or channel closes its dispute (``bot.session_deletion``).
+from the sessions held). A deleted thread or channel closes its dispute (``bot.privacy.session_deletion``).
 """
 
 from __future__ import annotations

@@ -32,8 +32,8 @@ from adapters.discord.mapping import (
 from adapters.discord.notices import Notices
 from adapters.discord.render import render, split_message
 from adapters.discord.translate import permission_label, t
+from bot.delivery.posts import reply_post
 from bot.models import Message, Reply
-from bot.posts import reply_post
 from memory.models import Lang, Scope, utcnow
 
 __all__ = ["Listeners"]

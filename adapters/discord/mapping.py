@@ -14,8 +14,8 @@ from collections.abc import Sequence
 import discord
 
 from bot.actors import Actor, Capability
+from bot.config.tenants import TenantConfig
 from bot.models import Message
-from bot.tenants import TenantConfig
 from memory.models import Lang, Scope, Visibility
 
 __all__ = [

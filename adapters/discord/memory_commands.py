@@ -34,9 +34,9 @@ from adapters.discord.interactions import (
 from adapters.discord.paging import list_embed, nav_buttons, page_of
 from adapters.discord.review import REVIEW_PAGE, review_message
 from adapters.discord.translate import kind_label, status_label, t
-from bot import kinds
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
+from bot.text import kinds
 from memory.models import Fact, Lang
 
 __all__ = ["MemoryCommands", "MemoryPage", "fact_choices", "kind_choices", "memory_list_message"]
@@ -54,7 +54,7 @@ Member = discord.Member | discord.User
 
 
 def _kind(value: str | None, lang: Lang) -> str | None:
-    """A kind in any of its names (``bot.kinds``: agreement, consensus, 同意, …)."""
+    """A kind in any of its names (``bot.text.kinds``: agreement, consensus, 同意, …)."""
     if not value:
         return None
     try:
@@ -68,7 +68,7 @@ def _kind(value: str | None, lang: Lang) -> str | None:
 
 
 def kind_choices(current: str, lang: Lang) -> list[app_commands.Choice[str]]:
-    """The kinds as every surface names them (``bot.kinds``), labelled in the caller's language,
+    """The kinds as every surface names them (``bot.text.kinds``), labelled in the caller's language,
     filtered by what was typed."""
     needle = current.strip().casefold()
     return [app_commands.Choice(name=f"{k} · {kind_label(k, 'zh')}" if lang == "zh" else k, value=k)

@@ -1,4 +1,4 @@
-"""``DiscordPlatform``: Heyan's Discord connection in ``heyan run`` (``adapters.platforms.Platform``).
+"""``DiscordPlatform``: Heyan's Discord connection in ``heyan run`` (``adapters.runtime.platforms.Platform``).
 
 Discord's one composition module: the only one in ``adapters/discord`` that sees the runtime. Start-up
 failures (401 or 4004 token, 4014 intents, 4011 sharding) become one-line ``StartupError``s.
@@ -27,12 +27,12 @@ from adapters.discord.guilds import GuildRoster
 from adapters.discord.notices import Notices
 from adapters.discord.sender import DiscordSender
 from adapters.discord.sharding import ShardPlan, plan, recommended_shards
-from adapters.startup import StartupError
-from bot.delivery import PostSender
-from bot.settings import DiscordSettings, Settings
+from adapters.runtime.startup import StartupError
+from bot.config.settings import DiscordSettings, Settings
+from bot.delivery.deliverer import PostSender
 
 if TYPE_CHECKING:
-    from adapters.runtime import Runtime
+    from adapters.runtime.composition import Runtime
 
 __all__ = ["DiscordPlatform", "login", "redirect", "startup_error"]
 

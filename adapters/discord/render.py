@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.richtext import RichText
+from bot.text.richtext import RichText
 from memory.normalize import strip_controls
 
 __all__ = ["MAX_MESSAGE", "allowed_mentions", "escape", "render", "split_message"]

@@ -16,8 +16,8 @@ import discord
 from adapters.discord.agreements import post_view
 from adapters.discord.mapping import tenant_of_channel
 from adapters.discord.render import render, split_message
-from bot.delivery import DeliveryError
-from bot.outbox import Post
+from bot.delivery.deliverer import DeliveryError
+from bot.delivery.outbox import Post
 
 __all__ = ["DiscordSender", "delivery_error", "rate_limited"]
 

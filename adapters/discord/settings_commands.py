@@ -21,7 +21,7 @@ from adapters.discord.interactions import Refusal, actor, answer, defer, require
 from adapters.discord.limits import bounded
 from adapters.discord.translate import kind_label, t
 from bot.actors import Actor
-from bot.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
+from bot.config.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind, Lang
 
 __all__ = ["SettingsCommands", "settings_embed"]

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import discord
 
-from adapters.startup import StartupError
-from bot.settings import DiscordSettings
+from adapters.runtime.startup import StartupError
+from bot.config.settings import DiscordSettings
 
 __all__ = ["ShardPlan", "parse_shard_ids", "plan", "recommended_shards"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot import kinds
+from bot.text import kinds
 from bot.text.catalog import has, label, say, translated
 from memory.models import Fact, FactStatus, Kind, Lang
 
@@ -58,7 +58,7 @@ def permission_label(name: str, lang: Lang) -> str:
 
 
 def kind_label(kind: Kind | Fact | str, lang: Lang) -> str:
-    """A record's kind as every surface names it (``bot.kinds``): a Fact gives agreement/refusal/claim."""
+    """A record's kind as every surface names it (``bot.text.kinds``): a Fact gives agreement/refusal/claim."""
     if isinstance(kind, Fact):
         return kinds.label_in(kinds.label(kind), lang)
     return label("kind", kind.value if isinstance(kind, Kind) else kind, lang)

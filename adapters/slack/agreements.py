@@ -33,10 +33,10 @@ from adapters.slack.privately import tell_privately
 from adapters.slack.render import escape
 from adapters.slack.texts import t
 from bot.actors import Actor, ModerationError
+from bot.delivery.outbox import Post, PostKind
 from bot.limits import SlowDown
 from bot.moderation import ClosedDispute, GroundView
-from bot.outbox import Post, PostKind
-from bot.richtext import RichText
+from bot.text.richtext import RichText
 from memory.models import Lang, utcnow
 
 __all__ = ["CARD_CONFIRM", "CARD_REFUSE", "GROUND_ENDORSE", "GROUND_OPEN", "common_ground", "digest", "dispute_close",

@@ -15,10 +15,10 @@ from typing import Any
 
 from adapters.slack.render import escape
 from adapters.slack.texts import kind_label, status_label, t
-from bot import kinds
 from bot.actors import Actor
+from bot.delivery.reminders import format_when
 from bot.moderation import ReviewPage
-from bot.reminders import format_when
+from bot.text import kinds
 from memory.models import Fact, Kind, Lang, utcnow
 
 __all__ = [

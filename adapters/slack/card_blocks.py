@@ -7,9 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from adapters.slack.blocks import SECTION_TEXT, Block, section
-from bot.agreements import CONFIRM_ACTION
+from bot.agreements.card import CONFIRM_ACTION
+from bot.delivery.outbox import Post
 from bot.moderation.common_ground import GROUND_ACTION
-from bot.outbox import Post
 from bot.text.catalog import say
 from memory.models import Lang
 

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from adapters.cli_common import console, fail, run
+from adapters.cli.cli_common import console, fail, run
 
 if TYPE_CHECKING:
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["MANIFEST", "app"]
 
@@ -37,8 +37,8 @@ def check() -> None:
     workspaces, the OAuth settings)."""
 
     async def body(settings: Settings) -> None:
+        from adapters.runtime.startup import StartupError
         from adapters.slack.platform import check_identity, make_client
-        from adapters.startup import StartupError
 
         s = settings.slack
         if s.oauth:

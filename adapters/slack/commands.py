@@ -33,11 +33,11 @@ from adapters.slack.invocation import Answer, Handler, Invocation
 from adapters.slack.mapping import mentioned_users, readable
 from adapters.slack.render import escape
 from adapters.slack.texts import t
-from bot import kinds
 from bot.actors import Actor, InvalidRequest, ModerationError
+from bot.delivery.reminders import format_when
 from bot.limits import SlowDown
-from bot.reminders import format_when
-from bot.richtext import Mention
+from bot.text import kinds
+from bot.text.richtext import Mention
 from memory.models import FactStatus, Lang
 
 __all__ = ["Answer", "Invocation", "can_open_in", "open_dispute", "page", "register", "run"]

@@ -22,11 +22,11 @@ from adapters.slack.history import HistoryRefused, reader
 from adapters.slack.home import publish_home
 from adapters.slack.mapping import MalformedPayload, message_id, tenant_from
 from adapters.slack.texts import t
-from bot.delivery import DeliveryError
+from bot.delivery.deliverer import DeliveryError
+from bot.delivery.posts import reply_post
 from bot.limits import SlowDown
 from bot.models import Message, Reply
 from bot.ports import HistoryReader
-from bot.posts import reply_post
 from memory.models import Scope, utcnow
 
 __all__ = ["Handler", "answer_mention", "deliver", "observe", "register", "route"]

@@ -1,7 +1,7 @@
 """Workspace-level Slack events: Heyan uninstalled or its token revoked, channels archived or deleted.
 
 Uninstalled or bot token revoked: the installation is deleted at once and the data purged after
-``HEYAN_SLACK_LEAVE_PURGE_DAYS`` (``bot.departures``; cancelled on reinstall). Archived: the channel's
+``HEYAN_SLACK_LEAVE_PURGE_DAYS`` (``bot.privacy.departures``; cancelled on reinstall). Archived: the channel's
 open disputes are closed (summary written, follow-ups withdrawn). Deleted: everything of the channel
 is forgotten, as for a deleted message. All audited.
 """
@@ -41,7 +41,7 @@ async def _close_channel(bridge: Bridge, tenant: str, channel: str) -> int:
 
 async def channel_gone(bridge: Bridge, tenant: str, channel: str) -> int:
     """Forget every session of a deleted channel (the channel's own and its threads'): memories,
-    summaries, window, unsent posts, open disputes closed (``bot.session_deletion``, as on Discord).
+    summaries, window, unsent posts, open disputes closed (``bot.privacy.session_deletion``, as on Discord).
     Returns how many records went."""
     port = bridge.port
     removed = 0

@@ -22,8 +22,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.texts import t
 from bot.actors import Actor, Capability
+from bot.config.tenants import TenantConfig
 from bot.models import Message
-from bot.tenants import TenantConfig
 from memory.errors import HeyanError
 from memory.models import Lang, Scope, Visibility
 

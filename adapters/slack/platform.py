@@ -1,4 +1,4 @@
-"""``SlackPlatform``: Heyan's Slack connection for ``heyan run`` (``adapters.platforms.Platform``).
+"""``SlackPlatform``: Heyan's Slack connection for ``heyan run`` (``adapters.runtime.platforms.Platform``).
 
 Start-up checks tokens, scopes (``REQUIRED_SCOPES``) and mode settings, stopping with one line naming
 what to fix; then claims the Redis database for this app (``claim_redis``), starts the redo worker
@@ -22,7 +22,8 @@ from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
+from adapters.runtime.startup import StartupError
 from adapters.slack.app import EVENTS_PATH, HeyanRequestHandler, Identity, OAuthConfig, build_app
 from adapters.slack.bridge import Bridge, SlackStores
 from adapters.slack.catchup import CatchUp, catch_up
@@ -34,9 +35,8 @@ from adapters.slack.redo import EventRedo
 from adapters.slack.redo_job import redo_worker
 from adapters.slack.scopes import REQUIRED_SCOPES, ScopeNotices
 from adapters.slack.workspaces import RedisInstallationStore, RedisOAuthStateStore, Workspace, Workspaces
-from adapters.startup import StartupError
-from bot.delivery import PostSender
-from bot.settings import Settings, SlackSettings
+from bot.config.settings import Settings, SlackSettings
+from bot.delivery.deliverer import PostSender
 
 __all__ = ["DEFAULT_API_URL", "REQUIRED_SCOPES", "SlackPlatform", "check_identity", "claim_redis", "make_client"]
 

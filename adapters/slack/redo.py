@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from arq.connections import ArqRedis
 
-from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
+from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from memory.crypto import Cipher
 
 if TYPE_CHECKING:

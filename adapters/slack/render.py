@@ -7,7 +7,7 @@ text, and posts go with ``link_names`` off. Untrusted text also loses control an
 
 from __future__ import annotations
 
-from bot.richtext import RichText
+from bot.text.richtext import RichText
 from memory.normalize import strip_controls
 
 __all__ = ["escape", "render"]

@@ -19,9 +19,9 @@ from adapters.slack.card_blocks import post_blocks
 from adapters.slack.mapping import split_session
 from adapters.slack.render import render
 from adapters.slack.workspaces import NotInstalled
-from bot.delivery import DeliveryError
-from bot.outbox import Post, PostKind
-from bot.richtext import RichText
+from bot.delivery.deliverer import DeliveryError
+from bot.delivery.outbox import Post, PostKind
+from bot.text.richtext import RichText
 
 if TYPE_CHECKING:
     from adapters.slack.bridge import Bridge, Here

@@ -15,7 +15,7 @@ from adapters.slack.blocks import section
 from adapters.slack.invocation import Answer, Invocation
 from adapters.slack.render import escape
 from bot.actors import InvalidRequest
-from bot.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
+from bot.config.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind
 
 __all__ = ["settings"]
@@ -88,7 +88,7 @@ def _values(inv: Invocation, name: str, args: list[str], current: TenantSettings
 
 
 def _days(text: str, *, keep: bool) -> float | None:
-    """A number of days as every surface reads it (``bot.tenants.parse_days``): finite, within range;
+    """A number of days as every surface reads it (``bot.config.tenants.parse_days``): finite, within range;
     "nan", "inf" and "1e999" are refused with what is accepted."""
     try:
         return parse_days(text, "days", keep=("keep",) if keep else (), zero=not keep)

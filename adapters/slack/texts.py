@@ -18,7 +18,7 @@ def t(key: str, lang: Lang, **values: Any) -> str:
 
 
 def kind_label(kind: str, lang: Lang) -> str:
-    """A fact kind as shown to people: a label of ``bot.kinds`` ("agreement") or a store kind."""
+    """A fact kind as shown to people: a label of ``bot.text.kinds`` ("agreement") or a store kind."""
     return label("kind", kind, lang)
 
 

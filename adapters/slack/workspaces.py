@@ -2,8 +2,8 @@
 
 One workspace (``HEYAN_SLACK_BOT_TOKEN``), or many through Slack's OAuth v2 install flow
 (``HEYAN_SLACK_CLIENT_ID``/``_SECRET``, HTTP mode). Installations are kept per tenant in Redis
-(``heyan:slack-install:<tenant>``) with their tokens sealed (``bot.sealing``); uninstalling deletes one
-at once, the data follows after the grace period (``bot.departures``). ``WorkspaceAuthorize`` is bolt's
+(``heyan:slack-install:<tenant>``) with their tokens sealed (``bot.privacy.sealing``); uninstalling deletes one
+at once, the data follows after the grace period (``bot.privacy.departures``). ``WorkspaceAuthorize`` is bolt's
 authorize step for both modes: an unknown team is acked and ignored.
 """
 
@@ -26,7 +26,7 @@ from slack_sdk.oauth.installation_store.async_installation_store import AsyncIns
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
 from adapters.slack.mapping import tenant_of
-from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
+from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from memory.crypto import Cipher
 from memory.errors import HeyanError
 

@@ -39,9 +39,9 @@ from adapters.web.schemas import (
     TenantOut,
     memory_out,
 )
-from bot import kinds
 from bot.actors import Actor, InvalidRequest
-from bot.names import NameBook
+from bot.text import kinds
+from bot.text.names import NameBook
 from memory.models import FactStatus
 
 __all__ = ["TENANT_PATTERN", "router"]

@@ -24,8 +24,8 @@ from adapters.web.sessions import SignInStates, WebSessions
 from adapters.web.throttle import Throttle
 from adapters.web.tokens import ApiTokens
 from bot.actors import OPERATOR_ID
+from bot.config.settings import Settings
 from bot.moderation import ModerationService
-from bot.settings import Settings
 from memory.errors import HeyanError
 from memory.models import Lang
 

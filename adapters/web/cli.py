@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 from rich.table import Table
 
-from adapters.cli_common import console, fail, redis_only, run
-from adapters.cli_style import Typer
-from bot.clock import show_stamp, zone_heading
+from adapters.cli.cli_common import console, fail, redis_only, run
+from adapters.cli.cli_style import Typer
+from bot.text.clock import show_stamp, zone_heading
 
 if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, Redis or FastAPI
     from adapters.web.tokens import ApiTokens
-    from bot.settings import Settings
+    from bot.config.settings import Settings
 
 __all__ = ["app"]
 
@@ -57,7 +57,7 @@ def web(
 
 
 def _with_tokens(body: Callable[[ApiTokens], Awaitable[T]]) -> T:
-    from adapters.startup import build_cipher
+    from adapters.runtime.startup import build_cipher
     from adapters.web.tokens import ApiTokens, TokenError
 
     async def main(settings: Settings) -> T:

@@ -10,11 +10,11 @@ from datetime import datetime
 from adapters.web.chart import HeatMark, sparkline_svg, temperature_svg
 from adapters.web.i18n import t
 from adapters.web.links import message_link
-from bot.clock import show_stamp, show_time
-from bot.escalation_alerts import signal_label
-from bot.heat import HeatPoint
+from bot.disputes.escalation_alerts import signal_label
+from bot.disputes.heat import HeatPoint
 from bot.moderation import ThreadHeat
-from bot.zones import zone_label
+from bot.text.clock import show_stamp, show_time
+from bot.text.zones import zone_label
 from memory.models import Lang
 
 __all__ = ["PointRow", "heat_chart", "heat_spark", "point_rows", "stamp", "when"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot import kinds
+from bot.text import kinds
 from bot.text.catalog import label, say
 from memory.models import Fact, Lang
 
@@ -20,12 +20,12 @@ def t(lang: Lang, key: str, **values: object) -> str:
 
 
 def kind_label(kind: str, lang: Lang) -> str:
-    """A kind by its name (a store kind, or a label of ``bot.kinds``) in ``lang``."""
+    """A kind by its name (a store kind, or a label of ``bot.text.kinds``) in ``lang``."""
     return label("kind", kind, lang)
 
 
 def fact_kind(fact: Fact, lang: Lang) -> str:
-    """A record's kind as every surface names it (``bot.kinds``: "claim", "agreement", …)."""
+    """A record's kind as every surface names it (``bot.text.kinds``: "claim", "agreement", …)."""
     return kinds.label_in(kinds.label(fact), lang)
 
 

@@ -1,7 +1,7 @@
 """The console's pages about people: the member directory (search by name or id), a member's records
 (reached by name or id: a name nobody goes by is refused with the closest ones), their export (a
 download whose name may hold any alphabet) and erasure, and the audit log — every person and
-community named by name (``bot.names``), not by id."""
+community named by name (``bot.text.names``), not by id."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from adapters.web.auth import console
 from adapters.web.headers import attachment
 from adapters.web.pages import Caller, UserId, Who, base, form, names_of, render
 from bot.actors import Actor
-from bot.audit import AuditEntry
-from bot.names import NameBook
+from bot.privacy.audit import AuditEntry
+from bot.text.names import NameBook
 
 __all__ = ["router"]
 

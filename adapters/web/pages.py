@@ -3,7 +3,7 @@ in-place updates (vendored under /static, no build step), plain forms that work 
 
 Each page is one or two service calls as the signed-in caller; forms carry the CSRF token and
 redirect back (post/redirect/get). Names not ids, times with their zone, statuses as of now, kinds from
-``bot.kinds``, moderator forms only to moderators. ``member_pages`` and ``settings_page`` hold the rest.
+``bot.text.kinds``, moderator forms only to moderators. ``member_pages`` and ``settings_page`` hold the rest.
 """
 
 from __future__ import annotations
@@ -33,14 +33,14 @@ from adapters.web.gate import Principal
 from adapters.web.heat_view import heat_chart, heat_spark, point_rows, stamp, when
 from adapters.web.i18n import LANG_COOKIE, fact_kind, kind_label, stage_label, status_label, t
 from adapters.web.links import message_link
-from bot import kinds
 from bot.actors import OPERATOR_ID, Actor, InvalidRequest
-from bot.clock import show_due
-from bot.escalation import THRESHOLD
+from bot.disputes.escalation import THRESHOLD
 from bot.moderation.thread_heat import CLOSED_DAYS
 from bot.moderation.views import commitment_line
-from bot.names import NameBook
-from bot.zones import zone_label
+from bot.text import kinds
+from bot.text.clock import show_due
+from bot.text.names import NameBook
+from bot.text.zones import zone_label
 from memory.models import Fact, FactStatus, Kind, utcnow
 
 __all__ = ["Caller", "TenantId", "UserId", "Who", "back", "error_page", "form", "render", "router"]

@@ -17,7 +17,7 @@ from urllib.parse import urlencode
 
 import httpx
 
-from bot.settings import Settings
+from bot.config.settings import Settings
 from memory.errors import HeyanError
 
 __all__ = [

@@ -10,13 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from adapters.web.heat_view import point_rows
 from adapters.web.links import message_link
-from bot import kinds
-from bot.audit import AuditEntry
-from bot.card_votes import CardVotes
+from bot.agreements.card_votes import CardVotes
+from bot.config.tenants import MAX_DAYS, TenantSettings
 from bot.moderation import CommitmentBoard, DisputeDetail, ErasureRequest, Member, MemberRecords, ThreadHeat
 from bot.moderation.views import CommitmentLine, commitment_line
-from bot.names import NameBook
-from bot.tenants import MAX_DAYS, TenantSettings
+from bot.privacy.audit import AuditEntry
+from bot.text import kinds
+from bot.text.names import NameBook
 from memory.models import Fact, HistoryEntry, Kind, Source, utcnow
 
 __all__ = [
@@ -100,7 +100,7 @@ class CommitmentOut(BaseModel):
 
 class MemoryOut(BaseModel):
     """A memory with its sources (quote, author, time, link), earlier versions and status. ``kind`` is
-    the kind every surface shows (``bot.kinds``: "claim", "agreement", …; ``stored_kind`` the store's),
+    the kind every surface shows (``bot.text.kinds``: "claim", "agreement", …; ``stored_kind`` the store's),
     ``status`` is as of now (an open promise past due is ``overdue``)."""
 
     id: str
@@ -395,7 +395,7 @@ class SnoozeIn(BaseModel):
 
 
 #: A number of days as the API accepts it: finite (JSON's NaN and 1e999 are refused here), within the
-#: range every surface allows (``bot.tenants.MAX_DAYS``; the service says more when it is out of it).
+#: range every surface allows (``bot.config.tenants.MAX_DAYS``; the service says more when it is out of it).
 Days = Annotated[float, Field(allow_inf_nan=False, ge=0, le=MAX_DAYS)]
 
 

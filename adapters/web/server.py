@@ -19,8 +19,8 @@ from datetime import datetime
 import httpx
 import uvicorn
 
-from adapters.observability import start_observability
-from adapters.runtime import Runtime, StartupError
+from adapters.runtime.composition import Runtime, StartupError
+from adapters.runtime.observability import start_observability
 from adapters.web.app import create_app, templates
 from adapters.web.auth import Console
 from adapters.web.communities import CommunityNames
@@ -29,7 +29,7 @@ from adapters.web.platforms import DiscordSignIn, SlackSignIn
 from adapters.web.sessions import SignInStates, WebSessions
 from adapters.web.throttle import Throttle, ThrottleRules
 from adapters.web.tokens import ApiTokens
-from bot.settings import Settings
+from bot.config.settings import Settings
 from memory.models import utcnow
 
 __all__ = ["LOOPBACK", "WebServer", "bind", "build_console", "serve_web", "start_web"]

@@ -17,7 +17,7 @@ from typing import ClassVar, Literal
 
 from redis.asyncio import Redis
 
-from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
+from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from memory.crypto import Cipher
 from memory.models import utcnow
 

@@ -1,5 +1,5 @@
 """The settings page: every community setting as a form field, each number read as the CLI and the
-platforms' commands read it (``bot.tenants.parse_days``: finite, within its range; "nan", "inf" and
+platforms' commands read it (``bot.config.tenants.parse_days``: finite, within its range; "nan", "inf" and
 "1e999" refused by name), then changed together through the moderation service, which validates and
 audits them — only what changed, and only when something did."""
 
@@ -13,7 +13,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from adapters.web.auth import console
 from adapters.web.pages import Caller, Who, base, form, render
 from bot.actors import InvalidRequest
-from bot.tenants import TenantSettingError, TenantSettings, parse_days
+from bot.config.tenants import TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind
 
 __all__ = ["router"]

@@ -18,7 +18,7 @@ from typing import ClassVar
 from redis.asyncio import Redis
 
 from bot.actors import OPERATOR_ID
-from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, scan, seal_fields
+from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, scan, seal_fields
 from memory.crypto import Cipher
 from memory.errors import HeyanError
 from memory.models import utcnow

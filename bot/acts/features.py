@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bot.acts.labels import Act
-from bot.duetime import find_due_span
+from bot.text.duetime import find_due_span
 
 __all__ = ["CHEAP", "Line", "cheap"]
 

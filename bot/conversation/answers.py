@@ -1,6 +1,6 @@
 """Answer-once: which mentions are being answered, and which were answered.
 
-A claim is a lease (``bot.leases``) renewed by a heartbeat until ``mark_answered`` or ``release``, so
+A claim is a lease (``bot.locking.leases``) renewed by a heartbeat until ``mark_answered`` or ``release``, so
 only a dead holder's claim lapses (the orphan sweep then answers); a heartbeat stops after
 ``max_hold_seconds``. ``held`` tells the holder right before it posts whether the claim is still its
 own; one that lost it posts nothing.
@@ -19,8 +19,8 @@ from redis.asyncio import Redis
 
 from bot.conversation.keys import PREFIX, aw, session_key, text
 from bot.conversation.log import MessageLog
-from bot.heartbeat import Pulse, Sleep, beat
-from bot.leases import Lease
+from bot.locking.heartbeat import Pulse, Sleep, beat
+from bot.locking.leases import Lease
 from bot.models import Message
 from memory.models import Scope
 

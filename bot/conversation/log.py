@@ -16,7 +16,7 @@ from redis.asyncio import Redis
 
 from bot.conversation.keys import PREFIX, aw, glob_escape, session_key, text
 from bot.models import Message
-from bot.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
+from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from memory.crypto import Cipher
 from memory.models import Scope, Visibility
 

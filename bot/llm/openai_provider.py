@@ -26,7 +26,7 @@ from openai.types.chat.completion_create_params import ResponseFormat
 from pydantic import BaseModel, ValidationError
 
 import prompts
-from bot.backoff import backoff
+from bot.delivery.backoff import backoff
 from bot.llm.base import Classification, ProviderError, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.llm.schemas import (
@@ -211,7 +211,7 @@ class OpenAIProvider:
         return await self._structured("compare", ContradictionOut, user, lang)
 
     async def common_ground(self, sides: Sequence[str], agreed: Sequence[str], lang: Lang) -> list[str]:
-        """Candidate statements of common ground from each side's lines (``bot.common_ground`` checks them)."""
+        """Candidate statements of common ground from each side's lines (``bot.agreements.common_ground`` checks them)."""
         user = prompts.render(
             "common_ground", lang,
             sides=prompts.data_block("sides", sides, lang), agreed=prompts.data_block("agreed", agreed, lang))

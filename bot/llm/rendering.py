@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import prompts
 from bot.llm.base import ReplyRequest
-from bot.zones import speaker_zone, zone_or_utc
+from bot.text.zones import speaker_zone, zone_or_utc
 from memory.extraction import Utterance
 from memory.models import Fact
 from memory.normalize import normalize
@@ -33,7 +33,7 @@ def utterance_line(u: Utterance, tz: str) -> str:
 
 def fact_line(fact: Fact, tz: str, people: Mapping[str, str]) -> str:
     """A remembered fact with who said it and when, for attribution in replies."""
-    # a participant is named by their current name (bot.names), not the one an old message was sent under
+    # a participant is named by their current name (bot.text.names), not the one an old message was sent under
     if fact.sources:
         source = fact.sources[0]
         speaker, when = people.get(source.author_id) or normalize(source.author_name) or source.author_id, source.ts

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from bot.offline.slots import slot_of
-from bot.zones import speaker_zone, zone_or_utc
+from bot.text.zones import speaker_zone, zone_or_utc
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import locate, normalize
@@ -128,7 +128,7 @@ _SUMMARY_TITLES: dict[Lang, tuple[str, str, str, str]] = {
 
 
 class CommonGroundOut(_Out):
-    """Candidate statements of common ground (``bot.common_ground`` checks them against the facts)."""
+    """Candidate statements of common ground (``bot.agreements.common_ground`` checks them against the facts)."""
 
     statements: list[str] = Field(max_length=5)
 

@@ -15,17 +15,17 @@ from datetime import datetime
 from typing import Literal
 
 from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
-from bot.agreements import CONFIRM_ACTION, FOLLOWED, AgreementCard, build_card
-from bot.audit import SYSTEM
-from bot.card_votes import CardBook, CardState, CardVotes
+from bot.agreements.card import CONFIRM_ACTION, FOLLOWED, AgreementCard, build_card
+from bot.agreements.card_votes import CardBook, CardState, CardVotes
+from bot.delivery.outbox import Post, PostKind
+from bot.delivery.reminders import reminder_post_id, schedule
 from bot.models import Stage
 from bot.moderation.base import ModerationBase
 from bot.moderation.views import ClosedDispute
-from bot.outbox import Post, PostKind
-from bot.reminders import reminder_post_id, schedule
-from bot.richtext import Mention, RichText
+from bot.privacy.audit import SYSTEM
 from bot.sessions import DisputeState, SessionInfo
 from bot.summaries import summarize_session
+from bot.text.richtext import Mention, RichText
 from memory.models import OPEN_COMMITMENT, Confidence, Fact, Kind, Lang, Scope, Source, Visibility, utcnow
 from memory.ports import RecordFilter
 

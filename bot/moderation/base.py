@@ -11,16 +11,16 @@ from typing import Any
 from redis.asyncio import Redis
 
 from bot.actors import Actor, Ambiguous, Capability, InvalidRequest, NotFound, PermissionDenied
-from bot.audit import AuditEntry, AuditLog
+from bot.config.settings import JobSettings
+from bot.config.tenants import TenantConfig
 from bot.conversation import MessageLog, StageBook
-from bot.erasure import Erasure
+from bot.delivery.outbox import Outbox
 from bot.limits import RateLimits
 from bot.llm.base import MediatorProvider
-from bot.outbox import Outbox
 from bot.ports import Scheduler
+from bot.privacy.audit import AuditEntry, AuditLog
+from bot.privacy.erasure import Erasure
 from bot.sessions import SessionBook
-from bot.settings import JobSettings
-from bot.tenants import TenantConfig
 from memory.models import (
     Fact,
     FactStatus,

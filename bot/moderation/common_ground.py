@@ -1,10 +1,10 @@
 """Common ground through the moderation service: draft statements, let each party endorse privately,
 post and remember what every party endorsed.
 
-``common_ground_draft`` (moderators and parties) keeps two or three statements (``bot.common_ground``)
+``common_ground_draft`` (moderators and parties) keeps two or three statements (``bot.agreements.common_ground``)
 and posts only a prompt to look privately; ``common_ground_endorse`` replaces a party's choice, and a
 statement every party endorsed is posted once and stored as a ``consensus`` record citing its sources.
-Stored by ``bot.ground_store`` (statements sealed).
+Stored by ``bot.agreements.ground_store`` (statements sealed).
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from datetime import datetime
 from typing import Any
 
 from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
-from bot.audit import SYSTEM
-from bot.common_ground import Statement, StatementWriter, checked, draft, sides_of
-from bot.ground_store import GroundStore
-from bot.lang import session_lang
+from bot.agreements.common_ground import Statement, StatementWriter, checked, draft, sides_of
+from bot.agreements.ground_store import GroundStore
+from bot.delivery.outbox import Post, PostKind
 from bot.moderation.base import ModerationBase
-from bot.names import NameBook
-from bot.outbox import Post, PostKind
-from bot.richtext import Mention, RichText, Span
+from bot.privacy.audit import SYSTEM
+from bot.text.lang import session_lang
+from bot.text.names import NameBook
+from bot.text.richtext import Mention, RichText, Span
 from memory.models import Confidence, Fact, Kind, Lang, Scope, Source, Visibility, utcnow
 from memory.ports import RecordFilter
 

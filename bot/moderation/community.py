@@ -1,6 +1,6 @@
 """A community's own settings, changed by its moderators from any surface (Discord or Slack
 ``/heyan settings``, the web console, the CLI): timezone, language, retention, who moderates, and who
-may open disputes where. The values and their validation live in ``bot.tenants``; this is the
+may open disputes where. The values and their validation live in ``bot.config.tenants``; this is the
 permission check and the audit trail around them (``Disputes.dispute_open`` applies the opening policy)."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.actors import Actor, InvalidRequest
+from bot.config.tenants import TenantSettingError, TenantSettings
 from bot.moderation.base import ModerationBase
-from bot.tenants import TenantSettingError, TenantSettings
 
 __all__ = ["CommunitySettings"]
 

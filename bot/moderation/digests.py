@@ -15,14 +15,14 @@ from datetime import datetime
 from redis.asyncio import Redis
 
 from bot.actors import Actor
-from bot.audit import SYSTEM, AuditEntry, AuditLog
-from bot.digest import DIGEST_HOUR, STALE_DAYS, Digest, Period, build_digest
-from bot.heat import HeatBook, HeatPoint
+from bot.agreements.digest import DIGEST_HOUR, STALE_DAYS, Digest, Period, build_digest
+from bot.config.tenants import TenantConfig, TenantSettings
+from bot.delivery.outbox import Outbox, Post, PostKind, PostState
+from bot.disputes.heat import HeatBook, HeatPoint
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
-from bot.outbox import Outbox, Post, PostKind, PostState
+from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
 from bot.sessions import SessionBook
-from bot.tenants import TenantConfig, TenantSettings
-from bot.zones import zone_or_utc
+from bot.text.zones import zone_or_utc
 from memory.models import OPEN_COMMITMENT, Confidence, FactStatus, Kind, Lang, Scope, utcnow
 from memory.ports import RecordFilter
 from memory.service import MemoryService

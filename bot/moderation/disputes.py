@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
+from bot.delivery.outbox import Post, PostKind
 from bot.moderation.base import ModerationBase
 from bot.moderation.views import ClosedDispute, DisputeStatus
-from bot.outbox import Post, PostKind
-from bot.richtext import Mention, RichText
 from bot.sessions import SessionInfo
 from bot.summaries import summarize_session
+from bot.text.richtext import Mention, RichText
 from memory.models import (
     Scope,
     Summary,

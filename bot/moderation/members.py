@@ -7,7 +7,6 @@ import secrets
 from datetime import datetime, timedelta
 
 from bot.actors import Actor, InvalidRequest, NotFound, PermissionDenied
-from bot.erasure import ErasureReport
 from bot.moderation.base import ERASE_CONFIRM_SECONDS, REVIEW_STATUSES, ModerationBase
 from bot.moderation.corrections import (
     CLOSED_TO_MEMBERS,
@@ -19,6 +18,7 @@ from bot.moderation.corrections import (
 )
 from bot.moderation.views import ErasureRequest
 from bot.offline.actions import reread_due
+from bot.privacy.erasure import ErasureReport
 from memory.models import (
     OPEN_COMMITMENT,
     Confidence,

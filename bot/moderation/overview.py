@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from bot.actors import Actor, InvalidRequest, NotFound
-from bot.audit import AuditEntry
 from bot.moderation.base import ModerationBase
 from bot.moderation.views import commitment_status
-from bot.names import NameBook
+from bot.privacy.audit import AuditEntry
+from bot.text.names import NameBook
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope
 from memory.ports import RecordFilter
 

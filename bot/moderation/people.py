@@ -16,7 +16,7 @@ from datetime import datetime
 
 from bot.actors import Actor, Ambiguous, InvalidRequest, NotFound
 from bot.moderation.base import ModerationBase
-from bot.names import NameBook
+from bot.text.names import NameBook
 from memory.models import Fact, FactStatus, Kind, Scope
 
 __all__ = ["Member", "People", "fold", "suggest"]

@@ -1,14 +1,14 @@
 """Promise-keeping records through the moderation service: a member sees their own, moderators
-anyone's; no member sees another's (``bot.promises`` counts them)."""
+anyone's; no member sees another's (``bot.agreements.promises`` counts them)."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
 from bot.actors import Actor
+from bot.agreements.promises import PromiseRecord, promise_record
 from bot.moderation.base import ModerationBase
-from bot.names import NameBook
-from bot.promises import PromiseRecord, promise_record
+from bot.text.names import NameBook
 from memory.models import Kind, Scope, utcnow
 from memory.ports import RecordFilter
 

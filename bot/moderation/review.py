@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot import kinds
 from bot.actors import Actor, InvalidRequest
-from bot.audit import AuditEntry
-from bot.lang import session_lang
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
 from bot.moderation.views import Recovered, ReviewPage, fact_view, outline
-from bot.names import NameBook
 from bot.offline.actions import reread_due
+from bot.privacy.audit import AuditEntry
+from bot.text import kinds
+from bot.text.lang import session_lang
+from bot.text.names import NameBook
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import (
     Confidence,
@@ -34,7 +34,7 @@ class MemoryReview(ModerationBase):
         self, actor: Actor, *, user: str | None = None, kind: Kind | str | None = None,
         status: FactStatus | None = None, session: str | None = None,
     ) -> list[Fact]:
-        """``kind``: a store kind, or any name of the kind vocabulary (``bot.kinds``: "agreement",
+        """``kind``: a store kind, or any name of the kind vocabulary (``bot.text.kinds``: "agreement",
         "consensus", "claim", "同意", …)."""
         await self._enter(actor)
         self._require(actor, "list memories", "查看记忆列表")

@@ -1,9 +1,9 @@
 """Disputes and their temperature, for moderators: the tenant's disputes (open first, then recently
-closed, with threads that crossed the alert threshold), each with its timeline (``bot.heat``), and
+closed, with threads that crossed the alert threshold), each with its timeline (``bot.disputes.heat``), and
 one thread in detail (names, open commitments, stage, card state) for the web console's Disputes.
 
 Moderators only: a timeline says who ran hot when. It holds ids and numbers; names come from
-``bot.names``.
+``bot.text.names``.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from bot.actors import Actor, NotFound
-from bot.card_votes import CardBook, CardVotes
-from bot.escalation import THRESHOLD, cool
-from bot.heat import HeatBook, HeatPoint
+from bot.agreements.card_votes import CardBook, CardVotes
+from bot.disputes.escalation import THRESHOLD, cool
+from bot.disputes.heat import HeatBook, HeatPoint
 from bot.moderation.base import ModerationBase
-from bot.names import NameBook
 from bot.sessions import DisputeState, SessionInfo
+from bot.text.names import NameBook
 from memory.models import Fact, Scope
 
 __all__ = ["CLOSED_DAYS", "MOST_DISPUTES", "DisputeBoard", "DisputeDetail", "ThreadHeat"]

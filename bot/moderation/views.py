@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bot.clock import local, show_due
-from bot.kinds import label as kind_label
-from bot.names import NameBook
 from bot.offline.actions import promised_action
 from bot.offline.perspective import for_everyone
 from bot.sessions import SessionInfo
-from bot.zones import zone_label
+from bot.text.clock import local, show_due
+from bot.text.kinds import label as kind_label
+from bot.text.names import NameBook
+from bot.text.zones import zone_label
 from memory.models import (
     OPEN_COMMITMENT,
     Fact,
@@ -150,7 +150,7 @@ def commitment_line(fact: Fact, *, zone: str = "UTC", now: datetime | None = Non
 def fact_view(fact: Fact, *, zone: str = "UTC", now: datetime | None = None,
               names: NameBook | None = None) -> dict[str, Any]:
     """Every field of a fact as JSON-ready data (exports, `--json`), its kind named as everywhere
-    else (``bot.kinds``: "agreement"/"refusal" for a consensus, "claim" for a reported event), its
+    else (``bot.text.kinds``: "agreement"/"refusal" for a consensus, "claim" for a reported event), its
     status as of ``now`` (an open promise past due is ``overdue``: read from the clock); a commitment
     also as people read it (``commitment``: owner → recipient, action, condition, due in ``zone``)."""
     when = now or utcnow()

@@ -10,13 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from bot.clock import aware
-from bot.duetime import find_due_span, resolve_due
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
 from bot.offline.informal import informal_action, is_informal_promise
-from bot.zones import zone_or_utc
+from bot.text.clock import aware
+from bot.text.duetime import find_due_span, resolve_due
+from bot.text.zones import zone_or_utc
 from memory.models import Fact, Kind
 
 __all__ = ["is_commitment", "is_standing", "promised_action", "reread_due", "split_due", "standing_promise",

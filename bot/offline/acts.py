@@ -10,14 +10,14 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.acts.labels import Act
-from bot.clock import aware
-from bot.duetime import find_due_span, resolve_due
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.requests import requested_action
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.slots import slot_of
-from bot.zones import is_zone, speaker_zone
+from bot.text.clock import aware
+from bot.text.duetime import find_due_span, resolve_due
+from bot.text.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind
 from memory.normalize import normalize

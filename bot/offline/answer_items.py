@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from bot.answering.model import AnswerItem, ItemKind, ItemStatus
-from bot.names import NameBook
 from bot.offline.actions import promised_action
 from bot.offline.perspective import has_second_person, retold
+from bot.text.names import NameBook
 from memory.models import Fact, FactStatus, Kind
 
 __all__ = ["agreement_items", "condition_of", "is_reply", "promise_item_of", "proposer_of", "reply_item",

@@ -15,7 +15,6 @@ from datetime import datetime
 
 from bot.answering.model import Answer, AnswerItem
 from bot.llm.base import ReplyRequest
-from bot.names import NameBook
 from bot.offline.answer_items import (
     agreement_items,
     is_reply,
@@ -27,6 +26,7 @@ from bot.offline.answer_items import (
 from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, Ask, Question, stem
 from bot.offline.relation_answers import ask_about, ask_similar
 from bot.offline.templates import cite_fact, content, format_date, join_items, render_answer, said_on
+from bot.text.names import NameBook
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
 __all__ = ["MAX_ITEMS", "NO_RECORD", "NO_RECORD_LEADS", "answer", "records_answer"]

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bot.duetime import find_due_span
 from bot.offline import lexicon as lx
+from bot.text.duetime import find_due_span
 
 __all__ = ["MAX_CLAUSE_CHARS", "TAG_QUESTION", "Clause", "clean", "core", "split_clauses", "split_sentences"]
 

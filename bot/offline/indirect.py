@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 
-from bot.duetime import find_due_span
 from bot.offline import lexicon as lx
+from bot.text.duetime import find_due_span
 
 __all__ = ["ZH_ACTION_VERBS", "indirect_action", "is_indirect_promise", "promise_part", "zh_deadline_to_you",
            "zh_modifiers"]

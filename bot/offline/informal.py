@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 
-from bot.duetime import find_due_span
 from bot.offline import lexicon as lx
 from bot.offline.indirect import ZH_ACTION_VERBS, zh_modifiers
+from bot.text.duetime import find_due_span
 
 __all__ = ["informal_action", "is_informal_promise"]
 

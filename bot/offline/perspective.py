@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from bot.names import NameBook
+from bot.text.names import NameBook
 from memory.models import Fact
 
 __all__ = ["for_everyone", "has_second_person", "retold"]

@@ -13,10 +13,10 @@ from collections.abc import Sequence
 
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
-from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.rules import extract_rules
 from bot.offline.templates import content, format_due
+from bot.text.names import NameBook
 from memory.extraction import ExtractionRequest
 from memory.models import Kind, Lang
 

@@ -13,9 +13,7 @@ import re
 from collections.abc import Sequence
 
 from bot.acts.reader import default_reader, thread_scores
-from bot.lang import detect_lang, turn_lang
 from bot.llm.base import Classification, ReplyRequest
-from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.acts import derive
 from bot.offline.answers import NO_RECORD, answer, records_answer
@@ -25,6 +23,8 @@ from bot.offline.relations import extract_relations
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
 from bot.offline.smalltalk import small_talk
 from bot.offline.templates import is_structured, parse_summary, render_summary
+from bot.text.lang import detect_lang, turn_lang
+from bot.text.names import NameBook
 from memory.errors import EmbedderError
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind, Lang, Summary

@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping, Sequence
 
 from bot.answering.question import Ask, Question
-from bot.names import NameBook
 from bot.offline import lexicon as lx
+from bot.text.names import NameBook
 from memory.normalize import normalize
 
 __all__ = ["CJK_RUN", "EN_WORD", "GLOSSARY", "Ask", "Question", "read_question", "stem"]

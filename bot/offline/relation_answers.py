@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
-from bot.names import NameBook
 from bot.offline.questions import Question
 from bot.offline.templates import cite_fact, format_date, join_items, relation_phrase, said_on
+from bot.text.names import NameBook
 from memory.models import Fact, Kind, Lang
 from memory.relations import COMPLAINED, entity_name
 

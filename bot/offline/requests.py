@@ -10,10 +10,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.clock import aware
-from bot.duetime import find_due_span, resolve_due
 from bot.offline.clauses import clean
-from bot.zones import speaker_zone
+from bot.text.clock import aware
+from bot.text.duetime import find_due_span, resolve_due
+from bot.text.zones import speaker_zone
 from memory.extraction import Utterance
 
 __all__ = ["Accepted", "accepted_request", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",

@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.duetime import find_due_span
 from bot.offline.actions import split_due
 from bot.offline.clauses import clean
 from bot.offline.requests import own_time
+from bot.text.duetime import find_due_span
 from memory.extraction import Utterance
 from memory.normalize import normalize
 

@@ -14,9 +14,6 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
-from bot.clock import aware
-from bot.duetime import find_due_span, resolve_due
-from bot.lang import detect_lang
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
@@ -42,7 +39,10 @@ from bot.offline.sentence import (
     without_bare_answers,
 )
 from bot.offline.slots import slot_of
-from bot.zones import is_zone, speaker_zone
+from bot.text.clock import aware
+from bot.text.duetime import find_due_span, resolve_due
+from bot.text.lang import detect_lang
+from bot.text.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import normalize

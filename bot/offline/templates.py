@@ -14,13 +14,13 @@ from dataclasses import replace
 from datetime import datetime
 
 from bot.answering.model import Answer, AnswerItem, ItemKind, ItemStatus
-from bot.clock import show_day, show_due
-from bot.lang import detect_lang
-from bot.names import NameBook
 from bot.offline import lexicon as lx
 from bot.offline.actions import promised_action
 from bot.offline.perspective import retold
 from bot.text.catalog import say
+from bot.text.clock import show_day, show_due
+from bot.text.lang import detect_lang
+from bot.text.names import NameBook
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
 __all__ = [

@@ -1,1 +1,2 @@
-"""What Heyan says to people, in English and Chinese: one gettext catalog for every surface."""
+"""What Heyan shows people: words (one gettext catalog per language), languages, names, kinds, times and zones,
+due times, text with mentions."""

@@ -20,10 +20,10 @@ import pytest
 import uvicorn
 from playwright.async_api import Page, expect
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from adapters.web.server import WebServer, bind, build_console
-from bot.heat import HeatBook, HeatPoint
-from bot.settings import LimitSettings
+from bot.config.settings import LimitSettings
+from bot.disputes.heat import HeatBook, HeatPoint
 from memory.models import Scope, Visibility, utcnow
 from tests.jobs_helpers import Start
 from tests.web.browser import chromium, screenshots

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import Page, expect
 
-from bot.settings import LimitSettings
+from bot.config.settings import LimitSettings
 from tests.jobs_helpers import Start
 from tests.web.browser import chromium, screenshots
 from tests.web.test_browser import heated, serve, sign_in

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from adapters.cli import app
+from adapters.cli.app import app
 
 
 def test_token_commands_create_list_and_revoke(redis_url: str, tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ from tests.web.browser import chromium, screenshots
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-HEYAN = [sys.executable, "-c", "from adapters.cli import main; main()"]
+HEYAN = [sys.executable, "-c", "from adapters.cli.app import main; main()"]
 TENANT = "console:t"
 
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 
 from bot.actors import Actor
-from bot.heat import HeatBook, HeatPoint
+from bot.disputes.heat import HeatBook, HeatPoint
 from memory.models import Scope, Visibility, utcnow
 from tests.jobs_helpers import Start
 from tests.web.world import MOD, T, World, make_world, seed, seed_console, web_settings

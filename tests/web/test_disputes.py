@@ -14,9 +14,9 @@ import pytest
 
 from adapters.web.chart import HeatMark, sparkline_svg, temperature_svg
 from bot.actors import Actor, PermissionDenied
-from bot.card_votes import CardBook
-from bot.escalation import THRESHOLD, cool
-from bot.heat import HeatBook, HeatPoint
+from bot.agreements.card_votes import CardBook
+from bot.disputes.escalation import THRESHOLD, cool
+from bot.disputes.heat import HeatBook, HeatPoint
 from bot.models import Message
 from memory.models import Scope, Visibility, utcnow
 from tests.jobs_helpers import Start

@@ -12,9 +12,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from adapters.web.tokens import ApiTokens
-from bot.settings import LimitSettings
+from bot.config.settings import LimitSettings
 from tests.jobs_helpers import Start
 from tests.web.world import MOD, T, World, make_world, seed, web_settings
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import httpx
 
-from adapters.platforms import run_platforms
-from bot.settings import WebSettings
+from adapters.runtime.platforms import run_platforms
+from bot.config.settings import WebSettings
 from tests.discord_harness import WAIT, discord_settings, hash_embedder, redis_url
 from tests.discord_standin import DiscordStandIn
 

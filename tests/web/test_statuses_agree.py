@@ -22,10 +22,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from adapters.runtime import Runtime
-from bot.card_votes import CardState
+from adapters.runtime.composition import Runtime
+from bot.agreements.card_votes import CardState
 from bot.offline.provider import OfflineProvider
-from bot.richtext import Mention
+from bot.text.richtext import Mention
 from jobs.cron import reconcile
 from memory.models import Kind
 from tests.jobs_helpers import Start, ctx, settings

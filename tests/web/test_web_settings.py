@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.settings import SettingsError, load_settings
+from bot.config.settings import SettingsError, load_settings
 
 
 @pytest.fixture(autouse=True)

@@ -19,11 +19,11 @@ import httpx
 from fastapi import FastAPI
 from pydantic import SecretStr
 
-from adapters.runtime import Runtime
+from adapters.runtime.composition import Runtime
 from adapters.web.app import create_app
 from adapters.web.server import build_console
 from bot.actors import Actor, Capability
-from bot.settings import DiscordSettings, LimitSettings, Settings, SlackSettings, WebSettings
+from bot.config.settings import DiscordSettings, LimitSettings, Settings, SlackSettings, WebSettings
 from memory.models import Confidence, Fact, FactStatus, Kind, Source, utcnow
 from tests.jobs_helpers import settings
 from tests.web.oauth_standin import MANAGE_MESSAGES, DiscordUser, SlackUser, Standin

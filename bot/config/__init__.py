@@ -1,0 +1,1 @@
+"""Settings: the process's (``HEYAN_*``, secret files) and each tenant's."""

@@ -1,0 +1,436 @@
+"""Due times in Chinese and English: find "周五前" / "by Friday" in a message and resolve it.
+
+``resolve_due(text, now, tz)`` resolves against the message time in the tenant's zone and returns an
+aware datetime in that zone, or None; its docstring lists the conventions (one rule each).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta, tzinfo
+from functools import lru_cache
+
+import cn2an
+
+from bot.text.zones import zone_of
+
+__all__ = ["find_due_span", "parse_number", "resolve_due"]
+
+_ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
+_EN_NUMBERS = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20,
+    "thirty": 30, "forty": 40, "forty-five": 45, "sixty": 60, "a couple of": 2, "couple of": 2,
+    "a few": 3, "few": 3,
+}  # fmt: skip
+
+NUM_ZH = r"[0-9０-９零〇一二两三四五六七八九十百]+"
+NUM_EN = r"a\s+couple\s+of|couple\s+of|a\s+few|forty-five|\d+|" + "|".join(
+    sorted((k for k in _EN_NUMBERS if " " not in k and "-" not in k), key=len, reverse=True)
+)
+_MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
+}  # fmt: skip
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAYS_EN = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+_WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+# Deadlines for a part of day said without an hour: the end of that part (see ``resolve_due``).
+_PART_END = {"morning": 12, "noon": 12, "afternoon": 18, "dusk": 19, "evening": 21, "night": 21, "early": 6}
+_PARTS = {
+    "凌晨": "early", "早上": "morning", "早晨": "morning", "上午": "morning", "中午": "noon",
+    "下午": "afternoon", "傍晚": "dusk", "晚上": "evening", "夜里": "night", "morning": "morning",
+    "afternoon": "afternoon", "evening": "evening", "night": "night", "noon": "noon", "midday": "noon",
+}  # fmt: skip
+_PM_PARTS = frozenset({"afternoon", "dusk", "evening", "night"})
+_EOD = (23, 59)
+
+
+def parse_number(text: str) -> int | None:
+    """An integer from digits (full-width too), Chinese numerals (cn2an: 十二, 二十三, 两百, 〇) or
+    English words; else None."""
+    s = text.strip().lower()
+    if not s:
+        return None
+    if s.isdigit():
+        return int(s)  # int() also reads full-width digits
+    key = " ".join(s.split())
+    if key in _EN_NUMBERS:
+        return _EN_NUMBERS[key]
+    if not _ZH_NUMERAL.fullmatch(s):
+        return None
+    try:
+        return int(cn2an.cn2an(s, "smart"))
+    except ValueError:  # not a number cn2an reads ("十十")
+        return None
+
+
+# --- the patterns -------------------------------------------------------------------------------
+# Three families: durations (absolute), days (a date, maybe with a part of day) and times of day.
+# A day and a time next to each other ("明天下午三点", "tomorrow at 3pm", "5pm on Friday") combine.
+
+_I = re.IGNORECASE
+_DURATIONS = [
+    re.compile(
+        rf"(?:(?P<n>{NUM_ZH})\s*个?)?(?P<half>半)?个?(?P<unit>小时|钟头|分钟|秒钟|秒|天|周|星期|礼拜)(?:之内|以内|内|之后|以后|后)"
+    ),
+    re.compile(
+        rf"\b(?:in|within)\s+(?:the\s+next\s+|the\s+(?=hour\b))?(?:(?P<n>{NUM_EN})\s*)?(?P<half>half\s+(?:an?\s+)?)?"
+        rf"(?P<unit>hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?)\b",
+        _I,
+    ),
+]
+_DAYS = [
+    re.compile(r"(?P<rel>大后天|后天|明天|明日|明早|明晚|今天|今日|今早|今晚|当天)"),
+    re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|tmr|today|tonight|tonite|2nite)\b", _I),
+    re.compile(r"(?P<mod>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
+    re.compile(
+        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{'|'.join(_WEEKDAYS_EN)})\b"
+        r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
+        _I,
+    ),
+    re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末中初]|年[底末]|(?:这个?|本)月(?![底末中初0-9０-９零一二两三四五六七八九十])|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
+               r"|(?:这个?|本|下个?)(?:周|星期)(?![一二三四五六日天末内]))"),
+    re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|(?:this|next)\s+week|this\s+month)\b", _I),
+    re.compile(
+        r"\b(?:the\s+)?(?P<period>end\s+of\s+(?:the\s+|this\s+|next\s+)?(?:day|week|month|year)|eod|eow|eom|cob"
+        r"|close\s+of\s+business)\b",
+        _I,
+    ),
+    re.compile(rf"(?:(?P<y>\d{{4}})年)?(?P<m>{NUM_ZH})月(?P<d>{NUM_ZH})[日号]"),
+    re.compile(rf"(?P<mrel>下个?|这个?|本)月(?P<d>{NUM_ZH})[日号]"),
+    re.compile(rf"(?<![月\d])(?P<d>{NUM_ZH})号(?![楼线房床])"),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?", _I),
+    re.compile(rf"\bthe\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
+    re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b", _I),
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+]
+_TIMES = [
+    re.compile(
+        rf"(?<!第)(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)(?!间)"
+        rf"(?:(?P<half>半)|(?P<quarter>一刻|三刻)|(?P<mi>{NUM_ZH})分?)?"
+    ),
+    re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap])\.?m\b\.?)?", _I),
+    re.compile(r"\b(?P<h>\d{1,2})\s*(?P<ampm>[ap])\.?m\b\.?", _I),
+    re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
+    re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
+    # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
+    re.compile(r"\b(?:at|by|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
+    re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
+    re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b", _I),
+]
+# A day and a time combine when only these words stand between them.
+_JOIN = re.compile(r"[\s,，]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
+# Words around a due expression that belong to it: "在周五前", "by Friday", "两小时之内为止".
+_PREFIX = re.compile(
+    r"(?:最晚|最迟|不晚于|在|于|到|\bby|\bbefore|\buntil|\btill|\bno\s+later\s+than|\bon|\bat)\s*$", _I
+)
+_SUFFIX = re.compile(r"^\s*(?:之前|以前|前|为止|之内|以内)")
+# "一点" is also "a little" (快一点, 早一点): only a clock time when something says so.
+_LITTLE = re.compile(r"[有快早晚多少慢好点]$")
+# A time that starts or conditions something is not its deadline: "after 11pm", "starting tonight",
+# "from Monday on", "晚上11点以后", "从明天起", "明天开始".
+_START_BEFORE = re.compile(
+    r"\b(?:after|past|from|starting|since|as\s+of|beginning|every|each)\s+(?:the\s+|this\s+)?$|每个?$", _I
+)
+_START_AFTER = re.compile(r"\s*(?:以后|之后|后(?!天)|起|开始|on\b|onwards?\b)")
+_MODIFIER = re.compile(r"的|'s\b|’s\b")
+#: How far around a match the context checks look: they are about the adjacent words only, and a
+#: bounded window keeps ``_hits`` linear in the text (slicing to the start of the text was quadratic).
+_WINDOW = 24
+#: A day and a time further apart than this are not one expression ("tomorrow … at 3pm").
+_JOIN_MAX = 16
+
+
+@dataclass(frozen=True, slots=True)
+class _Hit:
+    start: int
+    end: int
+    family: str  # "dur" | "day" | "time"
+    m: re.Match[str]
+
+
+def _hits(text: str) -> list[_Hit]:
+    found: list[_Hit] = []
+    starts: list[tuple[int, int]] = []  # spans of start/condition times: nothing inside them is a deadline
+    for family, patterns in (("dur", _DURATIONS), ("day", _DAYS), ("time", _TIMES)):
+        for pattern in patterns:
+            for m in pattern.finditer(text):
+                if family != "dur" and _starts_something(m, text):
+                    starts.append((m.start(), m.end()))
+                elif _valid(family, m, text):
+                    found.append(_Hit(m.start(), m.end(), family, m))
+    if starts:  # "晚上十一点后": not "晚上" either
+        found = [h for h in found if not any(s <= h.start and h.end <= e for s, e in starts)]
+    # earliest first; at the same start the longest ("下午三点" over "下午"), durations before days
+    found.sort(key=lambda h: (h.start, -(h.end - h.start)))
+    return found
+
+
+def _starts_something(m: re.Match[str], text: str) -> bool:
+    """ "after 11pm", "starting tonight", "从明天起": a start or a condition, not a deadline."""
+    before = text[max(0, m.start() - _WINDOW) : m.start()]
+    return bool(_START_BEFORE.search(before) or _START_AFTER.match(text, m.end(), m.end() + _WINDOW))
+
+
+def _valid(family: str, m: re.Match[str], text: str) -> bool:
+    groups = m.groupdict()
+    before = text[max(0, m.start() - _WINDOW) : m.start()]
+    if groups.get("rel") == "当天" and re.search(r"[\u4e00-\u9fff]$", before) \
+            and not re.search(r"(?:[我你他她们就也都在了，]|今天|那天)$", before):
+        return False  # "发布当天", "搬家当天": the day of that event, which the words do not date
+    if family == "dur":
+        if (groups.get("unit") or "").lower().startswith("sec") and (groups.get("n") or "").lower() in ("a", "an"):
+            return False  # "in a second" means soon, not a due time
+        return bool(groups.get("n") or groups.get("half") or re.search(r"\bthe\s+hour$", m.group(), _I))
+    if family == "day":
+        if (groups.get("mod") or "").startswith("上"):
+            return False  # last week's Friday is not a due time
+        mon = groups.get("mon")
+        # "may" is usually the verb; the month is written "May"
+        return not (mon and mon.lower() == "may" and not mon.startswith("M"))
+    if groups.get("h") in ("一", "1") and not groups.get("part") and "点" in m.group(0):
+        if groups.get("mi") or groups.get("half") or groups.get("quarter"):
+            return True
+        if _LITTLE.search(before):
+            return False
+        return text[m.end() : m.end() + 1] in ("前", "之", "以")
+    return True
+
+
+def find_due_span(text: str) -> tuple[int, int] | None:
+    """The (start, end) of the first due-time phrase in ``text``, with its "在…前"/"by" words; or None."""
+    found = _pick(text)
+    if found is None:
+        return None
+    start, end = found[0].start, found[-1].end
+    window = max(0, start - _WINDOW)
+    prefix = _PREFIX.search(text[window:start])
+    if prefix:
+        start = window + prefix.start()
+    suffix = _SUFFIX.match(text[end:])
+    if suffix:
+        end += suffix.end()
+    return start, end
+
+
+@lru_cache(maxsize=512)
+def _pick(text: str) -> tuple[_Hit, ...] | None:
+    """The first due expression: one hit, or a day and a time that belong together.
+
+    Cached: extraction asks about the same clause several times (its core, its action, its slot)."""
+    hits = _hits(text)
+    # "这周的群公告我来写，周五发": a time that only says which thing ("这周的", "this week's") yields to a
+    # deadline said after it, when there is one
+    hits = [h for h in hits if not _MODIFIER.match(text, h.end)] or hits
+    if not hits:
+        return None
+    first = hits[0]
+    if first.family == "dur":
+        return (first,)
+    other = "time" if first.family == "day" else "day"
+    for hit in hits[1:]:
+        if hit.start - first.end > _JOIN_MAX:
+            break  # hits are in order: the rest are further still
+        if hit.family == other and hit.start >= first.end and _JOIN.fullmatch(text[first.end : hit.start]):
+            return (first, hit)
+    return (first,)
+
+
+def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
+    """The due time ``text`` names, resolved against ``now`` (aware) in zone ``tz`` (an IANA name, an
+    offset such as ``+08:00``, or a tzinfo: the speaker's clock); or None.
+
+    One rule each, so reminders are predictable: a day without a time is due 23:59 local; a part of
+    day at its end (morning/中午 12:00, afternoon 18:00, 傍晚 19:00, evening/今晚 21:00, or 23:59 when
+    said after 21:00); an hour without am/pm 1–7 means 13:00–19:00; a time without a day is today, or
+    tomorrow once passed; a bare weekday is its next occurrence, today included; "下周一"/"next
+    Monday" is in the next calendar week (weeks start Monday); "this week"/"周末" is Sunday 23:59,
+    "月底" the month's last day, "月中" the 15th, "月初" the 5th, "年底" 31 Dec; a date without a
+    year rolls to next year (a bare "5号" to next month) once past; a start or condition ("after
+    11pm", "从明天起") is no deadline. Hours and minutes are elapsed time added in UTC (exact across
+    DST); days and weeks are calendar days, due at the end of the last. A wall time skipped by a
+    spring-forward moves forward by the gap; an ambiguous one takes its first occurrence.
+    """
+    if now.tzinfo is None:
+        raise ValueError("resolve_due needs an aware 'now' (the message timestamp)")
+    picked = _pick(text)
+    if picked is None:
+        return None
+    zone = zone_of(tz)
+    local_now = now.astimezone(zone)
+    if picked[0].family == "dur":
+        return _duration(picked[0].m, now, local_now, zone)
+    day = next((h.m for h in picked if h.family == "day"), None)
+    clock = next((h.m for h in picked if h.family == "time"), None)
+    target, day_part = _day(day, local_now) if day is not None else (None, None)
+    if day is not None and target is None:
+        return None  # an impossible date ("2月30日")
+    hour_minute = _clock(clock, day_part) if clock is not None else None
+    if hour_minute is None and day_part is not None:
+        hour_minute = (_PART_END[day_part], 0)
+    if target is None:
+        if hour_minute is None:
+            return None
+        result = _local(local_now.date(), hour_minute, zone)
+        return (
+            result if result > local_now else _local(local_now.date() + timedelta(days=1), hour_minute, zone)
+        )
+    result = _local(target, hour_minute or _EOD, zone)
+    if clock is None and day_part is not None and target == local_now.date() and result <= local_now:
+        return _local(target, _EOD, zone)  # "今晚" said at 22:30: the rest of today
+    return result
+
+
+def _local(day: date, hour_minute: tuple[int, int], zone: tzinfo) -> datetime:
+    """A wall-clock time in ``zone``; the UTC round trip moves times a DST gap skips past the gap."""
+    hour, minute = hour_minute
+    naive = (
+        datetime(day.year, day.month, day.day, 23, 59)
+        if hour >= 24
+        else datetime(day.year, day.month, day.day, hour, minute)
+    )
+    return naive.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
+
+
+def _duration(m: re.Match[str], now: datetime, local_now: datetime, zone: tzinfo) -> datetime:
+    n = parse_number(m.group("n")) if m.group("n") else (1 if "the" in m.group().lower() else 0)  # "within the hour"
+    amount = (n or 0) + (0.5 if m.group("half") else 0.0)
+    unit = m.group("unit").lower()
+    if unit.startswith(("小时", "钟头", "h")):
+        return (now.astimezone(UTC) + timedelta(hours=amount)).astimezone(zone)
+    if unit.startswith(("分", "m")):
+        return (now.astimezone(UTC) + timedelta(minutes=amount)).astimezone(zone)
+    if unit.startswith(("秒", "s")):
+        return (now.astimezone(UTC) + timedelta(seconds=amount)).astimezone(zone)
+    days = amount * (7 if unit in ("周", "星期", "礼拜") or unit.startswith("w") else 1)
+    if days != int(days):  # "半天": half a day is elapsed time, like hours
+        return (now.astimezone(UTC) + timedelta(days=days)).astimezone(zone)
+    return _local(local_now.date() + timedelta(days=int(days)), _EOD, zone)
+
+
+_REL_DAYS: dict[str, tuple[int, str | None]] = {
+    "今天": (0, None), "今日": (0, None), "当天": (0, None), "今早": (0, "morning"), "今晚": (0, "evening"),
+    "明天": (1, None), "明日": (1, None), "明早": (1, "morning"), "明晚": (1, "evening"), "后天": (2, None),
+    "大后天": (3, None), "today": (0, None), "tonight": (0, "evening"), "tomorrow": (1, None),
+    "tmrw": (1, None), "tmr": (1, None), "tonite": (0, "evening"), "2nite": (0, "evening"),
+    "the day after tomorrow": (2, None),
+}  # fmt: skip
+
+
+def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None]:
+    """The date a day expression names, and the part of day it implies ("今晚" → evening)."""
+    g = m.groupdict()
+    today = local_now.date()
+    if g.get("rel"):
+        offset, part = _REL_DAYS[" ".join(g["rel"].lower().split())]
+        return today + timedelta(days=offset), part
+    if g.get("wd") or g.get("wdn"):
+        wd = _WEEKDAY_ZH[g["wd"]] if g.get("wd") else _WEEKDAYS_EN.index(g["wdn"].lower())
+        mod = "next" if g.get("nextweek") else (g.get("mod") or "").lower()
+        if mod.startswith(("下", "next", "the")):
+            weeks = 2 if mod.startswith("下下") else 1
+            return today - timedelta(days=today.weekday()) + timedelta(days=7 * weeks + wd), None
+        return today + timedelta(days=(wd - today.weekday()) % 7), None
+    if g.get("period"):
+        return _period(" ".join(g["period"].lower().split()), today), None
+    return _calendar_date(g, today), None
+
+
+def _period(p: str, today: date) -> date:
+    nxt = p.startswith("下") or "next" in p
+    if "月" in p or p.endswith("month") or p == "eom":
+        year, month = (
+            (today.year + (today.month == 12), today.month % 12 + 1) if nxt else (today.year, today.month)
+        )
+        if p.endswith(("月中", "月初")):  # the 15th, the 5th; this month's when still ahead, else next month's
+            found = date(year, month, 15 if p.endswith("中") else 5)
+            if found < today:
+                year, month = today.year + (today.month == 12), today.month % 12 + 1
+                found = date(year, month, found.day)
+            return found
+        return date(year, month, calendar.monthrange(year, month)[1])
+    if "年" in p or p.endswith("year"):
+        return date(today.year, 12, 31)
+    if "周" in p or "星期" in p or p.endswith(("week", "weekend", "wknd")) or p == "eow":
+        return today + timedelta(days=6 - today.weekday() + (7 if nxt else 0))
+    return today  # end of day, EOD, close of business
+
+
+def _calendar_date(g: dict[str, str | None], today: date) -> date | None:
+    day = parse_number(g["d"] or "")
+    if g.get("mrel"):  # "下个月15号", "这个月20号"
+        later = (g["mrel"] or "").startswith("下")
+        year, month_of = (today.year + (today.month == 12), today.month % 12 + 1) if later else (today.year, today.month)
+        try:
+            return date(year, month_of, day) if day is not None else None
+        except ValueError:
+            return None
+    if g.get("mon"):
+        month: int | None = _MONTHS[(g["mon"] or "").lower()]
+    elif g.get("m"):
+        month = parse_number(g["m"] or "")
+    else:
+        month = None
+    if day is None:
+        return None
+    try:
+        if month is None:  # "5号": this month, or next month when it has passed
+            found = date(today.year, today.month, day)
+            if found < today:
+                y, mo = today.year + (today.month == 12), today.month % 12 + 1
+                found = date(y, mo, day)
+            return found
+        if g.get("y"):
+            return date(int(g["y"] or 0), month, day)
+        found = date(today.year, month, day)
+        return found if found >= today else date(today.year + 1, month, day)
+    except ValueError:
+        return None
+
+
+def _clock(m: re.Match[str], day_part: str | None) -> tuple[int, int] | None:
+    """(hour, minute) of a time-of-day expression; a part of day without an hour gives its end."""
+    g = m.groupdict()
+    if g.get("kw"):
+        return (24, 0) if g["kw"].lower() == "midnight" else (12, 0)
+    part = _PARTS.get((g.get("part") or "").lower()) or day_part
+    if not g.get("h"):
+        return (_PART_END[part], 0) if part else None
+    hour = parse_number(g["h"] or "")
+    if hour is None or hour > 24:
+        return None
+    minute = 30 if g.get("half") else 0
+    if g.get("quarter"):
+        minute = 15 if g["quarter"] == "一刻" else 45
+    elif g.get("mi"):
+        minute = parse_number(g["mi"] or "") or 0
+    ampm = (g.get("ampm") or "").lower()
+    hour = _adjust_hour(hour, ampm, part)
+    return (hour, minute) if minute < 60 else None
+
+
+_HOUR_RULES: dict[str, Callable[[int], int]] = {
+    "p": lambda h: h + 12 if h < 12 else h,
+    "a": lambda h: 0 if h == 12 else h,
+    "noon": lambda h: h + 12 if h < 6 else h,
+    "pm-part": lambda h: 24 if h == 12 else (h + 12 if h < 12 else h),
+    "bare": lambda h: h + 12 if 1 <= h <= 7 else h,  # working hours: "3点" at work means 15:00
+}
+
+
+def _adjust_hour(hour: int, ampm: str, part: str | None) -> int:
+    if ampm:
+        return _HOUR_RULES[ampm](hour)
+    if part in _PM_PARTS:
+        return _HOUR_RULES["pm-part"](hour)
+    if part == "noon":
+        return _HOUR_RULES["noon"](hour)
+    if part is not None:
+        return hour
+    return _HOUR_RULES["bare"](hour)
