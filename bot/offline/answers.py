@@ -80,7 +80,10 @@ def _closest(facts: Sequence[Fact], q: Question, ctx: _Ctx) -> tuple[list[Fact],
         return on_topic, True
     hits = {f.id: _topic_hits(f, q, lines) for f in facts}
     best = max(hits.values(), default=0.0)
-    if best > 0 and len(q.topic) + len(q.zh_topic) >= 2:
+    # "who promised to repaint the fence?" is not "trim the hedge on the fence": one shared word ranks
+    # only someone's records, or what was agreed or is open
+    words = len(q.topic) + len(q.zh_topic)
+    if best > 0 and words >= 2 and (q.people or q.recipient or q.ask is not Ask.PROMISES or best * words >= 2):
         return _ranked([f for f in facts if hits[f.id] == best], ctx), True
     return _ranked(facts, ctx), False
 

@@ -122,12 +122,16 @@ class OfflineProvider:
         asker = request.turn.author_id
         question = request.question or read_question(request.turn.text, asker, names)
         if question is not None and question.ask is Ask.RECORDS and not question.unclear:
-            # words no intent knows: the records they find, else small talk, else that none matches
+            # words no intent knows: the records they find; else, when it asked about something, small
+            # talk or that no record matches ("are you there?" asks about nothing: it is talk)
             found = records_answer(question, request, names, lang)
             if found is not None:
                 return found
-            chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)
-            return chat if chat is not None else NO_RECORD[lang]
+            if question.topic or question.zh_topic:
+                chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(),
+                                  asker, lang)
+                return chat if chat is not None else NO_RECORD[lang]
+            question = None
         if question is not None:
             return answer(question, request, names, lang)
         chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)
