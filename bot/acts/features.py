@@ -4,7 +4,7 @@ The cheap features are what a sentence vector does not see: what the line before
 else said it (it asked — a request or a counter-offer —, proposed, or offered: a bare "ok" after a
 request accepts it, after a proposal agrees to it; a full one-hot of the previous act overfitted the
 written dialogues and scored worse on set A), whether the line is put to someone (a
-name, "you"/"你", a mention), whether it names a time (``bot.duetime``), asks, negates or sets a
+name, "you"/"你", a mention), whether it names a time (``bot.text.duetime``), asks, negates or sets a
 condition, and whether it is short.
 """
 

@@ -11,7 +11,7 @@ class Act(StrEnum):
     """What one line does in the conversation.
 
     ``ACCEPT`` takes on a request or a counter-offer (with or without a time of its own: the time is
-    a slot, read by ``bot.duetime``); ``AGREE`` accepts a proposal put to everyone; ``COUNTER`` turns a
+    a slot, read by ``bot.text.duetime``); ``AGREE`` accepts a proposal put to everyone; ``COUNTER`` turns a
     request down and offers something else ("not tonight, tomorrow I can"); ``CONDITION`` is a promise
     that holds only if something happens ("if …, I'll …", "如果…我就…"); ``RESCHEDULE`` moves the time of a
     promise already made; ``QUESTION`` is a question addressed to Heyan.

@@ -1,7 +1,7 @@
 """Promises: is a clause one, what is the promised action, and which words are its deadline.
 
 Shared by ``rules``, ``slots`` and ``answers`` so all three read a promise alike. The action is kept
-whole, as said, minus its promise head ("I'll", "我会"); the deadline (``bot.duetime``) stays in the
+whole, as said, minus its promise head ("I'll", "我会"); the deadline (``bot.text.duetime``) stays in the
 value and is taken out only where the action alone is needed.
 """
 

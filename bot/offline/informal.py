@@ -33,7 +33,7 @@ _EN_DOING = re.compile(
     rf"(?P<verb>{lx.EN_HANDING})\b",
     _I,
 )
-# Words that make a progressive about now or soon, beyond the due times ``bot.duetime`` reads.
+# Words that make a progressive about now or soon, beyond the due times ``bot.text.duetime`` reads.
 _EN_SOON = re.compile(
     r"\b(?:now|right\s+now|right\s+away|asap|shortly|straight\s+away|in\s+a\s+(?:bit|sec|second|minute|moment|few)"
     r"|first\s+thing|this\s+(?:morning|afternoon|evening|week|weekend|time)|next\s+time|within\s+the\s+hour)\b",

@@ -1,8 +1,8 @@
 """How the offline mediator words what it remembers: dates, people, promises and cited facts.
 
 Replies are language-pure: templates in the asker's language, a value in the other language quoted as
-said, emotions translated through the lexicon, one name per person (``bot.names``), times with their
-zone (``bot.clock``), a promise's "you" retold (``bot.offline.perspective``). The four-section summary
+said, emotions translated through the lexicon, one name per person (``bot.text.names``), times with their
+zone (``bot.text.clock``), a promise's "you" retold (``bot.offline.perspective``). The four-section summary
 layout lives here too: the offline summarizer writes it and replies read it back.
 """
 
@@ -65,12 +65,12 @@ _NONE = {"zh": "（暂无）", "en": "(none yet)"}
 
 
 def format_date(when: datetime, tz: str, lang: Lang) -> str:
-    """A day in the zone shown (``bot.clock.show_day``): "11月3日" / "3 Nov"."""
+    """A day in the zone shown (``bot.text.clock.show_day``): "11月3日" / "3 Nov"."""
     return show_day(when, tz, lang)
 
 
 def format_due(when: datetime, tz: str, lang: Lang) -> str:
-    """A due time with weekday and zone (``bot.clock.show_due``): "Fri 5 Dec 15:00 (UTC)" /
+    """A due time with weekday and zone (``bot.text.clock.show_due``): "Fri 5 Dec 15:00 (UTC)" /
     "12月5日周五 15:00（UTC）"; the end of a day without the hour."""
     return show_due(when, tz, lang)
 
