@@ -17,6 +17,7 @@ from bot.offline.rules import ATTRIBUTES
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
+from bot.text.names import NameBook
 from bot.text.zones import is_zone, speaker_zone
 from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind
@@ -79,12 +80,6 @@ _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 _MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
 
 
-def _names(text: str, name: str) -> bool:
-    """Does ``text`` name ``name`` (or its first word: "Joy" for "Joy Santos")?"""
-    folded = text.casefold()
-    return bool(name) and any(len(n) >= 2 and n.casefold() in folded for n in (name, name.split()[0]))
-
-
 def _for_all(text: str) -> bool:
     return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
 
@@ -114,12 +109,14 @@ class _Thread:
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
         self.acts = [Act.PROPOSE if _PROPOSAL_CUE.match(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
                      else a for u, a in zip(self.lines, acts, strict=False)]
+        book = NameBook.of(utterances=self.lines)
         # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
         # can") counters the request, whatever the classifier called it
         for i, u in enumerate(self.lines):
             if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.match(u.text) and _last_time(u.text):
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id), None)
-                if j is not None and self.acts[j] is Act.REQUEST and _names(self.lines[j].text, u.author_name):
+                if j is not None and self.acts[j] is Act.REQUEST and any(
+                        u.author_id in hit.users for hit in book.find(self.lines[j].text)):
                     self.acts[i] = Act.COUNTER
         # a bare yes ("👍", "+1", "扣1") soon after a proposal, by someone else, agrees to it
         for i, u in enumerate(self.lines):

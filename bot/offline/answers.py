@@ -53,22 +53,28 @@ def _text_of(fact: Fact) -> str:
     return f"{_said(fact)} {fact.attribute.casefold()}"
 
 
-def _topic_hits(fact: Fact, q: Question, lines: Mapping[str, str] | None = None) -> float:
-    """How much of the question's topic the fact (its words, or the lines it came from) holds: the
-    share of its English topic words (or their ``GLOSSARY`` translation) or of its Chinese pairs."""
-    if not q.topic and not q.zh_topic:
-        return 1.0
+def _topic_shares(fact: Fact, q: Question, lines: Mapping[str, str] | None = None) -> tuple[float, float, bool]:
+    """How much of the question's topic the fact (its words, or the lines it came from) holds: the share
+    of its English topic words (or their ``GLOSSARY`` translation), the share of its Chinese character
+    pairs, and whether an English word the glossary gives for its Chinese topic is there."""
     text = _text_of(fact)
     if lines:
         text += " " + " ".join(lines.get(s.message_id, "") for s in fact.sources).casefold()
     stems = {stem(w) for w in EN_WORD.findall(text)}
-    share = 0.0
-    if q.topic:
-        found = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ())))
-        share = found / len(q.topic)
-    if q.zh_topic:
-        share = max(share, sum(1 for b in q.zh_topic if b in text) / len(q.zh_topic))
-    return share
+    en = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ()))) / len(q.topic) \
+        if q.topic else 0.0
+    zh = sum(1 for b in q.zh_topic if b in text) / len(q.zh_topic) if q.zh_topic else 0.0
+    zh_run = "".join(q.zh_topic)
+    bridged = bool(q.zh_topic) and any(e in stems for e, zs in GLOSSARY.items() if any(z in zh_run for z in zs))
+    return en, zh, bridged
+
+
+def _topic_hits(fact: Fact, q: Question, lines: Mapping[str, str] | None = None) -> float:
+    """The larger share of the question's topic the fact holds (1 when the question has no topic)."""
+    if not q.topic and not q.zh_topic:
+        return 1.0
+    en, zh, _ = _topic_shares(fact, q, lines)
+    return max(en, zh)
 
 
 def _closest(facts: Sequence[Fact], q: Question, ctx: _Ctx) -> tuple[list[Fact], bool]:
@@ -95,25 +101,12 @@ def _ranked(facts: Sequence[Fact], ctx: _Ctx) -> list[Fact]:
 
 
 def _on_topic(fact: Fact, q: Question, lines: Mapping[str, str] | None = None) -> bool:
-    """Does the fact (its words, or the lines it came from) concern the question's topic words (or
-    their translation in ``GLOSSARY``)?"""
+    """Does the fact concern the question's topic: most English topic words ("repaint the fence" is not
+    "trim … the fence"), half the Chinese character pairs (no word breaks), or their glossary word?"""
     if not q.topic and not q.zh_topic:
         return True
-    text = _text_of(fact)
-    if lines:
-        text += " " + " ".join(lines.get(s.message_id, "") for s in fact.sources).casefold()
-    stems = {stem(w) for w in EN_WORD.findall(text)}
-    zh_run = "".join(q.zh_topic)
-    if q.topic:  # most English topic words must be there: "repaint the fence" is not "trim … the fence"
-        found = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ())))
-        if found / len(q.topic) >= _EN_TOPIC_SHARE:
-            return True
-    if q.zh_topic:  # Chinese has no word breaks: half of the question's character pairs
-        found = sum(1 for b in q.zh_topic if b in text)
-        en_terms = [e for e, zs in GLOSSARY.items() if any(z in zh_run for z in zs)]
-        if found / len(q.zh_topic) >= _ZH_TOPIC_SHARE or any(e in stems for e in en_terms):
-            return True
-    return False
+    en, zh, bridged = _topic_shares(fact, q, lines)
+    return (bool(q.topic) and en >= _EN_TOPIC_SHARE) or (bool(q.zh_topic) and zh >= _ZH_TOPIC_SHARE) or bridged
 
 
 def _other_language(fact: Fact, q: Question) -> bool:

@@ -121,23 +121,18 @@ class OfflineProvider:
                             request.participants)
         asker = request.turn.author_id
         question = request.question or read_question(request.turn.text, asker, names)
+        unanswered = None
         if question is not None and question.ask is Ask.RECORDS and not question.unclear:
-            # words no intent knows: the records they find; else, when it asked about something, small
-            # talk or that no record matches ("are you there?" asks about nothing: it is talk)
-            found = records_answer(question, request, names, lang)
-            if found is not None:
+            # words no intent knows: the records they find, else small talk, else that no record matches
+            if (found := records_answer(question, request, names, lang)) is not None:
                 return found
-            if question.topic or question.zh_topic:
-                chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(),
-                                  asker, lang)
-                return chat if chat is not None else NO_RECORD[lang]
-            question = None
+            question, unanswered = None, NO_RECORD[lang]
         if question is not None:
             return answer(question, request, names, lang)
         chat = small_talk(request.turn.text, names.name(asker, request.turn.author_name), names.names(), asker, lang)
         if chat is not None:  # "hi", "what's the weather?": what Heyan is for, not a mediation line
             return chat
-        return mediate(request, names, lang)
+        return unanswered or mediate(request, names, lang)
 
     async def summarize(self, turns: Sequence[Utterance], previous: Summary | None, lang: Lang) -> str:
         """Issues (demands), agreements, open differences (refusals) and next steps (commitments).

@@ -95,6 +95,8 @@ _ASKER_TOO = re.compile(r"\b(?:or|and|&)\s+(?:me|mine|myself)\b|\b(?:me|mine|mys
 _ADDRESS = re.compile(r"^\s*(?:@\S+|heyan\b|和言)[\s,，:：!！]*", re.IGNORECASE)
 #: Fillers before the question proper: "so what's the rule now", "ok 那", "hey, who …".
 _LEAD = r"^(?:(?:so|ok|okay|hey|hi|um+|uh+|and|but|also|btw|quick\s+q(?:uestion)?|sorry|那|那个|所以|还有|对了|请问)[\s,，:：!！]+)*"
+#: A Chinese question word or particle, anywhere ("拖到哪天了", "桐桐欠我啥来着", "500到底转没转").
+_ZH_ASKS = r"什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时|个)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)|(\w)[没不]\1"
 #: A question to the record, as people type it (often with no question mark): a mark anywhere, a
 #: question word first (after fillers), "remind me"/"anything I …", or a Chinese question word or
 #: particle anywhere ("拖到哪天了", "桐桐欠我啥来着", "500到底转没转").
@@ -104,16 +106,15 @@ _ASKS = re.compile(
     r"|whats|whos|whens|hows|wheres)\b"
     r"|\b(?:remind\s+me|tell\s+me|what\s+n\s+when|by\s+when|when\s+(?:is|was)\s+it|still\s+(?:on|open|due))\b"
     r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)"
-    r"|什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时|个)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)"
-    r"|(\w)[没不]\1",
+    r"|" + _ZH_ASKS,
     re.IGNORECASE,
 )
 # A question proper (not an order such as "tell Bob to …"): a question mark, a question word first, a
-# Chinese question word or particle, or "remind me / anything I …".
+# Chinese question word or particle, or "remind me / anything I …" (``_ASKS`` also takes orders to list).
 _REAL_QUESTION = re.compile(
     r"[?？]|" + _LEAD + r"(?:what|who|when|which|did|does|do|is|are|has|have|whats|whos|whens|anything|any)\b"
     r"|\b(?:remind\s+me|what\s+n\s+when|by\s+when)\b"
-    r"|什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)|(\w)[没不]\1",
+    r"|" + _ZH_ASKS,
     re.IGNORECASE,
 )
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
@@ -215,6 +216,8 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     entity = _entity(body) if ask in (Ask.SIMILAR, Ask.ABOUT) else ""
     if recipient is not None and recipient in people and not _SELF_AS_OWNER.search(body):
         people = tuple(p for p in people if p != recipient)
+    if ask is Ask.RECORDS and not (topic or zh_topic or people or recipient):
+        return None  # "are you there?" asks about nothing the record holds: it is talk
     return Question(ask, people, topic, about_asker, zh_topic, recipient, entity, unclear, body)
 
 
