@@ -1,17 +1,8 @@
-"""A long dispute script for `heyan chat --script`, and the job pickup of its replay (issue 31 item 5;
-docs/BENCHMARKS.md, "Job pickup").
-
-The script: N lines of the bench's synthetic dispute (``adapters.bench.synth.dispute``: four members,
-Chinese and English, every tenth line addressing the bot), 45 s apart, in the format of
-examples/dispute_en.jsonl. ``--run`` replays it in this process instead (as `heyan chat --script`
-does, replies to /dev/null) and prints the wall time and the job pickup: ms from when each job could
-run (its score in arq's queue: when queued, or when due) to when the worker started it ("pickup"),
-and to the worker's read of the queue that found it ("wake": what polling costs, without the wait
-for a free slot or for the jobs started before it in the same read).
+"""A long dispute script for `heyan chat --script`, and the job pickup of its replay
+(docs/BENCHMARKS.md, "Job pickup").
 
     .venv/bin/python scripts/replay_script.py 1000 > /tmp/dispute_1000.jsonl
-    /usr/bin/time -v .venv/bin/heyan chat --script /tmp/dispute_1000.jsonl     # wall, max RSS
-    HEYAN_DATA_DIR=$(mktemp -d) .venv/bin/python scripts/replay_script.py 1000 --run
+    HEYAN_DATA_DIR=$(mktemp -d) .venv/bin/python scripts/replay_script.py 1000 --run   # pickup ms
 """
 
 from __future__ import annotations

