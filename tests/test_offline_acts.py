@@ -75,6 +75,20 @@ async def test_an_agreement_carries_the_whole_proposal_and_a_refusal_is_no_agree
     assert not [f for f in facts if f.kind is Kind.COMMITMENT]
 
 
+@pytest.mark.parametrize(("lines", "lang", "words"), [
+    ([("Ada", "all ticket money goes to the shelter this year, none to the kitty. agreed?"),
+      ("Ben", "👍"), ("Cy", "+1"), ("Dee", "👍👍")], "en", "shelter"),
+    ([("老周", "提议：每周三晚上八点固定开会，迟到的请喝奶茶"), ("小美", "👍"), ("阿飞", "扣1"), ("大刘", "✅")], "zh", "奶茶"),
+])
+async def test_a_bare_yes_after_a_proposal_is_a_party_to_it(lines: list[tuple[str, str]], lang: str, words: str) -> None:
+    facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")
+    agreements = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute in ("agrees to", "同意")]
+    proposer = f"u-{lines[0][0]}"
+    assert sorted(f.subject for f in agreements) == sorted(f"u-{who}" for who, _ in lines[1:])
+    for f in agreements:
+        assert words in f.value and proposer in {s.author_id for s in f.sources}
+
+
 @pytest.mark.parametrize(("text", "lang", "condition", "action"), [
     ("如果房东同意换成峰谷电价，我就这周末去营业厅办", "zh", "如果房东同意换成峰谷电价", "营业厅"),
     ("if the venue confirms by Monday, I'll order the banners", "en", "if the venue confirms by Monday", "banners"),

@@ -14,6 +14,7 @@ from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider
 from bot.offline.answers import NO_RECORD
+from bot.offline.questions import read_question
 from bot.offline.rules import extract_rules
 from bot.text.lang import detect_lang
 from memory.extraction import ExtractionRequest, Utterance, to_facts
@@ -174,3 +175,23 @@ async def test_mediation_fits_the_stage(flat: list[Fact], stage: Stage, text: st
 async def test_a_promise_made_to_heyan_is_acknowledged(flat: list[Fact]) -> None:
     reply = await ask("@heyan I'll send the draft tonight, sorry for the delay.", flat, asker="u-sam")
     assert reply.startswith("Noted, Sam: you'll send the draft by Thu 5 Nov 21:00 (UTC). I'll follow up then.")
+
+
+async def test_a_question_needs_no_question_mark_and_words_no_intent_knows_find_records(flat: list[Fact]) -> None:
+    # no "?", the asker as the one promised to, "what n when": Alex's promises made to Sam
+    owed = await ask("@heyan Alex owes me something, remind me what n when", flat, asker="u-sam")
+    assert "transfer the 850 euro deposit" in owed and "Fri 6 Nov" in owed
+    # words no intent knows: the record its words find, never a mediation prompt
+    found = await ask("@heyan remind me about the deposit thing", flat, asker="u-sam")
+    assert "850 euro deposit" in found and "Fri 6 Nov" in found
+    assert await ask("@heyan anything about the parking garage", flat) == NO_RECORD["en"]
+
+
+async def test_talk_and_advice_to_heyan_are_not_record_questions(flat: list[Fact]) -> None:
+    for text in ("@heyan are you there?", "@heyan what should we do?", "@和言 你觉得呢？", "@和言 这样行不行"):
+        assert read_question(text, "u-alex", PEOPLE) is None, text
+    for text, ask_ in (("@heyan what did we agree about being late?", "agreed"),
+                       ("@和言 桐桐欠我啥来着", "promises"), ("@和言 Nana的轴现在是哪天交", "promises"),
+                       ("@和言 家里还有啥没落实的？列一下", "open")):
+        q = read_question(text, "u-alex", {"u-tong": ["桐桐"]})
+        assert q is not None and q.ask.value == ask_, (text, q)
