@@ -282,14 +282,16 @@ def _said(fact: Fact) -> datetime:
 
 async def move(moderation: MemberSelfService, request: ExtractionRequest, change: Reschedule) -> Fact | None:
     """ "actually make that Friday noon for the copy": the owner's open promise it names (or their
-    latest, when it names none) gets the new time, as the owner's own correction would. Nothing
-    changes when no promise, or more than one, fits."""
+    latest, when it names none it holds) gets the new time, as the owner's own correction would.
+    Nothing changes when no promise, or more than one, fits."""
     open_ = await moderation.memory.open_commitments(Scope(tenant=request.tenant), [change.author_id],
                                                      visible_in=request.session)
     theirs = sorted((f for f in open_ if f.subject == change.author_id and _said(f) <= change.ts
                      and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
     theirs = [f for f in theirs if f.session == request.session] or theirs
-    named = [f for f in theirs if _names(change.what, f)] if change.what else theirs[-1:]
+    # what it names; the latest when it names nothing or nothing held ("Zoom 续费我得推到2月3号": its
+    # words are the speaker's, not the promise's)
+    named = ([f for f in theirs if _names(change.what, f)] if change.what else []) or theirs[-1:]
     if len(named) != 1:
         return None
     fact = named[0]

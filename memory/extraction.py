@@ -19,6 +19,7 @@ from typing import Protocol
 from pydantic import ValidationError
 
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
+from memory.name_forms import Rank, forms_of, prefix_of
 from memory.normalize import locate, normalize
 from memory.poisoning import Attempt, attempt, fold
 from memory.relations import link, relation_fact
@@ -292,6 +293,19 @@ def _named(text: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", text) is not None
 
 
+_CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{2,}(?![A-Za-z])")
+
+
+def _named_loosely(text: str, name: str) -> bool:
+    """Does ``text`` name ``name`` by a form the community uses for it (``memory.name_forms``: a part of
+    the name, a Chinese name's short forms or pinyin) or by a capitalised word that begins its first
+    name ("Rhi" for Rhiannon)?"""
+    if any(_named(text, form) or (form.isascii() and _named(text, form.title()))
+           for form, rank in forms_of(name) if rank <= Rank.PINYIN and len(form) >= 2):
+        return True
+    return name.isascii() and any(prefix_of(m.group(), name) for m in _CAPITALISED.finditer(text))
+
+
 def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utterance], names: dict[str, str]) -> str:
     """Whom the speaker made the promise or demand to: the extractor's answer when it names a
     participant; else, when the words say "you" and the platform says whom the message replies to,
@@ -307,6 +321,8 @@ def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utteran
         return turn.reply_to  # a real reply says whom "you" means, however busy the thread
     text = normalize(turn.text)
     named = [uid for uid, n in names.items() if uid != turn.author_id and _named(text, normalize(n))]
+    if not named:  # "Rhi I'll send mine tonight", "Chen, …": a short form only one of them goes by
+        named = [uid for uid, n in names.items() if uid != turn.author_id and _named_loosely(text, normalize(n))]
     if len(named) == 1:
         return named[0]
     if named or not _SECOND_PERSON.search(quote):

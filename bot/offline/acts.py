@@ -43,7 +43,7 @@ _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一)[^�
 #: What opens a promise's consequence: "…, I'll", "…，我就".
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
 #: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".
-_CUE = re.compile(r"^[^:：]{0,40}[:：]\s*")
+_CUE = re.compile(r"^[^:：]{0,40}(?<!\d)[:：](?!\d)\s*")
 
 
 def condition_of(text: str) -> tuple[str, str] | None:
@@ -58,10 +58,12 @@ def condition_of(text: str) -> tuple[str, str] | None:
 
 # A plan put to everyone, not a request to one person: "要不我们各退一步", "let's split it", "大家…".
 _FOR_ALL = re.compile(r"\b(?:we|let'?s|us|everyone|everybody)\b|我们|咱们?|大家|各位", _I)
-_PROPOSING = re.compile(r"^\s*(?:proposal|suggestion|idea|how\s+about|what\s+if|i\s+propose|i\s+suggest|let'?s)\b"
-                        r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
-_PROPOSAL_CUE = re.compile(r"^\s*(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
-                           r"|^\s*(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
+#: Words before a proposal's cue that change nothing: "ok proposal: …", "那我提个方案：…".
+_OPENER = r"(?:(?:ok(?:ay)?|so|alright|right|fine|then|well|好|好吧|那|那就|行)[\s,，:：]*)*"
+_PROPOSING = re.compile(r"^\s*" + _OPENER + r"(?:proposal|suggestion|idea|how\s+about|what\s+if|i\s+propose|i\s+suggest|let'?s)\b"
+                        r"|^\s*" + _OPENER + r"(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
+_PROPOSAL_CUE = re.compile(r"^\s*" + _OPENER + r"(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
+                           r"|^\s*" + _OPENER + r"(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
 #: A plan put to everyone for a yes: "…, agreed?", "everyone ok with that?", "大家同意吗？", "同意的扣1".
 _PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|fine|agree)(?:\s+with\s+(?:that|this))?"
                          r"|(?:are\s+)?we\s+(?:all\s+)?(?:agreed|good\s+with\s+(?:that|this)))\s*[?？]\s*$"
@@ -69,6 +71,16 @@ _PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|f
 #: A yes and nothing else: an emoji, "+1", "1", "扣1".
 _ASSENT_ONLY = re.compile(r"^\s*(?:[+＋]1|1|扣1|(?:👍|✅|👌|🙌|💯|🙋|☑️|✔️|🤝|\U0001F44D[\U0001F3FB-\U0001F3FF])+)"
                           r"(?:\s*(?:[+＋]1|👍|✅|👌|🙌|💯))*\s*$")
+#: A plan put as a question: "what about saturday 23:00 UTC?", "why don't we rotate?", "要不我们轮流？".
+_PROPOSAL_QUESTION = re.compile(
+    r"^\s*" + _OPENER + r"(?:(?:what|how)\s+about\s+(?!(?:you|me|him|her|them|it|that|this|us)\b)\S"
+    r"|why\s+don'?t\s+we\b|shall\s+we\b|(?:要不|不如|要不然)(?:我们|咱们|大家)?\S)", _I)
+#: A short yes that may restate what it agrees to: "sat 23 UTC fine", "8am I can survive ☕", "ok fine, works",
+#: "周六晚上可以". Not a question, and no "no" in it.
+_YES_WORDS = re.compile(r"\b(?:fine|works|ok(?:ay)?|yes|yep|yeah|yup|sure|agreed|agree|deal|good|perfect|great"
+                        r"|i'?m\s+in|count\s+me\s+in|can\s+(?:live\s+with|survive|do)|no\s+objections?)\b"
+                        r"|👍|✅|👌|🙌|可以|行|同意|没问题|没意见|赞成|好的|好啊|好呀|ok", _I)
+_NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|but)\b|不|没法|别|[?？]", _I)
 #: Lines after a proposal its quick yeses may follow.
 _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
@@ -80,6 +92,12 @@ _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 _MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
 
 
+def _short_yes(text: str) -> bool:
+    """A yes in a few words, without a no or a question ("sat 23 UTC fine", "8am I can survive ☕")."""
+    words = len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
+    return words <= 8 and bool(_YES_WORDS.search(text)) and not _NO_WORDS.search(text)
+
+
 def _for_all(text: str) -> bool:
     return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
 
@@ -88,8 +106,10 @@ def _zone(request: ExtractionRequest) -> str:
     return request.timezone if is_zone(request.timezone) else "UTC"
 
 
-def _due(text: str, said: Utterance, request: ExtractionRequest) -> datetime | None:
-    return resolve_due(text, aware(said.ts), speaker_zone(said.zone, _zone(request)))
+def _due(text: str, said: Utterance, request: ExtractionRequest, owner: Utterance | None = None) -> datetime | None:
+    """The time ``text`` (said by ``said``) names; a bare day asked of ``owner`` ends in the owner's zone."""
+    return resolve_due(text, aware(said.ts), speaker_zone(said.zone, _zone(request)),
+                       owner=speaker_zone(owner.zone, _zone(request)) if owner is not None else None)
 
 
 def _last_time(text: str) -> str:
@@ -118,11 +138,17 @@ class _Thread:
                 if j is not None and self.acts[j] is Act.REQUEST and any(
                         u.author_id in hit.users for hit in book.find(self.lines[j].text)):
                     self.acts[i] = Act.COUNTER
-        # a bare yes ("👍", "+1", "扣1") soon after a proposal, by someone else, agrees to it
+        # a plan put as a question ("what about saturday 23:00 UTC?") is a proposal
         for i, u in enumerate(self.lines):
-            if _ASSENT_ONLY.match(u.text) and any(
-                    self.acts[j] is Act.PROPOSE and self.lines[j].author_id != u.author_id
-                    for j in range(max(0, i - _YES_RUN), i)):
+            if _PROPOSAL_QUESTION.match(u.text) and self.acts[i] in _MAY_PROPOSE:
+                self.acts[i] = Act.PROPOSE
+        # a bare yes ("👍", "+1", "扣1") soon after a proposal, by someone else, agrees to it; so does a short
+        # yes that may restate it ("sat 23 UTC fine", "8am I can survive ☕")
+        for i, u in enumerate(self.lines):
+            after = any(self.acts[j] is Act.PROPOSE and self.lines[j].author_id != u.author_id
+                        for j in range(max(0, i - _YES_RUN), i))
+            if after and (_ASSENT_ONLY.match(u.text) or (
+                    self.acts[i] in (Act.OTHER, Act.ACCEPT, Act.OFFER) and _short_yes(u.text))):
                 self.acts[i] = Act.AGREE
         self.attr = ATTRIBUTES[request.lang]
         # lines no reply may take up: attempts on memory and words to Heyan (a "sure" after one answers it)
@@ -216,7 +242,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             due = _due(when, turn, request) if when else None
             action = requested_action(asked.text)
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            kept.append(thread.promise(i, action, due or _due(action, asked, request), asked.author_id, asked))
+            kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
         elif act in (Act.ACCEPT, Act.AGREE):
             j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
             if j is None:
@@ -233,7 +259,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept):
                 asked = thread.lines[j]
                 action = requested_action(asked.text)
-                due = _due(turn.text, turn, request) or _due(action, asked, request)
+                due = _due(turn.text, turn, request) or _due(action, asked, request, turn)
                 own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
                 if own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker

@@ -65,7 +65,9 @@ _FILLER = re.compile(
     r"|to\s+clarify|anyways?|anyhow|ugh|argh|oh|ah|hey|hmm|um|uh|oops|whoops|sure\s+thing|got\s+it|noted|understood"
     r"|fair\s+point|good\s+point|point\s+taken|i\s+got\s+you|gotcha|you'?re\s+right|i\s+hear\s+you|(?:will|can)\s+do(?=\s*[,，.!—–-])"
     r"|ok|okay|well|but|and|so|also|then|actually|honestly|look|listen|fine|alright|sorry|yes|yeah|sure"
-    r"|don'?t\s+worry|no\s+worries|right)\b)[\s,，、!！.—–-]*)+",
+    r"|don'?t\s+worry|no\s+worries|right"
+    # a name the promise is said to, without a comma: "Rhi I'll send mine tonight"
+    r"|(?-i:@?[A-Z][a-z]{1,12})(?=\s+(?:i'?ll|i’ll|i\s+will|i\s+can|i'?m\s+(?:gonna|going\s+to)|we'?ll)\b))\b)[\s,，、!！.—–-]*)+",
     re.IGNORECASE,
 )
 # A tag question after what the speaker says ("I'll pay Friday, OK?", "我周五前还你，行不行？"): the sentence

@@ -16,7 +16,7 @@ from bot.text.duetime import find_due_span, resolve_due
 from bot.text.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
+__all__ = ["Accepted", "accepted_request", "asked_action", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
            "takes_it_on"]
 
 _I = re.IGNORECASE
@@ -125,6 +125,12 @@ def _action(request: str) -> str | None:
     return None
 
 
+def asked_action(sentence: str) -> str | None:
+    """The deed a sentence asks of its listener in the requester's words ("can you send the draft"), or
+    None when it asks for none ("wednesday?", "周五可以吗")."""
+    return _action(_LEAD_NAME.sub("", sentence.strip(), count=1))
+
+
 def _turned(action: str) -> str:
     """The requester's first person as the speaker's second: "send me my key" → "send you your key"."""
     if action.isascii():
@@ -204,7 +210,8 @@ def accepted_request(turn: Utterance, history: list[Utterance], names: dict[str,
     if found is None:
         return None
     before, action, sentence = found
-    due = resolve_due(action, aware(before.ts), speaker_zone(before.zone, tenant_zone))
+    due = resolve_due(action, aware(before.ts), speaker_zone(before.zone, tenant_zone),
+                      owner=speaker_zone(turn.zone, tenant_zone))
     if own:  # the answer names its own time: "will do, by Tuesday", "周五不行，周六吧"
         due = resolve_due(own, aware(turn.ts), speaker_zone(turn.zone, tenant_zone)) or due
     return Accepted(clean(_turned(action)), before.author_id, before.message_id, sentence.strip(), due)

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from bot.offline.actions import split_due
 from bot.offline.clauses import clean
+from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import own_time
 from bot.text.duetime import find_due_span
 from memory.extraction import Utterance
@@ -27,7 +28,18 @@ _EN = re.compile(
 _EN_FOR = re.compile(r"\s+(?:for|on)\s+(?P<what>(?:the|my|our|that)\s+.+)$", _I)
 _ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:改成|改到|推到|延到|挪到|换到)"
                  r"(?P<rest>[^，,。！!？?]+)(?:[，,。！!？?]\s*(?P<reason>.*))?$")
-_FILLER = re.compile(r"\b(?:then|instead|please|ok(?:ay)?)\b|[吧呢啊吗好]|[\s,，.。!！?？~]", _I)
+_FILLER = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|eod|cob|end\s+of\s+(?:the\s+)?day)\b|[吧呢啊吗好了]|[\s,，.。!！?？~]", _I)
+#: "make the glossary Friday noon": a thing named between "make" and its new time.
+_EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,:;-]+)*make\s+(?P<what>(?:the|my|our)\s+[^,;.!?]{2,40}?)\s+"
+                          r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
+#: A sentence's topic before its change: "uploads: make that tuesday", "booking page — ok make it Friday".
+_TOPIC = re.compile(r"^(?P<topic>[^:：—–]{2,30}?)\s*(?:[:：]|\s[—–]\s?)\s*")
+#: Words before a change that say nothing of it: "honestly", "ugh", a name the line is said to.
+_LEAD = re.compile(r"^(?:(?:honestly|ugh|ok(?:ay)?|so|well|right|hey|update|also|and|但是?|那|那么|抱歉|不好意思|sorry)[\s,，:：;-]*)+", _I)
+#: Words after a new time that turn the old one down: "tuesday not sunday", "Friday noon instead of thursday".
+_NOT_THAT = re.compile(r"\s*(?:,\s*)?\b(?:not|instead\s+of|rather\s+than)\s+[^,;.!?]+$|[，,]?\s*(?:不是|而不是)[^，,。]+$", _I)
+#: A change said as "我改一下" / "let me change it", its new time after it.
+_CHANGE_NOTE = re.compile(r"(?:我|那我)?(?:改一下|调整一下|更新一下)[，,。.\s]*|\blet\s+me\s+(?:change|move|update)\s+(?:that|it)[,.\s]*", _I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,19 +60,66 @@ def _only_time(text: str) -> bool:
 
 
 def _asked(text: str) -> tuple[str, str] | None:
-    """(the new time, what it is for) when ``text`` moves a promise to another time, else None."""
+    """(the new time, what it is for) when a sentence of ``text`` moves a promise to another time
+    ("ugh my weekend is packed. ok make it Saturday noon instead", "uploads: make that tuesday not
+    sunday", "周五搞不定，改成周六中午吧"), else None."""
     text = normalize(text).strip()[:300]
+    for sentence in re.split(r"(?<=[.!?。！？])\s*|\s*[;；]\s*", text):
+        if (found := _sentence_moves(sentence.strip())) is not None:
+            return found
+    return None
+
+
+def _sentence_moves(text: str) -> tuple[str, str] | None:
+    topic = ""
+    if (t := _TOPIC.match(text)) and find_due_span(t.group("topic")) is None:
+        topic, text = t.group("topic"), text[t.end():]
+    text = _LEAD.sub("", text)
+    text = re.sub(r"^@?[A-Z][\w.-]*\s+(?=make\b)", "", text)  # "Dana make that Fri noon …"
     what = ""
     if m := _EN.match(text):
         rest = m.group("rest").strip()
         if f := _EN_FOR.search(rest):
             what, rest = f.group("what"), rest[: f.start()]
-    elif m := _ZH.match(text):
+    elif m := _EN_MAKE_THE.match(text):
+        rest, what = m.group("rest").strip(), m.group("what")
+    elif m := _ZH.match(text) or _ZH.match(text.split("，")[-1].split(",")[-1].strip()):
         rest, what = m.group("rest").strip(), m.group("what").strip()
+    elif (m := _CHANGE_NOTE.search(text)) and find_due_span(text[m.end():]) is not None:
+        after = text[m.end():]
+        span = find_due_span(after)
+        assert span is not None
+        return after[span[0] : span[1]], clean(topic)
     else:
         return None
+    rest = _NOT_THAT.sub("", rest)
     span = find_due_span(rest)
-    return (rest[span[0] : span[1]], clean(what)) if span is not None and _only_time(rest) else None
+    return (rest[span[0] : span[1]], clean(what or topic)) if span is not None and _only_time(rest) else None
+
+
+#: A reply taking a time someone just offered: "wednesday it is", "……好吧，24号", "ok, Friday then".
+_IT_IS = re.compile(r"^(?P<when>.+?)\s+it\s+is\b[\s.!~]*$", _I)
+_QUESTION = re.compile(r"[?？]|(?:可以吗|行吗|行不行|好吗|好不好|成吗|ok吗|吗|呢)[\s。.~]*$", _I)
+
+
+def _taken_time(answer: str) -> str | None:
+    """The time a short yes names ("wednesday it is", "……好吧，24号"), or None."""
+    answer = re.sub(r"^[\W_]+", "", clean(answer) or answer.strip())
+    if (m := _IT_IS.match(answer)) and _only_time(m.group("when")):
+        return m.group("when")
+    return own_time(answer) or None
+
+
+def _time_asked(text: str) -> tuple[str, str] | None:
+    """(the time, "") when ``text`` asks for another time and for no deed: "太晚了，下周五（24号）之前可以吗",
+    "not friday pls, the tech wants it before he comes thursday. wednesday?"."""
+    text = normalize(text).strip()[:300]
+    sentences = [x.strip() for x in re.split(r"(?<=[.!?。！？])\s*", text) if x.strip()]
+    asking = [x for x in sentences if _QUESTION.search(x)]
+    if not asking or any(requested_action_of(x) for x in sentences):
+        return None
+    span = find_due_span(asking[-1])
+    return (asking[-1][span[0] : span[1]], "") if span is not None else None
 
 
 def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -> list[Reschedule]:
@@ -73,8 +132,8 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             continue
         found = _asked(turn.text)
         if found is None and i and thread[i - 1].author_id != turn.author_id \
-                and (before := _asked(thread[i - 1].text)) is not None \
-                and (when := own_time(clean(turn.text) or turn.text.strip())):
+                and (before := _asked(thread[i - 1].text) or _time_asked(thread[i - 1].text)) is not None \
+                and (when := _taken_time(turn.text)):
             span = find_due_span(when)
             found = (when[span[0] : span[1]] if span else when), before[1]
         if found is not None:

@@ -15,7 +15,7 @@ from functools import lru_cache
 
 import cn2an
 
-from bot.text.zones import zone_of
+from bot.text.zones import named_zone, zone_of
 
 __all__ = ["find_due_span", "parse_number", "resolve_due"]
 
@@ -38,6 +38,12 @@ _MONTHS = {
 }  # fmt: skip
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _WEEKDAYS_EN = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+#: Weekdays as people type them: "Thu 9pm", "by wed", "Fri." ("sat"/"sun" only capitalised: "I sat down").
+_WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
+                 "sat": 5, "sun": 6}
+_WEEKDAY_RE = "|".join(_WEEKDAYS_EN) + "|mon|tues?|weds?|thu(?:rs?)?|fri|(?-i:Sat|Sun|SAT|SUN)"
+#: What an ordinal counts when it is no date: "the 3rd time", "the 2nd floor".
+_COUNTED = r"(?:time|times|floor|place|try|attempt|round|row|leg|episode|ep|chapter|grade|person|one|week|month|year|day)\b"
 _WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
 
 # Deadlines for a part of day said without an hour: the end of that part (see ``resolve_due``).
@@ -90,10 +96,14 @@ _DAYS = [
     re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|tmr|today|tonight|tonite|2nite)\b", _I),
     re.compile(r"(?P<mod>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
     re.compile(
-        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{'|'.join(_WEEKDAYS_EN)})\b"
+        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{_WEEKDAY_RE})(?![\w'’])"
         r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
         _I,
     ),
+    # "wed the 20th", "Friday, March 5": the date decides, the weekday only confirms it
+    re.compile(rf"\b(?:{_WEEKDAY_RE})\.?,?\s+(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
+    # "the weekend of the 19th": that weekend's Sunday
+    re.compile(r"\b(?:the\s+)?(?:weekend|wknd)\s+of\s+(?:the\s+)?(?P<wkd>\d{1,2})(?:st|nd|rd|th)?\b", _I),
     re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末中初]|年[底末]|(?:这个?|本)月(?![底末中初0-9０-９零一二两三四五六七八九十])|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
                r"|(?:这个?|本|下个?)(?:周|星期)(?![一二三四五六日天末内]))"),
     re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|(?:this|next)\s+week|this\s+month)\b", _I),
@@ -106,7 +116,9 @@ _DAYS = [
     re.compile(rf"(?P<mrel>下个?|这个?|本)月(?P<d>{NUM_ZH})[日号]"),
     re.compile(rf"(?<![月\d])(?P<d>{NUM_ZH})号(?![楼线房床])"),
     re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?", _I),
-    re.compile(rf"\bthe\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
+    re.compile(rf"\bthe\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)(?!\s+{_COUNTED})", _I),
+    # a bare ordinal as a whole answer's date: "yes, 17th even", "by 20th?" (not "my 3rd try")
+    re.compile(r"(?<!the\s)\b(?P<d>\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:$|[,.;!?)]|(?:even|then|instead|latest|at|by|is|works|ok|okay|pls|please)\b))", _I),
     re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b", _I),
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
 ]
@@ -122,7 +134,8 @@ _TIMES = [
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
     re.compile(r"\b(?:at|by|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
-    re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b", _I),
+    re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b(?!\s+(?:shifts?|person|people|owl|class(?:es)?"
+               r"|runs?|routine|mode|sky|news|light|out|market)\b)", _I),
 ]
 # A day and a time combine when only these words stand between them.
 _JOIN = re.compile(r"[\s,，]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
@@ -203,6 +216,31 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
     return True
 
 
+#: Words that turn a time down: "not wednesday", "can't do thursday", "instead of Friday", "周四不行",
+#: "周五搞不定", "wednesday is tight".
+_REFUSED_BEFORE = re.compile(r"(?:\bnot|n't(?:\s+(?:do|make))?|\bnever|\binstead\s+of|\brather\s+than|\bother\s+than"
+                             r"|\bexcept)\s+(?:(?:on|by|before|until|the|this)\s+)?$|(?:不是|除了|而不是)\s*$", _I)
+_REFUSED_AFTER = re.compile(
+    r"\s*(?:'s|’s|is|are)?\s*(?:(?:a\s+bit|too|really|pretty|kinda|very)\s+)?(?:tight|bad|out|no\s+good|impossible|too\s+(?:soon|early|late)"
+    r"|not\s+(?:possible|going\s+to\s+work|gonna\s+work)|doesn'?t\s+work|won'?t\s+work|isn'?t\s+(?:possible|going\s+to\s+work)|is\s+off)\b"
+    r"|\s*(?:之?前|以前|之内|以内)?(?:的话)?(?:肯定|可能|应该|真的|实在)?(?:不行|不太行|不可以|不可能|搞不定|来不及|没空|不方便|不太方便|赶不上|做不完|弄不完|不够)", _I)
+
+
+_BROAD = re.compile(r"(?:这个?|本)(?:周|星期)|this\s+week|(?:这个?|本)月|this\s+month", _I)
+
+
+def _broad(hit: _Hit, text: str) -> bool:
+    """Is ``hit`` a whole week or month said without "by"/"前" ("这周项目…", "this week is chaos")?"""
+    return bool(hit.family == "day" and _BROAD.fullmatch(hit.m.group()) and not _SUFFIX.match(text[hit.end:])
+                and not _PREFIX.search(text[max(0, hit.start - _WINDOW) : hit.start]))
+
+
+def _refused(hit: _Hit, text: str) -> bool:
+    """Is the time at ``hit`` turned down by the words around it?"""
+    before = text[max(0, hit.start - _WINDOW) : hit.start]
+    return bool(_REFUSED_BEFORE.search(before) or _REFUSED_AFTER.match(text, hit.end, hit.end + _WINDOW))
+
+
 def find_due_span(text: str) -> tuple[int, int] | None:
     """The (start, end) of the first due-time phrase in ``text``, with its "在…前"/"by" words; or None."""
     found = _pick(text)
@@ -228,6 +266,13 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
     # "这周的群公告我来写，周五发": a time that only says which thing ("这周的", "this week's") yields to a
     # deadline said after it, when there is one
     hits = [h for h in hits if not _MODIFIER.match(text, h.end)] or hits
+    # "not wednesday … next thursday morning?", "周五搞不定，改成周六中午": a time turned down yields to one
+    # that is not, when there is one
+    hits = [h for h in hits if not _refused(h, text)] or hits
+    # "这周项目赶死了，周五早上给你": a bare week or month that a later day narrows is no deadline itself
+    if hits and _broad(hits[0], text):
+        day = next((h for h in hits if h.family == "day" and h.start > hits[0].end and not h.m.groupdict().get("period")), None)
+        hits = [h for h in hits if h.start >= day.start] if day is not None else hits
     if not hits:
         return None
     first = hits[0]
@@ -242,7 +287,7 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
     return (first,)
 
 
-def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
+def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzinfo | None = None) -> datetime | None:
     """The due time ``text`` names, resolved against ``now`` (aware) in zone ``tz`` (an IANA name, an
     offset such as ``+08:00``, or a tzinfo: the speaker's clock); or None.
 
@@ -253,7 +298,9 @@ def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
     Monday" is in the next calendar week (weeks start Monday); "this week"/"周末" is Sunday 23:59,
     "月底" the month's last day, "月中" the 15th, "月初" the 5th, "年底" 31 Dec; a date without a
     year rolls to next year (a bare "5号" to next month) once past; a start or condition ("after
-    11pm", "从明天起") is no deadline. Hours and minutes are elapsed time added in UTC (exact across
+    11pm", "从明天起") is no deadline; a zone the words name ("Paris time", "东京时间", "noon pacific")
+    replaces ``tz``; a day without a time said for someone else (``owner``: the zone of the one who
+    will do it, as in "can you … by Friday?" — "yep") ends at 23:59 in the owner's zone. Hours and minutes are elapsed time added in UTC (exact across
     DST); days and weeks are calendar days, due at the end of the last. A wall time skipped by a
     spring-forward moves forward by the gap; an ambiguous one takes its first occurrence.
     """
@@ -262,7 +309,8 @@ def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
     picked = _pick(text)
     if picked is None:
         return None
-    zone = zone_of(tz)
+    named = named_zone(text)
+    zone = zone_of(named or tz)
     local_now = now.astimezone(zone)
     if picked[0].family == "dur":
         return _duration(picked[0].m, now, local_now, zone)
@@ -281,6 +329,8 @@ def resolve_due(text: str, now: datetime, tz: str | tzinfo) -> datetime | None:
         return (
             result if result > local_now else _local(local_now.date() + timedelta(days=1), hour_minute, zone)
         )
+    if hour_minute is None and owner is not None and named is None:
+        return _local(target, _EOD, zone_of(owner))  # "by Friday" asked of someone: Friday where they are
     result = _local(target, hour_minute or _EOD, zone)
     if clock is None and day_part is not None and target == local_now.date() and result <= local_now:
         return _local(target, _EOD, zone)  # "今晚" said at 22:30: the rest of today
@@ -331,7 +381,7 @@ def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None
         offset, part = _REL_DAYS[" ".join(g["rel"].lower().split())]
         return today + timedelta(days=offset), part
     if g.get("wd") or g.get("wdn"):
-        wd = _WEEKDAY_ZH[g["wd"]] if g.get("wd") else _WEEKDAYS_EN.index(g["wdn"].lower())
+        wd = _WEEKDAY_ZH[g["wd"]] if g.get("wd") else _weekday(g["wdn"])
         mod = "next" if g.get("nextweek") else (g.get("mod") or "").lower()
         if mod.startswith(("下", "next", "the")):
             weeks = 2 if mod.startswith("下下") else 1
@@ -339,7 +389,15 @@ def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None
         return today + timedelta(days=(wd - today.weekday()) % 7), None
     if g.get("period"):
         return _period(" ".join(g["period"].lower().split()), today), None
+    if g.get("wkd"):  # "the weekend of the 19th": the Sunday ending it
+        found = _calendar_date({"d": g["wkd"]}, today)
+        return (found + timedelta(days=6 - found.weekday()) if found is not None else None), None
     return _calendar_date(g, today), None
+
+
+def _weekday(word: str) -> int:
+    word = word.lower().rstrip(".")
+    return _WEEKDAYS_EN.index(word) if word in _WEEKDAYS_EN else _WEEKDAY_ABBR[word]
 
 
 def _period(p: str, today: date) -> date:

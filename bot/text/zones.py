@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta, timezone, tzinfo
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["is_zone", "offset_name", "speaker_zone", "zone_label", "zone_of", "zone_or_utc"]
+__all__ = ["is_zone", "named_zone", "offset_name", "speaker_zone", "zone_label", "zone_of", "zone_or_utc"]
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
 
@@ -79,3 +80,74 @@ def speaker_zone(speaker: str | None, tenant: str) -> str:
 def zone_label(name: str) -> str:
     """How a zone is named next to a time shown to people: its IANA name, ``UTC`` or ``UTC+08:00``."""
     return f"UTC{name}" if _OFFSET.match(name.strip()) and not name.upper().startswith(("UTC", "GMT")) else name
+
+
+# --- zones named in words: "Paris time", "东京时间", "friday noon pacific", "墨尔本这边" ----------------------
+
+#: Names no city or country list gives: the North American zone names, common abbreviations, China's.
+_ZONE_WORDS = {
+    "pacific": "America/Los_Angeles", "pt": "America/Los_Angeles", "pst": "America/Los_Angeles",
+    "pdt": "America/Los_Angeles", "mountain": "America/Denver", "mt": "America/Denver", "central": "America/Chicago",
+    "ct": "America/Chicago", "cdt": "America/Chicago", "eastern": "America/New_York", "et": "America/New_York",
+    "est": "America/New_York", "edt": "America/New_York", "bst": "Europe/London", "uk": "Europe/London",
+    "cet": "Europe/Paris", "cest": "Europe/Paris", "jst": "Asia/Tokyo", "kst": "Asia/Seoul",
+    "aest": "Australia/Sydney", "aedt": "Australia/Sydney", "utc": "UTC", "gmt": "UTC",
+    "北京": "Asia/Shanghai", "国内": "Asia/Shanghai", "中国": "Asia/Shanghai", "美东": "America/New_York",
+    "美西": "America/Los_Angeles", "美中": "America/Chicago", "湾区": "America/Los_Angeles", "sf": "America/Los_Angeles",
+    "la": "America/Los_Angeles", "nyc": "America/New_York", "ny": "America/New_York", "bay area": "America/Los_Angeles",
+}  # fmt: skip
+#: Words that name a zone on their own only beside a time ("noon pacific"); every other name needs "time".
+_BARE_OK = frozenset({"pacific", "eastern", "central", "mountain", "pt", "pst", "pdt", "et", "est", "edt", "ct", "cdt",
+                      "bst", "cet", "cest", "jst", "kst", "aest", "aedt", "utc", "gmt"})
+
+
+#: Zones whose city is a common word or a person's name ("Christmas time", "Easter", "Davis"), not a place
+#: anyone keeps time by.
+_NOT_PLACES = ("Etc/", "Antarctica/", "Arctic/")
+_NOT_CITIES = frozenset({"Indian/Christmas", "Pacific/Easter", "Pacific/Wake", "Pacific/Midway"})
+
+
+@lru_cache(maxsize=1)
+def _zone_names() -> dict[str, str]:
+    """Lower-cased place name → IANA zone: every zone's city (CLDR, via Babel, in English and Chinese),
+    every country with one zone, and ``_ZONE_WORDS``."""
+    from babel import Locale
+    from babel.core import get_global
+    from babel.dates import get_timezone_location
+
+    names: dict[str, str] = {}
+    for loc in ("en", "zh"):
+        for zone in get_global("zone_territories"):
+            if "/" in zone and not zone.startswith(_NOT_PLACES) and zone not in _NOT_CITIES:
+                names.setdefault(get_timezone_location(zone, locale=loc, return_city=True).casefold(), zone)
+        territories = Locale.parse(loc).territories
+        for code, zones in get_global("territory_zones").items():
+            if len(zones) == 1 and code in territories:
+                names.setdefault(territories[code].casefold(), zones[0])
+    names.update(_ZONE_WORDS)
+    return names
+
+
+_NAMED_EN = re.compile(r"(?:\b(?:in|on)\s+)?\b(?P<name>[A-Za-z][A-Za-z .'-]{0,24}?)\s+(?:time|tz)\b"
+                       r"|(?<=[\d\s])(?P<bare>[A-Za-z]{2,8})\b(?=\s*(?:$|[,.;!?)]))", re.IGNORECASE)
+_NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:时间|这边时间|这边|那边时间|时区)")
+
+
+def named_zone(text: str) -> str | None:
+    """The IANA zone ``text`` names for its times ("by Friday noon Paris time", "东京时间", "noon pacific",
+    "墨尔本这边周日晚上之前"), or None. "my time"/"我这边" name the speaker's own clock: None."""
+    names = _zone_names()
+    for m in _NAMED_ZH.finditer(text):
+        word = m.group("name")
+        for cut in range(len(word) - 2 + 1):  # "美国纽约时间", "在东京时间": the longest known tail
+            if (zone := names.get(word[cut:])) is not None:
+                return zone
+    for m in _NAMED_EN.finditer(text):
+        word = (m.group("name") or m.group("bare") or "").strip().casefold()
+        if m.group("bare") and word not in _BARE_OK:
+            continue
+        parts = word.split()
+        for cut in range(len(parts)):  # "friday noon paris time": the longest known tail
+            if (zone := names.get(" ".join(parts[cut:]))) is not None:
+                return zone
+    return None
