@@ -215,3 +215,55 @@ def test_find_due_span(text: str, phrase: str) -> None:
 )
 def test_parse_number(text: str, value: int) -> None:
     assert parse_number(text) == value
+
+
+# --- times as members give them ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a time turned down yields to the one offered
+        ("not wednesday, I'm on night shifts all week. next thursday morning?", sh(12, 12)),
+        ("can't do thursday, work trip. wednesday night ok?", sh(4, 21)),
+        ("wednesday is tight... thursday evening?", sh(5, 21)),
+        ("周四不太行，这周项目赶死了。周五早上给你行不行？", sh(6, 12)),
+        ("我可以做轴，不过周三前不可能，周四给你们？", sh(5, 23, 59)),
+        ("今晚不行，还在公司。明天中午前给你", sh(5, 12)),
+        ("碰撞bug周五搞不定，改成周六中午吧", sh(7, 12)),
+        ("make that saturday not friday", sh(7, 23, 59)),
+        # the only time said stays the deadline, turned down or not
+        ("I can't do it before Friday", sh(6, 23, 59)),
+        # abbreviations, a weekday with its date, a bare ordinal answer, a weekend named by its date
+        ("by Thu 9pm", sh(5, 21)),
+        ("Fri noon", sh(6, 12)),
+        ("not this week — wed the 18th?", sh(18, 23, 59)),
+        ("yes, 17th even", sh(17, 23, 59)),
+        ("the weekend of the 14th", sh(15, 23, 59)),
+    ],
+)
+def test_times_as_members_give_them(text: str, expected: datetime) -> None:
+    assert resolve_due(text, WED, SH) == expected
+
+
+@pytest.mark.parametrize("text", ["I sat down and cried", "the 3rd time since sept", "my 2nd try", "night shifts again"])
+def test_words_that_only_look_like_times(text: str) -> None:
+    assert resolve_due(text, WED, SH) is None
+
+
+def test_a_zone_named_in_words_replaces_the_speakers() -> None:
+    paris = resolve_due("I'll upload Sunday morning Paris time", WED, SH)
+    assert paris == datetime(2026, 11, 8, 12, 0, tzinfo=ZoneInfo("Europe/Paris"))
+    assert resolve_due("明天晚上九点前，东京时间", WED, SH) == datetime(2026, 11, 5, 21, 0, tzinfo=ZoneInfo("Asia/Tokyo"))
+    assert resolve_due("by friday noon pacific", WED, SH) == datetime(2026, 11, 6, 12, 0, tzinfo=ZoneInfo("America/Los_Angeles"))
+    # "my time", "我这边" and words that only contain "time" keep the speaker's clock
+    assert resolve_due("by Thu 9pm my time", WED, SH) == sh(5, 21)
+    assert resolve_due("周五前，我这边时间", WED, SH) == sh(6, 23, 59)
+    assert resolve_due("by Friday, last time it slipped", WED, SH) == sh(6, 23, 59)
+
+
+def test_a_bare_day_asked_of_someone_ends_in_their_zone() -> None:
+    # asked in Shanghai "by Friday", taken on in Madrid: Friday 23:59 in Madrid
+    assert resolve_due("by Friday", WED, SH, owner="Europe/Madrid") == datetime(2026, 11, 6, 23, 59, tzinfo=ZoneInfo("Europe/Madrid"))
+    # a time of day stays the asker's instant
+    assert resolve_due("by Friday 3pm", WED, SH, owner="Europe/Madrid") == sh(6, 15)

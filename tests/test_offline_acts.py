@@ -168,3 +168,70 @@ async def test_a_reply_right_after_an_attempt_on_memory_takes_nothing_up(lines: 
     attack = lines[1][1]
     assert not [f for f in facts if f.subject == f"u-{lines[2][0]}" and f.kind in (Kind.COMMITMENT, Kind.CONSENSUS)]
     assert not [f for f in facts if f.kind in (Kind.COMMITMENT, Kind.CONSENSUS) and attack[:20] in f.value]
+
+
+@pytest.mark.parametrize(("lines", "lang", "words", "against"), [
+    ([("Ada", "ok proposal: we split the hall rental four ways, 30 each, paid to Ben by Sunday"),
+      ("Cy", "agreed"), ("Dee", "+1 fine by me"), ("Ben", "works for me, thanks all")], "en", "four ways", None),
+    ([("Ada", "proposal: rehearsals move to sunday 10:00 UTC"), ("Cy", "that's 3am for me. no."),
+      ("Dee", "how about thursday 19:00 UTC instead? that's evening for most of us"),
+      ("Ben", "thu evening I can live with"), ("Ada", "thu 19 UTC fine"), ("Eve", "ok, works")], "en", "thursday 19:00", "Cy"),
+    ([("老周", "那要不我们改成周四晚上八点开会？"), ("小美", "周四晚上可以"), ("阿飞", "行，周四")], "zh", "周四晚上八点", None),
+])
+async def test_a_proposal_opened_or_asked_any_way_and_its_short_yeses(
+        lines: list[tuple[str, str]], lang: str, words: str, against: str | None) -> None:
+    facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")
+    agreements = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute in ("agrees to", "同意") and words in f.value]
+    proposer = next(f"u-{who}" for who, text in lines if words in text)
+    after = [f"u-{who}" for who, _ in lines[[t for _, t in lines].index(next(t for _, t in lines if words in t)) + 1:]]
+    assert sorted({f.subject for f in agreements}) == sorted(set(after))
+    assert all(proposer in {s.author_id for s in f.sources} for f in agreements)
+    if against is not None:
+        assert not [f for f in facts if f.kind is Kind.CONSENSUS and f.subject == f"u-{against}" and f.attribute == "agrees to"]
+
+
+async def test_a_day_asked_of_someone_is_that_day_where_they_are() -> None:
+    asked = Utterance("m0", "u-dana", "Dana", "Tomás can you ring the timing company by Friday and ask about bibs?",
+                      datetime(2027, 3, 2, 10, 55, tzinfo=ZoneInfo("America/Chicago")), zone="America/Chicago")
+    taken = Utterance("m1", "u-tomas", "Tomás", "yep", datetime(2027, 3, 2, 17, 57, tzinfo=ZoneInfo("Europe/Madrid")),
+                      zone="Europe/Madrid")
+    request = ExtractionRequest("t", "s", [taken], [asked], lang="en", timezone="UTC")
+    [promise] = [f for f in to_facts(request, await OfflineProvider().extract(request), now=taken.ts)
+                 if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-tomas" and promise.recipient == "u-dana"
+    assert promise.due_at == datetime(2027, 3, 5, 23, 59, tzinfo=ZoneInfo("Europe/Madrid"))
+
+
+async def test_a_promise_said_to_a_short_name_is_made_to_that_member() -> None:
+    facts = await _facts([("Rhiannon", "the license renewal is 120 this year"), ("Caleb", "Rhi I'll send mine tonight")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Caleb" and promise.recipient == "u-Rhiannon" and "send mine" in promise.value
+
+
+@pytest.mark.parametrize(("text", "when", "what"), [
+    ("ugh my week is packed. ok make it Saturday noon instead, earlier is better anyway", "Saturday noon", ""),
+    ("mixing: make that tuesday not sunday, the plugin keeps crashing", "tuesday", "mixing"),
+    ("update: make the poster Friday noon instead of thursday, exam got moved", "Friday noon", "the poster"),
+    ("Ana make that Fri noon for the sheet, family thing thurs", "Fri noon", "the sheet"),
+    ("各位，海报比我想的难，周五搞不定，改成周六中午吧", "周六中午", ""),
+    ("那我改一下，我这边周四晚上赶出来", "周四晚上", ""),
+])
+def test_a_change_of_time_inside_a_longer_line(text: str, when: str, what: str) -> None:
+    from bot.offline.reschedule import reschedules
+
+    [move] = reschedules([Utterance("m1", "u-a", "Ana", text, T0)])
+    assert (move.when, move.what) == (when, what)
+
+
+@pytest.mark.parametrize(("asked", "answer", "when"), [
+    ("not friday pls, the tech comes thursday. wednesday?", "wednesday it is", "wednesday"),
+    ("太晚了，下周五（24号）之前可以吗", "……好吧，24号", "24号"),
+])
+def test_taking_a_time_someone_asks_for_moves_the_promise(asked: str, answer: str, when: str) -> None:
+    from bot.offline.reschedule import reschedules
+
+    [move] = reschedules([Utterance("m2", "u-a", "Ana", answer, T0)], [Utterance("m1", "u-b", "Bo", asked, T0)])
+    assert move.author_id == "u-a" and move.when == when
+    # a new deed asked with a time is a request, not a change of the old promise's time
+    assert not reschedules([Utterance("m2", "u-a", "Ana", "ok, Friday", T0)],
+                           [Utterance("m1", "u-b", "Bo", "can you bring the ladder Friday?", T0)])
