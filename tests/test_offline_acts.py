@@ -235,3 +235,22 @@ def test_taking_a_time_someone_asks_for_moves_the_promise(asked: str, answer: st
     # a new deed asked with a time is a request, not a change of the old promise's time
     assert not reschedules([Utterance("m2", "u-a", "Ana", "ok, Friday", T0)],
                            [Utterance("m1", "u-b", "Bo", "can you bring the ladder Friday?", T0)])
+
+
+@pytest.mark.parametrize(("lines", "lang", "words", "parties", "not_parties"), [
+    ([("Ada", "proposal: every handover, the sender posts a photo of each part in #kit-log"),
+      ("Ben", "fine. but it counts from now, not backwards"), ("Cy", "that basically kills my weekend but fine. I'll take it"),
+      ("Dee", "honestly that's tight for me, I'm not signing up to that one")], "en", "photo of each part",
+     ["u-Ben", "u-Cy"], ["u-Dee"]),
+    ([("马丽", "那我提议哈：换货运费6家平摊，王姐先垫，汇演完了统一转给她。大家ok吗"), ("周涛", "行吧，虽然我觉得应该店家出"),
+      ("王敏", "我没意见。那我明天中午前把换货寄出去"), ("老孙", "2张就2张，勉强接受"), ("大卫", "我得先问问家里，现在没法答应")],
+     "zh", "6家平摊", ["u-周涛", "u-王敏", "u-老孙"], ["u-大卫"]),
+])
+async def test_a_grudging_yes_is_a_party_and_a_yes_with_a_promise_keeps_both(
+        lines: list[tuple[str, str]], lang: str, words: str, parties: list[str], not_parties: list[str]) -> None:
+    facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")
+    agreed = {f.subject for f in facts if f.kind is Kind.CONSENSUS and f.attribute in ("agrees to", "同意") and words in f.value}
+    assert agreed == set(parties)
+    assert not agreed & set(not_parties)
+    if lang == "zh":  # "我没意见。那我明天中午前把换货寄出去": agrees, and promises
+        assert [f.subject for f in facts if f.kind is Kind.COMMITMENT and "换货" in f.value] == ["u-王敏"]

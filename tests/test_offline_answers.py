@@ -195,3 +195,15 @@ async def test_talk_and_advice_to_heyan_are_not_record_questions(flat: list[Fact
                        ("@和言 家里还有啥没落实的？列一下", "open")):
         q = read_question(text, "u-alex", {"u-tong": ["桐桐"]})
         assert q is not None and q.ask.value == ask_, (text, q)
+
+
+async def test_asked_whether_it_was_agreed_and_a_topic_no_promise_holds(flat: list[Fact]) -> None:
+    # "when … everyone agreed?": an agreement question, whatever "when" comes first
+    q = read_question("@和言 豆豆到底改成哪天飞 大家都同意了没", "u-alex", {"u-k": ["老K"]})
+    assert q is not None and q.ask.value == "agreed"
+    q = read_question("@和言 小鹿答应我的钱啥时候给", "u-alex", {"u-lu": ["小鹿"]})
+    assert q is not None and q.ask.value == "promises"
+    # a promise question whose topic only a wish holds: the wish, not "no record"
+    rota = await ask("@heyan when is the cleaning rota happening?", flat, asker="u-sam")
+    assert "cleaning rota" in rota and not rota.startswith("I have no record")
+    assert await ask("@heyan when is the parking garage thing due?", flat) == NO_RECORD["en"]

@@ -81,6 +81,17 @@ _YES_WORDS = re.compile(r"\b(?:fine|works|ok(?:ay)?|yes|yep|yeah|yup|sure|agreed
                         r"|i'?m\s+in|count\s+me\s+in|can\s+(?:live\s+with|survive|do)|no\s+objections?)\b"
                         r"|👍|✅|👌|🙌|可以|行|同意|没问题|没意见|赞成|好的|好啊|好呀|ok", _I)
 _NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|but)\b|不|没法|别|[?？]", _I)
+#: A clause that only says yes, grudging or not: "fine", "ok. grudgingly", "I'll take it", "行吧", "我没意见",
+#: "勉强接受", "2张就2张" — a line holding one agrees, whatever else it says ("…but fine", "我没意见。那我明天…").
+_YES_CLAUSE = re.compile(
+    r"(?:ok(?:ay)?|fine(?:\s+by\s+me)?|yes|yeah|yep|sure|agreed?|deal|grudgingly|i'?ll\s+take\s+it|i\s+can\s+live\s+with\s+(?:it|that)"
+    r"|works(?:\s+for\s+me)?|i'?m\s+in|no\s+objections?|行吧|行|好吧|好|可以(?:可以)?|同意|没意见|我没意见|没问题|勉强(?:接受|同意)|接受"
+    r"|那就这样(?:吧)?|就这么定(?:了|吧)?|(?P<x>[^，,。.\s]{1,6})就(?P=x))"
+    r"[\s!！~～。.…👍🙏😅🥲🙄😂]*", _I)
+_CLAUSES = re.compile(r"[,，.。;；…!！]+|\s+(?:but|though|although)\s+|虽然|不过|但是|但", _I)
+#: Words that turn the proposal down, whatever yes they hold.
+_TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\s+agree|disagree|against\s+it|not\s+ok(?:ay)?"
+                          r"|not\s+(?:for|with)\s+me|count\s+me\s+out)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
 #: Lines after a proposal its quick yeses may follow.
 _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
@@ -96,6 +107,14 @@ def _short_yes(text: str) -> bool:
     """A yes in a few words, without a no or a question ("sat 23 UTC fine", "8am I can survive ☕")."""
     words = len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
     return words <= 8 and bool(_YES_WORDS.search(text)) and not _NO_WORDS.search(text)
+
+
+def _yes_clause(text: str) -> bool:
+    """Does a clause of ``text`` only say yes ("…that basically kills voice input but fine. I'll take it",
+    "行吧，虽然我觉得应该店家出"), with nothing turning the proposal down?"""
+    if _TURNED_DOWN.search(text) or "?" in text or "？" in text:
+        return False
+    return any(_YES_CLAUSE.fullmatch(c.strip()) for c in _CLAUSES.split(text) if c and c.strip())
 
 
 def _for_all(text: str) -> bool:
@@ -148,7 +167,9 @@ class _Thread:
             after = any(self.acts[j] is Act.PROPOSE and self.lines[j].author_id != u.author_id
                         for j in range(max(0, i - _YES_RUN), i))
             if after and (_ASSENT_ONLY.match(u.text) or (
-                    self.acts[i] in (Act.OTHER, Act.ACCEPT, Act.OFFER) and _short_yes(u.text))):
+                    self.acts[i] in (Act.OTHER, Act.ACCEPT, Act.OFFER) and _short_yes(u.text)) or (
+                    self.acts[i] not in (Act.QUESTION, Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.PROPOSE)
+                    and _yes_clause(u.text))):
                 self.acts[i] = Act.AGREE
         self.attr = ATTRIBUTES[request.lang]
         # lines no reply may take up: attempts on memory and words to Heyan (a "sure" after one answers it)

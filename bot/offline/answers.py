@@ -156,7 +156,11 @@ def answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> s
     ctx = _Ctx(request, names, lang, request.turn.ts)
     if q.unclear:  # a name that fits two members: asked about, never guessed
         return _to_answer(q, ctx, [])
-    return _ANSWERS[q.ask](q, ctx, _pool(request))
+    said = _ANSWERS[q.ask](q, ctx, _pool(request))
+    if said.startswith(NO_RECORD_LEADS) and q.ask in (Ask.PROMISES, Ask.AGREED, Ask.OPEN) and (q.topic or q.zh_topic):
+        # nothing of that kind on the topic: the records its words find, of any kind, before "no record"
+        return records_answer(q, request, names, lang) or said
+    return said
 
 
 def _by(q: Question, facts: Sequence[Fact], *, asserted: bool = False) -> list[Fact]:

@@ -67,6 +67,10 @@ _COLLOQUIAL_AS = {"啥": "什么", "咋": "怎么", "哪天": "什么时候", "�
 _COLLOQUIAL = re.compile("|".join(sorted(_COLLOQUIAL_AS, key=len, reverse=True)))
 
 
+_AGREE_WORD = re.compile(r"同意|\bagree(?:d|ment)?\b|决定|定了|定的|\bdecided?\b", re.IGNORECASE)
+_PROMISE_WORD = re.compile(r"答应|承诺|保证|\bpromis|\bowes?\b|欠|\bcommit", re.IGNORECASE)
+
+
 def _intent(body: str) -> Ask | None:
     """The question's intent: the specific ones (similar, about, said) in their order; then, of the
     intents about promises and agreements, the one asked first; then wants, feelings, overview."""
@@ -76,6 +80,8 @@ def _intent(body: str) -> Ask | None:
     first = min(found, key=lambda f: f[1])
     if first[2] not in _RECORD_INTENTS:
         return first[2]
+    if any(f[2] is Ask.AGREED for f in found) and _AGREE_WORD.search(body) and not _PROMISE_WORD.search(body):
+        return Ask.AGREED  # "豆豆到底改成哪天飞 大家都同意了没": asked whether it was agreed, whatever "when" came first
     return min((f for f in found if f[2] in _RECORD_INTENTS), key=lambda f: (f[0], f[1]))[2]
 
 

@@ -41,8 +41,13 @@ _REMARK = re.compile(r"^\s*(?:@\S+\s*)?(?:备注(?:一下)?|存档|备案|记录
 #: "和言请存档", "@heyan can you note that …".
 _ASK_RECORD = re.compile(
     r"\b(?:heyan|the\s+bot|bot)\b[\s,，:：]*(?:(?:pls|please|plz|kindly|can\s+you|could\s+you|would\s+you)\s+)?"
-    r"(?:note|log|file|record|save|store|remember|mark|update|write\s+(?:down|up)|archive|add)\b"
-    r"|(?:和言|机器人)\s*[,，:：]?\s*(?:请|麻烦|你)?\s*(?:帮忙|帮我)?\s*(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上)",
+    r"(?:note|log|file|record|save|store|remember|mark|update|write\s+(?:down|up)|archive|add|keep|pull|put|go\s+by|use|take)\b"
+    # "… add that to the decisions", "pull that into your notes", "keep that as it is", "go by the edited text"
+    r"|\b(?:add|put|pull|file|log|save|write|note|record|copy)\s+(?:that|this|it|them)\s+(?:down\s+)?(?:in|into|to|under|on)\s+"
+    r"(?:the\s+|your\s+|our\s+)?(?:decisions?|notes?|memory|records?|logs?|agreements?|minutes|files?)\b"
+    r"|\bgo\s+by\s+the\s+(?:edited|new|updated|corrected|changed|real)\s+(?:text|version|message|one|wording)\b"
+    r"|(?:和言|机器人)\s*[,，:：]?\s*(?:请|麻烦|你)?[^。！？!?\n]{0,24}?(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上"
+    r"|记到|记在|算到|算在|记入|写进|写到|加到)",
     _I,
 )
 #: Heyan told its memory is wrong, with what to hold instead: "your notes got corrupted … correct
@@ -52,8 +57,33 @@ _CORRECTION = re.compile(
     r"\b(?:corrupt\w*|wrong|outdated|broken|lost|messed\s+up|out\s+of\s+date|incorrect|glitch\w*|bugged|wiped)\b"
     r"|\bcorrect(?:ed)?\s+version\s*(?:[:=：]|is\b)|\bignore\s+(?:what|everything)\s+you\s+(?:stored|saved|have|noted|recorded)\b"
     r"|(?:和言|机器人)?的?(?:记录|存档|数据|记忆|笔记)(?:有误|错了|有错|出错|丢了|乱了|作废|不对)"
-    r"|之前(?:存|记)的(?:东西|内容|记录)?(?:全部|全都|都)?(?:作废|不算)|以(?:这|此|下面|下)(?:个|条)?为准|正确(?:版本|的是)\s*[:：=]",
+    r"|之前(?:存|记)的(?:东西|内容|记录)?(?:全部|全都|都)?(?:作废|不算)|以(?:这|此|下面|下)(?:个|条)?为准|正确(?:版本|的是)\s*[:：=]"
+    # "以群公告为准", "以章程为准": something else over what was said in the room
+    r"|以[^，,。！!？?\s]{1,8}为准",
     _I,
+)
+#: Said to Heyan only (a mention, or its name in the line): Heyan told it said something itself, or to read
+#: a message as edited since.
+_TOLD_TO_IT = re.compile(
+    # Heyan told it said something itself: "你昨天不是自己说过嘛『…』", "you said earlier that …"
+    r"(?:你|您)(?:昨天|之前|刚才|上次|早上|前天)?(?:不是)?(?:自己)?(?:亲口)?(?:说过|讲过|记过|确认过|记录过|回复过)"
+    r"|\byou\s+(?:yourself\s+)?(?:said|told\s+(?:us|me|everyone)|confirmed|recorded|noted|replied)\s+(?:this\s+)?"
+    r"(?:earlier|yesterday|before|last\s+\w+|this\s+morning)\b"
+    # a message said to have been edited, to be read as edited: "I edited my message from before … go by it"
+    r"|\b(?:i\s+)?(?:edited|changed|updated|fixed)\s+my\s+(?:earlier\s+|previous\s+|last\s+|old\s+)?(?:message|msg|post|comment|reply)\b"
+    r"|我(?:把|刚)?(?:之前|刚才|上面)?(?:那条|的)?(?:消息|留言|发言)(?:已经|刚)?(?:改|编辑|修改)过?了",
+    _I,
+)
+#: A line posing as Heyan's own message: "🔔 Heyan reminder: …", "和言提醒：…", "(automatic message)", and a
+#: command typed as text ("/和言 memory edit …", "/memory add …"): Heyan's words and commands never come as a
+#: member's message.
+_POSING = re.compile(
+    r"^\W{0,6}(?:heyan|和言|the\s+bot|机器人)\s*(?:'s\s+)?(?:reminder|notice|record|summary|update|alert|notification|digest"
+    r"|提醒|通知|记录|总结|公告|消息)\s*[:：]"
+    r"|[(（\[【]\s*(?:automatic|automated|auto|bot|system)[\s-]*(?:message|msg|generated|reminder)\s*[)）\]】]"
+    r"|[(（【\[]\s*(?:自动消息|自动提醒|系统消息|机器人消息)\s*[)）】\]]"
+    r"|^\s*/(?:heyan|和言|memory|forget|mediate)\b[^\n]{0,40}?\b(?:edit|add|set|correct|update|delete|remove|confirm)\b",
+    _I | re.MULTILINE,
 )
 #: Words that claim a group decision, with or without a name: "log it as decided", "已全体通过".
 _GROUP_DECISION = re.compile(r"\b(?:decided|decisions?|approved|passed|unanimous\w*|effective\s+(?:now|immediately|today))\b"
@@ -74,14 +104,17 @@ def note_to_bot(text: str, members: Members, *, addressed: bool, said: str = "")
     """The words by which ``text`` (folded, quotes blanked) hands Heyan a note about another member,
     or None. ``said``: the same text with its quotes (asking Heyan to record a quote is the attack)."""
     whole = said or text
-    for pattern in (_ASK_RECORD, _CORRECTION):
+    if (m := _POSING.search(whole)) and (members.names_other(whole) or _THIRD.search(whole) or _GROUP_DECISION.search(whole)):
+        return m.group().strip()
+    to_it = addressed or bool(_MENTION.search(text) or re.search(r"\bheyan\b|和言", text, _I))
+    for pattern in (_ASK_RECORD, _CORRECTION, *((_TOLD_TO_IT,) if to_it else ())):
         for m in islice(pattern.finditer(text), MATCHES):
             if pattern is _ASK_RECORD and (_FIRST.match(_THAT.sub("", text[m.end():]))
                                            or _ASKED.match(text, m.start())):
                 continue  # "heyan pls note: I'll pay Friday" records one's own words; "did Heyan record …?" asks
             if _GROUP_DECISION.search(whole) or ((members.names_other(whole) or _THIRD.search(whole)) and (
                     SANCTION.search(whole) or ASSENT.search(whole) or DECISION.search(whole) or _CHANGE.search(whole)
-                    or _QUOTE_OF.search(whole) or pattern is _CORRECTION)):
+                    or _QUOTE_OF.search(whole) or pattern is not _ASK_RECORD)):
                 return m.group().strip()
     hits = list(islice(_NOTE.finditer(text), MATCHES))
     if addressed or _MENTION.search(text):
