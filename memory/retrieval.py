@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 from memory.cache import RecallCache
-from memory.codec import PLAIN, PayloadCodec
 from memory.embedders import QUERY_CACHE_SIZE, QueryVectors, bounded
 from memory.feedback import (
     DEFAULT_FEEDBACK,
@@ -41,6 +40,7 @@ from memory.ports import (
     VectorQuery,
 )
 from memory.ranking import RRF_K, Candidate, Fusion, Signals, fuse, kept, merge, query_names, reweigh
+from memory.store.codec import PLAIN, PayloadCodec
 from memory.timeq import query_window, wants_latest
 
 __all__ = [

@@ -12,7 +12,6 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory.codec import PayloadCodec
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
 from memory.locks import LocalLocks, Locks
@@ -20,6 +19,7 @@ from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summar
 from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
 from memory.retraction import Forgotten, RetractResult, without_message
 from memory.retrieval import Recall, Retriever, index_facts, index_summaries
+from memory.store.codec import PayloadCodec
 from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
 __all__ = ["REMOVE", "Change", "FactWatcher", "Forgotten", "MemoryService", "RememberResult", "Remove",

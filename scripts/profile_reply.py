@@ -38,7 +38,7 @@ from bot.models import Message
 from memory.models import Scope
 from memory.retrieval import index_facts
 from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 
 
 class RandomEmbedder:

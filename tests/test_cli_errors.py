@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from adapters.cli.app import app
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 
 
 def test_data_dir_that_cannot_be_created(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ from memory.ports import Hit
 from memory.ranking import Candidate, reweigh
 from memory.retrieval import Retriever, index_facts
 from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 from tests.jobs_helpers import HashEmbedder
 
 NOW = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)

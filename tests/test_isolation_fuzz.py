@@ -31,7 +31,7 @@ from memory.ports import DENSE, Hit, MemoryStore, RecordFilter, VectorQuery
 from memory.retrieval import Retriever
 from memory.service import MemoryService
 from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
 from tests.store_fakes import STORE_KINDS, dense, near, open_store, point, sparse
 

@@ -17,7 +17,7 @@ from memory.models import Fact, Kind, Scope
 from memory.ports import Hit, MemoryStore, RecordFilter, VectorQuery
 from memory.retrieval import IMPORTANCE_POOL, Retriever, index_facts
 from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
 from tests.store_fakes import DIM, EMBEDDER, point
 

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from memory.codec import fact_from_payload, summary_to_payload
 from memory.errors import ScopeError, StoreError
 from memory.models import FactStatus, Kind, Scope, Summary
 from memory.ports import DENSE, SPARSE, MemoryStore, RecordFilter, SparseVector, VectorQuery
-from memory.store_server import ServerStore
+from memory.store.codec import fact_from_payload, summary_to_payload
+from memory.store.server import ServerStore
 from tests.qdrant_standin import QdrantStandIn
 from tests.store_fakes import DIM, EMBEDDER, STORE_KINDS, dense, fact, fact_point, open_store, point, sparse
 

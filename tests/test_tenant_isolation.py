@@ -16,8 +16,8 @@ from memory.models import Scope
 from memory.ports import DENSE, SPARSE, MemoryStore, RecordFilter, VectorQuery
 from memory.retrieval import Retriever
 from memory.service import MemoryService
-from memory.store_edge import EdgeStore
-from memory.store_server import ServerStore
+from memory.store.edge import EdgeStore
+from memory.store.server import ServerStore
 from tests.store_fakes import STORE_KINDS, dense, near, open_store, point, sparse
 
 TENANTS = [f"discord:{1000 + i}" for i in range(50)]

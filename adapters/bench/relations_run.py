@@ -22,8 +22,6 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.offline.relations import extract_relations
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, generate_key, parse_keys
 from memory.embedders import make_embedder
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.hops import Hops
@@ -32,6 +30,8 @@ from memory.ports import Embedder
 from memory.relations import link
 from memory.retrieval import Retriever, index_facts
 from memory.sparse import Bm25Encoder
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, generate_key, parse_keys
 
 __all__ = ["CORPORA", "load", "run", "run_history"]
 
@@ -66,7 +66,7 @@ def records(history: dict[str, Any]) -> tuple[list[Fact], list[Fact]]:
 
 async def run_history(history: dict[str, Any], *, embedder: Embedder, hops: Hops, k: int) -> list[dict[str, Any]]:
     """Each question of ``history`` asked with and without the hop: its R@k both ways."""
-    from memory.store_edge import EdgeStore  # here: every `heyan` command imports this module
+    from memory.store.edge import EdgeStore  # here: every `heyan` command imports this module
 
     codec = PayloadCodec(Cipher(parse_keys(generate_key())))
     said, relations = records(history)

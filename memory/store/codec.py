@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memory.crypto import Cipher
 from memory.errors import DecryptionError
 from memory.models import Fact, Kind, Summary
 from memory.ports import Layer
 from memory.relations import mention_names
+from memory.store.crypto import Cipher
 
 __all__ = [
     "PLAIN",

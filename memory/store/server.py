@@ -20,7 +20,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from memory.errors import StoreError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, Hit, Layer, RecordFilter, StoredPoint, VectorQuery
-from memory.store_common import (
+from memory.store.common import (
     LAYERS,
     PRIVATE,
     Condition,
