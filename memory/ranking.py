@@ -60,7 +60,7 @@ def fuse(
     """Fuse one query's dense and sparse rankings (either may be absent) into candidates by id.
 
     ``calibrate`` (a callable, or None for the identity) maps the dense cosine onto the common scale
-    first (``memory.embedders.calibrate``)."""
+    first (``memory.index.embedders.calibrate``)."""
     cal = calibrate if callable(calibrate) else None
     out: dict[str, Candidate] = {}
     if dense is not None:

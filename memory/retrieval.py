@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 from memory.cache import RecallCache
-from memory.embedders import QUERY_CACHE_SIZE, QueryVectors, bounded
 from memory.feedback import (
     DEFAULT_FEEDBACK,
     DEFAULT_FEEDBACK_SKIP,
@@ -28,6 +27,7 @@ from memory.feedback import (
 from memory.hops import Hops
 from memory.importance import RANKING_WEIGHTING, Weighting
 from memory.importance import weight as weigh
+from memory.index.embedders import QUERY_CACHE_SIZE, QueryVectors, bounded
 from memory.models import RECALLABLE, Fact, Kind, Scope, ScoredFact, Summary, summary_id, utcnow
 from memory.ports import (
     Embedder,
@@ -75,7 +75,7 @@ Method = Literal["dense", "sparse", "hybrid"]
 #: R@5 0.667 / 0.673 / 0.664 at 0.5 / 0.6 / 0.7 (the seed's 70/30 is on the plateau), 0.656 at 0.3-0.4.
 DEFAULT_DENSE_WEIGHT = 0.6
 DEFAULT_FUSION: Fusion = "weighted"
-#: Minimum dense score (calibrated, ``memory.embedders.calibrate``) for a fact to be returned (USE
+#: Minimum dense score (calibrated, ``memory.index.embedders.calibrate``) for a fact to be returned (USE
 #: cosines: paraphrases 0.5-0.9, related statements 0.2-0.5, off-topic questions below ~0.17 on the dev set).
 DEFAULT_THRESHOLD = 0.2
 #: Hits fetched per store query before fusion; bounds per-query work independently of store size.
@@ -133,7 +133,7 @@ class Retriever:
     Speed: the store returns ids and scores for every candidate (whole payloads only when a ranking
     signal applies to the query); only the feedback facts and the facts returned are fetched and
     opened by ``codec`` (a Heyan process's holds its cipher). Query vectors are cached by text
-    (``query_cache`` entries, ``memory.embedders.QueryVectors``; 0: no cache).
+    (``query_cache`` entries, ``memory.index.embedders.QueryVectors``; 0: no cache).
     """
 
     def __init__(

@@ -35,9 +35,9 @@ from adapters.bench.synth import dispute, memory_at, tenant_name
 from adapters.runtime.composition import Runtime
 from bot.config.settings import QdrantSettings, load_settings
 from bot.models import Message
+from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
 from memory.retrieval import index_facts
-from memory.sparse import Bm25Encoder
 from memory.store.edge import EdgeStore
 
 

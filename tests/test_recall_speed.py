@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memory.embedders import DOCUMENT_CHUNK, LocalEmbedder, QueryVectors
+from memory.index.embedders import DOCUMENT_CHUNK, LocalEmbedder, QueryVectors
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope
 from memory.ports import Hit, MemoryStore, RecordFilter, VectorQuery
 from memory.retrieval import IMPORTANCE_POOL, Retriever, index_facts
-from memory.sparse import Bm25Encoder
 from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
 from tests.store_fakes import DIM, EMBEDDER, point

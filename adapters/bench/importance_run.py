@@ -26,12 +26,12 @@ from bot.config.tenants import TenantSettings
 from bot.llm.rendering import fact_line
 from bot.privacy.forgetting import FORGET_NOTICE
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
-from memory.embedders import make_embedder
 from memory.importance import DEFAULT_WEIGHTING, RANKING_WEIGHTING, Weighting, protected, weight
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import FactStatus, Scope
 from memory.ports import Embedder, RecordFilter
 from memory.retrieval import DEFAULT_IMPORTANCE_WEIGHT, Retriever, ScoredFact, index_facts
-from memory.sparse import Bm25Encoder
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher, generate_key, parse_keys
 

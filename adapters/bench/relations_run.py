@@ -22,14 +22,14 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.offline.relations import extract_relations
-from memory.embedders import make_embedder
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.hops import Hops
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Source
 from memory.ports import Embedder
 from memory.relations import link
 from memory.retrieval import Retriever, index_facts
-from memory.sparse import Bm25Encoder
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher, generate_key, parse_keys
 

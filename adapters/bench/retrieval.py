@@ -26,8 +26,9 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.text.lang import detect_lang
-from memory.embedders import make_embedder
 from memory.errors import HeyanError
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import NAMESPACE, Fact, Kind, Scope
 from memory.ports import Embedder
 from memory.retrieval import (
@@ -48,7 +49,6 @@ from memory.retrieval import (
     Retriever,
     index_facts,
 )
-from memory.sparse import Bm25Encoder
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher, generate_key, parse_keys
 

@@ -54,13 +54,13 @@ from jobs.queue import QUEUE, JobQueue, bring_forward, connect, take_over_jobs
 from jobs.worker import DoorbellWorker, build_worker
 from memory import clock
 from memory.cache import RecallCache
-from memory.embedders import make_embedder
 from memory.errors import EncryptionError
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
 from memory.ports import Embedder, MemoryStore
 from memory.retrieval import Retriever
 from memory.service import MemoryService
-from memory.sparse import Bm25Encoder
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher
 
