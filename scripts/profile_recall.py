@@ -28,7 +28,7 @@ from adapters.bench.synth import memory_at
 from memory.index.embedders import LocalEmbedder
 from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
-from memory.retrieval import Retriever, index_facts
+from memory.recall.retrieval import Retriever, index_facts
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher, generate_key, parse_keys
 from memory.store.edge import EdgeStore

@@ -37,7 +37,7 @@ from bot.config.settings import QdrantSettings, load_settings
 from bot.models import Message
 from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
-from memory.retrieval import index_facts
+from memory.recall.retrieval import index_facts
 from memory.store.edge import EdgeStore
 
 

@@ -17,7 +17,7 @@ from bot.config.settings import LLMSettings, QdrantSettings, RedisSettings, Sett
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Summary
 from memory.ports import DENSE, MemoryStore, RecordFilter, VectorQuery
-from memory.retrieval import index_facts, index_summaries
+from memory.recall.retrieval import index_facts, index_summaries
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher, parse_keys
 from tests.keys import TEST_KEY

@@ -16,7 +16,7 @@ from memory.errors import EmbedderMismatchError
 from memory.index.embedders import calibrate
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope
-from memory.retrieval import Retriever, index_facts
+from memory.recall.retrieval import Retriever, index_facts
 from tests.local_embedder import shared_local_embedder
 from tests.rebuild_helpers import edge_settings, quiet
 

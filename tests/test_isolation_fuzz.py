@@ -29,7 +29,7 @@ from memory.index.embedders import LocalEmbedder
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, Kind, Scope, Source, Summary, Visibility
 from memory.ports import DENSE, Hit, MemoryStore, RecordFilter, VectorQuery
-from memory.retrieval import Retriever
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
 from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder

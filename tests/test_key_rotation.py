@@ -27,7 +27,7 @@ from bot.text.richtext import RichText
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Summary, utcnow
 from memory.ports import DENSE, RecordFilter, VectorQuery
-from memory.retrieval import index_facts
+from memory.recall.retrieval import index_facts
 from memory.store.codec import PLAIN
 from memory.store.crypto import Cipher, key_id, parse_keys
 from tests.jobs_helpers import HashEmbedder, settings

@@ -11,7 +11,7 @@ import pytest
 from memory.consolidation import Action
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, Kind, Scope, Source
-from memory.retrieval import Retriever
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
 from memory.store.edge import EdgeStore
 from tests.store_fakes import DIM, dense

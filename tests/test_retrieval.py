@@ -11,7 +11,7 @@ from memory.index.embedders import LocalEmbedder
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, Kind, Scope, Summary
 from memory.ports import RecordFilter
-from memory.retrieval import Retriever, index_facts, index_summaries
+from memory.recall.retrieval import Retriever, index_facts, index_summaries
 from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
 

@@ -162,7 +162,7 @@ async def test_filters(store: MemoryStore) -> None:
     assert await found(T1.narrow(user="u3"), ANY) == {"u2"}
     assert await found(T1.narrow(session="thread-1", user="u2"), ANY) == {"u2"}
     assert len(await found(T1, ANY)) == 6
-    # a relation is found by the member ids and name keys it mentions (memory.hops)
+    # a relation is found by the member ids and name keys it mentions (memory.recall.hops)
     assert await found(T1, RecordFilter(mentions=frozenset({"k-docs", "k-other"}))) == {"u2"}
     assert await found(T1, RecordFilter(mentions=frozenset({"k-other"}))) == set()
 

@@ -23,7 +23,7 @@ from memory.index.embedders import bounded
 from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
 from memory.ports import MemoryStore, RecordFilter, StoredPoint, VectorQuery
-from memory.retrieval import Retriever, index_facts
+from memory.recall.retrieval import Retriever, index_facts
 from memory.store.codec import PayloadCodec, fact_to_payload
 
 __all__ = ["Alternative", "ChromaAlternative", "LoadConfig", "StoreAlternative", "checkpoints", "measure_stores",

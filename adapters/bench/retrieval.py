@@ -31,7 +31,7 @@ from memory.index.embedders import make_embedder
 from memory.index.sparse import Bm25Encoder
 from memory.models import NAMESPACE, Fact, Kind, Scope
 from memory.ports import Embedder
-from memory.retrieval import (
+from memory.recall.retrieval import (
     DEFAULT_CANDIDATES,
     DEFAULT_DENSE_WEIGHT,
     DEFAULT_ENTITY_WEIGHT,

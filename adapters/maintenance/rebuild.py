@@ -23,7 +23,7 @@ from bot.config.settings import Settings
 from memory.errors import StoreError
 from memory.models import Fact, Scope, Summary
 from memory.ports import Embedder, Hit, Layer, MemoryStore, RecordFilter, SparseEncoder
-from memory.retrieval import index_facts, index_summaries
+from memory.recall.retrieval import index_facts, index_summaries
 from memory.store.codec import PLAIN, PayloadCodec
 from memory.store.edge import EdgeStore
 from memory.store.files import (

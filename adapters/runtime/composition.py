@@ -53,13 +53,13 @@ from jobs.card_digest import enqueue_proposal
 from jobs.queue import QUEUE, JobQueue, bring_forward, connect, take_over_jobs
 from jobs.worker import DoorbellWorker, build_worker
 from memory import clock
-from memory.cache import RecallCache
 from memory.errors import EncryptionError
 from memory.index.embedders import make_embedder
 from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
 from memory.ports import Embedder, MemoryStore
-from memory.retrieval import Retriever
+from memory.recall.cache import RecallCache
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher
@@ -248,7 +248,7 @@ class Runtime:
         except EncryptionError as exc:
             raise StartupError(str(exc)) from exc
         # one codec and one cipher: every free-text field stored in Qdrant or Redis is sealed with it
-        # the recall cache only where this process sees every write (the embedded store): memory.cache
+        # the recall cache only where this process sees every write (the embedded store): memory.recall.cache
         retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k, codec=self.codec,
                               recall_cache=RecallCache.for_store(self.store))
         # record locks in the shared Redis: every process's writes to one record are serialised

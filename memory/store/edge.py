@@ -95,7 +95,7 @@ _INDEXES: dict[str, PayloadSchemaParams | PayloadSchemaType] = {
     "visibility": _KEYWORD,
     # the message ids a fact cites: taking back one message finds its records by this index
     "messages": _KEYWORD,
-    # a relation's member ids and name keys: recall's one hop finds relations by them (memory.hops)
+    # a relation's member ids and name keys: recall's one hop finds relations by them (memory.recall.hops)
     "mentions": _KEYWORD,
 }
 
@@ -210,7 +210,7 @@ class EdgeStore:
         self._write_lock = asyncio.Lock()
         self._optimizer = Optimizer(self._optimize_shards, str(path), after=optimize_after, every=optimize_every,
                                     clock=clock)
-        self._generations = Generations()  # writes per tenant (memory.cache reads them)
+        self._generations = Generations()  # writes per tenant (memory.recall.cache reads them)
 
     def __repr__(self) -> str:
         return f"EdgeStore(path={str(self.path)!r}, dim={self.dim}, open={self._shards is not None})"
@@ -481,7 +481,7 @@ class EdgeStore:
 
     def generation(self, tenant: str) -> int:
         """How many writes ``tenant`` has had since the store opened: a recall cached at one generation
-        is stale at the next (``memory.cache``). This process is the only writer (the lock)."""
+        is stale at the next (``memory.recall.cache``). This process is the only writer (the lock)."""
         return self._generations(tenant)
 
     async def close(self) -> None:
