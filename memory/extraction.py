@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
 from memory.normalize import locate, normalize
 from memory.poisoning import Attempt, attempt, fold
-from memory.relations import link, relation_fact
+from memory.recall.relations import link, relation_fact
 
 __all__ = [
     "DEFAULT_TTL",
