@@ -35,12 +35,12 @@ from bot.text.richtext import RichText
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import urgent
 from bot.usage import UsageBook
-from memory.importance import NEUTRAL
 from memory.instructions import own_request
 from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
 from memory.poisoning import attempt
 from memory.privacy import redact
-from memory.retrieval import Recall, ScoredFact
+from memory.recall.importance import NEUTRAL
+from memory.recall.retrieval import Recall, ScoredFact
 from memory.service import MemoryService, RetractResult
 from memory.summary_versions import since
 from prompts import neutralise
@@ -68,9 +68,9 @@ def _every_version(_: SummaryVersion) -> bool:
 #: The prompt's fixed part (persona, stage instructions, headings, the turn) is measured, not reserved.
 REPLY_RESERVE_TOKENS = 250
 
-#: How much a recalled fact's weight (``memory.importance``) counts beside its retrieval score when
+#: How much a recalled fact's weight (``memory.recall.importance``) counts beside its retrieval score when
 #: the token budget drops facts (lowest first). 0: the score alone, which already carries the weight
-#: (``memory.retrieval.DEFAULT_IMPORTANCE_WEIGHT``); adding it again kept the answer less often in a
+#: (``memory.recall.retrieval.DEFAULT_IMPORTANCE_WEIGHT``); adding it again kept the answer less often in a
 #: tight budget (``heyan bench importance``: 0.551 → 0.526 at 0.2 on the dev community; BENCHMARKS.md).
 BUDGET_IMPORTANCE = 0.0
 
@@ -424,7 +424,7 @@ class Engine:
                 commitments.append(fact)
             else:
                 found.append(ScoredFact(fact=fact, score=floor, dense=None, sparse_rank=None, weight=NEUTRAL))
-        for rel in recall.relations:  # the relations behind what was recalled (memory.hops), last in the budget
+        for rel in recall.relations:  # the relations behind what was recalled (memory.recall.hops), last in the budget
             if rel.id not in known:
                 known.add(rel.id)
                 found.append(ScoredFact(fact=rel, score=floor / 2, dense=None, sparse_rank=None, weight=NEUTRAL))

@@ -18,8 +18,8 @@ from typing import Any, ClassVar
 from redis.asyncio import Redis
 
 from bot.privacy.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
-from memory.crypto import Cipher
 from memory.models import Visibility, utcnow
+from memory.store.crypto import Cipher
 
 __all__ = ["DisputeState", "SessionBook", "SessionInfo"]
 

@@ -87,7 +87,7 @@ def consolidate(existing: Fact | None, new: Fact, now: datetime) -> Outcome:
                 "truncated": new.truncated,
                 "users": tuple(dict.fromkeys((*existing.users, *new.users))),
                 "reminders_sent": () if new.due_at != existing.due_at else existing.reminders_sent,
-                # a relation's object and the facts beside it come with its new words (memory.relations)
+                # a relation's object and the facts beside it come with its new words (memory.recall.relations)
                 "target": new.target or existing.target,
                 "links": new.links,
             }

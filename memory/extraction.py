@@ -22,7 +22,7 @@ from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, 
 from memory.name_forms import Rank, forms_of, prefix_of
 from memory.normalize import locate, normalize
 from memory.poisoning import Attempt, attempt, fold
-from memory.relations import link, relation_fact
+from memory.recall.relations import link, relation_fact
 
 __all__ = [
     "DEFAULT_TTL",

@@ -55,7 +55,7 @@ utcnow = clock.now
 
 class Kind(StrEnum):
     """The kinds of record the mediator keeps: six kinds of fact, and relations between people,
-    things and groups (``memory.relations``: subject, relation and object, linked to the facts and
+    things and groups (``memory.recall.relations``: subject, relation and object, linked to the facts and
     messages they came from)."""
 
     PERSON = "person"
@@ -226,7 +226,7 @@ class Fact(BaseModel):
     #: quote; see ``bot.offline.slots``): two claims of one speaker are two records. Empty on records
     #: written before slots existed, whose key is the attribute.
     slot: str = ""
-    #: Bookkeeping for the record's weight (``memory.importance``), all clear fields (counts and
+    #: Bookkeeping for the record's weight (``memory.recall.importance``), all clear fields (counts and
     #: times, never text): how many replies used it and when one last did (folded in from Redis by
     #: ``bot.usage``), when a moderator confirmed it, when its dispute was closed (``settled_at``;
     #: None while open or outside a dispute), and when forgetting gave it its ``expires_at``
@@ -238,10 +238,10 @@ class Fact(BaseModel):
     forgotten_at: datetime | None = None
     #: A relation's object (kind ``relation``: ``subject`` ``attribute`` ``value`` reads "Bob manages
     #: the Discord bot"): the member's user id when the object is a member, else its normalised name
-    #: (``memory.relations.entity_name``); ``value`` is the object as said. Empty on other kinds.
+    #: (``memory.recall.relations.entity_name``); ``value`` is the object as said. Empty on other kinds.
     target: str = ""
     #: The ids of the facts a relation was extracted beside (from the same message), which recall's
-    #: one-hop expansion adds as candidates (``memory.hops``). Empty on other kinds.
+    #: one-hop expansion adds as candidates (``memory.recall.hops``). Empty on other kinds.
     links: tuple[str, ...] = ()
 
     @field_validator("value", "attribute", "subject")
@@ -380,7 +380,7 @@ def summary_id(tenant: str, session: str) -> str:
 class ScoredFact:
     """A recalled fact: its fused ``score``, its dense score (None if it came from BM25 alone, or the
     method was sparse), its 1-based rank in the best BM25 list it appeared in (None if not found by
-    BM25), and its weight (``memory.importance``) when it was recalled — what the prompt budget keeps
+    BM25), and its weight (``memory.recall.importance``) when it was recalled — what the prompt budget keeps
     it by, beside the score."""
 
     fact: Fact

@@ -1,7 +1,7 @@
 """The ports of the memory layer: what a vector store, an embedder and a sparse encoder must do.
 
 Stores work on points (id, JSON payload, a dense and a sparse vector) so that a codec between the
-typed models and the store (``memory.codec``) is the one place that knows the payload layout — the
+typed models and the store (``memory.store.codec``) is the one place that knows the payload layout — the
 seam where encryption at rest will go. Every store call takes a ``Scope`` with a tenant.
 """
 

@@ -12,14 +12,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from memory.codec import PayloadCodec
 from memory.consolidation import Action, Outcome, consolidate
 from memory.errors import ScopeError
 from memory.locks import LocalLocks, Locks
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Scope, Summary, summary_id, utcnow
 from memory.ports import Embedder, Layer, MemoryStore, RecordFilter, SparseEncoder
+from memory.recall.retrieval import Recall, Retriever, index_facts, index_summaries
 from memory.retraction import Forgotten, RetractResult, without_message
-from memory.retrieval import Recall, Retriever, index_facts, index_summaries
+from memory.store.codec import PayloadCodec
 from memory.summary_versions import Keep, Rollback, RollbackResult, roll_back, roll_forward, without_user
 
 __all__ = ["REMOVE", "Change", "FactWatcher", "Forgotten", "MemoryService", "RememberResult", "Remove",
@@ -178,7 +178,7 @@ class MemoryService:
 
         Returns the record as it stands afterwards; None when it does not exist (a record deleted
         meanwhile is never written back) or was removed. Re-embeds only if its embedded text changed.
-        ``touch=False`` keeps ``updated_at``: bookkeeping (use counts, ``memory.importance``) is not a
+        ``touch=False`` keeps ``updated_at``: bookkeeping (use counts, ``memory.recall.importance``) is not a
         change a reviewer should see first.
         """
         tenant = Scope(tenant=scope.tenant)

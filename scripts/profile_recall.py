@@ -25,13 +25,13 @@ from typing import Any
 
 from adapters.bench.measure import percentile
 from adapters.bench.synth import memory_at
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, generate_key, parse_keys
-from memory.embedders import LocalEmbedder
+from memory.index.embedders import LocalEmbedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
-from memory.retrieval import Retriever, index_facts
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.recall.retrieval import Retriever, index_facts
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, generate_key, parse_keys
+from memory.store.edge import EdgeStore
 
 
 def _codec(folder: Path) -> PayloadCodec:

@@ -35,10 +35,10 @@ from adapters.bench.synth import dispute, memory_at, tenant_name
 from adapters.runtime.composition import Runtime
 from bot.config.settings import QdrantSettings, load_settings
 from bot.models import Message
+from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
-from memory.retrieval import index_facts
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.recall.retrieval import index_facts
+from memory.store.edge import EdgeStore
 
 
 class RandomEmbedder:

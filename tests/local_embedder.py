@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from memory.embedders import LocalEmbedder
+from memory.index.embedders import LocalEmbedder
 
 
 @functools.cache

@@ -1,6 +1,6 @@
 """A loopback stand-in for a Qdrant server, for tests only.
 
-It serves, over HTTP on 127.0.0.1, the subset of Qdrant's REST API that ``memory.store_server``
+It serves, over HTTP on 127.0.0.1, the subset of Qdrant's REST API that ``memory.store.server``
 triggers through ``qdrant_client.AsyncQdrantClient(url=...)``, and answers each call with
 qdrant-client's own local mode (``path=DIR`` to persist, else in memory). Request bodies are parsed
 with the pydantic models of ``qdrant_client.http.models`` and answers use Qdrant's envelope

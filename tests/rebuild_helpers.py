@@ -14,12 +14,12 @@ from rich.console import Console
 
 from adapters.maintenance.rebuild import Records, read_records
 from bot.config.settings import LLMSettings, QdrantSettings, RedisSettings, Settings
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, parse_keys
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Summary
 from memory.ports import DENSE, MemoryStore, RecordFilter, VectorQuery
-from memory.retrieval import index_facts, index_summaries
-from memory.sparse import Bm25Encoder
+from memory.recall.retrieval import index_facts, index_summaries
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, parse_keys
 from tests.keys import TEST_KEY
 
 TENANTS = ("discord:1", "discord:2", "slack:T3")

@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 from qdrant_client import AsyncQdrantClient
 
-from memory.codec import fact_to_payload
 from memory.models import Fact, Kind
 from memory.ports import MemoryStore, SparseVector, StoredPoint
-from memory.store_edge import EdgeStore
-from memory.store_server import ServerStore
+from memory.store.codec import fact_to_payload
+from memory.store.edge import EdgeStore
+from memory.store.server import ServerStore
 
 DIM = 32
 EMBEDDER = "fake-embedder"

@@ -15,10 +15,10 @@ from bot.offline.provider import OfflineProvider
 from bot.offline.rules import extract_rules
 from bot.offline.templates import cite_fact
 from bot.text.names import NameBook
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, parse_keys
 from tests.keys import TEST_KEY
 
 T0 = datetime(2026, 11, 4, 10, tzinfo=UTC)  # a Wednesday

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from adapters.cli.app import app
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 
 
 def test_data_dir_that_cannot_be_created(tmp_path: Path) -> None:
@@ -21,7 +21,7 @@ def test_data_dir_that_cannot_be_created(tmp_path: Path) -> None:
 
 
 def test_store_locked_by_another_holder(tmp_path: Path) -> None:
-    from memory.embedders import LocalEmbedder
+    from memory.index.embedders import LocalEmbedder
 
     loop = asyncio.new_event_loop()  # the holder lives in its own loop; the CLI runs its own
     holder = loop.run_until_complete(

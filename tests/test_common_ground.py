@@ -155,7 +155,7 @@ async def test_key_rotation_reseals_rounds_and_proposals(redis_url: str) -> None
 
     from bot.agreements.card_votes import CardBook
     from bot.agreements.ground_store import GroundStore
-    from memory.crypto import Cipher, parse_keys
+    from memory.store.crypto import Cipher, parse_keys
     from tests.keys import OTHER_KEY, TEST_KEY
 
     old, both, new = (Cipher(parse_keys(k)) for k in (TEST_KEY, f"{OTHER_KEY},{TEST_KEY}", OTHER_KEY))

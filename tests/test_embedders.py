@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from memory.embedders import LocalEmbedder, OpenAIEmbedder, bounded, make_embedder
 from memory.errors import ConfigError, EmbedderError, InvalidTextError
+from memory.index.embedders import LocalEmbedder, OpenAIEmbedder, bounded, make_embedder
 from memory.models import EMBED_TEXT_LIMIT
 from tests.local_embedder import shared_local_embedder
 from tests.openai_stub import EMBEDDINGS, OpenAIStub, StubResponse, serve_stub

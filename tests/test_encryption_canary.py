@@ -30,8 +30,8 @@ from bot.delivery.reminders import reminder_post_id
 from bot.models import Message
 from bot.text.richtext import Mention
 from jobs.tasks import send_reminder
-from memory.crypto import KEY_FILE
 from memory.models import Kind, Scope, utcnow
+from memory.store.crypto import KEY_FILE
 from tests.jobs_helpers import HashEmbedder
 
 TENANT = "console:canary"

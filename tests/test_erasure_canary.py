@@ -55,9 +55,9 @@ from bot.text.richtext import Mention, RichText
 from jobs import admin
 from jobs.tasks import forget_user, send_reminder
 from jobs.worker import resilient
-from memory.crypto import KEY_FILE, parse_keys
 from memory.models import Kind, Scope, Visibility, utcnow
 from memory.ports import RecordFilter
+from memory.store.crypto import KEY_FILE, parse_keys
 from tests.jobs_helpers import HashEmbedder
 from tests.test_encryption_canary import _files, _redis_dump
 
@@ -161,7 +161,7 @@ def _leaks(blobs: dict[str, bytes]) -> dict[str, list[str]]:
 
 
 def _keys(data: Path) -> dict[str, bytes]:
-    from memory.crypto import key_id
+    from memory.store.crypto import key_id
 
     return {key_id(k): k for k in parse_keys((data / KEY_FILE).read_text().strip())}
 

@@ -1,4 +1,4 @@
-"""A record's weight (memory.importance) and what reads it: ranking, the use counts in Redis
+"""A record's weight (memory.recall.importance) and what reads it: ranking, the use counts in Redis
 (bot.usage), and `heyan memory list`."""
 
 from __future__ import annotations
@@ -12,13 +12,13 @@ from redis.asyncio import Redis
 
 from adapters.cli.views import memory_table
 from bot.usage import UsageBook
-from memory.importance import DEFAULT_WEIGHTING, NEUTRAL, RANKING_WEIGHTING, protected, weight
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, HistoryEntry, Kind, Scope
 from memory.ports import Hit
-from memory.ranking import Candidate, reweigh
-from memory.retrieval import Retriever, index_facts
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.recall.importance import DEFAULT_WEIGHTING, NEUTRAL, RANKING_WEIGHTING, protected, weight
+from memory.recall.ranking import Candidate, reweigh
+from memory.recall.retrieval import Retriever, index_facts
+from memory.store.edge import EdgeStore
 from tests.jobs_helpers import HashEmbedder
 
 NOW = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)

@@ -24,14 +24,14 @@ from typing import Any
 
 import pytest
 
-from memory.embedders import LocalEmbedder
 from memory.errors import StoreError
+from memory.index.embedders import LocalEmbedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, Kind, Scope, Source, Summary, Visibility
 from memory.ports import DENSE, Hit, MemoryStore, RecordFilter, VectorQuery
-from memory.retrieval import Retriever
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
 from tests.store_fakes import STORE_KINDS, dense, near, open_store, point, sparse
 

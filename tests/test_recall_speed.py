@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memory.embedders import DOCUMENT_CHUNK, LocalEmbedder, QueryVectors
+from memory.index.embedders import DOCUMENT_CHUNK, LocalEmbedder, QueryVectors
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope
 from memory.ports import Hit, MemoryStore, RecordFilter, VectorQuery
-from memory.retrieval import IMPORTANCE_POOL, Retriever, index_facts
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.recall.retrieval import IMPORTANCE_POOL, Retriever, index_facts
+from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
 from tests.store_fakes import DIM, EMBEDDER, point
 
@@ -188,7 +188,7 @@ async def test_documents_are_embedded_off_the_event_loop() -> None:
 
 
 async def test_recall_cache_reuses_answers_until_the_tenant_is_written(tmp_path: Path) -> None:
-    from memory.cache import RecallCache
+    from memory.recall.cache import RecallCache
 
     embedder = shared_local_embedder()
     store = await EdgeStore.open(tmp_path / "q", embedder_name=embedder.name, dim=embedder.dim)
@@ -219,7 +219,7 @@ async def test_recall_cache_reuses_answers_until_the_tenant_is_written(tmp_path:
 
 
 def test_recall_cache_is_off_for_a_store_that_does_not_see_every_write() -> None:
-    from memory.cache import RecallCache
+    from memory.recall.cache import RecallCache
 
     class Server:
         name = "server"

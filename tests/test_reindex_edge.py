@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 import adapters.maintenance.rebuild
-import memory.store_files
+import memory.store.files
 from adapters.maintenance.rebuild import Records
 from adapters.maintenance.reindex import reindex
 from adapters.runtime.composition import open_store
 from memory.errors import EmbedderMismatchError, StoreError, StoreLockedError
-from memory.store_edge import EdgeStore
-from memory.store_files import old_path, staging_path, take_swap_guard
+from memory.store.edge import EdgeStore
+from memory.store.files import old_path, staging_path, take_swap_guard
 from tests.rebuild_helpers import (
     Interrupt,
     check_holds,
@@ -125,8 +125,8 @@ async def test_killed_during_the_swap_then_started(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, when: object
 ) -> None:
     expected = await seeded(tmp_path)
-    real = getattr(memory.store_files, name)
-    monkeypatch.setattr(memory.store_files, name, fail_on(1, real, when))  # type: ignore[arg-type]
+    real = getattr(memory.store.files, name)
+    monkeypatch.setattr(memory.store.files, name, fail_on(1, real, when))  # type: ignore[arg-type]
     with pytest.raises(Interrupt):
         await reindex(edge_settings(tmp_path), console=quiet(), embedder=new_embedder())
     monkeypatch.undo()
@@ -147,7 +147,7 @@ async def test_killed_during_the_swap_then_started(
 
 async def test_rerun_after_a_killed_swap_just_finishes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     expected = await seeded(tmp_path)
-    monkeypatch.setattr(memory.store_files, "_rename", fail_on(1, memory.store_files._rename, _second_rename))
+    monkeypatch.setattr(memory.store.files, "_rename", fail_on(1, memory.store.files._rename, _second_rename))
     with pytest.raises(Interrupt):
         await reindex(edge_settings(tmp_path), console=quiet(), embedder=new_embedder())
     monkeypatch.undo()
@@ -188,7 +188,7 @@ _KILLED_RUN = textwrap.dedent(
     """
     import asyncio, os, signal, sys
     from pathlib import Path
-    import adapters.maintenance.rebuild, memory.store_files
+    import adapters.maintenance.rebuild, memory.store.files
     from adapters.maintenance.reindex import reindex
     from tests.rebuild_helpers import edge_settings, new_embedder, quiet
 
@@ -203,7 +203,7 @@ _KILLED_RUN = textwrap.dedent(
     if sys.argv[2] == "mid-copy":
         adapters.maintenance.rebuild.index_facts = killer(adapters.maintenance.rebuild.index_facts, lambda *a: calls.append(1) or len(calls) == 2)
     else:
-        memory.store_files._rename = killer(memory.store_files._rename, lambda src, dst: src.name.endswith(".reindex"))
+        memory.store.files._rename = killer(memory.store.files._rename, lambda src, dst: src.name.endswith(".reindex"))
     asyncio.run(reindex(edge_settings(Path(sys.argv[1])), console=quiet(), embedder=new_embedder()))
     """
 )

@@ -17,7 +17,7 @@ from adapters.maintenance.reindex import reindex
 from adapters.runtime.composition import open_store
 from memory.errors import EmbedderMismatchError
 from memory.ports import DENSE, SPARSE
-from memory.store_server import ServerAdmin, ServerStore
+from memory.store.server import ServerAdmin, ServerStore
 from tests.qdrant_standin import QdrantStandIn
 from tests.rebuild_helpers import (
     Interrupt,

@@ -17,17 +17,17 @@ from adapters.cli.views import memory_table
 from bot.llm.schemas import ExtractionOut
 from bot.offline.relations import extract_relations
 from bot.text.kinds import label, parse
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, generate_key, parse_keys
 from memory.extraction import ExtractionRequest, Utterance, to_facts
-from memory.hops import Hops
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Visibility
 from memory.ports import RecordFilter
-from memory.relations import check, entity_name, query_entities
-from memory.retrieval import Retriever
+from memory.recall.hops import Hops
+from memory.recall.relations import check, entity_name, query_entities
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, generate_key, parse_keys
+from memory.store.edge import EdgeStore
 from tests.jobs_helpers import HashEmbedder
 from tests.openai_stub import OpenAIStub, openai_stub  # noqa: F401  (fixture)
 

@@ -36,7 +36,7 @@ from jobs.tasks import extract_idle, extract_memories
 from jobs.worker import DEAD_LETTER
 from memory.errors import StoreError
 from memory.models import Fact, Kind, Scope, Source, utcnow
-from memory.store_edge import EdgeStore
+from memory.store.edge import EdgeStore
 from tests.clock import JobSchedule
 from tests.jobs_helpers import ScriptedProvider, Start, promise, settings
 

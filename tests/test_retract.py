@@ -14,8 +14,8 @@ from adapters.runtime.composition import Runtime
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from bot.summaries import summarize_session
-from memory.codec import PayloadCodec
 from memory.models import Fact, Kind, Scope, Source, utcnow
+from memory.store.codec import PayloadCodec
 from tests.jobs_helpers import Start, settings
 
 pytestmark = pytest.mark.usefixtures("hash_embedder")

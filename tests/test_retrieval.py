@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from memory.embedders import LocalEmbedder
+from memory.index.embedders import LocalEmbedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, FactStatus, Kind, Scope, Summary
 from memory.ports import RecordFilter
-from memory.retrieval import Retriever, index_facts, index_summaries
-from memory.sparse import Bm25Encoder
-from memory.store_edge import EdgeStore
+from memory.recall.retrieval import Retriever, index_facts, index_summaries
+from memory.store.edge import EdgeStore
 from tests.local_embedder import shared_local_embedder
 
 T = "discord:guild1"

@@ -119,7 +119,7 @@ async def test_installations_are_sealed_and_follow_a_key_rotation(redis_url: str
     from redis.asyncio import Redis
 
     from adapters.slack.workspaces import RedisInstallationStore, Workspace
-    from memory.crypto import Cipher, generate_key, parse_keys
+    from memory.store.crypto import Cipher, generate_key, parse_keys
 
     old, new = parse_keys(generate_key())[0], parse_keys(generate_key())[0]
     redis = Redis.from_url(redis_url)

@@ -8,12 +8,12 @@ import sys
 
 import pytest
 
-from memory.sparse import AVG_DOC_LEN, K1, Bm25Encoder, term_id, tokenize
+from memory.index.sparse import AVG_DOC_LEN, K1, Bm25Encoder, term_id, tokenize
 
 
 def test_term_ids_are_stable_across_processes() -> None:
     words = ["deposit", "张伟", "押金", "garden"]
-    code = "import json, sys; from memory.sparse import term_id; print(json.dumps([term_id(w) for w in sys.argv[1:]]))"
+    code = "import json, sys; from memory.index.sparse import term_id; print(json.dumps([term_id(w) for w in sys.argv[1:]]))"
     ids = []
     for seed in ("1", "2"):
         out = subprocess.run(

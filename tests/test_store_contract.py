@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from memory.codec import fact_from_payload, summary_to_payload
 from memory.errors import ScopeError, StoreError
 from memory.models import FactStatus, Kind, Scope, Summary
 from memory.ports import DENSE, SPARSE, MemoryStore, RecordFilter, SparseVector, VectorQuery
-from memory.store_server import ServerStore
+from memory.store.codec import fact_from_payload, summary_to_payload
+from memory.store.server import ServerStore
 from tests.qdrant_standin import QdrantStandIn
 from tests.store_fakes import DIM, EMBEDDER, STORE_KINDS, dense, fact, fact_point, open_store, point, sparse
 
@@ -162,7 +162,7 @@ async def test_filters(store: MemoryStore) -> None:
     assert await found(T1.narrow(user="u3"), ANY) == {"u2"}
     assert await found(T1.narrow(session="thread-1", user="u2"), ANY) == {"u2"}
     assert len(await found(T1, ANY)) == 6
-    # a relation is found by the member ids and name keys it mentions (memory.hops)
+    # a relation is found by the member ids and name keys it mentions (memory.recall.hops)
     assert await found(T1, RecordFilter(mentions=frozenset({"k-docs", "k-other"}))) == {"u2"}
     assert await found(T1, RecordFilter(mentions=frozenset({"k-other"}))) == set()
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from memory.codec import fact_from_payload
 from memory.errors import EmbedderMismatchError, StoreError, StoreLockedError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, RecordFilter, VectorQuery
-from memory.store_edge import EdgeStore
+from memory.store.codec import fact_from_payload
+from memory.store.edge import EdgeStore
 from tests.store_fakes import DIM, EMBEDDER, dense, fact, fact_point, sparse
 
 T1 = Scope(tenant="discord:1")
@@ -73,7 +73,7 @@ async def test_reopen_without_close_recovers_from_wal(tmp_path: Path) -> None:
         import asyncio, os
         from pathlib import Path
         from memory.models import Scope
-        from memory.store_edge import EdgeStore
+        from memory.store.edge import EdgeStore
         from tests.store_fakes import fact, fact_point, DIM, EMBEDDER
         async def main():
             store = await EdgeStore.open(Path({str(tmp_path)!r}), embedder_name=EMBEDDER, dim=DIM)
@@ -111,7 +111,7 @@ async def test_second_process_is_refused(tmp_path: Path) -> None:
         import asyncio
         from pathlib import Path
         from memory.errors import StoreLockedError
-        from memory.store_edge import EdgeStore
+        from memory.store.edge import EdgeStore
         try:
             asyncio.run(EdgeStore.open(Path({str(tmp_path)!r}), embedder_name="fake-embedder", dim=32))
         except StoreLockedError as exc:

@@ -14,10 +14,10 @@ import pytest
 from memory.errors import ScopeError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, MemoryStore, RecordFilter, VectorQuery
-from memory.retrieval import Retriever
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
-from memory.store_edge import EdgeStore
-from memory.store_server import ServerStore
+from memory.store.edge import EdgeStore
+from memory.store.server import ServerStore
 from tests.store_fakes import STORE_KINDS, dense, near, open_store, point, sparse
 
 TENANTS = [f"discord:{1000 + i}" for i in range(50)]
@@ -126,7 +126,7 @@ UNSCOPED = {
     "tenants": "lists tenant names for purge and reconcile (admin and cron), never records",
     "optimize": "compacts the store's segments (all tenants at once); reads and returns no records",
     "optimized_now": "waits for a running optimization; no records",
-    "generation": "a tenant's write counter for the recall cache (memory.cache); no records",
+    "generation": "a tenant's write counter for the recall cache (memory.recall.cache); no records",
 }
 #: The same for the layers above the store: these take records (or a tenant) that carry the tenant.
 UNSCOPED_ABOVE = {

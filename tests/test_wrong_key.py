@@ -16,7 +16,7 @@ import pytest
 from redis.asyncio import Redis
 
 from bot.privacy.sealing import check_marker
-from memory.crypto import Cipher, generate_key, key_id, parse_keys
+from memory.store.crypto import Cipher, generate_key, key_id, parse_keys
 from tests.qdrant_standin import QdrantStandIn
 
 pytestmark = pytest.mark.slow  # a real worker process: the embedder's model loads before the key check

@@ -26,14 +26,14 @@ from bot.config.tenants import TenantSettings
 from bot.llm.rendering import fact_line
 from bot.privacy.forgetting import FORGET_NOTICE
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, generate_key, parse_keys
-from memory.embedders import make_embedder
-from memory.importance import DEFAULT_WEIGHTING, RANKING_WEIGHTING, Weighting, protected, weight
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import FactStatus, Scope
 from memory.ports import Embedder, RecordFilter
-from memory.retrieval import DEFAULT_IMPORTANCE_WEIGHT, Retriever, ScoredFact, index_facts
-from memory.sparse import Bm25Encoder
+from memory.recall.importance import DEFAULT_WEIGHTING, RANKING_WEIGHTING, Weighting, protected, weight
+from memory.recall.retrieval import DEFAULT_IMPORTANCE_WEIGHT, Retriever, ScoredFact, index_facts
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, generate_key, parse_keys
 
 __all__ = ["Variant", "run", "run_history"]
 
@@ -55,7 +55,7 @@ class Variant:
     importance_weight: float = DEFAULT_IMPORTANCE_WEIGHT
     budget_weight: float = 0.0
     forget: bool = False
-    #: What ranking reads (``memory.importance.RANKING_WEIGHTING``: without plain age), or the whole weight.
+    #: What ranking reads (``memory.recall.importance.RANKING_WEIGHTING``: without plain age), or the whole weight.
     weighting: Weighting = RANKING_WEIGHTING
     #: Delete everything of a dispute closed ``closed_purge_days`` ago (the tenant default, 30).
     purge_closed: bool = False
@@ -156,7 +156,7 @@ def _percent(values: list[float]) -> float:
 async def run_history(history: CommunityHistory, variant: Variant, *, embedder: Embedder,
                       codec: PayloadCodec | None = None) -> dict[str, Any]:
     """Replay ``history`` under ``variant``; returns recall and token figures per final category."""
-    from memory.store_edge import EdgeStore  # here: every `heyan` command imports this module
+    from memory.store.edge import EdgeStore  # here: every `heyan` command imports this module
 
     codec = codec or PayloadCodec(Cipher(parse_keys(generate_key())))
     sparse = Bm25Encoder()

@@ -57,8 +57,8 @@ def _progress() -> Progress:
 async def _open_heyan(cfg: LoadConfig, settings: Settings, work: Path, embedder: TimedEmbedder
                       ) -> tuple[MemoryStore, Path | None, QdrantSettings]:
     from bot.config.settings import QdrantSettings, SettingsError
-    from memory.store_edge import EdgeStore
-    from memory.store_server import ServerStore
+    from memory.store.edge import EdgeStore
+    from memory.store.server import ServerStore
 
     if cfg.store == "edge":
         path = work / "data" / "qdrant"
@@ -125,8 +125,8 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
     from adapters.bench.load_stores import measure_stores
     from adapters.bench.measure import TimedEmbedder
     from adapters.runtime.composition import build_embedder
-    from memory.codec import PayloadCodec
-    from memory.crypto import Cipher, parse_keys
+    from memory.store.codec import PayloadCodec
+    from memory.store.crypto import Cipher, parse_keys
 
     result: dict[str, Any] = {
         "config": {"memories": cfg.memories, "tenants": cfg.tenants, "store": cfg.store, "batch": cfg.batch,
@@ -179,7 +179,7 @@ async def _alternatives(cfg: LoadConfig, work: Path, embedder: TimedEmbedder, pr
                         ) -> tuple[list[Any], dict[str, Any], list[Any]]:
     """The stores to compare with, opened (``(alternative, cap, tick)``), those skipped, and their closers."""
     from adapters.bench.load_stores import ChromaAlternative, StoreAlternative
-    from memory.store_server import ServerStore
+    from memory.store.server import ServerStore
 
     chosen: list[Any] = []
     skipped: dict[str, Any] = {}
@@ -212,7 +212,7 @@ async def _alternatives(cfg: LoadConfig, work: Path, embedder: TimedEmbedder, pr
 
 async def _empty_server(settings: Settings, qdrant: QdrantSettings, embedder: TimedEmbedder, tenants: int) -> None:
     """Delete the bench's points from the server (its empty collections keep the bench prefix)."""
-    from memory.store_server import ServerStore
+    from memory.store.server import ServerStore
 
     key = qdrant.api_key.get_secret_value() if qdrant.api_key else None
     store = await ServerStore.open(url=qdrant.url, api_key=key, prefix=qdrant.prefix,

@@ -23,8 +23,8 @@ from bot.config.settings import (
     load_settings,
 )
 from bot.models import Message
-from memory.crypto import generate_key
 from memory.models import Scope
+from memory.store.crypto import generate_key
 
 __all__ = ["engine_settings", "measure_engine", "with_keys"]
 

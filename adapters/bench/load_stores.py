@@ -19,12 +19,12 @@ import numpy as np
 
 from adapters.bench.measure import TimedEmbedder, dir_mb, peak_rss_mb, rss_mb, rss_split_mb, summary
 from adapters.bench.synth import SynthMemory, memory_at
-from memory.codec import PayloadCodec, fact_to_payload
-from memory.embedders import bounded
+from memory.index.embedders import bounded
+from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
 from memory.ports import MemoryStore, RecordFilter, StoredPoint, VectorQuery
-from memory.retrieval import Retriever, index_facts
-from memory.sparse import Bm25Encoder
+from memory.recall.retrieval import Retriever, index_facts
+from memory.store.codec import PayloadCodec, fact_to_payload
 
 __all__ = ["Alternative", "ChromaAlternative", "LoadConfig", "StoreAlternative", "checkpoints", "measure_stores",
            "read_vectors"]

@@ -15,7 +15,7 @@ import typer
 def relations(
     split: Annotated[str, typer.Option("--split", help="dev, held-out or all")] = "dev",
     decay: Annotated[float | None, typer.Option("--decay", min=0.0, max=1.0,
-                                                help="hop score share (default: memory.hops)")] = None,
+                                                help="hop score share (default: memory.recall.hops)")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="facts one hop may add")] = None,
     k: Annotated[int, typer.Option("--k", min=1)] = 5,
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object instead of tables")] = False,

@@ -3,7 +3,7 @@
 Corpora ``tests/data/relations_dev.jsonl`` (tuned on) and ``_heldout`` (measured once): short
 histories with questions, their ``gold`` messages and whether they need the hop. Each history is
 stored as production would (messages as ``event`` records, extracted relations linked to them, sealed)
-and each question asked through ``Retriever.search`` with and without ``memory.hops``. R@k: the share
+and each question asked through ``Retriever.search`` with and without ``memory.recall.hops``. R@k: the share
 of gold messages cited by the top k.
 """
 
@@ -22,16 +22,16 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.offline.relations import extract_relations
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, generate_key, parse_keys
-from memory.embedders import make_embedder
 from memory.extraction import ExtractionRequest, Utterance, to_facts
-from memory.hops import Hops
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Source
 from memory.ports import Embedder
-from memory.relations import link
-from memory.retrieval import Retriever, index_facts
-from memory.sparse import Bm25Encoder
+from memory.recall.hops import Hops
+from memory.recall.relations import link
+from memory.recall.retrieval import Retriever, index_facts
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, generate_key, parse_keys
 
 __all__ = ["CORPORA", "load", "run", "run_history"]
 
@@ -66,7 +66,7 @@ def records(history: dict[str, Any]) -> tuple[list[Fact], list[Fact]]:
 
 async def run_history(history: dict[str, Any], *, embedder: Embedder, hops: Hops, k: int) -> list[dict[str, Any]]:
     """Each question of ``history`` asked with and without the hop: its R@k both ways."""
-    from memory.store_edge import EdgeStore  # here: every `heyan` command imports this module
+    from memory.store.edge import EdgeStore  # here: every `heyan` command imports this module
 
     codec = PayloadCodec(Cipher(parse_keys(generate_key())))
     said, relations = records(history)

@@ -26,13 +26,12 @@ from rich.console import Console
 from rich.table import Table
 
 from bot.text.lang import detect_lang
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher, generate_key, parse_keys
-from memory.embedders import make_embedder
 from memory.errors import HeyanError
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import NAMESPACE, Fact, Kind, Scope
 from memory.ports import Embedder
-from memory.retrieval import (
+from memory.recall.retrieval import (
     DEFAULT_CANDIDATES,
     DEFAULT_DENSE_WEIGHT,
     DEFAULT_ENTITY_WEIGHT,
@@ -50,7 +49,8 @@ from memory.retrieval import (
     Retriever,
     index_facts,
 )
-from memory.sparse import Bm25Encoder
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher, generate_key, parse_keys
 
 __all__ = ["DEFAULT_DATASETS", "Conversation", "DatasetError", "Query", "load_dataset", "retrieval"]
 
@@ -232,9 +232,9 @@ async def run_retrieval(
 ) -> dict[str, dict[str, float]]:
     """Ingest, query and score; returns metrics per method. ``knobs`` are ``Retriever`` settings
     (fusion, dense_weight, threshold, candidates, feedback…). ``codec``: sealed with a throwaway key
-    unless given (``memory.codec.PLAIN`` measures without encryption). ``categories``, when given, is
+    unless given (``memory.store.codec.PLAIN`` measures without encryption). ``categories``, when given, is
     filled with the hybrid recall@k per query category."""
-    from memory.store_edge import EdgeStore  # here: every `heyan` command imports this module
+    from memory.store.edge import EdgeStore  # here: every `heyan` command imports this module
 
     codec = codec or PayloadCodec(Cipher(parse_keys(generate_key())))
     embedder = embedder or make_embedder("local")

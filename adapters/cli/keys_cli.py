@@ -116,7 +116,7 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
 @app.command("generate")
 def keys_generate() -> None:
     """Print a new random key (32 bytes, url-safe base64) for HEYAN_ENCRYPTION_KEYS."""
-    from memory.crypto import generate_key
+    from memory.store.crypto import generate_key
 
     print(generate_key())
 

@@ -81,7 +81,7 @@ def memory_list(
     """List remembered facts with their weight (use, recency, confirmation, dispute state; 0-1) — the
     tenant column appears when there are several tenants."""
     from adapters.cli.views import fact_view, memory_table
-    from memory.importance import weight
+    from memory.recall.importance import weight
 
     k, st = _kind(kind), _status(status)
     checked_zone(zone)
@@ -99,7 +99,7 @@ def memory_list(
 
     facts, names, zones = with_runtime(body)
     now = utcnow()
-    if as_json:  # the weight as the table shows it (memory.importance), beside every stored field
+    if as_json:  # the weight as the table shows it (memory.recall.importance), beside every stored field
         print(json.dumps([fact_view(f) | {"weight": weight(f, now)} for f in facts], ensure_ascii=False, indent=1))
     else:
         console.print(memory_table(facts, f"{len(facts)} memories", names, zones, now))

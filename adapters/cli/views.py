@@ -24,9 +24,9 @@ from bot.text.clock import local, show_due, show_stamp, zone_heading
 from bot.text.kinds import label
 from bot.text.names import TenantNames
 from bot.text.zones import zone_label
-from memory.importance import weight
 from memory.models import Confidence, Fact, FactStatus, Kind, utcnow
 from memory.poisoning import flag_of
+from memory.recall.importance import weight
 
 __all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table",
            "promise_record_table"]
@@ -90,7 +90,7 @@ def memory_table(facts: list[Fact], title: str, names: TenantNames | None = None
                  zones: Mapping[str, str] | None = None, now: datetime | None = None) -> Table:
     """A table of facts: who, what, status, weight, and when it was said (the tenant when several);
     times in each tenant's zone (``zones``: tenant → zone), named in the heading (``bot.text.clock``). The
-    weight (``memory.importance``) is at ``now`` (default: the clock); a record forgetting put on
+    weight (``memory.recall.importance``) is at ``now`` (default: the clock); a record forgetting put on
     notice says when it expires."""
     names = names or TenantNames(facts)
     now = now or utcnow()

@@ -34,11 +34,11 @@ from adapters.maintenance.rebuild import (
     tally_server,
 )
 from bot.config.settings import Settings
-from memory.codec import PayloadCodec
+from memory.index.sparse import Bm25Encoder
 from memory.ports import Embedder, Layer, SparseEncoder
-from memory.sparse import Bm25Encoder
-from memory.store_files import DirLock, read_meta, recover_interrupted_swap, take_swap_guard
-from memory.store_server import LayerState, ServerAdmin
+from memory.store.codec import PayloadCodec
+from memory.store.files import DirLock, read_meta, recover_interrupted_swap, take_swap_guard
+from memory.store.server import LayerState, ServerAdmin
 
 __all__ = ["Direction", "counts_table", "migrate"]
 

@@ -20,13 +20,13 @@ from rich.progress import Progress
 
 from adapters.runtime import composition as runtime
 from bot.config.settings import Settings
-from memory.codec import PLAIN, PayloadCodec
 from memory.errors import StoreError
 from memory.models import Fact, Scope, Summary
 from memory.ports import Embedder, Hit, Layer, MemoryStore, RecordFilter, SparseEncoder
-from memory.retrieval import index_facts, index_summaries
-from memory.store_edge import EdgeStore
-from memory.store_files import (
+from memory.recall.retrieval import index_facts, index_summaries
+from memory.store.codec import PLAIN, PayloadCodec
+from memory.store.edge import EdgeStore
+from memory.store.files import (
     DirLock,
     clear_complete,
     mark_complete,
@@ -35,7 +35,7 @@ from memory.store_files import (
     staging_path,
     swap_in,
 )
-from memory.store_server import Generation, LayerState, ServerAdmin
+from memory.store.server import Generation, LayerState, ServerAdmin
 
 __all__ = [
     "LAYER_NAMES",

@@ -29,11 +29,11 @@ from adapters.maintenance.rebuild import (
     tally_server,
 )
 from bot.config.settings import Settings
-from memory.codec import PayloadCodec
+from memory.index.sparse import Bm25Encoder
 from memory.ports import Embedder, SparseEncoder
-from memory.sparse import Bm25Encoder
-from memory.store_files import read_meta, recover_interrupted_swap, take_swap_guard
-from memory.store_server import ServerAdmin
+from memory.store.codec import PayloadCodec
+from memory.store.files import read_meta, recover_interrupted_swap, take_swap_guard
+from memory.store.server import ServerAdmin
 
 __all__ = ["reindex"]
 

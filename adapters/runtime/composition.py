@@ -53,16 +53,16 @@ from jobs.card_digest import enqueue_proposal
 from jobs.queue import QUEUE, JobQueue, bring_forward, connect, take_over_jobs
 from jobs.worker import DoorbellWorker, build_worker
 from memory import clock
-from memory.cache import RecallCache
-from memory.codec import PayloadCodec
-from memory.crypto import Cipher
-from memory.embedders import make_embedder
 from memory.errors import EncryptionError
+from memory.index.embedders import make_embedder
+from memory.index.sparse import Bm25Encoder
 from memory.models import Scope
 from memory.ports import Embedder, MemoryStore
-from memory.retrieval import Retriever
+from memory.recall.cache import RecallCache
+from memory.recall.retrieval import Retriever
 from memory.service import MemoryService
-from memory.sparse import Bm25Encoder
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import Cipher
 
 __all__ = ["Runtime", "StartupError", "build_cipher", "build_embedder", "open_services", "open_store"]
 
@@ -107,7 +107,7 @@ def build_embedder(settings: Settings) -> Embedder:
 async def open_store(settings: Settings, embedder: Embedder) -> MemoryStore:
     """The configured vector store: Qdrant Edge under the data dir, or a Qdrant server."""
     if settings.use_server_store:
-        from memory.store_server import ServerStore
+        from memory.store.server import ServerStore
 
         q = settings.qdrant
         return await ServerStore.open(
@@ -117,8 +117,8 @@ async def open_store(settings: Settings, embedder: Embedder) -> MemoryStore:
             embedder_name=embedder.name,
             dim=embedder.dim,
         )
-    from memory.store_edge import EdgeStore
-    from memory.store_files import recover_interrupted_swap
+    from memory.store.edge import EdgeStore
+    from memory.store.files import recover_interrupted_swap
 
     # A reindex or migrate killed mid-swap: finish it or roll it back before opening, never open an empty store.
     recovered = recover_interrupted_swap(settings.data_dir / "qdrant")
@@ -248,7 +248,7 @@ class Runtime:
         except EncryptionError as exc:
             raise StartupError(str(exc)) from exc
         # one codec and one cipher: every free-text field stored in Qdrant or Redis is sealed with it
-        # the recall cache only where this process sees every write (the embedded store): memory.cache
+        # the recall cache only where this process sees every write (the embedded store): memory.recall.cache
         retriever = Retriever(self.store, self.embedder, sparse, k=s.recall_k, codec=self.codec,
                               recall_cache=RecallCache.for_store(self.store))
         # record locks in the shared Redis: every process's writes to one record are serialised

@@ -10,7 +10,7 @@ from bot.config.settings import Settings
 from memory.errors import HeyanError
 
 if TYPE_CHECKING:
-    from memory.crypto import Cipher
+    from memory.store.crypto import Cipher
 
 __all__ = ["StartupError", "build_cipher"]
 
@@ -22,8 +22,8 @@ class StartupError(HeyanError, RuntimeError):
 def build_cipher(settings: Settings) -> Cipher:
     """The encryption keys of this process: ``HEYAN_ENCRYPTION_KEYS``, else (embedded shape only) the
     key file under the data dir, created on first start. StartupError names the variable."""
-    from memory.crypto import load_cipher  # here: cryptography is not for every command's start
     from memory.errors import EncryptionError
+    from memory.store.crypto import load_cipher  # here: cryptography is not for every command's start
 
     keys = settings.privacy.encryption_keys
     try:

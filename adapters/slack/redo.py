@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from arq.connections import ArqRedis
 
 from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
-from memory.crypto import Cipher
+from memory.store.crypto import Cipher
 
 if TYPE_CHECKING:
     pass

@@ -27,8 +27,8 @@ from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
 from adapters.slack.mapping import tenant_of
 from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
-from memory.crypto import Cipher
 from memory.errors import HeyanError
+from memory.store.crypto import Cipher
 
 __all__ = [
     "NotInstalled",

@@ -18,8 +18,8 @@ from typing import ClassVar, Literal
 from redis.asyncio import Redis
 
 from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
-from memory.crypto import Cipher
 from memory.models import utcnow
+from memory.store.crypto import Cipher
 
 __all__ = ["Kind", "SignInStates", "WebSession", "WebSessions"]
 

@@ -19,9 +19,9 @@ from redis.asyncio import Redis
 
 from bot.actors import OPERATOR_ID
 from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, scan, seal_fields
-from memory.crypto import Cipher
 from memory.errors import HeyanError
 from memory.models import utcnow
+from memory.store.crypto import Cipher
 
 __all__ = ["ApiToken", "ApiTokens", "TokenError"]
 

@@ -74,7 +74,7 @@ def default_reader() -> ActReader | None:
     if not _DEFAULT:
         reader: ActReader | None = None
         try:
-            from memory.embedders import LocalEmbedder
+            from memory.index.embedders import LocalEmbedder
 
             model = ActModel.load()
             reader = ActReader(model, LocalEmbedder().embed_sync)

@@ -57,7 +57,7 @@ def load(folder: Path = DATA) -> list[Dialogue]:
 
 
 def _vectors(dialogues: Sequence[Dialogue]) -> dict[str, list[float]]:
-    from memory.embedders import LocalEmbedder
+    from memory.index.embedders import LocalEmbedder
 
     texts = sorted({t for d in dialogues for t in d.texts})
     embed = LocalEmbedder().embed_sync

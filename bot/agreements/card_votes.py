@@ -17,8 +17,8 @@ from typing import Any, ClassVar, Literal
 from redis.asyncio import Redis
 
 from bot.privacy.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, seal_fields
-from memory.crypto import Cipher
 from memory.models import utcnow
+from memory.store.crypto import Cipher
 
 __all__ = ["CardBook", "CardState", "CardVotes", "Vote"]
 

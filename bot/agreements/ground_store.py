@@ -16,7 +16,7 @@ from redis.asyncio import Redis
 
 from bot.agreements.card_votes import CardBook
 from bot.privacy.sealing import Advance, open_fields, reseal_hash_field, reseal_keys, scan, seal_fields
-from memory.crypto import Cipher
+from memory.store.crypto import Cipher
 
 __all__ = ["KEEP_SECONDS", "GroundRound", "GroundStore", "forget_member"]
 

@@ -232,7 +232,7 @@ class PrivacySettings(BaseSettings):
     export_dir: Path | None = None
     #: ``HEYAN_ENCRYPTION_KEYS``: comma-separated keys (``heyan keys generate``), the first encrypts and
     #: all decrypt. Unset: the embedded shape keeps one in ``<data>/keys/heyan.key``; the distributed
-    #: shape refuses to start. Checked by ``memory.crypto.parse_keys`` (errors never quote a key).
+    #: shape refuses to start. Checked by ``memory.store.crypto.parse_keys`` (errors never quote a key).
     encryption_keys: SecretStr | None = Field(
         None, validation_alias=AliasChoices("HEYAN_ENCRYPTION_KEYS", "HEYAN_PRIVACY_ENCRYPTION_KEYS")
     )

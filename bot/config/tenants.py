@@ -101,7 +101,7 @@ class TenantSettings(BaseModel):
     #: Days after a dispute is closed before forgetting (``bot.privacy.forgetting``) gives its records of low
     #: weight a TTL (``None``: never). Open commitments and disputed records are never given one.
     forget_after_days: float | None = 14.0
-    #: The weight (``memory.importance``, 0-1) under which such a record is forgotten.
+    #: The weight (``memory.recall.importance``, 0-1) under which such a record is forgotten.
     forget_below: float = 0.2
     #: Platform groups whose members moderate Heyan in this community, beside the platform's own
     #: administrators: Discord role ids, Slack user-group ids. Platforms turn membership into

@@ -22,8 +22,8 @@ from bot.conversation.log import MessageLog
 from bot.conversation.seen import SeenIds
 from bot.conversation.stage import StageBook
 from bot.models import Message
-from memory.crypto import Cipher
 from memory.models import Scope
+from memory.store.crypto import Cipher
 
 __all__ = ["AnswerClaims", "Conversation", "ExtractionBatches", "IdleWatch", "Intake", "MessageLog", "SeenIds",
            "StageBook", "text_digest"]

@@ -17,8 +17,8 @@ from redis.asyncio import Redis
 from bot.conversation.keys import PREFIX, aw, glob_escape, session_key, text
 from bot.models import Message
 from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
-from memory.crypto import Cipher
 from memory.models import Scope, Visibility
+from memory.store.crypto import Cipher
 
 __all__ = ["MessageLog", "decode_message", "encode_message"]
 

@@ -17,9 +17,9 @@ from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
 from bot.privacy.sealing import Advance, needs_reseal, open_fields, seal_fields
-from memory.crypto import Cipher
 from memory.errors import DecryptionError
 from memory.models import utcnow
+from memory.store.crypto import Cipher
 
 __all__ = ["DEAD_LETTER", "DeadLetters", "describe_error"]
 

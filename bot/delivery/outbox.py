@@ -21,8 +21,8 @@ from bot.delivery import outbox_scripts as lua
 from bot.delivery.posts import Ack, Lease, OutboxStats, Post, PostKind, PostRecord, PostState, platform_of
 from bot.privacy.sealing import Advance, reseal_hash_field, reseal_keys, scan
 from bot.text.richtext import RichText
-from memory.crypto import Cipher
 from memory.models import utcnow
+from memory.store.crypto import Cipher
 
 __all__ = ["Ack", "Lease", "Outbox", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of"]
 

@@ -15,8 +15,8 @@ from typing import Any
 from bot.models import Message, Reply
 from bot.privacy.sealing import open_fields, seal_fields
 from bot.text.richtext import RichText
-from memory.crypto import Cipher
 from memory.models import Lang, utcnow
+from memory.store.crypto import Cipher
 
 __all__ = ["Ack", "Lease", "OutboxStats", "Post", "PostKind", "PostRecord", "PostState", "platform_of", "reply_post"]
 

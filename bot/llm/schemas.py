@@ -21,7 +21,7 @@ from bot.text.zones import speaker_zone, zone_or_utc
 from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import locate, normalize
-from memory.relations import check as check_relation
+from memory.recall.relations import check as check_relation
 
 __all__ = [
     "MAX_QUERIES",

@@ -31,7 +31,7 @@ from memory.models import (
     utcnow,
 )
 from memory.ports import RecordFilter
-from memory.relations import retarget
+from memory.recall.relations import retarget
 from memory.service import MemoryService
 
 __all__ = ["ERASE_CONFIRM_SECONDS", "MIN_PREFIX", "REVIEW_STATUSES", "ModerationBase"]
@@ -163,7 +163,7 @@ class ModerationBase:
         return seen[-1], after
 
     def _new_version(self, fact: Fact, actor: Actor, **update: Any) -> Fact:
-        if "value" in update:  # a relation's object follows its new words (memory.relations)
+        if "value" in update:  # a relation's object follows its new words (memory.recall.relations)
             update = {**retarget(fact, str(update["value"])), **update}
         entry = HistoryEntry(version=fact.version, value=fact.value, asserted_by=fact.asserted_by,
                              status=fact.status, valid_from=fact.valid_from, valid_to=utcnow(), sources=fact.sources)

@@ -128,7 +128,7 @@ class MemoryReview(ModerationBase):
             rejected = tuple(c.model_copy(update={"status": FactStatus.REJECTED}) for c in cur.contested)
             update: dict[str, Any] = {"confidence": Confidence.HIGH, "contested": (),
                                       "history": (*cur.history, *rejected),
-                                      "confirmed_at": self.memory.clock()}  # weighs more: memory.importance
+                                      "confirmed_at": self.memory.clock()}  # weighs more: memory.recall.importance
             if cur.status in REVIEW_STATUSES:
                 update["status"] = FactStatus.ACTIVE
             return cur.model_copy(update=update)

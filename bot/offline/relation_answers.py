@@ -1,6 +1,6 @@
 """Answers from relations: "who else had a similar problem (with X)?" and "what do we know about X?".
 
-From what recall brought (``memory.hops``): SIMILAR names the other members who complained about what
+From what recall brought (``memory.recall.hops``): SIMILAR names the other members who complained about what
 the question (or else the asker's complaints) names; ABOUT gives the relations naming X, those one hop
 on, and the facts whose words name X, each cited with its speaker and day.
 """
@@ -14,7 +14,7 @@ from bot.offline.questions import Question
 from bot.offline.templates import cite_fact, format_date, join_items, relation_phrase, said_on
 from bot.text.names import NameBook
 from memory.models import Fact, Kind, Lang
-from memory.relations import COMPLAINED, entity_name
+from memory.recall.relations import COMPLAINED, entity_name
 
 __all__ = ["MAX_ITEMS", "ask_about", "ask_similar"]
 

@@ -1,7 +1,7 @@
 """Rule-based relations: (subject, relation, object) read from a message's clauses.
 
 Four relations in English and Chinese: manages/负责, belongs to/属于, reports to, complained about/投诉
-(also without the word: "The CI pipeline is broken again"; verbs folded by ``memory.relations.canonical``).
+(also without the word: "The CI pipeline is broken again"; verbs folded by ``memory.recall.relations.canonical``).
 The subject is the speaker for "I", a named participant, else the thing; the object is cut at the first
 phrase that is not part of a name. Questions are skipped; one regex pass per clause.
 """

@@ -28,10 +28,10 @@ from bot.privacy.sealing import (
     scan,
     seal_fields,
 )
-from memory.crypto import Cipher
 from memory.extraction import DEFAULT_TTL
 from memory.models import Kind, utcnow
 from memory.normalize import names_in
+from memory.store.crypto import Cipher
 
 __all__ = ["SYSTEM", "AuditEntry", "AuditLog", "detail_ttl"]
 

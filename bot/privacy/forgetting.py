@@ -22,8 +22,8 @@ from bot.config.tenants import TenantConfig, TenantSettings
 from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
 from bot.sessions import DisputeState, SessionBook, SessionInfo
 from bot.usage import UsageBook
-from memory.importance import protected, weight
 from memory.models import RECALLABLE, Fact, Scope
+from memory.recall.importance import protected, weight
 from memory.service import MemoryService
 
 __all__ = ["FORGET_NOTICE", "ForgetReport", "Forgetting"]

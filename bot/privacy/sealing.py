@@ -15,11 +15,11 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 from redis.asyncio import Redis
 
-from memory.codec import PayloadCodec
-from memory.crypto import ENV, Cipher
 from memory.errors import DecryptionError, KeyConfigError
 from memory.models import Scope
 from memory.ports import MemoryStore, RecordFilter
+from memory.store.codec import PayloadCodec
+from memory.store.crypto import ENV, Cipher
 
 __all__ = [
     "MARKER",

@@ -11,9 +11,9 @@ from redis.asyncio import Redis
 
 from adapters.web.sessions import WebSessions
 from adapters.web.tokens import ApiTokens, TokenError
-from memory.crypto import Cipher
 from memory.errors import DecryptionError
 from memory.models import utcnow
+from memory.store.crypto import Cipher
 
 
 @pytest.fixture

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memory.errors import StoreError, StoreLockedError
-from memory.store_common import LAYERS, META_FILE, check_embedder
+from memory.store.common import LAYERS, META_FILE, check_embedder
 
 __all__ = [
     "COMPLETE_FILE",

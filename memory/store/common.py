@@ -1,6 +1,6 @@
 """What both vector stores share and no vendor SDK needs: scope checks, the filter plan, embedder metadata.
 
-The two stores (``memory.store_edge`` on Qdrant Edge, ``memory.store_server`` on qdrant-client) speak
+The two stores (``memory.store.edge`` on Qdrant Edge, ``memory.store.server`` on qdrant-client) speak
 different SDK types for the same filter. The decision *which* conditions a scope and a ``RecordFilter``
 become is made once here, as a small vendor-neutral plan; each store only translates the plan.
 """

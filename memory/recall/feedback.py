@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from memory.models import Kind, embed_text
 from memory.ports import SparseEncoder, SparseVector
-from memory.ranking import Candidate
+from memory.recall.ranking import Candidate
 
 __all__ = [
     "DEFAULT_FEEDBACK",

@@ -9,11 +9,11 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from memory.crypto import Cipher
 from memory.errors import DecryptionError
 from memory.models import Fact, Kind, Summary
 from memory.ports import Layer
-from memory.relations import mention_names
+from memory.recall.relations import mention_names
+from memory.store.crypto import Cipher
 
 __all__ = [
     "PLAIN",
@@ -96,7 +96,7 @@ class PayloadCodec:
 
     def mentions(self, fact: Fact) -> list[str]:
         """What a relation is found by (payload ``mentions``, clear): the member ids it names and
-        the keys (``subject_key``) of the names of its subject and object (``memory.relations``)."""
+        the keys (``subject_key``) of the names of its subject and object (``memory.recall.relations``)."""
         ids = [m for m in (fact.subject, fact.target) if m and m in fact.users]
         return list(dict.fromkeys([*ids, *(self.subject_key(fact.tenant, n) for n in mention_names(fact))]))
 

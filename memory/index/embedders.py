@@ -16,9 +16,16 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from memory.embed_e5 import E5Embedder
-from memory.embed_work import DOCUMENT_CHUNK, INLINE_BATCH, bounded, check_texts, run_documents, run_queries
 from memory.errors import ConfigError, EmbedderError
+from memory.index.embed_e5 import E5Embedder
+from memory.index.embed_work import (
+    DOCUMENT_CHUNK,
+    INLINE_BATCH,
+    bounded,
+    check_texts,
+    run_documents,
+    run_queries,
+)
 from memory.ports import Embedder
 
 if TYPE_CHECKING:

@@ -2,8 +2,8 @@
 
 ``fuse`` combines the two lists (weighted sum, or RRF). ``Signals`` adds, from clear payload fields only
 (``RANK_FIELDS``): a subject the query names (as ``PayloadCodec.subject_key``: nothing decrypted), a
-span it points at (``memory.timeq``), recency when it asks about now. ``reweigh`` adds the best facts'
-``memory.importance`` weight. Weights kept only where they helped (docs/BENCHMARKS.md); 0 turns one off.
+span it points at (``memory.recall.timeq``), recency when it asks about now. ``reweigh`` adds the best facts'
+``memory.recall.importance`` weight. Weights kept only where they helped (docs/BENCHMARKS.md); 0 turns one off.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import Literal
 
 from memory.ports import Hit
-from memory.timeq import TimeWindow
+from memory.recall.timeq import TimeWindow
 
 __all__ = [
     "RANK_FIELDS",
@@ -60,7 +60,7 @@ def fuse(
     """Fuse one query's dense and sparse rankings (either may be absent) into candidates by id.
 
     ``calibrate`` (a callable, or None for the identity) maps the dense cosine onto the common scale
-    first (``memory.embedders.calibrate``)."""
+    first (``memory.index.embedders.calibrate``)."""
     cal = calibrate if callable(calibrate) else None
     out: dict[str, Candidate] = {}
     if dense is not None:

@@ -51,7 +51,7 @@ class Weighting:
 DEFAULT_WEIGHTING = Weighting()
 #: What ranking reads: the weight without plain age (an infinite half life), so only what a record
 #: earned or lost — uses, a confirmation, its dispute closed — moves it. Age alone is the recency
-#: signal of ``memory.ranking``, measured and left off; with age, the weight cost locomo-dev R@5
+#: signal of ``memory.recall.ranking``, measured and left off; with age, the weight cost locomo-dev R@5
 #: 0.694 → 0.673 (docs/BENCHMARKS.md).
 RANKING_WEIGHTING = Weighting(half_life_days=math.inf)
 

@@ -2,7 +2,7 @@
 
 ``Optimizer`` runs ``EdgeStore``'s optimization (Edge never does by itself) in the background after
 ``after`` points written, after a write once ``every`` seconds passed, and at open; one at a time.
-``Generations`` counts writes per tenant for ``memory.cache``. Measured: docs/BENCHMARKS.md.
+``Generations`` counts writes per tenant for ``memory.recall.cache``. Measured: docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations

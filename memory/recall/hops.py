@@ -12,11 +12,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from memory.codec import PayloadCodec
-from memory.importance import weight as weigh
 from memory.models import Fact, Kind, Scope, ScoredFact
 from memory.ports import MemoryStore, RecordFilter
-from memory.relations import query_entities
+from memory.recall.importance import weight as weigh
+from memory.recall.relations import query_entities
+from memory.store.codec import PayloadCodec
 
 __all__ = ["DEFAULT_HOP_DECAY", "DEFAULT_HOP_LIMIT", "HOP_RELATIONS", "RECALL_RELATIONS", "Expansion", "Hops"]
 

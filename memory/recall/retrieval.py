@@ -2,7 +2,7 @@
 
 ``Retriever.search`` embeds all queries in one batch, fuses a dense and a BM25 ranking per query
 (weighted sum; dense-only hits below a cosine threshold dropped), repeats BM25 with pseudo-relevance
-feedback, adds one hop through relations (``memory.hops``) and returns the top k. Status filtering
+feedback, adds one hop through relations (``memory.recall.hops``) and returns the top k. Status filtering
 happens in the store, never after. Defaults and their measurements: docs/BENCHMARKS.md.
 ``index_facts``/``index_summaries`` are the one indexing path (memory service and bench).
 """
@@ -15,20 +15,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
-from memory.cache import RecallCache
-from memory.codec import PLAIN, PayloadCodec
-from memory.embedders import QUERY_CACHE_SIZE, QueryVectors, bounded
-from memory.feedback import (
-    DEFAULT_FEEDBACK,
-    DEFAULT_FEEDBACK_SKIP,
-    DEFAULT_FEEDBACK_TERMS,
-    DEFAULT_FEEDBACK_WEIGHT,
-    Expander,
-    Feedback,
-)
-from memory.hops import Hops
-from memory.importance import RANKING_WEIGHTING, Weighting
-from memory.importance import weight as weigh
+from memory.index.embedders import QUERY_CACHE_SIZE, QueryVectors, bounded
 from memory.models import RECALLABLE, Fact, Kind, Scope, ScoredFact, Summary, summary_id, utcnow
 from memory.ports import (
     Embedder,
@@ -40,8 +27,21 @@ from memory.ports import (
     StoredPoint,
     VectorQuery,
 )
-from memory.ranking import RRF_K, Candidate, Fusion, Signals, fuse, kept, merge, query_names, reweigh
-from memory.timeq import query_window, wants_latest
+from memory.recall.cache import RecallCache
+from memory.recall.feedback import (
+    DEFAULT_FEEDBACK,
+    DEFAULT_FEEDBACK_SKIP,
+    DEFAULT_FEEDBACK_TERMS,
+    DEFAULT_FEEDBACK_WEIGHT,
+    Expander,
+    Feedback,
+)
+from memory.recall.hops import Hops
+from memory.recall.importance import RANKING_WEIGHTING, Weighting
+from memory.recall.importance import weight as weigh
+from memory.recall.ranking import RRF_K, Candidate, Fusion, Signals, fuse, kept, merge, query_names, reweigh
+from memory.recall.timeq import query_window, wants_latest
+from memory.store.codec import PLAIN, PayloadCodec
 
 __all__ = [
     "DEFAULT_CANDIDATES",
@@ -75,12 +75,12 @@ Method = Literal["dense", "sparse", "hybrid"]
 #: R@5 0.667 / 0.673 / 0.664 at 0.5 / 0.6 / 0.7 (the seed's 70/30 is on the plateau), 0.656 at 0.3-0.4.
 DEFAULT_DENSE_WEIGHT = 0.6
 DEFAULT_FUSION: Fusion = "weighted"
-#: Minimum dense score (calibrated, ``memory.embedders.calibrate``) for a fact to be returned (USE
+#: Minimum dense score (calibrated, ``memory.index.embedders.calibrate``) for a fact to be returned (USE
 #: cosines: paraphrases 0.5-0.9, related statements 0.2-0.5, off-topic questions below ~0.17 on the dev set).
 DEFAULT_THRESHOLD = 0.2
 #: Hits fetched per store query before fusion; bounds per-query work independently of store size.
 DEFAULT_CANDIDATES = 50
-#: Added to a fact whose subject the query names (``memory.ranking``); 0: off. Hybrid R@5 locomo-dev
+#: Added to a fact whose subject the query names (``memory.recall.ranking``); 0: off. Hybrid R@5 locomo-dev
 #: / Chinese dev: off 0.689 / 0.935; 0.05 0.698 / 0.932; 0.1 0.696 / 0.915; 0.2 0.693 / 0.902. It
 #: helps one set and hurts the other (a Chinese question names its speaker, and every fact of that
 #: speaker then outranks the facts of the others that answer it): off.
@@ -94,7 +94,7 @@ DEFAULT_TIME_WEIGHT = 0.2
 #: / 0.925 (its "latest" questions 0.938 → 0.875: the answer is often the agreement, not the newest
 #: statement): off.
 DEFAULT_RECENCY_WEIGHT = 0.0
-#: Scales a fact's weight as ranking reads it (``memory.importance.RANKING_WEIGHTING``: uses, a
+#: Scales a fact's weight as ranking reads it (``memory.recall.importance.RANKING_WEIGHTING``: uses, a
 #: moderator's confirmation, its dispute closed — not plain age), added to the fused score of the best
 #: ``IMPORTANCE_POOL`` × k facts before the top k are taken; 0: off. ``heyan bench importance``, the
 #: community history (dev seed) R@5 / MRR: off 0.923 / 0.627; 0.05 0.936 / 0.631; 0.1 0.949 / 0.622;
@@ -113,7 +113,7 @@ class Recall:
 
     summary: Summary | None
     facts: list[ScoredFact]
-    #: The relations behind the facts (``memory.hops``): what the answers about relations read.
+    #: The relations behind the facts (``memory.recall.hops``): what the answers about relations read.
     relations: list[Fact] = field(default_factory=list)
 
 
@@ -127,13 +127,13 @@ class Retriever:
     ``feedback`` the top fused facts per query whose terms expand its BM25 query for a second BM25
     pass (0: one pass), each term weighted ``feedback_weight`` × the share of those facts holding it,
     at most ``feedback_terms`` of them (0: all), the pass skipped when the first one's best fact leads
-    by ``feedback_skip`` (None: never; ``memory.feedback``). ``entity_weight``, ``time_weight`` and
-    ``recency_weight`` weigh the ranking signals of ``memory.ranking`` (0: off).
+    by ``feedback_skip`` (None: never; ``memory.recall.feedback``). ``entity_weight``, ``time_weight`` and
+    ``recency_weight`` weigh the ranking signals of ``memory.recall.ranking`` (0: off).
 
     Speed: the store returns ids and scores for every candidate (whole payloads only when a ranking
     signal applies to the query); only the feedback facts and the facts returned are fetched and
     opened by ``codec`` (a Heyan process's holds its cipher). Query vectors are cached by text
-    (``query_cache`` entries, ``memory.embedders.QueryVectors``; 0: no cache).
+    (``query_cache`` entries, ``memory.index.embedders.QueryVectors``; 0: no cache).
     """
 
     def __init__(
@@ -190,10 +190,10 @@ class Retriever:
         self.importance_weight = importance_weight
         self.weighting = weighting
         self.codec = codec
-        #: One hop through relations after the direct search (``memory.hops``; ``Hops(limit=0)``: off).
+        #: One hop through relations after the direct search (``memory.recall.hops``; ``Hops(limit=0)``: off).
         self.hops = hops or Hops()
         self.queries = QueryVectors(embedder, query_cache)
-        #: Recall results reused while their tenant is unwritten (``memory.cache``; None: off).
+        #: Recall results reused while their tenant is unwritten (``memory.recall.cache``; None: off).
         self.recall_cache = recall_cache
         self._expander = Expander(sparse, self.feedback_settings)
         self._calibrate: Callable[[float], float] | None = getattr(embedder, "calibrate", None)
@@ -272,7 +272,7 @@ class Retriever:
         include_inactive: bool,
         now: datetime | None,
     ) -> tuple[list[ScoredFact], list[Fact]]:
-        """``search``, and the relations behind its result (``memory.hops.Expansion.context``)."""
+        """``search``, and the relations behind its result (``memory.recall.hops.Expansion.context``)."""
         k = k or self.k
         method = method or self.method
         texts = [q for q in queries if q and q.strip()]
@@ -280,7 +280,7 @@ class Retriever:
             return [], []
         now = now or utcnow()
         flt = flt or RecordFilter()
-        # one hop through relations (memory.hops) for recall, not for a search of chosen kinds or history
+        # one hop through relations (memory.recall.hops) for recall, not for a search of chosen kinds or history
         hop = self.hops.limit > 0 and not include_inactive and not flt.kinds and not flt.ids
         if not include_inactive:
             statuses = frozenset(s.value for s in RECALLABLE)

@@ -4,7 +4,7 @@ A relation is a ``Fact`` of kind ``relation`` (stored, sealed, erased and review
 subject and ``target`` are member ids or normalised names, ``attribute`` the ``canonical`` relation,
 ``users`` everyone it names, so erasing any of them removes it. ``relation_fact`` builds one and
 ``check`` rejects junk with a reason that quotes nobody. Recall finds them by keyed pseudonyms of the
-names they mention (``memory.hops``, ``query_entities``), never the names.
+names they mention (``memory.recall.hops``, ``query_entities``), never the names.
 """
 
 from __future__ import annotations

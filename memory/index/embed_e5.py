@@ -13,8 +13,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from memory.embed_work import check_texts, run_documents, run_queries
 from memory.errors import ConfigError, EmbedderError
+from memory.index.embed_work import check_texts, run_documents, run_queries
 
 __all__ = ["E5_HIGH", "E5_LOW", "E5Embedder"]
 

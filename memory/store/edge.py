@@ -1,8 +1,8 @@
 """``EdgeStore``: the embedded ``MemoryStore`` on Qdrant Edge, one shard directory per layer.
 
-Shards ``<path>/facts/`` and ``<path>/summaries/`` (lock, meta and rebuild files: ``memory.store_files``).
+Shards ``<path>/facts/`` and ``<path>/summaries/`` (lock, meta and rebuild files: ``memory.store.files``).
 Every filter starts with the tenant, and BM25 IDF is computed over the tenant's own points, so one
-tenant never shifts another's scores. Edge never optimizes by itself: ``memory.edge_upkeep.Optimizer``
+tenant never shifts another's scores. Edge never optimizes by itself: ``memory.store.edge_upkeep.Optimizer``
 does, in the background. Writes are counted per tenant (``generation``) for the recall cache.
 """
 
@@ -47,11 +47,10 @@ from qdrant_edge import (
 )
 from qdrant_edge import SparseVector as EdgeSparse
 
-from memory.edge_upkeep import OPTIMIZE_AFTER, OPTIMIZE_EVERY, Generations, Optimizer
 from memory.errors import StoreError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, Hit, Layer, RecordFilter, StoredPoint, VectorQuery
-from memory.store_common import (
+from memory.store.common import (
     LAYERS,
     PRIVATE,
     Condition,
@@ -63,7 +62,8 @@ from memory.store_common import (
     plan_filter,
     tenant_condition,
 )
-from memory.store_files import (
+from memory.store.edge_upkeep import OPTIMIZE_AFTER, OPTIMIZE_EVERY, Generations, Optimizer
+from memory.store.files import (
     DirLock,
     check_complete,
     refuse_fresh_store_beside_swap,
@@ -95,7 +95,7 @@ _INDEXES: dict[str, PayloadSchemaParams | PayloadSchemaType] = {
     "visibility": _KEYWORD,
     # the message ids a fact cites: taking back one message finds its records by this index
     "messages": _KEYWORD,
-    # a relation's member ids and name keys: recall's one hop finds relations by them (memory.hops)
+    # a relation's member ids and name keys: recall's one hop finds relations by them (memory.recall.hops)
     "mentions": _KEYWORD,
 }
 
@@ -210,7 +210,7 @@ class EdgeStore:
         self._write_lock = asyncio.Lock()
         self._optimizer = Optimizer(self._optimize_shards, str(path), after=optimize_after, every=optimize_every,
                                     clock=clock)
-        self._generations = Generations()  # writes per tenant (memory.cache reads them)
+        self._generations = Generations()  # writes per tenant (memory.recall.cache reads them)
 
     def __repr__(self) -> str:
         return f"EdgeStore(path={str(self.path)!r}, dim={self.dim}, open={self._shards is not None})"
@@ -229,7 +229,7 @@ class EdgeStore:
     ) -> EdgeStore:
         """Lock ``path``, check the embedder recorded there and open (or create) both shards.
 
-        ``guard`` is the swap guard (``memory.store_files.take_swap_guard``) when the caller — a
+        ``guard`` is the swap guard (``memory.store.files.take_swap_guard``) when the caller — a
         rebuild — already holds it; otherwise it is taken for the moment of locking the directory, so
         no store is opened while a rebuild swaps it. ``optimize_after``/``optimize_every``/``clock``:
         when background optimizations start (see the module docstring); one starts at open. Raises
@@ -481,7 +481,7 @@ class EdgeStore:
 
     def generation(self, tenant: str) -> int:
         """How many writes ``tenant`` has had since the store opened: a recall cached at one generation
-        is stale at the next (``memory.cache``). This process is the only writer (the lock)."""
+        is stale at the next (``memory.recall.cache``). This process is the only writer (the lock)."""
         return self._generations(tenant)
 
     async def close(self) -> None:

@@ -20,7 +20,7 @@ from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedR
 from memory.errors import StoreError
 from memory.models import Scope
 from memory.ports import DENSE, SPARSE, Hit, Layer, RecordFilter, StoredPoint, VectorQuery
-from memory.store_common import (
+from memory.store.common import (
     LAYERS,
     PRIVATE,
     Condition,
@@ -58,7 +58,7 @@ _INDEXES: dict[str, models.PayloadSchemaType | models.KeywordIndexParams] = {
     "visibility": models.PayloadSchemaType.KEYWORD,
     # the message ids a fact cites: taking back one message finds its records by this index
     "messages": models.PayloadSchemaType.KEYWORD,
-    # a relation's member ids and name keys: recall's one hop finds relations by them (memory.hops)
+    # a relation's member ids and name keys: recall's one hop finds relations by them (memory.recall.hops)
     "mentions": models.PayloadSchemaType.KEYWORD,
 }
 

@@ -1,0 +1,1 @@
+"""Finding and ranking records: hybrid search, fusion and signals, hops through relations, the recall cache."""
