@@ -173,7 +173,7 @@ def to_facts(
     * a commitment or demand keeps whom it was made to (``Fact.recipient``: the participant named,
       else — when it says "you" / "你" — the one it answers), so "you" can be told as theirs;
     * a relation (kind ``relation``: "Bob manages the Discord bot") is checked for junk and built by
-      ``memory.relations.relation_fact``, and linked to the other records from its message;
+      ``memory.recall.relations.relation_fact``, and linked to the other records from its message;
     * an agreement or refusal that answers a proposal (``extra["proposal_message_id"]``) cites the
       proposal as its second source: the record names both parties, and the proposer's erasure
       removes it too.

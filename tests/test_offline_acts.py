@@ -254,3 +254,27 @@ async def test_a_grudging_yes_is_a_party_and_a_yes_with_a_promise_keeps_both(
     assert not agreed & set(not_parties)
     if lang == "zh":  # "我没意见。那我明天中午前把换货寄出去": agrees, and promises
         assert [f.subject for f in facts if f.kind is Kind.COMMITMENT and "换货" in f.value] == ["u-王敏"]
+
+
+@pytest.mark.parametrize(("text", "when"), [
+    ("I can do it tomorrow morning Jakarta time, tonight I'm at my cousin's wedding", "tomorrow morning"),
+    ("tonight I have a wedding, tomorrow morning I can", "tomorrow morning"),
+    ("not tonight, tomorrow morning?", "tomorrow morning"),
+    ("周五不行，周日吧，我周六才有空", "周日"),
+    ("可以，不过下周三我要上班，下周四晚上吧，我这边的时间", "下周四晚上"),
+])
+def test_a_counter_offer_offers_the_time_it_can(text: str, when: str) -> None:
+    from bot.offline.acts import _offered_time
+
+    assert _offered_time(text) == when
+
+
+async def test_what_the_speaker_cannot_do_is_no_promise_and_moves_the_one_made() -> None:
+    from bot.offline.reschedule import reschedules
+
+    facts = await _facts([("老K", "招募帖我今天发不了了，图还没P好，改到周三吧")], lang="zh", zone="Asia/Shanghai")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+    [move] = reschedules([Utterance("m1", "u-k", "老K", "招募帖我今天发不了了，图还没P好，改到周三吧", T0)])
+    assert move.when == "周三"
+    [ask] = reschedules([Utterance("m1", "u-c", "Chloe", "Lena can I move the deck to Saturday 8pm my time instead? the template changed", T0)])
+    assert ask.when == "Saturday 8pm"

@@ -54,6 +54,10 @@ _TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定
                        re.IGNORECASE)
 
 
+#: A Chinese verb saying it cannot be done ("发不了了", "收不齐", "搞不定", "来不及"), ending its clause.
+_ZH_CANNOT_DO = re.compile(r"(?:[\u4e00-\u9fff](?:不了|不完|不齐|不到|不动|不成|不出来)|搞不定|来不及|做不到|没法弄|没办法)了?(?=[，,。.!！？?\s]|$)")
+
+
 def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:
     """Does the clause (openers stripped: ``clauses.core``) promise something?
 
@@ -66,6 +70,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return False
     if promised:
         return True
+    if _ZH_CANNOT_DO.search(core):
+        return False  # "招募帖我今天发不了了": what the speaker cannot do is no promise
     if _ZH_LETS.match(core):
         return False  # "我们这周六一起把阳台清理一下吧": a suggestion to both
     part = promise_part(core)

@@ -131,12 +131,20 @@ def _due(text: str, said: Utterance, request: ExtractionRequest, owner: Utteranc
                        owner=speaker_zone(owner.zone, _zone(request)) if owner is not None else None)
 
 
-def _last_time(text: str) -> str:
-    """The last time a line names ("not tonight … tomorrow morning I can" → "tomorrow morning")."""
-    found, rest = "", text
-    while (span := find_due_span(rest)) is not None:
-        found, rest = rest[span[0] : span[1]], rest[span[1]:]
-    return found
+#: A clause offering its time: "Sunday morning I can", "tomorrow works", "周四给你", "明天可以".
+_OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|fine|good)\b|可以|能|行|给你|发你|交|搞定|吧\s*$", _I)
+
+
+def _offered_time(text: str) -> str:
+    """The time a counter-offer offers: the one in a clause that offers it ("I can do it tomorrow morning
+    Jakarta time, tonight I'm at a wedding" → "tomorrow morning"), else the first not turned down ("not
+    tonight … tomorrow morning?", "周五不行，周日吧，我周六才有空" → "周日"); "" when it names none."""
+    for clause in re.split(r"[,;.!?，。；！？]+", text):
+        span = find_due_span(clause)
+        if span is not None and _OFFERING.search(clause) and not _TURNED_DOWN.search(clause):
+            return clause[span[0] : span[1]]
+    span = find_due_span(text)
+    return text[span[0] : span[1]] if span is not None else ""
 
 
 class _Thread:
@@ -152,7 +160,7 @@ class _Thread:
         # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
         # can") counters the request, whatever the classifier called it
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.match(u.text) and _last_time(u.text):
+            if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.match(u.text) and _offered_time(u.text):
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id), None)
                 if j is not None and self.acts[j] is Act.REQUEST and any(
                         u.author_id in hit.users for hit in book.find(self.lines[j].text)):
@@ -259,7 +267,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                                         and sure[i])]
         if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None:
             asked = thread.lines[j]
-            when = _last_time(turn.text)
+            when = _offered_time(turn.text)
             due = _due(when, turn, request) if when else None
             action = requested_action(asked.text)
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]

@@ -22,13 +22,13 @@ __all__ = ["Reschedule", "moved_value", "new_time", "reschedules"]
 
 _I = re.IGNORECASE
 _EN = re.compile(
-    r"^(?:(?:actually|sorry|wait|oh|ok(?:ay)?|correction|hmm|so)[\s,:;-]+)*(?:can\s+(?:we|i)\s+|let'?s\s+|please\s+)?"
-    r"(?:make\s+(?:that|it)|change\s+(?:that|it)\s+to|move\s+(?:that|it)\s+to|push\s+(?:that|it)\s+(?:back\s+)?to)\s+"
+    r"^(?:(?:actually|sorry|wait|oh|ok(?:ay)?|correction|hmm|so)[\s,:;-]+)*(?:(?:can|could|may)\s+(?:we|i)\s+|let'?s\s+|please\s+)?"
+    r"(?:make\s+(?:that|it)|change\s+(?:that|it)\s+to|(?:move|push|shift)\s+(?:that|it|the\s+\w+(?:\s+\w+)?|my\s+\w+(?:\s+\w+)?)\s+(?:back\s+)?to)\s+"
     r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
 _EN_FOR = re.compile(r"\s+(?:for|on)\s+(?P<what>(?:the|my|our|that)\s+.+)$", _I)
 _ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:改成|改到|推到|延到|挪到|换到)"
                  r"(?P<rest>[^，,。！!？?]+)(?:[，,。！!？?]\s*(?P<reason>.*))?$")
-_FILLER = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|eod|cob|end\s+of\s+(?:the\s+)?day)\b|[吧呢啊吗好了]|[\s,，.。!！?？~]", _I)
+_FILLER = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|sorry|eod|cob|end\s+of\s+(?:the\s+)?day|my\s+time)\b|(?:抱歉|不好意思|我这边的?时间)|[吧呢啊吗好了]|[\s,，.。!！?？~]", _I)
 #: "make the glossary Friday noon": a thing named between "make" and its new time.
 _EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,:;-]+)*make\s+(?P<what>(?:the|my|our)\s+[^,;.!?]{2,40}?)\s+"
                           r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
@@ -75,7 +75,8 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
     if (t := _TOPIC.match(text)) and find_due_span(t.group("topic")) is None:
         topic, text = t.group("topic"), text[t.end():]
     text = _LEAD.sub("", text)
-    text = re.sub(r"^@?[A-Z][\w.-]*\s+(?=make\b)", "", text)  # "Dana make that Fri noon …"
+    # a name it is said to: "Dana make that Fri noon …", "Lena, can I move the deck to …"
+    text = re.sub(r"^@?[A-Z][\w.-]*[,，]?\s+(?=(?:make|can|could|may|let'?s|please|move|push|change)\b)", "", text)
     what = ""
     if m := _EN.match(text):
         rest = m.group("rest").strip()
