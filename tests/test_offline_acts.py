@@ -278,3 +278,11 @@ async def test_what_the_speaker_cannot_do_is_no_promise_and_moves_the_one_made()
     assert move.when == "周三"
     [ask] = reschedules([Utterance("m1", "u-c", "Chloe", "Lena can I move the deck to Saturday 8pm my time instead? the template changed", T0)])
     assert ask.when == "Saturday 8pm"
+
+
+async def test_taking_a_request_on_with_it_is_the_requests_action_at_the_answers_time() -> None:
+    facts = await _facts([("Nora", "Ivan, could you oil the gate hinge and tape a note on it before Saturday?"),
+                          ("Ivan", "yep, I'll do it tomorrow after work")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ivan" and promise.recipient == "u-Nora" and "gate hinge" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Tue"

@@ -92,6 +92,10 @@ _CLAUSES = re.compile(r"[,，.。;；…!！]+|\s+(?:but|though|although)\s+|虽
 #: Words that turn the proposal down, whatever yes they hold.
 _TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\s+agree|disagree|against\s+it|not\s+ok(?:ay)?"
                           r"|not\s+(?:for|with)\s+me|count\s+me\s+out)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
+#: An action that only points at what was asked: "do it tomorrow after work", "send it tonight", "弄这个".
+_ONLY_POINTS = re.compile(r"^\s*(?:(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make)"
+                          r"(?:\s+(?:it|that|this|them|those))(?:\s+(?:up|out|over|done|in|off))?|弄|搞|做|发|改|交|办)"
+                          r"(?:\s|[,，.。!！]|$|(?=[\u4e00-\u9fff]{0,2}(?:今|明|后|周|下|这|晚|早|上午|下午)))", _I)
 #: Lines after a proposal its quick yeses may follow.
 _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
@@ -291,8 +295,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 due = _due(turn.text, turn, request) or _due(action, asked, request, turn)
                 own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-                if own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker
-                    kept += [dataclasses.replace(c, recipient=c.recipient or asked.author_id) for c in own]
+                if own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker; "I'll do it
+                    # tomorrow after work": the request's action, at the answer's time
+                    kept += [thread.promise(i, action, c.due_at or due, asked.author_id, asked) if _ONLY_POINTS.match(c.value)
+                             else dataclasses.replace(c, recipient=c.recipient or asked.author_id) for c in own]
                 else:
                     kept.append(thread.promise(i, action, due, asked.author_id, asked))
             elif j is not None and kind is Act.PROPOSE:
