@@ -289,9 +289,10 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
     theirs = sorted((f for f in open_ if f.subject == change.author_id and _said(f) <= change.ts
                      and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
     theirs = [f for f in theirs if f.session == request.session] or theirs
-    # what it names; the latest when it names nothing or nothing held ("Zoom 续费我得推到2月3号": its
-    # words are the speaker's, not the promise's)
-    named = ([f for f in theirs if _names(change.what, f)] if change.what else []) or theirs[-1:]
+    # what it names; else the latest with a time and no condition (a time moves a dated promise), else the
+    # latest ("Zoom 续费我得推到2月3号": its words are the speaker's, not the promise's)
+    named = ([f for f in theirs if _names(change.what, f)] if change.what else []) \
+        or [f for f in theirs if f.due_at is not None and not f.condition][-1:] or theirs[-1:]
     if len(named) != 1:
         return None
     fact = named[0]

@@ -293,6 +293,11 @@ def _named(text: str, name: str) -> bool:
     return re.search(rf"(?<![A-Za-z]){re.escape(name)}(?![A-Za-z])", text) is not None
 
 
+#: Whom a deed goes to, in its words: "发给许诺", "转给May", "send it to Elena", "give the keys to Bo".
+_GIVEN_TO = re.compile(r"(?:发给|转给|交给|给|还给|寄给)(?P<who>[^\s，,。.!！?？的]{1,8})"
+                       r"|\b(?:to|for)\s+(?P<en>[A-Z][\w'-]{1,20})\b")
+#: A name the line opens by saying it to: "Rhi I'll send mine tonight", "Dana, I'll …".
+_SAID_TO = re.compile(r"^\s*@?(?P<who>[A-Z][\w'-]{1,20}|[\u4e00-\u9fff]{2,4})\s*[,，]?\s+(?=(?:i'?ll|i’ll|i\s+will|i\s+can|we'?ll)\b)")
 _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{2,}(?![A-Za-z])")
 
 
@@ -313,6 +318,16 @@ def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utteran
     the author of the message just before it, written by someone else within ``_ANSWER_WITHIN``.
     "" when nobody is known (never the speaker)."""
     by_name = {n.casefold(): uid for uid, n in names.items() if n}
+    # the one the words give it to ("发给许诺", "transfer the 340 to Elena") or say it to first ("Rhi I'll
+    # send mine"): theirs, before whoever asked
+    said = normalize(quote)
+    for pattern in (_GIVEN_TO, _SAID_TO):
+        if m := pattern.search(said):
+            who = m.group("who") or m.groupdict().get("en") or ""
+            found = [uid for uid, n in names.items() if uid != turn.author_id
+                     and (_named(who, normalize(n)) or _named_loosely(who, normalize(n)))]
+            if len(found) == 1:
+                return found[0]
     if given in names and given != turn.author_id:
         return given
     if given.casefold() in by_name and by_name[given.casefold()] != turn.author_id:

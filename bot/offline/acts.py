@@ -12,7 +12,7 @@ from datetime import datetime
 from bot.acts.labels import Act
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
-from bot.offline.requests import requested_action
+from bot.offline.requests import asked_action, requested_action
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
@@ -38,7 +38,8 @@ _PROPOSAL_BACK = 8
 #: does not know stays the rules' agreement.)
 _NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
                            Act.DONE})
-_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming|only\s+if)\b[^,;.!?]+", _I)
+_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming|only\s+if|only\s+(?:after|once|when)|once)\b"
+                      r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we'?ll|i\s+can|then)\b|[,;.!?]|$)", _I)
 _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一)[^，,。；;！!？?]+?(?:的话)?(?=[，,。；;！!？?]|我就|就|那就|$)")
 #: What opens a promise's consequence: "…, I'll", "…，我就".
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
@@ -53,7 +54,8 @@ def condition_of(text: str) -> tuple[str, str] | None:
     if m is None:
         return None
     rest = (text[: m.start()] + " " + text[m.end():]) if m.start() > 0 else text[m.end():]
-    return clean(m.group()), clean(_THEN.sub("", rest.strip(" ,，")))
+    rest = re.sub(r"[\s,，]*\b(?:but|and|so|then)$|[\s,，]*(?:但是?|不过|然后)$", "", rest.strip(" ,，"), flags=_I)
+    return clean(m.group()), clean(_THEN.sub("", rest))
 
 
 # A plan put to everyone, not a request to one person: "要不我们各退一步", "let's split it", "大家…".
@@ -96,6 +98,12 @@ _TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\
 _ONLY_POINTS = re.compile(r"^\s*(?:(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make)"
                           r"(?:\s+(?:it|that|this|them|those))(?:\s+(?:up|out|over|done|in|off))?|弄|搞|做|发|改|交|办)"
                           r"(?:\s|[,，.。!！]|$|(?=[\u4e00-\u9fff]{0,2}(?:今|明|后|周|下|这|晚|早|上午|下午)))", _I)
+#: A Chinese request for a deed: "能不能周四前出一版", "你今天能问下…吗", "麻烦你…", "帮我…".
+_ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:能不能|可不可以)[^，。,.!！]{1,20}?(?:吗|？|\?)"
+                         r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)")
+#: "… could you send me your notes by thursday?" anywhere in a line, asking a deed.
+_EN_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+|maybe\s+)?(?!believe|imagine|see\b"
+                         r"|hear|understand|guess|think|feel|remember|recall|explain|tell|be\b)[a-z]", _I)
 #: Lines after a proposal its quick yeses may follow.
 _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
@@ -111,6 +119,13 @@ def _short_yes(text: str) -> bool:
     """A yes in a few words, without a no or a question ("sat 23 UTC fine", "8am I can survive ☕")."""
     words = len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
     return words <= 8 and bool(_YES_WORDS.search(text)) and not _NO_WORDS.search(text)
+
+
+def _asks_deed(text: str) -> bool:
+    """Does a sentence of ``text`` ask its listener for a deed ("Arif can you fix the rename?", "你能周四前
+    出一版吗") — not a question about how things are ("wasn't Marta before you?")?"""
+    parts = [x for x in re.split(r"(?<=[.!?。！？])\s*|[,，;；—–]\s*", text) if x.strip()]
+    return any(asked_action(x) is not None for x in parts) or bool(_ZH_REQUEST.search(text) or _EN_REQUEST.search(text))
 
 
 def _yes_clause(text: str) -> bool:
@@ -173,6 +188,11 @@ class _Thread:
         for i, u in enumerate(self.lines):
             if _PROPOSAL_QUESTION.match(u.text) and self.acts[i] in _MAY_PROPOSE:
                 self.acts[i] = Act.PROPOSE
+        # a line that asks someone for a deed ("Jun, can you send me your address by tomorrow? then it goes
+        # out this week") is a request, whatever time of its own it names
+        for i, u in enumerate(self.lines):
+            if self.acts[i] is Act.COUNTER and _asks_deed(u.text):
+                self.acts[i] = Act.REQUEST
         # a bare yes ("👍", "+1", "扣1") soon after a proposal, by someone else, agrees to it; so does a short
         # yes that may restate it ("sat 23 UTC fine", "8am I can survive ☕")
         for i, u in enumerate(self.lines):
@@ -269,7 +289,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             continue
         kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING
                                         and sure[i])]
-        if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None:
+        if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None \
+                and (_asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
             asked = thread.lines[j]
             when = _offered_time(turn.text)
             due = _due(when, turn, request) if when else None
