@@ -286,3 +286,33 @@ async def test_taking_a_request_on_with_it_is_the_requests_action_at_the_answers
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Ivan" and promise.recipient == "u-Nora" and "gate hinge" in promise.value
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Tue"
+
+
+async def test_a_request_with_a_time_of_its_own_is_taken_on_by_a_yes() -> None:
+    facts = await _facts([("Marta", "wasn't Marta before you?"), ("Dana", "Jun, can you send me your shipping address by "
+                                                                           "tomorrow? then it goes out this week"),
+                          ("Jun", "yep will do")])
+    promises = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert [(f.subject, f.recipient) for f in promises] == [("u-Jun", "u-Dana")]
+    assert "shipping address" in promises[0].value
+
+
+@pytest.mark.parametrize(("text", "condition", "action"), [
+    ("if I have it by Thursday I'll get the kit in the mail Friday", "if I have it by Thursday", "get the kit in the mail Friday"),
+    ("I can clear out the raw files, but only after Keoni confirms he's got them backed up",
+     "only after Keoni confirms he's got them backed up", "clear out the raw files"),
+    ("once the board approves I'll order the barrels", "once the board approves", "order the barrels"),
+])
+def test_a_condition_ends_where_the_promise_begins(text: str, condition: str, action: str) -> None:
+    assert condition_of(text) == (condition, action)
+
+
+async def test_whom_a_deed_goes_to_is_its_recipient() -> None:
+    facts = await _facts([("Lena", "the deck needs the new template"), ("Sipho", "who has the orchestration?"),
+                          ("Arif", "got it, I'll send the orchestration to Lena by Friday")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Arif" and promise.recipient == "u-Lena"
+    facts = await _facts([("许诺", "配器那边怎么样了"), ("小米", "情绪板发江雨了"), ("江雨", "收到，配器我周五前改完发给许诺")],
+                         lang="zh", zone="Asia/Shanghai")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-江雨" and promise.recipient == "u-许诺"
