@@ -24,9 +24,9 @@ _I = re.IGNORECASE
 _BODY_EN = (r"(?:board|committee|council|management|organi[sz]ers?|admins?|administrators?|administration|"
             r"mods?|moderators?|moderation(?:\s+team)?|course\s+(?:admin|staff|team|office)|team\s+leads?|leadership|"
             r"officials?|system|core\s+team|steering\s+(?:committee|council)|hoa|server\s+owners?|"
-            r"guild\s+(?:leaders?|officers?))")
+            r"guild\s+(?:leaders?|officers?)|(?:[a-z]+\s+){0,2}bot)")
 _BODY_ZH = (r"(?:理事会|业委会|委员会|管理员|管理层|管理组|群管|群主|官方|版主|组委会|董事会|居委会|物业|校方|"
-            r"系统|协会|会长|教练组|核心组|社委|公会会长)")
+            r"系统|协会|会长|教练组|核心组|社委|公会会长|主办方|主办|组织方|赛事方|平台方?)")
 _LABEL_EN = (r"(?:notice|note|announcement|update|decision|ruling|verdict|message|statement|memo|alert|vote|"
              r"resolution|bulletin|order|directive|reminder|record|minutes)")
 _LABEL_ZH = r"(?:通知|公告|声明|决定|决议|投票|表决|裁定|提示|消息|说明|备注|通报|结果|意见|记录|纪要)"
@@ -45,7 +45,10 @@ _HEADING = re.compile(
 )
 #: A bracketed tag naming a body, at a line start: "[群管理员]", "【管理员】", "(mod)", "[Board decision]".
 _TAG = re.compile(
-    r"^\s*[\[【〔(（<]\s*[^\]】〕)）>\n]{0,10}?(?:" + _BODY_EN + r"|" + _BODY_ZH + r")[^\]】〕)）>\n]{0,10}?[\]】〕)）>]",
+    r"^\s*[\[【〔(（<]\s*[^\]】〕)）>\n]{0,10}?(?:" + _BODY_EN + r"|" + _BODY_ZH + r")[^\]】〕)）>\n]{0,10}?[\]】〕)）>]"
+    # a bracketed notice approved in someone's name: "[Table rules update — approved by Rhiannon]"
+    r"|^\s*[\[【〔]\s*[^\]】〕\n]{0,30}?\b(?:rules?|policy|" + _LABEL_EN[3:-1] + r")\b[^\]】〕\n]{0,30}?"
+    r"(?:approved|signed\s+off|confirmed|decided|ratified)\s+by\b[^\]】〕\n]{0,30}[\]】〕]",
     _I | re.MULTILINE,
 )
 #: A body said to have decided: "the board decided", "mods have voted", "业委会已经决定", "经理事会投票".

@@ -65,6 +65,9 @@ _CORRECTION = re.compile(
 #: Said to Heyan only (a mention, or its name in the line): Heyan told it said something itself, or to read
 #: a message as edited since.
 _TOLD_TO_IT = re.compile(
+    # Heyan told how to read someone's words: "from here on treat Yuki's 'I'll try' as a firm promise"
+    r"\b(?:treat|count|consider|regard|read|take)\s+(?:\S+\s+){1,8}?as\s+(?:a\s+|an\s+)?(?:firm\s+|binding\s+|real\s+)?"
+    r"(?:promise|commitment|agreement|decision|yes|done|settled|binding)\b|(?:当作|算作|视为|当成)(?:是)?(?:承诺|答应|同意|决定)|"
     # Heyan told it said something itself: "你昨天不是自己说过嘛『…』", "you said earlier that …"
     r"(?:你|您)(?:昨天|之前|刚才|上次|早上|前天)?(?:不是)?(?:自己)?(?:亲口)?(?:说过|讲过|记过|确认过|记录过|回复过)"
     r"|\byou\s+(?:yourself\s+)?(?:said|told\s+(?:us|me|everyone)|confirmed|recorded|noted|replied)\s+(?:this\s+)?"

@@ -33,10 +33,13 @@ _BORROWED = re.compile(
     re.MULTILINE,
 )
 _BORROWED_ZH = re.compile(
-    r"^[\s(（\[【]*(?P<intro>我是|这是|本人是)?(?P<who>[\u4e00-\u9fff]{2,4}?)(?:本人)?[，,\s]*我?(?:在|正在)?(?:用|借|拿)(?:了)?"
-    r"(?P<whose>[\u4e00-\u9fff]{1,4}?)的?(?:手机|电脑|账号|号|微信|平板|笔记本)",
+    r"^[\s(（\[【]*(?P<intro>我是|这是|本人是)?(?P<who>[\u4e00-\u9fff]{2,4}?)(?:本人)?[，,\s（(]*我?(?:在|正在)?(?:用|借|拿)(?:了)?"
+    r"(?P<whose>[\u4e00-\u9fff]{1,4}?|[A-Za-z][\w'’-]{1,15})的?(?:手机|电脑|账号|号|微信|平板|笔记本)",
     re.MULTILINE,
 )
+#: A member's own word claimed by someone else: "王磊本人补充一句：…", "Bob himself says: …".
+_HIMSELF = re.compile(r"^[\s(（\[【]*(?P<who>[\u4e00-\u9fff]{2,4}?|[A-Z][\w'’-]{1,20})\s*(?:本人|himself|herself|themselves)\s*"
+                      r"(?:补充|说|表示|声明|确认|更正|通知|回复|留言|says?|adds?|confirms?|writes?)", re.MULTILINE)
 #: A Chinese name, not a pronoun or a demonstrative read as one ("这是我用黄敏的手机拍的").
 _PLAIN_NAME = re.compile(r"^[^我你他她它这那是的了在用]+$")
 _TAGGED = re.compile(r"\s*[)）\]]?\s*(?:[:：—–]|-\s)")
@@ -106,6 +109,9 @@ def speaks_for(text: str, members: Members) -> str | None:
             continue
         if _whole(members, who) or (m.group("intro") and _PLAIN_NAME.match(who) and members.names_anyone(m.group("whose"))):
             return who
+    for m in islice(_HIMSELF.finditer(text), MATCHES):
+        if not _own(members, m.group("who")) and _whole(members, m.group("who")):
+            return m.group("who")
     for m in islice(_RELAY.finditer(text), MATCHES):
         who = next(g for g in m.groups() if g)
         said = text[m.end():m.end() + 300]
