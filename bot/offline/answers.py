@@ -157,9 +157,9 @@ def answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> s
     if q.unclear:  # a name that fits two members: asked about, never guessed
         return _to_answer(q, ctx, [])
     said = _ANSWERS[q.ask](q, ctx, _pool(request))
-    if said.startswith(NO_RECORD_LEADS) and q.ask in (Ask.PROMISES, Ask.AGREED, Ask.OPEN) and (q.topic or q.zh_topic):
-        # nothing of that kind on the topic: the records its words find, of any kind, before "no record"
-        return records_answer(q, request, names, lang) or said
+    if said.startswith(NO_RECORD_LEADS) and q.ask in _OTHER_KINDS and (q.topic or q.zh_topic):
+        # nothing of that kind on the topic: the records of other kinds its words find, before "no record"
+        return records_answer(q, request, names, lang, kinds=_OTHER_KINDS[q.ask]) or said
     return said
 
 
@@ -356,12 +356,18 @@ def _ask_overview(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
 _RECORDS_SHOWN = 3
 
 
-def records_answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> str | None:
+#: The kinds a question of each intent falls back to when none of its own kind holds its topic.
+_OTHER_KINDS = {Ask.PROMISES: (Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND), Ask.OPEN: (Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND),
+                Ask.AGREED: (Kind.COMMITMENT, Kind.EVENT, Kind.DEMAND)}
+
+
+def records_answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang,
+                   kinds: tuple[Kind, ...] = (Kind.COMMITMENT, Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND)) -> str | None:
     """The answer to a question no intent knows (``Ask.RECORDS``) from the records its words find —
     promises, agreements, events, wishes, of the people it names — the most on topic and the hybrid
     search's best first; None when no record holds any of its words (small talk, or no record)."""
     ctx = _Ctx(request, names, lang, request.turn.ts)
-    pool = [f for f in _pool(request) if f.kind in (Kind.COMMITMENT, Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND)]
+    pool = [f for f in _pool(request) if f.kind in kinds]
     if q.people:
         pool = [f for f in pool if f.subject in q.people or ((p := proposer_of(f)) is not None and p[0] in q.people)]
     if q.recipient is not None:

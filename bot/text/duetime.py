@@ -96,7 +96,7 @@ _DAYS = [
     re.compile(r"\b(?P<rel>the\s+day\s+after\s+tomorrow|tomorrow|tmrw|tmr|today|tonight|tonite|2nite)\b", _I),
     re.compile(r"(?P<mod>下下个?|下个?|这个?|本|上个?)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天])"),
     re.compile(
-        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{_WEEKDAY_RE})(?![\w'’])"
+        rf"\b(?:(?P<mod>next|this|coming|the\s+following)\s+)?(?P<wdn>{_WEEKDAY_RE})\b"
         r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
         _I,
     ),
