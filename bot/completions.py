@@ -21,6 +21,7 @@ from bot.offline.proposals import shares_content
 from bot.offline.reschedule import Reschedule, moved_value, new_time, reschedules
 from bot.text.clock import reply_zone, show_due
 from bot.text.richtext import Mention, RichText
+from bot.text.zones import is_zone
 from memory.errors import EmbedderError
 from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope
@@ -272,7 +273,7 @@ def _act_reports(request: ExtractionRequest, acts: Sequence[Act], skip: set[str]
 def _act_reschedules(request: ExtractionRequest, acts: Sequence[Act], skip: frozenset[str]) -> list[Reschedule]:
     """The changes of time the rules did not read, read as such by the dialogue acts (``bot.acts``):
     "ok ok, Thursday EOD then", "改一下，分摊表格周四再给" — each moves its speaker's latest open promise."""
-    return [Reschedule(t.message_id, t.author_id, t.ts, when, "", normalize(t.text).strip()[:300])
+    return [Reschedule(t.message_id, t.author_id, t.ts, when, "", normalize(t.text).strip()[:300], t.zone)
             for t in _own_turns(request, acts, Act.RESCHEDULE, skip) if (when := new_time(t.text))]
 
 
@@ -300,7 +301,8 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
                   lang="zh" if re.search(r"[\u4e00-\u9fff]", change.quote) else "en")
     try:
         return await moderation.correct(owner, fact.id, moved_value(fact.value, change.when),
-                                        f"moved: “{change.quote}”", session=request.session)
+                                        f"moved: “{change.quote}”", session=request.session, said_at=change.ts,
+                                        speaker_zone=change.zone if change.zone and is_zone(change.zone) else None)
     except ModerationError as exc:  # deleted or changed meanwhile
         log.info("could not move %s after %s: %s", fact.id, change.message_id, exc)
         return None

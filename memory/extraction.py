@@ -308,6 +308,8 @@ def _named_loosely(text: str, name: str) -> bool:
     if any(_named(text, form) or (form.isascii() and _named(text, form.title()))
            for form, rank in forms_of(name) if rank <= Rank.PINYIN and len(form) >= 2):
         return True
+    if (latin := re.fullmatch(r"[阿小老大](?P<rest>[A-Za-z][\w'-]+)", name)) and _named(text, latin.group("rest")):
+        return True  # "阿May" goes by "May"
     return name.isascii() and any(prefix_of(m.group(), name) for m in _CAPITALISED.finditer(text))
 
 

@@ -143,6 +143,17 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
     assert "storage room" in room.value and room.due_at is not None and room.due_at.weekday() == 4  # moved to Friday
     done = await rt.memory.get(Scope(tenant="slack:T1"), quote.id)
     assert done is not None and done.status is FactStatus.DONE
+    # a change of time said inside a longer line, by a speaker in their own zone: read in that zone, from
+    # when it was said ("周三" said on Wednesday 2026-11-04 in Taipei is that day, 23:59 Taipei)
+    await rt.engine.observe(Message(id="m6", scope=scope.narrow(user="u-k"), author_name="老K", text="招募帖我来写",
+                                    ts=monday + timedelta(minutes=6), speaker_zone="Asia/Taipei"))
+    await rt.drain(60)
+    await rt.engine.observe(Message(id="m7", scope=scope.narrow(user="u-k"), author_name="老K",
+                                    text="招募帖我今天发不了了，图还没P好，改到周三吧",
+                                    ts=monday + timedelta(days=2), speaker_zone="Asia/Taipei"))
+    await rt.drain(60)
+    [post] = [f for f in await rt.memory.open_commitments(Scope(tenant="slack:T1")) if "招募帖" in f.value]
+    assert post.subject == "u-k" and post.due_at == datetime(2026, 11, 4, 23, 59, tzinfo=ZoneInfo("Asia/Taipei"))
 
 
 async def test_an_agreement_said_to_heyan_is_still_an_agreement() -> None:

@@ -47,7 +47,8 @@ class MemberSelfService(ModerationBase):
         await self._enter(actor)
         return await self.memory.list_facts(Scope(tenant=actor.tenant, user=actor.user_id))
 
-    async def correct(self, actor: Actor, ref: str, value: str, reason: str = "", *, session: str | None = None) -> Fact:
+    async def correct(self, actor: Actor, ref: str, value: str, reason: str = "", *, session: str | None = None,
+                      said_at: datetime | None = None, speaker_zone: str | None = None) -> Fact:
         """A member corrects a memory that concerns them; a moderator's correction is an edit.
 
         What the correction does depends on who asks (``correction_outcome`` has the whole table):
@@ -58,7 +59,9 @@ class MemberSelfService(ModerationBase):
         ``disputed``. Only a moderator clears a flag (confirm, reject, or a moderator's correction).
         A record that is no longer current (superseded, cancelled, expired, rejected) is not
         corrected by members; a record that does not concern the member is refused.
-        ``session``: where the member asks from (a record shown there can be named)."""
+        ``session``: where the member asks from (a record shown there can be named). ``said_at`` and
+        ``speaker_zone``: when and where a change of time was said in the thread ("改到周三吧"): its new
+        deadline is read from there."""
         await self._enter(actor)
         value = value.strip()
         if not value:
@@ -81,13 +84,13 @@ class MemberSelfService(ModerationBase):
             outcome = correction_outcome(role, cur)
             if role is Role.MODERATOR:
                 return self._new_version(cur, actor, value=value, status=outcome, confidence=Confidence.HIGH,
-                                         contested=(), **reread_due(cur, value, zone))
+                                         contested=(), **reread_due(cur, value, zone, said_at=said_at, speaker_zone=speaker_zone))
             if role is Role.ASSERTER:
                 # their own word on their own statement is sure; on anything in review it is not
                 sure = cur.status not in REVIEW_STATUSES and not about_others(cur)
                 confidence = Confidence.HIGH if sure else cur.confidence
                 return self._new_version(cur, actor, value=value, asserted_by=actor.user_id, status=outcome,
-                                         confidence=confidence, **reread_due(cur, value, zone))
+                                         confidence=confidence, **reread_due(cur, value, zone, said_at=said_at, speaker_zone=speaker_zone))
             claim = HistoryEntry(version=cur.version, value=value, asserted_by=actor.user_id,
                                  status=FactStatus.DISPUTED, valid_from=utcnow(), valid_to=utcnow())
             return cur.model_copy(update={"status": outcome, "contested": (*cur.contested, claim)})

@@ -8,6 +8,7 @@ value and is taken out only where the action alone is needed.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 
 from bot.offline import lexicon as lx
@@ -165,16 +166,19 @@ def split_due(action: str) -> tuple[str, str]:
     return clean(rest.strip(" ,，")), clean(action[span[0] : span[1]])
 
 
-def reread_due(fact: Fact, value: str, zone: str) -> dict[str, Any]:
+def reread_due(fact: Fact, value: str, zone: str, *, said_at: datetime | None = None,
+               speaker_zone: str | None = None) -> dict[str, Any]:
     """The due-time fields of ``fact`` once its text becomes ``value`` (a moderator's edit, a member's
     correction): the deadline the new words name, read from when the promise was said, in the zone
-    its due time was read in (else ``zone``); none when the words that named one are gone; kept when
+    its due time was read in (else ``zone``) — or, for a change of time said in the thread, from when and in
+    the zone it was said (``said_at``, ``speaker_zone``); none when the words that named one are gone; kept when
     it never came from the words (a snooze). A new due time clears ``reminders_sent``, so the new
     version gets its follow-up. ``{}`` when nothing changes (or ``fact`` is no commitment)."""
     if fact.kind is not Kind.COMMITMENT:
         return {}
-    said = fact.sources[0].ts if fact.sources else fact.valid_from
-    clock = fact.due_at.tzinfo if fact.due_at is not None and fact.due_at.tzinfo is not None else zone_or_utc(zone)
+    said = said_at or (fact.sources[0].ts if fact.sources else fact.valid_from)
+    clock = zone_or_utc(speaker_zone) if speaker_zone else (
+        fact.due_at.tzinfo if fact.due_at is not None and fact.due_at.tzinfo is not None else zone_or_utc(zone))
     if is_standing(value):
         due = None
     elif (found := resolve_due(value, aware(said), clock)) is not None:

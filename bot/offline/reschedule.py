@@ -52,6 +52,7 @@ class Reschedule:
     when: str
     what: str
     quote: str
+    zone: str | None = None  #: the speaker's own zone, when known: the new time is theirs
 
 
 def _only_time(text: str) -> bool:
@@ -139,7 +140,7 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             found = (when[span[0] : span[1]] if span else when), before[1]
         if found is not None:
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, found[0], found[1],
-                                  normalize(turn.text).strip()[:300]))
+                                  normalize(turn.text).strip()[:300], turn.zone))
     return out
 
 

@@ -110,7 +110,8 @@ def note_to_bot(text: str, members: Members, *, addressed: bool, said: str = "")
     if (m := _POSING.search(whole)) and (members.names_other(whole) or _THIRD.search(whole) or _GROUP_DECISION.search(whole)):
         return m.group().strip()
     to_it = addressed or bool(_MENTION.search(text) or re.search(r"\bheyan\b|和言", text, _I))
-    for pattern in (_ASK_RECORD, _CORRECTION, *((_TOLD_TO_IT,) if to_it else ())):
+    patterns: tuple[re.Pattern[str], ...] = (_ASK_RECORD, _CORRECTION, _TOLD_TO_IT) if to_it else (_ASK_RECORD, _CORRECTION)
+    for pattern in patterns:
         for m in islice(pattern.finditer(text), MATCHES):
             if pattern is _ASK_RECORD and (_FIRST.match(_THAT.sub("", text[m.end():]))
                                            or _ASKED.match(text, m.start())):
