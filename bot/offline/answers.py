@@ -23,7 +23,7 @@ from bot.offline.answer_items import (
     reply_item,
     to_recipient,
 )
-from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, Ask, Question, stem
+from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, PROMISE_WORD, Ask, Question, stem
 from bot.offline.relation_answers import ask_about, ask_similar
 from bot.offline.templates import cite_fact, content, format_date, join_items, render_answer, said_on
 from bot.text.names import NameBook
@@ -159,7 +159,9 @@ def answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> s
     said = _ANSWERS[q.ask](q, ctx, _pool(request))
     if said.startswith(NO_RECORD_LEADS) and q.ask in _OTHER_KINDS and (q.topic or q.zh_topic):
         # nothing of that kind on the topic: the records of other kinds its words find, before "no record"
-        return records_answer(q, request, names, lang, kinds=_OTHER_KINDS[q.ask]) or said
+        # a promise named by its deed ("who promised to repaint the fence?") must hold two of its words
+        strict = q.ask is Ask.PROMISES and PROMISE_WORD.search(q.text) is not None
+        return records_answer(q, request, names, lang, loose=_OTHER_KINDS[q.ask] if strict else None) or said
     return said
 
 
@@ -356,23 +358,29 @@ def _ask_overview(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
 _RECORDS_SHOWN = 3
 
 
-#: The kinds a question of each intent falls back to when none of its own kind holds its topic.
+#: The kinds a question of each intent falls back to when none of its own kind holds its topic (a promise
+#: asked for by its deed must then hold two of its topic words: "who promised to repaint the fence?" is not
+#: "trim the hedge on the fence"; "who's fixing the leg sheet?" may be anyone's record of it).
 _OTHER_KINDS = {Ask.PROMISES: (Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND), Ask.OPEN: (Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND),
                 Ask.AGREED: (Kind.COMMITMENT, Kind.EVENT, Kind.DEMAND)}
 
 
 def records_answer(q: Question, request: ReplyRequest, names: NameBook, lang: Lang,
-                   kinds: tuple[Kind, ...] = (Kind.COMMITMENT, Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND)) -> str | None:
+                   loose: tuple[Kind, ...] | None = None) -> str | None:
     """The answer to a question no intent knows (``Ask.RECORDS``) from the records its words find —
     promises, agreements, events, wishes, of the people it names — the most on topic and the hybrid
     search's best first; None when no record holds any of its words (small talk, or no record)."""
     ctx = _Ctx(request, names, lang, request.turn.ts)
-    pool = [f for f in _pool(request) if f.kind in kinds]
+    pool = [f for f in _pool(request) if f.kind in (Kind.COMMITMENT, Kind.CONSENSUS, Kind.EVENT, Kind.DEMAND)]
     if q.people:
         pool = [f for f in pool if f.subject in q.people or ((p := proposer_of(f)) is not None and p[0] in q.people)]
     if q.recipient is not None:
         pool = [f for f in pool if f.kind is not Kind.COMMITMENT or to_recipient(f, q.recipient, names)]
     hits = {f.id: _topic_hits(f, q, request.lines) for f in pool}
+    if loose is not None:  # of the kind already asked about: two topic words, not one
+        words = len(q.topic) + len(q.zh_topic)
+        kind = {f.id: f.kind for f in pool}
+        hits = {fid: h for fid, h in hits.items() if h * words >= 2 or kind[fid] in loose}
     if not q.topic and not q.zh_topic:
         hits = {fid: 1.0 for fid in hits} if q.people or q.recipient else {}
     pool = [f for f in _ranked(pool, ctx) if hits.get(f.id, 0.0) > 0]

@@ -16,7 +16,7 @@ from bot.offline import lexicon as lx
 from bot.text.names import NameBook
 from memory.normalize import normalize
 
-__all__ = ["CJK_RUN", "EN_WORD", "GLOSSARY", "Ask", "Question", "read_question", "stem"]
+__all__ = ["CJK_RUN", "EN_WORD", "GLOSSARY", "PROMISE_WORD", "Ask", "Question", "read_question", "stem"]
 
 
 def _re(pattern: str) -> re.Pattern[str]:
@@ -68,7 +68,8 @@ _COLLOQUIAL = re.compile("|".join(sorted(_COLLOQUIAL_AS, key=len, reverse=True))
 
 
 _AGREE_WORD = re.compile(r"同意|\bagree(?:d|ment)?\b|决定|定了|定的|\bdecided?\b", re.IGNORECASE)
-_PROMISE_WORD = re.compile(r"答应|承诺|保证|\bpromis|\bowes?\b|欠|\bcommit", re.IGNORECASE)
+#: Words that name a promise in a question ("what did Tom promise", "答应", "owes").
+PROMISE_WORD = re.compile(r"答应|承诺|保证|\bpromis|\bowes?\b|欠|\bcommit", re.IGNORECASE)
 
 
 def _intent(body: str) -> Ask | None:
@@ -80,7 +81,7 @@ def _intent(body: str) -> Ask | None:
     first = min(found, key=lambda f: f[1])
     if first[2] not in _RECORD_INTENTS:
         return first[2]
-    if any(f[2] is Ask.AGREED for f in found) and _AGREE_WORD.search(body) and not _PROMISE_WORD.search(body):
+    if any(f[2] is Ask.AGREED for f in found) and _AGREE_WORD.search(body) and not PROMISE_WORD.search(body):
         return Ask.AGREED  # "豆豆到底改成哪天飞 大家都同意了没": asked whether it was agreed, whatever "when" came first
     return min((f for f in found if f[2] in _RECORD_INTENTS), key=lambda f: (f[0], f[1]))[2]
 
