@@ -36,14 +36,58 @@ _CLAIM = "heyan-test:claim"
 _DATABASES = 16
 
 
+#: Rough seconds of the longest tests on a busy 2-core machine (``--durations``), first match of a node
+#: id's start; any other slow test counts as ``_SLOW_SECONDS``. Only the order of the run uses them.
+_SECONDS: tuple[tuple[str, float], ...] = (
+    ("tests/test_fault_injection.py::", 115),
+    ("tests/test_layers.py::test_every_module_imports_on_its_own_first", 65),
+    ("tests/test_truth_blind.py::test_a_blind_set_keeps_what_it_reached[set_a]", 50),
+    ("tests/test_llm_e2e.py::test_prompt_stays_within_budget_on_1000_lines", 45),
+    ("tests/web/test_statuses_agree.py::test_a_replay_then_every_surface_agrees_on_every_status", 37),
+    ("tests/test_truth_blind.py::", 30),
+    ("tests/test_crash_recovery.py::", 20),
+    ("tests/test_isolation_fuzz.py::", 15),
+)
+_SLOW_SECONDS = 8.0
+
+
+def _seconds(item: pytest.Item) -> float:
+    return next((s for start, s in _SECONDS if item.nodeid.startswith(start)), _SLOW_SECONDS)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The fault-injection suite is slow by nature: ``-m "not slow"`` (``make test-fast``) skips it.
-    Slow tests go first (in their order): under xdist's work stealing the longest start at once and
-    the other worker takes the rest, instead of one long test starting last."""
+
+    Slow tests go first, longest first, spread over the xdist workers. ``--dist worksteal`` hands the
+    collection out in contiguous chunks (the first N/k tests to the first worker, and so on) and a worker
+    that runs dry steals the *end* of another's queue: slow tests at the front of one list all land in the
+    first worker's chunk and run one after another there (they were ~450 s of a ~550 s run). So each
+    worker's chunk starts with its share of the slow tests (longest first to the least loaded worker),
+    then the others in their order; stealing evens out the rest."""
     for item in items:
         if item.get_closest_marker("fault") is not None and item.get_closest_marker("slow") is None:
             item.add_marker(pytest.mark.slow)
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: order kept otherwise
+    slow = sorted((i for i in items if i.get_closest_marker("slow") is not None), key=_seconds, reverse=True)
+    rest = [i for i in items if i.get_closest_marker("slow") is None]
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))  # set in each xdist worker
+    if workers <= 1:
+        items[:] = slow + rest
+        return
+    shares: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    loads = [0.0] * workers
+    for item in slow:
+        least = loads.index(min(loads))
+        shares[least].append(item)
+        loads[least] += _seconds(item)
+    ordered: list[pytest.Item] = []
+    left = len(items)
+    for n, share in enumerate(shares):
+        size = left // (workers - n)  # xdist's first chunk sizes (worksteal.check_schedule)
+        left -= size
+        take = max(0, size - len(share))
+        ordered += share + rest[:take]
+        rest = rest[take:]
+    items[:] = ordered + rest
 
 
 @pytest.fixture(autouse=True)

@@ -55,6 +55,7 @@ def _heyan(env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow  # a replay, then six `heyan` commands and a `heyan web` child (~35 s on a busy 2-core machine)
 async def test_a_replay_then_every_surface_agrees_on_every_status(tmp_path: Path) -> None:
     script = tmp_path / "kitchen.jsonl"
     script.write_text("".join(json.dumps({"tenant": TENANT, "session": "kitchen", "user_id": u, "user_name": n,
