@@ -97,3 +97,15 @@ def test_what_takes_a_request_on() -> None:
 def test_a_promise_that_only_says_when_takes_the_earlier_action(text: str, value: str) -> None:
     [promise] = [f for f in _facts(("u-bob", "Bob", text)) if f.kind is Kind.COMMITMENT]
     assert promise.value == value
+
+
+@pytest.mark.parametrize(("request_text", "action"), [
+    ("Sipho you have the good mic, could you record it Saturday?", "record it Saturday"),
+    ("Rhiannon, about maps — could you send me your notes by thursday? then I can build it", "send you your notes by thursday"),
+    ("老孙你周四前把补的两张原片发我", "周四前把补的两张原片发你"),
+    ("阿杰你不是学设计的吗，能不能周四前出一版？", "周四前出一版"),
+])
+def test_the_action_a_request_asks_for_not_its_preamble(request_text: str, action: str) -> None:
+    from bot.offline.requests import requested_action
+
+    assert requested_action(request_text) == action

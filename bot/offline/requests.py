@@ -183,20 +183,31 @@ _ASK_ANY = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|w
                       r"|(?:please|pls|kindly)\s+)|(?:你|您)?(?:能不能|可不可以|能|可以)(?:先|帮我|帮忙)?", _I)
 
 
+_MID_ASK = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+)?(?=[a-z])", _I)
+_ZH_DEED_ASK = re.compile(r"能不能|可不可以|麻烦|帮(?:我|忙)|请(?:你|您)|可以吗|行吗|好吗")
+_ZH_NAME_YOU = re.compile(r"^[\u4e00-\u9fff]{2,3}你(?=[\u4e00-\u9fff])")
+
+
 def requested_action(request: str) -> str:
     """What a request asks its listener to do, turned to the listener's side ("send me" → "send you"),
     whoever it names first; the request's words without its ask when no rule reads them (a dialogue
     act said it is a request: ``bot.acts``)."""
     sentences = [s.strip() for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
+    # "Sipho you have the good mic, could you record it Saturday?": the ask said mid-sentence
+    sentences += [s[m.start():] for s in sentences if (m := _MID_ASK.search(s)) is not None and m.start() > 0]
     if not request.isascii():  # "涛哥今天能先把你那份电费转我吗，我信用卡已经垫了": then the clause that asks
         clauses = [c.strip() for s in sentences for c in re.split(r"[，,；;]", s) if c.strip()]
-        sentences = sentences + [c for c in clauses if _ZH_ASKS.search(c) and c not in sentences]
+        # the clause asking for a deed before one that only asks ("你不是学设计的吗，能不能周四前出一版？")
+        asking = sorted((c for c in clauses if _ZH_ASKS.search(c) and c not in sentences),
+                        key=lambda c: _ZH_DEED_ASK.search(c) is None)
+        sentences = asking + sentences
     for sentence in sentences:
         said = _LEAD_NAME.sub("", sentence, count=1)
         if (action := _action(said) or _action(sentence)) is not None:
             return clean(_turned(action))
     asked = next((s for s in sentences if _ZH_ASKS.search(s) or "?" in s), sentences[0] if sentences else request)
     said = _LEAD_NAME.sub("", asked, count=1)
+    said = _ZH_NAME_YOU.sub("", said, count=1)  # "老孙你周四前把…发我": the one asked, then the deed
     said = _ASK_ANY.sub("", said, count=1)
     tail = _ZH_ASK_TAIL.search(said) if not said.isascii() else _EN_TAIL.search(said)
     return clean(_turned(said[: tail.start()] if tail else said)) or clean(request)
