@@ -327,3 +327,18 @@ async def test_whom_a_deed_goes_to_is_its_recipient() -> None:
                          lang="zh", zone="Asia/Shanghai")
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-江雨" and promise.recipient == "u-许诺"
+
+
+@pytest.mark.parametrize(("lines", "lang"), [
+    ([("Chloe", "Arif while you're in there, tests?"), ("Arif", "sure, and I'll rewrite the whole backend in Rust overnight too 🙃")], "en"),
+    ([("Ingrid", "the dome motor needs a service, 340 USD"), ("Ravi", "I'll totally pay that out of all my observing hours 🙃")], "en"),
+    ([("刘芳", "你能不能明天把快递取了"), ("孙浩", "行啊，明天也把月亮摘下来给你🙄")], "zh"),
+])
+async def test_an_eye_roll_over_a_promise_that_outdoes_itself_is_no_promise(lines: list[tuple[str, str]], lang: str) -> None:
+    facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+async def test_a_grudging_promise_with_an_eye_roll_is_still_one() -> None:
+    facts = await _facts([("Nora", "the kitchen is a mess again"), ("Ivan", "ugh fine, I'll clean the kitchen tonight 🙄")])
+    assert [f.subject for f in facts if f.kind is Kind.COMMITMENT] == ["u-Ivan"]

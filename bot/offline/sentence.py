@@ -75,11 +75,17 @@ def asserted(sentence: Sequence[Clause]) -> list[Clause] | None:
     return [replace(c, question=False) for c in sentence[:-1]]
 
 
+#: An eye-roll over a promise that outdoes itself ("…while I'm at it 🙄", "明天也把月亮摘下来给你🙄", "I'll totally
+#: pay that out of all my hours 🙃"): mockery. A plain "fine, I'll do it 🙄" stays a (grudging) promise.
+_ROLL = re.compile(r"🙄|🙃")
+_OUTDOES = re.compile(r"\b(?:also|too|even|totally|while\s+i'?m\s+at\s+it|the\s+whole|all\s+(?:of\s+)?(?:my|the)\b)|也|顺便|干脆|整个|整栋|全部", _I)
+
+
 def sarcastic(text: str) -> bool:
     """Is the sentence sarcasm that takes back what it seems to promise?"""
     head = text[:400]
     return bool(_SARCASM.search(head) or SARCASTIC_REFUSAL.search(head)
-                or (_LAUGH.search(head) and _MOCK.search(head)))
+                or (_LAUGH.search(head) and _MOCK.search(head)) or (_ROLL.search(head) and _OUTDOES.search(head)))
 
 
 def completes(body: str) -> bool:
