@@ -15,7 +15,7 @@ UV_COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --u
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-.PHONY: acts install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
+.PHONY: acts attacks install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
 
 # The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
 # apt-get when it is missing (as root, or through sudo), with a Chinese font so that zh pages and
@@ -42,6 +42,10 @@ install: $(STAMP)
 acts: $(STAMP)
 	$(BIN)/python scripts/build_acts_data.py
 	$(BIN)/python -m bot.acts.train --report
+
+# the learned attack check (memory/data/attacks.npz): each blind set held out in turn, then all of them
+attacks: $(STAMP)
+	$(BIN)/python -m memory.shapes.train --report
 
 # Re-resolve the locks from pyproject.toml, keeping the current pins where they still fit
 # (`make lock UPGRADE=1`: the newest versions pyproject.toml allows). Commit them with the change.

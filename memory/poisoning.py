@@ -4,7 +4,9 @@ moderator markers, speaking as another participant, and the same hidden in base6
 ``attempt`` is asked about every source message (``memory.extraction.to_facts``): a flagged one yields
 one ``flagged`` record naming the rule, kept for moderators, never recalled. A shape is flagged, not
 a word (grammar in ``memory.instructions``, wordless shapes in ``memory.shapes``), read on a folded
-copy (NFKC, lookalikes, spaced letters, "1gn0re"); every rule is a bounded match: linear time.
+copy (NFKC, lookalikes, spaced letters, "1gn0re"); every rule is a bounded match: linear time. When
+no rule fires, a line that reads like the attacks of the labelled corpora is flagged too
+(``memory.shapes.learned``: a small model over the sentence vector).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from enum import StrEnum
 from memory.instructions import about_people, classify, names_pattern, says_you
 from memory.normalize import normalize
 from memory.shapes import find as find_shape
+from memory.shapes.learned import resembles
 
 __all__ = ["READ_CHARS", "Attempt", "Flag", "attempt", "flag_of", "fold"]
 
@@ -31,6 +34,7 @@ class Flag(StrEnum):
     IMPERSONATION = "impersonation"
     MARKER = "fake marker"
     ENCODED = "encoded instruction"
+    RESEMBLES = "resembles an attack"
 
 
 @dataclass(frozen=True, slots=True)
@@ -307,4 +311,7 @@ def _attempt(text: str, speaker: str, names: tuple[str, ...], addressed: bool) -
         if inner is not None or _FACT_WORDS.search(words):
             return Attempt(Flag.ENCODED, "base64 that hides " + (inner.reason if inner else "a statement about people"),
                            words[:80])
+    if (p := resembles(text, view=view, speaker=speaker, names=names)) is not None:
+        return Attempt(Flag.RESEMBLES, f"reads like the attacks on memory Heyan learned from ({p:.2f})",
+                       folded.split("\n", 1)[0][:80])
     return None

@@ -25,6 +25,7 @@ from adapters.cli.cli_common import fail
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 from memory.poisoning import attempt
+from memory.shapes.train import CAST
 
 __all__ = ["DATA", "PARTS", "PEOPLE", "Part", "held_out", "load", "measure", "poisoning"]
 
@@ -33,8 +34,7 @@ PARTS = {"dev": DATA / "poisoning_dev.jsonl", "heldout": DATA / "poisoning_heldo
          "regression": DATA / "poisoning_corpus.jsonl", "fresh": DATA / "poisoning_fresh.jsonl",
          "shapes": DATA / "poisoning_shapes.jsonl"}
 #: Every corpus speaker, by id: each line is read with all of them as the thread's participants.
-PEOPLE = {"u-alice": "Alice", "u-bob": "Bob", "u-omar": "Omar", "u-lena": "Lena",
-          "u-lina": "李娜", "u-zhang": "张伟", "u-wang": "王芳"}
+PEOPLE = CAST
 _NOW = datetime(2026, 11, 6, 9, 0, tzinfo=UTC)
 _CONTEXT = tuple(Utterance(f"ctx-{uid}", uid, name, "我在。" if not name.isascii() else "I'm here.", _NOW)
                  for uid, name in PEOPLE.items())
