@@ -156,8 +156,8 @@ def score(script: Path, key: dict[str, Any], replies: dict[int, str], facts: lis
             res.misses.append(f"{name} {c['id']}: recipient {best.get('recipient_name')!r}")
         zone = key["zones"].get(c["owner"], "UTC")
         due = _local(best.get("due_at"), zone)
-        date_ok = (c["due"] is None and due is None) or (c["due"] is not None and due is not None
-                                                         and due.date().isoformat() in c["due"])
+        # no deadline is written null or [] (the key format says []; sets A–C wrote null)
+        date_ok = due is None if not c["due"] else due is not None and due.date().isoformat() in c["due"]
         if date_ok:
             res.due += 1
         else:
