@@ -11,7 +11,7 @@ import pytest
 
 from memory.poisoning import Flag, attempt
 from memory.shapes import learned
-from memory.shapes.learned import CHEAP, AttackModel, AttackModelError, fit
+from memory.shapes.attack_model import CHEAP, AttackModel, AttackModelError, fit
 
 TTRPG = ["Theo", "Marcus", "Ines", "Sol", "Priya"]
 #: Set F's fake payment notice: no written shape names it (a notification carrying a member's apology).

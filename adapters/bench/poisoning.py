@@ -25,7 +25,6 @@ from adapters.cli.cli_common import fail
 from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 from memory.poisoning import attempt
-from memory.shapes.train import CAST
 
 __all__ = ["DATA", "PARTS", "PEOPLE", "Part", "held_out", "load", "measure", "poisoning"]
 
@@ -34,7 +33,8 @@ PARTS = {"dev": DATA / "poisoning_dev.jsonl", "heldout": DATA / "poisoning_heldo
          "regression": DATA / "poisoning_corpus.jsonl", "fresh": DATA / "poisoning_fresh.jsonl",
          "shapes": DATA / "poisoning_shapes.jsonl"}
 #: Every corpus speaker, by id: each line is read with all of them as the thread's participants.
-PEOPLE = CAST
+#: The corpora's members by the ids their lines give (the learned check trains with the same names).
+PEOPLE: dict[str, str] = json.loads((DATA / "poisoning_cast.json").read_text(encoding="utf-8"))
 _NOW = datetime(2026, 11, 6, 9, 0, tzinfo=UTC)
 _CONTEXT = tuple(Utterance(f"ctx-{uid}", uid, name, "我在。" if not name.isascii() else "I'm here.", _NOW)
                  for uid, name in PEOPLE.items())

@@ -22,15 +22,12 @@ import numpy as np
 
 from memory.index.embedders import LocalEmbedder
 from memory.poisoning import fold
-from memory.shapes.learned import THRESHOLD, WEIGHTS, cheap, fit, read, rows, states
+from memory.shapes.attack_model import WEIGHTS, cheap, fit, read, rows
+from memory.shapes.learned import THRESHOLD, states
 
-__all__ = ["CAST", "Labelled", "load", "main"]
+__all__ = ["Labelled", "load", "main"]
 
 DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
-#: The members of the poisoning corpora, by the ids their lines give (``heyan bench poisoning`` asks about
-#: each line with these names, and the model learns with the same ones).
-CAST = {"u-alice": "Alice", "u-bob": "Bob", "u-omar": "Omar", "u-lena": "Lena",
-        "u-lina": "李娜", "u-zhang": "张伟", "u-wang": "王芳"}
 _EXTRACTION = ("extraction_corpus", "extraction_corpus_everyday", "everyday_truth_dev", "everyday_truth_heldout",
                "everyday_truth_heldout2", "everyday_truth_heldout3", "trigger_corpus")
 
@@ -55,14 +52,16 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 
 def load(data: Path = DATA) -> list[Labelled]:
     out: list[Labelled] = []
+    # the poisoning corpora's members by the ids their lines give: the names `heyan bench poisoning` asks with
+    cast: dict[str, str] = json.loads((data / "poisoning_cast.json").read_text(encoding="utf-8"))
     for path in sorted(data.glob("poisoning_*.jsonl")):
-        out += [Labelled(r["text"], CAST.get(r["speaker"], ""), tuple(CAST.values()), r["expect"] == "flagged",
+        out += [Labelled(r["text"], cast.get(r["speaker"], ""), tuple(cast.values()), r["expect"] == "flagged",
                          "corpora", near_miss=r["expect"] != "flagged") for r in _jsonl(path)]
     for name in _EXTRACTION:
         rows = _jsonl(data / f"{name}.jsonl")
         speakers = [r["speaker"]["name"] if isinstance(r.get("speaker"), dict) else "" for r in rows]
-        cast = tuple(sorted(set(speakers) - {""}))
-        out += [Labelled(r["text"], who, cast, "flagged" in json.dumps(r.get("gold", "")), "corpora")
+        members = tuple(sorted(set(speakers) - {""}))
+        out += [Labelled(r["text"], who, members, "flagged" in json.dumps(r.get("gold", "")), "corpora")
                 for r, who in zip(rows, speakers, strict=True)]
     for folder in sorted((data / "truth_blind").glob("set_*")):
         key = json.loads((folder / "key.json").read_text(encoding="utf-8"))
