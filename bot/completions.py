@@ -19,9 +19,10 @@ from bot.offline.actions import promised_action
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
 from bot.offline.reschedule import Reschedule, moved_value, new_time, reschedules
-from bot.text.clock import reply_zone, show_due
+from bot.text.clock import aware, reply_zone, show_due
+from bot.text.duetime import resolve_due
 from bot.text.richtext import Mention, RichText
-from bot.text.zones import is_zone
+from bot.text.zones import is_zone, zone_or_utc
 from memory.errors import EmbedderError
 from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope
@@ -263,11 +264,27 @@ def _own_turns(request: ExtractionRequest, acts: Sequence[Act], wanted: Act, ski
             if a is wanted and t.message_id not in skip]
 
 
+#: A line whose first clause says something is not done, or not yet: never a report of a promise kept,
+#: whatever the classifier reads ("the subs aren't happening tonight, upload's crawling").
+_NOT_DONE = re.compile(r"n't\b|\b(?:not|never|yet)\b|还没|没有|没(?!问题|事)|不了|未", re.IGNORECASE)
+#: Where a report's first clause ends: what is said after it ("…，密码没变") is detail, not the report.
+_FIRST_CLAUSE = re.compile(r"[,;!?，。；！？]|\.(?!\d)")
+_VOCATIVE = re.compile(r"^@?(?:[A-Za-z][\w.-]{0,19}|[\u4e00-\u9fff]{1,3})[,，:：]\s*(?=\S)")
+
+
 def _act_reports(request: ExtractionRequest, acts: Sequence[Act], skip: set[str]) -> list[DoneReport]:
     """Reports of a promise kept the rules did not read, read as such by the dialogue acts ("quote's in:
-    €89 …", "changelog 搞定了"): the speaker's own, naming what they did in their words."""
+    €89 …", "changelog 搞定了"): the speaker's own, naming what they did in their words, saying nothing
+    is not done."""
     return [DoneReport(t.message_id, t.author_id, t.author_name, t.ts, normalize(t.text).strip()[:300],
-                       normalize(t.text).strip()[:300], "") for t in _own_turns(request, acts, Act.DONE, skip)]
+                       normalize(t.text).strip()[:300], "") for t in _own_turns(request, acts, Act.DONE, skip)
+            if not _NOT_DONE.search(_first_clause(t.text))]
+
+
+def _first_clause(text: str) -> str:
+    """A line's first clause, past a name it is said to ("Oskar, the subs aren't happening tonight, …")."""
+    text = _VOCATIVE.sub("", normalize(text).strip(), count=1)
+    return _FIRST_CLAUSE.split(text, maxsplit=1)[0]
 
 
 def _act_reschedules(request: ExtractionRequest, acts: Sequence[Act], skip: frozenset[str]) -> list[Reschedule]:
@@ -290,6 +307,11 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
     theirs = sorted((f for f in open_ if f.subject == change.author_id and _said(f) <= change.ts
                      and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
     theirs = [f for f in theirs if f.session == request.session] or theirs
+    if change.old:  # "isn't happening tonight, tomorrow noon": only a promise due when turned down moves
+        clock = zone_or_utc(change.zone or request.timezone)
+        then = resolve_due(change.old, aware(change.ts), clock)
+        theirs = [f for f in theirs if then is not None and f.due_at is not None
+                  and f.due_at.astimezone(clock).date() == then.astimezone(clock).date()]
     # what it names; else the latest with a time and no condition (a time moves a dated promise), else the
     # latest ("Zoom 续费我得推到2月3号": its words are the speaker's, not the promise's)
     named = ([f for f in theirs if _names(change.what, f)] if change.what else []) \

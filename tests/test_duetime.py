@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.text.duetime import find_due_span, parse_number, resolve_due
+from bot.text.duetime import find_due_span, parse_number, resolve_due, turned_down
 
 SH = "Asia/Shanghai"
 NY = "America/New_York"
@@ -232,6 +232,18 @@ def test_parse_number(text: str, value: int) -> None:
         ("今晚不行，还在公司。明天中午前给你", sh(5, 12)),
         ("碰撞bug周五搞不定，改成周六中午吧", sh(7, 12)),
         ("make that saturday not friday", sh(7, 23, 59)),
+        # away then, or not happening then: the time offered instead
+        ("friday I'm at a conference all day, monday morning?", sh(9, 12)),
+        ("this weekend I'll be away. tuesday evening?", sh(10, 21)),
+        ("thursday we're travelling, friday noon works", sh(6, 12)),
+        ("the report isn't happening tonight, sorry. tomorrow noon", sh(5, 12)),
+        ("周五晚上交不了了，改到周六中午吧", sh(7, 12)),
+        ("周四我要出差，周五给你", sh(6, 23, 59)),
+        # a part of day narrowed by the hour said after it
+        ("tomorrow morning my time, before 9", sh(5, 9)),
+        ("friday afternoon before 5", sh(6, 17)),
+        ("tomorrow evening at 8", sh(5, 21)),  # a bare 8 is no evening hour: the part stays
+        ("tomorrow evening at 8pm", sh(5, 20)),
         # the only time said stays the deadline, turned down or not
         ("I can't do it before Friday", sh(6, 23, 59)),
         # abbreviations, a weekday with its date, a bare ordinal answer, a weekend named by its date
@@ -244,6 +256,13 @@ def test_parse_number(text: str, value: int) -> None:
 )
 def test_times_as_members_give_them(text: str, expected: datetime) -> None:
     assert resolve_due(text, WED, SH) == expected
+
+
+def test_a_line_turning_a_time_down_and_offering_another() -> None:
+    assert turned_down("the deck isn't happening tonight, sorry — tomorrow noon London time") == (
+        "tonight", "tomorrow noon London time")
+    assert turned_down("第三稿周日晚上交不了了，字体要重新排。改到周一中午（伦敦时间）吧") == ("周日晚上", "周一中午（伦敦时间）")
+    assert turned_down("I'll send it friday") is None and turned_down("I can't do it before Friday") is None
 
 
 @pytest.mark.parametrize("text", ["I sat down and cried", "the 3rd time since sept", "my 2nd try", "night shifts again"])

@@ -104,6 +104,7 @@ def test_condition_of_reads_either_order() -> None:
     assert condition_of("I'll pay the rest as long as the receipt shows the discount") == (
         "as long as the receipt shows the discount", "pay the rest")
     assert condition_of("I'll send it tomorrow") is None
+    assert condition_of("等等，我看看") is None and condition_of("等一下我再发") is None  # "wait", no condition
 
 
 def test_the_condition_is_sealed_like_the_value() -> None:
@@ -154,6 +155,27 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
     await rt.drain(60)
     [post] = [f for f in await rt.memory.open_commitments(Scope(tenant="slack:T1")) if "招募帖" in f.value]
     assert post.subject == "u-k" and post.due_at == datetime(2026, 11, 4, 23, 59, tzinfo=ZoneInfo("Asia/Taipei"))
+
+
+async def test_a_time_turned_down_moves_the_promise_due_then_and_closes_nothing(
+        tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
+    monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
+    clock_at(monday + timedelta(minutes=5))
+    scope = Scope(tenant="slack:T1", session="C1:100.1")
+
+    def said(mid: str, text: str, minutes: int) -> Message:
+        return Message(id=mid, scope=scope.narrow(user="u-ivan"), author_name="Ivan", text=text,
+                       ts=monday + timedelta(minutes=minutes))
+
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "I'll send Nora the floor plan tonight", 0))
+    await rt.engine.observe(said("m2", "and I'll repaint the storage room by Friday", 1))
+    await rt.drain(60)
+    await rt.engine.observe(said("m3", "the floor plan isn't happening tonight, printer jammed. tomorrow noon", 2))
+    await rt.drain(60)
+    promises = {("floor plan" in f.value): f for f in await rt.memory.open_commitments(Scope(tenant="slack:T1"))}
+    assert promises[True].due_at == datetime(2026, 11, 3, 12, tzinfo=UTC)  # moved (the community clock: UTC), still open
+    assert promises[False].due_at == datetime(2026, 11, 6, 23, 59, tzinfo=UTC)  # not due tonight: stays
 
 
 async def test_an_agreement_said_to_heyan_is_still_an_agreement() -> None:
@@ -313,6 +335,8 @@ async def test_a_request_with_a_time_of_its_own_is_taken_on_by_a_yes() -> None:
     ("I can clear out the raw files, but only after Keoni confirms he's got them backed up",
      "only after Keoni confirms he's got them backed up", "clear out the raw files"),
     ("once the board approves I'll order the barrels", "once the board approves", "order the barrels"),
+    ("as soon as the printer is fixed I'll reprint the flyers", "as soon as the printer is fixed", "reprint the flyers"),
+    ("等物业把钥匙给我，我就去开仓库门", "等物业把钥匙给我", "去开仓库门"),
 ])
 def test_a_condition_ends_where_the_promise_begins(text: str, condition: str, action: str) -> None:
     assert condition_of(text) == (condition, action)

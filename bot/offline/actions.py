@@ -121,9 +121,15 @@ def standing_promise(text: str, core: str) -> bool:
     return 0 <= at <= 12 and bool(_ZH_STANDING_FIRST.match(core[at:]))
 
 
+#: A purpose clause after the deed ("… tonight so the names stop drifting", "…，好让大家不再等"): what the
+#: deed is for, not how long the promise lasts.
+_PURPOSE = re.compile(r"\s+so\s+(?:that\s+)?(?:the|we|you|they|he|she|it|i|nobody|everyone|people|our|your|their)\b"
+                      r"|[，,]?\s*(?:以便|好让|免得|省得)", re.IGNORECASE)
+
+
 def is_standing(text: str) -> bool:
     """A promise that holds from now on ("from now on", "以后不再…"): it has no deadline."""
-    return bool(lx.STANDING.search(text))
+    return bool(lx.STANDING.search(_PURPOSE.split(text, maxsplit=1)[0]))
 
 
 def strip_head(core: str) -> str:

@@ -39,9 +39,11 @@ _PROPOSAL_BACK = 8
 #: does not know stays the rules' agreement.)
 _NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
                            Act.DONE})
-_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming|only\s+if|only\s+(?:after|once|when)|once)\b"
+_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming|only\s+if|only\s+(?:after|once|when)|once"
+                      r"|as\s+soon\s+as)\b"
                       r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we'?ll|i\s+can|then)\b|[,;.!?]|$)", _I)
-_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一)[^，,。；;！!？?]+?(?:的话)?(?=[，,。；;！!？?]|我就|就|那就|$)")
+_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
+                      r"(?=[，,。；;！!？?]|我就|就|那就|$)")
 #: What opens a promise's consequence: "…, I'll", "…，我就".
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
 #: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".

@@ -14,7 +14,7 @@ from bot.offline.actions import split_due
 from bot.offline.clauses import clean
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import own_time
-from bot.text.duetime import find_due_span
+from bot.text.duetime import find_due_span, turned_down
 from memory.extraction import Utterance
 from memory.normalize import normalize
 
@@ -53,6 +53,8 @@ class Reschedule:
     what: str
     quote: str
     zone: str | None = None  #: the speaker's own zone, when known: the new time is theirs
+    #: The time the line turned down ("isn't happening tonight"): only a promise due then moves.
+    old: str = ""
 
 
 def _only_time(text: str) -> bool:
@@ -141,7 +143,21 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
         if found is not None:
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, found[0], found[1],
                                   normalize(turn.text).strip()[:300], turn.zone))
+        elif (down := _turned_down(turn.text)) is not None:
+            out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, down[1], "",
+                                  normalize(turn.text).strip()[:300], turn.zone, old=down[0]))
     return out
+
+
+def _turned_down(text: str) -> tuple[str, str] | None:
+    """(the time turned down, the one offered) when the speaker turns a time down and offers another
+    without asking a deed of anyone ("glossary isn't happening tonight … tomorrow noon London time",
+    "第三稿周日晚上交不了了…改到周一中午吧"): their promise due then moves (``bot.completions.move``); a
+    counter-offer to a request moves nothing, for no promise of theirs is due then."""
+    text = normalize(text).strip()[:300]
+    if any(requested_action_of(x) for x in re.split(r"(?<=[.!?。！？])\s*", text) if x.strip()):
+        return None
+    return turned_down(text)
 
 
 # What moves a time: "make that", "push it to", "改成", "改到" … the new time comes after it.

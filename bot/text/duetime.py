@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
@@ -17,7 +17,7 @@ import cn2an
 
 from bot.text.zones import named_zone, zone_of
 
-__all__ = ["find_due_span", "parse_number", "resolve_due"]
+__all__ = ["find_due_span", "parse_number", "resolve_due", "turned_down"]
 
 _ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
 _EN_NUMBERS = {
@@ -132,7 +132,7 @@ _TIMES = [
     re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
     re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
-    re.compile(r"\b(?:at|by|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
+    re.compile(r"\b(?:at|by|before|until|till|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
     re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b(?!\s+(?:shifts?|person|people|owl|class(?:es)?"
                r"|runs?|routine|mode|sky|news|light|out|market)\b)", _I),
@@ -217,13 +217,18 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
 
 
 #: Words that turn a time down: "not wednesday", "can't do thursday", "instead of Friday", "周四不行",
-#: "周五搞不定", "wednesday is tight".
-_REFUSED_BEFORE = re.compile(r"(?:\bnot|n't(?:\s+(?:do|make))?|\bnever|\binstead\s+of|\brather\s+than|\bother\s+than"
+#: "周五搞不定", "wednesday is tight", "isn't happening tonight", "saturday I'm at a wedding", "周日交不了了".
+_REFUSED_BEFORE = re.compile(r"(?:\bnot|n't(?:\s+(?:do|make|happening|happen|work(?:ing)?))?|\bnever|\binstead\s+of"
+                             r"|\brather\s+than|\bother\s+than"
                              r"|\bexcept)\s+(?:(?:on|by|before|until|the|this)\s+)?$|(?:不是|除了|而不是)\s*$", _I)
 _REFUSED_AFTER = re.compile(
     r"\s*(?:'s|’s|is|are)?\s*(?:(?:a\s+bit|too|really|pretty|kinda|very)\s+)?(?:tight|bad|out|no\s+good|impossible|too\s+(?:soon|early|late)"
     r"|not\s+(?:possible|going\s+to\s+work|gonna\s+work)|doesn'?t\s+work|won'?t\s+work|isn'?t\s+(?:possible|going\s+to\s+work)|is\s+off)\b"
-    r"|\s*(?:之?前|以前|之内|以内)?(?:的话)?(?:肯定|可能|应该|真的|实在)?(?:不行|不太行|不可以|不可能|搞不定|来不及|没空|不方便|不太方便|赶不上|做不完|弄不完|不够)", _I)
+    # away then: "saturday I'm at my cousin's wedding", "this weekend I'll be away", "friday we're travelling"
+    r"|\s*,?\s*(?:I'?m|I\s+am|im|I'?ll\s+be|I\s+will\s+be|we'?re|we\s+are|we'?ll\s+be)\s+(?:at|away|out|off|busy"
+    r"|travell?ing|flying|working|on\s+(?:a|my|the|night|double)\b|visiting|stuck|gone|booked|in\s+(?:a|the)\s+(?:air|hospital|office))\b"
+    r"|\s*(?:之?前|以前|之内|以内)?(?:的话)?(?:肯定|可能|应该|真的|实在)?(?:不行|不太行|不可以|不可能|搞不定|来不及|没空|不方便|不太方便|赶不上|做不完|弄不完|不够"
+    r"|(?:交|做|来|去|发|写|弄|改|赶|完成|出|给)不了|(?:我)?(?:要|得)?(?:出差|值班|加班|有事|不在))", _I)
 
 
 _BROAD = re.compile(r"(?:这个?|本)(?:周|星期)|this\s+week|(?:这个?|本)月|this\s+month", _I)
@@ -257,6 +262,43 @@ def find_due_span(text: str) -> tuple[int, int] | None:
     return start, end
 
 
+def _refusals(hits: Sequence[_Hit], text: str) -> list[bool]:
+    """Which of ``hits`` the words around them turn down; a day goes with the time turned down right
+    after it ("周日晚上交不了了")."""
+    refused = [_refused(h, text) for h in hits]
+    for i in range(len(hits) - 2, -1, -1):
+        a, b = hits[i], hits[i + 1]
+        if refused[i + 1] and a.family != b.family and b.start - a.end <= _JOIN_MAX and _JOIN.fullmatch(text[a.end : b.start]):
+            refused[i] = True
+    return refused
+
+
+_ZONE_AFTER = re.compile(r"\s*[（(]?\s*[^\s,，。;；()（）]{1,24}?\s*(?:time|时间)\s*[)）]?", _I)
+
+
+def turned_down(text: str) -> tuple[str, str] | None:
+    """(the time turned down, the time offered after it) when ``text`` turns one time down and offers
+    another ("glossary isn't happening tonight … tomorrow noon", "周日晚上交不了了，改到周一中午"); else None."""
+    hits = _hits(text)
+    refused = _refusals(hits, text)
+    if not any(refused):
+        return None
+    first = refused.index(True)
+    last = first
+    while last + 1 < len(hits) and refused[last + 1]:
+        last += 1
+    if not any(not r for r in refused[last + 1 :]):
+        return None
+    offered = find_due_span(text[hits[last].end :])
+    if offered is None:
+        return None
+    start = hits[last].end
+    end = start + offered[1]
+    if zone := _ZONE_AFTER.match(text, end):  # "tomorrow noon London time", "周一中午（伦敦时间）": the clock it is on
+        end = zone.end()
+    return text[hits[first].start : hits[last].end], text[start + offered[0] : end].lstrip("到至 ").rstrip()
+
+
 @lru_cache(maxsize=512)
 def _pick(text: str) -> tuple[_Hit, ...] | None:
     """The first due expression: one hit, or a day and a time that belong together.
@@ -268,7 +310,7 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
     hits = [h for h in hits if not _MODIFIER.match(text, h.end)] or hits
     # "not wednesday … next thursday morning?", "周五搞不定，改成周六中午": a time turned down yields to one
     # that is not, when there is one
-    hits = [h for h in hits if not _refused(h, text)] or hits
+    hits = [h for h, no in zip(hits, _refusals(hits, text), strict=True) if not no] or hits
     # "这周项目赶死了，周五早上给你": a bare week or month that a later day narrows is no deadline itself
     if hits and _broad(hits[0], text):
         day = next((h for h in hits if h.family == "day" and h.start > hits[0].end and not h.m.groupdict().get("period")), None)
@@ -283,8 +325,31 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
         if hit.start - first.end > _JOIN_MAX:
             break  # hits are in order: the rest are further still
         if hit.family == other and hit.start >= first.end and _JOIN.fullmatch(text[first.end : hit.start]):
-            return (first, hit)
+            return (first, _clock_after(hit, hits, text))
     return (first,)
+
+
+#: Between a part of day and the hour that narrows it: "tomorrow morning my time, before 9".
+_NARROWS = re.compile(r"[\s,，]*(?:(?:my|your|our|his|her|their)\s+time)?[\s,，]*(?:at|by|before|until|till|around)?\s*", _I)
+
+
+def _clock_after(part: _Hit, hits: Sequence[_Hit], text: str) -> _Hit:
+    """A part of day ("morning") narrowed by an hour said right after it ("…, before 9", "at 9") is that
+    hour; else the part itself."""
+    if not part.m.groupdict().get("part") or part.m.groupdict().get("h"):
+        return part
+    later = next((h for h in hits if h.start >= part.end), None)
+    if later is None or later.family != "time" or not later.m.groupdict().get("h") \
+            or not _NARROWS.fullmatch(text[part.end : later.start]):
+        return part
+    hour = parse_number(later.m.group("h"))
+    # "evening at 8" is 20:00, which a bare 8 is not (1–7 alone are afternoon hours): the part stays
+    if _PM_PART.search(part.m.group("part")) and not later.m.groupdict().get("ampm") and hour is not None and hour >= 8:
+        return part
+    return later
+
+
+_PM_PART = re.compile(r"afternoon|evening|night|tonight|下午|晚上|傍晚|今晚|夜", _I)
 
 
 def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzinfo | None = None) -> datetime | None:
