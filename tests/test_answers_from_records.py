@@ -232,3 +232,13 @@ def test_the_intent_of_questions_written_apart_from_the_rules() -> None:
         q = read_question(row["q"], "u-x", names)
         right += q is not None and q.ask.value == row["ask"]
     assert len(rows) == 40 and right >= 26
+
+
+async def test_an_amount_in_the_question_finds_the_promise_that_names_it() -> None:
+    # "who's paying the $60 overage?": the promise holds "pay" and "$60", the rule agreed on holds "pay" and
+    # "overage"; the amount is a topic word like any other
+    facts = [record("u-dev", "Dev", "pay the $60 myself", n=1, quote="ok ok. fine. I'll pay the $60 myself"),
+             record("u-oskar", "Oskar", "slots rotate, 3h max each, and if you overrun you pay the overage", n=2,
+                    kind=Kind.CONSENSUS, attribute="agrees to")]
+    said = await ask("@heyan who's paying the $60 overage, and by when?", ("u-h", "Harriet"), facts)
+    assert "Dev" in said and "$60" in said and "rotate" not in said

@@ -79,6 +79,10 @@ async def test_an_agreement_carries_the_whole_proposal_and_a_refusal_is_no_agree
     ([("Ada", "all ticket money goes to the shelter this year, none to the kitty. agreed?"),
       ("Ben", "👍"), ("Cy", "+1"), ("Dee", "👍👍")], "en", "shelter"),
     ([("老周", "提议：每周三晚上八点固定开会，迟到的请喝奶茶"), ("小美", "👍"), ("阿飞", "扣1"), ("大刘", "✅")], "zh", "奶茶"),
+    # the cue after a preamble: the content is what follows it; "同意的扣1" asks, its proposer agrees to nothing more
+    ([("Ada", "ok, next thing. the shed is a mess. proposal: whoever borrows a tool signs the clipboard"), ("Ben", "+1"),
+      ("Cy", "works for me")], "en", "clipboard"),
+    ([("老王", "好，说下一件事。我正式提议：以后借工具要在登记本上签字，同意的扣1"), ("小李", "1"), ("阿芳", "1，没问题")], "zh", "登记本"),
 ])
 async def test_a_bare_yes_after_a_proposal_is_a_party_to_it(lines: list[tuple[str, str]], lang: str, words: str) -> None:
     facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")

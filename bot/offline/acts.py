@@ -67,8 +67,13 @@ _FOR_ALL = re.compile(r"\b(?:we|let'?s|us|everyone|everybody)\b|我们|咱们?|�
 _OPENER = r"(?:(?:ok(?:ay)?|so|alright|right|fine|then|well|好|好吧|那|那就|行)[\s,，:：]*)*"
 _PROPOSING = re.compile(r"^\s*" + _OPENER + r"(?:proposal|suggestion|idea|how\s+about|what\s+if|i\s+propose|i\s+suggest|let'?s)\b"
                         r"|^\s*" + _OPENER + r"(?:我?提(?:个|一个)?(?:议|方案|建议)|提议|方案|建议|要不)", _I)
-_PROPOSAL_CUE = re.compile(r"^\s*" + _OPENER + r"(?:(?:my\s+)?(?:proposal|suggestion)\b|i\s+(?:propose|suggest)\b)"
-                           r"|^\s*" + _OPENER + r"(?:我?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
+#: An explicit proposal, at the start of the line or of any sentence in it ("ok point 3. proposal: …",
+#: "ignore that. proposal for ep 8 onwards: …", "那我正式提议：…", "票价我提个方案：…").
+_PROPOSAL_CUE = re.compile(r"(?:^|(?<=[.!?。！？]))\s*" + _OPENER
+                           + r"(?:(?:my\s+)?(?:proposal|suggestion)(?:\s+for\s+[^:：.!?]{1,40})?\s*(?=[:：])|(?:my\s+)?(?:proposal|suggestion)\b"
+                           r"|i\s+(?:propose|suggest)\b)"
+                           r"|(?:^|(?<=[.!?。！？]))\s*" + _OPENER
+                           + r"(?:[^，,。！？!?:：]{0,8}?我?(?:正式)?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
 #: A plan put to everyone for a yes: "…, agreed?", "everyone ok with that?", "大家同意吗？", "同意的扣1".
 _PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|fine|agree)(?:\s+with\s+(?:that|this))?"
                          r"|(?:are\s+)?we\s+(?:all\s+)?(?:agreed|good\s+with\s+(?:that|this)))\s*[?？]\s*$"
@@ -176,13 +181,13 @@ class _Thread:
         self.request = request
         self.lines = [dataclasses.replace(u, text=normalize(u.text)) for u in (*request.context, *request.turns)]
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
-        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.match(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
+        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.search(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
                      else a for u, a in zip(self.lines, acts, strict=False)]
         book = NameBook.of(utterances=self.lines)
         # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
         # can") counters the request, whatever the classifier called it
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.match(u.text) and _offered_time(u.text):
+            if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id), None)
                 if j is not None and self.acts[j] is Act.REQUEST and any(
                         u.author_id in hit.users for hit in book.find(self.lines[j].text)):
@@ -247,7 +252,9 @@ class _Thread:
                                 "request_quote": asked.text[:MAX_CLAUSE_CHARS]})
 
     def agreement(self, i: int, proposal: Utterance) -> CandidateFact:
-        content = clean(_CUE.sub("", proposal.text, count=1)) or clean(proposal.text)
+        cue = _PROPOSAL_CUE.search(proposal.text)
+        said = proposal.text[cue.end():] if cue is not None and cue.start() > 0 else proposal.text  # after its preamble
+        content = clean(_CUE.sub("", said, count=1)) or clean(proposal.text)
         return self.fact(i, Kind.CONSENSUS, self.attr["agrees"], content,
                          extra={"proposal_message_id": proposal.message_id, "proposed_by": proposal.author_id,
                                 "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})
@@ -330,7 +337,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             elif j is not None and kind is Act.PROPOSE:
                 cited = [c for c in mine if c.kind is Kind.CONSENSUS and c.attribute == agrees
                          and c.extra.get("proposal_message_id") == thread.lines[j].message_id]
-                # the rules' agreement when it cites that proposal; else one that carries the proposal
+                # the rules' agreement when it cites that proposal; else, or when the proposal says where its
+                # content starts ("ok point 3. proposal: …"), one that carries the proposal
+                if _PROPOSAL_CUE.search(thread.lines[j].text):
+                    cited = []
                 kept = [c for c in kept if c.kind is not Kind.CONSENSUS] + (cited or [thread.agreement(i, thread.lines[j])])
         elif act is Act.CONDITION and (cond := condition_of(turn.text)) is not None:
             condition, consequence = cond

@@ -212,7 +212,7 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     named = {w.casefold() for h in hits for w in h.said.split()}
     topic = tuple(dict.fromkeys(
         stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", body.casefold()))
-        if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and len(w) > 2
+        if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and (len(w) > 2 or (w.isdigit() and len(w) == 2))
     ))
     rest = body
     for hit in hits:
