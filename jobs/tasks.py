@@ -46,8 +46,9 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
         return 0
     window = await svc.conversation.log.recent(scope)
     first = turns[0].ts
-    # eight before: enough for an agreement a few lines after its proposal (``bot.offline.acts``)
-    context = [m.utterance() for m in window if m.ts < first and m.id not in todo][-8:]
+    # twelve before: enough for an agreement a few lines after its proposal, and for a yes that names its
+    # asker ("@Harriet yup, will do") a dozen lines after the request (``bot.offline.acts``)
+    context = [m.utterance() for m in window if m.ts < first and m.id not in todo][-12:]
     lang = session_lang([m.text for m in (*window, *turns)])
     tenant_settings = await svc.tenant(tenant)
     zone = tenant_settings.timezone

@@ -31,7 +31,7 @@ async def _facts(lines: list[tuple[str, str]], lang: str = "en", zone: str = "Eu
              for i, (who, text) in enumerate(lines)]
     out: list[Fact] = []
     for i, turn in enumerate(turns):  # one message at a time, the ones before as context, as the job does
-        request = ExtractionRequest("t", "s", [turn], turns[max(0, i - 6):i], lang=lang, timezone=zone)  # type: ignore[arg-type]
+        request = ExtractionRequest("t", "s", [turn], turns[max(0, i - 12):i], lang=lang, timezone=zone)  # type: ignore[arg-type]
         out += to_facts(request, await OfflineProvider().extract(request), now=turn.ts)
     return out
 
@@ -370,3 +370,26 @@ async def test_an_eye_roll_over_a_promise_that_outdoes_itself_is_no_promise(line
 async def test_a_grudging_promise_with_an_eye_roll_is_still_one() -> None:
     facts = await _facts([("Nora", "the kitchen is a mess again"), ("Ivan", "ugh fine, I'll clean the kitchen tonight 🙄")])
     assert [f.subject for f in facts if f.kind is Kind.COMMITMENT] == ["u-Ivan"]
+
+
+@pytest.mark.parametrize("text", [
+    "honestly if I had a free weekend I'd rewrite the whole rules doc from scratch",
+    "if I were you I'd call the landlord today",
+    "if only I could, I'd buy us a new printer",
+])
+async def test_a_wish_on_a_condition_contrary_to_fact_is_no_promise(text: str) -> None:
+    facts = await _facts([("Sol", "the rules doc is a mess"), ("Ana", text)])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Ana"], text
+
+
+async def test_a_yes_that_names_its_asker_takes_on_that_request_lines_later() -> None:
+    lines = [("Harriet", "the dome shutter faulted again. @Aroha can you email the site manager about it by Friday?"),
+             ("Yusuf", "Oskar, you're stacking the M83 mosaic, right?"), ("Oskar", "you said you would 😅"),
+             ("Yusuf", "fine, tuesday 10pm"), ("Oskar", "tuesday works"), ("Dev", "the autoguider is fixed btw"),
+             ("Aroha", "@Harriet yup, will do")]
+    facts = await _facts(lines)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Aroha"]
+    assert promise.recipient == "u-Harriet" and "email the site manager" in promise.value
+    # a name then no yes ("bruno what the hell") takes nothing on
+    facts = await _facts([*lines[:-1], ("Aroha", "Harriet what the hell 😂")])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Aroha"]

@@ -34,6 +34,13 @@ SURE = 0.6
 #: How far back (lines of the thread) an acceptance looks for the request or counter-offer it takes,
 #: and an agreement for the proposal it agrees to.
 _ASK_BACK = 3
+#: How far back a yes that names its asker ("@Harriet yup, will do") looks for that member's request.
+_NAMED_BACK = 12
+#: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
+_TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem)\b"
+                       r"|好|行|可以|没问题|收到|我来", _I)
+#: A line opening with a member's name or mention: "@Harriet yup", "Harriet, sure", "阿青，好的".
+_OPENS_WITH_NAME = re.compile(r"^\s*@?(?P<name>[^\W\d_][\w.-]{0,23}?)[\s,，:：]+(?=\S)")
 _PROPOSAL_BACK = 8
 #: Acts that are never an agreement. ("other" is not among them: a "yes, $300 max" the classifier
 #: does not know stays the rules' agreement.)
@@ -44,6 +51,10 @@ _COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assum
                       r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we'?ll|i\s+can|then)\b|[,;.!?]|$)", _I)
 _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
                       r"(?=[，,。；;！!？?]|我就|就|那就|$)")
+#: A condition contrary to fact, or what one would do: a wish, not a promise ("if I had a free weekend I'd
+#: rewrite it", "if only I could", "要是我有钱，我就…了"); "I'd be happy to" still offers.
+_COUNTERFACTUAL = re.compile(r"\bif\s+(?:i|we)\s+(?:had|were|was|could|did|didn'?t|weren'?t)\b|\bif\s+only\b"
+                            r"|\b(?:i'?d|i\s+would|we'?d|we\s+would)\s+(?!be\s+(?:happy|glad)|love\s+to)", _I)
 #: What opens a promise's consequence: "…, I'll", "…，我就".
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
 #: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".
@@ -103,7 +114,8 @@ _CLAUSES = re.compile(r"[,，.。;；…!！]+|\s+(?:but|though|although)\s+|虽
 _TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\s+agree|disagree|against\s+it|not\s+ok(?:ay)?"
                           r"|not\s+(?:for|with)\s+me|count\s+me\s+out)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
 #: An action that only points at what was asked: "do it tomorrow after work", "send it tonight", "弄这个".
-_ONLY_POINTS = re.compile(r"^\s*(?:(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make)"
+_ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it)[\s.!,]*$|"
+                          r"(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make)"
                           r"(?:\s+(?:it|that|this|them|those))(?:\s+(?:up|out|over|done|in|off))?|弄|搞|做|发|改|交|办)"
                           r"(?:\s|[,，.。!！]|$|(?=[\u4e00-\u9fff]{0,2}(?:今|明|后|周|下|这|晚|早|上午|下午)))", _I)
 #: A Chinese request for a deed: "能不能周四前出一版", "你今天能问下…吗", "麻烦你…", "帮我…".
@@ -183,7 +195,7 @@ class _Thread:
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
         self.acts = [Act.PROPOSE if _PROPOSAL_CUE.search(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
                      else a for u, a in zip(self.lines, acts, strict=False)]
-        book = NameBook.of(utterances=self.lines)
+        book = self.book = NameBook.of(utterances=self.lines)
         # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
         # can") counters the request, whatever the classifier called it
         for i, u in enumerate(self.lines):
@@ -229,6 +241,24 @@ class _Thread:
             if self.barred[j]:
                 return None
             if self.acts[j] in wanted:
+                return j
+        return None
+
+    def named_request(self, i: int) -> int | None:
+        """The request the line answers by name ("@Harriet yup, will do"): the latest, within
+        ``_NAMED_BACK`` lines, by the member the line opens with and put to its speaker; else None."""
+        u = self.lines[i]
+        opens = _OPENS_WITH_NAME.match(u.text)
+        if opens is None or not _TAKES_ON.match(u.text, opens.end()):
+            return None
+        named = {uid for hit in self.book.find(opens.group("name")) for uid in hit.users}
+        for j in range(i - 1, max(-1, i - 1 - _NAMED_BACK), -1):
+            asked = self.lines[j]
+            if self.barred[j] and asked.author_id != u.author_id:
+                return None  # an attempt on memory came between: nothing before it is taken up
+            if asked.author_id in named and asked.author_id != u.author_id \
+                    and self.acts[j] in (Act.REQUEST, Act.COUNTER) \
+                    and any(u.author_id in hit.users for hit in self.book.find(asked.text)):
                 return j
         return None
 
@@ -309,8 +339,11 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             action = requested_action(asked.text)
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
-        elif act in (Act.ACCEPT, Act.AGREE):
-            j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
+        elif act in (Act.ACCEPT, Act.AGREE) or (thread.named_request(i) is not None
+                                                 and (act is Act.OFFER or _short_yes(turn.text))):
+            j = thread.named_request(i)
+            if j is None:
+                j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
             if j is None:
                 j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
             kind = thread.acts[j] if j is not None else None
@@ -346,7 +379,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             condition, consequence = cond
             promises = [c for c in kept if c.kind is Kind.COMMITMENT]
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            if promises:
+            if _COUNTERFACTUAL.search(turn.text):
+                pass  # "if I had a free weekend I'd rewrite the whole doc": a wish, no promise
+            elif promises:
                 kept += [dataclasses.replace(c, condition=condition) for c in promises]
             elif consequence:
                 action = strip_head(consequence) or consequence
