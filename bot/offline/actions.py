@@ -16,7 +16,7 @@ from bot.offline.clauses import clean
 from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
 from bot.offline.informal import informal_action, is_informal_promise
 from bot.text.clock import aware
-from bot.text.duetime import find_due_span, resolve_due
+from bot.text.duetime import CANNOT_DO_ZH, find_due_span, resolve_due
 from bot.text.zones import zone_or_utc
 from memory.models import Fact, Kind
 
@@ -56,7 +56,7 @@ _TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定
 
 
 #: A Chinese verb saying it cannot be done ("发不了了", "收不齐", "搞不定", "来不及"), ending its clause.
-_ZH_CANNOT_DO = re.compile(r"(?:[\u4e00-\u9fff](?:不了|不完|不齐|不到|不动|不成|不出来)|搞不定|来不及|做不到|没法弄|没办法)了?(?=[，,。.!！？?\s]|$)")
+_ZH_CANNOT_DO = re.compile(r"(?:" + CANNOT_DO_ZH + r")了?(?=[，,。.!！？?\s]|$)")
 
 
 def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:

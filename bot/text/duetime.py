@@ -17,7 +17,7 @@ import cn2an
 
 from bot.text.zones import named_zone, zone_of
 
-__all__ = ["find_due_span", "parse_number", "resolve_due", "turned_down"]
+__all__ = ["CANNOT_DO_ZH", "find_due_span", "parse_number", "resolve_due", "turned_down"]
 
 _ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
 _EN_NUMBERS = {
@@ -216,6 +216,9 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
     return True
 
 
+#: What one cannot do, in Chinese: "交不了", "做不完", "搞不定", "来不及", "没办法" (a time turned down here; a
+#: promise made impossible in ``bot.offline.actions``).
+CANNOT_DO_ZH = r"[\u4e00-\u9fff](?:不了|不完|不齐|不到|不动|不成|不出来)|搞不定|来不及|赶不上|做不到|没法弄|没办法"
 #: Words that turn a time down: "not wednesday", "can't do thursday", "instead of Friday", "周四不行",
 #: "周五搞不定", "wednesday is tight", "isn't happening tonight", "saturday I'm at a wedding", "周日交不了了".
 _REFUSED_BEFORE = re.compile(r"(?:\bnot|n't(?:\s+(?:do|make|happening|happen|work(?:ing)?))?|\bnever|\binstead\s+of"
@@ -227,8 +230,8 @@ _REFUSED_AFTER = re.compile(
     # away then: "saturday I'm at my cousin's wedding", "this weekend I'll be away", "friday we're travelling"
     r"|\s*,?\s*(?:I'?m|I\s+am|im|I'?ll\s+be|I\s+will\s+be|we'?re|we\s+are|we'?ll\s+be)\s+(?:at|away|out|off|busy"
     r"|travell?ing|flying|working|on\s+(?:a|my|the|night|double)\b|visiting|stuck|gone|booked|in\s+(?:a|the)\s+(?:air|hospital|office))\b"
-    r"|\s*(?:之?前|以前|之内|以内)?(?:的话)?(?:肯定|可能|应该|真的|实在)?(?:不行|不太行|不可以|不可能|搞不定|来不及|没空|不方便|不太方便|赶不上|做不完|弄不完|不够"
-    r"|(?:交|做|来|去|发|写|弄|改|赶|完成|出|给)不了|(?:我)?(?:要|得)?(?:出差|值班|加班|有事|不在))", _I)
+    r"|\s*(?:之?前|以前|之内|以内)?(?:的话)?(?:肯定|可能|应该|真的|实在)?(?:不行|不太行|不可以|不可能|没空|不方便|不太方便|不够"
+    r"|" + CANNOT_DO_ZH + r"|(?:我)?(?:要|得)?(?:出差|值班|加班|有事|不在))", _I)
 
 
 _BROAD = re.compile(r"(?:这个?|本)(?:周|星期)|this\s+week|(?:这个?|本)月|this\s+month", _I)
