@@ -272,6 +272,10 @@ def test_taking_a_time_someone_asks_for_moves_the_promise(asked: str, answer: st
     # a new deed asked with a time is a request, not a change of the old promise's time
     assert not reschedules([Utterance("m2", "u-a", "Ana", "ok, Friday", T0)],
                            [Utterance("m1", "u-b", "Bo", "can you bring the ladder Friday?", T0)])
+    # the speaker asked the other for a deed and takes their counter-offer: nothing of the speaker's moves
+    asked = [Utterance("m1", "u-z", "小郑", "@晓雯 晚会新闻稿你下周三前能写好吗？", T0),
+             Utterance("m2", "u-x", "晓雯", "下周三不行，那周我要带学生去野外实习。周五晚上可以吗？", T0)]
+    assert not reschedules([Utterance("m3", "u-z", "小郑", "行，周五晚上", T0)], asked)
 
 
 @pytest.mark.parametrize(("lines", "lang", "words", "parties", "not_parties"), [

@@ -18,7 +18,7 @@ from bot.text.duetime import find_due_span, turned_down
 from memory.extraction import Utterance
 from memory.normalize import normalize
 
-__all__ = ["Reschedule", "moved_value", "new_time", "reschedules"]
+__all__ = ["Reschedule", "asked_them", "moved_value", "new_time", "reschedules"]
 
 _I = re.IGNORECASE
 _EN = re.compile(
@@ -135,7 +135,7 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
         if i < len(context):
             continue
         found = _asked(turn.text)
-        if found is None and i and thread[i - 1].author_id != turn.author_id \
+        if found is None and i and thread[i - 1].author_id != turn.author_id and not asked_them(thread, i) \
                 and (before := _asked(thread[i - 1].text) or _time_asked(thread[i - 1].text)) is not None \
                 and (when := _taken_time(turn.text)):
             span = find_due_span(when)
@@ -147,6 +147,20 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, down[1], "",
                                   normalize(turn.text).strip()[:300], turn.zone, old=down[0]))
     return out
+
+
+def asked_them(thread: Sequence[Utterance], i: int) -> bool:
+    """Did the speaker of line ``i`` ask the one before them for a deed, a few lines back? Then "行，周五晚上"
+    takes that member's counter-offer ("下周三不行…周五晚上可以吗？"): their promise, not a move of the speaker's."""
+    me, them = thread[i], thread[i - 1]
+    return any(u.author_id == me.author_id and them.author_name and them.author_name in u.text
+               and (_ASKS_YOU.search(u.text) or requested_action_of(normalize(u.text)))
+               for u in thread[max(0, i - 4) : i - 1])
+
+
+#: A line asking its listener for something: "can you …", "你…能写好吗？", "你能不能…".
+_ASKS_YOU = re.compile(r"\b(?:can|could|would|will)\s+you\b|[你您][^，。！？,.!?]{0,16}(?:能|可以|能不能|可不可以)"
+                       r"[^，。！？,.!?]{0,24}(?:吗|[?？])", _I)
 
 
 def _turned_down(text: str) -> tuple[str, str] | None:
