@@ -12,7 +12,7 @@ from datetime import datetime
 from bot.acts.labels import Act
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
-from bot.offline.requests import asked_action, requested_action
+from bot.offline.requests import asks_deed, requested_action
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import sarcastic
 from bot.offline.slots import slot_of
@@ -118,12 +118,6 @@ _ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|
                           r"(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make)"
                           r"(?:\s+(?:it|that|this|them|those))(?:\s+(?:up|out|over|done|in|off))?|弄|搞|做|发|改|交|办)"
                           r"(?:\s|[,，.。!！]|$|(?=[\u4e00-\u9fff]{0,2}(?:今|明|后|周|下|这|晚|早|上午|下午)))", _I)
-#: A Chinese request for a deed: "能不能周四前出一版", "你今天能问下…吗", "麻烦你…", "帮我…".
-_ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:能不能|可不可以)[^，。,.!！]{1,20}?(?:吗|？|\?)"
-                         r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)")
-#: "… could you send me your notes by thursday?" anywhere in a line, asking a deed.
-_EN_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+|maybe\s+)?(?!believe|imagine|see\b"
-                         r"|hear|understand|guess|think|feel|remember|recall|explain|tell|be\b)[a-z]", _I)
 #: Lines after a proposal its quick yeses may follow.
 _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
@@ -139,13 +133,6 @@ def _short_yes(text: str) -> bool:
     """A yes in a few words, without a no or a question ("sat 23 UTC fine", "8am I can survive ☕")."""
     words = len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
     return words <= 8 and bool(_YES_WORDS.search(text)) and not _NO_WORDS.search(text)
-
-
-def _asks_deed(text: str) -> bool:
-    """Does a sentence of ``text`` ask its listener for a deed ("Arif can you fix the rename?", "你能周四前
-    出一版吗") — not a question about how things are ("wasn't Marta before you?")?"""
-    parts = [x for x in re.split(r"(?<=[.!?。！？])\s*|[,，;；—–]\s*", text) if x.strip()]
-    return any(asked_action(x) is not None for x in parts) or bool(_ZH_REQUEST.search(text) or _EN_REQUEST.search(text))
 
 
 def _yes_clause(text: str) -> bool:
@@ -211,7 +198,7 @@ class _Thread:
         # a line that asks someone for a deed ("Jun, can you send me your address by tomorrow? then it goes
         # out this week") is a request, whatever time of its own it names
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.COUNTER and _asks_deed(u.text):
+            if self.acts[i] is Act.COUNTER and asks_deed(u.text):
                 self.acts[i] = Act.REQUEST
         # a bare yes ("👍", "+1", "扣1") soon after a proposal, by someone else, agrees to it; so does a short
         # yes that may restate it ("sat 23 UTC fine", "8am I can survive ☕")
@@ -332,7 +319,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING
                                         and sure[i])]
         if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None \
-                and (_asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
+                and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
             asked = thread.lines[j]
             when = _offered_time(turn.text)
             due = _due(when, turn, request) if when else None

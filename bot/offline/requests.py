@@ -16,7 +16,7 @@ from bot.text.duetime import find_due_span, resolve_due
 from bot.text.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "asked_action", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
+__all__ = ["Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
            "takes_it_on"]
 
 _I = re.IGNORECASE
@@ -186,6 +186,21 @@ _ASK_ANY = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|w
 _MID_ASK = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+)?(?=[a-z])", _I)
 _ZH_DEED_ASK = re.compile(r"能不能|可不可以|麻烦|帮(?:我|忙)|请(?:你|您)|可以吗|行吗|好吗")
 _ZH_NAME_YOU = re.compile(r"^[\u4e00-\u9fff]{2,3}你(?=[\u4e00-\u9fff])")
+
+
+#: A Chinese request for a deed: "能不能周四前出一版", "你今天能问下…吗", "麻烦你…", "帮我…".
+_ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:能不能|可不可以)[^，。,.!！]{1,20}?(?:吗|？|\?)"
+                         r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)")
+#: "… could you send me your notes by thursday?" anywhere in a line, asking a deed.
+_EN_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+|maybe\s+)?(?!believe|imagine|see\b"
+                         r"|hear|understand|guess|think|feel|remember|recall|explain|tell|be\b)[a-z]", _I)
+
+
+def asks_deed(text: str) -> bool:
+    """Does a sentence of ``text`` ask its listener for a deed ("Arif can you fix the rename?", "你能周四前
+    出一版吗") — not a question about how things are ("wasn't Marta before you?")?"""
+    parts = [x for x in re.split(r"(?<=[.!?。！？])\s*|[,，;；—–]\s*", text) if x.strip()]
+    return any(asked_action(x) is not None for x in parts) or bool(_ZH_REQUEST.search(text) or _EN_REQUEST.search(text))
 
 
 def requested_action(request: str) -> str:

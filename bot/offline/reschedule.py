@@ -13,7 +13,7 @@ from datetime import datetime
 from bot.offline.actions import split_due
 from bot.offline.clauses import clean
 from bot.offline.requests import asked_action as requested_action_of
-from bot.offline.requests import own_time
+from bot.offline.requests import asks_deed, own_time
 from bot.text.duetime import find_due_span, turned_down
 from memory.extraction import Utterance
 from memory.normalize import normalize
@@ -154,13 +154,7 @@ def asked_them(thread: Sequence[Utterance], i: int) -> bool:
     takes that member's counter-offer ("下周三不行…周五晚上可以吗？"): their promise, not a move of the speaker's."""
     me, them = thread[i], thread[i - 1]
     return any(u.author_id == me.author_id and them.author_name and them.author_name in u.text
-               and (_ASKS_YOU.search(u.text) or requested_action_of(normalize(u.text)))
-               for u in thread[max(0, i - 4) : i - 1])
-
-
-#: A line asking its listener for something: "can you …", "你…能写好吗？", "你能不能…".
-_ASKS_YOU = re.compile(r"\b(?:can|could|would|will)\s+you\b|[你您][^，。！？,.!?]{0,16}(?:能|可以|能不能|可不可以)"
-                       r"[^，。！？,.!?]{0,24}(?:吗|[?？])", _I)
+               and asks_deed(normalize(u.text)) for u in thread[max(0, i - 4) : i - 1])
 
 
 def _turned_down(text: str) -> tuple[str, str] | None:
