@@ -18,6 +18,7 @@ from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
+from bot.offline.requests import LEAD_NAME
 from bot.offline.reschedule import Reschedule, asked_them, moved_value, new_time, reschedules
 from bot.text.clock import aware, reply_zone, show_due
 from bot.text.duetime import resolve_due
@@ -269,7 +270,6 @@ def _own_turns(request: ExtractionRequest, acts: Sequence[Act], wanted: Act, ski
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|yet)\b|还没|没有|没(?!问题|事)|不了|未", re.IGNORECASE)
 #: Where a report's first clause ends: what is said after it ("…，密码没变") is detail, not the report.
 _FIRST_CLAUSE = re.compile(r"[,;!?，。；！？]|\.(?!\d)")
-_VOCATIVE = re.compile(r"^@?(?:[A-Za-z][\w.-]{0,19}|[\u4e00-\u9fff]{1,3})[,，:：]\s*(?=\S)")
 
 
 def _act_reports(request: ExtractionRequest, acts: Sequence[Act], skip: set[str]) -> list[DoneReport]:
@@ -283,7 +283,7 @@ def _act_reports(request: ExtractionRequest, acts: Sequence[Act], skip: set[str]
 
 def _first_clause(text: str) -> str:
     """A line's first clause, past a name it is said to ("Oskar, the subs aren't happening tonight, …")."""
-    text = _VOCATIVE.sub("", normalize(text).strip(), count=1)
+    text = LEAD_NAME.sub("", normalize(text).strip(), count=1)
     return _FIRST_CLAUSE.split(text, maxsplit=1)[0]
 
 

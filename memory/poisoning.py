@@ -1,13 +1,8 @@
-"""Messages that try to write memory instead of talking: instructions to the bot, fake system or
-moderator markers, speaking as another participant, and the same hidden in base64.
+"""Messages that try to write memory instead of talking: instructions to the bot, fake system or moderator
+markers, speaking as another member, the same in base64, and (no rule firing) lines that read like attacks.
 
-``attempt`` is asked about every source message (``memory.extraction.to_facts``): a flagged one yields
-one ``flagged`` record naming the rule, kept for moderators, never recalled. A shape is flagged, not
-a word (grammar in ``memory.instructions``, wordless shapes in ``memory.shapes``), read on a folded
-copy (NFKC, lookalikes, spaced letters, "1gn0re"); every rule is a bounded match: linear time. When
-no rule fires, a line that reads like the attacks of the labelled corpora is flagged too
-(``memory.shapes.learned``: a small model over the sentence vector).
-"""
+``attempt`` is asked about every source message; a flagged one leaves one ``flagged`` record for moderators,
+never recalled. Rules read a folded copy and are bounded matches (docs/ARCHITECTURE.md, ``memory/``)."""
 
 from __future__ import annotations
 

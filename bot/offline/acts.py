@@ -318,6 +318,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             continue
         kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING
                                         and sure[i])]
+        named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None \
                 and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
             asked = thread.lines[j]
@@ -326,9 +327,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             action = requested_action(asked.text)
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
-        elif act in (Act.ACCEPT, Act.AGREE) or (thread.named_request(i) is not None
-                                                 and (act is Act.OFFER or _short_yes(turn.text))):
-            j = thread.named_request(i)
+        elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))):
+            j = named
             if j is None:
                 j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
             if j is None:

@@ -16,7 +16,7 @@ from bot.text.duetime import find_due_span, resolve_due
 from bot.text.zones import speaker_zone
 from memory.extraction import Utterance
 
-__all__ = ["Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
+__all__ = ["LEAD_NAME", "Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
            "takes_it_on"]
 
 _I = re.IGNORECASE
@@ -128,7 +128,7 @@ def _action(request: str) -> str | None:
 def asked_action(sentence: str) -> str | None:
     """The deed a sentence asks of its listener in the requester's words ("can you send the draft"), or
     None when it asks for none ("wednesday?", "周五可以吗")."""
-    return _action(_LEAD_NAME.sub("", sentence.strip(), count=1))
+    return _action(LEAD_NAME.sub("", sentence.strip(), count=1))
 
 
 def _turned(action: str) -> str:
@@ -177,7 +177,8 @@ def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str]
 
 # A name (or nickname, or a spelling the rules do not know) the request opens with: "Tom, …", "xiaolu，…",
 # "Bea could you …", "涛哥今天能…".
-_LEAD_NAME = re.compile(r"^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u)\b)")
+#: A name a line is said to, before its words: "Lena, can you…", "阿青，好的", "Arif can you…".
+LEAD_NAME = re.compile(r"^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u)\b)")
 _ZH_ASKS = re.compile(r"能|可以|吗|帮|麻烦|请|[?？]")
 _ASK_ANY = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?"
                       r"|(?:please|pls|kindly)\s+)|(?:你|您)?(?:能不能|可不可以|能|可以)(?:先|帮我|帮忙)?", _I)
@@ -217,11 +218,11 @@ def requested_action(request: str) -> str:
                         key=lambda c: _ZH_DEED_ASK.search(c) is None)
         sentences = asking + sentences
     for sentence in sentences:
-        said = _LEAD_NAME.sub("", sentence, count=1)
+        said = LEAD_NAME.sub("", sentence, count=1)
         if (action := _action(said) or _action(sentence)) is not None:
             return clean(_turned(action))
     asked = next((s for s in sentences if _ZH_ASKS.search(s) or "?" in s), sentences[0] if sentences else request)
-    said = _LEAD_NAME.sub("", asked, count=1)
+    said = LEAD_NAME.sub("", asked, count=1)
     said = _ZH_NAME_YOU.sub("", said, count=1)  # "老孙你周四前把…发我": the one asked, then the deed
     said = _ASK_ANY.sub("", said, count=1)
     tail = _ZH_ASK_TAIL.search(said) if not said.isascii() else _EN_TAIL.search(said)

@@ -1,13 +1,5 @@
-"""Attacks on memory no written shape names, recognised by what they read like.
-
-A logistic regression over the local embedder's sentence vector (USE multilingual, the one Heyan ships)
-and a few cheap features of the line (``memory.shapes.attack_model``), trained on every labelled line the
-project holds (``python -m memory.shapes.train``, ``make attacks``). It is asked only when no rule fired
-and the line says something an attack plants (a ruling, an assent or a decision about people, or words to
-the bot: ``states``), and flags only above ``THRESHOLD``: held out set by set, no ordinary line of the
-blind sets scored that high (docs/BENCHMARKS.md, "Attacks learned from labelled lines"); a relayed "PR #12
-by Ingrid merged" states nothing of the kind.
-"""
+"""Attacks no written shape names, flagged by what they read like (``attack_model``; why and how well:
+docs/ARCHITECTURE.md, ``memory/shapes/``, and docs/BENCHMARKS.md, "Attacks learned from labelled lines")."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""Train the learned attack check (``memory.shapes.learned``) from the labelled lines in ``tests/data``.
-
-``make attacks`` runs ``python -m memory.shapes.train --report``: attacks are the lines the poisoning
-corpora expect flagged, the extraction corpora's flagged lines and each blind set's keyed attacks;
-ordinary lines are the rest of those corpora, the blind sets' other lines, the act dialogues, the
-escalation threads and the questions to Heyan of the answer corpora (near misses, with the poisoning
-corpora's benign lines: an ordinary line flagged there is a question Heyan declines). ``--report`` first leaves each blind set out
-of the fit in turn and prints what the model flags on it; ``--without set_f`` keeps a set out of the
-committed fit too (to measure it unseen).
-"""
+"""``make attacks``: fit the learned attack check on the labelled lines of ``tests/data`` (``--report``: each
+blind set held out in turn first; ``--without set_x``: keep a set out of the committed fit)."""
 
 from __future__ import annotations
 
