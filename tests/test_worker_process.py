@@ -86,9 +86,10 @@ async def test_worker_queues_and_the_connected_process_delivers_once(shared: dic
         [fact] = await rt.memory.open_commitments(Scope(tenant=TENANT))
         assert fact.kind is Kind.COMMITMENT and fact.subject == "u-li" and fact.due_at is not None
         post_id = reminder_post_id(fact)
-        # deferred to its due time, which comes when the test moves arq's schedule (tests/clock.py)
+        # deferred to its due time, which comes when the test moves arq's schedule (tests/clock.py); the
+        # promise is stored first and its follow-up deferred right after (FollowUpKeeper watches the write)
         schedule = JobSchedule(rt.redis)
-        [(job_id, when)] = (await schedule.deferred("remind:")).items()
+        [(job_id, when)] = (await schedule.wait_deferred("remind:", timeout=120)).items()
         assert abs((when - fact.due_at).total_seconds()) < 0.002
         assert await schedule.run_due(fact.due_at, "remind:") == [job_id]
         job = Job(job_id, rt.redis, _queue_name=QUEUE, _deserializer=deserialize)
