@@ -16,6 +16,7 @@ from bot.acts.reader import default_reader, thread_acts
 from bot.delivery.outbox import Outbox, Post, PostKind
 from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
+from bot.offline.acts import puts_a_plan
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
 from bot.offline.requests import LEAD_NAME
@@ -289,13 +290,15 @@ def _first_clause(text: str) -> str:
 
 def _act_reschedules(request: ExtractionRequest, acts: Sequence[Act], skip: frozenset[str]) -> list[Reschedule]:
     """The changes of time the rules did not read, read as such by the dialogue acts (``bot.acts``):
-    "ok ok, Thursday EOD then", "改一下，分摊表格周四再给" — each moves its speaker's latest open promise."""
+    "ok ok, Thursday EOD then", "改一下，分摊表格周四再给" — each moves its speaker's latest open promise; a plan
+    put to everyone ("so we agree: the launch moves to next Wednesday") moves none."""
     thread = [*request.context, *request.turns]
     at = {t.message_id: i for i, t in enumerate(thread)}
     # "行，周五晚上" to the counter-offer of someone the speaker just asked moves nothing of the speaker's
     return [Reschedule(t.message_id, t.author_id, t.ts, when, "", normalize(t.text).strip()[:300], t.zone)
             for t in _own_turns(request, acts, Act.RESCHEDULE, skip)
-            if (when := new_time(t.text)) and not (at[t.message_id] and asked_them(thread, at[t.message_id]))]
+            if (when := new_time(t.text)) and not puts_a_plan(t.text)
+            and not (at[t.message_id] and asked_them(thread, at[t.message_id]))]
 
 
 def _said(fact: Fact) -> datetime:

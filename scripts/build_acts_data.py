@@ -121,6 +121,21 @@ def set_a() -> list[dict]:
     return rows
 
 
+def blind() -> list[dict]:
+    """Sets B–F, labelled by hand (tests/data/acts/blind_labels.json): one split per set, so that
+    ``bot.acts.train --report`` can score each set with a fit that never saw it."""
+    labels = json.loads((OUT / "blind_labels.json").read_text(encoding="utf-8"))
+    rows = []
+    for folder, scripts in sorted((k, v) for k, v in labels.items() if not k.startswith("_")):
+        for name, acts in sorted(scripts.items()):
+            script = [json.loads(x) for x in (DATA / "truth_blind" / folder / name).read_text(encoding="utf-8")
+                      .splitlines() if x.strip()]
+            lines = [{"who": r["user_name"], "text": r["text"], "act": acts.get(str(i), "other")}
+                     for i, r in enumerate(script, 1)]
+            rows.append(_row(f"{folder}:{name}", name[:2], f"truth_blind/{folder}", lines, split=folder))
+    return rows
+
+
 def written(lang: str) -> list[dict]:
     rows, lines, n = [], [], 0
     for raw in [*(OUT / f"written_{lang}.txt").read_text(encoding="utf-8").splitlines(), ""]:
@@ -140,7 +155,7 @@ def written(lang: str) -> list[dict]:
 def main() -> None:
     found = corpora()
     outputs = {"corpora_en": found["en"], "corpora_zh": found["zh"], "written_en": written("en"),
-               "written_zh": written("zh"), "set_a": set_a()}
+               "written_zh": written("zh"), "set_a": set_a(), "blind": blind()}
     for name, rows in outputs.items():
         (OUT / f"{name}.jsonl").write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
                                            encoding="utf-8")

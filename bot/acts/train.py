@@ -1,9 +1,10 @@
 """Train the act classifier from ``tests/data/acts/*.jsonl`` and report held-out scores against the rules.
 
 ``make acts`` runs ``python -m bot.acts.train``: it embeds every labelled line with the shipped local
-embedder, fits on all of it and writes ``bot/data/acts.npz``. ``--report`` first fits on the "train"
-split only and scores, per act, the "heldout" split and the set-A scripts (never seen by that fit), for
-the classifier and for what today's rules say of the same lines (``rules_act``).
+embedder, fits on all of it and writes ``bot/data/acts.npz``. ``--report`` first scores, per act, the
+"heldout" split and the set-A scripts with a fit that saw neither, and each blind set (B–F, one split
+each) with a fit that saw the others but not it, for the classifier and for what today's rules say of
+the same lines (``rules_act``).
 """
 
 from __future__ import annotations
@@ -133,11 +134,15 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"(en {sum(1 for d in dialogues if d.lang == 'en' for a in d.acts if a)}, "
           f"zh {sum(1 for d in dialogues if d.lang == 'zh' for a in d.acts if a)})")
     if args.report:
-        x, y = _rows([d for d in dialogues if d.split == "train"], vectors)
-        model = fit(x, y)
-        for part in ("heldout", "set_a"):
-            gold, mine, rules = _predicted(model, [d for d in dialogues if d.split == part], keyed)
-            print("\n".join(_table(part, gold, {"classifier": mine, "rules": rules})))
+        blind = sorted({d.split for d in dialogues} - {"train", "heldout", "set_a"})
+        # the held-out split and set A by a fit on the rest; each blind set by a fit without it
+        for parts, unseen in ((("heldout", "set_a"), ()), *(((s,), (s,)) for s in blind)):
+            x, y = _rows([d for d in dialogues if d.split == "train" or d.split in blind and d.split not in unseen],
+                         vectors)
+            model = fit(x, y)
+            for part in parts:
+                gold, mine, rules = _predicted(model, [d for d in dialogues if d.split == part], keyed)
+                print("\n".join(_table(part, gold, {"classifier": mine, "rules": rules})))
     x, y = _rows(dialogues, vectors)
     model = fit(x, y)
     model.save(args.out)

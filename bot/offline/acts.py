@@ -12,6 +12,7 @@ from datetime import datetime
 from bot.acts.labels import Act
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
+from bot.offline.proposals import stated
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import sarcastic
@@ -25,7 +26,7 @@ from memory.models import Kind
 from memory.normalize import normalize
 from memory.poisoning import attempt
 
-__all__ = ["SURE", "condition_of", "derive"]
+__all__ = ["SURE", "condition_of", "derive", "puts_a_plan"]
 
 _I = re.IGNORECASE
 #: The probability an act needs to overrule the rules' agreement ("I accept the apology." read as a
@@ -59,6 +60,12 @@ _COUNTERFACTUAL = re.compile(r"\bif\s+(?:i|we)\s+(?:had|were|was|could|did|didn'
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
 #: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".
 _CUE = re.compile(r"^[^:：]{0,40}(?<!\d)[:：](?!\d)\s*")
+
+
+def puts_a_plan(text: str) -> bool:
+    """Does ``text`` put a plan to everyone ("proposal: …", "so we agree: the launch moves to the 9th",
+    "我提个方案：…")? Such a line moves no promise of its speaker's, whatever time it names."""
+    return bool(_PROPOSAL_CUE.search(text)) or stated(text)
 
 
 def condition_of(text: str) -> tuple[str, str] | None:
