@@ -15,7 +15,7 @@ from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.proposals import stated
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.rules import ATTRIBUTES
-from bot.offline.sentence import sarcastic
+from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
@@ -314,7 +314,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         turn, act = thread.lines[i], thread.acts[i]
         if act is Act.QUESTION and not _ASKS.search(turn.text):
             act = Act.OTHER  # "@heyan OK, deal, I agree to alternate weeks.": said to Heyan, asks nothing
-        if act in (Act.ACCEPT, Act.COUNTER, Act.AGREE) and sarcastic(turn.text):
+        if act in (Act.ACCEPT, Act.COUNTER, Act.AGREE) and (sarcastic(turn.text) or joking(turn.text)):
             act = Act.REFUSE  # "sure, and I'll rewrite the whole backend in Rust overnight too 🙃": mockery, no yes
         mine = [c for c in candidates if c.message_id == turn.message_id]
         if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine) \

@@ -32,6 +32,7 @@ from bot.offline.sentence import (
     completes,
     has_subject,
     inherit_due,
+    joking,
     said_to_other,
     sarcastic,
     tagged,
@@ -246,6 +247,8 @@ class _Turn:
                 start, end = min(clause.start, tags[0].start), max(clause.end, tags[0].end)
                 quote = self.text[start:end]
             facts = self.clause(clause.text, quote, alone=alone, promised=clause is target)
+            if joking(clause.text):  # "I'll name my firstborn after you 🤣": a joke, no promise
+                facts = [f for f in facts if f.kind is not Kind.COMMITMENT]
             if i:
                 facts = _with_earlier_action(facts, rest[i - 1].text)
             if i and threatens(rest[i - 1].text):

