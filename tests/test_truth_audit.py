@@ -265,6 +265,16 @@ def test_a_laugh_with_a_mock_cue_is_no_promise_but_a_grudging_one_is() -> None:
     assert [c.kind.value for c in _rules([("u-p", "Priya", "ok ok i'll do the dishes after dinner 🙄")])] == ["commitment"]
 
 
+def test_a_laugh_that_closes_a_promise_makes_it_a_joke() -> None:
+    for text in ("honestly I'll carry your laptop bag for the rest of the year 😂",
+                 "thanks!! I'll build you a statue in the town square 🤣🤣"):
+        assert not any(c.kind.value == "commitment" for c in _rules([("u-r", "Riya", text)])), text
+    assert not any(c.kind.value == "commitment" for c in _rules([("u-l", "小李", "以后全楼的快递我一个人包了😂")], "zh"))
+    # a laugh after another clause leaves the promise standing
+    kept = _rules([("u-p", "Priya", "I'll send the invoice on Friday, the printer ate the first one 😂")])
+    assert [c.kind.value for c in kept] == ["commitment"]
+
+
 def test_a_stated_agreement_is_what_the_answers_agree_to() -> None:
     found = _rules([("u-w", "王芳", "那我们就这么定：以后周报每周一上午十点前交"), ("u-l", "小李", "行"),
                     ("u-c", "陈浩", "同意"), ("u-z", "张敏", "没问题")], "zh")

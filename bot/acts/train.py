@@ -137,7 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         blind = sorted({d.split for d in dialogues} - {"train", "heldout", "set_a"})
         # the held-out split and set A by a fit on the rest; each blind set by a fit without it
         for parts, unseen in ((("heldout", "set_a"), ()), *(((s,), (s,)) for s in blind)):
-            x, y = _rows([d for d in dialogues if d.split == "train" or d.split in blind and d.split not in unseen],
+            x, y = _rows([d for d in dialogues if d.split == "train" or (d.split in blind and d.split not in unseen)],
                          vectors)
             model = fit(x, y)
             for part in parts:

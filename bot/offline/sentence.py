@@ -81,14 +81,21 @@ _ROLL = re.compile(r"🙄|🙃")
 _OUTDOES = re.compile(r"\b(?:also|too|even|totally|while\s+i'?m\s+at\s+it|the\s+whole|all\s+(?:of\s+)?(?:my|the)\b)|也|顺便|干脆|整个|整栋|全部", _I)
 
 
-#: A laugh that closes what was said: "I'll name my firstborn after you 🤣", "四个班的课我一个人全包了🤣". In the seven
-#: blind sets no kept or open promise ends so (a laugh after another clause — "工资还没到 😂" — is not this).
+#: A laugh that closes a promise: "I'll name my firstborn after you 🤣", "四个班的课我一个人全包了🤣". In the seven
+#: blind sets no kept or open promise ends so. A laugh after another part ("Zoom 续费我得推到2月3号，工资还没到 😂",
+#: "I'll send it Friday, the printer ate the first one 😂") laughs at that part, not at the promise.
 _JOKE = re.compile(r"(?:🤣|😂|😹)[\s\W]*$")
+_LAST_PART = re.compile(r"[^.!?。！？,;，；、(（—–]*$")
+_OWN_DEED = re.compile(r"\b(?:i'?ll|i’ll|i\s+will|i'?m\s+going\s+to)\b|我", re.IGNORECASE)
 
 
 def joking(text: str) -> bool:
-    """Does a rolling laugh close ``text`` (a clause, or a whole line)? What it closes is a joke."""
-    return bool(_JOKE.search(text[-400:]))
+    """Does a rolling laugh close ``text`` (a clause, or a whole line) right after the speaker's own
+    deed, no comma or sentence between? Then the deed is a joke."""
+    tail = text[-400:]
+    if (m := _JOKE.search(tail)) is None or (part := _LAST_PART.search(tail[: m.start()])) is None:
+        return False
+    return _OWN_DEED.search(part.group()) is not None
 
 
 def sarcastic(text: str) -> bool:
