@@ -43,6 +43,13 @@ def test_the_promised_action_reads_as_a_card_item(text: str, action: str) -> Non
     assert promised_action(promise.value) == action
 
 
+@pytest.mark.parametrize("text", ["会员费我月底之前续上", "照片我周三前扫描完", "字幕我明天中午前校对完"])
+def test_an_object_first_deed_with_a_deadline_is_a_promise_whatever_its_verb(text: str) -> None:
+    """No verb list holds 续/扫描/校对; the deadline after 我 says a deed follows."""
+    [promise] = facts([("u-li", "李娜", text)], "zh")
+    assert promise.kind is Kind.COMMITMENT and promise.due_at is not None and text[:2] in promise.value
+
+
 # --- end to end: the engine, the offline provider, the extraction job and its completion step ----------
 
 T = "slack:T1"

@@ -97,11 +97,14 @@ def _zh_first(core: str, *, topic: bool = False, timed: bool = False) -> bool:
     m = re.match(r"我们?", core)
     if m is None:
         return False
-    rest, marked, _ = zh_modifiers(core[m.end() :])
+    rest, marked, deadline = zh_modifiers(core[m.end() :])
     if (timed or find_due_span(core)) and re.match(r"我们?.*[去来]$", core[: len(core) - len(rest)]) \
             and (place := _ZH_PLACE_THEN.match(rest)):
         rest = rest[place.end() :]  # "我去物业问一下": where, then what
-    if _ZH_NOT_ACTION.match(rest) or not re.match(_ZH_VERB, rest):
+    if _ZH_NOT_ACTION.match(rest):
+        return False
+    # a verb no list holds, right after a deadline, is still a deed: "年费我周五之前续上", "视频我周三前剪好"
+    if not re.match(_ZH_VERB, rest) and not (deadline and _ZH_UNLISTED_DEED.match(rest)):
         return False
     return marked or topic or timed or bool(find_due_span(core))
 
@@ -124,6 +127,7 @@ def zh_modifiers(text: str) -> tuple[str, bool, bool]:
     return rest, marked, deadline
 
 
+_ZH_UNLISTED_DEED = re.compile(r"(?!很|太|挺|比较|特别|非常|应该|会|能|可以|忙|闲|空|累|都|也|还|就是|只)[\u4e00-\u9fff]")
 _ZH_PLACE_THEN = re.compile(rf"[^，,。！？!?\s]{{1,4}}?(?={_ZH_VERB})")
 _DEADLINE_END = re.compile(r"(?:之前|以前|前|之内|以内|内)$")
 
