@@ -130,6 +130,18 @@ async def test_the_condition_comes_from_the_line_when_the_value_lost_it() -> Non
     assert "to cover the new lens from the maintenance fund if the usage log backs Aylin up" in answer, answer
 
 
+async def test_what_someone_said_about_a_promise_tells_it_whole_and_its_conjunction_once() -> None:
+    """ "what did X say about …" tells a promise as every answer does: its condition, due time and status."""
+    fact = record(*GRACE, "cover the new lens from the maintenance fund", n=3).model_copy(
+        update={"condition": "As long as the usage log backs Aylin up", "due_at": datetime(2027, 3, 5, 17, tzinfo=UTC)})
+    answer = await ask("@heyan what did Grace say about the lens fund?", JONAS, [fact])
+    assert "cover the new lens from the maintenance fund by Fri 5 Mar 17:00 (UTC) as long as the usage log " \
+           "backs Aylin up" in answer, answer
+    zh = record("u-w", "王芳", "把押金退给你", n=5, lang="zh").model_copy(update={"condition": "如果房东今天确认"})
+    answer = await ask("@和言 王芳说了押金什么？", ("u-l", "李娜"), [zh], lang="zh")
+    assert "（如果房东今天确认）" in answer and "前提是如果" not in answer, answer
+
+
 async def test_overdue_is_read_from_the_clock_and_the_source_line_is_quoted() -> None:
     lines = {"m4": "I'll clean the honeycomb bed and the exhaust filter on Wednesday, it's been gross for weeks"}
     answer = await ask("@heyan what is Kwame supposed to do and by when?", JONAS, laser(), lines=lines)

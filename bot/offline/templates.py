@@ -15,13 +15,12 @@ from datetime import datetime
 
 from bot.answering.model import Answer, AnswerItem, ItemKind, ItemStatus
 from bot.offline import lexicon as lx
-from bot.offline.actions import promised_action
-from bot.offline.perspective import retold
+from bot.offline.answer_items import promise_item_of
 from bot.text.catalog import say
 from bot.text.clock import show_day, show_due
 from bot.text.lang import detect_lang
 from bot.text.names import NameBook
-from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
+from memory.models import Fact, FactStatus, Kind, Lang
 
 __all__ = [
     "SECTIONS",
@@ -32,7 +31,6 @@ __all__ = [
     "is_structured",
     "join_items",
     "parse_summary",
-    "promise_item",
     "relation_phrase",
     "render_answer",
     "render_summary",
@@ -123,35 +121,6 @@ def _en_action(action: str) -> str:
     return action
 
 
-def promise_item(fact: Fact, now: datetime, tz: str, lang: Lang, *, with_day: bool = True,
-                 reader: str | None = None, names: NameBook | None = None) -> str:
-    """What was promised and by when, without who, as told to ``reader`` (``bot.offline.perspective``):
-    "to send Wei the draft by Fri 6 Nov (UTC) (overdue)" / "在11月6日周五（UTC）前交草稿（已过期限）"; when
-    its "you" is nobody known, what was said, quoted: "“I'll call you tomorrow”"."""
-    action = promised_action(fact.value) or fact.attribute
-    done = fact.status is FactStatus.DONE
-    overdue = fact.status in OPEN_COMMITMENT and fact.due_at is not None and fact.due_at < now
-    state = {"zh": "（已完成）" if done else "（已过期限，完成了吗？）" if overdue else "",
-             "en": " (done)" if done else " (overdue — has it been done?)" if overdue else ""}[lang]
-    day = format_date(said_on(fact), tz, lang) if with_day else ""
-    told = retold(action, fact, reader, names or NameBook.of([fact]))
-    if told is None:  # "you" meant someone nobody knows: the words as said
-        said = fact.sources[0].quote if fact.sources else fact.value
-        due = (f"（期限{format_due(fact.due_at, tz, lang)}）" if lang == "zh" else f" (due {format_due(fact.due_at, tz, lang)})") \
-            if fact.due_at else ""
-        quoted = f"“{said.strip()}”{due}{state}"
-        return quoted + ((f"（{day}说的）" if lang == "zh" else f" (said {day})") if day else "")
-    action = told
-    if lang == "zh":
-        shown = action.replace("我的", "自己的") if detect_lang(action, default="zh") == "zh" else content(action, lang)
-        due = f"在{format_due(fact.due_at, tz, lang)}前" if fact.due_at else ""
-        return f"{due}{shown}{state}" + (f"（{day}说的）" if day else "")
-    en = detect_lang(action, default="en") == "en"
-    shown = f"to {_en_action(action)}" if _verb_phrase(action) else content(_en_action(action) if en else action, "en")
-    due = f" by {format_due(fact.due_at, tz, lang)}" if fact.due_at else ""
-    return f"{shown}{due}{state}" + (f" (said {day})" if day else "")
-
-
 def _proposer(fact: Fact) -> tuple[str, str, str] | None:
     """(user id, name, words) of who proposed what an agreement or refusal answers, if cited."""
     source = next((s for s in fact.sources if s.author_id != fact.asserted_by), None)
@@ -173,8 +142,8 @@ def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | 
     day, name = format_date(said_on(fact), tz, lang), _speaker(fact, names)
     claim = fact.kind is Kind.EVENT or fact.status is FactStatus.UNVERIFIED
     value = fact.value
-    if fact.kind is Kind.COMMITMENT:
-        item = promise_item(fact, now or said_on(fact), tz, lang, with_day=False, reader=reader, names=names)
+    if fact.kind is Kind.COMMITMENT:  # told as every answer tells a promise: condition, due time, status
+        item = _promise_phrase(promise_item_of(fact, now or said_on(fact), reader, names, {}), tz, lang)
         return f"{day}，{name}答应{item}" if lang == "zh" else f"On {day}, {name} promised {item}"
     if fact.kind is Kind.RELATION:
         return f"{day}，{name}说{relation_phrase(fact, names, lang)}" if lang == "zh" else \
@@ -220,9 +189,22 @@ def _state(item: AnswerItem, lang: Lang) -> str:
     return ""
 
 
+#: A condition that says its own conjunction ("If the printer confirms…", "as long as…", "只要…") keeps it.
+_CONJUNCTION = re.compile(r"^(?:(?:if|as\s+long\s+as|provided(?:\s+that)?|unless|once|as\s+soon\s+as)\b|如果|要是|只要|假如|除非|一旦)",
+                          re.IGNORECASE)
+
+
+def _condition(condition: str, lang: Lang) -> str:
+    if not condition:
+        return ""
+    if _CONJUNCTION.match(condition):
+        return f"（{condition}）" if lang == "zh" else f" {condition[0].lower()}{condition[1:]}"
+    return _t("condition", lang, condition=condition)
+
+
 def _promise_phrase(item: AnswerItem, zone: str, lang: Lang) -> str:
     """ "to send Bea the draft by Fri 6 Nov (UTC) if …" / "在11月6日周五（UTC）前交草稿（前提是…）"."""
-    cond = _t("condition", lang, condition=item.condition) if item.condition else ""
+    cond = _condition(item.condition, lang)
     quote = _t("quote", lang, quote=item.quote) if item.quote else ""
     if item.verbatim:
         due = (f"（期限{format_due(item.due_at, zone, lang)}）" if lang == "zh"
