@@ -314,6 +314,8 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
     theirs = sorted((f for f in open_ if f.subject == change.author_id and _said(f) <= change.ts
                      and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
     theirs = [f for f in theirs if f.session == request.session] or theirs
+    if change.consent_of:  # asked by the owner, agreed by the one it was promised to: that promise only
+        theirs = [f for f in theirs if f.recipient == change.consent_of]
     if change.old:  # "isn't happening tonight, tomorrow noon": only a promise due when turned down moves
         clock = zone_or_utc(change.zone or request.timezone)
         then = resolve_due(change.old, aware(change.ts), clock)

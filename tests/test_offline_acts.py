@@ -278,6 +278,21 @@ def test_taking_a_time_someone_asks_for_moves_the_promise(asked: str, answer: st
     assert not reschedules([Utterance("m3", "u-z", "小郑", "行，周五晚上", T0)], asked)
 
 
+@pytest.mark.parametrize(("asked", "answer", "when"), [
+    ("Kim, could we push the slides to Thursday instead? my laptop died", "sure, no problem", "Thursday"),
+    ("李娜，海报能不能改到周日？这周加班", "行", "周日"),
+])
+def test_the_owner_asks_for_another_time_and_a_yes_moves_their_promise(asked: str, answer: str, when: str) -> None:
+    """The one asking owes it; the one saying yes is who it is owed to (``bot.completions.move`` moves only a
+    promise made to them)."""
+    from bot.offline.reschedule import reschedules
+
+    [move] = reschedules([Utterance("m2", "u-k", "Kim", answer, T0)], [Utterance("m1", "u-o", "Ola", asked, T0)])
+    assert (move.author_id, move.when, move.consent_of, move.message_id) == ("u-o", when, "u-k", "m1")
+    assert not reschedules([Utterance("m2", "u-k", "Kim", "no, not Thursday", T0)],
+                           [Utterance("m1", "u-o", "Ola", asked, T0)])
+
+
 @pytest.mark.parametrize(("lines", "lang", "words", "parties", "not_parties"), [
     ([("Ada", "proposal: every handover, the sender posts a photo of each part in #kit-log"),
       ("Ben", "fine. but it counts from now, not backwards"), ("Cy", "that basically kills my weekend but fine. I'll take it"),

@@ -12,13 +12,14 @@ from datetime import datetime
 
 from bot.offline.actions import split_due
 from bot.offline.clauses import clean
+from bot.offline.proposals import is_answer
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import asks_deed, own_time
 from bot.text.duetime import find_due_span, turned_down
 from memory.extraction import Utterance
 from memory.normalize import normalize
 
-__all__ = ["Reschedule", "asked_them", "moved_value", "new_time", "reschedules"]
+__all__ = ["Reschedule", "asked_them", "asks_for_time", "moved_value", "new_time", "reschedules"]
 
 _I = re.IGNORECASE
 _EN = re.compile(
@@ -55,6 +56,9 @@ class Reschedule:
     zone: str | None = None  #: the speaker's own zone, when known: the new time is theirs
     #: The time the line turned down ("isn't happening tonight"): only a promise due then moves.
     old: str = ""
+    #: The member whose yes made the change ("Noor, can we make the back cover the 22nd instead?" — "ok,
+    #: the 22nd"): only a promise made to them moves.
+    consent_of: str = ""
 
 
 def _only_time(text: str) -> bool:
@@ -140,6 +144,14 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
                 and (when := _taken_time(turn.text)):
             span = find_due_span(when)
             found = (when[span[0] : span[1]] if span else when), before[1]
+        if found is None and i and (before := thread[i - 1]).author_id != turn.author_id and not asked_them(thread, i) \
+                and is_answer(turn.text) \
+                and not _NOT.search(turn.text) and asks_for_time(before.text) \
+                and (asked := _asked(before.text) or _time_asked(before.text)):
+            # the owner asked for another time and the one it was promised to said yes: the owner's promise
+            out.append(Reschedule(before.message_id, before.author_id, before.ts, asked[0], asked[1],
+                                  normalize(before.text).strip()[:300], before.zone, consent_of=turn.author_id))
+            continue
         if found is not None:
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, found[0], found[1],
                                   normalize(turn.text).strip()[:300], turn.zone))
@@ -147,6 +159,16 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, down[1], "",
                                   normalize(turn.text).strip()[:300], turn.zone, old=down[0]))
     return out
+
+
+#: A yes that is not one: "ok but not the 22nd", "行，不过…不行" ("no problem" is a yes).
+_NOT = re.compile(r"\b(?:not|no(?!\s+(?:problem|prob|worries|biggie))|can'?t|won'?t)\b|不行|不可以|不能|没法", _I)
+
+
+def asks_for_time(text: str) -> bool:
+    """Does ``text`` ask for another time, not for a deed ("can we make the back cover the 22nd instead?",
+    "能不能把海报改到周日？")? A yes to it moves a promise; it takes none on."""
+    return _asked(text) is not None or (_time_asked(text) is not None and not asks_deed(normalize(text)))
 
 
 def asked_them(thread: Sequence[Utterance], i: int) -> bool:
