@@ -144,13 +144,13 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
                 and (when := _taken_time(turn.text)):
             span = find_due_span(when)
             found = (when[span[0] : span[1]] if span else when), before[1]
-        if found is None and i and (before := thread[i - 1]).author_id != turn.author_id and not asked_them(thread, i) \
+        if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id and not asked_them(thread, i) \
                 and is_answer(turn.text) \
-                and not _NOT.search(turn.text) and asks_for_time(before.text) \
-                and (asked := _asked(before.text) or _time_asked(before.text)):
+                and not _NOT.search(turn.text) and asks_for_time(prev.text) \
+                and (asked := _asked(prev.text) or _time_asked(prev.text)):
             # the owner asked for another time and the one it was promised to said yes: the owner's promise
-            out.append(Reschedule(before.message_id, before.author_id, before.ts, asked[0], asked[1],
-                                  normalize(before.text).strip()[:300], before.zone, consent_of=turn.author_id))
+            out.append(Reschedule(prev.message_id, prev.author_id, prev.ts, asked[0], asked[1],
+                                  normalize(prev.text).strip()[:300], prev.zone, consent_of=turn.author_id))
             continue
         if found is not None:
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, found[0], found[1],
