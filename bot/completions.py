@@ -83,6 +83,10 @@ def _names(what: str, fact: Fact) -> bool:
     return shares_content(latin if pairs else what, action) if (latin or not pairs) else False
 
 
+#: A promise whose object is a pronoun ("call them", "send it over", "ask him"): only its verb can name it.
+_NAMELESS = re.compile(r"^\s*\w+(?:\s+(?:back|over|up|out))?\s+(?:them|it|him|her|this|that)\b", re.IGNORECASE)
+
+
 def _same_verb(report: DoneReport, fact: Fact) -> bool:
     verb = _EN_BASE.get(report.verb, report.verb)
     return bool(verb) and re.search(rf"(?<![a-z]){re.escape(verb)}", _action(fact)) is not None
@@ -106,6 +110,8 @@ def match(report: DoneReport, open_: Sequence[Fact], session: str | None = None)
         return None, []
     if report.what:
         named = [f for f in candidates if _names_it(report, f)]
+        if not named:  # "Called the printer at 10" closes "call them tomorrow at 10": words cannot name "them"
+            named = [f for f in candidates if _same_verb(report, f) and _NAMELESS.search(_action(f))]
         sure, unsure = (named[0], []) if len(named) == 1 else (None, named or candidates)
     elif len(candidates) == 1:
         sure, unsure = candidates[0], []  # "done", and only one promise is open

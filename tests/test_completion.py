@@ -81,6 +81,12 @@ def test_matching_a_report_to_the_promise() -> None:
     assert match(_report("draft", "sent"), [draft, other], "C1:100.1") == (draft, [])  # this thread's first
     bob = draft.model_copy(update={"subject": "u-bob"})
     assert match(_report("draft", "sent"), [bob], "C1:100.1") == (None, [])  # not the speaker's promise
+    # a promise with a pronoun for its object is named by its verb alone: "Rang the venue" — no; "Called the
+    # printer at 10" closes "call them tomorrow at 10", never "pay the rent"
+    call = _promise("c4", "call them tomorrow at 10 and get it in writing")
+    assert match(_report("printer", "called"), [call, rent], "C1:100.1") == (call, [])
+    assert match(_report("printer", "rang"), [call, rent], "C1:100.1") == (None, [call, rent])
+    assert match(_report("invoice", "sent"), [draft, rent], "C1:100.1") == (None, [draft, rent])  # still asks
 
 
 def test_reports_go_to_extraction_at_once() -> None:
