@@ -254,3 +254,11 @@ async def test_an_amount_in_the_question_finds_the_promise_that_names_it() -> No
                     kind=Kind.CONSENSUS, attribute="agrees to")]
     said = await ask("@heyan who's paying the $60 overage, and by when?", ("u-h", "Harriet"), facts)
     assert "Dev" in said and "$60" in said and "rotate" not in said
+
+
+def test_a_name_with_accents_leaves_no_fragment_in_the_topic() -> None:
+    """ "Maëlle's back cover" asks about Maëlle and a back cover, not about "lle"; "Tomás" leaves no "tom"."""
+    q = read_question("@heyan when is Maëlle's back cover due now?", "u-n", {"u-m": ["Maëlle"]})
+    assert q is not None and q.people == ("u-m",) and q.topic == ("back", "cover")
+    q = read_question("@heyan what did Tomás promise about the dice?", "u-n", {"u-t": ["Tomás Ferreira"]})
+    assert q is not None and q.people == ("u-t",) and q.topic == ("dice",)

@@ -210,13 +210,13 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     if about_asker and asker not in people:
         people = (asker, *people)
     named = {w.casefold() for h in hits for w in h.said.split()}
+    rest = body
+    for hit in hits:  # names out first: "Maëlle's back cover" leaves no "lle" to look for
+        rest = rest.replace(hit.said, " ")
     topic = tuple(dict.fromkeys(
-        stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", body.casefold()))
+        stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", rest.casefold()))
         if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and (len(w) > 2 or (w.isdigit() and len(w) == 2))
     ))
-    rest = body
-    for hit in hits:
-        rest = rest.replace(hit.said, " ")
     zh_runs = [r for run in CJK_RUN.findall(rest) for r in _GENERIC_ZH.split(run) if len(r) >= 2]
     zh_topic = tuple(dict.fromkeys(run[i : i + 2] for run in zh_runs for i in range(len(run) - 1)))
     recipient = asker if _TO_ASKER.search(body) and not about_asker else None
