@@ -50,6 +50,11 @@ def test_an_object_first_deed_with_a_deadline_is_a_promise_whatever_its_verb(tex
     assert promise.kind is Kind.COMMITMENT and promise.due_at is not None and text[:2] in promise.value
 
 
+@pytest.mark.parametrize("text", ["我周五前很忙", "我周五之前都在上课", "我月底前一直没空"])
+def test_how_one_is_until_a_deadline_is_no_promise(text: str) -> None:
+    assert [f for f in facts([("u-li", "李娜", text)], "zh") if f.kind is Kind.COMMITMENT] == [], text
+
+
 # --- end to end: the engine, the offline provider, the extraction job and its completion step ----------
 
 T = "slack:T1"
