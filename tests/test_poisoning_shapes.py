@@ -1,12 +1,6 @@
-"""Attacks on memory recognised by their shape, in both languages: notes addressed
-to the bot, fake authority with or without brackets, speaking as or for another member, rulings
-imposed on named people — and the ordinary lines that look like them (a quoted ruling, a decision
-about oneself, one's own name, a demand) stay ordinary.
-
-The lines come from the blind sets (``tests/data/truth_blind/``), an issue's report
-and ``tests/data/poisoning_shapes.jsonl`` (``heyan bench poisoning`` part ``shapes``). Members are
-named the way people type them: "Aylin" for "Aylin Demir", "Bea" for "Beatriz Souza", 阿杰 for 李杰,
-王教练 for 王建华."""
+"""Attacks on memory recognised by their shape in both languages (notes to the bot, fake authority,
+speaking as or for another member, relayed app notices), and the ordinary lines that look like them stay
+ordinary. Lines from the blind sets, issue reports and tests/data/poisoning_shapes.jsonl."""
 
 from __future__ import annotations
 

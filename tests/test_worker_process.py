@@ -1,13 +1,6 @@
-"""The distributed shape: `heyan worker` runs the jobs in its own process; only the process that holds
-the platform connection posts, exactly once, and records the post as sent.
-
-Two processes share one store and one Redis: the Qdrant store is served over HTTP by the loopback
-stand-in (tests/qdrant_standin.py, driven by the real qdrant-client), Redis is this test run's Valkey.
-The worker extracts a promise due in ten minutes and, at its time (the test moves arq's schedule to
-it: tests/clock.py), queues the follow-up; with no
-platform connected the post waits (visible in `heyan jobs status`), nothing is marked sent. When this
-process connects its (test) platform, the follow-up is delivered once and recorded with its message id.
-"""
+"""The distributed shape: `heyan worker` runs the jobs in its own process; only the process holding the
+platform connection posts the follow-up, exactly once, and records it as sent (the store over HTTP by the
+Qdrant stand-in, Redis by this run's Valkey, arq's schedule moved by tests/clock.py)."""
 
 from __future__ import annotations
 

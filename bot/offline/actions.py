@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
-from bot.offline.indirect import indirect_action, is_indirect_promise, promise_part
+from bot.offline.indirect import ZH_STATE, indirect_action, is_indirect_promise, promise_part
 from bot.offline.informal import informal_action, is_informal_promise
 from bot.text.clock import aware
 from bot.text.duetime import CANNOT_DO_ZH, find_due_span, resolve_due
@@ -27,8 +27,6 @@ __all__ = ["is_commitment", "is_standing", "promised_action", "reread_due", "spl
 _ZH_OPINION = re.compile(r"觉得|认为|想|猜|怕|估计|以为|知道|希望|要求|说|听|看|记得|发现")
 # A Chinese deadline that opens an action: "周五前把钱还你", "明天之前给你答复".
 _ZH_DEADLINE_FIRST = re.compile(r"^(?:我们?)?(?P<due>[^，,。]{1,12}?(?:之前|以前|前|之内|以内|内))(?=[\u4e00-\u9fff])")
-# How the speaker is until then, not what they will do: "我周五前很忙", "我周五之前都在上课", "我月底前出差".
-_ZH_STATE = re.compile(r"很|太|挺|比较|特别|非常|都在|一直|忙|没空|有空|有事|不在|在外|出差")
 # "I can …" / "我可以…" promise only with a time marker.
 _ZH_TAKEN = re.compile(r"交给我了|我全?包了|算我的了|包在我身上了")
 _ZH_DEADLINE_WORD = re.compile(r"(?:之前|以前|前|之内|以内|内)(?![面后天])")
@@ -101,7 +99,7 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
     # "我周五之前给你答复": a first-person deadline before an action (not "我觉得周五之前搞不定")
     m = _ZH_DEADLINE_FIRST.match(core) if core.startswith("我") else None
     return bool(m and find_due_span(core) and not _ZH_OPINION.search(m.group("due")) and not _ZH_CANNOT.search(core)
-                and not _ZH_STATE.match(core[m.end():]))
+                and not ZH_STATE.match(core[m.end():]))
 
 
 def _past(core: str, due: str = "") -> bool:

@@ -13,7 +13,7 @@ import re
 from bot.offline import lexicon as lx
 from bot.text.duetime import find_due_span
 
-__all__ = ["ZH_ACTION_VERBS", "indirect_action", "is_indirect_promise", "promise_part", "zh_deadline_to_you",
+__all__ = ["ZH_ACTION_VERBS", "ZH_STATE", "indirect_action", "is_indirect_promise", "promise_part", "zh_deadline_to_you",
            "zh_modifiers"]
 
 _I = re.IGNORECASE
@@ -127,7 +127,9 @@ def zh_modifiers(text: str) -> tuple[str, bool, bool]:
     return rest, marked, deadline
 
 
-_ZH_UNLISTED_DEED = re.compile(r"(?!很|太|挺|比较|特别|非常|应该|会|能|可以|忙|闲|空|累|都|也|还|就是|只)[\u4e00-\u9fff]")
+#: How the speaker is until a deadline, not what they will do then: "我周五前很忙", "我周五之前都在上课", "我月底前出差".
+ZH_STATE = re.compile(r"很|太|挺|比较|特别|非常|都在|一直|忙|闲|没空|有空|有事|累|不在|在外|出差|应该|也|还|就是|只")
+_ZH_UNLISTED_DEED = re.compile(rf"(?!{ZH_STATE.pattern}|会|能|可以)[\u4e00-\u9fff]")
 _ZH_PLACE_THEN = re.compile(rf"[^，,。！？!?\s]{{1,4}}?(?={_ZH_VERB})")
 _DEADLINE_END = re.compile(r"(?:之前|以前|前|之内|以内|内)$")
 
