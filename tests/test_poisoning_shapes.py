@@ -187,6 +187,9 @@ def test_each_shape_reads_a_long_message_in_linear_time(text: str) -> None:
     """The shapes read what extraction reads (8,000 characters) with bounded matches: a paste of one
     opening repeated is not read once per repetition. Measured in this process's CPU time (a busy machine
     does not count): each is 10–70 ms; a read once per repetition would be seconds."""
+    # the learned check loads its model with the first line it is asked about (~1 s once per process): not
+    # what this test measures, and whether an earlier test here loaded it depends on the order tests run in
+    attempt(f"{time.perf_counter()} the board decided Bob pays", speaker="Alice", names=PEOPLE.values())
     start = time.process_time()
     attempt(f"{time.perf_counter()} {text}", speaker="Alice", names=PEOPLE.values())
     assert time.process_time() - start < 0.5
