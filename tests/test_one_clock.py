@@ -70,3 +70,13 @@ def test_every_surface_formats_a_time_with_its_zone() -> None:
     assert format_when(DUE, "UTC", "en") == show_time(DUE, "UTC", "en")  # follow-ups: the same function
     assert show_due(datetime(2026, 11, 6, 15, 59, tzinfo=UTC), "Asia/Shanghai", "en") == "Fri 6 Nov (Asia/Shanghai)"
     assert show_time(DUE, "Not/AZone", "en") == "Thu 5 Nov 07:00 (UTC)"  # shown in UTC, and says so
+
+
+def test_a_whole_day_deadline_is_its_owners_day_wherever_it_is_read() -> None:
+    # "by the 22nd" said in the Marquesas (-09:30) ends there at 23:59: in Dubai that instant is the 23rd
+    by_22nd = datetime.fromisoformat("2028-06-22T23:59:00-09:30")
+    assert show_due(by_22nd, "Asia/Dubai", "en") == "Thu 22 Jun (UTC-09:30)"
+    assert show_due(by_22nd, "Asia/Dubai", "zh") == "6月22日周四（UTC-09:30）"
+    # a deadline with its clock time is still shown on the reader's clock
+    noon = datetime.fromisoformat("2028-06-22T12:00:00-09:30")
+    assert show_due(noon, "Asia/Dubai", "en") == "Fri 23 Jun 01:30 (Asia/Dubai)"

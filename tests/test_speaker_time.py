@@ -64,7 +64,8 @@ def test_due_times_resolve_in_the_speakers_zone(tmp_path: Path, clock_at: Callab
     assert set(due) == set(DUE)
     for owner, expected in DUE.items():
         assert datetime.fromisoformat(due[owner]) == datetime.fromisoformat(expected), owner
-    # the reply shows due times in the asker's zone (Amy wrote at -05:00), and every time names it
+    # the reply shows clock times in the asker's zone (Amy wrote at -05:00), and every time names it; a
+    # deadline of a whole day ("我周五前", said at +08:00) is that day on its owner's clock, not 10:59 there
     text = reply["text"]
     assert "21:00 (UTC-05:00)" in text and "02:00 (UTC-05:00)" in text, text  # 21:00 -05:00 and 15:00 +08:00
-    assert text.count("(UTC-05:00)") == len(DUE), text
+    assert text.count("(UTC-05:00)") == len(DUE) - 1 and "Fri 6 Nov (UTC+08:00)" in text, text

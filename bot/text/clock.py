@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from bot.text.zones import is_zone, speaker_zone, zone_label, zone_or_utc
+from bot.text.zones import is_zone, offset_name, speaker_zone, zone_label, zone_or_utc
 
 __all__ = ["aware", "local", "reply_zone", "show_day", "show_due", "show_stamp", "show_time", "zone_heading"]
 
@@ -60,7 +60,11 @@ def show_time(when: datetime, zone: str, lang: str) -> str:
 
 
 def show_due(when: datetime, zone: str, lang: str) -> str:
-    """A deadline with its zone; the end of a day is shown as the day: "Fri 6 Nov (UTC)"."""
+    """A deadline with its zone; the end of a day is shown as the day: "Fri 6 Nov (UTC)". A deadline
+    kept on the clock it was set on (the owner's offset) that ends a day there is that day wherever it
+    is read: "by the 22nd" said in the Marquesas is "Thu 22 Jun (UTC-09:30)", not the 23rd elsewhere."""
+    if when.tzinfo is not None and (when.hour, when.minute) == _END_OF_DAY:
+        return _zoned(_dated(when, lang), offset_name(when) or "UTC", lang)
     at = local(when, zone)
     if (at.hour, at.minute) == _END_OF_DAY:
         return _zoned(_dated(at, lang), zone, lang)
