@@ -28,7 +28,7 @@ from bot.ports import HistoryReader, Scheduler
 from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
 from bot.sessions import SessionBook
 from bot.stages import next_stage
-from bot.text.clock import reply_zone
+from bot.text.clock import aware, reply_zone
 from bot.text.lang import detect_lang, session_lang, turn_lang
 from bot.text.names import NameBook
 from bot.text.richtext import RichText
@@ -36,7 +36,7 @@ from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
 from bot.triggers import urgent
 from bot.usage import UsageBook
 from memory.instructions import own_request
-from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion
+from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion, utcnow
 from memory.poisoning import attempt
 from memory.privacy import redact
 from memory.recall.importance import NEUTRAL
@@ -73,6 +73,14 @@ REPLY_RESERVE_TOKENS = 250
 #: (``memory.recall.retrieval.DEFAULT_IMPORTANCE_WEIGHT``); adding it again kept the answer less often in a
 #: tight budget (``heyan bench importance``: 0.551 → 0.526 at 0.2 on the dev community; BENCHMARKS.md).
 BUDGET_IMPORTANCE = 0.0
+
+
+def _watch_from(msg: Message, idle: timedelta) -> datetime:
+    """When a line's quiet time starts: when it was said (a replay's script time, so a replay fires
+    its watches by the script, never by how fast it ran), or now for a line read late (a catch-up
+    reading history)."""
+    said, now = aware(msg.ts), utcnow()
+    return said if now - said < idle else now
 
 
 def fact_priority(found: ScoredFact) -> float:
@@ -172,8 +180,9 @@ class Engine:
         if urgent(msg) or len(waiting) >= cfg.batch_turns:
             await self.extract_now(scope, waiting)
         # One watcher per session: it re-arms itself while turns keep coming (jobs.tasks.extract_idle).
+        idle = timedelta(seconds=cfg.idle_seconds)
         if await self.conversation.idle.claim(scope, cfg.idle_seconds):
-            await self.scheduler.extract_when_idle(scope, turn, cfg.idle_seconds)
+            await self.scheduler.extract_when_idle(scope, turn, _watch_from(msg, idle) + idle)
         if turn % cfg.summary_turns == 0:
             await self.scheduler.summarize(scope, turn)
         if self.on_observed is not None:

@@ -33,8 +33,9 @@ class Scheduler(Protocol):
         message's new text is a new job)."""
         ...
 
-    async def extract_when_idle(self, scope: Scope, turn: int, idle_seconds: int) -> bool:
-        """Extract the waiting batch if no turn follows ``turn`` for ``idle_seconds``."""
+    async def extract_when_idle(self, scope: Scope, turn: int, when: datetime) -> bool:
+        """At ``when`` (the time ``turn`` was said plus the idle time, on the process clock), extract
+        the waiting batch if no turn followed ``turn``."""
         ...
 
     async def summarize(self, scope: Scope, turn: int, *, revision: str = "") -> bool:

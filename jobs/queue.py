@@ -136,8 +136,10 @@ class JobQueue:
         )
         return job is not None
 
-    async def extract_when_idle(self, scope: Scope, turn: int, idle_seconds: int) -> bool:
-        """Extract the batch waiting in this session if no turn follows ``turn`` for ``idle_seconds``."""
+    async def extract_when_idle(self, scope: Scope, turn: int, when: datetime) -> bool:
+        """At ``when`` (process clock: the time ``turn`` was said plus the idle time, so that a replay
+        fires it by script time, never by how fast it ran), extract the batch waiting in this session
+        if no turn followed ``turn``."""
         assert scope.session is not None
         job = await enqueue(
             self.pool,
@@ -146,7 +148,7 @@ class JobQueue:
             scope.session,
             turn,
             _job_id=f"idle:{scope.tenant}:{scope.session}:{turn}",
-            _defer_by=timedelta(seconds=idle_seconds),
+            _defer_until=_wall(when),
             _queue_name=QUEUE,
         )
         return job is not None

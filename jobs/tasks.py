@@ -9,6 +9,7 @@ No task posts to a platform: the process holding the platform's connection deliv
 from __future__ import annotations
 
 import logging
+from datetime import timedelta
 from typing import Any
 
 from bot.agreements.card import follows_after_close
@@ -20,7 +21,9 @@ from bot.privacy.departures import purge_due, purge_tenant_data
 from bot.services import Services
 from bot.sessions import DisputeState
 from bot.summaries import summarize_session as write_summary
+from bot.text.clock import aware
 from bot.text.lang import session_lang
+from memory import clock
 from memory.consolidation import Action
 from memory.extraction import ExtractionRequest, to_facts
 from memory.models import OPEN_COMMITMENT, FactStatus, Scope, Visibility, utcnow
@@ -83,16 +86,22 @@ async def extract_memories(ctx: dict[str, Any], tenant: str, session: str, messa
 
 
 async def extract_idle(ctx: dict[str, Any], tenant: str, session: str, turn: int) -> int:
-    """The session's idle watch fired. If turns came after ``turn``, watch again from the latest one;
-    otherwise the session went quiet: extract the waiting batch and summarise."""
+    """The session's idle watch fired. If turns came after ``turn``, and the latest was said less than
+    the idle time ago, watch again until the idle time after it; otherwise the session went quiet:
+    extract the waiting batch and summarise. (A catch-up that read old lines in a burst is quiet at
+    once: no chain of watches.)"""
     svc = services(ctx)
     scope = Scope(tenant=tenant, session=session)
     idle = svc.settings.jobs.idle_seconds
     latest = await svc.conversation.log.turns(scope)
     if latest != turn:
-        await svc.conversation.idle.hold(scope, idle)
-        await svc.scheduler.extract_when_idle(scope, latest, idle)
-        return 0
+        last = await svc.conversation.log.recent(scope, 1)
+        quiet_at = (aware(last[-1].ts) if last else clock.now()) + timedelta(seconds=idle)
+        if quiet_at > clock.now():
+            await svc.conversation.idle.hold(scope, idle)
+            await svc.scheduler.extract_when_idle(scope, latest, quiet_at)
+            return 0
+        turn = latest
     ids = await svc.conversation.batches.pending(scope)
     changed = 0
     if ids:  # extracted here, and only then taken off the waiting list: a failed try keeps them

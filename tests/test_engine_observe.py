@@ -65,3 +65,33 @@ async def test_fact_bearing_message_is_extracted_at_once_with_the_waiting_batch(
     await rt.engine.observe(msg(1, "I'll send the draft by Friday."))
     assert len(await queued(rt, "extract:")) == 1
     assert await rt.conversation.batches.pending(SCOPE) == []  # the waiting turn went with it
+
+
+async def test_the_idle_watch_counts_from_when_the_line_was_said(tmp_path: Path, redis_url: str, start: Start) -> None:
+    # a replay's clock sits at the line's time when it is read: the watch is due idle seconds after the
+    # line was said, however long reading it took (a replay fires it by the script, never by its speed)
+    from bot.offline.provider import OfflineProvider
+    from memory import clock
+
+    rt = await start(settings(tmp_path, redis_url, idle_seconds=60, batch_turns=50), provider=OfflineProvider(),
+                     worker=False)
+    said = datetime(2026, 11, 4, 10, 0, tzinfo=UTC)
+    with clock.run_from(said + timedelta(seconds=5)):  # read five seconds after it was said
+        assert await rt.engine.observe(msg(0, "just chatting about the weather"))
+        due = clock.wall(said + timedelta(seconds=60))
+    [(job, score)] = await rt.redis.zrange("arq:queue", 0, -1, withscores=True)
+    assert job.decode().startswith("idle:") and abs(score - due.timestamp() * 1000) <= 1  # arq rounds to the ms
+
+
+async def test_a_line_read_late_is_watched_from_now(tmp_path: Path, redis_url: str, start: Start) -> None:
+    # a catch-up reads lines said long ago: their batch waits for a quiet minute from now, not at once
+    from bot.offline.provider import OfflineProvider
+    from memory import clock
+
+    rt = await start(settings(tmp_path, redis_url, idle_seconds=60, batch_turns=50), provider=OfflineProvider(),
+                     worker=False)
+    with clock.run_from(datetime(2026, 11, 4, 12, 0, tzinfo=UTC)):  # two hours after msg 0 was said
+        soonest = clock.wall(clock.now() + timedelta(seconds=60))
+        assert await rt.engine.observe(msg(0, "just chatting about the weather"))
+    [(job, score)] = await rt.redis.zrange("arq:queue", 0, -1, withscores=True)
+    assert job.decode().startswith("idle:") and int(score) >= int(soonest.timestamp() * 1000)
