@@ -15,7 +15,7 @@ SETS = Path(__file__).resolve().parent / "data" / "truth_blind"
 FLOORS = json.loads((SETS / "floors.json").read_text(encoding="utf-8"))
 
 
-@pytest.mark.slow  # six replays a set, each a `heyan` process of its own (~35 s a set on 2 cores)
+@pytest.mark.slow  # six replays a set, in one `heyan` process (adapters/bench/replays.py; ~20 s a set)
 @pytest.mark.parametrize("name", sorted(k for k in FLOORS if not k.startswith("_")))
 def test_a_blind_set_keeps_what_it_reached(name: str) -> None:
     got = measure([SETS / name])["all"].as_dict()

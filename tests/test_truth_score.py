@@ -1,4 +1,4 @@
-"""`heyan bench truth`'s scoring (adapters/bench/truth.py) against a key, on a two-line script."""
+"""`heyan bench truth`: its scoring (adapters/bench/truth.py) against a key on a two-line script, and its replays."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from adapters.bench.replays import replay_many
 from adapters.bench.truth import score
 
 
@@ -45,3 +46,17 @@ def test_a_due_date_is_read_in_the_owners_zone(tmp_path: Path) -> None:
     assert (got.due, got.due_time) == (1, 1)
     assert score(_script(tmp_path), _key(["2027-01-05"]), {}, [_fact("2027-01-05T23:30:00+00:00")]).due == 0
     assert score(_script(tmp_path), _key(["2027-01-05"]), {}, [_fact(None)]).due == 0
+
+
+def test_a_replay_that_fails_names_its_script_and_why(tmp_path: Path) -> None:
+    good = tmp_path / "good.jsonl"
+    good.write_text(json.dumps({"tenant": "console:t", "session": "s", "user_id": "u-a", "user_name": "A",
+                                "text": "I'll send the minutes by Friday.", "ts": "2027-03-01T10:00:00+08:00"}) + "\n",
+                    encoding="utf-8")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"tenant": "console:t", "text": "hi"\n', encoding="utf-8")
+    now = "2027-03-01T10:05:00+08:00"
+    with pytest.raises(RuntimeError, match=r"replaying bad\.jsonl failed: .*bad\.jsonl:1: not valid JSON"):
+        replay_many([(good, now, tmp_path / "1"), (bad, now, tmp_path / "2")])
+    [(replies, facts)] = replay_many([(good, now, tmp_path / "3")])  # one process, its own data dir
+    assert replies == [] and [f["kind"] for f in facts] == ["commitment"]

@@ -1,8 +1,8 @@
 """``heyan bench truth``: what Heyan holds and answers on dispute scripts with answer keys.
 
-Each script of ``tests/data/truth_blind/<set>/`` (its README says who wrote them) is replayed by its own
+Each script of ``tests/data/truth_blind/<set>/`` (its README says who wrote them) is replayed as by
 ``heyan --now <key now> chat --script`` into an empty data dir (the LLM mediator with
-``HEYAN_LLM_BASE_URL``) and read back. Scored per language against the key: commitments, agreements,
+``HEYAN_LLM_BASE_URL``) and read back, every script of a run in one process (``adapters.bench.replays``). Scored per language against the key: commitments, agreements,
 attacks and ordinary lines flagged, questions answered, answers repeating an attack.
 """
 
@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
@@ -24,6 +22,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from adapters.bench.replays import replay_many
 from adapters.cli.cli_common import fail
 
 __all__ = ["SETS", "Score", "score", "truth"]
@@ -93,26 +92,16 @@ def _line(fact: dict[str, Any]) -> set[int]:
 
 def replay(script: Path, now: str, data_dir: Path) -> tuple[dict[int, str], list[dict[str, Any]]]:
     """Replay ``script`` as of ``now`` with a ``heyan`` process: the replies by script line, and the facts."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_") or k.startswith("HEYAN_LLM")}
-    env.update({"HEYAN_DATA_DIR": str(data_dir), "HEYAN_TIMEZONE": "UTC"})
-    if "HEYAN_ENCRYPTION_KEYS" in os.environ:
-        env["HEYAN_ENCRYPTION_KEYS"] = os.environ["HEYAN_ENCRYPTION_KEYS"]
-    heyan = [sys.executable, "-m", "adapters.cli.app", "--now", now]
-    root = Path(__file__).resolve().parents[2]
-    out = subprocess.run([*heyan, "chat", "--script", str(script), "--json"], env=env, cwd=root,
-                         capture_output=True, text=True, timeout=1800)
-    if out.returncode != 0:
-        raise RuntimeError(f"replaying {script.name} failed: {out.stderr.strip()[-2000:]}")
-    replies = [json.loads(x)["text"] for x in out.stdout.splitlines() if x.startswith("{") and "memory_ids" in x]
+    [(replies, facts)] = replay_many([(script, now, data_dir)])
+    return _by_line(script, replies), facts
+
+
+def _by_line(script: Path, replies: list[str]) -> dict[int, str]:
     lines = script.read_text(encoding="utf-8").splitlines()
     asked = [i for i, x in enumerate(lines, 1) if x.strip() and _mention(json.loads(x))]
     if len(asked) != len(replies):
         raise RuntimeError(f"{script.name}: {len(asked)} lines address Heyan but {len(replies)} replies came back")
-    listed = subprocess.run([*heyan, "memory", "list", "--json"], env=env, cwd=root, capture_output=True, text=True,
-                            timeout=600)
-    if listed.returncode != 0:
-        raise RuntimeError(f"listing {script.name}'s memory failed: {listed.stderr.strip()[-2000:]}")
-    return dict(zip(asked, replies, strict=True)), json.loads(listed.stdout)
+    return dict(zip(asked, replies, strict=True))
 
 
 def _mention(row: dict[str, Any]) -> bool:
@@ -252,14 +241,15 @@ def _lang(script: Path) -> str:
 def measure(set_dirs: Sequence[Path]) -> dict[str, Score]:
     """Every script of the sets, replayed and scored: per language and ``all``."""
     out: dict[str, Score] = {}
+    scripts = []
     for folder in set_dirs:
         keys = json.loads((folder / "key.json").read_text(encoding="utf-8"))["scripts"]
-        for name, key in sorted(keys.items()):
-            script = folder / name
-            with tempfile.TemporaryDirectory(prefix="heyan-truth-") as tmp:
-                replies, facts = replay(script, key["now"], Path(tmp))
-            res = score(script, key, replies, facts)
-            out[_lang(script)] = out.get(_lang(script), Score()) + res
+        scripts += [(folder / name, key) for name, key in sorted(keys.items())]
+    with tempfile.TemporaryDirectory(prefix="heyan-truth-") as tmp:
+        done = replay_many([(script, key["now"], Path(tmp) / str(i)) for i, (script, key) in enumerate(scripts)])
+    for (script, key), (replies, facts) in zip(scripts, done, strict=True):
+        res = score(script, key, _by_line(script, replies), facts)
+        out[_lang(script)] = out.get(_lang(script), Score()) + res
     out["all"] = sum((s for k, s in out.items()), Score())
     return out
 
