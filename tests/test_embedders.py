@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from memory.errors import ConfigError, EmbedderError, InvalidTextError
-from memory.index.embedders import LocalEmbedder, OpenAIEmbedder, bounded, make_embedder
+from memory.index.embedders import LineVectors, LocalEmbedder, OpenAIEmbedder, bounded, make_embedder
 from memory.models import EMBED_TEXT_LIMIT
 from tests.local_embedder import shared_local_embedder
 from tests.openai_stub import EMBEDDINGS, OpenAIStub, StubResponse, serve_stub
@@ -91,6 +91,25 @@ async def test_local_embedders_of_a_process_share_one_model(local_embedder: Loca
     other = LocalEmbedder(threads=local_embedder.threads)
     [a], [b] = await local_embedder.embed(["the draft is late"]), await other.embed(["the draft is late"])
     assert other._model is local_embedder._model and a == b
+
+
+def test_line_vectors_embed_each_line_once_and_keep_the_latest(local_embedder: LocalEmbedder) -> None:
+    asked: list[list[str]] = []
+
+    def embed(texts: list[str]) -> list[list[float]]:
+        asked.append(list(texts))
+        return local_embedder.embed_sync(texts)
+
+    lines = LineVectors(embed, size=2)
+    first = lines(["I'll send it Friday", "ok", "ok"])
+    assert asked == [["I'll send it Friday", "ok"]] and first[1] == first[2]
+    assert lines(["I'll send it Friday", "ok"]) == first[:2] and len(asked) == 1  # both held; "ok" used last
+    assert first[0] == pytest.approx(local_embedder.embed_sync(["I'll send it Friday"])[0], abs=1e-6)
+    lines(["a third line"])  # past size=2: the least recently used ("I'll send it Friday") goes
+    lines(["ok"])
+    assert len(asked) == 2
+    lines(["I'll send it Friday"])
+    assert asked[-1] == ["I'll send it Friday"]
 
 
 def test_unknown_embedder_names_the_setting() -> None:

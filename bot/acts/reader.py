@@ -74,10 +74,10 @@ def default_reader() -> ActReader | None:
     if not _DEFAULT:
         reader: ActReader | None = None
         try:
-            from memory.index.embedders import LocalEmbedder
+            from memory.index.embedders import line_vectors
 
             model = ActModel.load()
-            reader = ActReader(model, LocalEmbedder().embed_sync)
+            reader = ActReader(model, line_vectors())
         except (ActModelError, EmbedderError) as exc:
             log.warning("dialogue acts are off (rules only): %s", exc)
         _DEFAULT.append(reader)

@@ -35,13 +35,16 @@ __all__ = [
     "DOCUMENT_CHUNK",
     "EMBEDDER_NAMES",
     "INLINE_BATCH",
+    "LINE_CACHE_SIZE",
     "QUERY_CACHE_SIZE",
+    "LineVectors",
     "LocalEmbedder",
     "OpenAIEmbedder",
     "QueryVectors",
     "bounded",
     "calibrate",
     "check_texts",
+    "line_vectors",
     "make_embedder",
 ]
 
@@ -102,6 +105,51 @@ class QueryVectors:
             while len(self._cache) > self.size:
                 self._cache.popitem(last=False)
         return [found[t] for t in texts]
+
+
+#: Line vectors kept by ``LineVectors`` (float32: 2 KB each with USE, ~4 MB for 2,048 lines).
+LINE_CACHE_SIZE = 2048
+
+
+class LineVectors:
+    """A blocking embed (``LocalEmbedder.embed_sync``) that embeds each text once: the dialogue-act
+    reader and the learned attack check read every line of a thread again with each new batch (the
+    window is their context), which made the model ~40% of a replay's CPU. Least recently used
+    dropped past ``size``; thread-safe (both run in worker threads)."""
+
+    def __init__(self, embed: Callable[[list[str]], list[list[float]]], size: int = LINE_CACHE_SIZE) -> None:
+        self.embed = embed
+        self.size = size
+        self._held: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: Sequence[str]) -> list[list[float]]:
+        import numpy as np
+
+        with self._lock:
+            found = {t: self._held[t] for t in texts if t in self._held}
+            for text in found:
+                self._held.move_to_end(text)
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            fresh = {t: np.asarray(v, dtype=np.float32) for t, v in zip(missing, self.embed(missing), strict=True)}
+            found.update(fresh)
+            with self._lock:
+                self._held.update(fresh)
+                while len(self._held) > self.size:
+                    self._held.popitem(last=False)
+        return [found[t].tolist() for t in texts]
+
+
+_LINES: list[LineVectors] = []
+
+
+def line_vectors() -> LineVectors:
+    """The process's ``LineVectors`` over the shipped local model, shared by every blocking reader of lines."""
+    with _MODEL_LOCK:
+        if not _LINES:
+            _LINES.append(LineVectors(LocalEmbedder().embed_sync))
+    return _LINES[0]
 
 
 def _normalise(vector: Sequence[float]) -> list[float]:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memory.errors import EmbedderError
-from memory.index.embedders import LocalEmbedder
+from memory.index.embedders import line_vectors
 from memory.shapes.rulings import ASSENT, DECISION, SANCTION
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class _Scorer:
             self.ready = True
             try:
                 self.model = AttackModel.load(self.path or WEIGHTS)
-                self.embed = LocalEmbedder().embed_sync
+                self.embed = line_vectors()
             except (AttackModelError, EmbedderError) as exc:
                 log.warning("the learned attack check is off (written shapes only): %s", exc)
         if self.model is None or self.embed is None:
