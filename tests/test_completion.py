@@ -44,7 +44,12 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
     ("text", "what"),
     [("done", ""), ("Finished!", ""), ("sent it", ""), ("I've sent the draft", "draft"),
      ("I finished the API docs", "api docs"), ("The docs are done.", "docs"), ("已经发了", ""), ("搞定了", ""),
-     ("做完了", ""), ("我已经把草稿发给你了", "草稿")],
+     ("做完了", ""), ("我已经把草稿发给你了", "草稿"),
+     # a headline that says where it went or what it holds, and a thing that is up or live
+     ("log submitted to CQ, 4,087 Qs after dupes", "log"), ("flats rebuilt from the raw sky flats", "flats"),
+     ("errata drafted: 'In #41, 23-Down should have read CANBERRA.'", "errata"),
+     ("post-mortem is up on the wiki: Overrun_2027-03-23", "post-mortem"), ("电话打了！", "电话"),
+     ("裙子寄出了！EMS", "裙子")],
 )
 def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     [report] = done_reports([Utterance("m", "u", "Ann", text, MONDAY)])
@@ -54,7 +59,8 @@ def test_reports_of_a_promise_kept(text: str, what: str) -> None:
 @pytest.mark.parametrize(
     "text",
     ["not done yet", "I haven't sent it", "done?", "Once I'm done I'll call you", "I'm done with you", "还没发",
-     "发了吗？", "I'll send it tomorrow", "我明天发", "他已经发了"],
+     "发了吗？", "I'll send it tomorrow", "我明天发", "他已经发了", "please log in", "the shop is out of stock",
+     "the printer jammed", "the log is due to CQ tomorrow"],
 )
 def test_not_reports(text: str) -> None:
     assert done_reports([Utterance("m", "u", "Ann", text, MONDAY)]) == []

@@ -31,8 +31,14 @@ _EN_VERBS = (
 _EN_STATES = (
     r"done|sent|paid(?:\s+back)?|fixed|finished|sorted(?:\s+out)?|ready|handled|returned|submitted|booked|merged|posted"
     r"|set\s+up|updated|emailed|uploaded|cleaned|filed|ordered|bought|replaced|repaired|delivered|shared|reviewed"
-    r"|transferred|moved|completed|taken\s+care\s+of|signed|printed|installed|renewed|scheduled"
+    r"|transferred|moved|completed|taken\s+care\s+of|signed|printed|installed|renewed|scheduled|drafted|rebuilt"
+    r"|redone|written|published|released|answered|tested|approved|reprocessed|rerun|re-?timed|re-?uploaded"
 )
+# After "is"/"are" only: "the post-mortem is up", "the page is live"
+_EN_BE_STATES = rf"{_EN_STATES}|up|live"
+# Where a report may say where or to whom it went ("log submitted to CQ", "flats rebuilt from the raw
+# frames"), and what it holds after a colon: "errata drafted: 'In #41, …'"
+_EN_WHERE = r"(?:\s+(?:to|on|in|into|onto|at|from|for|with|via|under)\b[^,.;:!?]*)?(?:\s*:.*)?"
 # "I've sent the draft", "I just finished the docs", "we paid the deposit"
 _EN_PERFECT = re.compile(
     rf"^(?:i|we)(?:'ve|’ve|\s+have)?\s+(?:just\s+|already\s+|finally\s+|now\s+|also\s+)*(?P<verb>{_EN_VERBS})\b(?P<rest>.*)$", _I
@@ -51,11 +57,12 @@ _EN_DONE_WITH = re.compile(r"^(?:all\s+)?(?P<verb>done|finished)\s+with\s+(?P<re
 # "the docs are done", "the rent is paid", "it's sent", "Calendar is set up", "tap's fixed"
 _EN_STATE = re.compile(rf"^(?P<what>(?:the|my|our|your)\s+[^,.;!?]{{1,50}}?|it|that|this|[a-z0-9][\w-]*(?:\s+[\w-]+){{0,3}}?)"
                        r"(?:\s+(?:is|are|was|were|has\s+been|have\s+been)|(?:'s|’s)(?:\s+been)?)\s+"
-                       rf"(?:now\s+|all\s+|finally\s+|already\s+)?(?P<verb>{_EN_STATES})\b"
-                       r"(?:\s+(?:now|already|too|finally))?$", _I)
+                       rf"(?:now\s+|all\s+|finally\s+|already\s+)?(?P<verb>{_EN_BE_STATES})\b"
+                       rf"(?:\s+(?:now|already|too|finally))?{_EN_WHERE}$", _I)
 # "PR merged", "notes sent", "landlord emailed", "README updated": a headline, the thing first
 _EN_HEADLINE = re.compile(rf"^(?P<what>(?:the\s+|my\s+|our\s+)?[a-z0-9][\w-]*(?:\s+[\w-]+){{0,3}}?)\s+"
-                          rf"(?:(?:now|all|finally|already|just)\s+)?(?P<verb>{_EN_STATES})(?:\s+(?:now|already|too))?$", _I)
+                          rf"(?:(?:now|all|finally|already|just)\s+)?(?P<verb>{_EN_STATES})(?:\s+(?:now|already|too))?"
+                          rf"{_EN_WHERE}$", _I)
 # Whoever did it, named first: "Bob sent it", "Omar paid me back", "Kim has posted the schedule".
 _EN_DOER = re.compile(rf"^(?P<who>[^\W\d_][\w'-]*)\s+(?:has\s+|just\s+|already\s+|finally\s+)*(?P<verb>{_EN_VERBS}|did(?=\s+the\b))\b"
                       r"(?P<rest>.*)$", _I)
@@ -72,7 +79,7 @@ _EN_NOBODY = re.compile(r"^(?:he|she|they|you|someone|somebody|everyone|everybod
                         r"|let|go|check|ensure|confirm|see|verify|remember|hope|hopefully|maybe|probably|apparently"
                         r"|supposedly|wish|think|guess|assume|believe|is|are|was|were|if|once|when)\b", _I)
 _ZH_DONE = re.compile(r"(?:发|交|付|还|转|寄|送|修|做|写|弄|改|搞|办|处理|打扫|收拾|倒|退|订|买|搬|挪|订|提交|上传|完成|整理|清理|回复)"
-                      r"(?:好|完|掉|过去|出去|上去|上|给[^，,。]{0,6})?了|搞定|弄好了|做完了|完成了|办妥")
+                      r"(?:好|完|掉|过去|出去|出|上去|上|给[^，,。]{0,6})?了|(?<=电话)打了|搞定|弄好了|做完了|完成了|办妥")
 # Only after the thing done ("值日表贴好了", "快递取回来了", "纪要整理好了"): a verb and its result, or 已经…了.
 _ZH_RESULT = re.compile(r"(?:好|完|掉|出去|过去|回来|上去|进去|齐|清|干净|清楚|上)了|搞定|弄好|办妥|OK了", _I)
 _ZH_TWO_CHAR = "整理 收拾 打扫 清理 准备 安排 处理 修理 布置 填写 提交 上传 预订 预约 联系 通知 确认 检查 更新"
