@@ -265,7 +265,8 @@ def test_a_line_turning_a_time_down_and_offering_another() -> None:
     assert turned_down("I'll send it friday") is None and turned_down("I can't do it before Friday") is None
 
 
-@pytest.mark.parametrize("text", ["I sat down and cried", "the 3rd time since sept", "my 2nd try", "night shifts again"])
+@pytest.mark.parametrize("text", ["I sat down and cried", "the 3rd time since sept", "my 2nd try", "night shifts again",
+                                  "I slept badly last night", "before Noa's next night", "every evening at the dome"])
 def test_words_that_only_look_like_times(text: str) -> None:
     assert resolve_due(text, WED, SH) is None
 
@@ -286,3 +287,9 @@ def test_a_bare_day_asked_of_someone_ends_in_their_zone() -> None:
     assert resolve_due("by Friday", WED, SH, owner="Europe/Madrid") == datetime(2026, 11, 6, 23, 59, tzinfo=ZoneInfo("Europe/Madrid"))
     # a time of day stays the asker's instant
     assert resolve_due("by Friday 3pm", WED, SH, owner="Europe/Madrid") == sh(6, 15)
+
+
+def test_a_nights_of_someone_yields_to_the_date_said_after_it() -> None:
+    said = "yes, I'll have it in before Noa's next night — Monday the 29th, 18:00 my time"
+    assert resolve_due(said, datetime(2027, 3, 24, 18, 9, tzinfo=UTC), "-05:00") == datetime.fromisoformat(
+        "2027-03-29T18:00:00-05:00")

@@ -318,6 +318,11 @@ async def test_a_grudging_yes_is_a_party_and_a_yes_with_a_promise_keeps_both(
     ("not tonight, tomorrow morning?", "tomorrow morning"),
     ("周五不行，周日吧，我周六才有空", "周日"),
     ("可以，不过下周三我要上班，下周四晚上吧，我这边的时间", "下周四晚上"),
+    # a time asked back comes before one that only bounds a state; "no good" turns a time down
+    ("thursday's no good, I'm on nights at the hospital till friday morning. saturday 20:00 my time?",
+     "saturday 20:00"),
+    # the clause where the speaker does it: "5月3号上午我打…", not the date the factory is closed to
+    ("明天不行，厂家从明天开始放五一，放到5号。5月3号上午我打老板私人电话，他那个号能打通", "5月3号上午"),
 ])
 def test_a_counter_offer_offers_the_time_it_can(text: str, when: str) -> None:
     from bot.offline.acts import _offered_time

@@ -12,6 +12,7 @@ from datetime import datetime
 from bot.acts.labels import Act
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
+from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.proposals import stated
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.rules import ATTRIBUTES
@@ -119,10 +120,12 @@ _YES_CLAUSE = re.compile(
 _CLAUSES = re.compile(r"[,，.。;；…!！]+|\s+(?:but|though|although)\s+|虽然|不过|但是|但", _I)
 #: Words that turn the proposal down, whatever yes they hold.
 _TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\s+agree|disagree|against\s+it|not\s+ok(?:ay)?"
+                          r"|(?:is\s+|'s\s+|’s\s+)?no\s+good|(?:doesn'?t|won'?t|does\s+not|will\s+not)\s+work"
                           r"|not\s+(?:for|with)\s+me|count\s+me\s+out)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
 #: An action that only points at what was asked: "do it tomorrow after work", "send it tonight", "弄这个".
 _ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it)[\s.!,]*$|"
-                          r"(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make)"
+                          r"(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make|have|put"
+                          r"|ship|push|land|add|submit|upload|deliver)"
                           r"(?:\s+(?:it|that|this|them|those))(?:\s+(?:up|out|over|done|in|off))?|弄|搞|做|发|改|交|办)"
                           r"(?:\s|[,，.。!！]|$|(?=[\u4e00-\u9fff]{0,2}(?:今|明|后|周|下|这|晚|早|上午|下午)))", _I)
 #: Lines after a proposal its quick yeses may follow.
@@ -165,17 +168,27 @@ def _due(text: str, said: Utterance, request: ExtractionRequest, owner: Utteranc
 
 
 #: A clause offering its time: "Sunday morning I can", "tomorrow works", "周四给你", "明天可以".
-_OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|fine|good)\b|可以|能|行|给你|发你|交|搞定|吧\s*$", _I)
+_OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|fine|good)\b|可以|能|行|给你|发你|交|搞定|吧\s*$"
+                       rf"|(?<![你他她])我(?:来|去|就|会|再)?(?:{ZH_ACTION_VERBS})", _I)  # "5月3号上午我打…", not "我妈那"
+
+
+_YOUR_TIME = re.compile(r"\s+(?:my|your|our|their|his|her)\s+time\b", _I)
 
 
 def _offered_time(text: str) -> str:
     """The time a counter-offer offers: the one in a clause that offers it ("I can do it tomorrow morning
     Jakarta time, tonight I'm at a wedding" → "tomorrow morning"), else the first not turned down ("not
-    tonight … tomorrow morning?", "周五不行，周日吧，我周六才有空" → "周日"); "" when it names none."""
+    tonight … tomorrow morning?", "周五不行，周日吧，我周六才有空" → "周日"); "" when it names none. A time asked
+    back ("… saturday 20:00 my time?") comes before one that only bounds a state ("on nights till friday")."""
     for clause in re.split(r"[,;.!?，。；！？]+", text):
         span = find_due_span(clause)
         if span is not None and _OFFERING.search(clause) and not _TURNED_DOWN.search(clause):
             return clause[span[0] : span[1]]
+    # put as a question: "thursday's no good, I'm on nights. saturday 20:00 my time?" (a sentence: "tuesday, 10pm?")
+    for sentence in re.findall(r"[^.!?。！？]+[?？]", text):
+        span = find_due_span(sentence)
+        if span is not None and not _TURNED_DOWN.search(sentence):
+            return sentence[span[0] : span[1]].strip()
     span = find_due_span(text)
     return text[span[0] : span[1]] if span is not None else ""
 
@@ -332,6 +345,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             when = _offered_time(turn.text)
             due = _due(when, turn, request) if when else None
             action = requested_action(asked.text)
+            if due is not None:  # the time asked for was turned down: the action no longer says it
+                action = _YOUR_TIME.sub("", split_due(action)[0]).strip() or action
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
         elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))):

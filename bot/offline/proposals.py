@@ -53,7 +53,7 @@ _STATED = re.compile(
     re.IGNORECASE,
 )
 # An answer that opens with its yes: "yes, $300 max", "ok by me", "好，那就周六" — an answer, not a proposal.
-_ANSWER_OPEN = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|fine|agreed|好的?|行|可以|同意|没问题|嗯嗯?)(?:\b|(?=[\u4e00-\u9fff]))"
+_ANSWER_OPEN = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|fine|agreed|好(?:的|吧)?|行吧?|可以|同意|没问题|嗯嗯?)(?:\b|(?=[\u4e00-\u9fff]))"
                           r"[\s,，.!！。~]", re.IGNORECASE)
 # Messages that put nothing to the listener: done already, a report, a greeting.
 _NOTHING = re.compile(r"已经|刚才|刚刚|昨天|\b(?:already|yesterday|last\s+week)\b|^(?:hi|hello|hey|thanks|你好|谢谢)\b",

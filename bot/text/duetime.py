@@ -134,7 +134,9 @@ _TIMES = [
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
     re.compile(r"\b(?:at|by|before|until|till|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
-    re.compile(r"\b(?:this\s+)?(?P<part>morning|afternoon|evening|night)\b(?!\s+(?:shifts?|person|people|owl|class(?:es)?"
+    # not "last night", "every evening", "Noa's next night" (a night of someone's, not a deadline)
+    re.compile(r"\b(?<!\blast\s)(?<!\bnext\s)(?<!\bevery\s)(?<!\bone\s)(?<!\ba\s)(?:this\s+)?"
+               r"(?P<part>morning|afternoon|evening|night)\b(?!\s+(?:shifts?|person|people|owl|class(?:es)?"
                r"|runs?|routine|mode|sky|news|light|out|market)\b)", _I),
 ]
 # A day and a time combine when only these words stand between them.
