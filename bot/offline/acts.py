@@ -185,7 +185,8 @@ def _offered_time(text: str) -> str:
         if span is not None and _OFFERING.search(clause) and not _TURNED_DOWN.search(clause):
             return clause[span[0] : span[1]]
     # put as a question: "thursday's no good, I'm on nights. saturday 20:00 my time?" (a sentence: "tuesday, 10pm?")
-    for sentence in re.findall(r"[^.!?。！？]+[?？]", text):
+    for asked in re.finditer(r"[^.!?。！？]+[?？]", text):
+        sentence = asked.group()
         span = find_due_span(sentence)
         if span is not None and not _TURNED_DOWN.search(sentence):
             return sentence[span[0] : span[1]].strip()
