@@ -311,6 +311,23 @@ def _said(fact: Fact) -> datetime:
     return fact.sources[0].ts if fact.sources else fact.valid_from
 
 
+#: A new time that says how late in the day on purpose: "EOD", "end of day", "tonight", "下班前", "晚上".
+_DAY_END = re.compile(r"\b(?:eod|end\s+of\s+(?:the\s+)?day|tonight|midnight)\b|下班|晚上|今晚|夜里|之内", re.IGNORECASE)
+
+
+def _keeps_hour(change: Reschedule, fact: Fact, request: ExtractionRequest) -> str:
+    """The new time, with the promise's own hour when the move names only a day: "can it be Wednesday
+    instead, same time?" of "Monday 18:00" is Wednesday 18:00, not the end of Wednesday."""
+    due = fact.due_at
+    if due is None or (due.hour, due.minute) == (23, 59) or _DAY_END.search(change.when):
+        return change.when
+    clock = zone_or_utc(change.zone or request.timezone)
+    then = resolve_due(change.when, aware(change.ts), clock)
+    if then is None or (then.astimezone(clock).hour, then.astimezone(clock).minute) != (23, 59):
+        return change.when
+    return f"{change.when} {due:%H:%M}"
+
+
 async def move(moderation: MemberSelfService, request: ExtractionRequest, change: Reschedule) -> Fact | None:
     """ "actually make that Friday noon for the copy": the owner's open promise it names (or their
     latest, when it names none it holds) gets the new time, as the owner's own correction would.
@@ -337,7 +354,7 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
     owner = Actor(tenant=request.tenant, user_id=fact.subject, name=fact.subject_name, unlimited=True,
                   lang="zh" if re.search(r"[\u4e00-\u9fff]", change.quote) else "en")
     try:
-        return await moderation.correct(owner, fact.id, moved_value(fact.value, change.when),
+        return await moderation.correct(owner, fact.id, moved_value(fact.value, _keeps_hour(change, fact, request)),
                                         f"moved: “{change.quote}”", session=request.session, said_at=change.ts,
                                         speaker_zone=change.zone if change.zone and is_zone(change.zone) else None)
     except ModerationError as exc:  # deleted or changed meanwhile

@@ -161,6 +161,29 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
     assert post.subject == "u-k" and post.due_at == datetime(2026, 11, 4, 23, 59, tzinfo=ZoneInfo("Asia/Taipei"))
 
 
+async def test_a_move_to_another_day_keeps_the_promises_hour(tmp_path: Path, redis_url: str, start: Start,
+                                                            clock_at: Callable[[datetime], None]) -> None:
+    # "can it be Friday instead, same time?" of "Thursday 5pm": Friday 17:00, not the end of Friday
+    monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
+    clock_at(monday + timedelta(minutes=5))
+    scope = Scope(tenant="slack:T1", session="C1:100.1")
+
+    def said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
+        return Message(id=mid, scope=scope.narrow(user=user), author_name=name, text=text,
+                       ts=monday + timedelta(minutes=minutes))
+
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
+    await rt.engine.observe(said("m2", "u-ivan", "Ivan", "sure — Thursday 5pm, my time", 1))
+    await rt.drain(60)
+    await rt.engine.observe(said("m3", "u-ivan", "Ivan", "Nora, the shop is closed Thursday. can the quote be Friday "
+                                                         "instead, same time?", 2))
+    await rt.engine.observe(said("m4", "u-nora", "Nora", "ok", 3))
+    await rt.drain(60)
+    [quote] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))  # and no promise of Nora's
+    assert "projector" in quote.value and quote.due_at == datetime(2026, 11, 6, 17, tzinfo=UTC)
+
+
 async def test_a_time_turned_down_moves_the_promise_due_then_and_closes_nothing(
         tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
     monday = datetime(2026, 11, 2, 10, tzinfo=UTC)

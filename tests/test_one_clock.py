@@ -77,6 +77,8 @@ def test_a_whole_day_deadline_is_its_owners_day_wherever_it_is_read() -> None:
     by_22nd = datetime.fromisoformat("2028-06-22T23:59:00-09:30")
     assert show_due(by_22nd, "Asia/Dubai", "en") == "Thu 22 Jun (UTC-09:30)"
     assert show_due(by_22nd, "Asia/Dubai", "zh") == "6月22日周四（UTC-09:30）"
-    # a deadline with its clock time is still shown on the reader's clock
+    # a deadline with its clock time is shown on the reader's clock, and on the owner's when that is another day
     noon = datetime.fromisoformat("2028-06-22T12:00:00-09:30")
-    assert show_due(noon, "Asia/Dubai", "en") == "Fri 23 Jun 01:30 (Asia/Dubai)"
+    assert show_due(noon, "Asia/Dubai", "en") == "Fri 23 Jun 01:30 (Asia/Dubai) = Thu 22 Jun 12:00 (UTC-09:30)"
+    assert show_due(noon, "Asia/Dubai", "zh") == "6月23日周五 01:30（Asia/Dubai），即6月22日周四 12:00（UTC-09:30）"
+    assert show_due(noon, "Pacific/Honolulu", "en") == "Thu 22 Jun 11:30 (Pacific/Honolulu)"  # the same day

@@ -15,6 +15,7 @@ from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.proposals import stated
 from bot.offline.requests import asks_deed, requested_action
+from bot.offline.reschedule import asks_to_move
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
@@ -153,6 +154,10 @@ def _yes_clause(text: str) -> bool:
     return any(_YES_CLAUSE.fullmatch(c.strip()) for c in _CLAUSES.split(text) if c and c.strip())
 
 
+#: The acts by which a member takes a promise on.
+_TAKES_ON_ACTS = frozenset({Act.ACCEPT, Act.OFFER, Act.COUNTER, Act.CONDITION})
+
+
 def _for_all(text: str) -> bool:
     return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
 
@@ -270,6 +275,12 @@ class _Thread:
                 return j
         return None
 
+    def moves_own(self, j: int) -> bool:
+        """Does line ``j`` ask for another time for a promise its speaker made earlier in the thread?"""
+        asker = self.lines[j].author_id
+        return asks_to_move(self.lines[j].text) and any(
+            self.lines[k].author_id == asker and self.acts[k] in _TAKES_ON_ACTS for k in range(j))
+
     def takes_up_barred(self, cand: CandidateFact) -> bool:
         """Does ``cand`` (a promise or an agreement) take up a barred line as its request or proposal?"""
         barred = {u.message_id for u, bar in zip(self.lines, self.barred, strict=True) if bar}
@@ -364,6 +375,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 kind = Act.PROPOSE
             if j is not None and kind is Act.COUNTER:
                 # "tomorrow works": the counter-offer was its speaker's promise; nothing of the accepter's
+                kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+            elif j is not None and kind is Act.REQUEST and thread.moves_own(j):
+                # "can the quote be Friday instead?" from someone who took it on: a yes lets their promise
+                # move (bot.offline.reschedule), and takes nothing on
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept):
                 asked = thread.lines[j]

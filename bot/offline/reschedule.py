@@ -19,7 +19,7 @@ from bot.text.duetime import find_due_span, turned_down
 from memory.extraction import Utterance
 from memory.normalize import normalize
 
-__all__ = ["Reschedule", "asked_them", "asks_for_time", "moved_value", "new_time", "reschedules"]
+__all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_value", "new_time", "reschedules"]
 
 _I = re.IGNORECASE
 _EN = re.compile(
@@ -144,8 +144,8 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
                 and (when := _taken_time(turn.text)):
             span = find_due_span(when)
             found = (when[span[0] : span[1]] if span else when), before[1]
-        if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id and not asked_them(thread, i) \
-                and is_answer(turn.text) \
+        if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
+                and (not asked_them(thread, i) or _INSTEAD.search(prev.text)) and is_answer(turn.text) \
                 and not _NOT.search(turn.text) and asks_for_time(prev.text) \
                 and (asked := _asked(prev.text) or _time_asked(prev.text)):
             # the owner asked for another time and the one it was promised to said yes: the owner's promise
@@ -161,6 +161,11 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
     return out
 
 
+#: Words that say a time replaces another ("can it be Friday instead?", "改周四晚上8点行吗"): a yes to them
+#: moves a promise even from the one who asked for it.
+_INSTEAD = re.compile(r"\binstead\b|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到", _I)
+
+
 #: A yes that is not one: "ok but not the 22nd", "行，不过…不行" ("no problem" is a yes).
 _NOT = re.compile(r"\b(?:not|no(?!\s+(?:problem|prob|worries|biggie))|can'?t|won'?t)\b|不行|不可以|不能|没法", _I)
 
@@ -169,6 +174,12 @@ def asks_for_time(text: str) -> bool:
     """Does ``text`` ask for another time, not for a deed ("can we make the back cover the 22nd instead?",
     "能不能把海报改到周日？")? A yes to it moves a promise; it takes none on."""
     return _asked(text) is not None or (_time_asked(text) is not None and not asks_deed(normalize(text)))
+
+
+def asks_to_move(text: str) -> bool:
+    """Does ``text`` ask for a time that replaces another ("can the quote be Friday instead?", "改周四晚上8点行吗？"),
+    not only for a time ("周三前问下价格？" asks a deed by Wednesday)?"""
+    return asks_for_time(text) and (_INSTEAD.search(text) is not None or _asked(text) is not None)
 
 
 def asked_them(thread: Sequence[Utterance], i: int) -> bool:

@@ -62,13 +62,20 @@ def show_time(when: datetime, zone: str, lang: str) -> str:
 def show_due(when: datetime, zone: str, lang: str) -> str:
     """A deadline with its zone; the end of a day is shown as the day: "Fri 6 Nov (UTC)". A deadline
     kept on the clock it was set on (the owner's offset) that ends a day there is that day wherever it
-    is read: "by the 22nd" said in the Marquesas is "Thu 22 Jun (UTC-09:30)", not the 23rd elsewhere."""
+    is read: "by the 22nd" said in the Marquesas is "Thu 22 Jun (UTC-09:30)", not the 23rd elsewhere. A clock
+    time that falls on another day where it was set says that day too: "Thu 1 Apr 02:00 (Europe/Bucharest) =
+    Wed 31 Mar 18:00 (UTC-05:00)"."""
     if when.tzinfo is not None and (when.hour, when.minute) == _END_OF_DAY:
         return _zoned(_dated(when, lang), offset_name(when) or "UTC", lang)
     at = local(when, zone)
     if (at.hour, at.minute) == _END_OF_DAY:
         return _zoned(_dated(at, lang), zone, lang)
-    return show_time(when, zone, lang)
+    shown = show_time(when, zone, lang)
+    own = offset_name(when)
+    if own is not None and when.date() != at.date():  # another day where it was set: say that day too
+        said = _zoned(f"{_dated(when, lang)} {when:%H:%M}", own, lang)
+        return f"{shown}，即{said}" if lang == "zh" else f"{shown} = {said}"
+    return shown
 
 
 def show_stamp(when: datetime, zone: str) -> str:
