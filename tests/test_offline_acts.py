@@ -122,15 +122,20 @@ def test_the_condition_is_sealed_like_the_value() -> None:
     assert Fact.model_validate({k: v for k, v in fact.model_dump().items() if k != "condition"}).condition == ""
 
 
+MONDAY = datetime(2026, 11, 2, 10, tzinfo=UTC)
+THREAD = Scope(tenant="slack:T1", session="C1:100.1")
+
+
+def said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
+    """A line of the Slack thread ``THREAD``, ``minutes`` after ``MONDAY``."""
+    return Message(id=mid, scope=THREAD.narrow(user=user), author_name=name, text=text,
+                   ts=MONDAY + timedelta(minutes=minutes))
+
+
 async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path, redis_url: str, start: Start,
                                                                   clock_at: Callable[[datetime], None]) -> None:
-    monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
+    monday = MONDAY
     clock_at(monday + timedelta(minutes=5))
-    scope = Scope(tenant="slack:T1", session="C1:100.1")
-
-    def said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
-        return Message(id=mid, scope=scope.narrow(user=user), author_name=name, text=text,
-                       ts=monday + timedelta(minutes=minutes))
 
     # every turn is extracted as it comes (the lines the trigger does not send wait for a batch otherwise)
     rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
@@ -150,10 +155,10 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
     assert done is not None and done.status is FactStatus.DONE
     # a change of time said inside a longer line, by a speaker in their own zone: read in that zone, from
     # when it was said ("周三" said on Wednesday 2026-11-04 in Taipei is that day, 23:59 Taipei)
-    await rt.engine.observe(Message(id="m6", scope=scope.narrow(user="u-k"), author_name="老K", text="招募帖我来写",
+    await rt.engine.observe(Message(id="m6", scope=THREAD.narrow(user="u-k"), author_name="老K", text="招募帖我来写",
                                     ts=monday + timedelta(minutes=6), speaker_zone="Asia/Taipei"))
     await rt.drain(60)
-    await rt.engine.observe(Message(id="m7", scope=scope.narrow(user="u-k"), author_name="老K",
+    await rt.engine.observe(Message(id="m7", scope=THREAD.narrow(user="u-k"), author_name="老K",
                                     text="招募帖我今天发不了了，图还没P好，改到周三吧",
                                     ts=monday + timedelta(days=2), speaker_zone="Asia/Taipei"))
     await rt.drain(60)
@@ -164,13 +169,8 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
 async def test_a_move_to_another_day_keeps_the_promises_hour(tmp_path: Path, redis_url: str, start: Start,
                                                             clock_at: Callable[[datetime], None]) -> None:
     # "can it be Friday instead, same time?" of "Thursday 5pm": Friday 17:00, not the end of Friday
-    monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
+    monday = MONDAY
     clock_at(monday + timedelta(minutes=5))
-    scope = Scope(tenant="slack:T1", session="C1:100.1")
-
-    def said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
-        return Message(id=mid, scope=scope.narrow(user=user), author_name=name, text=text,
-                       ts=monday + timedelta(minutes=minutes))
 
     rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
     await rt.engine.observe(said("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
