@@ -104,6 +104,10 @@ def test_a_promise_that_only_says_when_takes_the_earlier_action(text: str, value
     ("Rhiannon, about maps — could you send me your notes by thursday? then I can build it", "send you your notes by thursday"),
     ("老孙你周四前把补的两张原片发我", "周四前把补的两张原片发你"),
     ("阿杰你不是学设计的吗，能不能周四前出一版？", "周四前出一版"),
+    # a want said to someone asks for the thing wanted, not "you want …"
+    ("Shay I want a credit line in the next issue's notes. by friday", "a credit line in the next issue's notes"),
+    ("Bob, I'd like the keys back by Friday", "the keys back by Friday"),
+    ("I want you to send the file", "send the file"),
 ])
 def test_the_action_a_request_asks_for_not_its_preamble(request_text: str, action: str) -> None:
     from bot.offline.requests import requested_action

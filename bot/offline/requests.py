@@ -204,6 +204,11 @@ def asks_deed(text: str) -> bool:
     return any(asked_action(x) is not None for x in parts) or bool(_ZH_REQUEST.search(text) or _EN_REQUEST.search(text))
 
 
+#: A want said to someone, before the thing wanted: "Shay I want …", "Bob, I'd like …", "I need …".
+_WANTED = re.compile(r"^(?:[A-Z][\w'-]*[,:]?\s+)?i(?:\s+really|\s+just)?(?:\s+want|\s+need|'d\s+like|’d\s+like|\s+would\s+like)"
+                     r"(?:\s+you\s+to)?\s+(?=\S)", re.IGNORECASE)
+
+
 def requested_action(request: str) -> str:
     """What a request asks its listener to do, turned to the listener's side ("send me" → "send you"),
     whoever it names first; the request's words without its ask when no rule reads them (a dialogue
@@ -225,6 +230,7 @@ def requested_action(request: str) -> str:
     said = LEAD_NAME.sub("", asked, count=1)
     said = _ZH_NAME_YOU.sub("", said, count=1)  # "老孙你周四前把…发我": the one asked, then the deed
     said = _ASK_ANY.sub("", said, count=1)
+    said = _WANTED.sub("", said, count=1)  # "Shay I want a credit line in the notes": the thing wanted
     tail = _ZH_ASK_TAIL.search(said) if not said.isascii() else _EN_TAIL.search(said)
     return clean(_turned(said[: tail.start()] if tail else said)) or clean(request)
 
