@@ -65,9 +65,9 @@ def show_due(when: datetime, zone: str, lang: str) -> str:
     is read: "by the 22nd" said in the Marquesas is "Thu 22 Jun (UTC-09:30)", not the 23rd elsewhere. A clock
     time that falls on another day where it was set says that day too: "Thu 1 Apr 02:00 (Europe/Bucharest) =
     Wed 31 Mar 18:00 (UTC-05:00)"."""
-    if when.tzinfo is not None and (when.hour, when.minute) == _END_OF_DAY:
-        return _zoned(_dated(when, lang), offset_name(when) or "UTC", lang)
     at = local(when, zone)
+    if when.tzinfo is not None and (when.hour, when.minute) == _END_OF_DAY and (at.date(), at.hour) != (when.date(), 23):
+        return _zoned(_dated(when, lang), offset_name(when) or "UTC", lang)
     if (at.hour, at.minute) == _END_OF_DAY:
         return _zoned(_dated(at, lang), zone, lang)
     shown = show_time(when, zone, lang)
