@@ -298,6 +298,10 @@ _GIVEN_TO = re.compile(r"(?:发给|转给|交给|给|还给|寄给)(?P<who>[^\s�
                        r"|\b(?:to|for)\s+(?P<en>[A-Z][\w'-]{1,20})\b")
 #: A name the line opens by saying it to: "Rhi I'll send mine tonight", "Dana, I'll …".
 _SAID_TO = re.compile(r"^\s*@?(?P<who>[A-Z][\w'-]{1,20}|[\u4e00-\u9fff]{2,4})\s*[,，]?\s+(?=(?:i'?ll|i’ll|i\s+will|i\s+can|we'?ll)\b)")
+#: A line opened by calling someone, then a promise in the same sentence: "Marisol, if the account is short,
+#: I'll cover the rest", "青禾，如果报价超过900，超出的部分我来出".
+_ADDRESSED = re.compile(r"^\s*@?(?P<who>[^\W\d_][\w'-]{1,20}|[\u4e00-\u9fff]{2,4})\s*[,，:：]\s*"
+                        r"(?=[^.!?。！？\n]*(?:\b(?:i'?ll|i’ll|i\s+will|i\s+can)\b|我))", re.IGNORECASE)
 _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{2,}(?![A-Za-z])")
 
 
@@ -330,6 +334,10 @@ def _recipient(given: str, turn: Utterance, quote: str, thread: Sequence[Utteran
                      and (_named(who, normalize(n)) or _named_loosely(who, normalize(n)))]
             if len(found) == 1:
                 return found[0]
+    if m := _ADDRESSED.match(normalize(turn.text)):
+        found = [uid for uid, n in names.items() if uid != turn.author_id and _named(m.group("who"), normalize(n))]
+        if len(found) == 1:
+            return found[0]
     if given in names and given != turn.author_id:
         return given
     if given.casefold() in by_name and by_name[given.casefold()] != turn.author_id:

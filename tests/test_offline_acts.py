@@ -268,6 +268,17 @@ async def test_a_promise_said_to_a_short_name_is_made_to_that_member() -> None:
     assert promise.subject == "u-Caleb" and promise.recipient == "u-Rhiannon" and "send mine" in promise.value
 
 
+@pytest.mark.parametrize(("lines", "lang"), [
+    ([("Marisol", "the shop quotes $420"), ("Dev", "I'll pay half"),
+      ("Tevita", "Marisol, if the club account is short after Dev's half, I'll cover the rest by the 5th")], "en"),
+    ([("Marisol", "修理费420"), ("Dev", "我出一半"), ("Tevita", "Marisol，如果社里的钱不够，剩下的我来出")], "zh"),
+])
+async def test_a_promise_that_opens_by_calling_a_member_is_made_to_them(lines: list[tuple[str, str]], lang: str) -> None:
+    facts = await _facts(lines, lang)  # Dev spoke last and is named too; the line is said to Marisol
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Tevita"]
+    assert promise.recipient == "u-Marisol" and promise.condition
+
+
 @pytest.mark.parametrize(("text", "when", "what"), [
     ("ugh my week is packed. ok make it Saturday noon instead, earlier is better anyway", "Saturday noon", ""),
     ("mixing: make that tuesday not sunday, the plugin keeps crashing", "tuesday", "mixing"),
