@@ -451,3 +451,14 @@ async def test_a_yes_that_names_its_asker_takes_on_that_request_lines_later() ->
     # a name then no yes ("bruno what the hell") takes nothing on
     facts = await _facts([*lines[:-1], ("Aroha", "Harriet what the hell 😂")])
     assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Aroha"]
+
+
+@pytest.mark.parametrize(("lines", "lang"), [
+    ([("翠鸟", "提醒一下，新西兰今天开始夏令时，我这边跟你们又差一个小时😵"),
+      ("戴胜", "白鹭，下周二排版可能不行，曼谷这边客户临时加急。改周四晚上8点行吗？")], "zh"),
+    ([("Kiri", "heads up: clocks change here tonight, I'll be an hour off"),
+      ("Ximena", "Teodora, Monday won't work for the hard stop. can it be Wednesday instead, same time?")], "en"),
+])
+async def test_asking_to_move_ones_own_time_turns_no_proposal_down(lines: list[tuple[str, str]], lang: str) -> None:
+    facts = await _facts(lines, lang)
+    assert [f for f in facts if f.kind is Kind.CONSENSUS] == []

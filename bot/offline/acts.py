@@ -332,7 +332,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
     sure = [True] * len(acts) if confidence is None else [p >= SURE for p in confidence]
     if len(thread.acts) != len(thread.lines):
         raise ValueError(f"{len(thread.acts)} acts for {len(thread.lines)} lines")
-    agrees = thread.attr["agrees"]
+    agrees, refuses = thread.attr["agrees"], thread.attr["refuses"]
     out: list[CandidateFact] = []
     offset = len(request.context)
     for i in range(offset, len(thread.lines)):
@@ -348,8 +348,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             # act between members, and may be an attack the detector missed): the rules' reading stands
             out.extend(mine)
             continue
-        kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and act in _NOT_AGREEING
-                                        and sure[i])]
+        kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and (
+            (c.attribute == agrees and act in _NOT_AGREEING and sure[i])
+            # "下周二可能不行…改周四晚上8点行吗？": a time turned down for another turns no proposal down
+            or (c.attribute == refuses and asks_to_move(turn.text))))]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None \
                 and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
