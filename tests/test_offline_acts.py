@@ -46,6 +46,17 @@ async def test_a_request_accepted_with_its_own_time_is_the_accepters_commitment_
     assert not [f for f in facts if f.kind is Kind.CONSENSUS]
 
 
+@pytest.mark.parametrize(("asked", "taken", "words"), [
+    ("山雀，印厂那边的报价你能问一下吗？预售页面得写个价格", "我周五下班前问", "报价"),
+    ("鱼丸你把报名费分摊表做一下发群里？", "好，我周日晚上9点前发群里", "分摊表"),
+])
+async def test_a_chinese_yes_of_one_verb_takes_the_requests_action(asked: str, taken: str, words: str) -> None:
+    facts = await _facts([("夜鹭", asked), ("山雀", taken)], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-山雀" and promise.recipient == "u-夜鹭" and words in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") in ("Fri", "Sun")
+
+
 @pytest.mark.parametrize(("lines", "lang", "owner", "asker", "words", "day"), [
     ([("Nora", "Ivan could you clear the bike shed this evening?"),
       ("Ivan", "this evening no, I'm on call. Saturday morning I can"), ("Nora", "Saturday morning works, thanks")],

@@ -158,6 +158,16 @@ def _yes_clause(text: str) -> bool:
 _TAKES_ON_ACTS = frozenset({Act.ACCEPT, Act.OFFER, Act.COUNTER, Act.CONDITION})
 
 
+#: A Chinese deed of one verb, perhaps with where it goes: "问", "弄完", "发群里", "给你" (its time taken off).
+_ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:我|就|会|来|先|再)*[\u4e00-\u9fff](?:一下|完|好|了)?"
+                          r"(?:到|在|给)?(?:群里|群|你|他|她|过来|过去)?$")  # "(下班前)问"
+
+
+def _points_only(value: str) -> bool:
+    """Does a promise's value only point at what was asked ("do it tomorrow", "周五下班前问", "周日晚上9点前发群里")?"""
+    return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match((split_due(value)[0] or value).strip(" ，,。")))
+
+
 def _for_all(text: str) -> bool:
     return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
 
@@ -390,7 +400,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
                 if own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker; "I'll do it
                     # tomorrow after work": the request's action, at the answer's time
-                    kept += [thread.promise(i, action, c.due_at or due, asked.author_id, asked) if _ONLY_POINTS.match(c.value)
+                    kept += [thread.promise(i, action, c.due_at or due, asked.author_id, asked) if _points_only(c.value)
                              else dataclasses.replace(c, recipient=c.recipient or asked.author_id) for c in own]
                 else:
                     kept.append(thread.promise(i, action, due, asked.author_id, asked))
