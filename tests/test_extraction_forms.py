@@ -90,7 +90,9 @@ def test_common_ways_to_promise(text: str) -> None:
     "text",
     ["I might send it tomorrow.", "Maybe I'll clean the bathroom this weekend.", "I'll try to be quieter after 11.",
      "I'll see if I can get the money by Friday.", "I'll think about it.", "我尽量明天把钱转给你。", "我可能周五发给你。",
-     "我争取周五前搞定。", "I'll be honest, this is hard.", "我已经把钱转给你了。", "Will you pay me back by Friday?"],
+     "我争取周五前搞定。", "I'll be honest, this is hard.", "我已经把钱转给你了。", "Will you pay me back by Friday?",
+     # a deed that ends with the speaker is asked of the others
+     "每人60，周日前转我。", "截图周五前发给我。"],
 )
 def test_hedges_reports_and_questions_are_not_promises(text: str) -> None:
     assert not [c for c in run(text, "zh" if "我" in text else "en") if c.kind is Kind.COMMITMENT]

@@ -59,6 +59,10 @@ _TAIL_TAG = re.compile(r"[,，]\s*(?:i\s+promise|promise|i\s+swear|保证|一定
 _ZH_CANNOT_DO = re.compile(r"(?:" + CANNOT_DO_ZH + r")了?(?=[，,。.!！？?\s]|$)")
 
 
+#: A deed that ends with the speaker: "转我", "发给我", "还我" (not "给我们", nor "交给我": that takes it on).
+_ZH_TO_ME = re.compile(r"(?:转|发|还|寄|传)(?:给|到)?我(?![们的妈爸家哥姐弟妹老公婆])")
+
+
 def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:
     """Does the clause (openers stripped: ``clauses.core``) promise something?
 
@@ -71,6 +75,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return False
     if promised:
         return True
+    if _ZH_TO_ME.search(core) and not core.startswith("我"):
+        return False  # "周日前转我", "周五前发给我": asked of the others, not the speaker's own deed
     if _ZH_CANNOT_DO.search(core):
         return False  # "招募帖我今天发不了了": what the speaker cannot do is no promise
     if _ZH_LETS.match(core):
