@@ -49,7 +49,9 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
      ("log submitted to CQ, 4,087 Qs after dupes", "log"), ("flats rebuilt from the raw sky flats", "flats"),
      ("errata drafted: 'In #41, 23-Down should have read CANBERRA.'", "errata"),
      ("post-mortem is up on the wiki: Overrun_2027-03-23", "post-mortem"), ("电话打了！", "电话"),
-     ("裙子寄出了！EMS", "裙子")],
+     ("裙子寄出了！EMS", "裙子"),
+     # a promise said after the report is another matter
+     ("分摊表发了📊 每人60新币，周日中午前转给胖虎", "分摊表📊 每人60新币"), ("sent it! I'll send the rest tomorrow", "")],
 )
 def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     [report] = done_reports([Utterance("m", "u", "Ann", text, MONDAY)])

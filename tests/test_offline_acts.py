@@ -338,6 +338,19 @@ def test_the_owner_asks_for_another_time_and_a_yes_moves_their_promise(asked: st
                            [Utterance("m1", "u-o", "Ola", asked, T0)])
 
 
+@pytest.mark.parametrize(("asked", "answer", "when"), [
+    ("Dilnoza actually can you make the payout report Wednesday instead? the board call moved", "wednesday works, noon still",
+     "wednesday"),
+    ("对了鱼丸，分摊表能不能提前到周六？主办方周日中午就要收钱", "刚醒看到……行吧，那就今天晚上9点", "今天晚上9点"),
+])
+def test_asked_to_do_it_at_another_time_a_yes_moves_the_answerers_promise(asked: str, answer: str, when: str) -> None:
+    from bot.offline.reschedule import reschedules
+
+    [move] = reschedules([Utterance("m2", "u-k", "Kim", answer, T0)], [Utterance("m1", "u-o", "Ola", asked, T0)])
+    assert (move.author_id, move.when, move.consent_of, move.message_id) == ("u-k", when, "", "m2")
+    assert not reschedules([Utterance("m2", "u-k", "Kim", "no, sorry, can't", T0)], [Utterance("m1", "u-o", "Ola", asked, T0)])
+
+
 @pytest.mark.parametrize(("lines", "lang", "words", "parties", "not_parties"), [
     ([("Ada", "proposal: every handover, the sender posts a photo of each part in #kit-log"),
       ("Ben", "fine. but it counts from now, not backwards"), ("Cy", "that basically kills my weekend but fine. I'll take it"),

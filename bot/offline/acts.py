@@ -285,11 +285,12 @@ class _Thread:
                 return j
         return None
 
-    def moves_own(self, j: int) -> bool:
-        """Does line ``j`` ask for another time for a promise its speaker made earlier in the thread?"""
-        asker = self.lines[j].author_id
+    def moves_own(self, j: int, i: int) -> bool:
+        """Does line ``j`` ask for another time for a promise made earlier in the thread by its speaker ("can
+        the quote be Friday instead?") or by the one who answers it at line ``i`` ("分摊表能提前到今天吗")?"""
+        who = {self.lines[j].author_id, self.lines[i].author_id}
         return asks_to_move(self.lines[j].text) and any(
-            self.lines[k].author_id == asker and self.acts[k] in _TAKES_ON_ACTS for k in range(j))
+            self.lines[k].author_id in who and self.acts[k] in _TAKES_ON_ACTS for k in range(j))
 
     def takes_up_barred(self, cand: CandidateFact) -> bool:
         """Does ``cand`` (a promise or an agreement) take up a barred line as its request or proposal?"""
@@ -388,9 +389,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if j is not None and kind is Act.COUNTER:
                 # "tomorrow works": the counter-offer was its speaker's promise; nothing of the accepter's
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            elif j is not None and kind is Act.REQUEST and thread.moves_own(j):
-                # "can the quote be Friday instead?" from someone who took it on: a yes lets their promise
-                # move (bot.offline.reschedule), and takes nothing on
+            elif j is not None and kind is Act.REQUEST and thread.moves_own(j, i):
+                # "can the quote be Friday instead?" about a promise either of them made: a yes lets it move
+                # (bot.offline.reschedule), and takes nothing new on
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept):
                 asked = thread.lines[j]

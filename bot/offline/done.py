@@ -188,16 +188,21 @@ def done_reports(turns: Sequence[Utterance], names: Iterable[str] | None = ()) -
     out = []
     for turn in turns:
         text = normalize(turn.text)[:2000]
-        for n, clause in enumerate(split_clauses(text)):
+        clauses = split_clauses(text)
+        for n, clause in enumerate(clauses):
             if clause.question:
                 continue  # "PR merged?", "纪要发了吗": asks, reports nothing
             found = None
-            for i, piece in enumerate(_PIECES.split(clause.text)):
+            pieces = _PIECES.split(clause.text)
+            for i, piece in enumerate(pieces):
                 body = _TRAILING.sub("", core(piece)).strip()
                 if body and (found := _en(body, known, opens=n == i == 0) or _zh(body, known)) is not None:
                     break
             if found is not None:
-                if not _promises(text):
+                # a promise said with it ("水管我来修，搞定") is no report; one said after it is another matter
+                # ("分摊表发了📊 每人60新币，周日中午前转给胖虎")
+                said = " ".join([*(c.text for c in clauses[:n]), *pieces[: i + 1]])
+                if not _promises(said):
                     out.append(DoneReport(turn.message_id, turn.author_id, turn.author_name, turn.ts,
                                           clean(clause.text), *found))
                 break

@@ -145,6 +145,13 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             span = find_due_span(when)
             found = (when[span[0] : span[1]] if span else when), before[1]
         if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
+                and asks_deed(normalize(prev.text)) and not asks_for_time(prev.text) \
+                and (moved := _move_asked(prev.text)) is not None and _says_yes(turn.text) and not _NOT.search(turn.text):
+            # "can you make the payout report Wednesday instead?" — "wednesday works": the answerer's promise,
+            # to the time the answer names, else the one asked
+            span = find_due_span(turn.text)
+            found = (turn.text[span[0] : span[1]] if span else re.sub(r"^(?:到|至)", "", moved[0])), moved[1]
+        if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
                 and (not asked_them(thread, i) or _INSTEAD.search(prev.text)) and is_answer(turn.text) \
                 and not _NOT.search(turn.text) and asks_for_time(prev.text) \
                 and (asked := _asked(prev.text) or _time_asked(prev.text)):
@@ -163,7 +170,7 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 
 #: Words that say a time replaces another ("can it be Friday instead?", "改周四晚上8点行吗"): a yes to them
 #: moves a promise even from the one who asked for it.
-_INSTEAD = re.compile(r"\binstead\b|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到", _I)
+_INSTEAD = re.compile(r"\binstead\b|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到", _I)
 
 
 #: A yes that is not one: "ok but not the 22nd", "行，不过…不行" ("no problem" is a yes).
@@ -176,10 +183,28 @@ def asks_for_time(text: str) -> bool:
     return _asked(text) is not None or (_time_asked(text) is not None and not asks_deed(normalize(text)))
 
 
+def _says_yes(text: str) -> bool:
+    """Does a clause of ``text`` say yes ("刚醒看到……行吧，那就今天晚上9点", "wednesday works, noon still")?"""
+    return any(is_answer(c.strip() + " ") for c in re.split(r"[,，.。!！…~]+", text) if c.strip())
+
+
+def _move_asked(text: str) -> tuple[str, str] | None:
+    """(the time, "") a line asks for in words that replace another time ("… Wednesday instead?",
+    "分摊表能不能提前到周六？"), whatever deed it names; None when it has no such words."""
+    if _INSTEAD.search(text) is None:
+        return None
+    if (found := _asked(text) or _time_asked(text)) is not None:
+        return found
+    for sentence in re.split(r"(?<=[.!?。！？])\s*", normalize(text).strip()[:300]):
+        if _INSTEAD.search(sentence) and (span := find_due_span(sentence)) is not None:
+            return sentence[span[0] : span[1]], ""
+    return None
+
+
 def asks_to_move(text: str) -> bool:
     """Does ``text`` ask for a time that replaces another ("can the quote be Friday instead?", "改周四晚上8点行吗？"),
     not only for a time ("周三前问下价格？" asks a deed by Wednesday)?"""
-    return asks_for_time(text) and (_INSTEAD.search(text) is not None or _asked(text) is not None)
+    return _move_asked(text) is not None or (asks_for_time(text) and _asked(text) is not None)
 
 
 def asked_them(thread: Sequence[Utterance], i: int) -> bool:
