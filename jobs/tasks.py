@@ -23,7 +23,6 @@ from bot.sessions import DisputeState
 from bot.summaries import summarize_session as write_summary
 from bot.text.clock import aware
 from bot.text.lang import session_lang
-from memory import clock
 from memory.consolidation import Action
 from memory.extraction import ExtractionRequest, to_facts
 from memory.models import OPEN_COMMITMENT, FactStatus, Scope, Visibility, utcnow
@@ -96,8 +95,8 @@ async def extract_idle(ctx: dict[str, Any], tenant: str, session: str, turn: int
     latest = await svc.conversation.log.turns(scope)
     if latest != turn:
         last = await svc.conversation.log.recent(scope, 1)
-        quiet_at = (aware(last[-1].ts) if last else clock.now()) + timedelta(seconds=idle)
-        if quiet_at > clock.now():
+        quiet_at = (aware(last[-1].ts) if last else utcnow()) + timedelta(seconds=idle)
+        if quiet_at > utcnow():
             await svc.conversation.idle.hold(scope, idle)
             await svc.scheduler.extract_when_idle(scope, latest, quiet_at)
             return 0
