@@ -332,13 +332,20 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
     """ "actually make that Friday noon for the copy": the owner's open promise it names (or their
     latest, when it names none it holds) gets the new time, as the owner's own correction would.
     Nothing changes when no promise, or more than one, fits."""
-    open_ = await moderation.memory.open_commitments(Scope(tenant=request.tenant), [change.author_id],
-                                                     visible_in=request.session)
-    theirs = sorted((f for f in open_ if f.subject == change.author_id and _said(f) <= change.ts
-                     and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
-    theirs = [f for f in theirs if f.session == request.session] or theirs
-    if change.consent_of:  # asked by the owner, agreed by the one it was promised to: that promise only
-        theirs = [f for f in theirs if f.recipient == change.consent_of]
+    people = [change.author_id, *([change.consent_of] if change.either else [])]
+    open_ = await moderation.memory.open_commitments(Scope(tenant=request.tenant), people, visible_in=request.session)
+
+    def of(owner: str, to: str) -> list[Fact]:
+        mine = sorted((f for f in open_ if f.subject == owner and _said(f) <= change.ts
+                       and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
+        mine = [f for f in mine if f.session == request.session] or mine
+        return [f for f in mine if f.recipient == to] if to else mine
+
+    # asked by the owner, agreed by the one it was promised to: that promise only (either way round when the
+    # words do not say who owes it)
+    theirs = of(change.author_id, change.consent_of)
+    if change.either and not theirs:
+        theirs = of(change.consent_of, change.author_id)
     if change.old:  # "isn't happening tonight, tomorrow noon": only a promise due when turned down moves
         clock = zone_or_utc(change.zone or request.timezone)
         then = resolve_due(change.old, aware(change.ts), clock)

@@ -195,6 +195,22 @@ async def test_a_move_to_another_day_keeps_the_promises_hour(tmp_path: Path, red
     assert "projector" in quote.value and quote.due_at == datetime(2026, 11, 6, 17, tzinfo=UTC)
 
 
+async def test_a_yes_to_moving_a_promise_moves_it_whichever_of_the_two_owes_it(
+        tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
+    # "海报能不能推迟到周日？" does not say who owes the poster: the one promise between the two moves
+    clock_at(MONDAY + timedelta(minutes=5))
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-li", "李娜", "王芳，海报你周五前能做好吗？", 0))
+    await rt.engine.observe(said("m2", "u-wang", "王芳", "可以", 1))
+    await rt.drain(60)
+    await rt.engine.observe(said("m3", "u-wang", "王芳", "李娜，海报能不能推迟到周日？这周加班", 2))
+    await rt.engine.observe(said("m4", "u-li", "李娜", "行", 3))
+    await rt.drain(60)
+    [poster] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))
+    assert (poster.subject, poster.recipient) == ("u-wang", "u-li")
+    assert poster.due_at is not None and poster.due_at.weekday() == 6  # Sunday
+
+
 async def test_a_time_turned_down_moves_the_promise_due_then_and_closes_nothing(
         tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
     monday = datetime(2026, 11, 2, 10, tzinfo=UTC)
@@ -342,12 +358,14 @@ def test_the_owner_asks_for_another_time_and_a_yes_moves_their_promise(asked: st
     ("Dilnoza actually can you make the payout report Wednesday instead? the board call moved", "wednesday works, noon still",
      "wednesday"),
     ("对了鱼丸，分摊表能不能提前到周六？主办方周日中午就要收钱", "刚醒看到……行吧，那就今天晚上9点", "今天晚上9点"),
+    ("李娜，海报能不能推迟到周日？这周加班", "行", "周日"),
 ])
 def test_asked_to_do_it_at_another_time_a_yes_moves_the_answerers_promise(asked: str, answer: str, when: str) -> None:
     from bot.offline.reschedule import reschedules
 
     [move] = reschedules([Utterance("m2", "u-k", "Kim", answer, T0)], [Utterance("m1", "u-o", "Ola", asked, T0)])
-    assert (move.author_id, move.when, move.consent_of, move.message_id) == ("u-k", when, "", "m2")
+    # Kim's promise to Ola moves, or else Ola's to Kim ("李娜，海报能不能推迟到周日？" may be asked by either)
+    assert (move.author_id, move.when, move.consent_of, move.either, move.message_id) == ("u-k", when, "u-o", True, "m2")
     assert not reschedules([Utterance("m2", "u-k", "Kim", "no, sorry, can't", T0)], [Utterance("m1", "u-o", "Ola", asked, T0)])
 
 

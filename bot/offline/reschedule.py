@@ -59,6 +59,9 @@ class Reschedule:
     #: The member whose yes made the change ("Noor, can we make the back cover the 22nd instead?" — "ok,
     #: the 22nd"): only a promise made to them moves.
     consent_of: str = ""
+    #: With ``consent_of``: a promise between the two, whichever made it ("李娜，海报能不能推迟到周日？" — "行" is
+    #: asked by the owner or of them; the words do not say which).
+    either: bool = False
 
 
 def _only_time(text: str) -> bool:
@@ -147,10 +150,13 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
         if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
                 and asks_deed(normalize(prev.text)) and not asks_for_time(prev.text) \
                 and (moved := _move_asked(prev.text)) is not None and _says_yes(turn.text) and not _NOT.search(turn.text):
-            # "can you make the payout report Wednesday instead?" — "wednesday works": the answerer's promise,
-            # to the time the answer names, else the one asked
+            # "can you make the payout report Wednesday instead?" — "wednesday works": the answerer's promise to
+            # the asker (else the asker's to the answerer), to the time the answer names, else the one asked
             span = find_due_span(turn.text)
-            found = (turn.text[span[0] : span[1]] if span else re.sub(r"^(?:到|至)", "", moved[0])), moved[1]
+            when = turn.text[span[0] : span[1]] if span else re.sub(r"^(?:到|至)", "", moved[0])
+            out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, when, moved[1],
+                                  normalize(turn.text).strip()[:300], turn.zone, consent_of=prev.author_id, either=True))
+            continue
         if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
                 and (not asked_them(thread, i) or _INSTEAD.search(prev.text)) and is_answer(turn.text) \
                 and not _NOT.search(turn.text) and asks_for_time(prev.text) \
