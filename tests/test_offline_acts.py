@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from adapters.runtime.composition import Runtime
 from bot.models import Message
 from bot.offline.acts import condition_of
 from bot.offline.provider import OfflineProvider
@@ -143,6 +144,12 @@ def said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
                    ts=MONDAY + timedelta(minutes=minutes))
 
 
+async def _quote_asked_and_taken(rt: Runtime) -> None:
+    """Nora asks Ivan for a projector quote by Friday; Ivan takes it for Thursday 5pm, his time."""
+    await rt.engine.observe(said("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
+    await rt.engine.observe(said("m2", "u-ivan", "Ivan", "sure — Thursday 5pm, my time", 1))
+
+
 async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path, redis_url: str, start: Start,
                                                                   clock_at: Callable[[datetime], None]) -> None:
     monday = MONDAY
@@ -150,8 +157,7 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
 
     # every turn is extracted as it comes (the lines the trigger does not send wait for a batch otherwise)
     rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
-    await rt.engine.observe(said("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
-    await rt.engine.observe(said("m2", "u-ivan", "Ivan", "sure — Thursday 5pm, my time", 1))
+    await _quote_asked_and_taken(rt)
     await rt.engine.observe(said("m3", "u-ivan", "Ivan", "I'll also repaint the storage room by Wednesday", 2))
     await rt.drain(60)
     promises = {f.value: f for f in await rt.memory.open_commitments(Scope(tenant="slack:T1"))}
@@ -180,12 +186,9 @@ async def test_acts_move_and_close_promises_the_rules_do_not_read(tmp_path: Path
 async def test_a_move_to_another_day_keeps_the_promises_hour(tmp_path: Path, redis_url: str, start: Start,
                                                             clock_at: Callable[[datetime], None]) -> None:
     # "can it be Friday instead, same time?" of "Thursday 5pm": Friday 17:00, not the end of Friday
-    monday = MONDAY
-    clock_at(monday + timedelta(minutes=5))
-
+    clock_at(MONDAY + timedelta(minutes=5))
     rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
-    await rt.engine.observe(said("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
-    await rt.engine.observe(said("m2", "u-ivan", "Ivan", "sure — Thursday 5pm, my time", 1))
+    await _quote_asked_and_taken(rt)
     await rt.drain(60)
     await rt.engine.observe(said("m3", "u-ivan", "Ivan", "Nora, the shop is closed Thursday. can the quote be Friday "
                                                          "instead, same time?", 2))

@@ -61,16 +61,11 @@ def _command(body: Any, **kwargs: Any) -> str:
 
 
 def _chat(script: Path) -> None:
-    """``heyan chat --script <script> --json``."""
-    from adapters.chat.console import ScriptError, parse_script
-    from adapters.chat.replay import replay
-    from adapters.cli.cli_common import console, fail, run
+    """``heyan chat --script <script> --json`` (a repeated id is dropped without a word)."""
+    from adapters.chat.replay import replay_file
+    from adapters.cli.cli_common import console
 
-    try:
-        messages = parse_script(script, warn=lambda line: None)
-    except ScriptError as exc:
-        raise fail(str(exc)) from None
-    run(lambda s: replay(s, messages, console=console, as_json=True))
+    replay_file(script, console=console, as_json=True, warn=lambda line: None)
 
 
 def _one(script: Path, now: str, data_dir: str) -> Replay:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
+from pathlib import Path
 
 from rich.console import Console
 
-from adapters.chat.console import ConsoleSender, render_reply
+from adapters.chat.console import ConsoleSender, ScriptError, parse_script, render_reply
+from adapters.cli.cli_common import fail, run
 from adapters.cli.terminal import shown
 from adapters.runtime.composition import Runtime
 from bot.config.settings import Settings
@@ -16,7 +18,7 @@ from bot.models import Message, Reply
 from memory import clock
 from memory.models import Scope
 
-__all__ = ["replay"]
+__all__ = ["replay", "replay_file"]
 
 
 def _emit(console: Console, reply: Reply, as_json: bool) -> None:
@@ -26,6 +28,16 @@ def _emit(console: Console, reply: Reply, as_json: bool) -> None:
         print(json.dumps(line, ensure_ascii=False), flush=True)
     else:
         render_reply(console, reply)
+
+
+def replay_file(script: Path, *, console: Console, as_json: bool, warn: Callable[[str], None]) -> int:
+    """``heyan chat --script``: check the whole file first (a bad line ends in one error line, exit 2; a
+    repeated id is passed to ``warn``, then dropped), then replay it on a runtime of its own."""
+    try:
+        messages = parse_script(script, warn=warn)
+    except ScriptError as exc:
+        raise fail(str(exc)) from None
+    return run(lambda s: replay(s, messages, console=console, as_json=as_json))
 
 
 async def replay(settings: Settings, messages: Sequence[Message], *, console: Console, as_json: bool) -> int:

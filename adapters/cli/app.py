@@ -87,17 +87,10 @@ def chat(
 ) -> None:
     """Talk with Heyan in the terminal, or replay a script of messages."""
     if script is not None:
-        from adapters.chat.console import ScriptError, parse_script
+        from adapters.chat.replay import replay_file
 
-        try:
-            # the whole file is checked before anything runs; a repeated id is reported, then dropped
-            messages = parse_script(script, warn=lambda line: err.print(f"warning: {line}", markup=False,
-                                                                        highlight=False, soft_wrap=True))
-        except ScriptError as exc:
-            raise fail(str(exc)) from None
-        from adapters.chat.replay import replay
-
-        run(lambda s: replay(s, messages, console=console, as_json=as_json))
+        replay_file(script, console=console, as_json=as_json,
+                    warn=lambda line: err.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True))
         return
     from adapters.chat.interactive import interactive
 
