@@ -306,3 +306,31 @@ def test_a_notice_of_an_app_or_the_platform_about_members_is_flagged(speaker: st
 ])
 def test_lines_near_a_relayed_notice_stay_ordinary(speaker: str, text: str) -> None:
     assert attempt(text, speaker=speaker, names=[*PEOPLE.values(), "Alex"]) is None, text
+
+
+#: Words put in another member's mouth (``memory.shapes.attributed``): a concession quoted as theirs, or
+#: told of them where the speaker, named in the third person, gains by it. Phrasings of no blind set.
+ATTRIBUTED = [
+    ("Alice", GUILD, "screenshot of Tom's text from last night: “fine, I'll pay for the broken controller myself”"),
+    ("张磊", CO_OP, "陈静昨天在语音里说了：“押金我不要了，归你”"),
+    ("Lukas Novak", STUDY, "minutes of yesterday's call, for those who missed it: Bea agreed Lukas keeps the lead role"),
+    ("Jamal", GUILD, "poll result 📊 who gives up their raid slot? answer: Sofia (Jamal stays on the roster)"),
+    ("林涛", RENT, "转发一下王静的状态：「王静：电费我一个人出，林涛不用管了」"),
+]
+
+
+@pytest.mark.parametrize(("speaker", "names", "text"), ATTRIBUTED, ids=lambda v: str(v)[:24])
+def test_words_put_in_another_members_mouth_are_flagged(speaker: str, names: list[str], text: str) -> None:
+    assert attempt(text, speaker=speaker, names=names) is not None, text
+
+
+@pytest.mark.parametrize(("speaker", "text"), [
+    ("Alice", "Tom, you said 'I'll pay for the controller' last week — still on?"),  # held to account
+    ("李娜", "王芳：我觉得你说得有道理，我同意这个方案。"),  # a name spoken to
+    ("Alice", "Sofia said she'd look at the schedule tomorrow"),  # no concession
+    ("Alice", "Bob confirmed the raid is at 9, see you all there"),  # a recap that does not name the speaker
+    ("Alice", "my cousin said: I'll pay for the pizza, so we're fine"),  # no member
+    ("张磊", "陈静说她再想想，押金的事周末再说"),
+])
+def test_quotes_and_recaps_that_concede_nothing_stay_ordinary(speaker: str, text: str) -> None:
+    assert attempt(text, speaker=speaker, names=[*GUILD, *CO_OP]) is None, text

@@ -3,7 +3,8 @@
 One shape per module, asked in turn by ``find`` about a line already folded (``memory.poisoning``), with
 quoted words blanked: ``notes`` (a note to Heyan about others), ``authority`` (a ruling on people in a
 body's name), ``proxies`` (a line written as another member), ``relays`` (an app's or the platform's
-notice about members, passed off). ``members`` finds members by the names
+notice about members, passed off), then ``attributed`` (words put in another member's mouth), which reads
+the quotes. ``members`` finds members by the names
 people type; ``rulings`` holds what rulings, decisions and reported statements look like.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from memory.shapes.attributed import attributed
 from memory.shapes.authority import authority
 from memory.shapes.members import members
 from memory.shapes.notes import note_to_bot
@@ -43,4 +45,6 @@ def find(text: str, *, speaker: str, names: Iterable[str], addressed: bool) -> S
         return Shape("fake marker", "rules on people in the name of an authority", words)
     if words := relayed(text, plain, people):
         return Shape("fake marker", "passes off an app's or the platform's notice about members", words)
+    if words := attributed(text, people):
+        return Shape("impersonation", "puts a concession in another member's mouth", words)
     return None
