@@ -105,6 +105,32 @@ async def test_a_bare_yes_after_a_proposal_is_a_party_to_it(lines: list[tuple[st
         assert words in f.value and proposer in {s.author_id for s in f.sources}
 
 
+@pytest.mark.parametrize(("lines", "lang", "parts"), [
+    # a proposal of several rules, closed by its ask: every yes agrees to all of them, without the ask
+    ([("Ines", "proposal for the next swap: jars go in bubble wrap; everyone posts by Wednesday. yes?"),
+      ("Jo", "ok by me. I'll need to buy more bubble wrap though"), ("Kit", "+1, about time"),
+      ("Lu", "the wednesday bit is tight for me and I still think it's fussy... fine, agreed")], "en",
+     ["bubble wrap", "by Wednesday"]),
+    ([("老陈", "以后定个规矩：借的书两周内还；弄坏了照价赔；每月底在群里对一次账。大家看行不行"),
+      ("小吴", "+1"), ("阿梅", "同意"), ("大刘", "扣1，早该这样了"),
+      ("小周", "照价赔的话，旧书怎么算……算了，先同意")], "zh", ["两周内还", "照价赔", "对一次账"]),
+    # rules put to all before their list, asked with a thumbs-up; a remark about a bot is no word to Heyan
+    ([("Sam", "ok. house rules from now on, I'm pinning them this time: no pets on the sofa, quiet after 11. "
+              "👍 if you're in"), ("Tia", "👍"), ("Uma", "works for me. the pin bot will need an update lol")],
+     "en", ["pets on the sofa", "quiet after 11"]),
+])
+async def test_every_yes_to_a_proposal_of_several_rules_carries_all_of_them(
+        lines: list[tuple[str, str]], lang: str, parts: list[str]) -> None:
+    facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")
+    agreements = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute in ("agrees to", "同意")]
+    assert sorted(f.subject for f in agreements) == sorted(f"u-{who}" for who, _ in lines[1:])
+    for f in agreements:
+        assert all(p in f.value for p in parts), f.value
+        assert not f.value.rstrip(" .。").endswith(("yes?", "行不行", "if you're in"))
+        assert f"u-{lines[0][0]}" in {s.author_id for s in f.sources}
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == f"u-{lines[0][0]}"]
+
+
 @pytest.mark.parametrize(("text", "lang", "condition", "action"), [
     ("如果房东同意换成峰谷电价，我就这周末去营业厅办", "zh", "如果房东同意换成峰谷电价", "营业厅"),
     ("if the venue confirms by Monday, I'll order the banners", "en", "if the venue confirms by Monday", "banners"),
@@ -479,6 +505,8 @@ async def test_a_grudging_promise_with_an_eye_roll_is_still_one() -> None:
     "honestly if I had a free weekend I'd rewrite the whole rules doc from scratch",
     "if I were you I'd call the landlord today",
     "if only I could, I'd buy us a new printer",
+    # a hedge on a condition: no promise either
+    "I might repaint the banner if the rain stops, we'll see. don't hold me to it",
 ])
 async def test_a_wish_on_a_condition_contrary_to_fact_is_no_promise(text: str) -> None:
     facts = await _facts([("Sol", "the rules doc is a mess"), ("Ana", text)])

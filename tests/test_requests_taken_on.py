@@ -99,6 +99,21 @@ def test_a_promise_that_only_says_when_takes_the_earlier_action(text: str, value
     assert promise.value == value
 
 
+@pytest.mark.parametrize(("text", "words"), [
+    ("海报我重做吧，周五前发群里。上次那张太糊了", ("海报", "重做", "周五前")),
+    ("押金我先垫上，月底前交掉", ("押金", "垫上", "月底前")),
+    ("全算我头上不行。我出一半，周日前转你", ("一半", "周日前")),
+])
+def test_a_chinese_verb_without_its_object_takes_the_deed_of_the_clause_before(text: str, words: tuple[str, ...]) -> None:
+    [promise] = [f for f in _facts(("u-bob", "小王", text)) if f.kind is Kind.COMMITMENT]
+    assert all(w in promise.value for w in words), promise.value
+
+
+def test_taking_a_cost_on_after_a_time_said_first_is_a_promise() -> None:
+    [promise] = [f for f in _facts(("u-bob", "小王", "装修这几天，停车费算我的，别让物业垫")) if f.kind is Kind.COMMITMENT]
+    assert "停车费" in promise.value
+
+
 @pytest.mark.parametrize(("request_text", "action"), [
     ("Sipho you have the good mic, could you record it Saturday?", "record it Saturday"),
     ("Rhiannon, about maps — could you send me your notes by thursday? then I can build it", "send you your notes by thursday"),

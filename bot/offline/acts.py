@@ -13,7 +13,8 @@ from bot.acts.labels import Act
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
-from bot.offline.proposals import stated
+from bot.offline.lexicon import HEDGE
+from bot.offline.proposals import stated, without_ask
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.reschedule import asks_to_move
 from bot.offline.rules import ATTRIBUTES
@@ -91,9 +92,12 @@ _PROPOSING = re.compile(r"^\s*" + _OPENER + r"(?:proposal|suggestion|idea|how\s+
 #: "ignore that. proposal for ep 8 onwards: …", "那我正式提议：…", "票价我提个方案：…").
 _PROPOSAL_CUE = re.compile(r"(?:^|(?<=[.!?。！？]))\s*" + _OPENER
                            + r"(?:(?:my\s+)?(?:proposal|suggestion)(?:\s+for\s+[^:：.!?]{1,40})?\s*(?=[:：])|(?:my\s+)?(?:proposal|suggestion)\b"
-                           r"|i\s+(?:propose|suggest)\b)"
+                           r"|i\s+(?:propose|suggest)\b"
+                           # rules put to all before their list: "rules from now on, and I'm writing them down:"
+                           r"|(?:new\s+|house\s+|the\s+)?rules?\b(?:\s+(?:from\s+now\s+on|going\s+forward))?[^:：.!?\n]{0,50}(?=[:：]))"
                            r"|(?:^|(?<=[.!?。！？]))\s*" + _OPENER
-                           + r"(?:[^，,。！？!?:：]{0,8}?我?(?:正式)?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])", _I)
+                           + r"(?:[^，,。！？!?:：]{0,8}?我?(?:正式)?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：]"
+                           r"|[^，,。！？!?:：]{0,8}?(?:定|立)(?:个|一个|几条)?(?:规矩|规则)[^:：。！？]{0,8}(?=[:：]))", _I)
 #: A plan put to everyone for a yes: "…, agreed?", "everyone ok with that?", "大家同意吗？", "同意的扣1".
 _PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|fine|agree)(?:\s+with\s+(?:that|this))?"
                          r"|(?:are\s+)?we\s+(?:all\s+)?(?:agreed|good\s+with\s+(?:that|this)))\s*[?？]\s*$"
@@ -114,8 +118,9 @@ _NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|
 #: A clause that only says yes, grudging or not: "fine", "ok. grudgingly", "I'll take it", "行吧", "我没意见",
 #: "勉强接受", "2张就2张" — a line holding one agrees, whatever else it says ("…but fine", "我没意见。那我明天…").
 _YES_CLAUSE = re.compile(
-    r"(?:ok(?:ay)?|fine(?:\s+by\s+me)?|yes|yeah|yep|sure|agreed?|deal|grudgingly|i'?ll\s+take\s+it|i\s+can\s+live\s+with\s+(?:it|that)"
-    r"|works(?:\s+for\s+me)?|i'?m\s+in|no\s+objections?|行吧|行|好吧|好|可以(?:可以)?|同意|没意见|我没意见|没问题|勉强(?:接受|同意)|接受"
+    r"(?:(?:ok(?:ay)?|fine|good)(?:\s+(?:by|with)\s+me)?|yes(?:\s+please)?|yeah|yep|sure|agreed?|deal|grudgingly|in|count\s+me\s+in"
+    r"|i'?ll\s+take\s+it|i\s+can\s+live\s+with\s+(?:it|that)|[+＋]1|扣1"
+    r"|works(?:\s+for\s+me)?|i'?m\s+in|no\s+objections?|行吧|行|好吧|好|可以(?:可以)?|(?:那就|那|就|也|先)?同意|没意见|我没意见|没问题|勉强(?:接受|同意)|接受"
     r"|那就这样(?:吧)?|就这么定(?:了|吧)?|(?P<x>[^，,。.\s]{1,6})就(?P=x))"
     r"[\s!！~～。.…👍🙏😅🥲🙄😂]*", _I)
 _CLAUSES = re.compile(r"[,，.。;；…!！]+|\s+(?:but|though|although)\s+|虽然|不过|但是|但", _I)
@@ -132,7 +137,11 @@ _ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|
 #: Lines after a proposal its quick yeses may follow.
 _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
-_TO_BOT = re.compile(r"\b(?:bot|heyan)\b|和言|机器人", _I)
+#: Words to Heyan: its name, or "bot"/"机器人" spoken to ("bot, …", "note to the bot", "问机器人") — not "the
+#: welcome bot message", "扫地机器人".
+_TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok(?:ay)?|yo|dear)\s+)?(?:the\s+)?bot\b"
+                     r"|\bbot\s*[,，:：]|\b(?:to|for|tell|ask|asking)\s+(?:the\s+)?bot\b|(?:^|[。！？]\s*)机器人"
+                     r"|机器人\s*[,，:：]|(?:给|问|让|告诉|请|叫)机器人", _I)
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 
 
@@ -152,6 +161,16 @@ def _yes_clause(text: str) -> bool:
     if _TURNED_DOWN.search(text) or "?" in text or "？" in text:
         return False
     return any(_YES_CLAUSE.fullmatch(c.strip()) for c in _CLAUSES.split(text) if c and c.strip())
+
+
+def _yes_first(text: str, *, last: bool = False) -> bool:
+    """Does ``text`` open (``last``: end) with a clause that only says yes ("扣1，早该这样了", "ok by me. I'd
+    need a bag"; "…算了，先同意"), with no question and nothing turning the proposal down?"""
+    if _TURNED_DOWN.search(text) or "?" in text or "？" in text:
+        return False
+    clauses = [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
+    first = (clauses[-1] if last else clauses[0]) if clauses else ""
+    return bool(_YES_CLAUSE.fullmatch(first) or _ASSENT_ONLY.match(first))
 
 
 #: The acts by which a member takes a promise on.
@@ -244,7 +263,11 @@ class _Thread:
             if after and (_ASSENT_ONLY.match(u.text) or (
                     self.acts[i] in (Act.OTHER, Act.ACCEPT, Act.OFFER) and _short_yes(u.text)) or (
                     self.acts[i] not in (Act.QUESTION, Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.PROPOSE)
-                    and _yes_clause(u.text))):
+                    and _yes_clause(u.text)) or (
+                    # "扣1，早该这样了": a yes first, then a remark, read as a plan of its own
+                    self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.search(u.text) and _yes_first(u.text)) or (
+                    # "按工时分的话，我熬的那些夜怎么算……算了，先同意": a doubt, then the yes it ends on
+                    self.acts[i] is Act.CONDITION and _yes_clause(u.text) and _yes_first(u.text, last=True))):
                 self.acts[i] = Act.AGREE
         self.attr = ATTRIBUTES[request.lang]
         # lines no reply may take up: attempts on memory and words to Heyan (a "sure" after one answers it)
@@ -314,7 +337,7 @@ class _Thread:
     def agreement(self, i: int, proposal: Utterance) -> CandidateFact:
         cue = _PROPOSAL_CUE.search(proposal.text)
         said = proposal.text[cue.end():] if cue is not None and cue.start() > 0 else proposal.text  # after its preamble
-        content = clean(_CUE.sub("", said, count=1)) or clean(proposal.text)
+        content = clean(without_ask(_CUE.sub("", said, count=1))) or clean(proposal.text)
         return self.fact(i, Kind.CONSENSUS, self.attr["agrees"], content,
                          extra={"proposal_message_id": proposal.message_id, "proposed_by": proposal.author_id,
                                 "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})
@@ -412,13 +435,17 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # content starts ("ok point 3. proposal: …"), one that carries the proposal
                 if _PROPOSAL_CUE.search(thread.lines[j].text):
                     cited = []
-                kept = [c for c in kept if c.kind is not Kind.CONSENSUS] + (cited or [thread.agreement(i, thread.lines[j])])
+                # a piece of the proposal ("yes" of "… yes?", its first rule of three) is not what was agreed
+                whole = thread.agreement(i, thread.lines[j])
+                cited = [c for c in cited if clean(c.value) not in clean(thread.lines[j].text)
+                         or len(c.value) >= 0.8 * len(whole.value)]
+                kept = [c for c in kept if c.kind is not Kind.CONSENSUS] + (cited or [whole])
         elif act is Act.CONDITION and (cond := condition_of(turn.text)) is not None:
             condition, consequence = cond
             promises = [c for c in kept if c.kind is Kind.COMMITMENT]
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            if _COUNTERFACTUAL.search(turn.text):
-                pass  # "if I had a free weekend I'd rewrite the whole doc": a wish, no promise
+            if _COUNTERFACTUAL.search(turn.text) or HEDGE.search(consequence):
+                pass  # "if I had a free weekend I'd rewrite the whole doc": a wish; "I might …, don't hold me to it"
             elif promises:
                 kept += [dataclasses.replace(c, condition=condition) for c in promises]
             elif consequence:
@@ -426,6 +453,11 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 bare, _ = split_due(action)
                 kept.append(thread.fact(i, Kind.COMMITMENT, bare or action, action, condition=condition,
                                         due_at=_due(consequence, turn, request)))
+        elif act is Act.PROPOSE and (cue := _PROPOSAL_CUE.search(turn.text)) is not None \
+                and (plan := clean(_CUE.sub("", turn.text[cue.end():], count=1))[:12]):
+            # "rules from now on, and I'm writing them down: TNT only in the quarry world, …": the plan is put
+            # to all, no promise of its speaker's
+            kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and plan in c.value)]
         elif act is not Act.CONDITION and (cond := condition_of(turn.text)) is not None:
             # a promise the rules read, on a condition the classifier did not call one: keep the "if"
             kept = [dataclasses.replace(c, condition=cond[0]) if c.kind is Kind.COMMITMENT

@@ -19,7 +19,7 @@ from bot.offline.sentence import sarcastic
 from bot.offline.slots import content_words
 from memory.extraction import Utterance
 
-__all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "proposal_of", "shares_content", "stated"]
+__all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "proposal_of", "shares_content", "stated", "without_ask"]
 
 #: Answers that only acknowledge: an agreement when they answer a proposal, never an offer.
 WEAK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|yeah|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$",
@@ -55,6 +55,16 @@ _STATED = re.compile(
 # An answer that opens with its yes: "yes, $300 max", "ok by me", "好，那就周六" — an answer, not a proposal.
 _ANSWER_OPEN = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|fine|agreed|好(?:的|吧)?|行吧?|可以|同意|没问题|嗯嗯?)(?:\b|(?=[\u4e00-\u9fff]))"
                           r"[\s,，.!！。~]", re.IGNORECASE)
+# The ask that closes a proposal, after its content: "… before posting. yes?", "…一次清单。大家看行不行",
+# "…先审一遍版权。同意的扣1", "…按工时分。大家看看？".
+_ASK_TAIL = re.compile(
+    r"(?:(?<=[.!?。！？;；])|^)\s*(?:(?:so\s+)?(?:yes|ok(?:ay)?|agreed|thoughts|objections|any\s+objections|sound\s+good|"
+    r"good|fair|deal|everyone\s+ok(?:ay)?(?:\s+with\s+(?:that|this))?)\s*[?？]+"
+    r"|(?:👍|[+＋]1)\s*if\s+(?:you'?re|you\s+are|we'?re)\s+(?:in|ok(?:ay)?|good|fine)[.!]*"
+    r"|大家(?:看看?|觉得)?(?:行不行|怎么样|可以吗|如何|呢|看)?\s*[?？]*|同意(?:的|请)?(?:扣|回|打)1"
+    r"|(?:行不行|可以吗|怎么样|好不好|如何)\s*[?？]*)[\s~～。.!！]*$",
+    re.IGNORECASE,
+)
 # Messages that put nothing to the listener: done already, a report, a greeting.
 _NOTHING = re.compile(r"已经|刚才|刚刚|昨天|\b(?:already|yesterday|last\s+week)\b|^(?:hi|hello|hey|thanks|你好|谢谢)\b",
                       re.IGNORECASE)
@@ -117,6 +127,13 @@ def _kind(sentences: list[Clause], text: str) -> str:
 def stated(text: str) -> bool:
     """Does ``text`` state the agreement for all to endorse ("so we agree: …", "那我们就这么定：…")?"""
     return _STATED.match(text.strip()) is not None
+
+
+def without_ask(text: str) -> str:
+    """A proposal's words without the ask that closes them ("…before posting. yes?" → "…before posting.");
+    the words as they are when they are nothing but the ask."""
+    cut = _ASK_TAIL.sub("", text).rstrip()
+    return cut if len(clean(cut)) >= 4 else text
 
 
 def is_answer(text: str) -> bool:

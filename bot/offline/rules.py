@@ -482,18 +482,30 @@ _EARLIER_PROMISE = re.compile(r"\b(?:i'd|i’d|i\s+would|i'll|i’ll|i\s+will|pr
                               r"|(?:说过|答应过?|保证过?)(?:你|他|她)?(?:会|要)?(?P<zh>.+)$", re.IGNORECASE)
 
 
+#: A deed the speaker takes on with its object put first or named, in the clause before a bare verb:
+#: "封面我重画吧", "直发费我先垫上", "我出400" (not "全出我不认", "我觉得…").
+_ZH_OWN_DEED = re.compile(r"^[^，,。；;！？!?]{0,16}?我(?:先|来|再|就|也)?(?![不没别觉想是说知也怕看])[\u4e00-\u9fff][^，,。；;！？!?]{0,10}$")
+#: A verb with no object of its own: "月底前给你们", "下周一前付掉", "下周一前转基地账户".
+_ZH_BARE_DEED = re.compile(r"^[\u4e00-\u9fff]{1,6}$")
+
+
 def _with_earlier_action(facts: list[CandidateFact], before: str) -> list[CandidateFact]:
     """A promise that only says when ("…, and I will tonight", "…，明天就还") takes its action from the
-    earlier promise the clause before it names."""
+    earlier promise the clause before it names; a Chinese verb without its object ("封面我重画吧，月底前给你们",
+    "我出400，下周一前转基地账户") takes the clause before it, which names the deed."""
     out = []
     for f in facts:
         bare, due = split_due(f.value)
+        earlier = clean(before)
         if f.kind is Kind.COMMITMENT and (not bare or bare in ("就还", "就办", "就做", "就给")) and \
-                (m := _EARLIER_PROMISE.search(clean(before))):
+                (m := _EARLIER_PROMISE.search(earlier)):
             action = clean(m.group("en") or m.group("zh") or "")
             if action:
                 value = f"{due}{action}" if m.group("zh") else f"{action} {due}".strip()
                 f = dataclasses.replace(f, attribute=action, value=value)
+        elif f.kind is Kind.COMMITMENT and _ZH_BARE_DEED.match(bare.split("，")[0]) and _ZH_OWN_DEED.match(earlier):
+            deed = re.sub(r"吧$", "", earlier)
+            f = dataclasses.replace(f, attribute=f"{deed}，{bare}", value=f"{deed}，{f.value}")
         out.append(f)
     return out
 
