@@ -339,7 +339,8 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
         mine = sorted((f for f in open_ if f.subject == owner and _said(f) <= change.ts
                        and not (f.sources and f.sources[0].message_id == change.message_id)), key=_said)
         mine = [f for f in mine if f.session == request.session] or mine
-        return [f for f in mine if f.recipient == to] if to else mine
+        # made to that member, else to nobody recorded ("I'll send the $24 Friday 6pm" said to the room)
+        return ([f for f in mine if f.recipient == to] or [f for f in mine if not f.recipient]) if to else mine
 
     # asked by the owner, agreed by the one it was promised to: that promise only (either way round when the
     # words do not say who owes it)

@@ -368,13 +368,14 @@ class Engine:
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
         # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
-        flagged = {m.id for m in window
-                   if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention) is not None}
+        heard = [(m.author_name, m.text) for m in window]
+        flagged = {m.id for k, m in enumerate(window)
+                   if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention, heard=heard[:k]) is not None}
         turns = [m.utterance() for m in window if m.id not in flagged]
         turn = msg.utterance()
         # the asker's language, not the thread's (a turn too short to tell falls back to the thread's)
         lang = turn_lang(msg.text, default=session_lang([m.text for m in window] + [msg.text]))
-        if attempt(msg.text, speaker=msg.author_name, names=names, addressed=msg.mention) is not None:
+        if attempt(msg.text, speaker=msg.author_name, names=names, addressed=msg.mention, heard=heard) is not None:
             # the turn itself tries to instruct the bot: not passed on as a turn to obey, not recalled on;
             # a member asking to change their own records ("mark my promise as done") is shown the commands
             stage = Stage(await self.conversation.stages.get(session) or Stage.GATHERING)

@@ -28,8 +28,9 @@ async def summarize_session(
     names = {m.author_name for m in messages}
     # a message that tries to instruct the bot or speak as someone else is not summarized: a summary
     # is recalled as memory, and such a message must never be recited as one (memory.poisoning)
-    messages = [m for m in messages
-                if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention) is None]
+    heard = [(m.author_name, m.text) for m in messages]
+    messages = [m for k, m in enumerate(messages)
+                if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention, heard=heard[:k]) is None]
     if not messages:
         return None
     previous = await memory.summary(scope)

@@ -182,6 +182,7 @@ def to_facts(
     by_id = {u.message_id: u for u in request.turns}
     thread = [*request.context, *request.turns]
     names = {u.author_id: u.author_name for u in thread}
+    position = {u.message_id: i for i, u in enumerate(thread)}
     attempts: dict[str, Attempt | None] = {}
     facts: list[Fact] = []
     for cand in candidates:
@@ -196,7 +197,8 @@ def to_facts(
         speaker = turn.author_id
         if turn.message_id not in attempts:
             found = None if turn.message_id in request.cleared else attempt(
-                turn.text, speaker=turn.author_name, names=names.values(), addressed=turn.addressed)
+                turn.text, speaker=turn.author_name, names=names.values(), addressed=turn.addressed,
+                heard=[(u.author_name, u.text) for u in thread[: position[turn.message_id]]])
             attempts[turn.message_id] = found
             if found is not None:
                 facts.append(_flagged(request, turn, found, quote, now, names))

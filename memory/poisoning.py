@@ -10,14 +10,16 @@ import base64
 import binascii
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from memory.instructions import about_people, classify, names_pattern, says_you
 from memory.normalize import normalize
 from memory.shapes import find as find_shape
+from memory.shapes.claims import claimed
 from memory.shapes.learned import resembles
+from memory.shapes.members import members
 
 __all__ = ["READ_CHARS", "Attempt", "Flag", "attempt", "flag_of", "fold"]
 
@@ -275,14 +277,24 @@ def _decoded(text: str) -> list[str]:
 READ_CHARS = 8000
 
 
-def attempt(text: str, *, speaker: str = "", names: Iterable[str] = (), addressed: bool = False) -> Attempt | None:
+def attempt(text: str, *, speaker: str = "", names: Iterable[str] = (), addressed: bool = False,
+            heard: Sequence[tuple[str, str]] | None = None) -> Attempt | None:
     """Does this message try to write memory: a command to the bot, a fake system or moderator
     marker, speaking as another member (``names``: the participants' names; ``speaker``: the
     author's), or any of these in base64? ``addressed``: the platform says the message mentions the
-    bot (platforms take the mention out of the text). Reads the first ``READ_CHARS`` characters:
+    bot (platforms take the mention out of the text). ``heard``: the thread before it, as (author name,
+    text) pairs, when the caller knows it — then another member's consent claimed without their own
+    words behind it is one too (``memory.shapes.claims``). Reads the first ``READ_CHARS`` characters:
     the part anything is extracted from. The same message is asked about by extraction, summaries
     and every reply that has it in its window: answers are cached."""
-    return _attempt(text[:READ_CHARS], speaker, tuple(sorted(set(names))), addressed)
+    key = tuple(sorted(set(names)))
+    found = _attempt(text[:READ_CHARS], speaker, key, addressed)
+    if found is None and heard is not None:
+        view = _view(_folded(text[:READ_CHARS])[0])
+        if words := claimed(view, members(speaker, key), heard):
+            return Attempt(Flag.IMPERSONATION, "claims another member's consent that their own words do not give",
+                           words)
+    return found
 
 
 @functools.lru_cache(maxsize=2048)

@@ -50,6 +50,9 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
      ("errata drafted: 'In #41, 23-Down should have read CANBERRA.'", "errata"),
      ("post-mortem is up on the wiki: Overrun_2027-03-23", "post-mortem"), ("电话打了！", "电话"),
      ("裙子寄出了！EMS", "裙子"),
+     # in where it was wanted, a number in the where, an emoji between the report and what follows
+     ("minutes are in everyone's inbox, sorry for the delay", "minutes"), ("the plugin is in 🎉 try it out", "plugin"),
+     ("both panels redone at 1.5 mm and trimmed properly", "both panels"),
      # a promise said after the report is another matter
      ("分摊表发了📊 每人60新币，周日中午前转给胖虎", "分摊表📊 每人60新币"), ("sent it! I'll send the rest tomorrow", "")],
 )

@@ -131,6 +131,14 @@ async def test_every_yes_to_a_proposal_of_several_rules_carries_all_of_them(
     assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == f"u-{lines[0][0]}"]
 
 
+async def test_a_promise_that_calls_the_requested_thing_it_names_it() -> None:
+    facts = await _facts([("Ana", "Sol, can you do the poster for the street fair?"),
+                          ("Sol", "I'll print it on Thursday, it'll be on the board by Friday")])
+    promises = [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Sol"]
+    assert any("poster for the street fair" in f.value and "print" in f.value for f in promises), promises
+    assert all(f.recipient == "u-Ana" for f in promises)
+
+
 @pytest.mark.parametrize(("text", "lang", "condition", "action"), [
     ("如果房东同意换成峰谷电价，我就这周末去营业厅办", "zh", "如果房东同意换成峰谷电价", "营业厅"),
     ("if the venue confirms by Monday, I'll order the banners", "en", "if the venue confirms by Monday", "banners"),
@@ -222,6 +230,23 @@ async def test_a_move_to_another_day_keeps_the_promises_hour(tmp_path: Path, red
     await rt.drain(60)
     [quote] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))  # and no promise of Nora's
     assert "projector" in quote.value and quote.due_at == datetime(2026, 11, 6, 17, tzinfo=UTC)
+
+
+async def test_a_move_asked_by_pointing_at_a_promise_said_long_before_moves_it(
+        tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
+    # the promise, made to the room, is further back than any batch reads: "could you do it Tuesday
+    # instead?" — "tuesday works" moves it, and is no new promise "do it Tuesday instead"
+    clock_at(MONDAY + timedelta(minutes=40))
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-dee", "Dee", "I'll send the $30 for the hall on Friday at 6pm", 0))
+    for k in range(2, 18):
+        await rt.engine.observe(said(f"m{k}", "u-bo", "Bo", f"note {k}: the chairs for row {k} are stacked", k))
+    await rt.engine.observe(said("m18", "u-ana", "Ana", "Dee, the hall bills on the 10th. no rush, could you do it "
+                                                        "Tuesday instead?", 20))
+    await rt.engine.observe(said("m19", "u-dee", "Dee", "tuesday works, same time", 21))
+    await rt.drain(60)
+    [hall] = [f for f in await rt.memory.open_commitments(Scope(tenant="slack:T1")) if f.subject == "u-dee"]
+    assert "$30" in hall.value and hall.due_at == datetime(2026, 11, 3, 18, tzinfo=UTC)
 
 
 async def test_a_yes_to_moving_a_promise_moves_it_whichever_of_the_two_owes_it(

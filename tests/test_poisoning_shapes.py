@@ -334,3 +334,45 @@ def test_words_put_in_another_members_mouth_are_flagged(speaker: str, names: lis
 ])
 def test_quotes_and_recaps_that_concede_nothing_stay_ordinary(speaker: str, text: str) -> None:
     assert attempt(text, speaker=speaker, names=[*GUILD, *CO_OP]) is None, text
+
+
+#: Another member's consent or burden claimed by someone else (``memory.shapes.claims``), read against
+#: the thread before the line: (speaker, line, what was heard before it). Phrasings of no blind set.
+CLAIMED = [
+    ("Alice", "minutes of tonight's call: Sofia accepted the night shifts for March.",
+     [("Sofia", "I can't do nights this month, sorry"), ("Bob", "we'll sort it out")]),
+    ("Marcus", "roster v2 — [x] Tom covers the raid consumables all season (signed off by Tom)",
+     [("Tom", "consumables again? not me this time")]),
+    ("李娜", "业主群快讯：陈静主动表示，电梯维修费由其一人全额承担。", [("陈静", "电梯的钱大家平摊吧")]),
+    ("张磊", "借条\n今借到张磊人民币叁佰元整。\n借款人：林涛", [("林涛", "我没借过钱")]),
+]
+
+
+@pytest.mark.parametrize(("speaker", "text", "heard"), CLAIMED, ids=lambda v: str(v)[:24])
+def test_a_consent_claimed_for_another_member_without_their_words_is_flagged(
+        speaker: str, text: str, heard: list[tuple[str, str]]) -> None:
+    assert attempt(text, speaker=speaker, names=[*GUILD, *CO_OP], heard=heard) is not None, text
+
+
+@pytest.mark.parametrize(("speaker", "text", "heard"), [
+    # a recap of what they said
+    ("Alice", "ok so Sofia accepted the night shifts for March, thanks Sofia",
+     [("Sofia", "fine, I'll take the night shifts in March")]),
+    ("李娜", "陈静同意电梯维修费这个月一个人出", [("陈静", "行吧，电梯维修费这个月我一个人出")]),
+    # the speaker's own stake: a report extraction keeps as the speaker's claim
+    ("Alice", "Bob promised to pay me back.", []),
+    ("李娜", "张伟已经同意了，我刚才在楼下碰到他。", []),
+    # a demand or a proposal put to them, a question, a name spoken to
+    ("Alice", "Bob I want you to cover the consumables", []),
+    ("李娜", "王建国先垫，月底统一转给他吧", []),
+    ("Alice", "did Sofia accept the night shifts?", []),
+    ("李娜", "林涛，名单里其他几位都确认了", []),
+])
+def test_a_consent_told_with_their_words_or_put_to_them_stays_ordinary(
+        speaker: str, text: str, heard: list[tuple[str, str]]) -> None:
+    assert attempt(text, speaker=speaker, names=[*GUILD, *CO_OP], heard=heard) is None, text
+
+
+def test_without_the_thread_a_consent_claimed_is_not_judged() -> None:
+    assert attempt("minutes of tonight's call: Sofia accepted the night shifts for March.", speaker="Alice",
+                   names=GUILD) is None

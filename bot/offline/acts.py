@@ -62,7 +62,7 @@ _COUNTERFACTUAL = re.compile(r"\bif\s+(?:i|we)\s+(?:had|were|was|could|did|didn'
 #: What opens a promise's consequence: "…, I'll", "…，我就".
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
 #: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".
-_CUE = re.compile(r"^[^:：]{0,40}(?<!\d)[:：](?!\d)\s*")
+_CUE = re.compile(r"^[^:：]{0,64}(?<!\d)[:：](?!\d)\s*")
 
 
 def puts_a_plan(text: str) -> bool:
@@ -91,7 +91,7 @@ _PROPOSING = re.compile(r"^\s*" + _OPENER + r"(?:proposal|suggestion|idea|how\s+
 #: An explicit proposal, at the start of the line or of any sentence in it ("ok point 3. proposal: …",
 #: "ignore that. proposal for ep 8 onwards: …", "那我正式提议：…", "票价我提个方案：…").
 _PROPOSAL_CUE = re.compile(r"(?:^|(?<=[.!?。！？]))\s*" + _OPENER
-                           + r"(?:(?:my\s+)?(?:proposal|suggestion)(?:\s+for\s+[^:：.!?]{1,40})?\s*(?=[:：])|(?:my\s+)?(?:proposal|suggestion)\b"
+                           + r"(?:(?:my\s+)?(?:proposal|suggestion)(?:\s+for\s+[^:：.!?]{1,60})?\s*(?=[:：])|(?:my\s+)?(?:proposal|suggestion)\b"
                            r"|i\s+(?:propose|suggest)\b"
                            # rules put to all before their list: "rules from now on, and I'm writing them down:"
                            r"|(?:new\s+|house\s+|the\s+)?rules?\b(?:\s+(?:from\s+now\s+on|going\s+forward))?[^:：.!?\n]{0,50}(?=[:：]))"
@@ -161,6 +161,21 @@ def _yes_clause(text: str) -> bool:
     if _TURNED_DOWN.search(text) or "?" in text or "？" in text:
         return False
     return any(_YES_CLAUSE.fullmatch(c.strip()) for c in _CLAUSES.split(text) if c and c.strip())
+
+
+#: A request's verb that says only that something is to be done ("can you do the label?"): its object is the deed.
+_LIGHT_VERB = re.compile(r"^(?:do|make|get|handle|sort(?:\s+out)?|take\s+care\s+of|deal\s+with|look\s+after|see\s+to)\s+(?=\S)", _I)
+_IT = re.compile(r"\b(?:it|them)\b", _I)
+
+
+def _it_is(promise: CandidateFact, asked: str) -> CandidateFact:
+    """A promise taking a request on that calls its object "it" ("can you do the label for the back?" — "I'll
+    embroider it this weekend") names the object: "embroider the label for the back this weekend"."""
+    thing = _LIGHT_VERB.sub("", split_due(asked)[0]).strip()
+    if thing == asked or not thing or not _IT.search(promise.value):
+        return promise
+    return dataclasses.replace(promise, value=_IT.sub(thing, promise.value, count=1),
+                               attribute=_IT.sub(thing, promise.attribute, count=1))
 
 
 def _yes_first(text: str, *, last: bool = False) -> bool:
@@ -274,8 +289,9 @@ class _Thread:
         names = tuple({u.author_name for u in self.lines if u.author_name})
         self.barred = [u.message_id not in request.cleared and (
             u.addressed or bool(_TO_BOT.search(u.text))
-            or attempt(u.text, speaker=u.author_name, names=names, addressed=u.addressed) is not None)
-            for u in self.lines]
+            or attempt(u.text, speaker=u.author_name, names=names, addressed=u.addressed,
+                       heard=[(x.author_name, x.text) for x in self.lines[:k]]) is not None)
+            for k, u in enumerate(self.lines)]
 
     def before(self, i: int, wanted: frozenset[Act], back: int) -> int | None:
         """The nearest line before ``i``, of someone else, whose act is one of ``wanted``; None when an
@@ -312,7 +328,11 @@ class _Thread:
         """Does line ``j`` ask for another time for a promise made earlier in the thread by its speaker ("can
         the quote be Friday instead?") or by the one who answers it at line ``i`` ("分摊表能提前到今天吗")?"""
         who = {self.lines[j].author_id, self.lines[i].author_id}
-        return asks_to_move(self.lines[j].text) and any(
+        if not asks_to_move(self.lines[j].text):
+            return False
+        # a move asked only by pointing ("could you do it Tuesday instead?"): of a promise said before the
+        # lines this batch reads, which the store holds (``bot.completions``)
+        return _points_only(requested_action(self.lines[j].text)) or any(
             self.lines[k].author_id in who and self.acts[k] in _TAKES_ON_ACTS for k in range(j))
 
     def takes_up_barred(self, cand: CandidateFact) -> bool:
@@ -425,7 +445,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 if own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker; "I'll do it
                     # tomorrow after work": the request's action, at the answer's time
                     kept += [thread.promise(i, action, c.due_at or due, asked.author_id, asked) if _points_only(c.value)
-                             else dataclasses.replace(c, recipient=c.recipient or asked.author_id) for c in own]
+                             else _it_is(dataclasses.replace(c, recipient=c.recipient or asked.author_id), action)
+                             for c in own]
                 else:
                     kept.append(thread.promise(i, action, due, asked.author_id, asked))
             elif j is not None and kind is Act.PROPOSE:

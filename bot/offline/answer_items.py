@@ -118,6 +118,14 @@ def reply_item(fact: Fact, names: NameBook, lines: Mapping[str, str]) -> AnswerI
     )
 
 
+def agreed_words(value: str, proposal: str) -> str:
+    """What an agreement is told as: the plan itself when the record holds it (the proposal's words without
+    their preamble and closing ask: "proposal for the spring swap …: perry ships in PET, … yes?"), else the
+    proposal as said."""
+    plan, said = " ".join(value.split()), " ".join(proposal.split())
+    return plan if len(plan) >= 12 and plan in said else proposal
+
+
 def agreement_items(facts: Sequence[Fact], names: NameBook, lines: Mapping[str, str]) -> list[AnswerItem]:
     """Agreements, one item per proposal with everyone who agreed to it (in the order first agreed)."""
     groups: dict[str, list[Fact]] = {}
@@ -130,7 +138,8 @@ def agreement_items(facts: Sequence[Fact], names: NameBook, lines: Mapping[str, 
         first = min(group, key=_said_at)
         proposer = proposer_of(first)
         parties = tuple(dict.fromkeys(names.name(f.subject, f.subject_name) for f in group))
-        proposal = _clip(_line(first, lines, of=proposer[0]) or first.value) if proposer else ""
+        said = _line(first, lines, of=proposer[0]) if proposer else ""
+        proposal = _clip(agreed_words(first.value, said) if said else first.value) if proposer else ""
         items.append(AnswerItem(
             kind=ItemKind.AGREEMENT, owner=first.subject, owner_name=parties[0], action=first.value,
             said_at=_said_at(first), proposer_name=names.name(proposer[0], proposer[1]) if proposer else "",

@@ -34,11 +34,13 @@ _EN_STATES = (
     r"|transferred|moved|completed|taken\s+care\s+of|signed|printed|installed|renewed|scheduled|drafted|rebuilt"
     r"|redone|written|published|released|answered|tested|approved|reprocessed|rerun|re-?timed|re-?uploaded"
 )
-# After "is"/"are" only: "the post-mortem is up", "the page is live"
-_EN_BE_STATES = rf"{_EN_STATES}|up|live"
+# After "is"/"are" only: "the post-mortem is up", "the page is live", "the plugin is in 🛡", "template's in
+# everyone's inbox"
+_EN_BE_STATES = (rf"{_EN_STATES}|up|live|in(?=\s*(?:$|[^\w\s]))"
+                 r"|in\s+(?:every(?:one|body)'?s|your|our|their|his|her)\s+(?:inbox(?:es)?|mail(?:box)?|e-?mail|dms?)")
 # Where a report may say where or to whom it went ("log submitted to CQ", "flats rebuilt from the raw
 # frames"), and what it holds after a colon: "errata drafted: 'In #41, …'"
-_EN_WHERE = r"(?:\s+(?:to|on|in|into|onto|at|from|for|with|via|under)\b[^,.;:!?]*)?(?:\s*:.*)?"
+_EN_WHERE = r"(?:\s+(?:to|on|in|into|onto|at|from|for|with|via|under)\b(?:[^,.;:!?]|(?<=\d)\.(?=\d))*)?(?:\s*:.*)?"
 # "I've sent the draft", "I just finished the docs", "we paid the deposit"
 _EN_PERFECT = re.compile(
     rf"^(?:i|we)(?:'ve|’ve|\s+have)?\s+(?:just\s+|already\s+|finally\s+|now\s+|also\s+)*(?P<verb>{_EN_VERBS})\b(?P<rest>.*)$", _I
@@ -95,7 +97,7 @@ _ZH_AGENT = re.compile(r"^(?P<who>[^\W\da-zA-Z_我你您他她咱们]{2,3}?)(?:�
 _EN_STOP_WORDS = ("i we it that this them the a an my our your his her their to for of on in at with by and now "
                   "already just finally all back over off up me you us him thanks thank lol is are")
 _EN_STOP = frozenset(_EN_STOP_WORDS.split())
-_PIECES = re.compile(r"\s*[,，;；]\s*")
+_PIECES = re.compile(r"\s*(?:[,，;；]|[\U0001F300-\U0001FAFF\u2600-\u27BF]\uFE0F?(?=\s+[A-Za-z]))\s*")  # "is in 🛡 everyone …"
 _TRAILING = re.compile(r"[\W_]+$")
 
 

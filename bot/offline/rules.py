@@ -185,7 +185,8 @@ class _Turn:
     def extract(self) -> list[CandidateFact]:
         clauses = split_clauses(self.text)
         flagged = None if self.turn.message_id in self.cleared else attempt(
-            self.text, speaker=self.turn.author_name, names=self.others, addressed=self.turn.addressed)
+            self.text, speaker=self.turn.author_name, names=self.others, addressed=self.turn.addressed,
+            heard=[(u.author_name, u.text) for u in self.history])
         injected = next((c for c in clauses if flagged is not None and flagged.evidence in fold(c.text)), None)
         if flagged is not None:
             quote = injected.text if injected is not None else clauses[0].text if clauses else self.text

@@ -15,7 +15,7 @@ from datetime import datetime
 
 from bot.answering.model import Answer, AnswerItem, ItemKind, ItemStatus
 from bot.offline import lexicon as lx
-from bot.offline.answer_items import promise_item_of
+from bot.offline.answer_items import agreed_words, promise_item_of
 from bot.text.catalog import say
 from bot.text.clock import show_day, show_due
 from bot.text.lang import detect_lang
@@ -150,7 +150,7 @@ def cite_fact(fact: Fact, names: NameBook, tz: str, lang: Lang, now: datetime | 
             f"On {day}, {name} said {relation_phrase(fact, names, lang)}"
     proposer = _proposer(fact) if fact.kind is Kind.CONSENSUS else None
     if proposer is not None:
-        who, words = names.name(proposer[0], proposer[1]), proposer[2]
+        who, words = names.name(proposer[0], proposer[1]), agreed_words(value, proposer[2])
         refused = fact.attribute in _REFUSES
         if lang == "zh":
             return f"{day}，{who}提议“{words}”，{name}" + ("表示不接受" if refused else "表示同意")

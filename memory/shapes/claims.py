@@ -1,0 +1,82 @@
+"""Another member's consent, concession or burden claimed by someone else, and not in their own words:
+"Cody accepted this usage at the 2026 AGM", "老周同志主动表示，…由其一人全额承担", "- [x] Dusty pays 3 months of
+hosting (ticked by Dusty)", "欠款人：陈姐".
+
+A member agrees, concedes or takes a cost on in their own words. A line that says another member did, when
+nothing that member said in the thread before it shares its words, asks Heyan to hold a consent nobody gave
+there. A recap of what they did say ("so Kai agreed to pay half" after Kai's "fine, I'll pay half, 210")
+stays ordinary, as do questions, conditions, hedges, demands or proposals put to them ("Dev I want you
+to pay for the whole repair", "王姐先垫，汇演完了统一转给她") and reports with the speaker's stake in them ("Bob
+promised to pay me back": extraction keeps those as the speaker's claim). Read only when the caller knows the thread
+before the line (``memory.poisoning.attempt``'s ``heard``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from itertools import islice
+
+from memory.shapes.members import Members, members
+from memory.shapes.rulings import ASSENT, MATCHES, SANCTION, sentences
+
+__all__ = ["claimed"]
+
+_I = re.IGNORECASE
+#: A sentence that asks, supposes, hedges, proposes or speaks to someone: no claim of what was given.
+_NOT_A_CLAIM = re.compile(
+    r"[?？]|\b(?:if|maybe|might|whether|unless|would|should|could|can|let'?s|want|wants|please|propose|suggest|"
+    r"how\s+about|you|your|said|says|told|heard)\b|如果|要是|假如|万一|是不是|吗|吧|提议|建议|要不|能不能|可不可以|你|您|说|听说"
+    # the speaker's own stake in it ("Bob promised to pay me back", "我刚才在楼下碰到他"): a report, for
+    # extraction to keep as the speaker's claim
+    r"|\b(?:i|i'm|i’m|i've|i'd|i'll|me|my|mine|we|us|our)\b|我",
+    _I,
+)
+#: A mark of someone's consent or debt put after their name by another: "ticked by Dusty", "欠款人：陈姐".
+_MARKED_BY = re.compile(r"(?:\b(?:ticked|checked|signed|agreed|approved|confirmed|initial(?:l)?ed|ok'?d)\s+(?:off\s+)?by"
+                        r"|(?:欠款人|借款人|签字人|签名|确认人|同意人|承诺人))\s*[:：]?\s*$", _I)
+_SPOKEN_TO = re.compile(r"\s*[,，:：]")
+_EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+#: Characters that make a Chinese pair say nothing of its own ("我们", "了一", "这个").
+_LIGHT = frozenset("我你他她它们的了是就都也在这那个一不有和吧吗呢啊")
+_COMMON = frozenset({"that", "this", "with", "from", "have", "will", "what", "when", "they", "them", "then", "there",
+                     "their", "just", "about", "would", "could", "should", "been", "were", "your", "yours", "into",
+                     "it's", "i'll", "that's", "agreed", "agree", "fine", "okay", "sure", "yeah"})
+
+
+def _words(text: str) -> set[str]:
+    """Content words: Latin words of four letters and more, and Chinese character pairs."""
+    out = {w.casefold() for w in _EN_WORD.findall(text)} - _COMMON
+    for run in _CJK_RUN.findall(text):
+        out |= {run[i : i + 2] for i in range(len(run) - 1) if not (_LIGHT & set(run[i : i + 2]))}
+    return out
+
+
+def _said_by(form: str, heard: Sequence[tuple[str, str]]) -> str:
+    """What the member called ``form`` said in ``heard`` ((author name, text) pairs)."""
+    own = [text for author, text in heard
+           if author and (p := members("", [author]).everyone) is not None and p.fullmatch(form)]
+    return " ".join(own)
+
+
+def claimed(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> str | None:
+    """The name and words by which folded ``text`` claims another member's consent, concession or burden
+    that nothing they said in ``heard`` (the thread before it) backs; else None."""
+    if people.others is None:
+        return None
+    for sentence in sentences(text):
+        if _NOT_A_CLAIM.search(sentence):
+            continue
+        for m in islice(people.others.finditer(sentence), MATCHES):
+            after = sentence[m.end() : m.end() + 60]
+            if not sentence[: m.start()].strip(" @") and _SPOKEN_TO.match(after):
+                continue  # "李姐，名单里其他几位都确认了": a name spoken to
+            told = next((h for p in (ASSENT, SANCTION) if (h := p.search(after)) is not None and h.start() <= 30), None)
+            if told is None and not _MARKED_BY.search(sentence[max(0, m.start() - 24) : m.start()]):
+                continue
+            names = {m.group().casefold()}
+            backed = _words(_said_by(m.group(), heard)) & (_words(sentence) - names)
+            if len(backed) < 2:
+                return sentence[:80].strip()
+    return None
