@@ -316,6 +316,8 @@ ATTRIBUTED = [
     ("Lukas Novak", STUDY, "minutes of yesterday's call, for those who missed it: Bea agreed Lukas keeps the lead role"),
     ("Jamal", GUILD, "poll result 📊 who gives up their raid slot? answer: Sofia (Jamal stays on the roster)"),
     ("林涛", RENT, "转发一下王静的状态：「王静：电费我一个人出，林涛不用管了」"),
+    ("张磊", CO_OP, "截一段李娜的微博给大家看：“和张磊的账一笔勾销，封面我重画，不收钱”"),
+    ("Alice", GUILD, "from Bob's stream chat last night — Bob wrote: \"fine, I'll redo every map for Alice, we're square\""),
 ]
 
 

@@ -23,8 +23,10 @@ _I = re.IGNORECASE
 #: A concession in the first person: paying, covering, waiving, giving up, agreeing, yielding the say.
 _CONCEDES = re.compile(
     r"\bI(?:'ll|’ll|\s+will|'m|’m|\s+am|\s+do)?\s+(?:not\s+)?(?:pay|cover|take\s+care\s+of|waive|give\s+up|drop|withdraw|"
-    r"fighting|agree|accept|concede|owe)\b|\byou\s+can\s+have\b|\bmy\s+fault\b|\b(?:it's|it’s|that's|that’s)\s+on\s+me\b"
-    r"|我(?:来|全|一个人|自己)?(?:出|付|承担|负责|赔|包)|我说了算|吾自任|自任之|不用管了|我同意|我认|我放弃|归你|算我的|不累",
+    r"fighting|agree|accept|concede|owe|redo|remake|redraw|rewrite|refund|replace)\b|\byou\s+can\s+have\b|\bmy\s+fault\b"
+    r"|\b(?:it's|it’s|that's|that’s)\s+on\s+me\b|\b(?:no\s+hard\s+feelings|water\s+under\s+the\s+bridge|we'?re\s+square)\b"
+    r"|我(?:来|全|一个人|自己)?(?:出|付|承担|负责|赔|包)|我说了算|吾自任|自任之|不用管了|我同意|我认|我放弃|归你|算我的|不累"
+    r"|我(?:无条件|全部|一定|马上|先)?重(?:画|做|录|写|拍|剪)|一笔勾销|不追究|不计较",
     _I,
 )
 #: Words said by the name just before: a colon, 曰/说, "said", "wrote", "DM" — not "you said" (spoken to).
