@@ -142,6 +142,19 @@ async def test_what_someone_said_about_a_promise_tells_it_whole_and_its_conjunct
     assert "（如果房东今天确认）" in answer and "前提是如果" not in answer, answer
 
 
+async def test_what_someone_said_is_found_by_its_condition_and_else_told_closest_first() -> None:
+    """The condition is what was said too: "what did Grace say about Aylin?" finds the promise made on Aylin's
+    word; when no record of the person named says the topic, their records are told, saying so."""
+    fact = record(*GRACE, "cover the new lens from the maintenance fund", n=3).model_copy(
+        update={"condition": "if the usage log backs Aylin up", "sources": ()})
+    answer = await ask("@heyan what did Grace say she'd do about Aylin?", JONAS, [fact])
+    assert "cover the new lens" in answer and "no record" not in answer, answer
+    zh = record("u-c", "陈姐", "退回来的钱直接转给老周", n=5, lang="zh").model_copy(
+        update={"condition": "要是航空公司肯退一半改签费"})
+    answer = await ask("@和言 陈姐说退款那事是怎么说的？", ("u-z", "老周"), [zh], lang="zh")
+    assert "退款" in answer and "退回来的钱直接转给老周" in answer and "航空公司" in answer, answer
+
+
 async def test_overdue_is_read_from_the_clock_and_the_source_line_is_quoted() -> None:
     lines = {"m4": "I'll clean the honeycomb bed and the exhaust filter on Wednesday, it's been gross for weeks"}
     answer = await ask("@heyan what is Kwame supposed to do and by when?", JONAS, laser(), lines=lines)

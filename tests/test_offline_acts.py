@@ -131,6 +131,18 @@ async def test_every_yes_to_a_proposal_of_several_rules_carries_all_of_them(
     assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == f"u-{lines[0][0]}"]
 
 
+async def test_a_counter_after_a_digression_takes_the_request_and_an_argument_takes_nothing() -> None:
+    facts = await _facts([
+        ("Mira", "Tobi, can you re-glaze the three cracked mugs by this weekend?"),
+        ("Tobi", "for the record, last spring the kiln owner paid for every cracked piece, that's how it works here"),
+        ("Uli", "that never happened, I was there"), ("Tobi", "ok fair 😅"),
+        ("Tobi", "this weekend I'm away at a fair though. I can do them Thursday evening my time"),
+    ])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Tobi"]
+    assert "mugs" in promise.value and promise.recipient == "u-Mira"
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Thu"
+
+
 async def test_a_promise_that_calls_the_requested_thing_it_names_it() -> None:
     facts = await _facts([("Ana", "Sol, can you do the poster for the street fair?"),
                           ("Sol", "I'll print it on Thursday, it'll be on the board by Friday")])

@@ -38,6 +38,11 @@ SURE = 0.6
 #: How far back (lines of the thread) an acceptance looks for the request or counter-offer it takes,
 #: and an agreement for the proposal it agrees to.
 _ASK_BACK = 3
+#: Lines back a change of time may counter the request put to its speaker, past a digression.
+_COUNTER_BACK = 6
+#: Words that move a time already given ("scratch Saturday —", "instead", "改到"): a move, never a counter.
+_MOVES = re.compile(r"\b(?:scratch|instead|move[ds]?|push(?:ed|ing)?|change[ds]?|swap|rather|actually|no\s+longer)\b"
+                    r"|改|推迟|延后|挪|换到|提前|不行了", re.IGNORECASE)
 #: How far back a yes that names its asker ("@Harriet yup, will do") looks for that member's request.
 _NAMED_BACK = 12
 #: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
@@ -178,6 +183,17 @@ def _it_is(promise: CandidateFact, asked: str) -> CandidateFact:
                                attribute=_IT.sub(thing, promise.attribute, count=1))
 
 
+#: "I can", "我能": taking something on in words of one's own.
+_I_CAN = re.compile(r"\bi\s+(?:can|could)\b|\bi'?d\b|我(?:会|能|去)", _I)
+
+
+def _takes_up(text: str) -> bool:
+    """Does an answer to a request say anything that takes it on — a yes, "I can", a time — rather than
+    argue past it ("precedent, for those who joined late: …")?"""
+    return bool(_TAKES_ON.search(text) or _ASSENT_ONLY.match(text) or _short_yes(text) or _I_CAN.search(text)
+                or find_due_span(text))
+
+
 def _yes_first(text: str, *, last: bool = False) -> bool:
     """Does ``text`` open (``last``: end) with a clause that only says yes ("扣1，早该这样了", "ok by me. I'd
     need a bag"; "…算了，先同意"), with no question and nothing turning the proposal down?"""
@@ -265,6 +281,20 @@ class _Thread:
         for i, u in enumerate(self.lines):
             if _PROPOSAL_QUESTION.match(u.text) and self.acts[i] in _MAY_PROPOSE:
                 self.acts[i] = Act.PROPOSE
+        # an "acceptance" that says nothing to take the request on ("precedent, for those who joined late: …")
+        # is talk; a change of time with no promise of its speaker's to change ("I can do them Tuesday the
+        # 20th", lines after the request put to them) counters that request (``countered``: which line)
+        self.countered: dict[int, int] = {}
+        for i, u in enumerate(self.lines):
+            if self.acts[i] is Act.ACCEPT and not _takes_up(u.text):
+                self.acts[i] = Act.OTHER
+            elif self.acts[i] is Act.RESCHEDULE and not any(
+                    self.lines[k].author_id == u.author_id and self.acts[k] in _TAKES_ON_ACTS for k in range(i)):
+                j = next((k for k in range(i - 1, max(-1, i - 1 - _COUNTER_BACK), -1)
+                          if self.acts[k] is Act.REQUEST and self.lines[k].author_id != u.author_id
+                          and any(u.author_id in hit.users for hit in book.find(self.lines[k].text))), None)
+                if j is not None and _offered_time(u.text) and not _MOVES.search(u.text):
+                    self.acts[i], self.countered[i] = Act.COUNTER, j
         # a line that asks someone for a deed ("Jun, can you send me your address by tomorrow? then it goes
         # out this week") is a request, whatever time of its own it names
         for i, u in enumerate(self.lines):
@@ -305,6 +335,17 @@ class _Thread:
             if self.acts[j] in wanted:
                 return j
         return None
+
+    def answers_later(self, j: int, i: int) -> bool:
+        """Is line ``i``, a short yes with no words of its own, said right after a third member's statement
+        that came after the request at line ``j``? Then it answers that statement, not the request (a
+        proposal's yeses come between remarks: they still agree to it)."""
+        if self.acts[j] is not Act.REQUEST:
+            return False
+        between = [k for k in range(j + 1, i) if self.lines[k].author_id not in (self.lines[i].author_id,
+                                                                                    self.lines[j].author_id)]
+        return bool(between) and between[-1] == i - 1 and self.acts[i - 1] in (Act.OTHER, Act.REFUSE) \
+            and _short_yes(self.lines[i].text) and not find_due_span(self.lines[i].text)
 
     def named_request(self, i: int) -> int | None:
         """The request the line answers by name ("@Harriet yup, will do"): the latest, within
@@ -407,7 +448,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             # "下周二可能不行…改周四晚上8点行吗？": a time turned down for another turns no proposal down
             or (c.attribute == refuses and asks_to_move(turn.text))))]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
-        if act is Act.COUNTER and (j := thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK)) is not None \
+        if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
             asked = thread.lines[j]
             when = _offered_time(turn.text)
@@ -423,6 +464,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
             if j is None:
                 j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
+            if j is not None and named is None and thread.answers_later(j, i):
+                j = None  # "ok fair 😅" after a third member's "that never happened": it answers that line
             kind = thread.acts[j] if j is not None else None
             if j is not None and kind is Act.REQUEST and (_for_all(thread.lines[j].text)
                                                           or _PROPOSING.match(thread.lines[j].text)):
@@ -436,7 +479,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # "can the quote be Friday instead?" about a promise either of them made: a yes lets it move
                 # (bot.offline.reschedule), and takes nothing new on
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept):
+            elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept) \
+                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)):
                 asked = thread.lines[j]
                 action = requested_action(asked.text)
                 due = _due(turn.text, turn, request) or _due(action, asked, request, turn)

@@ -26,6 +26,7 @@ from bot.offline.answer_items import (
 from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, PROMISE_WORD, Ask, Question, stem
 from bot.offline.relation_answers import ask_about, ask_similar
 from bot.offline.templates import cite_fact, content, format_date, join_items, render_answer, said_on
+from bot.text.catalog import say
 from bot.text.names import NameBook
 from memory.models import OPEN_COMMITMENT, Fact, FactStatus, Kind, Lang
 
@@ -45,8 +46,8 @@ _ZH_TOPIC_SHARE = 0.5
 
 
 def _said(fact: Fact) -> str:
-    """What was said: the value and the quotes (not the attribute, an extractor's label)."""
-    return " ".join((fact.value, *(s.quote for s in fact.sources))).casefold()
+    """What was said: the value, its condition and the quotes (not the attribute, an extractor's label)."""
+    return " ".join((fact.value, fact.condition, *(s.quote for s in fact.sources))).casefold()
 
 
 def _text_of(fact: Fact) -> str:
@@ -326,7 +327,15 @@ def _ask_wants(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
 
 
 def _ask_said(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
-    return _cited(q, ctx, _by(q, _latest_first(pool), asserted=True))
+    found = _by(q, _latest_first(pool), asserted=True)
+    if found or not q.people or not (q.topic or q.zh_topic):
+        return _cited(q, ctx, found)
+    # "陈姐说退款那事是怎么说的？" when no record of hers says "退款": what she said, the closest first, saying so
+    theirs = [f for f in pool if f.asserted_by in q.people]
+    if not theirs:
+        return NO_RECORD[ctx.lang]
+    closest = sorted(theirs, key=lambda f: (-_topic_hits(f, q, ctx.request.lines), -said_on(f).timestamp()))
+    return say(ctx.lang, "answer:missed_topic", topic=_topic_words(q)) + _cited(q, ctx, closest)
 
 
 def _ask_feelings(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
