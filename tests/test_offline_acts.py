@@ -143,6 +143,18 @@ async def test_a_counter_after_a_digression_takes_the_request_and_an_argument_ta
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Thu"
 
 
+async def test_a_refusal_offering_a_deed_of_its_own_at_its_own_time_is_that_promise() -> None:
+    facts = await _facts([
+        ("Ines", "Bo, can you pay for the broken speaker by Friday? it's $80 at the shop"),
+        ("Ines", "and no, the receipt is not negotiable"),
+        ("Bo", "not by Friday, rent is due. I'll pay half, $40, Tuesday evening my time? the cable was loose anyway"),
+        ("Ines", "fine. half, Tuesday"),
+    ])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Bo" and promise.recipient == "u-Ines" and "$40" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Tue"
+
+
 async def test_a_promise_that_calls_the_requested_thing_it_names_it() -> None:
     facts = await _facts([("Ana", "Sol, can you do the poster for the street fair?"),
                           ("Sol", "I'll print it on Thursday, it'll be on the board by Friday")])

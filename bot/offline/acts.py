@@ -38,6 +38,9 @@ SURE = 0.6
 #: How far back (lines of the thread) an acceptance looks for the request or counter-offer it takes,
 #: and an agreement for the proposal it agrees to.
 _ASK_BACK = 3
+#: The speaker's own deed in a counter-offer: "I'll pay half, $21, Wednesday the 3rd", "我出一半450，…".
+_OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?P<deed>[^.?!]{4,80})|我(?P<zh>出|付|来付|承担)[^，,。？?]{1,20}", _I)
+_MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?", _I)
 #: Lines back a change of time may counter the request put to its speaker, past a digression.
 _COUNTER_BACK = 6
 #: Words that move a time already given ("scratch Saturday —", "instead", "改到"): a move, never a counter.
@@ -272,8 +275,12 @@ class _Thread:
         # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
         # can") counters the request, whatever the classifier called it
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
-                j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id), None)
+            # "not by Monday mate … I'll pay half, $21, Wednesday the 3rd my time?": a refusal with an offer of
+            # the speaker's own, at a time of its own, counters too
+            if (self.acts[i] is Act.PROPOSE or (self.acts[i] in (Act.REFUSE, Act.OTHER) and _OWN_DEED.search(u.text))) \
+                    and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
+                j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id
+                          and (self.acts[k] is Act.REQUEST or self.acts[i] is Act.PROPOSE)), None)
                 if j is not None and self.acts[j] is Act.REQUEST and any(
                         u.author_id in hit.users for hit in book.find(self.lines[j].text)):
                     self.acts[i] = Act.COUNTER
@@ -456,6 +463,13 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             action = requested_action(asked.text)
             if due is not None:  # the time asked for was turned down: the action no longer says it
                 action = _YOUR_TIME.sub("", split_due(action)[0]).strip() or action
+            offered = _OWN_DEED.search(turn.text)
+            deed = clean(_MY_TIME.sub("", split_due(offered.group("deed") or offered.group())[0])) if offered else ""
+            # "I'll pay half, $21, …": the deed the counter offers, not the one asked ("I can do Thursday, …" is
+            # the one asked, at another time)
+            if len(deed) >= 4 and not _points_only(deed) and not _LIGHT_VERB.match(deed + " ") \
+                    and not re.match(r"do\b", deed, _I):
+                action = deed
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
         elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))):
