@@ -101,6 +101,8 @@ TABLE: list[tuple[str, datetime, datetime]] = [
     # issue 10: weekends, "Wednesday next week", a bare hour after at/by, day of month, lunch, night
     ("by the weekend", WED, sh(8, 23, 59)),
     ("这周末前", WED, sh(8, 23, 59)),
+    ("before the weekend", WED, sh(6, 23, 59)),  # the working week's end
+    ("before the weekend", SAT, sh(13, 23, 59)),
     ("by Wednesday next week", WED, sh(11, 23, 59)),
     ("by 8 tonight", WED, sh(4, 20)),
     ("tonight at 8", WED, sh(4, 20)),

@@ -104,6 +104,8 @@ _DAYS = [
     re.compile(rf"\b(?:{_WEEKDAY_RE})\.?,?\s+(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
     # "the weekend of the 19th": that weekend's Sunday
     re.compile(r"\b(?:the\s+)?(?:weekend|wknd)\s+of\s+(?:the\s+)?(?P<wkd>\d{1,2})(?:st|nd|rd|th)?\b", _I),
+    # "before the weekend": the working week's end, Friday ("这周末前" is by the weekend, read below)
+    re.compile(r"(?P<period>\bbefore\s+the\s+(?:weekend|wknd)\b)", _I),
     re.compile(r"(?P<period>(?:这个?|本|下个?)?月[底末中初]|年[底末]|(?:这个?|本)月(?![底末中初0-9０-９零一二两三四五六七八九十])|(?:这个?|本|下个?)(?:周|星期)内|(?:这个?|本|下个?)?周末"
                r"|(?:这个?|本|下个?)(?:周|星期)(?![一二三四五六日天末内]))"),
     re.compile(r"\b(?P<period>(?:this\s+|next\s+|the\s+)?(?:weekend|wknd)|(?:this|next)\s+week|this\s+month)\b", _I),
@@ -485,6 +487,9 @@ def _period(p: str, today: date) -> date:
         return date(year, month, calendar.monthrange(year, month)[1])
     if "年" in p or p.endswith("year"):
         return date(today.year, 12, 31)
+    if p.startswith("before"):  # "before the weekend": Friday
+        friday = today + timedelta(days=4 - today.weekday() + (7 if nxt else 0))
+        return friday if friday >= today else friday + timedelta(days=7)
     if "周" in p or "星期" in p or p.endswith(("week", "weekend", "wknd")) or p == "eow":
         return today + timedelta(days=6 - today.weekday() + (7 if nxt else 0))
     return today  # end of day, EOD, close of business
