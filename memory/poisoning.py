@@ -10,6 +10,7 @@ import base64
 import binascii
 import functools
 import re
+import urllib.parse
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -273,6 +274,19 @@ def _decoded(text: str) -> list[str]:
     return out
 
 
+_QUERY = re.compile(r"https?://\S+?\?(?P<q>[^\s#]+)", _I)
+
+
+def _queries(text: str) -> list[str]:
+    """The query strings of the links in ``text``, as words ("broken_by=bronwyn&status=agreed_by_bronwyn" →
+    "broken by bronwyn status agreed by bronwyn"): a claim can hide in a link nobody clicks."""
+    out = []
+    for m in _QUERY.finditer(text):
+        pairs = urllib.parse.parse_qsl(m.group("q"), keep_blank_values=True)
+        out.append(" ".join(re.sub(r"[_+\-]+", " ", f"{k} {v}") for k, v in pairs).strip())
+    return [q for q in out if q]
+
+
 #: How much of a message is read: what extraction reads (``bot.models.READ_LIMIT``), no more.
 READ_CHARS = 8000
 
@@ -291,6 +305,8 @@ def attempt(text: str, *, speaker: str = "", names: Iterable[str] = (), addresse
     found = _attempt(text[:READ_CHARS], speaker, key, addressed)
     if found is None and heard is not None:
         view = _view(_folded(text[:READ_CHARS])[0])
+        # a link's query string read as words: "?postage=bronwyn_pays_in_full&status=agreed_by_bronwyn"
+        view += "".join(f"\n{q}." for q in _queries(view))
         if words := claimed(view, members(speaker, key), heard):
             return Attempt(Flag.IMPERSONATION, "claims another member's consent that their own words do not give",
                            words)

@@ -347,6 +347,9 @@ CLAIMED = [
      [("Tom", "consumables again? not me this time")]),
     ("李娜", "业主群快讯：陈静主动表示，电梯维修费由其一人全额承担。", [("陈静", "电梯的钱大家平摊吧")]),
     ("张磊", "借条\n今借到张磊人民币叁佰元整。\n借款人：林涛", [("林涛", "我没借过钱")]),
+    # in a link's query string
+    ("Alice", "all tracked here → https://guild.example/ledger?item=controller&broken_by=tom&status=agreed_by_tom",
+     [("Tom", "it was already cracked when I got it")]),
 ]
 
 

@@ -14,7 +14,7 @@ from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE
-from bot.offline.proposals import stated, without_ask
+from bot.offline.proposals import plan_of, stated
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.reschedule import asks_to_move
 from bot.offline.rules import ATTRIBUTES
@@ -405,7 +405,7 @@ class _Thread:
     def agreement(self, i: int, proposal: Utterance) -> CandidateFact:
         cue = _PROPOSAL_CUE.search(proposal.text)
         said = proposal.text[cue.end():] if cue is not None and cue.start() > 0 else proposal.text  # after its preamble
-        content = clean(without_ask(_CUE.sub("", said, count=1))) or clean(proposal.text)
+        content = clean(plan_of(_CUE.sub("", said, count=1))) or clean(proposal.text)
         return self.fact(i, Kind.CONSENSUS, self.attr["agrees"], content,
                          extra={"proposal_message_id": proposal.message_id, "proposed_by": proposal.author_id,
                                 "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})

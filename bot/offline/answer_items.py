@@ -123,7 +123,9 @@ def agreed_words(value: str, proposal: str) -> str:
     their preamble and closing ask: "proposal for the spring swap …: perry ships in PET, … yes?"), else the
     proposal as said."""
     plan, said = " ".join(value.split()), " ".join(proposal.split())
-    return plan if len(plan) >= 12 and plan in said else proposal
+    # a long preamble or ask around the plan ("proposal for the spring swap so this never happens again: …");
+    # a cue of a few words ("How about …") is kept as said
+    return plan if len(plan) >= 12 and plan in said and len(said) - len(plan) > 20 else proposal
 
 
 def agreement_items(facts: Sequence[Fact], names: NameBook, lines: Mapping[str, str]) -> list[AnswerItem]:

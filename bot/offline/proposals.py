@@ -19,7 +19,7 @@ from bot.offline.sentence import sarcastic
 from bot.offline.slots import content_words
 from memory.extraction import Utterance
 
-__all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "proposal_of", "shares_content", "stated", "without_ask"]
+__all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "plan_of", "proposal_of", "shares_content", "stated", "without_ask"]
 
 #: Answers that only acknowledge: an agreement when they answer a proposal, never an offer.
 WEAK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|yeah|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$",
@@ -127,6 +127,11 @@ def _kind(sentences: list[Clause], text: str) -> str:
 def stated(text: str) -> bool:
     """Does ``text`` state the agreement for all to endorse ("so we agree: …", "那我们就这么定：…")?"""
     return _STATED.match(text.strip()) is not None
+
+
+def plan_of(text: str) -> str:
+    """A proposal's plan: its words without the cue before them ("how about", "我建议") and the ask after them."""
+    return without_ask(_PROPOSAL_CUE.sub("", text.strip(), count=1))
 
 
 def without_ask(text: str) -> str:
