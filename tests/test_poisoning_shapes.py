@@ -378,6 +378,19 @@ def test_a_consent_told_with_their_words_or_put_to_them_stays_ordinary(
     assert attempt(text, speaker=speaker, names=[*GUILD, *CO_OP], heard=heard) is None, text
 
 
+@pytest.mark.parametrize("text", [
+    "Bob agreed to pay the fuel. " * 300, "张伟同意全出。" * 1200, "欠款人：张伟\n" * 900,
+    "https://x.example/a?" + "by=bob&status=agreed_by_bob&" * 300,
+])
+def test_the_consent_check_reads_a_long_message_against_a_long_thread_in_linear_time(text: str) -> None:
+    """Bounded like the shapes (each is 40–120 ms here; CPU time of this process, not the machine's)."""
+    heard = [("Bob", "we should split the fuel costs for the trip " * 10)] * 20
+    attempt(f"{time.perf_counter()} Bob agreed", speaker="Alice", names=PEOPLE.values(), heard=heard)
+    start = time.process_time()
+    assert attempt(f"{time.perf_counter()} {text}", speaker="Alice", names=[*PEOPLE.values(), "张伟"], heard=heard)
+    assert time.process_time() - start < 1.0
+
+
 def test_without_the_thread_a_consent_claimed_is_not_judged() -> None:
     assert attempt("minutes of tonight's call: Sofia accepted the night shifts for March.", speaker="Alice",
                    names=GUILD) is None
