@@ -155,6 +155,17 @@ async def test_what_someone_said_is_found_by_its_condition_and_else_told_closest
     assert "退款" in answer and "退回来的钱直接转给老周" in answer and "航空公司" in answer, answer
 
 
+async def test_a_promise_is_told_of_its_owner_in_the_third_person() -> None:
+    """Heyan tells what someone promised: their "my" is "their", a Chinese "我" inside the deed is no one's."""
+    fact = record(*GRACE, "pay for a second month of my hosting", n=3).model_copy(
+        update={"condition": "if it turns out it was my cousin on my account"})
+    answer = await ask("@heyan what did Grace promise?", JONAS, [fact])
+    assert "a second month of their hosting" in answer and "on their account" in answer and " my " not in answer, answer
+    zh = record("u-c", "陈姐", "退回来的钱我直接转给老周，多的还我", n=5, lang="zh")
+    answer = await ask("@和言 陈姐答应了什么？", ("u-z", "老周"), [zh], lang="zh")
+    assert "退回来的钱直接转给老周" in answer and "还陈姐" in answer, answer
+
+
 async def test_overdue_is_read_from_the_clock_and_the_source_line_is_quoted() -> None:
     lines = {"m4": "I'll clean the honeycomb bed and the exhaust filter on Wednesday, it's been gross for weeks"}
     answer = await ask("@heyan what is Kwame supposed to do and by when?", JONAS, laser(), lines=lines)

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from bot.answering.model import AnswerItem, ItemKind, ItemStatus
 from bot.offline.actions import promised_action
-from bot.offline.perspective import has_second_person, retold
+from bot.offline.perspective import has_second_person, owners_words, retold
 from bot.text.names import NameBook
 from memory.models import Fact, FactStatus, Kind
 
@@ -86,13 +86,13 @@ def promise_item_of(fact: Fact, now: datetime, reader: str | None, names: NameBo
     told = retold(action, fact, reader, names)
     line = _line(fact, lines, of=fact.subject) or _line(fact, lines)
     verbatim = told is None
-    shown = told if told is not None else (fact.sources[0].quote if fact.sources else fact.value).strip()
-    condition = condition_of(fact, line)
-    if condition and condition.casefold() in shown.casefold():
-        condition = ""
+    owner = names.name(fact.subject, fact.subject_name)
+    shown = _owners(told, owner) if told is not None else (fact.sources[0].quote if fact.sources else fact.value).strip()
+    said_if = condition_of(fact, line)
+    condition = "" if said_if and said_if.casefold() in (told or shown).casefold() else owners_words(said_if, owner)
     # the line as said, when it says more than the item — and never a "you" meant for someone else
     own_you = not has_second_person(line) or (bool(fact.recipient) and reader == fact.recipient)
-    quote = _clip(line) if line and own_you and not verbatim and _says_more(line, f"{fact.value} {condition}") else ""
+    quote = _clip(line) if line and own_you and not verbatim and _says_more(line, f"{fact.value} {said_if}") else ""
     recipient_name = names.name(fact.recipient, fact.recipient_name) if fact.recipient else fact.recipient_name
     return AnswerItem(
         kind=ItemKind.PROMISE, owner=fact.subject, owner_name=names.name(fact.subject, fact.subject_name),
@@ -100,6 +100,13 @@ def promise_item_of(fact: Fact, now: datetime, reader: str | None, names: NameBo
         condition=condition, due_at=fact.due_at, status=_STATUS.get(fact.status_at(now), ItemStatus.OPEN),
         quote=quote, verbatim=verbatim, fact_ids=(fact.id,),
     )
+
+
+def _owners(action: str, owner: str) -> str:
+    """The owner's words in the third person, but the subject that opens them ("I see him at drop-off"), which
+    the promise's phrase tells itself."""
+    head = re.match(r"(?:I'm|I’m|I)\b\s*", action)
+    return action[: head.end()] + owners_words(action[head.end():], owner) if head else owners_words(action, owner)
 
 
 def reply_item(fact: Fact, names: NameBook, lines: Mapping[str, str]) -> AnswerItem:

@@ -13,7 +13,7 @@ import re
 from bot.text.names import NameBook
 from memory.models import Fact
 
-__all__ = ["for_everyone", "has_second_person", "retold"]
+__all__ = ["for_everyone", "has_second_person", "owners_words", "retold"]
 
 _EN = re.compile(r"\b(?:you|your|yours|yourself)\b", re.IGNORECASE)
 _ZH = re.compile(r"你们|您|你")
@@ -31,6 +31,20 @@ _EN_FORMS = (
     (re.compile(r"\byour\b", re.IGNORECASE), "{name}'s"),
     (re.compile(r"\byou\b", re.IGNORECASE), "{name}"),
 )
+
+
+#: The owner as the object of a Chinese deed ("转给我", "还我") and as its subject inside it ("钱我直接转给老周").
+_ZH_ME_OBJECT = re.compile(r"(?<=[给还转发帮找问跟和让叫诉])我(?![们的自])")
+_ZH_ME_SUBJECT = re.compile(r"(?<=[，,、\u4e00-\u9fff])我(?![们的自])")
+
+
+def owners_words(text: str, owner: str) -> str:
+    """A promise's words (or its condition) as told of its owner ``owner`` by Heyan: "on my account" → "on
+    their account", "把我的车挪走" → "把自己的车挪走", "退回来的钱我直接转给老周" → "退回来的钱直接转给老周"."""
+    for pattern, form in _EN_OWN:
+        text = pattern.sub(form, text)
+    text = text.replace("我自己", "自己").replace("我的", "自己的")
+    return _ZH_ME_SUBJECT.sub("", _ZH_ME_OBJECT.sub(owner, text))
 
 
 def has_second_person(text: str) -> bool:
@@ -60,9 +74,8 @@ def for_everyone(text: str, fact: Fact, names: NameBook | None = None) -> str:
     """``text`` (a promise's words) as a card, digest or list shows it to anyone: "send you the draft"
     → "send Bea the draft", "move my bike" → "move their bike", "把我的车挪走" → "把自己的车挪走"; a "you"
     nobody knows is quoted as said (“send you the draft”)."""
-    told = retold(text, fact, None, names or NameBook.of([fact]))
+    book = names or NameBook.of([fact])
+    told = retold(text, fact, None, book)
     if told is None:
         return f"“{text}”"
-    for pattern, form in _EN_OWN:
-        told = pattern.sub(form, told)
-    return told.replace("我自己", "自己").replace("我的", "自己的")
+    return owners_words(told, book.name(fact.subject, fact.subject_name))
