@@ -273,6 +273,21 @@ async def test_a_move_asked_by_pointing_at_a_promise_said_long_before_moves_it(
     assert "$30" in hall.value and hall.due_at == datetime(2026, 11, 3, 18, tzinfo=UTC)
 
 
+async def test_a_time_named_fine_moves_the_owners_promise_and_agrees_to_nothing(
+        tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
+    # the owner asks "can the quote be Friday instead?"; "Friday's fine, no rush" lets it move: no agreement
+    clock_at(MONDAY + timedelta(minutes=5))
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await _quote_asked_and_taken(rt)
+    await rt.drain(60)
+    await rt.engine.observe(said("m3", "u-ivan", "Ivan", "the shop is shut Thursday. can the quote be Friday instead?", 2))
+    await rt.engine.observe(said("m4", "u-nora", "Nora", "Friday's fine, no rush", 3))
+    await rt.drain(60)
+    [quote] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))
+    assert "projector" in quote.value and quote.due_at is not None and quote.due_at.weekday() == 4
+    assert not [f for f in await rt.memory.list_facts(Scope(tenant="slack:T1")) if f.kind is Kind.CONSENSUS]
+
+
 async def test_a_yes_to_moving_a_promise_moves_it_whichever_of_the_two_owes_it(
         tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
     # "海报能不能推迟到周日？" does not say who owes the poster: the one promise between the two moves

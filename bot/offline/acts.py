@@ -16,7 +16,7 @@ from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE
 from bot.offline.proposals import plan_of, stated
 from bot.offline.requests import asks_deed, requested_action
-from bot.offline.reschedule import asks_to_move
+from bot.offline.reschedule import asks_for_time, asks_to_move
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
@@ -188,6 +188,12 @@ def _it_is(promise: CandidateFact, asked: str) -> CandidateFact:
 
 #: "I can", "我能": taking something on in words of one's own.
 _I_CAN = re.compile(r"\bi\s+(?:can|could)\b|\bi'?d\b|我(?:会|能|去)", _I)
+
+
+def _moves_asked(thread: _Thread, message_id: str) -> bool:
+    """Is the line ``message_id`` of the thread a request to move a time ("can the label be Wednesday instead?")?"""
+    said = next((u for u in thread.lines if u.message_id == message_id), None) if message_id else None
+    return said is not None and asks_to_move(said.text) and asks_for_time(said.text)
 
 
 def _takes_up(text: str) -> bool:
@@ -453,7 +459,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and (
             (c.attribute == agrees and act in _NOT_AGREEING and sure[i])
             # "下周二可能不行…改周四晚上8点行吗？": a time turned down for another turns no proposal down
-            or (c.attribute == refuses and asks_to_move(turn.text))))]
+            or (c.attribute == refuses and asks_to_move(turn.text))
+            # "can the label be Wednesday instead?" — "Wednesday's fine": a move let through, nothing agreed
+            or (c.attribute == agrees and _moves_asked(thread, c.extra.get("proposal_message_id", "")))))]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):

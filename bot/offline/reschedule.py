@@ -158,7 +158,8 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
                                   normalize(turn.text).strip()[:300], turn.zone, consent_of=prev.author_id, either=True))
             continue
         if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
-                and (not asked_them(thread, i) or _INSTEAD.search(prev.text)) and is_answer(turn.text) \
+                and (not asked_them(thread, i) or _INSTEAD.search(prev.text)) \
+                and (is_answer(turn.text) or _TIME_FINE.match(turn.text)) \
                 and not _NOT.search(turn.text) and asks_for_time(prev.text) \
                 and (asked := _asked(prev.text) or _time_asked(prev.text)):
             # the owner asked for another time and the one it was promised to said yes: the owner's promise
@@ -180,7 +181,9 @@ _INSTEAD = re.compile(r"\binstead\b|改(?=[到成在]?[^，,。]{0,6}?(?:周|星
 
 
 #: A yes that is not one: "ok but not the 22nd", "行，不过…不行" ("no problem" is a yes).
-_NOT = re.compile(r"\b(?:not|no(?!\s+(?:problem|prob|worries|biggie))|can'?t|won'?t)\b|不行|不可以|不能|没法", _I)
+_NOT = re.compile(r"\b(?:not|no(?!\s+(?:problem|prob|worries|biggie|rush|hurry|stress))|can'?t|won'?t)\b|不行|不可以|不能|没法", _I)
+#: A yes that names the time it takes: "Wednesday's fine", "thursday works", "周三可以".
+_TIME_FINE = re.compile(r"^\W*[\w\u4e00-\u9fff]+(?:'s|’s|\s+is)?\s*(?:fine|ok(?:ay)?|good|works|perfect|可以|行|没问题)\b", _I)
 
 
 def asks_for_time(text: str) -> bool:
