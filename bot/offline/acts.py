@@ -191,9 +191,10 @@ _I_CAN = re.compile(r"\bi\s+(?:can|could)\b|\bi'?d\b|我(?:会|能|去)", _I)
 
 
 def _moves_asked(thread: _Thread, message_id: str) -> bool:
-    """Is the line ``message_id`` of the thread a request to move a time ("can the label be Wednesday instead?")?"""
+    """Is the line ``message_id`` of the thread a request to move a promise's time ("can the label be Wednesday
+    instead?"), not a plan put to all ("let's move the meeting to Thursday", which a yes agrees to)?"""
     said = next((u for u in thread.lines if u.message_id == message_id), None) if message_id else None
-    return said is not None and asks_to_move(said.text) and asks_for_time(said.text)
+    return said is not None and asks_to_move(said.text) and asks_for_time(said.text) and not _FOR_ALL.search(said.text)
 
 
 def _takes_up(text: str) -> bool:
