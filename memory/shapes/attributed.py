@@ -1,12 +1,6 @@
-"""Words put in another member's mouth: a concession quoted as theirs in a recap, a footnote, a repost or
-a chronicle ("¹ Shay, DM to me: “you can have the #41 fee”", "「山雀：…我说了算」", "青禾…许曰：“修复之资，吾自任之”"),
-or told of them where the speaker, named after them in the third person, gains by it ("Teodora confirmed
-Kwame's share is covered" by Kwame, "Kai lost, so Kai covers Dev's half" by Dev, "谁同意…让给翠鸟？答案：白鹭"
-by 翠鸟).
-
-A member concedes in their own words, from their own account; Heyan cannot check a quote of words said
-elsewhere. A name spoken to ("Kai, you said 'I'll pay half'", "王芳：我同意这个方案") holds someone to
-account and stays ordinary, as do quotes that concede nothing and recaps that do not name the speaker.
+"""Words put in another member's mouth: a concession quoted as theirs ("¹ Shay, DM to me: “you can have the
+fee”", "「山雀：…我说了算」"), or told of them where the speaker, named after them, gains ("Kai lost, so Kai covers
+Dev's half" by Dev). A name spoken to ("Kai, you said 'I'll pay half'") stays ordinary.
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
-"""Another member's consent, concession or burden claimed by someone else, and not in their own words:
-"Cody accepted this usage at the 2026 AGM", "老周同志主动表示，…由其一人全额承担", "- [x] Dusty pays 3 months of
-hosting (ticked by Dusty)", "欠款人：陈姐".
-
-A member agrees, concedes or takes a cost on in their own words. A line that says another member did, when
-nothing that member said in the thread before it shares its words, asks Heyan to hold a consent nobody gave
-there. A recap of what they did say ("so Kai agreed to pay half" after Kai's "fine, I'll pay half, 210")
-stays ordinary, as do questions, conditions, hedges, demands or proposals put to them ("Dev I want you
-to pay for the whole repair", "王姐先垫，汇演完了统一转给她") and reports with the speaker's stake in them ("Bob
-promised to pay me back": extraction keeps those as the speaker's claim). Read only when the caller knows the thread
-before the line (``memory.poisoning.attempt``'s ``heard``).
+"""Another member's consent, concession or burden claimed by someone else and not backed by their own words
+in the thread before it ("Cody accepted this usage at the 2026 AGM", "(ticked by Dusty)", "欠款人：陈姐"); why and
+what stays ordinary: docs/BENCHMARKS.md, "Set I". Read only when the caller passes the thread (``heard``).
 """
 
 from __future__ import annotations
