@@ -15,7 +15,7 @@ UV_COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --u
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-.PHONY: acts attacks install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
+.PHONY: acts attacks bytecode install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
 
 # The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
 # apt-get when it is missing (as root, or through sudo), with a Chinese font so that zh pages and
@@ -74,7 +74,12 @@ chromium:
 	@test -x $(CHROMIUM) -a -e $(CJK_FONT) || { echo "installing Debian's chromium for the browser tests"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium fonts-wqy-microhei; }
 
-unit: $(STAMP) chromium
+# Heyan's own bytecode, written once before a run: with PYTHONDONTWRITEBYTECODE set (as on the CI
+# machines) every `heyan` process a test starts would otherwise compile ~300 modules from source again.
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q -j 0 adapters bot jobs memory prompts scripts tests
+
+unit: $(STAMP) chromium bytecode
 	$(PYTEST)
 
 # No test depends on today's date: the tests marked `dated` (they replay messages with fixed dates)
@@ -84,13 +89,13 @@ faketime:
 	@command -v faketime >/dev/null || { echo "installing Debian's faketime for make any-day"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq faketime; }
 
-any-day: $(STAMP) faketime
+any-day: $(STAMP) faketime bytecode
 	faketime -f +365d $(BIN)/pytest -q -n 1 -m dated $(DATED) & pid=$$!; \
 	faketime -f +1826d $(BIN)/pytest -q -n 1 -m dated $(DATED); five=$$?; \
 	wait $$pid && test $$five = 0
 
 # everything but the tests marked `slow` (the fault-injection suite among them): for developers
-unit-fast: $(STAMP)
+unit-fast: $(STAMP) bytecode
 	$(PYTEST) -m "not slow"
 
 # Re-take the console's screenshots shown in README (docs/img/web-*.png).
