@@ -190,6 +190,8 @@ _INTRO = re.compile(r"^\s*[(（\[【]?\s*(?:this\s+is|it'?s|it\s+is|sent\s+by|po
 #: "It's Bob, he never pays on time" names Bob, it does not speak as him.
 _GOES_ON = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|i've|my|me)\b|\b(?:here|speaking|typing|writing|using|posting)\b|"
                       r"\bon\s+\S+(?:'s|’s)\s+(?:account|phone|laptop)|我|在用|用.{0,6}号", _I)
+#: A formal declaration's opening, "I, <name>, …" / "我，<名字>，…", at a line's or sentence's start.
+_DECLARE = re.compile(r"(?:^|(?<=[.!?。！？]))\s*(?:I|我)\s*[,，]\s*", re.MULTILINE)
 _LINE_END = re.compile(r"[ .!。！]*(?:\n|$)")
 #: "From: Bob" heading a message, "Signed, Bob" / "Regards, Bob" closing it.
 _LETTER = re.compile(r"^\s*(?:from\s*:|signed\s*,?|regards\s*,?|sincerely\s*,?|cheers\s*,?|best\s*,)\s*", _I | re.MULTILINE)
@@ -223,6 +225,9 @@ def _impersonation(text: str, others: dict[str, str], speaker: str, quoted: froz
         who = names.match(text, m.end())
         if (who and _AFTER_INTRO.match(text, who.end()) and not text.startswith(("'s", "’s", "的"), who.end())
                 and _GOES_ON.search(text, who.end(), who.end() + 60)):
+            return who.group()
+    for m in _DECLARE.finditer(text):  # "I, Ilkka, release Benji from the refund": a declaration in Ilkka's name
+        if (who := names.match(text, m.end())) and re.match(r"\s*[,，]", text[who.end():]):
             return who.group()
     for m in _LETTER.finditer(text):
         who = names.match(text, m.end())

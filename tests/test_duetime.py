@@ -38,6 +38,11 @@ TABLE: list[tuple[str, datetime, datetime]] = [
     ("今晚", LATE, sh(4, 23, 59)),
     # Chinese: weekdays and periods
     ("周五前", WED, sh(6, 23, 59)),
+    # a holiday on a fixed date as the deadline: this year's, or next year's once past
+    ("圣诞节前把礼物寄出", WED, sh(25, 23, 59, month=12)),
+    ("万圣节之前", WED, sh(31, 23, 59, month=10, year=2027)),
+    ("I'll mail the cards before Christmas Eve", WED, sh(24, 23, 59, month=12)),
+    ("by New Year's", WED, sh(1, 23, 59, month=1, year=2027)),
     ("星期五之前", WED, sh(6, 23, 59)),
     ("礼拜五", WED, sh(6, 23, 59)),
     ("周五前", FRI, sh(6, 23, 59)),  # said on Friday: today
@@ -140,6 +145,9 @@ def test_resolves(text: str, now: datetime, expected: datetime) -> None:
         "晚上十一点后",
         "从明天起",
         "every night",
+        # a holiday named but no deadline
+        "put it on your christmas list",
+        "圣诞快乐",
     ],
 )
 def test_no_due_phrase(text: str) -> None:

@@ -95,6 +95,11 @@ async def test_an_agreement_carries_the_whole_proposal_and_a_refusal_is_no_agree
     ([("Ada", "ok, next thing. the shed is a mess. proposal: whoever borrows a tool signs the clipboard"), ("Ben", "+1"),
       ("Cy", "works for me")], "en", "clipboard"),
     ([("老王", "好，说下一件事。我正式提议：以后借工具要在登记本上签字，同意的扣1"), ("小李", "1"), ("阿芳", "1，没问题")], "zh", "登记本"),
+    # rules written down after a lead-in, yeses of an old vote ("aye"), a grudging yes that ends the line
+    ([("Wren", "ok, putting the shed rules down now so nobody's surprised: 1) tools back by dark; 2) the key stays in the "
+               "box"), ("Ayesha", "aye"), ("Teva", "aye from the allotment 🌱")], "en", "key stays"),
+    ([("老陈", "趁这次，以后定两条规矩：1）工具当天归还；2）钥匙放回盒子里。大家说说"), ("小李", "同意"),
+      ("阿芳", "当天归还有点赶……算了，同意吧")], "zh", "钥匙"),
 ])
 async def test_a_bare_yes_after_a_proposal_is_a_party_to_it(lines: list[tuple[str, str]], lang: str, words: str) -> None:
     facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")
@@ -399,8 +404,73 @@ async def test_a_promise_that_opens_by_calling_a_member_is_made_to_them(lines: l
     assert promise.recipient == "u-Marisol" and promise.condition
 
 
+@pytest.mark.parametrize(("lines", "lang", "words", "day"), [
+    # asked of a member by @name with no 你, taken by a yes of one character
+    ([("阿豪", "@小林 海报周五前能改好吗？印厂周六开机"), ("小林", "妥")], "zh", "海报", "Fri"),
+    # "我这边"/"回头": where and when the speaker is, the deed still the one asked
+    ([("阿强", "上次聚餐的照片能发我一份吗？"), ("小美", "没问题，杭州这边周三晚上前发你")], "zh", "照片", "Wed"),
+    ([("阿强", "@小美 报名表能改改吗？"), ("小美", "回头我发你，周四中午前，我这边时间")], "zh", "报名表", "Thu"),
+    # an offer right after a request put to the speaker takes it on, at the offer's time
+    ([("Sina", "Paulo can you redo the flyer with the new date?"), ("Paulo", "I'll sort it. you'll have it by Thursday noon")],
+     "en", "flyer", "Thu"),
+])
+async def test_a_request_taken_in_few_words_is_the_requests_deed(lines: list[tuple[str, str]], lang: str, words: str,
+                                                                  day: str) -> None:
+    facts = await _facts(lines, lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == f"u-{lines[1][0]}" and promise.recipient == f"u-{lines[0][0]}" and words in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == day
+
+
+async def test_a_request_to_a_title_is_taken_once_and_being_made_to_pay_is_no_promise() -> None:
+    facts = await _facts([("小米", "队长，能不能给联赛写封申诉邮件？说明是功率计的问题"), ("阿峰", "包在我身上，我这边明晚10点前发"),
+                          ("糖糖", "可以可以"), ("老白", "两件都让我出不太合理吧")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿峰" and promise.recipient == "u-小米" and "申诉邮件" in promise.value
+
+
+async def test_a_sum_said_before_its_verb_is_the_deed_and_a_conditions_time_is_not_the_due() -> None:
+    facts = await _facts([("阿强", "老白，车费你补一下呗？"), ("老白", "全让我出说不过去。这样，90，周五之前转你")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert "90" in promise.value and promise.recipient == "u-阿强"
+    facts = await _facts([("小美", "要是场地能订到周日下午，茶歇的钱我来出")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.condition and "周日" in promise.condition and promise.due_at is None
+
+
+async def test_a_counter_offer_past_a_refused_time_and_on_the_askers_clock() -> None:
+    facts = await _facts([("Ana", "can you finish the whole deck by Friday?"),
+                          ("Raj", "the whole deck by Friday isn't happening. I'll do the first half by Monday evening"),
+                          ("Ana", "Monday then")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Mon"
+    # told by name; the hour on the asker's clock ("by 9 your time"); the asker's yes is no agreement
+    turns = [Utterance("m0", "u-Mia", "Mia", "Jonas, send the venue contract to the group, tonight please",
+                       T0, zone="Asia/Tokyo"),
+             Utterance("m1", "u-Jonas", "Jonas", "can't tonight, I'm out. I'll send it tomorrow, by 9 your time",
+                       T0 + timedelta(minutes=5), zone="Europe/Berlin"),
+             Utterance("m2", "u-Mia", "Mia", "9 my time works", T0 + timedelta(minutes=9), zone="Asia/Tokyo")]
+    facts = []
+    for i, turn in enumerate(turns):
+        request = ExtractionRequest("t", "s", [turn], turns[:i], lang="en", timezone="UTC")
+        facts += to_facts(request, await OfflineProvider().extract(request), now=turn.ts)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Jonas" and promise.recipient == "u-Mia" and "venue contract" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%a %H:%M") == "Tue 09:00"
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS]
+
+
+async def test_words_after_a_promise_that_only_tell_when_give_it_its_time() -> None:
+    facts = await _facts([("Ivo", "I'll get the trophy engraved in town. ETA Thursday"),
+                          ("Lea", "I'll book the hall. consider it done, it goes out with Friday's post")])
+    days = sorted(f.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") for f in facts
+                  if f.kind is Kind.COMMITMENT and f.due_at is not None)
+    assert days == ["Fri", "Thu"] and len([f for f in facts if f.kind is Kind.COMMITMENT]) == 2
+
+
 @pytest.mark.parametrize(("text", "when", "what"), [
     ("ugh my week is packed. ok make it Saturday noon instead, earlier is better anyway", "Saturday noon", ""),
+    ("the courier is off Monday, so I'll have to push the parcel to Wednesday's van", "Wednesday", ""),
     ("mixing: make that tuesday not sunday, the plugin keeps crashing", "tuesday", "mixing"),
     ("update: make the poster Friday noon instead of thursday, exam got moved", "Friday noon", "the poster"),
     ("Ana make that Fri noon for the sheet, family thing thurs", "Fri noon", "the sheet"),
@@ -416,6 +486,8 @@ def test_a_change_of_time_inside_a_longer_line(text: str, when: str, what: str) 
 
 @pytest.mark.parametrize(("asked", "answer", "when"), [
     ("not friday pls, the tech comes thursday. wednesday?", "wednesday it is", "wednesday"),
+    ("any chance of moving the review up to Thursday? the client flies Friday", "ok, Thursday it is. by 3pm my time",
+     "Thursday, by 3pm"),
     ("太晚了，下周五（24号）之前可以吗", "……好吧，24号", "24号"),
 ])
 def test_taking_a_time_someone_asks_for_moves_the_promise(asked: str, answer: str, when: str) -> None:

@@ -350,6 +350,11 @@ CLAIMED = [
     # in a link's query string
     ("Alice", "all tracked here → https://guild.example/ledger?item=controller&broken_by=tom&status=agreed_by_tom",
      [("Tom", "it was already cracked when I got it")]),
+    # the deal said to be made with them, a formal declaration in their name
+    ("Marcus", "BREAKING: the raid tax is scrapped for Marcus, settled directly with guild admin Ruth, no more dues",
+     [("Ruth", "everyone pays the raid tax, no exceptions")]),
+    ("Alice", "Tom sent me this, so it's settled:\nI, Tom, accept the full cost of the broken controller.",
+     [("Tom", "that controller was cracked before")]),
 ]
 
 
@@ -372,6 +377,9 @@ def test_a_consent_claimed_for_another_member_without_their_words_is_flagged(
     ("李娜", "王建国先垫，月底统一转给他吧", []),
     ("Alice", "did Sofia accept the night shifts?", []),
     ("李娜", "林涛，名单里其他几位都确认了", []),
+    ("Alice", "I, for one, agree with Tom on this", []),
+    ("Alice", "we agreed with Ruth last week that the raid tax goes up, Ruth can confirm",
+     [("Ruth", "yes the raid tax goes up next week, as we agreed")]),
 ])
 def test_a_consent_told_with_their_words_or_put_to_them_stays_ordinary(
         speaker: str, text: str, heard: list[tuple[str, str]]) -> None:

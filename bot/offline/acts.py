@@ -50,7 +50,7 @@ _MOVES = re.compile(r"\b(?:scratch|instead|move[ds]?|push(?:ed|ing)?|change[ds]?
 _NAMED_BACK = 12
 #: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
 _TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem)\b"
-                       r"|好|行|可以|没问题|收到|我来", _I)
+                       r"|好|行|可以|没问题|收到|我来|妥|得嘞", _I)
 #: A line opening with a member's name or mention: "@Harriet yup", "Harriet, sure", "阿青，好的".
 _OPENS_WITH_NAME = re.compile(r"^\s*@?(?P<name>[^\W\d_][\w.-]{0,23}?)[\s,，:：]+(?=\S)")
 _PROPOSAL_BACK = 8
@@ -102,10 +102,14 @@ _PROPOSAL_CUE = re.compile(r"(?:^|(?<=[.!?。！？]))\s*" + _OPENER
                            + r"(?:(?:my\s+)?(?:proposal|suggestion)(?:\s+for\s+[^:：.!?]{1,60})?\s*(?=[:：])|(?:my\s+)?(?:proposal|suggestion)\b"
                            r"|i\s+(?:propose|suggest)\b"
                            # rules put to all before their list: "rules from now on, and I'm writing them down:"
-                           r"|(?:new\s+|house\s+|the\s+)?rules?\b(?:\s+(?:from\s+now\s+on|going\s+forward))?[^:：.!?\n]{0,50}(?=[:：]))"
+                           r"|(?:[\w'-]+\s+){0,4}?(?:new\s+|house\s+|the\s+)?rules?\b(?:\s+(?:from\s+now\s+on|going\s+forward))?"
+                           r"[^:：.!?\n]{0,50}(?=[:：]))"
                            r"|(?:^|(?<=[.!?。！？]))\s*" + _OPENER
-                           + r"(?:[^，,。！？!?:：]{0,8}?我?(?:正式)?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：]"
-                           r"|[^，,。！？!?:：]{0,8}?(?:定|立)(?:个|一个|几条)?(?:规矩|规则)[^:：。！？]{0,8}(?=[:：]))", _I)
+                           + r"(?:[^，,。！？!?:：]{0,8}?我?(?:正式)?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])"
+                           # rules set down before a colon, after a lead-in too: "趁这次，以后拼班定三条规矩："
+                           r"|(?:^|(?<=[.!?。！？，,]))\s*" + _OPENER
+                           + r"[^，,。！？!?:：]{0,8}?(?:定|立)(?:个|一个|几条|[一二两三四五六七八九十\d]条)?(?:规矩|规则)[^:：。！？]{0,8}(?=[:：])",
+                           _I)
 #: A plan put to everyone for a yes: "…, agreed?", "everyone ok with that?", "大家同意吗？", "同意的扣1".
 _PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|fine|agree)(?:\s+with\s+(?:that|this))?"
                          r"|(?:are\s+)?we\s+(?:all\s+)?(?:agreed|good\s+with\s+(?:that|this)))\s*[?？]\s*$"
@@ -119,23 +123,24 @@ _PROPOSAL_QUESTION = re.compile(
     r"|why\s+don'?t\s+we\b|shall\s+we\b|(?:要不|不如|要不然)(?:我们|咱们|大家)?\S)", _I)
 #: A short yes that may restate what it agrees to: "sat 23 UTC fine", "8am I can survive ☕", "ok fine, works",
 #: "周六晚上可以". Not a question, and no "no" in it.
-_YES_WORDS = re.compile(r"\b(?:fine|works|ok(?:ay)?|yes|yep|yeah|yup|sure|agreed|agree|deal|good|perfect|great"
+_YES_WORDS = re.compile(r"\b(?:fine|works|ok(?:ay)?|yes|yep|yeah|yup|aye|yea|sure|agreed|agree|deal|good|perfect|great"
                         r"|i'?m\s+in|count\s+me\s+in|can\s+(?:live\s+with|survive|do)|no\s+objections?)\b"
                         r"|👍|✅|👌|🙌|可以|行|同意|没问题|没意见|赞成|好的|好啊|好呀|ok", _I)
 _NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|but)\b|不|没法|别|[?？]", _I)
 #: A clause that only says yes, grudging or not: "fine", "ok. grudgingly", "I'll take it", "行吧", "我没意见",
 #: "勉强接受", "2张就2张" — a line holding one agrees, whatever else it says ("…but fine", "我没意见。那我明天…").
 _YES_CLAUSE = re.compile(
-    r"(?:(?:ok(?:ay)?|fine|good)(?:\s+(?:by|with)\s+me)?|yes(?:\s+please)?|yeah|yep|sure|agreed?|deal|grudgingly|in|count\s+me\s+in"
+    r"(?:(?:ok(?:ay)?|fine|good)(?:\s+(?:by|with)\s+me)?|yes(?:\s+please)?|yeah|yep|aye(?:\s+from\s+[^,.;!?]{1,30})?|yea|sure|agreed?|deal"
+    r"|grudgingly|in|count\s+me\s+in|(?:举双手|双手)?赞成"
     r"|i'?ll\s+take\s+it|i\s+can\s+live\s+with\s+(?:it|that)|[+＋]1|扣1"
     r"|works(?:\s+for\s+me)?|i'?m\s+in|no\s+objections?|行吧|行|好吧|好|可以(?:可以)?|(?:那就|那|就|也|先)?同意|没意见|我没意见|没问题|勉强(?:接受|同意)|接受"
     r"|那就这样(?:吧)?|就这么定(?:了|吧)?|(?P<x>[^，,。.\s]{1,6})就(?P=x))"
-    r"[\s!！~～。.…👍🙏😅🥲🙄😂]*", _I)
+    r"[\s!！~～。.…👍🙏😅🥲🙄😂吧]*", _I)
 _CLAUSES = re.compile(r"[,，.。;；…!！]+|\s+(?:but|though|although)\s+|虽然|不过|但是|但", _I)
 #: Words that turn the proposal down, whatever yes they hold.
 _TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\s+agree|disagree|against\s+it|not\s+ok(?:ay)?"
                           r"|(?:is\s+|'s\s+|’s\s+)?no\s+good|(?:doesn'?t|won'?t|does\s+not|will\s+not)\s+work"
-                          r"|not\s+(?:for|with)\s+me|count\s+me\s+out)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
+                          r"|not\s+(?:for|with)\s+me|count\s+me\s+out|nay)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
 #: An action that only points at what was asked: "do it tomorrow after work", "send it tonight", "弄这个".
 _ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it)[\s.!,]*$|"
                           r"(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make|have|put"
@@ -153,6 +158,15 @@ _TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 
 
+#: A line said to someone by name or title first ("队长，能不能…", "coach, can you …"), not to the group.
+_VOCATIVE = re.compile(r"^\s*@?(?!(?:大家|各位|所有人|everyone|everybody|all|guys|folks|team|ok|okay|so|well)\b)"
+                       r"(?!大家|各位|所有人)[^\s,，:：]{1,10}[,，:：]\s*", _I)
+#: A plan for the speaker and the listeners together: "can we …", "我们能不能…".
+_TO_US = re.compile(r"\b(?:we|let'?s|us)\b|我们|咱们?|大家|各位", _I)
+#: A deed told to someone: "post the full DM thread", "please send me the json".
+_IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|put|bring|pay|call|check|push|upload|share|add"
+                         r"|give|move|update|email|text|book|return|finish|review|merge|print|order|buy|pick\s+up|drop|clean"
+                         r"|record|redo|re-?\w+|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove)\b", _I)
 #: What the classifier may call a plan put to all ("all donations go to X this time. agreed?").
 _MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
 
@@ -223,9 +237,15 @@ _ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:�
                           r"(?:到|在|给)?(?:群里|群|你|他|她|过来|过去)?$")  # "(下班前)问"
 
 
+#: Words of when or where the speaker is that leave the deed as it was: "回头", "晚点", "雅典这边", "我这边时间".
+_ZH_ASIDE = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?)|^[\u4e00-\u9fff]{0,4}(?:这边|这里)(?=[\u4e00-\u9fff])")
+
+
 def _points_only(value: str) -> bool:
-    """Does a promise's value only point at what was asked ("do it tomorrow", "周五下班前问", "周日晚上9点前发群里")?"""
-    return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match((split_due(value)[0] or value).strip(" ，,。")))
+    """Does a promise's value only point at what was asked ("do it tomorrow", "周五下班前问", "周日晚上9点前发群里",
+    "回头我发你", "雅典这边明早9点前发你")?"""
+    bare = _ZH_ASIDE.sub("", _MY_TIME.sub("", split_due(value)[0] or value).strip(" ，,。"))
+    return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。")))
 
 
 def _for_all(text: str) -> bool:
@@ -236,9 +256,16 @@ def _zone(request: ExtractionRequest) -> str:
     return request.timezone if is_zone(request.timezone) else "UTC"
 
 
-def _due(text: str, said: Utterance, request: ExtractionRequest, owner: Utterance | None = None) -> datetime | None:
-    """The time ``text`` (said by ``said``) names; a bare day asked of ``owner`` ends in the owner's zone."""
-    return resolve_due(text, aware(said.ts), speaker_zone(said.zone, _zone(request)),
+#: A time on the listener's clock ("by 9 your time", "你那边周五"), not the speaker's.
+_YOUR_CLOCK = re.compile(r"\byour\s+time\b|你那边|你那里", _I)
+
+
+def _due(text: str, said: Utterance, request: ExtractionRequest, owner: Utterance | None = None,
+         listener: Utterance | None = None) -> datetime | None:
+    """The time ``text`` (said by ``said``) names; a bare day asked of ``owner`` ends in the owner's zone; a
+    time said on the ``listener``'s clock ("by 9 your time") is read on it."""
+    clock = listener if listener is not None and _YOUR_CLOCK.search(said.text) else said
+    return resolve_due(text, aware(said.ts), speaker_zone(clock.zone, _zone(request)),
                        owner=speaker_zone(owner.zone, _zone(request)) if owner is not None else None)
 
 
@@ -250,14 +277,25 @@ _OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|f
 _YOUR_TIME = re.compile(r"\s+(?:my|your|our|their|his|her)\s+time\b", _I)
 
 
+#: A time turned down in so many words: "the whole part by Saturday isn't happening", "周六来不及".
+_NOT_HAPPENING = re.compile(r"\b(?:isn'?t|is\s+not|not|won'?t|can'?t|cannot)\s+(?:happening|happen|possible|doable)\b"
+                            r"|来不及|做不到|不可能|够呛", _I)
+
+
 def _offered_time(text: str) -> str:
     """The time a counter-offer offers: the one in a clause that offers it ("I can do it tomorrow morning
     Jakarta time, tonight I'm at a wedding" → "tomorrow morning"), else the first not turned down ("not
     tonight … tomorrow morning?", "周五不行，周日吧，我周六才有空" → "周日"); "" when it names none. A time asked
     back ("… saturday 20:00 my time?") comes before one that only bounds a state ("on nights till friday")."""
-    for clause in re.split(r"[,;.!?，。；！？]+", text):
+    for piece in re.finditer(r"[^,;.!?，。；！？]+", text):
+        clause = piece.group()
         span = find_due_span(clause)
-        if span is not None and _OFFERING.search(clause) and not _TURNED_DOWN.search(clause):
+        if span is not None and _OFFERING.search(clause) and not _TURNED_DOWN.search(clause) \
+                and not _NOT_HAPPENING.search(clause):
+            # "tomorrow, by 9 your time": the hour said after a comma narrows the day
+            whole = find_due_span(text[piece.start():])
+            if whole is not None and whole[0] == span[0] and whole[1] > span[1]:
+                return text[piece.start() + whole[0] : piece.start() + whole[1]]
             return clause[span[0] : span[1]]
     # put as a question: "thursday's no good, I'm on nights. saturday 20:00 my time?" (a sentence: "tuesday, 10pm?")
     for asked in re.finditer(r"[^.!?。！？]+[?？]", text):
@@ -265,6 +303,9 @@ def _offered_time(text: str) -> str:
         span = find_due_span(sentence)
         if span is not None and not _TURNED_DOWN.search(sentence):
             return sentence[span[0] : span[1]].strip()
+    # the first time not turned down ("the whole part by Saturday isn't happening. … by Monday evening")
+    text = re.sub(r"[^,;.!?，。；！？]+", lambda m: " " * len(m.group()) if _NOT_HAPPENING.search(m.group()) else m.group(),
+                  text)
     span = find_due_span(text)
     return text[span[0] : span[1]] if span is not None else ""
 
@@ -279,6 +320,14 @@ class _Thread:
         self.acts = [Act.PROPOSE if _PROPOSAL_CUE.search(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
                      else a for u, a in zip(self.lines, acts, strict=False)]
         book = self.book = NameBook.of(utterances=self.lines)
+        # a deed asked or told of a member by name that the classifier took for talk or an offer ("@大飞 称重视频
+        # 下周二比赛前能传到ZwiftPower上吗？", "Tomasz, post the full DM thread, tonight") is a request
+        for i, u in enumerate(self.lines):
+            if self.acts[i] in (Act.OTHER, Act.QUESTION, Act.OFFER, Act.PROPOSE) and not _TO_BOT.search(u.text) and (
+                    (self.acts[i] is not Act.OFFER and (self._said_to_member(u) or _VOCATIVE.match(u.text))
+                     and asks_deed(u.text) and not _PROPOSAL_CUE.search(u.text) and not _TO_US.search(u.text))
+                    or self._told_to_member(u)):
+                self.acts[i] = Act.REQUEST
         # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
         # can") counters the request, whatever the classifier called it
         for i, u in enumerate(self.lines):
@@ -310,7 +359,8 @@ class _Thread:
                 if j is not None and _offered_time(u.text) and not _MOVES.search(u.text):
                     self.acts[i], self.countered[i] = Act.COUNTER, j
         # a line that asks someone for a deed ("Jun, can you send me your address by tomorrow? then it goes
-        # out this week") is a request, whatever time of its own it names
+        # out this week") is a request, whatever time of its own it names; so is one said to a member by name
+        # that the classifier took for talk ("@大飞 称重视频下周二比赛前能传到ZwiftPower上吗？")
         for i, u in enumerate(self.lines):
             if self.acts[i] is Act.COUNTER and asks_deed(u.text):
                 self.acts[i] = Act.REQUEST
@@ -336,6 +386,29 @@ class _Thread:
             or attempt(u.text, speaker=u.author_name, names=names, addressed=u.addressed,
                        heard=[(x.author_name, x.text) for x in self.lines[:k]]) is not None)
             for k, u in enumerate(self.lines)]
+
+    def _said_to_member(self, u: Utterance) -> bool:
+        """Does ``u`` open by naming another member of the thread ("@大飞 …", "Ayesha, …")?"""
+        m = _OPENS_WITH_NAME.match(u.text)
+        return m is not None and any(hit.users and u.author_id not in hit.users for hit in self.book.find(m.group("name")))
+
+    def _told_to_member(self, u: Utterance) -> bool:
+        """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
+        m = _OPENS_WITH_NAME.match(u.text)
+        return m is not None and self._said_to_member(u) and bool(_IMPERATIVE.match(u.text, m.end()))
+
+    def asked_of(self, i: int) -> int | None:
+        """The request just before line ``i``, by someone else, put to ``i``'s speaker by name or to nobody
+        by name: an offer right after it takes it on ("Nélia can you redo the slide?" — "I'll sort it")."""
+        j = i - 1
+        if j < 0 or self.acts[j] is not Act.REQUEST or self.lines[j].author_id == self.lines[i].author_id:
+            return None
+        named = [hit for hit in self.book.find(self.lines[j].text) if hit.users]
+        return j if not named or any(self.lines[i].author_id in hit.users for hit in named) else None
+
+    def act_of(self, message_id: str) -> Act | None:
+        """The act of the line ``message_id``, when the thread holds it."""
+        return next((a for u, a in zip(self.lines, self.acts, strict=True) if u.message_id == message_id), None)
 
     def before(self, i: int, wanted: frozenset[Act], back: int) -> int | None:
         """The nearest line before ``i``, of someone else, whose act is one of ``wanted``; None when an
@@ -462,13 +535,15 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             # "下周二可能不行…改周四晚上8点行吗？": a time turned down for another turns no proposal down
             or (c.attribute == refuses and asks_to_move(turn.text))
             # "can the label be Wednesday instead?" — "Wednesday's fine": a move let through, nothing agreed
-            or (c.attribute == agrees and _moves_asked(thread, c.extra.get("proposal_message_id", "")))))]
+            or (c.attribute == agrees and _moves_asked(thread, c.extra.get("proposal_message_id", "")))
+            # "I'll post it tomorrow, by 9 your time" — "9 my time works": a counter-offer taken, nothing agreed
+            or (c.attribute == agrees and thread.act_of(c.extra.get("proposal_message_id", "")) is Act.COUNTER)))]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
             asked = thread.lines[j]
             when = _offered_time(turn.text)
-            due = _due(when, turn, request) if when else None
+            due = _due(when, turn, request, listener=asked) if when else None
             action = requested_action(asked.text)
             if due is not None:  # the time asked for was turned down: the action no longer says it
                 action = _YOUR_TIME.sub("", split_due(action)[0]).strip() or action
@@ -481,7 +556,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 action = deed
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
-        elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))):
+        elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))) \
+                or (act is Act.OFFER and thread.asked_of(i) is not None):
             j = named
             if j is None:
                 j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
@@ -489,6 +565,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
             if j is not None and named is None and thread.answers_later(j, i):
                 j = None  # "ok fair 😅" after a third member's "that never happened": it answers that line
+            if j is not None and named is None and thread.acts[j] is Act.REQUEST and any(
+                    thread.acts[k] in _TAKES_ON_ACTS and thread.lines[k].author_id not in
+                    (turn.author_id, thread.lines[j].author_id) for k in range(j + 1, i)):
+                j = None  # "包在我身上" by the one asked, then a third member's "可以可以": taken already
             kind = thread.acts[j] if j is not None else None
             if j is not None and kind is Act.REQUEST and (_for_all(thread.lines[j].text)
                                                           or _PROPOSING.match(thread.lines[j].text)):
@@ -506,13 +586,16 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                     and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)):
                 asked = thread.lines[j]
                 action = requested_action(asked.text)
-                due = _due(turn.text, turn, request) or _due(action, asked, request, turn)
+                due = _due(turn.text, turn, request, listener=asked) or _due(action, asked, request, turn)
                 own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-                if own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker; "I'll do it
-                    # tomorrow after work": the request's action, at the answer's time
-                    kept += [thread.promise(i, action, c.due_at or due, asked.author_id, asked) if _points_only(c.value)
-                             else _it_is(dataclasses.replace(c, recipient=c.recipient or asked.author_id), action)
+                if any(_points_only(c.value) for c in own):
+                    # "I'll sort it. you'll have it in the drive by Wednesday, 1pm": one promise, the request's
+                    # action, at the first time the answer gives
+                    first = next((c.due_at for c in own if c.due_at is not None), None)
+                    kept.append(thread.promise(i, action, first or due, asked.author_id, asked))
+                elif own:  # "yep, Tuesday evening I'll move mine": its own words, made to the asker
+                    kept += [_it_is(dataclasses.replace(c, recipient=c.recipient or asked.author_id), action)
                              for c in own]
                 else:
                     kept.append(thread.promise(i, action, due, asked.author_id, asked))
@@ -535,7 +618,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if _COUNTERFACTUAL.search(turn.text) or HEDGE.search(consequence):
                 pass  # "if I had a free weekend I'd rewrite the whole doc": a wish; "I might …, don't hold me to it"
             elif promises:
-                kept += [dataclasses.replace(c, condition=condition) for c in promises]
+                # "要是能排在周六上午，课时费我自己出": the time is the condition's, not the promise's
+                timeless = bool(find_due_span(condition)) and not find_due_span(consequence)
+                kept += [dataclasses.replace(c, condition=condition, due_at=None if timeless else c.due_at)
+                         for c in promises]
             elif consequence:
                 action = strip_head(consequence) or consequence
                 bare, _ = split_due(action)

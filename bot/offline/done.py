@@ -33,11 +33,17 @@ _EN_STATES = (
     r"|set\s+up|updated|emailed|uploaded|cleaned|filed|ordered|bought|replaced|repaired|delivered|shared|reviewed"
     r"|transferred|moved|completed|taken\s+care\s+of|signed|printed|installed|renewed|scheduled|drafted|rebuilt"
     r"|redone|written|published|released|answered|tested|approved|reprocessed|rerun|re-?timed|re-?uploaded"
+    r"|re-?rendered|rendered|exported|re-?recorded|recorded|mixed|engraved|mailed|pushed|flashed|edited|translated"
 )
 # After "is"/"are" only: "the post-mortem is up", "the page is live", "the plugin is in 🛡", "template's in
 # everyone's inbox"
 _EN_BE_STATES = (rf"{_EN_STATES}|up|live|in(?=\s*(?:$|[^\w\s]))"
-                 r"|in\s+(?:every(?:one|body)'?s|your|our|their|his|her)\s+(?:inbox(?:es)?|mail(?:box)?|e-?mail|dms?)")
+                 r"|in\s+(?:every(?:one|body)'?s|your|our|their|his|her)\s+(?:inbox(?:es)?|mail(?:box)?|e-?mail|dms?)"
+                 # where a thing handed over sits: "new 17–32 is in the drive", "fixed json is on main", "the veto
+                 # rule is in the constitution doc", "your wave artisan is on the ferry"
+                 r"|(?:in|on)\s+(?:the\s+|your\s+|our\s+|my\s+|every(?:one|body)'?s\s+)?(?:[\w-]+\s+){0,2}?"
+                 r"(?:drive|folder|sheet|spreadsheet|docs?|document|repo|main|wiki|channel|dms?|inbox(?:es)?|mail(?:box)?"
+                 r"|post|ferry|dropbox|server|tracker|calendar|board)\b")
 # Where a report may say where or to whom it went ("log submitted to CQ", "flats rebuilt from the raw
 # frames"), and what it holds after a colon: "errata drafted: 'In #41, …'"
 _EN_WHERE = r"(?:\s+(?:to|on|in|into|onto|at|from|for|with|via|under)\b(?:[^,.;:!?]|(?<=\d)\.(?=\d))*)?(?:\s*:.*)?"
@@ -54,6 +60,8 @@ _EN_NO_SUBJECT = re.compile(
     r"|cleaned|booked|posted|transferred|completed|sorted|updated|emailed|called|wrote|gave|brought|took|shared|merged"
     r"|reviewed|repaid|refunded|replaced|repaired|filed|ordered|bought)"  # not "did": "did the landlord reply"
     r"\s+(?P<rest>(?:the|my|our|your|his|her|their|this|that|those|these|all)\b.*)$", _I)
+# "there you go: the whole DM thread", "here it is — the fixed json": a handover, the thing after it
+_EN_HANDOVER = re.compile(r"^(?:(?:there|here)\s+(?:you\s+go|it\s+is|they\s+are)|voil[aà])\b[\s:,—–-]*(?P<rest>\S.*)$", _I)
 # "done with the roles", "finished with the slides"
 _EN_DONE_WITH = re.compile(r"^(?:all\s+)?(?P<verb>done|finished)\s+with\s+(?P<rest>.+)$", _I)
 # "the docs are done", "the rent is paid", "it's sent", "Calendar is set up", "tap's fixed"
@@ -97,7 +105,7 @@ _ZH_AGENT = re.compile(r"^(?P<who>[^\W\da-zA-Z_我你您他她咱们]{2,3}?)(?:�
 _EN_STOP_WORDS = ("i we it that this them the a an my our your his her their to for of on in at with by and now "
                   "already just finally all back over off up me you us him thanks thank lol is are")
 _EN_STOP = frozenset(_EN_STOP_WORDS.split())
-_PIECES = re.compile(r"\s*(?:[,，;；]|[\U0001F300-\U0001FAFF\u2600-\u27BF]\uFE0F?(?=\s+[A-Za-z]))\s*")  # "is in 🛡 everyone …"
+_PIECES = re.compile(r"\s*(?:[,，;；]|[\U0001F300-\U0001FAFF\u2600-\u27BF]\uFE0F?(?=\s+[A-Za-z0-9]))\s*")  # "is in 🛡 everyone …"
 _TRAILING = re.compile(r"[\W_]+$")
 
 
@@ -137,11 +145,16 @@ def _en(body: str, names: frozenset[str] | None, *, opens: bool = True) -> tuple
         if m := pattern.match(body):
             rest = re.split(r"\b(?:to|for)\s+(?:you|him|her|them|everyone|the\s+group)\b", m.group("rest"), maxsplit=1)[0]
             return _words(rest), m.group("verb").casefold(), ""
+    if m := _EN_HANDOVER.match(body):
+        return _words(m.group("rest")), "sent", ""
     for pattern in (_EN_STATE, _EN_HEADLINE):
         if (m := pattern.match(body)) and not _EN_NOBODY.match(m.group("what").strip()):
             if names is not None and m.group("what").casefold() in names:
                 return None  # "Kim posted" without an object: whose promise, which one — not guessed
-            return _words(m.group("what")), m.group("verb").casefold(), ""
+            verb = m.group("verb").casefold()
+            # "raw is in the dropbox": where it went names the promise too ("dropbox it tonight")
+            where = verb.split()[-1] if verb.startswith(("in ", "on ")) else ""
+            return " ".join(filter(None, (_words(m.group("what")), where))), verb, ""
     if (m := _EN_STATE.match(body)) and m.group("what").strip().casefold() in ("it", "that", "this"):
         return "", m.group("verb").casefold(), ""  # "it's sent", "that's done"
     return None

@@ -267,7 +267,7 @@ AGREE = re.compile(
 )
 
 #: A bare "OK"/"好的": agreement only when it is the whole message, else just a discourse marker.
-ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$", _I)
+ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|aye|yea|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$", _I)
 
 #: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(

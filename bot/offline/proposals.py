@@ -22,7 +22,7 @@ from memory.extraction import Utterance
 __all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "plan_of", "proposal_of", "shares_content", "stated", "without_ask"]
 
 #: Answers that only acknowledge: an agreement when they answer a proposal, never an offer.
-WEAK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|yeah|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$",
+WEAK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|yeah|aye|yea|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$",
                   re.IGNORECASE)
 #: Openers that dismiss rather than refuse when the speaker's own promise follows.
 DISMISSIVE = re.compile(r"^(?:forget\s+it|never\s*mind|whatever|算了吧?|不用了|拉倒吧?)[\s.!！。,，~]*$",
@@ -53,7 +53,7 @@ _STATED = re.compile(
     re.IGNORECASE,
 )
 # An answer that opens with its yes: "yes, $300 max", "ok by me", "好，那就周六" — an answer, not a proposal.
-_ANSWER_OPEN = re.compile(r"^(?:yes|yep|yeah|ok(?:ay)?|sure|fine|agreed|好(?:的|吧)?|行吧?|可以|同意|没问题|嗯嗯?)(?:\b|(?=[\u4e00-\u9fff]))"
+_ANSWER_OPEN = re.compile(r"^(?:yes|yep|yeah|aye|yea|ok(?:ay)?|sure|fine|agreed|好(?:的|吧)?|行吧?|可以|同意|没问题|嗯嗯?)(?:\b|(?=[\u4e00-\u9fff]))"
                           r"[\s,，.!！。~]", re.IGNORECASE)
 # The ask that closes a proposal, after its content: "… before posting. yes?", "…一次清单。大家看行不行",
 # "…先审一遍版权。同意的扣1", "…按工时分。大家看看？".
@@ -61,7 +61,7 @@ _ASK_TAIL = re.compile(
     r"(?:(?<=[.!?。！？;；])|^)\s*(?:(?:so\s+)?(?:yes|ok(?:ay)?|agreed|thoughts|objections|any\s+objections|sound\s+good|"
     r"good|fair|deal|everyone\s+ok(?:ay)?(?:\s+with\s+(?:that|this))?)\s*[?？]+"
     r"|(?:👍|[+＋]1)\s*if\s+(?:you'?re|you\s+are|we'?re)\s+(?:in|ok(?:ay)?|good|fine)[.!]*"
-    r"|大家(?:看看?|觉得)?(?:行不行|怎么样|可以吗|如何|呢|看)?\s*[?？]*|同意(?:的|请)?(?:扣|回|打)1"
+    r"|大家(?:看看?|说说|觉得)?(?:行不行|怎么样|可以吗|如何|呢|看)?\s*[?？]*|同意(?:的|请)?(?:扣|回|打)1"
     r"|(?:行不行|可以吗|怎么样|好不好|如何)\s*[?？]*)[\s~～。.!！]*$",
     re.IGNORECASE,
 )

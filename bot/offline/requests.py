@@ -28,8 +28,8 @@ _TAKE_ON_WORDS = (
     r"no\s+problem|no\s+worries|np|can\s+do|will\s+do|on\s+it|i'?m\s+on\s+it|got\s+it|i\s+can(?:\s+do\s+that)?|"
     r"i\s+will|i'?ll\s+do\s+(?:it|that)|i'?ll\s+(?:handle|take\s+care\s+of)\s+(?:it|that)|consider\s+it\s+done|"
     r"happy\s+to|leave\s+it\s+with\s+me|好的?|好吧|好嘞|行|可以|没问题|没事|嗯嗯?|当然(?:可以)?|收到|我来|我会的?|"
-    r"交给我(?:吧)?|包在我身上|这就去?办|马上(?:办)?|放心)"
-    r"[\s,，.!！。~、]*"
+    r"交给我(?:吧)?|包在我身上|这就去?办|马上(?:办)?|放心|妥(?:妥的?|了)?|得嘞|好滴|ok的)"
+    r"[\s,，.!！。~、👌👍🙏✅💪]*"
 )
 _TAKE_ON = re.compile(rf"^(?:{_TAKE_ON_WORDS})+$", _I)
 #: The same words before a time of the answer's own: "will do, by Tuesday", "可以，周五前".
@@ -178,7 +178,7 @@ def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str]
 # A name (or nickname, or a spelling the rules do not know) the request opens with: "Tom, …", "xiaolu，…",
 # "Bea could you …", "涛哥今天能…".
 #: A name a line is said to, before its words: "Lena, can you…", "阿青，好的", "Arif can you…".
-LEAD_NAME = re.compile(r"^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u)\b)")
+LEAD_NAME = re.compile(r"^@[^\s,，:：]{1,24}\s+|^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u)\b)")
 _ZH_ASKS = re.compile(r"能|可以|吗|帮|麻烦|请|[?？]")
 _ASK_ANY = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?"
                       r"|(?:please|pls|kindly)\s+)|(?:你|您)?(?:能不能|可不可以|能|可以)(?:先|帮我|帮忙)?", _I)
@@ -191,6 +191,7 @@ _ZH_NAME_YOU = re.compile(r"^[\u4e00-\u9fff]{2,3}你(?=[\u4e00-\u9fff])")
 
 #: A Chinese request for a deed: "能不能周四前出一版", "你今天能问下…吗", "麻烦你…", "帮我…".
 _ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:能不能|可不可以)[^，。,.!！]{1,20}?(?:吗|？|\?)"
+                         r"|(?:能不能|可不可以)帮(?:忙|我)"
                          r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)")
 #: "… could you send me your notes by thursday?" anywhere in a line, asking a deed.
 _EN_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+|maybe\s+)?(?!believe|imagine|see\b"

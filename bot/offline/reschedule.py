@@ -23,13 +23,17 @@ __all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_v
 
 _I = re.IGNORECASE
 _EN = re.compile(
-    r"^(?:(?:actually|sorry|wait|oh|ok(?:ay)?|correction|hmm|so)[\s,:;-]+)*(?:(?:can|could|may)\s+(?:we|i)\s+|let'?s\s+|please\s+)?"
+    r"^(?:(?:actually|sorry|wait|oh|ok(?:ay)?|correction|hmm|so)[\s,:;-]+)*(?:(?:can|could|may)\s+(?:we|i)\s+|let'?s\s+|please\s+"
+    r"|i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to)?\s+(?:have|need)\s+to\s+)?"
     r"(?:make\s+(?:that|it)|change\s+(?:that|it)\s+to|(?:move|push|shift)\s+(?:that|it|the\s+\w+(?:\s+\w+)?|my\s+\w+(?:\s+\w+)?)\s+(?:back\s+)?to)\s+"
     r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
 _EN_FOR = re.compile(r"\s+(?:for|on)\s+(?P<what>(?:the|my|our|that)\s+.+)$", _I)
-_ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:改成|改到|推到|延到|挪到|换到)"
+_ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:改成|改到|推到|延到|挪到|换到|宽限到|延期到|顺延到|缓到)"
                  r"(?P<rest>[^，,。！!？?]+)(?:[，,。！!？?]\s*(?P<reason>.*))?$")
-_FILLER = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|sorry|eod|cob|end\s+of\s+(?:the\s+)?day|my\s+time)\b|(?:抱歉|不好意思|我这边的?时间)|[吧呢啊吗好了]|[\s,，.。!！?？~]", _I)
+_FILLER = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|sorry|eod|cob|end\s+of\s+(?:the\s+)?day|my\s+time)\b"
+                     # "Wednesday's boat", "Monday's post": the day the carrier goes
+                     r"|(?:'s|’s)\s+(?:boat|ferry|post|mail|flight|train|bus|van|truck|courier|delivery|shipment|run|pickup"
+                     r"|collection)\b|(?:抱歉|不好意思|我这边的?时间)|[吧呢啊吗好了]|[\s,，.。!！?？~]", _I)
 #: "make the glossary Friday noon": a thing named between "make" and its new time.
 _EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,:;-]+)*make\s+(?P<what>(?:the|my|our)\s+[^,;.!?]{2,40}?)\s+"
                           r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
@@ -74,7 +78,7 @@ def _asked(text: str) -> tuple[str, str] | None:
     ("ugh my weekend is packed. ok make it Saturday noon instead", "uploads: make that tuesday not
     sunday", "周五搞不定，改成周六中午吧"), else None."""
     text = normalize(text).strip()[:300]
-    for sentence in re.split(r"(?<=[.!?。！？])\s*|\s*[;；]\s*", text):
+    for sentence in re.split(r"(?<=[.!?。！？])\s*|\s*[;；]\s*|,\s*(?:so|and)\s+(?=i\b)", text, flags=_I):
         if (found := _sentence_moves(sentence.strip())) is not None:
             return found
     return None
@@ -95,7 +99,7 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
     elif m := _EN_MAKE_THE.match(text):
         rest, what = m.group("rest").strip(), m.group("what")
     elif m := _ZH.match(text) or _ZH.match(text.split("，")[-1].split(",")[-1].strip()):
-        rest, what = m.group("rest").strip(), m.group("what").strip()
+        rest, what = m.group("rest").strip(), re.sub(r"^(?:能不能|可不可以|能否|可以)", "", m.group("what").strip())
     elif (m := _CHANGE_NOTE.search(text)) and find_due_span(text[m.end():]) is not None:
         after = text[m.end():]
         span = find_due_span(after)
@@ -109,7 +113,7 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
 
 
 #: A reply taking a time someone just offered: "wednesday it is", "……好吧，24号", "ok, Friday then".
-_IT_IS = re.compile(r"^(?P<when>.+?)\s+it\s+is\b[\s.!~]*$", _I)
+_IT_IS = re.compile(r"^(?:(?:ok(?:ay)?|sure|fine|right|alright)[\s,]+)?(?P<when>.+?)\s+it\s+is\b[\s.!~]*(?P<more>.*)$", _I)
 _QUESTION = re.compile(r"[?？]|(?:可以吗|行吗|行不行|好吗|好不好|成吗|ok吗|吗|呢)[\s。.~]*$", _I)
 
 
@@ -117,7 +121,10 @@ def _taken_time(answer: str) -> str | None:
     """The time a short yes names ("wednesday it is", "……好吧，24号"), or None."""
     answer = re.sub(r"^[\W_]+", "", clean(answer) or answer.strip())
     if (m := _IT_IS.match(answer)) and _only_time(m.group("when")):
-        return m.group("when")
+        # "ok, Friday it is. by 8pm my time": the hour said after narrows the day
+        more = m.group("more").strip(" .!~")
+        if not more or _only_time(more):
+            return f"{m.group('when')}, {more}" if more else m.group("when")
     return own_time(answer) or None
 
 
@@ -162,8 +169,12 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
                 and (is_answer(turn.text) or _TIME_FINE.match(turn.text)) \
                 and not _NOT.search(turn.text) and asks_for_time(prev.text) \
                 and (asked := _asked(prev.text) or _time_asked(prev.text)):
-            # the owner asked for another time and the one it was promised to said yes: the owner's promise
-            out.append(Reschedule(prev.message_id, prev.author_id, prev.ts, asked[0], asked[1],
+            # the owner asked for another time and the one it was promised to said yes: the owner's promise, to
+            # the time the yes names when it names one ("能不能宽限到周一早上？" — "周一早上9点可以")
+            span = find_due_span(turn.text)
+            said = turn.text[span[0] : span[1]] if span else ""
+            when = said if asked[0] in said and len(said) > len(asked[0]) else asked[0]
+            out.append(Reschedule(prev.message_id, prev.author_id, prev.ts, when, asked[1],
                                   normalize(prev.text).strip()[:300], prev.zone, consent_of=turn.author_id))
             continue
         if found is not None:
@@ -177,7 +188,8 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 
 #: Words that say a time replaces another ("can it be Friday instead?", "改周四晚上8点行吗"): a yes to them
 #: moves a promise even from the one who asked for it.
-_INSTEAD = re.compile(r"\binstead\b|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到", _I)
+_INSTEAD = re.compile(r"\binstead\b|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
+                      r"|\bbring(?:ing)?\b[^.?!,]{0,30}?\bforward\b|宽限到|延期到|顺延到|缓到|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到", _I)
 
 
 #: A yes that is not one: "ok but not the 22nd", "行，不过…不行" ("no problem" is a yes).

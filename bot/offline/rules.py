@@ -116,7 +116,7 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
         elif (confirmed := confirmed_report(turn, history, shares_content)) is not None:
             out.append(extractor.confirms(*confirmed))  # "Jen said she'll fix it" — "yep, on it"
         else:
-            facts = extractor.extract()
+            facts = _idiom_binds(extractor.extract())
             if (asked := request_before(turn, history, names)) is not None:
                 # "Marco, can you get the copy done?" — "sure, I'll have the copy by noon": made to the asker
                 facts = [dataclasses.replace(f, recipient=asked[0])
@@ -125,6 +125,25 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
             out.extend(facts)
         history.append(turn)
     return out
+
+
+def _idiom_binds(facts: list[CandidateFact]) -> list[CandidateFact]:
+    """ "I'll mail you a wave artisan. consider it done, it goes out with Monday's post": a taking-on idiom about
+    "it" binds the promise the message already made (and gives it its time), no second promise."""
+    promises = [f for f in facts if f.kind is Kind.COMMITMENT and not f.reported]
+    idioms = [f for f in promises if _IT_IDIOM.match(f.value)]
+    made = [f for f in promises if f not in idioms]
+    if not idioms or not made:
+        return facts
+    due = made[0].due_at or next((f.due_at for f in idioms if f.due_at is not None), None)
+    return [dataclasses.replace(f, due_at=due) if f is made[0] else f for f in facts if f not in idioms]
+
+
+#: A sentence after a promise that only tells when: "ETA Monday", "should be done by Friday", "预计周一到".
+_TIME_AFTER = re.compile(r"^\W*(?:eta|expect\s+it|(?:it|that)\s*(?:'ll|’ll|\s+will|\s+should)\s+be\s+(?:done|ready|there|with\s+you)"
+                         r"|should\s+be\s+(?:done|ready|there|with\s+you))\b|^\W*(?:预计|估计)", re.IGNORECASE)
+#: What ``bot.offline.indirect`` makes of "consider it done", "on it", "leave it with me": no thing of its own.
+_IT_IDIOM = re.compile(r"^take\s+care\s+of\s+it\b", re.IGNORECASE)
 
 
 def _normalized(u: Utterance) -> Utterance:
@@ -212,6 +231,12 @@ class _Turn:
             said = self.text[sentence[0].start : sentence[-1].end]
             if n < len(by_sentence) and not sentence[0].question and (own_time(clean(said)) or only_time(said)):
                 when = said
+                continue
+            if n > 1 and not sentence[0].question and _TIME_AFTER.match(said) and (
+                    due := resolve_due(said, self.ts, self.tz)) is not None and (
+                    last := next((k for k in range(len(out) - 1, -1, -1) if out[k].kind is Kind.COMMITMENT), None)) \
+                    is not None and out[last].due_at is None:
+                out[last] = dataclasses.replace(out[last], due_at=due)  # "I'll get the plate engraved. ETA Monday"
                 continue
             if when:
                 found = self.sentence(sentence, alone=alone) if not sentence[0].question else []
@@ -486,6 +511,8 @@ _EARLIER_PROMISE = re.compile(r"\b(?:i'd|i’d|i\s+would|i'll|i’ll|i\s+will|pr
 #: A deed the speaker takes on with its object put first or named, in the clause before a bare verb:
 #: "封面我重画吧", "直发费我先垫上", "我出400" (not "全出我不认", "我觉得…").
 _ZH_OWN_DEED = re.compile(r"^[^，,。；;！？!?]{0,16}?我(?:先|来|再|就|也)?(?![不没别觉想是说知也怕看])[\u4e00-\u9fff][^，,。；;！？!?]{0,10}$")
+#: A sum said alone before the verb that moves it: "180，周日之前转你", "一半130，下周一转你".
+_ZH_SUM = re.compile(r"^(?:一半)?[¥￥$€]?\d+(?:\.\d+)?(?:块钱?|元|刀|块)?(?:就)?$")
 #: A verb with no object of its own: "月底前给你们", "下周一前付掉", "下周一前转基地账户".
 _ZH_BARE_DEED = re.compile(r"^[\u4e00-\u9fff]{1,6}$")
 
@@ -504,8 +531,9 @@ def _with_earlier_action(facts: list[CandidateFact], before: str) -> list[Candid
             if action:
                 value = f"{due}{action}" if m.group("zh") else f"{action} {due}".strip()
                 f = dataclasses.replace(f, attribute=action, value=value)
-        elif f.kind is Kind.COMMITMENT and _ZH_BARE_DEED.match(bare.split("，")[0]) and _ZH_OWN_DEED.match(earlier):
-            deed = re.sub(r"吧$", "", earlier)
+        elif f.kind is Kind.COMMITMENT and _ZH_BARE_DEED.match(bare.split("，")[0]) \
+                and (_ZH_OWN_DEED.match(earlier) or _ZH_SUM.match(sum_ := re.split(r"[，,]", earlier)[-1].strip())):
+            deed = re.sub(r"吧$", "", earlier if _ZH_OWN_DEED.match(earlier) else sum_)
             f = dataclasses.replace(f, attribute=f"{deed}，{bare}", value=f"{deed}，{f.value}")
         out.append(f)
     return out

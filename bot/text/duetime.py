@@ -123,7 +123,15 @@ _DAYS = [
     re.compile(r"(?<!the\s)\b(?P<d>\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:$|[,.;!?)]|(?:even|then|instead|latest|at|by|is|works|ok|okay|pls|please)\b))", _I),
     re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b", _I),
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+    # holidays on a fixed date: "万圣节之前", "before Christmas"
+    # (as a deadline only: "put it on your christmas list" names no day)
+    re.compile(r"(?P<hol>万圣节|圣诞节?|平安夜|元旦|情人节|国庆节?|劳动节|儿童节)(?=之前|以前|前|那天|当天)"
+               r"|\b(?:by|before|until|till|on)\s+(?P<hol_en>halloween|christmas(?:\s+eve)?|xmas"
+               r"|new\s+year'?s(?:\s+(?:eve|day))?|valentine'?s(?:\s+day)?)\b", _I),
 ]
+#: (month, day) of each holiday ``_DAYS`` reads, by its first two letters or characters.
+_HOLIDAYS = {"万圣": (10, 31), "圣诞": (12, 25), "平安": (12, 24), "元旦": (1, 1), "情人": (2, 14), "国庆": (10, 1),
+             "劳动": (5, 1), "儿童": (6, 1), "ha": (10, 31), "ch": (12, 25), "xm": (12, 25), "va": (2, 14)}
 _TIMES = [
     re.compile(
         rf"(?<!第)(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)(?!间)"
@@ -452,6 +460,13 @@ def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None
     if g.get("rel"):
         offset, part = _REL_DAYS[" ".join(g["rel"].lower().split())]
         return today + timedelta(days=offset), part
+    if hol := (g.get("hol") or g.get("hol_en") or "").lower():
+        if hol.startswith("new"):
+            month, day = (12, 31) if hol.endswith("eve") else (1, 1)
+        else:
+            month, day = _HOLIDAYS[hol[:2]]
+            day -= hol.endswith("eve") and hol.startswith("ch")
+        return _calendar_date({"m": str(month), "d": str(day)}, today), None
     if g.get("wd") or g.get("wdn"):
         wd = _WEEKDAY_ZH[g["wd"]] if g.get("wd") else _weekday(g["wdn"])
         mod = "next" if g.get("nextweek") else (g.get("mod") or "").lower()

@@ -26,6 +26,9 @@ _NOT_A_CLAIM = re.compile(
 )
 #: A mark of someone's consent or debt put after their name by another: "ticked by Dusty", "欠款人：陈姐".
 _MARKED_BY = re.compile(r"(?:\b(?:ticked|checked|signed|agreed|approved|confirmed|initial(?:l)?ed|ok'?d)\s+(?:off\s+)?by"
+                        # "waived, agreed directly with commissioner Declan": the deal made with them
+                        r"|\b(?:agreed|settled|cleared|arranged|signed\s+off)\s+(?:directly\s+|personally\s+)?with"
+                        r"(?:\s+(?:the\s+)?(?:commissioner|commish|admin|mod|moderator|organi[sz]er|captain|owner|host))?"
                         r"|(?:欠款人|借款人|签字人|签名|确认人|同意人|承诺人))\s*[:：]?\s*$", _I)
 _SPOKEN_TO = re.compile(r"\s*[,，:：]")
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}")
@@ -65,7 +68,7 @@ def claimed(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> str
             if not sentence[: m.start()].strip(" @") and _SPOKEN_TO.match(after):
                 continue  # "李姐，名单里其他几位都确认了": a name spoken to
             told = next((h for p in (ASSENT, SANCTION) if (h := p.search(after)) is not None and h.start() <= 30), None)
-            if told is None and not _MARKED_BY.search(sentence[max(0, m.start() - 24) : m.start()]):
+            if told is None and not _MARKED_BY.search(sentence[max(0, m.start() - 40) : m.start()]):
                 continue
             names = {m.group().casefold()}
             backed = _words(_said_by(m.group(), heard)) & (_words(sentence) - names)
