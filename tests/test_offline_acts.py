@@ -429,6 +429,19 @@ async def test_a_request_to_a_title_is_taken_once_and_being_made_to_pay_is_no_pr
     assert promise.subject == "u-阿峰" and promise.recipient == "u-小米" and "申诉邮件" in promise.value
 
 
+async def test_a_sum_said_before_the_ask_is_what_is_asked_and_a_sum_advanced_is_no_promise() -> None:
+    facts = await _facts([("老刘", "先说个账：场地费我先垫给球馆了，现在就差阿杰的300。阿杰，周五之前能转我吗？"), ("阿杰", "好嘞")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿杰" and promise.recipient == "u-老刘" and "300" in promise.value
+
+
+async def test_a_member_who_refused_a_plan_is_no_party_to_it_lines_later() -> None:
+    facts = await _facts([("老陈", "趁这次定两条规矩：1）工具当天归还；2）钥匙放回盒子里。大家说说"), ("小李", "同意"),
+                          ("阿芳", "我不同意"), ("小李", "钥匙盒我来买"), ("阿芳", "反正我保留意见")], "zh")
+    parties = {f.subject for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "同意"}
+    assert parties == {"u-小李"}
+
+
 async def test_a_sum_said_before_its_verb_is_the_deed_and_a_conditions_time_is_not_the_due() -> None:
     facts = await _facts([("阿强", "老白，车费你补一下呗？"), ("老白", "全让我出说不过去。这样，90，周五之前转你")], "zh")
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]

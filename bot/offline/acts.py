@@ -482,6 +482,15 @@ class _Thread:
                          extra={"request_message_id": asked.message_id, "requested_by": asked.author_id,
                                 "request_quote": asked.text[:MAX_CLAUSE_CHARS]})
 
+    def refused_plan(self, i: int, refusal: CandidateFact) -> CandidateFact:
+        """``refusal`` with the whole plan as its value when it cites a proposal put with a cue."""
+        cited = refusal.extra.get("proposal_message_id", "")
+        proposal = next((u for u in self.lines[:i] if cited and u.message_id == cited), None)
+        if proposal is None or not _PROPOSAL_CUE.search(proposal.text):
+            return refusal
+        plan = self.agreement(i, proposal).value
+        return dataclasses.replace(refusal, value=plan) if clean(refusal.value) in proposal.text else refusal
+
     def agreement(self, i: int, proposal: Utterance) -> CandidateFact:
         cue = _PROPOSAL_CUE.search(proposal.text)
         said = proposal.text[cue.end():] if cue is not None and cue.start() > 0 else proposal.text  # after its preamble
@@ -538,6 +547,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             or (c.attribute == agrees and _moves_asked(thread, c.extra.get("proposal_message_id", "")))
             # "I'll post it tomorrow, by 9 your time" — "9 my time works": a counter-offer taken, nothing agreed
             or (c.attribute == agrees and thread.act_of(c.extra.get("proposal_message_id", "")) is Act.COUNTER)))]
+        # a refusal of a plan put with a cue refuses the plan, not a piece of it ("大家看看" of "…。大家看看")
+        kept = [thread.refused_plan(i, c) if c.kind is Kind.CONSENSUS and c.attribute == refuses else c for c in kept]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
@@ -563,6 +574,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
             if j is None:
                 j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
+                if j is not None and any(thread.acts[k] is Act.REFUSE and thread.lines[k].author_id == turn.author_id
+                                         for k in range(j + 1, i)):
+                    j = None  # "我不同意。…" then, lines later, "反正我保留追究的权利": no party to it
             if j is not None and named is None and thread.answers_later(j, i):
                 j = None  # "ok fair 😅" after a third member's "that never happened": it answers that line
             if j is not None and named is None and thread.acts[j] is Act.REQUEST and any(

@@ -179,7 +179,7 @@ COMMIT_ZH = re.compile(
 )
 
 #: The speaker has done it already: a report, not a promise ("我已经把钱转给你了", "昨天我把钥匙还给他").
-PAST = re.compile(r"已经|了[。！!.~]*$|过了|刚才|刚刚|昨天|上周|上次|之前就|去年|前年|上个?月|[答承]应过|承诺过|保证过|说过")
+PAST = re.compile(r"已经|了[。！!.~]*$|(?:给|还|转|付|交|发|寄|垫)[^，,。]{0,8}了(?=[，,])|过了|刚才|刚刚|昨天|上周|上次|之前就|去年|前年|上个?月|[答承]应过|承诺过|保证过|说过")
 
 #: Markers of a standing promise ("from now on", "以后"): it has no deadline, only a start.
 STANDING = re.compile(

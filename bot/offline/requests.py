@@ -210,10 +210,27 @@ _WANTED = re.compile(r"^(?:[A-Z][\w'-]*[,:]?\s+)?i(?:\s+really|\s+just)?(?:\s+wa
                      r"(?:\s+you\s+to)?\s+(?=\S)", re.IGNORECASE)
 
 
+#: A sum said before the ask that moves it: "现在就差果果家的1200。果果爸，11月1号之前能转我吗？".
+_ZH_SUM_BEFORE = re.compile(r"[¥￥$€]?\d+(?:\.\d+)?(?:块钱?|元|刀|块)?(?=[^\d]*$)")
+#: A money verb with no object: "转你", "11月1号之前转你", "还我".
+_ZH_BARE_PAY = re.compile(r"^(?:[^，,。]{0,12}?(?:之前|以前|前))?(?:转|付|还|打)(?:给)?(?:你|我)$")
+
+
 def requested_action(request: str) -> str:
     """What a request asks its listener to do, turned to the listener's side ("send me" → "send you"),
     whoever it names first; the request's words without its ask when no rule reads them (a dialogue
-    act said it is a request: ``bot.acts``)."""
+    act said it is a request: ``bot.acts``). A Chinese money verb with no object takes the sum said in the
+    sentences before the ask ("…就差果果家的1200。果果爸，11月1号之前能转我吗？" → "11月1号之前转你1200")."""
+    action = _requested_action(request)
+    if not request.isascii() and _ZH_BARE_PAY.match(action):
+        asked = re.split(r"(?<=[。！!；;])", request)
+        before = "".join(asked[:-1]) if len(asked) > 1 else ""
+        if (sum_ := _ZH_SUM_BEFORE.search(before)) is not None:
+            return f"{action}{sum_.group()}"
+    return action
+
+
+def _requested_action(request: str) -> str:
     sentences = [s.strip() for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
     # "Sipho you have the good mic, could you record it Saturday?": the ask said mid-sentence
     sentences += [s[m.start():] for s in sentences if (m := _MID_ASK.search(s)) is not None and m.start() > 0]
