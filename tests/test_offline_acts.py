@@ -422,6 +422,26 @@ async def test_a_request_taken_in_few_words_is_the_requests_deed(lines: list[tup
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == day
 
 
+@pytest.mark.parametrize(("lines", "lang"), [
+    ([("Ana", "Ben, when are the meeting minutes going up? asked twice now"), ("Cy", "+1, a date please"),
+      ("Ben", "fine, I'll post the minutes by Friday")], "en"),
+    ([("阿兰", "老周，去年的账本到底什么时候给大家看？"), ("小陈", "对，给个时间吧"), ("老周", "行，周五前我把账本发群里")], "zh"),
+])
+async def test_a_promise_is_made_to_the_member_who_asked_for_it_by_name_lines_before(
+        lines: list[tuple[str, str]], lang: str) -> None:
+    facts = await _facts(lines, lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == f"u-{lines[2][0]}" and promise.recipient == f"u-{lines[0][0]}"
+
+
+async def test_a_later_time_the_asker_suggests_and_the_owner_takes_adds_no_promise() -> None:
+    """The yes moves the promise already made (``reschedules``, tested above), it takes nothing new on."""
+    facts = await _facts([("小米", "阿峰，海报能不能印一下？"), ("阿峰", "包在我身上，明晚10点前印好"),
+                          ("小米", "阿峰，海报要不等赞助商定了再印？不然白印。下周三印？"), ("阿峰", "有道理，那就下周三，还是晚上10点前")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿峰" and promise.recipient == "u-小米" and promise.sources[0].message_id == "m1"
+
+
 async def test_a_request_to_a_title_is_taken_once_and_being_made_to_pay_is_no_promise() -> None:
     facts = await _facts([("小米", "队长，能不能给联赛写封申诉邮件？说明是功率计的问题"), ("阿峰", "包在我身上，我这边明晚10点前发"),
                           ("糖糖", "可以可以"), ("老白", "两件都让我出不太合理吧")], "zh")
@@ -501,6 +521,7 @@ def test_a_change_of_time_inside_a_longer_line(text: str, when: str, what: str) 
     ("not friday pls, the tech comes thursday. wednesday?", "wednesday it is", "wednesday"),
     ("any chance of moving the review up to Thursday? the client flies Friday", "ok, Thursday it is. by 3pm my time",
      "Thursday, by 3pm"),
+    ("海报要不等赞助商定了再印？不然白印。下周三印？", "有道理，那就下周三，还是上午10点前", "下周三，上午10点前"),
     ("太晚了，下周五（24号）之前可以吗", "……好吧，24号", "24号"),
 ])
 def test_taking_a_time_someone_asks_for_moves_the_promise(asked: str, answer: str, when: str) -> None:

@@ -14,9 +14,9 @@ from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE
-from bot.offline.proposals import plan_of, stated
+from bot.offline.proposals import plan_of, shares_content, stated
 from bot.offline.requests import asks_deed, requested_action
-from bot.offline.reschedule import asks_for_time, asks_to_move
+from bot.offline.reschedule import asks_for_time, asks_to_move, takes_time_asked
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
@@ -38,6 +38,8 @@ SURE = 0.6
 #: How far back (lines of the thread) an acceptance looks for the request or counter-offer it takes,
 #: and an agreement for the proposal it agrees to.
 _ASK_BACK = 3
+#: Lines back a promise with no recipient looks for the member who asked its speaker for it by name.
+_ASKED_FOR_BACK = 6
 #: The speaker's own deed in a counter-offer: "I'll pay half, $21, Wednesday the 3rd", "我出一半450，…".
 _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?P<deed>[^.?!]{4,80})|我(?P<zh>出|付|来付|承担)[^，,。？?]{1,20}", _I)
 _MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?", _I)
@@ -456,7 +458,7 @@ class _Thread:
         """Does line ``j`` ask for another time for a promise made earlier in the thread by its speaker ("can
         the quote be Friday instead?") or by the one who answers it at line ``i`` ("分摊表能提前到今天吗")?"""
         who = {self.lines[j].author_id, self.lines[i].author_id}
-        if not asks_to_move(self.lines[j].text):
+        if not (asks_to_move(self.lines[j].text) or takes_time_asked(self.lines[j].text, self.lines[i].text)):
             return False
         # a move asked only by pointing ("could you do it Tuesday instead?"): of a promise said before the
         # lines this batch reads, which the store holds (``bot.completions``)
@@ -481,6 +483,21 @@ class _Thread:
         return self.fact(i, Kind.COMMITMENT, bare or action, action, due_at=due, recipient=to,
                          extra={"request_message_id": asked.message_id, "requested_by": asked.author_id,
                                 "request_quote": asked.text[:MAX_CLAUSE_CHARS]})
+
+    def asked_for(self, i: int, promise: CandidateFact) -> CandidateFact:
+        """``promise`` made to the member who asked its speaker for the same thing by name, a few lines back."""
+        me = self.lines[i].author_id
+        for k in range(i - 1, max(-1, i - 1 - _ASKED_FOR_BACK), -1):
+            u = self.lines[k]
+            if u.author_id != me and not self.barred[k] and _ASKS.search(u.text) and self._names(u, me) \
+                    and shares_content(promise.value, u.text):
+                return dataclasses.replace(promise, recipient=u.author_id)
+        return promise
+
+    def _names(self, u: Utterance, member: str) -> bool:
+        """Does ``u`` open by naming ``member``?"""
+        m = _OPENS_WITH_NAME.match(u.text)
+        return m is not None and any(member in hit.users for hit in self.book.find(m.group("name")))
 
     def refused_plan(self, i: int, refusal: CandidateFact) -> CandidateFact:
         """``refusal`` with the whole plan as its value when it cites a proposal put with a cue."""
@@ -650,6 +667,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             # a promise the rules read, on a condition the classifier did not call one: keep the "if"
             kept = [dataclasses.replace(c, condition=cond[0]) if c.kind is Kind.COMMITMENT
                     and not c.condition and cond[0] not in c.value else c for c in kept]
+        # "王磊，去年的捐款明细到底什么时候公开？" … "行，国庆前我把明细表发群里": made to the one who asked for it by name
+        kept = [thread.asked_for(i, c) if c.kind is Kind.COMMITMENT and not c.recipient and not c.reported else c
+                for c in kept]
         # nothing answers an attempt on memory or words to Heyan: a "sure" after one agrees to nothing
         out.extend(c for c in kept if not (thread.takes_up_barred(c)))
     ids = {u.message_id for u in request.turns}

@@ -19,7 +19,7 @@ from bot.text.duetime import find_due_span, turned_down
 from memory.extraction import Utterance
 from memory.normalize import normalize
 
-__all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_value", "new_time", "reschedules"]
+__all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_value", "new_time", "reschedules", "takes_time_asked"]
 
 _I = re.IGNORECASE
 _EN = re.compile(
@@ -128,6 +128,31 @@ def _taken_time(answer: str) -> str | None:
     return own_time(answer) or None
 
 
+def _then_time(answer: str) -> str | None:
+    """The time an answer takes after a remark ("有道理，那就下周二，还是晚上10点前"), or None."""
+    if (m := _THEN_TIME.search(answer)) and _times_only(when := _SAME_AS.sub("", m.group("when"))):
+        return when
+    return None
+
+
+#: A time taken after a remark: "有道理，那就下周二，还是晚上10点前", "fair, then tuesday, same time".
+_THEN_TIME = re.compile(r"(?:^|[，,。.!！]\s*)(?:那就|那|就|then)\s*(?P<when>[^。！!？?]+?)[\s。.!！~]*$", _I)
+_SAME_AS = re.compile(r"还是|照旧|\bsame\s+time\b", _I)
+
+
+def takes_time_asked(asked: str, answer: str) -> bool:
+    """Does ``answer`` take the time ``asked`` asks for ("…下周二晚上发？" — "有道理，那就下周二，还是晚上10点前")?"""
+    return _time_asked(asked) is not None and (_taken_time(answer) or _then_time(answer)) is not None
+
+
+def _times_only(text: str) -> bool:
+    """Does ``text`` say nothing but times ("下周二，晚上10点前")?"""
+    rest, found = text, False
+    while (span := find_due_span(rest)) is not None:
+        rest, found = rest[: span[0]] + " " + rest[span[1]:], True
+    return found and not _FILLER.sub("", rest)
+
+
 def _time_asked(text: str) -> tuple[str, str] | None:
     """(the time, "") when ``text`` asks for another time and for no deed: "太晚了，下周五（24号）之前可以吗",
     "not friday pls, the tech wants it before he comes thursday. wednesday?"."""
@@ -163,6 +188,12 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             when = turn.text[span[0] : span[1]] if span else re.sub(r"^(?:到|至)", "", moved[0])
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, when, moved[1],
                                   normalize(turn.text).strip()[:300], turn.zone, consent_of=prev.author_id, either=True))
+            continue
+        if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id and not asked_them(thread, i) \
+                and _time_asked(prev.text) is not None and (when := _then_time(turn.text)) is not None:
+            # "…下周二晚上发？" — "有道理，那就下周二，还是晚上10点前": the answerer's promise (else the asker's)
+            out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, when, "", normalize(turn.text).strip()[:300],
+                                  turn.zone, consent_of=prev.author_id, either=True))
             continue
         if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
                 and (not asked_them(thread, i) or _INSTEAD.search(prev.text)) \
