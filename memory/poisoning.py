@@ -78,8 +78,10 @@ def fold(text: str) -> str:
 _QUOTE_LINE = re.compile(r"^\s{0,3}>")
 
 
+@functools.lru_cache(maxsize=4096)
 def _folded(text: str) -> tuple[str, frozenset[int]]:
-    """``fold(text)`` and the numbers of its lines that were markdown block quotes ("> Bob: …")."""
+    """``fold(text)`` and the numbers of its lines that were markdown block quotes ("> Bob: …"). Cached: a
+    message is read again with every window that holds it (summaries, replies, the thread check)."""
     plain = normalize(text).translate(_LOOKALIKES)
     quoted = frozenset(i for i, line in enumerate(plain.splitlines()) if _QUOTE_LINE.match(line))
     plain = _MARKDOWN.sub("", plain)
