@@ -97,7 +97,7 @@ async def test_an_agreement_carries_the_whole_proposal_and_a_refusal_is_no_agree
     ([("老王", "好，说下一件事。我正式提议：以后借工具要在登记本上签字，同意的扣1"), ("小李", "1"), ("阿芳", "1，没问题")], "zh", "登记本"),
     # rules written down after a lead-in, yeses of an old vote ("aye"), a grudging yes that ends the line
     ([("Wren", "ok, putting the shed rules down now so nobody's surprised: 1) tools back by dark; 2) the key stays in the "
-               "box"), ("Ayesha", "aye"), ("Teva", "aye from the allotment 🌱")], "en", "key stays"),
+               "box"), ("Ayesha", "aye"), ("Teva", "aye from the allotment 🌱"), ("Jo", "yup")], "en", "key stays"),
     ([("老陈", "趁这次，以后定两条规矩：1）工具当天归还；2）钥匙放回盒子里。大家说说"), ("小李", "同意"),
       ("阿芳", "当天归还有点赶……算了，同意吧")], "zh", "钥匙"),
 ])

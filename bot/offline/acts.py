@@ -13,7 +13,7 @@ from bot.acts.labels import Act
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
-from bot.offline.lexicon import HEDGE
+from bot.offline.lexicon import HEDGE, YES_EN
 from bot.offline.proposals import plan_of, shares_content, stated
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.reschedule import asks_for_time, asks_to_move, takes_time_asked
@@ -125,7 +125,7 @@ _PROPOSAL_QUESTION = re.compile(
     r"|why\s+don'?t\s+we\b|shall\s+we\b|(?:要不|不如|要不然)(?:我们|咱们|大家)?\S)", _I)
 #: A short yes that may restate what it agrees to: "sat 23 UTC fine", "8am I can survive ☕", "ok fine, works",
 #: "周六晚上可以". Not a question, and no "no" in it.
-_YES_WORDS = re.compile(r"\b(?:fine|works|ok(?:ay)?|yes|yep|yeah|yup|aye|yea|sure|agreed|agree|deal|good|perfect|great"
+_YES_WORDS = re.compile(rf"\b(?:{YES_EN}|works|agreed|agree|deal|good|perfect|great"
                         r"|i'?m\s+in|count\s+me\s+in|can\s+(?:live\s+with|survive|do)|no\s+objections?)\b"
                         r"|👍|✅|👌|🙌|可以|行|同意|没问题|没意见|赞成|好的|好啊|好呀|ok", _I)
 _NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|but)\b|不|没法|别|[?？]", _I)

@@ -40,6 +40,8 @@ __all__ = [
     "REQUEST_QUESTION",
     "STANDING",
     "STOPWORDS_EN",
+    "YES_EN",
+    "YES_ZH",
     "ZH_COMMIT_HEAD",
     "Emotion",
     "emotion_named",
@@ -267,7 +269,12 @@ AGREE = re.compile(
 )
 
 #: A bare "OK"/"好的": agreement only when it is the whole message, else just a discourse marker.
-ACK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|aye|yea|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$", _I)
+#: The words of a bare yes, in one place for every rule that hears one ("aye", "妥" were added to each of
+#: several lists by hand before): English, then Chinese.
+YES_EN = r"ok(?:ay)?|sure|alright|yes|yep|yeah|yup|aye|yea|fine"
+YES_ZH = r"好的?|好吧|行|可以|嗯嗯?|没问题"
+#: A bare yes and nothing else: an agreement when it answers a proposal, never an offer.
+ACK = re.compile(rf"^(?:{YES_EN}|{YES_ZH})[\s.!！。,，~]*$", _I)
 
 #: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(

@@ -22,8 +22,7 @@ from memory.extraction import Utterance
 __all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "plan_of", "proposal_of", "shares_content", "stated", "without_ask"]
 
 #: Answers that only acknowledge: an agreement when they answer a proposal, never an offer.
-WEAK = re.compile(r"^(?:ok|okay|sure|alright|yes|yep|yeah|aye|yea|fine|好|好的|好吧|行|可以|嗯|嗯嗯|没问题)[\s.!！。,，~]*$",
-                  re.IGNORECASE)
+WEAK = lx.ACK
 #: Openers that dismiss rather than refuse when the speaker's own promise follows.
 DISMISSIVE = re.compile(r"^(?:forget\s+it|never\s*mind|whatever|算了吧?|不用了|拉倒吧?)[\s.!！。,，~]*$",
                         re.IGNORECASE)
@@ -53,7 +52,7 @@ _STATED = re.compile(
     re.IGNORECASE,
 )
 # An answer that opens with its yes: "yes, $300 max", "ok by me", "好，那就周六" — an answer, not a proposal.
-_ANSWER_OPEN = re.compile(r"^(?:yes|yep|yeah|aye|yea|ok(?:ay)?|sure|fine|agreed|好(?:的|吧)?|行吧?|可以|同意|没问题|嗯嗯?)(?:\b|(?=[\u4e00-\u9fff]))"
+_ANSWER_OPEN = re.compile(rf"^(?:{lx.YES_EN}|agreed|{lx.YES_ZH}|行吧|同意)(?:\b|(?=[\u4e00-\u9fff]))"
                           r"[\s,，.!！。~]", re.IGNORECASE)
 # The ask that closes a proposal, after its content: "… before posting. yes?", "…一次清单。大家看行不行",
 # "…先审一遍版权。同意的扣1", "…按工时分。大家看看？".
