@@ -99,7 +99,7 @@ async def test_an_agreement_carries_the_whole_proposal_and_a_refusal_is_no_agree
     ([("Wren", "ok, putting the shed rules down now so nobody's surprised: 1) tools back by dark; 2) the key stays in the "
                "box"), ("Ayesha", "aye"), ("Teva", "aye from the allotment 🌱"), ("Jo", "yup")], "en", "key stays"),
     ([("老陈", "趁这次，以后定两条规矩：1）工具当天归还；2）钥匙放回盒子里。大家说说"), ("小李", "同意"),
-      ("阿芳", "当天归还有点赶……算了，同意吧")], "zh", "钥匙"),
+      ("阿芳", "当天归还有点赶……算了，同意吧"), ("小周", "举双手赞成🙌")], "zh", "钥匙"),
 ])
 async def test_a_bare_yes_after_a_proposal_is_a_party_to_it(lines: list[tuple[str, str]], lang: str, words: str) -> None:
     facts = await _facts(lines, lang=lang, zone="Asia/Shanghai" if lang == "zh" else "Europe/Berlin")
