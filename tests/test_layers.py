@@ -1,13 +1,6 @@
-"""The module map holds: arrows point inward, vendor SDKs stay in their one place, and every module
-imports on its own, first, in a fresh interpreter (no import-order dependencies, no cycles held
-together by lazy imports).
-
-"Fresh" means no module of the project is loaded yet. Starting one interpreter per module cost ~150
-interpreter starts each re-importing qdrant-client, discord.py and the rest (about a minute of the
-suite); instead one interpreter loads only the third-party modules the project uses and forks a child
-per project module, which imports that module first (``_IMPORT_EACH``). The parent also compiles
-every regular expression the project's modules compile (``re`` caches compiled patterns, a pure
-function of pattern and flags), so each child pays for running its module, not for the patterns.
+"""The module map holds: arrows point inward, vendor SDKs stay in their one place, every module imports on
+its own first in a fresh interpreter (one parent that loaded only third-party modules and the project's
+compiled patterns forks a child per module: ``_IMPORT_EACH``), and no function-level import hides a cycle.
 """
 
 from __future__ import annotations

@@ -389,10 +389,14 @@ class _Thread:
                        heard=[(x.author_name, x.text) for x in self.lines[:k]]) is not None)
             for k, u in enumerate(self.lines)]
 
-    def _said_to_member(self, u: Utterance) -> bool:
-        """Does ``u`` open by naming another member of the thread ("@大飞 …", "Ayesha, …")?"""
+    def _opens_naming(self, u: Utterance) -> set[str]:
+        """The members ``u`` opens by naming ("@大飞 …", "Ayesha, …"), its speaker left out."""
         m = _OPENS_WITH_NAME.match(u.text)
-        return m is not None and any(hit.users and u.author_id not in hit.users for hit in self.book.find(m.group("name")))
+        named = {uid for hit in self.book.find(m.group("name")) for uid in hit.users} if m is not None else set()
+        return named - {u.author_id}
+
+    def _said_to_member(self, u: Utterance) -> bool:
+        return bool(self._opens_naming(u))
 
     def _told_to_member(self, u: Utterance) -> bool:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
@@ -489,15 +493,10 @@ class _Thread:
         me = self.lines[i].author_id
         for k in range(i - 1, max(-1, i - 1 - _ASKED_FOR_BACK), -1):
             u = self.lines[k]
-            if u.author_id != me and not self.barred[k] and _ASKS.search(u.text) and self._names(u, me) \
+            if u.author_id != me and not self.barred[k] and _ASKS.search(u.text) and me in self._opens_naming(u) \
                     and shares_content(promise.value, u.text):
                 return dataclasses.replace(promise, recipient=u.author_id)
         return promise
-
-    def _names(self, u: Utterance, member: str) -> bool:
-        """Does ``u`` open by naming ``member``?"""
-        m = _OPENS_WITH_NAME.match(u.text)
-        return m is not None and any(member in hit.users for hit in self.book.find(m.group("name")))
 
     def refused_plan(self, i: int, refusal: CandidateFact) -> CandidateFact:
         """``refusal`` with the whole plan as its value when it cites a proposal put with a cue."""

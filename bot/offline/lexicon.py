@@ -40,6 +40,7 @@ __all__ = [
     "REQUEST_QUESTION",
     "STANDING",
     "STOPWORDS_EN",
+    "SUM",
     "YES_EN",
     "YES_ZH",
     "ZH_COMMIT_HEAD",
@@ -269,6 +270,8 @@ AGREE = re.compile(
 )
 
 #: A bare "OK"/"好的": agreement only when it is the whole message, else just a discourse marker.
+#: A sum of money written out: "180", "$21", "400块", "20刀".
+SUM = r"[¥￥$€]?\d+(?:\.\d+)?(?:块钱?|元|刀|块)?"
 #: The words of a bare yes, in one place for every rule that hears one ("aye", "妥" were added to each of
 #: several lists by hand before): English, then Chinese.
 YES_EN = r"ok(?:ay)?|sure|alright|yes|yep|yeah|yup|aye|yea|fine"

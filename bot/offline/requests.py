@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
@@ -211,7 +212,7 @@ _WANTED = re.compile(r"^(?:[A-Z][\w'-]*[,:]?\s+)?i(?:\s+really|\s+just)?(?:\s+wa
 
 
 #: A sum said before the ask that moves it: "现在就差果果家的1200。果果爸，11月1号之前能转我吗？".
-_ZH_SUM_BEFORE = re.compile(r"[¥￥$€]?\d+(?:\.\d+)?(?:块钱?|元|刀|块)?(?=[^\d]*$)")
+_ZH_SUM_BEFORE = re.compile(rf"{lx.SUM}(?=[^\d]*$)")
 #: A money verb with no object: "转你", "11月1号之前转你", "还我".
 _ZH_BARE_PAY = re.compile(r"^(?:[^，,。]{0,12}?(?:之前|以前|前))?(?:转|付|还|打)(?:给)?(?:你|我)$")
 

@@ -512,7 +512,7 @@ _EARLIER_PROMISE = re.compile(r"\b(?:i'd|i’d|i\s+would|i'll|i’ll|i\s+will|pr
 #: "封面我重画吧", "直发费我先垫上", "我出400" (not "全出我不认", "我觉得…").
 _ZH_OWN_DEED = re.compile(r"^[^，,。；;！？!?]{0,16}?我(?:先|来|再|就|也)?(?![不没别觉想是说知也怕看])[\u4e00-\u9fff][^，,。；;！？!?]{0,10}$")
 #: A sum said alone before the verb that moves it: "180，周日之前转你", "一半130，下周一转你".
-_ZH_SUM = re.compile(r"^(?:一半)?[¥￥$€]?\d+(?:\.\d+)?(?:块钱?|元|刀|块)?(?:就)?$")
+_ZH_SUM = re.compile(rf"^(?:一半)?{lx.SUM}(?:就)?$")
 #: A verb with no object of its own: "月底前给你们", "下周一前付掉", "下周一前转基地账户".
 _ZH_BARE_DEED = re.compile(r"^[\u4e00-\u9fff]{1,6}$")
 
