@@ -63,9 +63,9 @@ async def test_reminder_fires_once_at_its_time(tmp_path: Path, redis_url: str, s
     schedule = JobSchedule(rt.redis)
     [(job_id, when)] = (await schedule.deferred("remind:")).items()
     assert job_id == remind_id(fact) and abs((when - due).total_seconds()) < 0.002  # arq scores in whole ms
-    assert await schedule.run_due(due - timedelta(seconds=1)) == []  # not before its time
+    assert await schedule.run_due(due - timedelta(seconds=1), "remind:") == []  # not before its time
     assert notifier.posts == []
-    assert await schedule.run_due(due) == [job_id]
+    assert await schedule.run_due(due, "remind:") == [job_id]
     # The job queues the post; the process connected to the platform delivers it.
     assert await result(rt, remind_id(fact), timeout=30) == "queued"
     await wait_for(lambda: posted(notifier, 1), 30, "the follow-up to be delivered")
@@ -104,7 +104,7 @@ async def test_commitment_done_before_its_time_sends_nothing(
     [fact] = await rt.memory.open_commitments(Scope(tenant=tenant))
     await rt.memory.set_status(Scope(tenant=tenant), fact.id, FactStatus.DONE)
 
-    assert await JobSchedule(rt.redis).run_due(due) == [remind_id(fact)]  # its time comes
+    assert await JobSchedule(rt.redis).run_due(due, "remind:") == [remind_id(fact)]  # its time comes
     assert await result(rt, remind_id(fact), timeout=30) == "skipped: done"
     await rt.deliver_now()
     assert notifier.posts == []

@@ -110,7 +110,7 @@ async def test_reminder_job_renders_the_due_time_in_the_tenant_zone(
     await feed(rt, provider, promise("slack:ny", "t", "m1", "u-amy", "Amy", "send the draft", due))
     await rt.drain(30)
     [fact] = await rt.memory.open_commitments(Scope(tenant="slack:ny"))
-    assert await JobSchedule(rt.redis).run_due(due) == [remind_id(fact)]  # its time comes (tests/clock.py)
+    assert await JobSchedule(rt.redis).run_due(due, "remind:") == [remind_id(fact)]  # its time comes (tests/clock.py)
     assert await result(rt, remind_id(fact), timeout=30) == "queued"
     await wait_for(lambda: posted(notifier, 1), 30, "the follow-up")
     [(_scope, text, _mention)] = notifier.posts
