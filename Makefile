@@ -43,9 +43,9 @@ acts: $(STAMP)
 	$(BIN)/python scripts/build_acts_data.py
 	$(BIN)/python -m bot.acts.train --report
 
-# the learned attack check (memory/data/attacks.npz): each blind set held out in turn, then all of them
+# the learned attack check (bot/data/attacks.npz): each blind set held out in turn, then all of them
 attacks: $(STAMP)
-	$(BIN)/python -m memory.shapes.train --report
+	$(BIN)/python -m bot.guard.shapes.train --report
 
 # Re-resolve the locks from pyproject.toml, keeping the current pins where they still fit
 # (`make lock UPGRADE=1`: the newest versions pyproject.toml allows). Commit them with the change.

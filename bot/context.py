@@ -13,10 +13,10 @@ import logging
 from collections.abc import Callable, Sequence
 from datetime import timedelta
 
+from bot.extraction.candidates import ExtractionRequest, to_facts
 from bot.models import Message
 from bot.offline.rules import extract_rules
 from bot.ports import HistoryReader
-from memory.extraction import ExtractionRequest, to_facts
 from memory.models import RECALLABLE, Fact, Kind, Lang, Scope, Visibility, utcnow
 
 __all__ = ["HISTORY_LIMIT", "merge_history", "unstored_facts"]

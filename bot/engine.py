@@ -19,6 +19,9 @@ from bot.answering.records import RecordFinder, kinds_for
 from bot.config.tenants import TenantConfig
 from bot.context import merge_history, unstored_facts
 from bot.conversation import Conversation, text_digest
+from bot.extraction.triggers import urgent
+from bot.guard.instructions import own_request
+from bot.guard.poisoning import attempt
 from bot.limits import RateLimits, SlowDown
 from bot.llm.base import Classification, MediatorProvider, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
@@ -26,6 +29,7 @@ from bot.models import Message, Reply, Stage
 from bot.offline.questions import read_question
 from bot.ports import HistoryReader, Scheduler
 from bot.privacy.audit import SYSTEM, AuditEntry, AuditLog
+from bot.privacy.redaction import redact
 from bot.sessions import SessionBook
 from bot.stages import next_stage
 from bot.text.clock import aware, reply_zone
@@ -33,12 +37,8 @@ from bot.text.lang import detect_lang, session_lang, turn_lang
 from bot.text.names import NameBook
 from bot.text.richtext import RichText
 from bot.tokens import Item, Section, estimate_tokens, fit_to_budget
-from bot.triggers import urgent
 from bot.usage import UsageBook
-from memory.instructions import own_request
 from memory.models import OPEN_COMMITMENT, Kind, Lang, Scope, SummaryVersion, utcnow
-from memory.poisoning import attempt
-from memory.privacy import redact
 from memory.recall.importance import NEUTRAL
 from memory.recall.retrieval import Recall, ScoredFact
 from memory.service import MemoryService, RetractResult
@@ -88,7 +88,7 @@ def fact_priority(found: ScoredFact) -> float:
     return found.score + BUDGET_IMPORTANCE * found.weight
 
 
-#: The answer to a turn that tries to instruct the bot or write its memory (``memory.poisoning``).
+#: The answer to a turn that tries to instruct the bot or write its memory (``bot.guard.poisoning``).
 _DECLINE: dict[Lang, str] = {
     "en": "I don't take instructions to change what I remember or how I work; moderators review such "
           "requests. Ask me what was said or agreed here and I'll tell you.",
@@ -96,7 +96,7 @@ _DECLINE: dict[Lang, str] = {
 }
 
 
-#: The answer to a member asking Heyan to change their own records (``memory.instructions.own_request``).
+#: The answer to a member asking Heyan to change their own records (``bot.guard.instructions.own_request``).
 _SELF_SERVICE: dict[Lang, str] = {
     "en": "You can change your own records yourself: /commitments to mark a promise done or snooze it, "
           "/mymemory to see, correct or erase what I hold about you (on Slack: /heyan commitments, "
@@ -193,7 +193,7 @@ class Engine:
         return True
 
     def _redacted(self, msg: Message) -> Message:
-        """The message with its personal identifiers replaced (``memory.privacy``): what is stored,
+        """The message with its personal identifiers replaced (``bot.privacy.redaction``): what is stored,
         extracted, summarised and sent to an LLM never holds them."""
         if not self.config.redact_pii:
             return msg
@@ -367,7 +367,7 @@ class Engine:
         window, read = await merge_history(stored, msg, history, clean=self._redacted)
         names = {m.author_name for m in (*window, msg)}
         # a message flagged as an attempt to instruct the bot or speak as someone else is no context
-        # for a reply or its recall queries (memory.poisoning): the model never reads it as the thread
+        # for a reply or its recall queries (bot.guard.poisoning): the model never reads it as the thread
         heard = [(m.author_name, m.text) for m in window]
         flagged = {m.id for k, m in enumerate(window)
                    if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention, heard=heard[:k]) is not None}

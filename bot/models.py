@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 
+from bot.extraction.candidates import Utterance
 from bot.text.richtext import RichText
-from memory.extraction import Utterance
 from memory.models import Lang, Scope, Visibility
 
 __all__ = ["READ_LIMIT", "Message", "Reply", "Stage"]

@@ -50,7 +50,7 @@ class Services:
 
     def moderation(self) -> ModerationService:
         """The moderation service on these collaborators (no rate limits: a job acts for the system),
-        for jobs that change records the way members and moderators do (``bot.completions``)."""
+        for jobs that change records the way members and moderators do (``bot.extraction.completions``)."""
         return ModerationService(
             memory=self.memory, sessions=self.sessions, audit=self.audit, outbox=self.outbox,
             scheduler=self.scheduler, window=self.conversation.log, stages=self.conversation.stages,

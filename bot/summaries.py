@@ -9,10 +9,10 @@ writes them again from what remains.
 from __future__ import annotations
 
 from bot.conversation.log import MessageLog
+from bot.guard.poisoning import attempt
 from bot.llm.base import MediatorProvider
 from bot.text.lang import session_lang
 from memory.models import Scope, Summary, Visibility
-from memory.poisoning import attempt
 from memory.service import MemoryService
 
 __all__ = ["summarize_session"]
@@ -27,7 +27,7 @@ async def summarize_session(
     messages = await window.recent(scope)
     names = {m.author_name for m in messages}
     # a message that tries to instruct the bot or speak as someone else is not summarized: a summary
-    # is recalled as memory, and such a message must never be recited as one (memory.poisoning)
+    # is recalled as memory, and such a message must never be recited as one (bot.guard.poisoning)
     heard = [(m.author_name, m.text) for m in messages]
     messages = [m for k, m in enumerate(messages)
                 if attempt(m.text, speaker=m.author_name, names=names, addressed=m.mention, heard=heard[:k]) is None]

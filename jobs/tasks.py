@@ -13,9 +13,10 @@ from datetime import timedelta
 from typing import Any
 
 from bot.agreements.card import follows_after_close
-from bot.completions import settle
 from bot.delivery.outbox import PostState
 from bot.delivery.reminders import record_delivery, reminder_post, reminder_post_id
+from bot.extraction.candidates import ExtractionRequest, to_facts
+from bot.extraction.completions import settle
 from bot.privacy.audit import SYSTEM, AuditEntry
 from bot.privacy.departures import purge_due, purge_tenant_data
 from bot.services import Services
@@ -24,7 +25,6 @@ from bot.summaries import summarize_session as write_summary
 from bot.text.clock import aware
 from bot.text.lang import session_lang
 from memory.consolidation import Action
-from memory.extraction import ExtractionRequest, to_facts
 from memory.models import OPEN_COMMITMENT, FactStatus, Scope, Visibility, utcnow
 
 __all__ = ["extract_idle", "extract_memories", "forget_user", "purge_tenant", "send_reminder", "summarize_session"]

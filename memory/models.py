@@ -83,7 +83,7 @@ class FactStatus(StrEnum):
     #: A moderator reviewed the record and found it wrong; kept for the audit, never recalled.
     REJECTED = "rejected"
     #: Written by a message that tried to instruct the bot or speak as someone else
-    #: (``memory.poisoning``): kept for moderators, never recalled or recited.
+    #: (``bot.guard.poisoning``): kept for moderators, never recalled or recited.
     FLAGGED = "flagged"
 
 

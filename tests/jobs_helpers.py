@@ -23,11 +23,11 @@ from arq.jobs import Job
 from adapters.runtime.composition import Runtime
 from bot.config.settings import JobSettings, LLMSettings, QdrantSettings, RedisSettings, Settings
 from bot.delivery.outbox import Post
+from bot.extraction.candidates import CandidateFact, ExtractionRequest
 from bot.llm.base import ProviderError
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from jobs.queue import QUEUE, deserialize
-from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Fact, Kind, Scope, utcnow
 
 

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from bot.agreements.digest import build_digest
 from bot.agreements.promises import promise_record
+from bot.extraction.candidates import Utterance
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider
 from bot.offline.perspective import for_everyone
 from bot.offline.questions import Ask, read_question
 from bot.text.names import NameBook
-from memory.extraction import Utterance
 from memory.models import Fact, FactStatus, Kind, Source
 
 T0 = datetime(2027, 3, 2, 18, 0, tzinfo=UTC)  # a Tuesday

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline.provider import OfflineProvider
 from bot.offline.rules import extract_rules
 from bot.offline.templates import cite_fact
 from bot.text.names import NameBook
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher, parse_keys

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 
 from bot.actors import Actor
-from bot.completions import match
 from bot.delivery.outbox import PostKind
+from bot.extraction.candidates import Utterance
+from bot.extraction.completions import match
+from bot.extraction.triggers import urgent
 from bot.models import Message
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.provider import OfflineProvider
-from bot.triggers import urgent
-from memory.extraction import Utterance
 from memory.models import Fact, FactStatus, Kind, Scope, Source
 from tests.jobs_helpers import Start, settings
 

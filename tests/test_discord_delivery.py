@@ -10,8 +10,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from bot.delivery.outbox import Post, PostKind, PostRecord, PostState
+from bot.extraction.candidates import CandidateFact
 from bot.text.richtext import Mention, RichText
-from memory.extraction import CandidateFact
 from memory.models import Kind, Scope, utcnow
 from tests.clock import JobSchedule
 from tests.discord_harness import WAIT, Harness, hash_embedder, heyan_on_discord, redis_url

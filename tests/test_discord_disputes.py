@@ -10,7 +10,7 @@ from pathlib import Path
 
 import discord
 
-from memory.extraction import Utterance
+from bot.extraction.candidates import Utterance
 from memory.models import Lang, Summary, Visibility
 from tests.discord_harness import hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import (

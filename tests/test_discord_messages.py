@@ -12,9 +12,9 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+from bot.extraction.candidates import CandidateFact
 from bot.llm.base import ReplyRequest
 from jobs.queue import QUEUE
-from memory.extraction import CandidateFact
 from memory.models import Kind, Scope, Visibility, utcnow
 from tests.discord_harness import WAIT, Harness, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import Fault, MemberSpec, UserSpec

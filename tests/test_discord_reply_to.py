@@ -1,6 +1,6 @@
 """Issue 20 (perspective): a Discord reply says whom its "you" means. The message reference's author
 reaches ``Message.reply_to`` through the real discord.py parser and the conversation log, and
-``memory.extraction.to_facts`` prefers it over the message just before (a busy thread)."""
+``bot.extraction.candidates.to_facts`` prefers it over the message just before (a busy thread)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bot.conversation.log import decode_message, encode_message
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance, to_facts
 from bot.models import Message
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Kind, Scope, Visibility
 from tests.discord_harness import WAIT, hash_embedder, heyan_on_discord, redis_url
 

@@ -168,7 +168,7 @@ async def test_no_plaintext_anywhere_under_the_data_dir_or_in_redis(tmp_path: Pa
         fact = await rt.memory.get(Scope(tenant=TENANT), fact_id)
         assert fact is not None and fact.value.startswith(SECRET)
         window = await rt.window.recent(Scope(tenant=TENANT, session=SESSION))
-        # the address was redacted before it was stored (memory.privacy); the name was sealed
+        # the address was redacted before it was stored (bot.privacy.redaction); the name was sealed
         assert any("[EMAIL_1]" in m.text for m in window) and all(EMAIL not in m.text for m in window)
         assert any(m.author_name == NAME for m in window)
     finally:

@@ -9,9 +9,9 @@ import logging
 
 import pytest
 
+from bot.extraction.candidates import ExtractionRequest, Utterance
 from bot.llm.base import ProviderError
 from bot.llm.openai_provider import OpenAIProvider
-from memory.extraction import ExtractionRequest, Utterance
 from memory.models import utcnow
 from tests.openai_stub import OpenAIStub, openai_stub  # noqa: F401
 from tests.test_openai_provider import provider, sleeps  # noqa: F401  (fixtures)

@@ -13,12 +13,12 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.bench.extraction import load_corpus, score, score_corpus_trigger
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
+from bot.extraction.triggers import fact_bearing
 from bot.models import Message
 from bot.offline.clauses import core
 from bot.offline.rules import MAX_MESSAGE_CHARS, extract_rules
 from bot.text.duetime import _pick, resolve_due
-from bot.triggers import fact_bearing
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind, Scope
 
 EVERYDAY = Path(__file__).parent / "data" / "extraction_corpus_everyday.jsonl"

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.models import Message
 from bot.offline.actions import promised_action
 from bot.offline.provider import OfflineProvider
 from bot.offline.rules import extract_rules
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind, Scope
 from tests.jobs_helpers import Start, settings
 
@@ -204,7 +204,7 @@ async def test_the_card_of_an_everyday_dispute(tmp_path: Path, redis_url: str, s
 
 
 def test_a_report_matches_by_the_words_said_not_by_when() -> None:
-    from bot.completions import match
+    from bot.extraction.completions import match
     from bot.offline.done import done_reports
     from memory.models import Source
 

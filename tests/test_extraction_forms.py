@@ -9,10 +9,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
 from bot.offline.clauses import core
 from bot.offline.rules import MAX_MESSAGE_CHARS, extract_rules
 from bot.text.duetime import _pick
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind
 
 NY = "America/New_York"

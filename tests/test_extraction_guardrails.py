@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 
 NOW = datetime(2026, 11, 3, 10, 0, tzinfo=UTC)

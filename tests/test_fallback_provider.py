@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
 from bot.llm.base import Classification, ProviderError, ReplyRequest
 from bot.llm.fallback import FallbackProvider
 from bot.models import Stage
 from bot.offline.provider import OfflineProvider
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Lang, Summary
 
 TURN = Utterance("m1", "u-ann", "Ann", "I will send the draft by Friday.", datetime(2026, 11, 2, tzinfo=UTC))

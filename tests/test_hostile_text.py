@@ -19,9 +19,9 @@ from adapters.cli.views import memory_table
 from adapters.discord.render import render as discord_render
 from adapters.runtime.logs import TextFormatter
 from adapters.slack.render import render as slack_render
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.offline.rules import extract_rules
 from bot.text.richtext import RichText
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Kind
 
 CLEAR, RED, RESET, NUL, BEL, RLO, ZWSP = "\x1b[2J", "\x1b[31m", "\x1b[0m", "\x00", "\x07", "\u202e", "\u200b"

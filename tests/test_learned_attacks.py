@@ -1,4 +1,4 @@
-"""The learned attack check (memory.shapes.learned): it flags what no written shape names, asks only
+"""The learned attack check (bot.guard.shapes.learned): it flags what no written shape names, asks only
 about lines that state what attacks plant, and leaves the rules alone when it cannot run."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from memory.poisoning import Flag, attempt
-from memory.shapes import learned
-from memory.shapes.attack_model import CHEAP, AttackModel, AttackModelError, fit
+from bot.guard.poisoning import Flag, attempt
+from bot.guard.shapes import learned
+from bot.guard.shapes.attack_model import CHEAP, AttackModel, AttackModelError, fit
 
 TTRPG = ["Theo", "Marcus", "Ines", "Sol", "Priya"]
 #: Set F's fake payment notice: no written shape names it (a notification carrying a member's apology).
@@ -68,7 +68,7 @@ def test_ordinary_lines_with_the_words_attacks_use_stay_ordinary(text: str) -> N
 
 def test_without_weights_the_check_is_off_and_says_so_once(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     scorer = learned._Scorer(tmp_path / "none.npz")
-    with caplog.at_level(logging.WARNING, logger="memory.shapes.learned"):
+    with caplog.at_level(logging.WARNING, logger="bot.guard.shapes.learned"):
         assert scorer(SPLITWISE, "Theo", TTRPG) is None
         assert scorer(SPLITWISE, "Theo", TTRPG) is None
     warnings = [r.getMessage() for r in caplog.records]

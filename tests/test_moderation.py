@@ -246,8 +246,8 @@ async def test_replies_are_rate_limited_with_one_slow_down(tmp_path: Path, redis
 async def test_erasure_reaches_windows_posts_audit_and_in_flight_extraction(
     tmp_path: Path, redis_url: str, start: Start
 ) -> None:
+    from bot.extraction.candidates import ExtractionRequest, to_facts
     from bot.models import Message
-    from memory.extraction import ExtractionRequest, to_facts
 
     runtime = await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
     scope = Scope(tenant=T, session="thread-9")

@@ -9,12 +9,12 @@ from zoneinfo import ZoneInfo
 from rich.console import Console
 
 from adapters.cli.views import commitment_view, commitments_table, memory_table
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider
 from bot.offline.rules import extract_rules
 from bot.text.names import NameBook, TenantNames
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind
 
 TZ = "Asia/Shanghai"

@@ -12,10 +12,10 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from adapters.runtime.composition import Runtime
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.models import Message
 from bot.offline.acts import condition_of
 from bot.offline.provider import OfflineProvider
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind, Scope
 from memory.store.codec import PayloadCodec
 from memory.store.crypto import Cipher, parse_keys
@@ -543,7 +543,7 @@ def test_taking_a_time_someone_asks_for_moves_the_promise(asked: str, answer: st
     ("李娜，海报能不能改到周日？这周加班", "行", "周日"),
 ])
 def test_the_owner_asks_for_another_time_and_a_yes_moves_their_promise(asked: str, answer: str, when: str) -> None:
-    """The one asking owes it; the one saying yes is who it is owed to (``bot.completions.move`` moves only a
+    """The one asking owes it; the one saying yes is who it is owed to (``bot.extraction.completions.move`` moves only a
     promise made to them)."""
     from bot.offline.reschedule import reschedules
 

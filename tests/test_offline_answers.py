@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider
@@ -17,7 +18,6 @@ from bot.offline.answers import NO_RECORD
 from bot.offline.questions import read_question
 from bot.offline.rules import extract_rules
 from bot.text.lang import detect_lang
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
 
 TZ = "UTC"

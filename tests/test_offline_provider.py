@@ -7,12 +7,12 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.llm.base import MediatorProvider, ReplyRequest
 from bot.models import Stage
 from bot.offline import OfflineProvider
 from bot.offline.templates import parse_summary
 from bot.text.lang import detect_lang, session_lang
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind, Summary
 
 TZ = "Asia/Shanghai"
@@ -204,9 +204,9 @@ async def test_summarize_keeps_gist_of_a_foreign_layout(provider: OfflineProvide
 async def test_empty_structured_summary_is_carried_not_nested() -> None:
     from datetime import UTC, datetime
 
+    from bot.extraction.candidates import Utterance
     from bot.offline.provider import OfflineProvider
     from bot.offline.templates import is_structured, parse_summary
-    from memory.extraction import Utterance
     from memory.models import Summary
 
     provider = OfflineProvider()

@@ -7,8 +7,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance, to_facts
 from bot.offline.rules import extract_rules, split_clauses
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Confidence, Kind
 
 TZ = "Asia/Shanghai"
@@ -196,8 +196,8 @@ def test_unknown_timezone_falls_back_to_utc() -> None:
 def test_questions_assert_nothing() -> None:
     from datetime import UTC, datetime
 
+    from bot.extraction.candidates import ExtractionRequest, Utterance
     from bot.offline.rules import extract_rules
-    from memory.extraction import ExtractionRequest, Utterance
 
     ts = datetime(2026, 11, 4, 10, 0, tzinfo=UTC)
     asked = Utterance("q1", "u-li", "李娜", "和言，我答应了什么？我会在周五前交草稿。", ts)

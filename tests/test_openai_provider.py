@@ -10,10 +10,10 @@ from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 
+from bot.extraction.candidates import ExtractionRequest, Utterance
 from bot.llm.base import ProviderError, ReplyRequest
 from bot.llm.openai_provider import OpenAIProvider
 from bot.models import Stage
-from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Confidence, Fact, Kind, Source
 from tests.openai_stub import OpenAIStub, StubResponse, chat_body, openai_stub  # noqa: F401
 

@@ -22,10 +22,10 @@ import pytest
 
 from adapters.bench.poisoning import PARTS, PEOPLE, held_out, load, measure
 from adapters.cli import cli_common
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance, to_facts
+from bot.guard.poisoning import Flag, attempt, flag_of, fold
 from bot.offline.rules import extract_rules
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
-from memory.poisoning import Flag, attempt, flag_of, fold
 from tests.jobs_helpers import Start
 
 pytestmark = pytest.mark.usefixtures("hash_embedder")
@@ -109,7 +109,7 @@ def test_fresh_lines_keep_every_promise() -> None:
 
 
 def test_requests_about_ones_own_records_are_told_apart() -> None:
-    from memory.instructions import own_request
+    from bot.guard.instructions import own_request
 
     for text in ("mark my promise as done", "delete my last message please", "把我刚才那条删掉",
                  "Heyan please forget that I promised to return the camera."):
@@ -326,8 +326,8 @@ def test_attempts_are_flagged_and_never_recited(tmp_path: Path, monkeypatch: pyt
 
 def test_detection_reads_what_extraction_reads_and_no_more() -> None:
     """A 200 KB message costs the detector its first READ_LIMIT characters, like extraction."""
+    from bot.guard.poisoning import READ_CHARS
     from bot.models import READ_LIMIT
-    from memory.poisoning import READ_CHARS
 
     assert READ_CHARS == READ_LIMIT
     padding = "我周五前把草稿发给你，" * (READ_LIMIT // 10 + 1)

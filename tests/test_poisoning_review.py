@@ -12,11 +12,11 @@ from arq.constants import job_key_prefix
 
 from adapters.runtime.composition import Runtime
 from bot.actors import Actor, Capability, InvalidRequest, PermissionDenied
+from bot.guard.poisoning import Flag, flag_of
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from jobs.tasks import extract_memories
 from memory.models import Fact, FactStatus, Kind, Scope
-from memory.poisoning import Flag, flag_of
 from tests.jobs_helpers import Start, ctx, remind_id, settings
 
 pytestmark = pytest.mark.usefixtures("hash_embedder")

@@ -10,8 +10,8 @@ import pytest
 
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
+from bot.privacy.redaction import redact
 from memory.models import Scope
-from memory.privacy import redact
 from tests.jobs_helpers import Start, settings
 
 pytestmark = pytest.mark.usefixtures("hash_embedder")

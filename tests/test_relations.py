@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from adapters.cli.views import memory_table
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.llm.schemas import ExtractionOut
 from bot.offline.relations import extract_relations
 from bot.text.kinds import label, parse
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Visibility
 from memory.ports import RecordFilter

@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance, to_facts
 from bot.offline.requests import takes_it_on
 from bot.offline.rules import extract_rules
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind
 
 ASKED = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)  # a Monday

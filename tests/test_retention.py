@@ -18,10 +18,10 @@ from typer.testing import CliRunner
 from adapters.cli.app import app
 from adapters.runtime.composition import Runtime
 from bot.actors import Actor
+from bot.extraction.candidates import DEFAULT_TTL
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
 from jobs.cron import purge
-from memory.extraction import DEFAULT_TTL
 from memory.models import Fact, Kind, Scope, Source, utcnow
 from tests.jobs_helpers import Start, settings
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance, to_facts
 from bot.llm.schemas import ExtractionOut, FactOut
 from bot.offline.rules import extract_rules
 from memory.consolidation import Action, consolidate
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, Kind
 
 TZ = "Asia/Shanghai"

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.extraction.candidates import Utterance
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline.provider import OfflineProvider
 from bot.text.lang import detect_lang
-from memory.extraction import Utterance
 
 PEOPLE = {"u-ann": "Ann", "u-bob": "Bob"}
 

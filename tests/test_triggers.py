@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
+from bot.extraction.triggers import fact_bearing
 from bot.models import Message
-from bot.triggers import fact_bearing
 from memory.models import Scope
 
 

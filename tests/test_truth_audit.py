@@ -243,8 +243,8 @@ T0 = datetime(2026, 12, 1, 10, tzinfo=UTC)  # a Tuesday
 
 
 def _rules(lines: list[tuple[str, str, str]], lang: str = "en") -> list[Any]:
+    from bot.extraction.candidates import ExtractionRequest, Utterance
     from bot.offline.rules import extract_rules
-    from memory.extraction import ExtractionRequest, Utterance
 
     turns = [Utterance(f"m{i}", uid, name, text, T0 + timedelta(minutes=i)) for i, (uid, name, text) in enumerate(lines)]
     return extract_rules(ExtractionRequest("t", "s", turns, lang=lang, timezone="UTC"))  # type: ignore[arg-type]
@@ -324,8 +324,8 @@ def test_the_day_of_an_event_is_not_today() -> None:
 
 
 def test_moving_a_promise() -> None:
+    from bot.extraction.candidates import Utterance
     from bot.offline.reschedule import moved_value, reschedules
-    from memory.extraction import Utterance
 
     [move] = reschedules([Utterance("m1", "u-m", "Marco", "actually make that Friday noon for the copy, Thursday is packed", T0)])
     assert (move.when, move.what) == ("Friday noon", "the copy")

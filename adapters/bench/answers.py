@@ -118,9 +118,9 @@ def _fact(case_id: str, i: int, data: dict[str, Any], people: dict[str, str], la
 
 
 def _case(data: dict[str, Any]) -> QaCase:
+    from bot.extraction.candidates import Utterance
     from bot.llm.base import ReplyRequest
     from bot.models import Stage
-    from memory.extraction import Utterance
 
     people: dict[str, str] = data["people"]
     lang = data["thread_lang"]

@@ -65,8 +65,8 @@ async def run_cost(messages: int, base: Settings, progress: Progress | None = No
     """Replay the dispute and return the report as plain data."""
     from adapters.bench.llm_stub import serve_recording_llm
     from adapters.runtime.composition import Runtime
+    from bot.extraction.triggers import fact_bearing
     from bot.models import Message
-    from bot.triggers import fact_bearing
 
     lines = dispute(messages)
     work = Path(tempfile.mkdtemp(prefix="heyan-bench-cost-"))

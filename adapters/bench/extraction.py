@@ -1,5 +1,5 @@
 """``heyan bench extraction``: how well the offline extraction (rules read again with the dialogue acts,
-as ``OfflineProvider.extract`` does, then ``memory.extraction.to_facts``) finds the facts of a labelled
+as ``OfflineProvider.extract`` does, then ``bot.extraction.candidates.to_facts``) finds the facts of a labelled
 corpus, per kind; then the trigger per part of tests/data/trigger_corpus.jsonl. The corpus format is
 described at ``load_corpus``; ``make test`` holds the targets (tests/test_extraction_bench.py)."""
 
@@ -26,9 +26,9 @@ from adapters.bench.trigger import (
     score_trigger,
 )
 from adapters.cli.cli_common import fail, one_of
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.text.zones import offset_name
 from memory.errors import HeyanError
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import Fact, FactStatus, Kind
 
 __all__ = ["DEFAULT_CORPUS", "KINDS", "CorpusError", "CorpusRow", "Report", "extraction", "load_corpus", "score",
@@ -37,7 +37,7 @@ __all__ = ["DEFAULT_CORPUS", "KINDS", "CorpusError", "CorpusRow", "Report", "ext
 KINDS = ("commitment", "demand", "agreement", "refusal", "emotion", "claim", "flagged")
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "extraction_corpus.jsonl"
 _REFUSES = frozenset({"refuses", "拒绝"})
-#: Gold kinds that make a line one the trigger should send to extraction at once (``bot.triggers``).
+#: Gold kinds that make a line one the trigger should send to extraction at once (``bot.extraction.triggers``).
 _URGENT = frozenset({"commitment", "demand", "agreement", "refusal"})
 
 
@@ -148,7 +148,7 @@ class Report:
 #
 # The message goes through the production path — ``bot.offline.rules.extract_rules``, read again with
 # the dialogue acts (``bot.offline.acts``, as ``OfflineProvider.extract`` does), and then
-# ``memory.extraction.to_facts`` — and the facts are compared with the gold per message and kind
+# ``bot.extraction.candidates.to_facts`` — and the facts are compared with the gold per message and kind
 # (counts: a message with two gold commitments needs two). Reported: precision and recall per kind,
 # due-time accuracy (of the commitments found, the share whose due time is in the gold window, or
 # absent when the gold has none) and how many commitments are owned by someone other than the
@@ -165,7 +165,7 @@ class Report:
 # * ``"closes"`` on a line: the indexes of the context messages whose promise this line reports kept
 #   (``[]``: it must close nothing). The context messages are extracted one by one (each after the
 #   ones before it), their commitments and the line's own are the open promises, and the line goes
-#   through ``done_reports`` and ``bot.completions.match`` as the extraction job does: a sure match
+#   through ``done_reports`` and ``bot.extraction.completions.match`` as the extraction job does: a sure match
 #   closes a promise, an unsure one asks its owner (counted apart: not closed, not wrong).
 def load_corpus(path: Path) -> list[CorpusRow]:
     """Every row of a corpus file, or CorpusError naming each bad line."""
@@ -211,7 +211,7 @@ def _row(data: dict[str, Any]) -> CorpusRow:
 def label(fact: Fact) -> str | None:
     """The corpus kind of an extracted fact (None for kinds the corpus does not score)."""
     if fact.status is FactStatus.FLAGGED:
-        return "flagged"  # an instruction to the bot or an impersonation (memory.poisoning)
+        return "flagged"  # an instruction to the bot or an impersonation (bot.guard.poisoning)
     if fact.kind is Kind.CONSENSUS:
         return "refusal" if fact.attribute in _REFUSES else "agreement"
     if fact.kind is Kind.EVENT:
@@ -247,7 +247,7 @@ def extract(row: CorpusRow) -> list[Fact]:
 
 def _closed(row: CorpusRow, facts: list[Fact]) -> tuple[set[str], bool]:
     """(the message ids whose promise the row's message closes, whether its owner would be asked)."""
-    from bot.completions import match
+    from bot.extraction.completions import match
     from bot.offline.done import done_reports
 
     earlier = _earlier(row)

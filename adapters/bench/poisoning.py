@@ -2,7 +2,7 @@
 
 Corpora under ``tests/data/`` (``poisoning_dev``/``_heldout``, ``_corpus``, ``_shapes``), one JSON object
 a line (``id``, ``lang``, ``speaker``, ``text``, ``expect``, ``commits``). Each line goes through
-``memory.poisoning.attempt`` as extraction asks; reported per part: false flags, catches, and promises
+``bot.guard.poisoning.attempt`` as extraction asks; reported per part: false flags, catches, and promises
 that survive extraction. Figures: docs/BENCHMARKS.md; ``tests/test_poisoning.py`` holds them as a bar.
 """
 
@@ -22,9 +22,9 @@ from rich.console import Console
 from rich.table import Table
 
 from adapters.cli.cli_common import fail
-from memory.extraction import ExtractionRequest, Utterance, to_facts
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
+from bot.guard.poisoning import attempt
 from memory.models import Kind
-from memory.poisoning import attempt
 
 __all__ = ["DATA", "PARTS", "PEOPLE", "Part", "held_out", "load", "measure", "poisoning"]
 

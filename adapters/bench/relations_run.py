@@ -21,8 +21,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.offline.relations import extract_relations
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.index.embedders import make_embedder
 from memory.index.sparse import Bm25Encoder
 from memory.models import Fact, Kind, Scope, Source

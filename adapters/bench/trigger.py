@@ -68,8 +68,8 @@ def load_trigger_corpus(path: Path) -> list[TriggerLine]:
 
 def score_trigger(lines: list[TriggerLine]) -> dict[str, TriggerReport]:
     """One report per part (``split``) and one for all lines (``"all"``)."""
+    from bot.extraction.triggers import fact_bearing
     from bot.models import Message  # the rules load when a bench runs, not when the CLI starts
-    from bot.triggers import fact_bearing
     from memory.models import Scope
 
     reports: dict[str, TriggerReport] = {"all": TriggerReport()}

@@ -16,6 +16,7 @@ from rich.table import Table
 
 from adapters.cli.terminal import shown as _safe
 from bot.agreements.promises import PromiseRecord
+from bot.guard.poisoning import flag_of
 from bot.moderation import fact_view
 from bot.moderation.views import commitment_line, condition_of
 from bot.offline.perspective import for_everyone
@@ -25,7 +26,6 @@ from bot.text.kinds import label
 from bot.text.names import TenantNames
 from bot.text.zones import zone_label
 from memory.models import Confidence, Fact, FactStatus, Kind, utcnow
-from memory.poisoning import flag_of
 from memory.recall.importance import weight
 
 __all__ = ["audit_table", "commitment_view", "commitments_table", "fact_view", "kind_label", "memory_table",

@@ -1,7 +1,7 @@
 """Why a record waits for a moderator, in words a moderator reads without the docs.
 
 A flagged record's attribute is the rule that fired ("instruction: tells Heyan to drop its rules",
-``memory.poisoning.Attempt.reason``): the page says what that family of rule looks for and quotes the
+``bot.guard.poisoning.Attempt.reason``): the page says what that family of rule looks for and quotes the
 rule's own words. A disputed, unverified or low-confidence record says what that status means and
 what Confirm and Reject do to it. The buttons' own help is in ``i18n`` (``help.*``).
 """
@@ -9,8 +9,8 @@ what Confirm and Reject do to it. The buttons' own help is in ``i18n`` (``help.*
 from __future__ import annotations
 
 from adapters.web.i18n import t
+from bot.guard.poisoning import flag_of
 from memory.models import Confidence, Fact, FactStatus, Lang
-from memory.poisoning import flag_of
 
 __all__ = ["confirm_help", "why_in_review"]
 

@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from bot.acts.features import Line, cheap, stack
 from bot.acts.labels import ACTS, Act
 from bot.acts.model import ActModel, ActModelError
+from bot.extraction.candidates import Utterance
 from memory.errors import EmbedderError
-from memory.extraction import Utterance
 
 __all__ = ["ActReader", "Embed", "default_reader", "thread_acts", "thread_scores"]
 

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.acts.labels import Act
+from bot.extraction.candidates import ExtractionRequest, Utterance
 from bot.offline.done import done_reports
 from bot.offline.proposals import proposal_of
 from bot.offline.questions import read_question
 from bot.offline.reschedule import reschedules
 from bot.offline.rules import ATTRIBUTES, extract_rules
-from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Kind, Lang
 
 __all__ = ["rules_acts"]

@@ -20,8 +20,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator
 from redis.asyncio import Redis
 
+from bot.extraction.candidates import DEFAULT_TTL
 from memory.errors import HeyanError
-from memory.extraction import DEFAULT_TTL
 from memory.models import Kind
 
 __all__ = ["KEY_PREFIX", "MAX_DAYS", "TenantConfig", "TenantSettingError", "TenantSettings", "check_days",
@@ -94,7 +94,7 @@ class TenantSettings(BaseModel):
     #: The language Heyan answers in: ``auto`` (the asker's / the interaction's locale), ``zh`` or ``en``.
     language: Literal["auto", "zh", "en"] = "auto"
     #: Days each kind of memory is kept (``None``: until erased), overriding the defaults
-    #: (``memory.extraction.DEFAULT_TTL``: emotions a day, commitments and events a year, …).
+    #: (``bot.extraction.candidates.DEFAULT_TTL``: emotions a day, commitments and events a year, …).
     retention_days: dict[str, float | None] = Field(default_factory=dict)
     #: Days after a dispute is closed before everything of its session is purged.
     closed_purge_days: float = 30.0

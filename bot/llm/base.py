@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.answering.question import Question
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
 from bot.models import Stage
 from memory.errors import HeyanError
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Summary
 
 __all__ = ["Classification", "MediatorProvider", "ProviderError", "ReplyRequest"]

@@ -11,8 +11,8 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
 from bot.llm.base import Classification, MediatorProvider, ProviderError, ReplyRequest
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Lang, Summary
 
 __all__ = ["FallbackProvider"]

@@ -27,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 import prompts
 from bot.delivery.backoff import backoff
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
 from bot.llm.base import Classification, ProviderError, ReplyRequest
 from bot.llm.rendering import fact_line, reply_messages, utterance_line
 from bot.llm.schemas import (
@@ -39,7 +40,6 @@ from bot.llm.schemas import (
     SummaryOut,
     strict_schema,
 )
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Summary
 
 __all__ = ["OpenAIProvider", "TaskUsage"]

@@ -12,9 +12,9 @@ import json
 from collections.abc import Mapping, Sequence
 
 import prompts
+from bot.extraction.candidates import Utterance
 from bot.llm.base import ReplyRequest
 from bot.text.zones import speaker_zone, zone_or_utc
-from memory.extraction import Utterance
 from memory.models import Fact
 from memory.normalize import normalize
 

@@ -16,9 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest
 from bot.offline.slots import slot_of
 from bot.text.zones import speaker_zone, zone_or_utc
-from memory.extraction import CandidateFact, ExtractionRequest
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import locate, normalize
 from memory.recall.relations import check as check_relation

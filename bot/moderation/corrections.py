@@ -22,7 +22,7 @@ __all__ = ["CLOSED_TO_MEMBERS", "Role", "about_others", "correction_outcome", "c
 CLOSED_TO_MEMBERS = frozenset({FactStatus.SUPERSEDED, FactStatus.CANCELLED, FactStatus.EXPIRED,
                                FactStatus.REJECTED})
 
-#: The attribute ``memory.extraction.to_facts`` gives a speaker's account of someone else.
+#: The attribute ``bot.extraction.candidates.to_facts`` gives a speaker's account of someone else.
 _CLAIMS = "claims"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.actors import Actor, InvalidRequest
+from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.moderation.base import REVIEW_STATUSES, ModerationBase
 from bot.moderation.views import Recovered, ReviewPage, fact_view, outline
 from bot.offline.actions import reread_due
@@ -13,7 +14,6 @@ from bot.privacy.audit import AuditEntry
 from bot.text import kinds
 from bot.text.lang import session_lang
 from bot.text.names import NameBook
-from memory.extraction import ExtractionRequest, Utterance, to_facts
 from memory.models import (
     Confidence,
     Fact,

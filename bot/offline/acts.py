@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bot.acts.labels import Act
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
+from bot.guard.poisoning import attempt
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
@@ -24,10 +26,8 @@ from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
 from bot.text.names import NameBook
 from bot.text.zones import is_zone, speaker_zone
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind
 from memory.normalize import normalize
-from memory.poisoning import attempt
 
 __all__ = ["SURE", "condition_of", "derive", "puts_a_plan"]
 
@@ -465,7 +465,7 @@ class _Thread:
         if not (asks_to_move(self.lines[j].text) or takes_time_asked(self.lines[j].text, self.lines[i].text)):
             return False
         # a move asked only by pointing ("could you do it Tuesday instead?"): of a promise said before the
-        # lines this batch reads, which the store holds (``bot.completions``)
+        # lines this batch reads, which the store holds (``bot.extraction.completions``)
         return _points_only(requested_action(self.lines[j].text)) or any(
             self.lines[k].author_id in who and self.acts[k] in _TAKES_ON_ACTS for k in range(j))
 

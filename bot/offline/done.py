@@ -2,7 +2,7 @@
 
 ``done_reports`` finds first-person, subjectless or object-first reports in the past or perfect; not
 negated, a question, a condition, "I'm done with this", or a promise's own tag ("水管我来修，搞定"). It
-keeps the words saying *what* was done for ``bot.completions`` to match. A report starting with a
+keeps the words saying *what* was done for ``bot.extraction.completions`` to match. A report starting with a
 participant's name is about that person's promise (``owner_name``); any other third person, nobody's.
 """
 
@@ -13,10 +13,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.extraction.candidates import Utterance
 from bot.offline.actions import is_commitment
 from bot.offline.clauses import clean, core, split_clauses
 from bot.offline.indirect import ZH_ACTION_VERBS
-from memory.extraction import Utterance
 from memory.normalize import normalize
 
 __all__ = ["DoneReport", "done_reports"]

@@ -11,13 +11,13 @@ import hashlib
 import re
 from collections.abc import Sequence
 
+from bot.extraction.candidates import ExtractionRequest
 from bot.llm.base import ReplyRequest
 from bot.models import Stage
 from bot.offline import lexicon as lx
 from bot.offline.rules import extract_rules
 from bot.offline.templates import content, format_due
 from bot.text.names import NameBook
-from memory.extraction import ExtractionRequest
 from memory.models import Kind, Lang
 
 __all__ = ["mediate"]

@@ -12,12 +12,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.extraction.candidates import Utterance
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_sentences
 from bot.offline.sentence import sarcastic
 from bot.offline.slots import content_words
-from memory.extraction import Utterance
 
 __all__ = ["DISMISSIVE", "WEAK", "Proposal", "is_answer", "plan_of", "proposal_of", "shares_content", "stated", "without_ask"]
 

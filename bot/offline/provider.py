@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 
 from bot.acts.reader import default_reader, thread_scores
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
 from bot.llm.base import Classification, ReplyRequest
 from bot.offline import lexicon as lx
 from bot.offline.acts import derive
@@ -26,7 +27,6 @@ from bot.offline.templates import is_structured, parse_summary, render_summary
 from bot.text.lang import detect_lang, turn_lang
 from bot.text.names import NameBook
 from memory.errors import EmbedderError
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Kind, Lang, Summary
 
 __all__ = ["OfflineProvider"]

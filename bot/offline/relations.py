@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterator
 from itertools import islice
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
 from bot.offline.clauses import clean, core, split_clauses
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Confidence, Kind
 from memory.normalize import normalize
 

@@ -10,12 +10,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.extraction.candidates import Utterance
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
 from bot.text.zones import speaker_zone
-from memory.extraction import Utterance
 
 __all__ = ["LEAD_NAME", "Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
            "takes_it_on"]

@@ -1,5 +1,5 @@
 """A promise's owner moving its time in the thread: "actually make that Friday noon for the copy",
-"文档那个，改成周五吧，周四我要出差". ``reschedules`` finds them; ``bot.completions`` moves the owner's open
+"文档那个，改成周五吧，周四我要出差". ``reschedules`` finds them; ``bot.extraction.completions`` moves the owner's open
 promise through the member's own correction path. Only the owner's words move a promise: the same words
 from the one it was made to are a request, until the owner takes it ("好的，周五")."""
 
@@ -10,13 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+from bot.extraction.candidates import Utterance
 from bot.offline.actions import split_due
 from bot.offline.clauses import clean
 from bot.offline.proposals import is_answer
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import asks_deed, own_time
 from bot.text.duetime import find_due_span, turned_down
-from memory.extraction import Utterance
 from memory.normalize import normalize
 
 __all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_value", "new_time", "reschedules", "takes_time_asked"]
@@ -270,7 +270,7 @@ def asked_them(thread: Sequence[Utterance], i: int) -> bool:
 def _turned_down(text: str) -> tuple[str, str] | None:
     """(the time turned down, the one offered) when the speaker turns a time down and offers another
     without asking a deed of anyone ("glossary isn't happening tonight … tomorrow noon London time",
-    "第三稿周日晚上交不了了…改到周一中午吧"): their promise due then moves (``bot.completions.move``); a
+    "第三稿周日晚上交不了了…改到周一中午吧"): their promise due then moves (``bot.extraction.completions.move``); a
     counter-offer to a request moves nothing, for no promise of theirs is due then."""
     text = normalize(text).strip()[:300]
     if any(requested_action_of(x) for x in re.split(r"(?<=[.!?。！？])\s*", text) if x.strip()):

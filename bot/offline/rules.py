@@ -14,6 +14,8 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance
+from bot.guard.poisoning import attempt, fold
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
@@ -44,16 +46,14 @@ from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
 from bot.text.lang import detect_lang
 from bot.text.zones import is_zone, speaker_zone
-from memory.extraction import CandidateFact, ExtractionRequest, Utterance
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import normalize
-from memory.poisoning import attempt, fold
 
 __all__ = ["ATTRIBUTES", "MAX_MESSAGE_CHARS", "Clause", "extract_rules", "split_clauses"]
 
 log = logging.getLogger(__name__)
 
-#: Attribute names per language. "claims" stays English: ``memory.extraction.to_facts`` uses it too.
+#: Attribute names per language. "claims" stays English: ``bot.extraction.candidates.to_facts`` uses it too.
 ATTRIBUTES: dict[str, dict[str, str]] = {
     "en": {
         "wants": "wants",
@@ -98,7 +98,7 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
 
     Rules (measured on ``tests/data/extraction_corpus.jsonl``): everything is owned by the speaker,
     and a clause about someone else is the speaker's reported claim (``event``/``claims``); an
-    attempt to instruct the bot (``memory.poisoning``) yields one flagged claim and nothing else; a
+    attempt to instruct the bot (``bot.guard.poisoning``) yields one flagged claim and nothing else; a
     promise keeps its whole action and deadline ("from now on": no due time); a hedged promise is
     dropped, other hedged facts kept with low confidence; a refusal is ``consensus``/``refuses``; a
     bare "Sure, will do." to a request put to the speaker is their promise of it, to the asker

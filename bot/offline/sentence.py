@@ -13,11 +13,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from bot.extraction.candidates import CandidateFact
 from bot.offline.actions import is_standing
 from bot.offline.clauses import TAG_QUESTION, Clause, core
 from bot.offline.indirect import zh_modifiers
 from bot.text.duetime import find_due_span, resolve_due
-from memory.extraction import CandidateFact
 from memory.models import Kind
 
 __all__ = ["SARCASTIC_REFUSAL", "asserted", "completes", "has_subject", "inherit_due", "joking", "said_to_other", "sarcastic",

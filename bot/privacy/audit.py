@@ -19,6 +19,7 @@ from redis.asyncio import Redis
 from redis.exceptions import WatchError
 
 from bot.config.tenants import TenantConfig
+from bot.extraction.candidates import DEFAULT_TTL
 from bot.privacy.sealing import (
     Advance,
     needs_reseal,
@@ -28,7 +29,6 @@ from bot.privacy.sealing import (
     scan,
     seal_fields,
 )
-from memory.extraction import DEFAULT_TTL
 from memory.models import Kind, utcnow
 from memory.normalize import names_in
 from memory.store.crypto import Cipher

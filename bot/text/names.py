@@ -2,7 +2,7 @@
 
 Records keep each message's name as evidence; everything that *shows* a person uses the latest name
 seen for their id, so one person never appears as two. ``NameBook`` also keeps every name a user went
-by, and ``find`` reads who a text names by any form the community uses (``memory.name_forms``); a form
+by, and ``find`` reads who a text names by any form the community uses (``bot.text.name_forms``); a form
 that fits two members is asked back, never guessed.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.extraction.candidates import Utterance
 from bot.text.clock import aware
-from memory.extraction import Utterance
+from bot.text.name_forms import Rank, deaccent, forms_of, prefix_of
 from memory.models import Fact
-from memory.name_forms import Rank, deaccent, forms_of, prefix_of
 
 __all__ = ["NameBook", "NameHit", "TenantNames"]
 

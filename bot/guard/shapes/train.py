@@ -12,14 +12,14 @@ from typing import Any
 
 import numpy as np
 
+from bot.guard.poisoning import fold
+from bot.guard.shapes.attack_model import WEIGHTS, cheap, fit, read, rows
+from bot.guard.shapes.learned import THRESHOLD, states
 from memory.index.embedders import LocalEmbedder
-from memory.poisoning import fold
-from memory.shapes.attack_model import WEIGHTS, cheap, fit, read, rows
-from memory.shapes.learned import THRESHOLD, states
 
 __all__ = ["Labelled", "load", "main"]
 
-DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 _EXTRACTION = ("extraction_corpus", "extraction_corpus_everyday", "everyday_truth_dev", "everyday_truth_heldout",
                "everyday_truth_heldout2", "everyday_truth_heldout3", "trigger_corpus")
 

@@ -1,5 +1,5 @@
 """Attacks no written shape names, flagged by what they read like (``attack_model``; why and how well:
-docs/ARCHITECTURE.md, ``memory/shapes/``, and docs/BENCHMARKS.md, "Attacks learned from labelled lines")."""
+docs/ARCHITECTURE.md, ``bot/guard/shapes/``, and docs/BENCHMARKS.md, "Attacks learned from labelled lines")."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bot.guard.shapes.rulings import ASSENT, DECISION, SANCTION
 from memory.errors import EmbedderError
 from memory.index.embedders import line_vectors
-from memory.shapes.rulings import ASSENT, DECISION, SANCTION
 
 if TYPE_CHECKING:
-    from memory.shapes.attack_model import AttackModel
+    from bot.guard.shapes.attack_model import AttackModel
 
 __all__ = ["THRESHOLD", "resembles", "states"]
 
@@ -45,7 +45,7 @@ class _Scorer:
 
     def __call__(self, text: str, speaker: str, names: Sequence[str]) -> float | None:
         # numpy and the weights load with the first line asked about, not with the CLI
-        from memory.shapes.attack_model import WEIGHTS, AttackModel, AttackModelError, cheap, read, rows
+        from bot.guard.shapes.attack_model import WEIGHTS, AttackModel, AttackModelError, cheap, read, rows
 
         if not self.ready:
             self.ready = True
@@ -69,7 +69,7 @@ _SCORER = _Scorer()
 
 def resembles(text: str, *, view: str, speaker: str, names: Sequence[str]) -> float | None:
     """The model's probability that ``text`` is an attack on memory when it reaches ``THRESHOLD`` and
-    its folded ``view`` (``memory.poisoning``) says what attacks plant, else None (also when the model
+    its folded ``view`` (``bot.guard.poisoning``) says what attacks plant, else None (also when the model
     or the embedder is unavailable)."""
     if not states(view):
         return None

@@ -3,7 +3,7 @@
 A word is not an instruction ("I don't remember promising that", "记住，你答应过…"); a shape is: a command
 given to Heyan (named, mentioned, or "your instructions") to record what someone else said, forget or
 change a record, drop its rules, take a role, obey someone, or say or decide something. ``classify``
-reads a message already folded (``memory.poisoning``); quoted text is a placeholder; every pattern is
+reads a message already folded (``bot.guard.poisoning``); quoted text is a placeholder; every pattern is
 matched at a clause start or in a bounded window after it: linear time.
 """
 

@@ -14,6 +14,7 @@ from bot.actors import Actor, ModerationError
 from bot.acts.labels import Act
 from bot.acts.reader import default_reader, thread_acts
 from bot.delivery.outbox import Outbox, Post, PostKind
+from bot.extraction.candidates import ExtractionRequest, Utterance
 from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.acts import puts_a_plan
@@ -26,7 +27,6 @@ from bot.text.duetime import resolve_due
 from bot.text.richtext import Mention, RichText
 from bot.text.zones import is_zone, zone_or_utc
 from memory.errors import EmbedderError
-from memory.extraction import ExtractionRequest, Utterance
 from memory.models import Fact, Lang, Scope
 from memory.normalize import normalize
 
@@ -177,7 +177,7 @@ async def _ask(outbox: Outbox, request: ExtractionRequest, report: DoneReport, b
 async def settle(moderation: MemberSelfService, outbox: Outbox, request: ExtractionRequest,
                  *, flagged: frozenset[str] = frozenset()) -> list[Settled]:
     """Close the commitments the batch's "done" reports name; ask the owner when unsure. Messages in
-    ``flagged`` (attempts to instruct the bot, ``memory.poisoning``) close nothing.
+    ``flagged`` (attempts to instruct the bot, ``bot.guard.poisoning``) close nothing.
 
     For every report of a promise kept (``bot.offline.done``) it looks at the open commitments of whoever did it — the speaker, or the
     participant the report names ("Bob sent it") — said before the report (never one the report's own

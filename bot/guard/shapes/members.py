@@ -1,6 +1,6 @@
 """Which members a line names, by the names a community uses for them ("Tom" of "Tomás", 阿杰 of 李杰).
 
-Forms from ``memory.name_forms`` without the Latin spellings of Chinese names (detection reads what
+Forms from ``bot.text.name_forms`` without the Latin spellings of Chinese names (detection reads what
 people type; Latin parts match capitalised). A form shared with the speaker is the speaker's.
 """
 
@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.name_forms import Rank, deaccent, forms_of, is_cjk_name
+from bot.text.name_forms import Rank, deaccent, forms_of, is_cjk_name
 
 __all__ = ["Members", "members"]
 

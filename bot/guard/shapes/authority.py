@@ -12,15 +12,15 @@ from __future__ import annotations
 import re
 from itertools import islice
 
-from memory.shapes.members import Members
-from memory.shapes.rulings import ASSENT, FINAL, MATCHES, SANCTION, mentioned, sentences
+from bot.guard.shapes.members import Members
+from bot.guard.shapes.rulings import ASSENT, FINAL, MATCHES, SANCTION, mentioned, sentences
 
 __all__ = ["authority"]
 
 _I = re.IGNORECASE
 
 #: Who may rule on members: a community's own authorities, not a role anyone holds ("Owner: Bob" heads a
-#: task, "Landlord: still no reply" reports). Heyan's own name is ``memory.poisoning``'s marker rule.
+#: task, "Landlord: still no reply" reports). Heyan's own name is ``bot.guard.poisoning``'s marker rule.
 _BODY_EN = (r"(?:board|committee|council|management|organi[sz]ers?|admins?|administrators?|administration|"
             r"mods?|moderators?|moderation(?:\s+team)?|course\s+(?:admin|staff|team|office)|team\s+leads?|leadership|"
             r"officials?|system|core\s+team|steering\s+(?:committee|council)|hoa|server\s+owners?|"

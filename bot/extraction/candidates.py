@@ -18,10 +18,10 @@ from typing import Protocol
 
 from pydantic import ValidationError
 
+from bot.guard.poisoning import Attempt, attempt, fold
+from bot.text.name_forms import Rank, forms_of, prefix_of
 from memory.models import EMBED_TEXT_LIMIT, Confidence, Fact, FactStatus, Kind, Lang, Source, Visibility
-from memory.name_forms import Rank, forms_of, prefix_of
 from memory.normalize import locate, normalize
-from memory.poisoning import Attempt, attempt, fold
 from memory.recall.relations import link, relation_fact
 
 __all__ = [
@@ -42,7 +42,7 @@ class Utterance:
     ``zone`` is the speaker's own timezone when the platform tells it (an IANA name such as
     ``Asia/Shanghai``, or a fixed offset such as ``+08:00``): wall-clock words in the message ("明天下午
     三点", "by tonight") mean the speaker's clock, not the tenant's. ``addressed``: the message
-    mentions the bot (platforms take the mention out of the text; ``memory.poisoning`` needs it).
+    mentions the bot (platforms take the mention out of the text; ``bot.guard.poisoning`` needs it).
     ``reply_to``: the author id of the message it replies to, when the platform says (Discord) — whom
     its "you" means.
     """
@@ -168,7 +168,7 @@ def to_facts(
     * a commitment, demand, emotion or agreement whose subject is not the speaker — "he said he'd
       refund me", or an instruction to record that someone else agreed — becomes the speaker's claim
       (kind ``event``, attribute ``claims``, status ``unverified``), never the other person's fact;
-    * a message that tries to instruct the bot or speaks as another member (``memory.poisoning``)
+    * a message that tries to instruct the bot or speaks as another member (``bot.guard.poisoning``)
       yields one ``flagged`` record of its speaker, never recalled, whatever was extracted from it;
     * a commitment or demand keeps whom it was made to (``Fact.recipient``: the participant named,
       else — when it says "you" / "你" — the one it answers), so "you" can be told as theirs;
@@ -308,7 +308,7 @@ _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z]{2,}(?![A-Za-z])")
 
 
 def _named_loosely(text: str, name: str) -> bool:
-    """Does ``text`` name ``name`` by a form the community uses for it (``memory.name_forms``: a part of
+    """Does ``text`` name ``name`` by a form the community uses for it (``bot.text.name_forms``: a part of
     the name, a Chinese name's short forms or pinyin) or by a capitalised word that begins its first
     name ("Rhi" for Rhiannon)?"""
     if any(_named(text, form) or (form.isascii() and _named(text, form.title()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
+from bot.extraction.candidates import ExtractionRequest
 from bot.models import Message
 from bot.offline import lexicon as lx
 from bot.offline.clauses import core, split_clauses, split_sentences
@@ -18,7 +19,6 @@ from bot.offline.done import done_reports
 from bot.offline.rules import extract_rules
 from bot.offline.sentence import sarcastic
 from bot.text.lang import detect_lang
-from memory.extraction import ExtractionRequest
 from memory.models import Kind
 from memory.normalize import normalize
 
@@ -47,7 +47,7 @@ def fact_bearing(msg: Message) -> bool:
 
 def urgent(msg: Message) -> bool:
     """Extract now: the message is fact-bearing, or reports a promise kept ("done", "已经发了"), which
-    must close its commitment before the follow-up fires (``bot.completions``)."""
+    must close its commitment before the follow-up fires (``bot.extraction.completions``)."""
     if fact_bearing(msg):
         return True
     turn = msg.utterance()

@@ -9,8 +9,8 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from memory.shapes.members import Members, members
-from memory.shapes.rulings import ASSENT, MATCHES, SANCTION, sentences
+from bot.guard.shapes.members import Members, members
+from bot.guard.shapes.rulings import ASSENT, MATCHES, SANCTION, sentences
 
 __all__ = ["claimed"]
 

@@ -1,7 +1,7 @@
 """The learned attack check's model: logistic regression over [USE sentence vector | cheap features].
 
-Weights in ``memory/data/attacks.npz`` (float16, ~1.4 KB), written by ``memory.shapes.train``. Pure numpy;
-imported on the first line ``memory.shapes.learned`` asks about, so a CLI that flags nothing never loads it.
+Weights in ``bot/data/attacks.npz`` (float16, ~1.4 KB), written by ``bot.guard.shapes.train``. Pure numpy;
+imported on the first line ``bot.guard.shapes.learned`` asks about, so a CLI that flags nothing never loads it.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from memory.errors import HeyanError
 __all__ = ["CHEAP", "READ", "WEIGHTS", "AttackModel", "AttackModelError", "cheap", "fit", "read", "rows"]
 
 #: Where the committed weights are.
-WEIGHTS = Path(__file__).resolve().parents[1] / "data" / "attacks.npz"
+WEIGHTS = Path(__file__).resolve().parents[2] / "data" / "attacks.npz"
 #: Characters of a line the model reads (what the act classifier reads too).
 READ = 300
 

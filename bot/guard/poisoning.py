@@ -15,12 +15,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memory.instructions import about_people, classify, names_pattern, says_you
+from bot.guard.instructions import about_people, classify, names_pattern, says_you
+from bot.guard.shapes import find as find_shape
+from bot.guard.shapes.claims import claimed
+from bot.guard.shapes.learned import resembles
+from bot.guard.shapes.members import members
 from memory.normalize import normalize
-from memory.shapes import find as find_shape
-from memory.shapes.claims import claimed
-from memory.shapes.learned import resembles
-from memory.shapes.members import members
 
 __all__ = ["READ_CHARS", "Attempt", "Flag", "attempt", "flag_of", "fold"]
 
@@ -164,7 +164,7 @@ def _marker(text: str, others: re.Pattern[str] | None) -> str | None:
             if _ADDRESSING.match(payload):
                 continue  # "Admin: can you check my role?" speaks to the admin
             if _OWN_WORDS.match(payload) and not _SYSTEM.search(m.group()):
-                continue  # "管理员：我同意周杰的方案" speaks to the admin, or as one about itself (memory.shapes rules on others)
+                continue  # "管理员：我同意周杰的方案" speaks to the admin, or as one about itself (bot.guard.shapes rules on others)
             if _OWN_MEMORY.search(m.group()) and _RECORD_CLAIM.search(payload):
                 return m.group().strip()
             if _BINDING.search(payload) or (_VERDICT.search(payload) and (
@@ -305,7 +305,7 @@ def attempt(text: str, *, speaker: str = "", names: Iterable[str] = (), addresse
     author's), or any of these in base64? ``addressed``: the platform says the message mentions the
     bot (platforms take the mention out of the text). ``heard``: the thread before it, as (author name,
     text) pairs, when the caller knows it — then another member's consent claimed without their own
-    words behind it is one too (``memory.shapes.claims``). Reads the first ``READ_CHARS`` characters:
+    words behind it is one too (``bot.guard.shapes.claims``). Reads the first ``READ_CHARS`` characters:
     the part anything is extracted from. The same message is asked about by extraction, summaries
     and every reply that has it in its window: answers are cached."""
     key = tuple(sorted(set(names)))

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from memory.shapes.members import Members
-from memory.shapes.rulings import ASSENT, DECISION, SANCTION
+from bot.guard.shapes.members import Members
+from bot.guard.shapes.rulings import ASSENT, DECISION, SANCTION
 
 __all__ = ["relayed"]
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from itertools import islice
 
-from memory.shapes.members import Members
-from memory.shapes.rulings import MATCHES
+from bot.guard.shapes.members import Members
+from bot.guard.shapes.rulings import MATCHES
 
 __all__ = ["attributed"]
 

@@ -1,6 +1,6 @@
 """Attacks on memory recognised by their shape, in both languages.
 
-One shape per module, asked in turn by ``find`` about a line already folded (``memory.poisoning``), with
+One shape per module, asked in turn by ``find`` about a line already folded (``bot.guard.poisoning``), with
 quoted words blanked: ``notes`` (a note to Heyan about others), ``authority`` (a ruling on people in a
 body's name), ``proxies`` (a line written as another member), ``relays`` (an app's or the platform's
 notice about members, passed off), then ``attributed`` (words put in another member's mouth), which reads
@@ -13,20 +13,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memory.shapes.attributed import attributed
-from memory.shapes.authority import authority
-from memory.shapes.members import members
-from memory.shapes.notes import note_to_bot
-from memory.shapes.proxies import speaks_for
-from memory.shapes.relays import relayed
-from memory.shapes.rulings import unquoted
+from bot.guard.shapes.attributed import attributed
+from bot.guard.shapes.authority import authority
+from bot.guard.shapes.members import members
+from bot.guard.shapes.notes import note_to_bot
+from bot.guard.shapes.proxies import speaks_for
+from bot.guard.shapes.relays import relayed
+from bot.guard.shapes.rulings import unquoted
 
 __all__ = ["Shape", "find"]
 
 
 @dataclass(frozen=True, slots=True)
 class Shape:
-    """What was found: the family (a ``memory.poisoning.Flag`` value), why, and the words."""
+    """What was found: the family (a ``bot.guard.poisoning.Flag`` value), why, and the words."""
 
     family: str
     detail: str
