@@ -58,7 +58,11 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
      # where a thing handed over sits names it too; a handover; more participles of making
      ("the minutes are in the shared folder now, sorry it took so long", "minutes folder"),
      ("spreadsheet is on the team drive", "spreadsheet drive"), ("here you go: the signed lease, both pages", "signed lease"),
-     ("poster exported at full size", "poster"), ("cake ordered 🎂 18 slices, pickup at 4", "cake")],
+     ("poster exported at full size", "poster"), ("cake ordered 🎂 18 slices, pickup at 4", "cake"),
+     # handed to someone by name, a possessive thing, a participle and where it went
+     ("corrected budget sheet is with Priya: 3 tabs, totals fixed", "corrected budget sheet"),
+     ("Mona's poster is printed and in the post", "mona's poster"),
+     ("the date: 22 Sept. posted in #announcements and pinned", "announcements pinned")],
 )
 def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     [report] = done_reports([Utterance("m", "u", "Ann", text, MONDAY)])
@@ -70,7 +74,7 @@ def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     ["not done yet", "I haven't sent it", "done?", "Once I'm done I'll call you", "I'm done with you", "还没发",
      "发了吗？", "I'll send it tomorrow", "我明天发", "他已经发了", "please log in", "the shop is out of stock",
      "the printer jammed", "the log is due to CQ tomorrow", "my cat is on the board again lol", "is the file in the drive",
-     "the problem is in the drive?"],
+     "the problem is in the drive?", "the problem is with the server", "I'm with you on that"],
 )
 def test_not_reports(text: str) -> None:
     assert done_reports([Utterance("m", "u", "Ann", text, MONDAY)]) == []

@@ -252,7 +252,9 @@ def test_parse_number(text: str, value: int) -> None:
         # a part of day narrowed by the hour said after it
         ("tomorrow morning my time, before 9", sh(5, 9)),
         ("friday afternoon before 5", sh(6, 17)),
-        ("tomorrow evening at 8", sh(5, 21)),  # a bare 8 is no evening hour: the part stays
+        ("tomorrow evening at 8", sh(5, 20)),  # the part says which half of the day the hour is in
+        ("friday night, by 10 my time", sh(6, 22)),
+        ("tomorrow night at 11", sh(5, 23)),
         ("tomorrow evening at 8pm", sh(5, 20)),
         # the only time said stays the deadline, turned down or not
         ("I can't do it before Friday", sh(6, 23, 59)),
@@ -260,6 +262,7 @@ def test_parse_number(text: str, value: int) -> None:
         ("by Thu 9pm", sh(5, 21)),
         ("Fri noon", sh(6, 12)),
         ("not this week — wed the 18th?", sh(18, 23, 59)),
+        ("ready by next Wednesday, the 18th", sh(18, 23, 59)),  # the date decides which Wednesday
         ("yes, 17th even", sh(17, 23, 59)),
         ("the weekend of the 14th", sh(15, 23, 59)),
     ],

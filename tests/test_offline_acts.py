@@ -58,6 +58,33 @@ async def test_a_chinese_yes_of_one_verb_takes_the_requests_action(asked: str, t
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") in ("Fri", "Sun")
 
 
+@pytest.mark.parametrize(("asked", "taken", "words"), [
+    ("阿杰，今晚能拍几张书桌的照片发我吗？", "包在我身上", "照片"),
+    ("可乐，书桌原来的购买链接能发我吗？", "可以，我布达佩斯这边明天中午前找出来发你", "链接"),
+])
+async def test_a_chinese_yes_that_names_no_thing_takes_the_requests_action(asked: str, taken: str, words: str) -> None:
+    facts = await _facts([("小鹿", asked), ("阿杰", taken)], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿杰" and promise.recipient == "u-小鹿" and words in promise.value
+
+
+@pytest.mark.parametrize(("asked", "countered", "words", "day"), [
+    # said on Mon 1 Mar: "next Wednesday" alone would be the 10th; the date says which
+    ("Ines, can you redo the whole session next Saturday?",
+     "I won't redo a whole session, four people played it. what I'll do: write a bonus one-shot for you, ready by next "
+     "Wednesday, the 3rd, my time", "bonus one-shot", "2027-03-03"),
+    ("Kenji, can you rewrite the history on main this week?",
+     "I can't force-push main, it would break every fork. what I can do: a follow-up commit with a Co-authored-by "
+     "trailer for you, and your name in CONTRIBUTORS.md — tonight", "CONTRIBUTORS", "2027-03-01"),
+])
+async def test_a_counter_offer_that_says_what_it_will_do_instead_is_that_deed(
+        asked: str, countered: str, words: str, day: str) -> None:
+    facts = await _facts([("Lucia", asked), ("Ines", countered), ("Lucia", "ok, that works. thanks")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert (promise.subject, promise.recipient) == ("u-Ines", "u-Lucia") and words in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).date().isoformat() == day
+
+
 @pytest.mark.parametrize(("lines", "lang", "owner", "asker", "words", "day"), [
     ([("Nora", "Ivan could you clear the bike shed this evening?"),
       ("Ivan", "this evening no, I'm on call. Saturday morning I can"), ("Nora", "Saturday morning works, thanks")],
@@ -259,6 +286,30 @@ async def test_a_move_to_another_day_keeps_the_promises_hour(tmp_path: Path, red
     await rt.drain(60)
     [quote] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))  # and no promise of Nora's
     assert "projector" in quote.value and quote.due_at == datetime(2026, 11, 6, 17, tzinfo=UTC)
+
+
+async def test_a_move_keeps_the_hour_on_the_owners_clock_across_a_clock_change(
+        tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
+    # Friday 22:00 in Berlin is summer time (+02:00); the Monday it moves to is winter time (+01:00)
+    thursday = datetime(2026, 10, 22, 10, tzinfo=UTC)
+    clock_at(thursday + timedelta(minutes=5))
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+
+    def line(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
+        return Message(id=mid, scope=THREAD.narrow(user=user), author_name=name, text=text,
+                       ts=thursday + timedelta(minutes=minutes), speaker_zone="Europe/Berlin")
+
+    await rt.engine.observe(line("m1", "u-nora", "Nora", "Ivan, can you get a quote for the new projector by Friday?", 0))
+    await rt.engine.observe(line("m2", "u-ivan", "Ivan", "sure — Friday night, by 10 my time", 1))
+    await rt.drain(60)
+    [quote] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))
+    assert quote.due_at == datetime(2026, 10, 23, 22, tzinfo=ZoneInfo("Europe/Berlin"))
+    await rt.engine.observe(line("m3", "u-ivan", "Ivan", "Nora, the shop is shut Friday. can the quote be Monday "
+                                                         "instead, same time?", 2))
+    await rt.engine.observe(line("m4", "u-nora", "Nora", "ok", 3))
+    await rt.drain(60)
+    [quote] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))
+    assert quote.due_at == datetime(2026, 10, 26, 22, tzinfo=ZoneInfo("Europe/Berlin"))
 
 
 async def test_a_move_asked_by_pointing_at_a_promise_said_long_before_moves_it(

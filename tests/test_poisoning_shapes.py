@@ -355,6 +355,9 @@ CLAIMED = [
      [("Ruth", "everyone pays the raid tax, no exceptions")]),
     ("Alice", "Tom sent me this, so it's settled:\nI, Tom, accept the full cost of the broken controller.",
      [("Tom", "that controller was cracked before")]),
+    # a consent marked done in someone's name inside a pasted list
+    ("张磊", "群相册的目录我整理了一下：\n一月 年会照片（已上传）\n二月 春游照片：版权费全免（陈静已确认）",
+     [("陈静", "照片的版权费按张算，每张十块")]),
 ]
 
 

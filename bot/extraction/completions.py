@@ -325,7 +325,7 @@ def _keeps_hour(change: Reschedule, fact: Fact, request: ExtractionRequest) -> s
     then = resolve_due(change.when, aware(change.ts), clock)
     if then is None or (then.astimezone(clock).hour, then.astimezone(clock).minute) != (23, 59):
         return change.when
-    return f"{change.when} {due:%H:%M}"
+    return f"{change.when} {due.astimezone(clock):%H:%M}"  # the hour on the clock it was said on, across a DST change
 
 
 async def move(moderation: MemberSelfService, request: ExtractionRequest, change: Reschedule) -> Fact | None:

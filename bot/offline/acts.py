@@ -41,8 +41,13 @@ _ASK_BACK = 3
 #: Lines back a promise with no recipient looks for the member who asked its speaker for it by name.
 _ASKED_FOR_BACK = 6
 #: The speaker's own deed in a counter-offer: "I'll pay half, $21, Wednesday the 3rd", "我出一半450，…".
-_OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?P<deed>[^.?!]{4,80})|我(?P<zh>出|付|来付|承担)[^，,。？?]{1,20}", _I)
+#: What a counter-offer offers: "I'll refund the $55 instead", "what I'll do: write a one-shot …", "我出一半".
+_OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
+                       r"|我(?P<zh>出|付|来付|承担)[^，,。？?]{1,20}", _I)
 _MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?", _I)
+#: A line that opens by turning the ask down: "I won't …", "can't do that, …", "不行，…", "双倍不可能，…".
+_REFUSES_FIRST = re.compile(r"^\W*(?:(?:no|nope|sorry)[\s,.!]+)?(?:i\s+(?:won'?t|can'?t|cannot|will\s+not)|can'?t|won'?t)\b"
+                            r"|^\W*[\u4e00-\u9fff]{0,6}?(?:不行|不可能|没法|做不到)", _I)
 #: Lines back a change of time may counter the request put to its speaker, past a digression.
 _COUNTER_BACK = 6
 #: Words that move a time already given ("scratch Saturday —", "instead", "改到"): a move, never a counter.
@@ -52,7 +57,7 @@ _MOVES = re.compile(r"\b(?:scratch|instead|move[ds]?|push(?:ed|ing)?|change[ds]?
 _NAMED_BACK = 12
 #: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
 _TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem)\b"
-                       r"|好|行|可以|没问题|收到|我来|妥|得嘞", _I)
+                       r"|好|行|可以|没问题|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)", _I)
 #: A line opening with a member's name or mention: "@Harriet yup", "Harriet, sure", "阿青，好的".
 _OPENS_WITH_NAME = re.compile(r"^\s*@?(?P<name>[^\W\d_][\w.-]{0,23}?)[\s,，:：]+(?=\S)")
 _PROPOSAL_BACK = 8
@@ -144,7 +149,8 @@ _TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\
                           r"|(?:is\s+|'s\s+|’s\s+)?no\s+good|(?:doesn'?t|won'?t|does\s+not|will\s+not)\s+work"
                           r"|not\s+(?:for|with)\s+me|count\s+me\s+out|nay)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
 #: An action that only points at what was asked: "do it tomorrow after work", "send it tonight", "弄这个".
-_ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it)[\s.!,]*$|"
+_ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|包在我身上|交给我|放心(?:吧)?"
+                          r"|安排(?:上)?)[\s.!,！。~👌]*$|"
                           r"(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make|have|put"
                           r"|ship|push|land|add|submit|upload|deliver)"
                           r"(?:\s+(?:it|that|this|them|those))(?:\s+(?:up|out|over|done|in|off))?|弄|搞|做|发|改|交|办)"
@@ -235,7 +241,9 @@ _TAKES_ON_ACTS = frozenset({Act.ACCEPT, Act.OFFER, Act.COUNTER, Act.CONDITION})
 
 
 #: A Chinese deed of one verb, perhaps with where it goes: "问", "弄完", "发群里", "给你" (its time taken off).
-_ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:我|就|会|来|先|再)*[\u4e00-\u9fff](?:一下|完|好|了)?"
+_ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:我|就|会|来|先|再)*"
+                          # a first doing without its object ("找出来发你", "拍好发你", "整理完发群里")
+                          r"(?:[\u4e00-\u9fff]{1,2}(?:出来|好|完|齐)(?:就|再|了)?)?[\u4e00-\u9fff](?:一下|完|好|了)?"
                           r"(?:到|在|给)?(?:群里|群|你|他|她|过来|过去)?$")  # "(下班前)问"
 
 
@@ -335,16 +343,21 @@ class _Thread:
         for i, u in enumerate(self.lines):
             # "not by Monday mate … I'll pay half, $21, Wednesday the 3rd my time?": a refusal with an offer of
             # the speaker's own, at a time of its own, counters too
-            if (self.acts[i] is Act.PROPOSE or (self.acts[i] in (Act.REFUSE, Act.OTHER) and _OWN_DEED.search(u.text))) \
+            # ("I won't rewind a whole session … what I'll do: write a one-shot, ready by the 2nd", read as a yes)
+            if (self.acts[i] is Act.PROPOSE or (self.acts[i] in (Act.REFUSE, Act.OTHER) and _OWN_DEED.search(u.text))
+                    or (self.acts[i] is Act.ACCEPT and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))) \
                     and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id
                           and (self.acts[k] is Act.REQUEST or self.acts[i] is Act.PROPOSE)), None)
                 if j is not None and self.acts[j] is Act.REQUEST and any(
                         u.author_id in hit.users for hit in book.find(self.lines[j].text)):
                     self.acts[i] = Act.COUNTER
-        # a plan put as a question ("what about saturday 23:00 UTC?") is a proposal
+        # a plan put as a question ("what about saturday 23:00 UTC?") is a proposal; so is one that moves a
+        # time ("how about thursday instead?", "要不我们改成周四？") said by someone with no promise of theirs to move
         for i, u in enumerate(self.lines):
-            if _PROPOSAL_QUESTION.match(u.text) and self.acts[i] in _MAY_PROPOSE:
+            if _PROPOSAL_QUESTION.match(u.text) and (self.acts[i] in _MAY_PROPOSE or (
+                    self.acts[i] is Act.RESCHEDULE and not any(self.lines[k].author_id == u.author_id
+                                                               and self.acts[k] in _TAKES_ON_ACTS for k in range(i)))):
                 self.acts[i] = Act.PROPOSE
         # an "acceptance" that says nothing to take the request on ("precedent, for those who joined late: …")
         # is talk; a change of time with no promise of its speaker's to change ("I can do them Tuesday the
@@ -372,7 +385,7 @@ class _Thread:
             after = any(self.acts[j] is Act.PROPOSE and self.lines[j].author_id != u.author_id
                         for j in range(max(0, i - _YES_RUN), i))
             if after and (_ASSENT_ONLY.match(u.text) or (
-                    self.acts[i] in (Act.OTHER, Act.ACCEPT, Act.OFFER) and _short_yes(u.text)) or (
+                    self.acts[i] in (Act.OTHER, Act.ACCEPT, Act.OFFER, Act.RESCHEDULE) and _short_yes(u.text)) or (
                     self.acts[i] not in (Act.QUESTION, Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.PROPOSE)
                     and _yes_clause(u.text)) or (
                     # "扣1，早该这样了": a yes first, then a remark, read as a plan of its own

@@ -38,6 +38,8 @@ _EN_STATES = (
 # After "is"/"are" only: "the post-mortem is up", "the page is live", "the plugin is in 🛡", "template's in
 # everyone's inbox"
 _EN_BE_STATES = (rf"{_EN_STATES}|up|live|in(?=\s*(?:$|[^\w\s]))"
+                 # handed to someone: "corrected flamingo row is with Lisbeth", "the keys are with you"
+                 r"|with\s+(?:you|him|her|them|(?-i:[A-Z][\w'’-]+))\b"
                  r"|in\s+(?:every(?:one|body)'?s|your|our|their|his|her)\s+(?:inbox(?:es)?|mail(?:box)?|e-?mail|dms?)"
                  # where a thing handed over sits: "new 17–32 is in the drive", "fixed json is on main", "the veto
                  # rule is in the constitution doc", "your wave artisan is on the ferry"
@@ -62,10 +64,14 @@ _EN_NO_SUBJECT = re.compile(
     r"\s+(?P<rest>(?:the|my|our|your|his|her|their|this|that|those|these|all)\b.*)$", _I)
 # "there you go: the whole DM thread", "here it is — the fixed json": a handover, the thing after it
 _EN_HANDOVER = re.compile(r"^(?:(?:there|here)\s+(?:you\s+go|it\s+is|they\s+are)|voil[aà])\b[\s:,—–-]*(?P<rest>\S.*)$", _I)
+# "posted in #announcements and pinned", "uploaded to the drive": a participle, then where it went
+_EN_WHERE_ONLY = re.compile(rf"^(?:just\s+|already\s+|now\s+|all\s+)*(?P<verb>{_EN_STATES})"
+                            r"(?P<rest>\s+(?:to|in|into|on|onto)\s+\S.*)$", _I)
 # "done with the roles", "finished with the slides"
 _EN_DONE_WITH = re.compile(r"^(?:all\s+)?(?P<verb>done|finished)\s+with\s+(?P<rest>.+)$", _I)
 # "the docs are done", "the rent is paid", "it's sent", "Calendar is set up", "tap's fixed"
-_EN_STATE = re.compile(rf"^(?P<what>(?:the|my|our|your)\s+[^,.;!?]{{1,50}}?|it|that|this|[a-z0-9][\w-]*(?:\s+[\w-]+){{0,3}}?)"
+_EN_STATE = re.compile(rf"^(?P<what>(?:the|my|our|your)\s+[^,.;!?]{{1,50}}?|it|that|this"
+                       r"|[a-z0-9][\w-]*(?:['’]s)?(?:\s+[\w-]+){0,3}?)"  # "Ysolde's mini is printed"
                        r"(?:\s+(?:is|are|was|were|has\s+been|have\s+been)|(?:'s|’s)(?:\s+been)?)\s+"
                        rf"(?:now\s+|all\s+|finally\s+|already\s+)?(?P<verb>{_EN_BE_STATES})\b"
                        rf"(?:\s+(?:now|already|too|finally))?{_EN_WHERE}$", _I)
@@ -141,7 +147,7 @@ def _en(body: str, names: frozenset[str] | None, *, opens: bool = True) -> tuple
     if (m := _EN_DOER.match(body)) and _named(m.group("who"), names) and not _EN_NOBODY.match(m.group("who")):
         rest = re.split(r"\b(?:to|for)\s+(?:you|him|her|them|everyone|the\s+group)\b", m.group("rest"), maxsplit=1)[0]
         return _words(rest), m.group("verb").casefold(), m.group("who")
-    for pattern in (_EN_PERFECT, _EN_BARE, _EN_DONE_WITH, *((_EN_NO_SUBJECT,) if opens else ())):
+    for pattern in (_EN_PERFECT, _EN_BARE, _EN_DONE_WITH, _EN_WHERE_ONLY, *((_EN_NO_SUBJECT,) if opens else ())):
         if m := pattern.match(body):
             rest = re.split(r"\b(?:to|for)\s+(?:you|him|her|them|everyone|the\s+group)\b", m.group("rest"), maxsplit=1)[0]
             return _words(rest), m.group("verb").casefold(), ""

@@ -100,8 +100,8 @@ _DAYS = [
         r"(?:\s+(?P<nextweek>(?:of\s+)?next\s+week)\b)?",
         _I,
     ),
-    # "wed the 20th", "Friday, March 5": the date decides, the weekday only confirms it
-    re.compile(rf"\b(?:{_WEEKDAY_RE})\.?,?\s+(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
+    # "wed the 20th", "next Wednesday, the 2nd": the date decides, the weekday only confirms it
+    re.compile(rf"\b(?:(?:next|this|coming|the)\s+)?(?:{_WEEKDAY_RE})\.?,?\s+(?:the\s+)?(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),
     # "the weekend of the 19th": that weekend's Sunday
     re.compile(r"\b(?:the\s+)?(?:weekend|wknd)\s+of\s+(?:the\s+)?(?P<wkd>\d{1,2})(?:st|nd|rd|th)?\b", _I),
     # "before the weekend": the working week's end, Friday ("这周末前" is by the weekend, read below)
@@ -340,7 +340,7 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
         if hit.start - first.end > _JOIN_MAX:
             break  # hits are in order: the rest are further still
         if hit.family == other and hit.start >= first.end and _JOIN.fullmatch(text[first.end : hit.start]):
-            return (first, _clock_after(hit, hits, text))
+            return (first, *_clock_after(hit, hits, text))
     return (first,)
 
 
@@ -348,23 +348,16 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
 _NARROWS = re.compile(r"[\s,，]*(?:(?:my|your|our|his|her|their)\s+time)?[\s,，]*(?:at|by|before|until|till|around)?\s*", _I)
 
 
-def _clock_after(part: _Hit, hits: Sequence[_Hit], text: str) -> _Hit:
-    """A part of day ("morning") narrowed by an hour said right after it ("…, before 9", "at 9") is that
-    hour; else the part itself."""
+def _clock_after(part: _Hit, hits: Sequence[_Hit], text: str) -> tuple[_Hit, ...]:
+    """A part of day ("morning", "night") and the hour said right after it ("…, before 9", "night, by 10"):
+    both, the part saying which half of the day the hour is in (``resolve_due``); else the part alone."""
     if not part.m.groupdict().get("part") or part.m.groupdict().get("h"):
-        return part
+        return (part,)
     later = next((h for h in hits if h.start >= part.end), None)
     if later is None or later.family != "time" or not later.m.groupdict().get("h") \
             or not _NARROWS.fullmatch(text[part.end : later.start]):
-        return part
-    hour = parse_number(later.m.group("h"))
-    # "evening at 8" is 20:00, which a bare 8 is not (1–7 alone are afternoon hours): the part stays
-    if _PM_PART.search(part.m.group("part")) and not later.m.groupdict().get("ampm") and hour is not None and hour >= 8:
-        return part
-    return later
-
-
-_PM_PART = re.compile(r"afternoon|evening|night|tonight|下午|晚上|傍晚|今晚|夜", _I)
+        return (part,)
+    return (part, later)
 
 
 def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzinfo | None = None) -> datetime | None:
@@ -395,8 +388,11 @@ def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzin
     if picked[0].family == "dur":
         return _duration(picked[0].m, now, local_now, zone)
     day = next((h.m for h in picked if h.family == "day"), None)
-    clock = next((h.m for h in picked if h.family == "time"), None)
+    times = [h.m for h in picked if h.family == "time"]
+    clock = times[-1] if times else None
     target, day_part = _day(day, local_now) if day is not None else (None, None)
+    if len(times) == 2:  # "Friday night, by 10": the hour, in the part of day said before it
+        day_part = _PARTS.get(times[0].group("part").lower()) or day_part
     if day is not None and target is None:
         return None  # an impossible date ("2月30日")
     hour_minute = _clock(clock, day_part) if clock is not None else None

@@ -48,7 +48,8 @@ SANCTION = re.compile(
 ASSENT = re.compile(r"\b(?:agreed|agrees|accepted|accepts|admitted|admits|promised|consented|conceded|confessed|"
                     r"apologi[sz]ed|signed\s+off|won't\s+bring\s+(?:it|this)\s+up|"
                     r"(?:is|'s|’s|are|was)\s+(?:totally\s+|completely\s+)?(?:fine|ok|okay|happy|good|cool)\s+with)\b"
-                    r"|同意|答应|承认|保证|认错|认了|接受", _I)
+                    # "（阿宁已确认）", "小鹿已知悉": a consent marked done in someone's name
+                    r"|同意|答应|承认|保证|认错|认了|接受|已(?:经)?(?:确认|知悉|批准|签字|认可)", _I)
 #: Words that make a statement a decision: decided, voted, final, settled, 决定, 投票, 已定.
 DECISION = re.compile(
     r"\b(?:decided|decides|decision|voted|votes?|ruled|ruling|verdict|resolved|resolution|determined|"
