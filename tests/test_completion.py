@@ -61,7 +61,7 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
      ("poster exported at full size", "poster"), ("cake ordered 🎂 18 slices, pickup at 4", "cake"),
      # handed to someone by name, a possessive thing, a participle and where it went
      ("corrected budget sheet is with Priya: 3 tabs, totals fixed", "corrected budget sheet"),
-     ("Mona's poster is printed and in the post", "mona's poster"),
+     ("Mona's poster is printed, framed and in the post", "mona's poster"),
      ("the date: 22 Sept. posted in #announcements and pinned", "announcements pinned")],
 )
 def test_reports_of_a_promise_kept(text: str, what: str) -> None:

@@ -68,6 +68,28 @@ async def test_a_chinese_yes_that_names_no_thing_takes_the_requests_action(asked
     assert promise.subject == "u-阿杰" and promise.recipient == "u-小鹿" and words in promise.value
 
 
+async def test_a_promise_that_calls_the_thing_asked_them_names_it() -> None:
+    facts = await _facts([("Yusuf", "Cam, can you send me your raw tally sheets for the north marsh?"),
+                          ("Cam", "sure, I'll scan them tomorrow before noon, my time")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.value.startswith("scan your raw tally sheets for the north marsh") and promise.recipient == "u-Yusuf"
+
+
+@pytest.mark.parametrize(("text", "lang"), [("你要是再这样，我就搬走。", "zh"), ("如果你再迟到，我就不等你了", "zh"),
+                                          ("if you do that again I'll leave the group", "en")])
+async def test_a_threat_on_the_listeners_conduct_is_no_promise(text: str, lang: str) -> None:
+    facts = await _facts([("Ann", "Bo, you took my seat again"), ("Bo", text)], lang)
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+async def test_a_chinese_counter_offer_is_its_own_words_not_the_deed_asked() -> None:
+    facts = await _facts([("糖糖", "工厂起订10件，差两件一共360。老白，这两件的钱你补一下呗？这周内转我就行"),
+                          ("老白", "两件都让我出不太合理吧…这样，多的一件我自己要了。180，周日之前转你"),
+                          ("糖糖", "行吧，180就180，周日哈")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert (promise.subject, promise.recipient) == ("u-老白", "u-糖糖") and "180" in promise.value
+
+
 @pytest.mark.parametrize(("asked", "countered", "words", "day"), [
     # said on Mon 1 Mar: "next Wednesday" alone would be the 10th; the date says which
     ("Ines, can you redo the whole session next Saturday?",

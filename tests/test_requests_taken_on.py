@@ -123,6 +123,10 @@ def test_taking_a_cost_on_after_a_time_said_first_is_a_promise() -> None:
     ("Shay I want a credit line in the next issue's notes. by friday", "a credit line in the next issue's notes"),
     ("Bob, I'd like the keys back by Friday", "the keys back by Friday"),
     ("I want you to send the file", "send the file"),
+    # "it"/"them" asked for: the thing named before the ask
+    ("Dana, those 40 raffle tickets — when can you print them?", "print those 40 raffle tickets"),
+    ("Jo, I'll need the seating plan for the gala. when can you get it to me?", "get the seating plan to you"),
+    ("can you fix it by Friday?", "fix it by Friday"),
 ])
 def test_the_action_a_request_asks_for_not_its_preamble(request_text: str, action: str) -> None:
     from bot.offline.requests import requested_action

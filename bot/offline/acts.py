@@ -43,7 +43,7 @@ _ASKED_FOR_BACK = 6
 #: The speaker's own deed in a counter-offer: "I'll pay half, $21, Wednesday the 3rd", "我出一半450，…".
 #: What a counter-offer offers: "I'll refund the $55 instead", "what I'll do: write a one-shot …", "我出一半".
 _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
-                       r"|我(?P<zh>出|付|来付|承担)[^，,。？?]{1,20}", _I)
+                       r"|(?<![让叫要])我(?P<zh>出|付|来付|承担)(?!不)[^，,。？?]{1,20}", _I)  # not "让我出不太合理"
 _MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?", _I)
 #: A line that opens by turning the ask down: "I won't …", "can't do that, …", "不行，…", "双倍不可能，…".
 _REFUSES_FIRST = re.compile(r"^\W*(?:(?:no|nope|sorry)[\s,.!]+)?(?:i\s+(?:won'?t|can'?t|cannot|will\s+not)|can'?t|won'?t)\b"
@@ -84,6 +84,12 @@ def puts_a_plan(text: str) -> bool:
     """Does ``text`` put a plan to everyone ("proposal: …", "so we agree: the launch moves to the 9th",
     "我提个方案：…")? Such a line moves no promise of its speaker's, whatever time it names."""
     return bool(_PROPOSAL_CUE.search(text)) or stated(text)
+
+
+#: A condition on the listener's own conduct, again: an ultimatum ("你要是再这样", "if you do that again").
+_ULTIMATUM = re.compile(r"(?:你|您)(?:要是|如果|再|敢)[^，,。]{0,6}?(?:这样|那样|这么|那么|敢)|(?:要是|如果)(?:你|您)再"
+                        r"|\bif\s+you\s+(?:ever\s+)?(?:do\s+(?:that|this|it)\s+again|keep\s+(?:doing|this|that|\w+ing)|\w+\s+"
+                        r"(?:that|this|it|me)\s+again)\b", _I)
 
 
 def condition_of(text: str) -> tuple[str, str] | None:
@@ -196,13 +202,17 @@ def _yes_clause(text: str) -> bool:
 #: A request's verb that says only that something is to be done ("can you do the label?"): its object is the deed.
 _LIGHT_VERB = re.compile(r"^(?:do|make|get|handle|sort(?:\s+out)?|take\s+care\s+of|deal\s+with|look\s+after|see\s+to)\s+(?=\S)", _I)
 _IT = re.compile(r"\b(?:it|them)\b", _I)
+_VERB_OBJ = re.compile(r"^[a-z]+(?:\s+(?:you|me|him|her|them|us))?\s+(?=(?:the|your|my|our|his|her|their|those|these)\s)", _I)
 
 
 def _it_is(promise: CandidateFact, asked: str) -> CandidateFact:
     """A promise taking a request on that calls its object "it" ("can you do the label for the back?" — "I'll
     embroider it this weekend") names the object: "embroider the label for the back this weekend"."""
-    thing = _LIGHT_VERB.sub("", split_due(asked)[0]).strip()
-    if thing == asked or not thing or not _IT.search(promise.value):
+    base = split_due(asked)[0]
+    thing = _LIGHT_VERB.sub("", base).strip()
+    if thing == base.strip():  # "send you your raw field sheets" — "I'll scan them": the thing, not the deed
+        thing = _VERB_OBJ.sub("", base, count=1).strip()
+    if thing == base.strip() or not thing or not _IT.search(promise.value):
         return promise
     return dataclasses.replace(promise, value=_IT.sub(thing, promise.value, count=1),
                                attribute=_IT.sub(thing, promise.attribute, count=1))
@@ -256,6 +266,13 @@ def _points_only(value: str) -> bool:
     "回头我发你", "雅典这边明早9点前发你")?"""
     bare = _ZH_ASIDE.sub("", _MY_TIME.sub("", split_due(value)[0] or value).strip(" ，,。"))
     return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。")))
+
+
+def _names_a_deed(words: str) -> bool:
+    """Do a counter-offer's words name a deed of their own ("refund the $55 instead", "180，转你"), not only a
+    time or a pointer ("do Wednesday", "sort it", "（）之前给你")?"""
+    return len(re.sub(r"[\W_]", "", words)) >= 3 and not _points_only(words) and not _LIGHT_VERB.match(words + " ") \
+        and not re.match(r"do\b", words, _I) and not re.match(r"[\W_]", words)
 
 
 def _for_all(text: str) -> bool:
@@ -580,7 +597,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         kept = [thread.refused_plan(i, c) if c.kind is Kind.CONSENSUS and c.attribute == refuses else c for c in kept]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
-                and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)):
+                and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
+                     # "老白，…这两件的钱你补一下呗？": put to the counter's speaker by name
+                     or (any(turn.author_id in hit.users for hit in thread.book.find(thread.lines[j].text))
+                         and not asks_to_move(thread.lines[j].text))):
             asked = thread.lines[j]
             when = _offered_time(turn.text)
             due = _due(when, turn, request, listener=asked) if when else None
@@ -591,9 +611,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             deed = clean(_MY_TIME.sub("", split_due(offered.group("deed") or offered.group())[0])) if offered else ""
             # "I'll pay half, $21, …": the deed the counter offers, not the one asked ("I can do Thursday, …" is
             # the one asked, at another time)
-            if len(deed) >= 4 and not _points_only(deed) and not _LIGHT_VERB.match(deed + " ") \
-                    and not re.match(r"do\b", deed, _I):
-                action = deed
+            # else the promise the rules read in the counter's own words ("…另一件我不管。180，周日之前转你")
+            own_words = [clean(_MY_TIME.sub("", split_due(c.value)[0])) for c in kept
+                         if c.kind is Kind.COMMITMENT and not c.reported]
+            action = next((d for d in (deed, *own_words[-1:]) if _names_a_deed(d)), action)
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
         elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))) \
@@ -658,8 +679,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             condition, consequence = cond
             promises = [c for c in kept if c.kind is Kind.COMMITMENT]
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            if _COUNTERFACTUAL.search(turn.text) or HEDGE.search(consequence):
-                pass  # "if I had a free weekend I'd rewrite the whole doc": a wish; "I might …, don't hold me to it"
+            if _COUNTERFACTUAL.search(turn.text) or HEDGE.search(consequence) or _ULTIMATUM.search(turn.text):
+                # "if I had a free weekend I'd rewrite the whole doc": a wish; "I might …, don't hold me to it";
+                # "你要是再这样，我就搬走": a threat on the listener's conduct, no promise
+                pass
             elif promises:
                 # "要是能排在周六上午，课时费我自己出": the time is the condition's, not the promise's
                 timeless = bool(find_due_span(condition)) and not find_due_span(consequence)

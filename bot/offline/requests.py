@@ -223,12 +223,31 @@ def requested_action(request: str) -> str:
     act said it is a request: ``bot.acts``). A Chinese money verb with no object takes the sum said in the
     sentences before the ask ("…就差果果家的1200。果果爸，11月1号之前能转我吗？" → "11月1号之前转你1200")."""
     action = _requested_action(request)
+    if not _CJK.search(request) and (it := _IT_OBJECT.search(action)) is not None and (thing := _antecedent(request)):
+        # "those 240 es strings — when can you finish them?" → "finish those 240 es strings"
+        return f"{action[: it.start()]}{thing}{action[it.end():]}"
     if not request.isascii() and _ZH_BARE_PAY.match(action):
         asked = re.split(r"(?<=[。！!；;])", request)
         before = "".join(asked[:-1]) if len(asked) > 1 else ""
         if (sum_ := _ZH_SUM_BEFORE.search(before)) is not None:
             return f"{action}{sum_.group()}"
     return action
+
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+#: A deed whose object is a pronoun ("finish them", "get it to me"): the thing is named earlier in the request.
+_IT_OBJECT = re.compile(r"(?<=\w)\s+\b(?P<it>it|them)\b", re.IGNORECASE)
+#: The thing a request names before asking about "it": a topic set off by a dash ("those 240 es strings —"), or
+#: what the asker says they need ("I'll need the city map of Karsk for session 15").
+_THING = re.compile(r"(?:^|[,.;:!?]\s*|^[^\W\d_][\w.-]*,\s*)(?P<topic>(?:the|those|these|that|this|your|my|our)\s+[^,.;:!?—–]{2,40}?)"
+                    r"\s*[—–]\s"
+                    r"|\bi(?:'ll|\s+will|\s+would|'d)?\s+need\s+(?P<need>(?:the|a|an|your|my|our|those|these)\s+[^,.;:!?]{2,40}?)"
+                    r"(?=\s+(?:for|by|before|from|to|so)\b|[,.;:!?]|$)", re.IGNORECASE)
+
+
+def _antecedent(request: str) -> str:
+    m = _THING.search(request)
+    return "" if m is None else " " + (m.group("topic") or m.group("need")).strip()
 
 
 def _requested_action(request: str) -> str:
