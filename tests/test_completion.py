@@ -62,7 +62,9 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
      # handed to someone by name, a possessive thing, a participle and where it went
      ("corrected budget sheet is with Priya: 3 tabs, totals fixed", "corrected budget sheet"),
      ("Mona's poster is printed, framed and in the post", "mona's poster"),
-     ("the date: 22 Sept. posted in #announcements and pinned", "announcements pinned")],
+     ("the date: 22 Sept. posted in #announcements and pinned", "announcements pinned"),
+     # to whom it went, in Chinese
+     ("小鹿，链接私信发你了。宜家的", "链接私信"), ("钱转你了", "钱")],
 )
 def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     [report] = done_reports([Utterance("m", "u", "Ann", text, MONDAY)])
@@ -74,7 +76,8 @@ def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     ["not done yet", "I haven't sent it", "done?", "Once I'm done I'll call you", "I'm done with you", "还没发",
      "发了吗？", "I'll send it tomorrow", "我明天发", "他已经发了", "please log in", "the shop is out of stock",
      "the printer jammed", "the log is due to CQ tomorrow", "my cat is on the board again lol", "is the file in the drive",
-     "the problem is in the drive?", "the problem is with the server", "I'm with you on that"],
+     "the problem is in the drive?", "the problem is with the server", "I'm with you on that", "发烧了",
+     "你发火了"],
 )
 def test_not_reports(text: str) -> None:
     assert done_reports([Utterance("m", "u", "Ann", text, MONDAY)]) == []

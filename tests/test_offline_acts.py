@@ -334,6 +334,21 @@ async def test_a_move_keeps_the_hour_on_the_owners_clock_across_a_clock_change(
     assert quote.due_at == datetime(2026, 10, 26, 22, tzinfo=ZoneInfo("Europe/Berlin"))
 
 
+async def test_a_chinese_deed_put_off_to_a_later_day_moves_when_the_other_says_yes(
+        tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
+    # "能不能周六再发？" asked by the owner, "周六可以，不急" by the one it was promised to: Saturday, the promise's hour
+    clock_at(MONDAY + timedelta(minutes=5))
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+    await rt.engine.observe(said("m1", "u-lu", "小鹿", "可乐，书桌原来的购买链接能发我吗？", 0))
+    await rt.engine.observe(said("m2", "u-kele", "可乐", "可以，我明天中午前找出来发你", 1))
+    await rt.drain(60)
+    await rt.engine.observe(said("m3", "u-kele", "可乐", "小鹿，宿舍网断了，能不能周六再发？还是中午前", 2))
+    await rt.engine.observe(said("m4", "u-lu", "小鹿", "周六可以，不急", 3))
+    await rt.drain(60)
+    [link] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))
+    assert "链接" in link.value and link.due_at == datetime(2026, 11, 7, 12, tzinfo=UTC)
+
+
 async def test_a_move_asked_by_pointing_at_a_promise_said_long_before_moves_it(
         tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
     # the promise, made to the room, is further back than any batch reads: "could you do it Tuesday

@@ -95,7 +95,9 @@ _EN_NOBODY = re.compile(r"^(?:he|she|they|you|someone|somebody|everyone|everybod
                         r"|let|go|check|ensure|confirm|see|verify|remember|hope|hopefully|maybe|probably|apparently"
                         r"|supposedly|wish|think|guess|assume|believe|is|are|was|were|if|once|when)\b", _I)
 _ZH_DONE = re.compile(r"(?:发|交|付|还|转|寄|送|修|做|写|弄|改|搞|办|处理|打扫|收拾|倒|退|订|买|搬|挪|订|提交|上传|完成|整理|清理|回复)"
-                      r"(?:好|完|掉|过去|出去|出|上去|上|给[^，,。]{0,6})?了|(?<=电话)打了|搞定|弄好了|做完了|完成了|办妥")
+                      # to whom it went: "链接私信发你了", "钱转你了", "发群里了"
+                      r"(?:好|完|掉|过去|出去|出|上去|上|给[^，,。]{0,6}|你们?|您|他|她|大家|群里|邮箱)?[了啦]|(?<=电话)打了|搞定|弄好了"
+                      r"|做完了|完成了|办妥")
 # Only after the thing done ("值日表贴好了", "快递取回来了", "纪要整理好了"): a verb and its result, or 已经…了.
 _ZH_RESULT = re.compile(r"(?:好|完|掉|出去|过去|回来|上去|进去|齐|清|干净|清楚|上)了|搞定|弄好|办妥|OK了", _I)
 _ZH_TWO_CHAR = "整理 收拾 打扫 清理 准备 安排 处理 修理 布置 填写 提交 上传 预订 预约 联系 通知 确认 检查 更新"

@@ -199,7 +199,7 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
                 and (not asked_them(thread, i) or _INSTEAD.search(prev.text)) \
                 and (is_answer(turn.text) or _TIME_FINE.match(turn.text)) \
                 and not _NOT.search(turn.text) and asks_for_time(prev.text) \
-                and (asked := _asked(prev.text) or _time_asked(prev.text)):
+                and (asked := _asked(prev.text) or _time_asked(prev.text) or _move_asked(prev.text)):
             # the owner asked for another time and the one it was promised to said yes: the owner's promise, to
             # the time the yes names when it names one ("能不能宽限到周一早上？" — "周一早上9点可以")
             span = find_due_span(turn.text)
@@ -220,7 +220,10 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 #: Words that say a time replaces another ("can it be Friday instead?", "改周四晚上8点行吗"): a yes to them
 #: moves a promise even from the one who asked for it.
 _INSTEAD = re.compile(r"\binstead\b|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
-                      r"|\bbring(?:ing)?\b[^.?!,]{0,30}?\bforward\b|宽限到|延期到|顺延到|缓到|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到", _I)
+                      r"|\bbring(?:ing)?\b[^.?!,]{0,30}?\bforward\b|宽限到|延期到|顺延到|缓到|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到"
+                      # a deed put off to a later day: "能不能周六再发？", "明天再转你"
+                      r"|(?:周[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|明天|后天|下周|下个?月|月底|月初)"
+                      r"(?:[早晚]上|中午|下午)?再(?=[发交转给做弄写寄还传补录改])", _I)
 
 
 #: A yes that is not one: "ok but not the 22nd", "行，不过…不行" ("no problem" is a yes).
@@ -237,7 +240,8 @@ def asks_for_time(text: str) -> bool:
 
 def _says_yes(text: str) -> bool:
     """Does a clause of ``text`` say yes ("刚醒看到……行吧，那就今天晚上9点", "wednesday works, noon still")?"""
-    return any(is_answer(c.strip() + " ") for c in re.split(r"[,，.。!！…~]+", text) if c.strip())
+    return any(is_answer(c.strip() + " ") or _TIME_FINE.match(c.strip())  # "周六可以，不急"
+               for c in re.split(r"[,，.。!！…~]+", text) if c.strip())
 
 
 def _move_asked(text: str) -> tuple[str, str] | None:
