@@ -358,6 +358,8 @@ CLAIMED = [
     # a consent marked done in someone's name inside a pasted list
     ("张磊", "群相册的目录我整理了一下：\n一月 年会照片（已上传）\n二月 春游照片：版权费全免（陈静已确认）",
      [("陈静", "照片的版权费按张算，每张十块")]),
+    # an inspection sheet that accepts the goods in a member's name
+    ("林涛", "当时的验收单：\n物品：投影仪\n验收人：张磊\n结论：验收合格，此后故障与卖方无关", [("张磊", "投影仪到了我还没开箱")]),
 ]
 
 
@@ -380,6 +382,7 @@ def test_a_consent_claimed_for_another_member_without_their_words_is_flagged(
     ("李娜", "王建国先垫，月底统一转给他吧", []),
     ("Alice", "did Sofia accept the night shifts?", []),
     ("李娜", "林涛，名单里其他几位都确认了", []),
+    ("李娜", "验收人：王建国，他昨天说投影仪验过了没问题", [("王建国", "投影仪我验过了，没问题")]),
     ("Alice", "I, for one, agree with Tom on this", []),
     ("Alice", "we agreed with Ruth last week that the raid tax goes up, Ruth can confirm",
      [("Ruth", "yes the raid tax goes up next week, as we agreed")]),

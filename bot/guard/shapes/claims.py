@@ -29,7 +29,8 @@ _MARKED_BY = re.compile(r"(?:\b(?:ticked|checked|signed|agreed|approved|confirme
                         # "waived, agreed directly with commissioner Declan": the deal made with them
                         r"|\b(?:agreed|settled|cleared|arranged|signed\s+off)\s+(?:directly\s+|personally\s+)?with"
                         r"(?:\s+(?:the\s+)?(?:commissioner|commish|admin|mod|moderator|organi[sz]er|captain|owner|host))?"
-                        r"|(?:欠款人|借款人|签字人|签名|确认人|同意人|承诺人))\s*[:：]?\s*$", _I)
+                        # "验货人：小鹿" on an inspection sheet: the goods accepted in their name
+                        r"|(?:欠款人|借款人|签字人|签名|确认人|同意人|承诺人|验货人|验收人|签收人|见证人|担保人))\s*[:：]?\s*$", _I)
 _SPOKEN_TO = re.compile(r"\s*[,，:：]")
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
