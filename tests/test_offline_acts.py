@@ -61,6 +61,7 @@ async def test_a_chinese_yes_of_one_verb_takes_the_requests_action(asked: str, t
 @pytest.mark.parametrize(("asked", "taken", "words"), [
     ("阿杰，今晚能拍几张书桌的照片发我吗？", "包在我身上", "照片"),
     ("可乐，书桌原来的购买链接能发我吗？", "可以，我布达佩斯这边明天中午前找出来发你", "链接"),
+    ("阿杰，58章要配一张插图，你什么时候能画好？", "可以啊，周三晚上8点前给你，温哥华时间", "插图"),
 ])
 async def test_a_chinese_yes_that_names_no_thing_takes_the_requests_action(asked: str, taken: str, words: str) -> None:
     facts = await _facts([("小鹿", asked), ("阿杰", taken)], "zh")

@@ -127,6 +127,9 @@ def test_taking_a_cost_on_after_a_time_said_first_is_a_promise() -> None:
     ("Dana, those 40 raffle tickets — when can you print them?", "print those 40 raffle tickets"),
     ("Jo, I'll need the seating plan for the gala. when can you get it to me?", "get the seating plan to you"),
     ("can you fix it by Friday?", "fix it by Friday"),
+    # a sum said in the clause before the ask; a deed asked as "when can you …?" with its thing said before
+    ("青梧，还有六月的分成，1260，能这周五之前转我吗？", "这周五之前转你1260"),
+    ("大饼，58章要配一张插图，你什么时候能画好？", "58章要配一张插图，画好"),
 ])
 def test_the_action_a_request_asks_for_not_its_preamble(request_text: str, action: str) -> None:
     from bot.offline.requests import requested_action

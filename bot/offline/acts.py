@@ -44,7 +44,8 @@ _ASKED_FOR_BACK = 6
 #: What a counter-offer offers: "I'll refund the $55 instead", "what I'll do: write a one-shot …", "我出一半".
 _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
                        r"|(?<![让叫要])我(?P<zh>出|付|来付|承担)(?!不)[^，,。？?]{1,20}", _I)  # not "让我出不太合理"
-_MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?", _I)
+_MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?"
+                      r"|[,，]\s*[\u4e00-\u9fff]{2,5}时间\s*$", _I)  # "…前给你，温哥华时间"
 #: A line that opens by turning the ask down: "I won't …", "can't do that, …", "不行，…", "双倍不可能，…".
 _REFUSES_FIRST = re.compile(r"^\W*(?:(?:no|nope|sorry)[\s,.!]+)?(?:i\s+(?:won'?t|can'?t|cannot|will\s+not)|can'?t|won'?t)\b"
                             r"|^\W*[\u4e00-\u9fff]{0,6}?(?:不行|不可能|没法|做不到)", _I)

@@ -226,15 +226,26 @@ def requested_action(request: str) -> str:
     if not _CJK.search(request) and (it := _IT_OBJECT.search(action)) is not None and (thing := _antecedent(request)):
         # "those 240 es strings — when can you finish them?" → "finish those 240 es strings"
         return f"{action[: it.start()]}{thing}{action[it.end():]}"
+    if (when := _ZH_WHEN_ASK.match(action)) is not None:
+        # "58章要配一张…插图，你什么时候能画好？": the thing is in the clause before the question
+        clauses = [c for c in re.split(r"[，,。！!；;]", request.split(when.group("v"))[0]) if c.strip()]
+        if len(clauses) > 1:
+            return f"{LEAD_NAME.sub('', clauses[-2].strip(), count=1)}，{when.group('v')}"
     if not request.isascii() and _ZH_BARE_PAY.match(action):
         asked = re.split(r"(?<=[。！!；;])", request)
         before = "".join(asked[:-1]) if len(asked) > 1 else ""
+        # else in the clauses before the ask: "…六月的分成，1260，能这周五之前转我吗？"
+        clauses = re.split(r"(?<=[，,])", asked[-1])
+        if _ZH_SUM_BEFORE.search(before) is None and len(clauses) > 1:
+            before = "".join(clauses[:-1])
         if (sum_ := _ZH_SUM_BEFORE.search(before)) is not None:
             return f"{action}{sum_.group()}"
     return action
 
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
+#: A deed asked as "when can you …?": "你什么时候能画好", "啥时候可以发".
+_ZH_WHEN_ASK = re.compile(r"^(?:你|您)?(?:什么时候|啥时候|几时|哪天)(?:能|可以|会|才能)?(?P<v>[\u4e00-\u9fff]{1,6})$")
 #: A deed whose object is a pronoun ("finish them", "get it to me"): the thing is named earlier in the request.
 _IT_OBJECT = re.compile(r"(?<=\w)\s+\b(?P<it>it|them)\b", re.IGNORECASE)
 #: The thing a request names before asking about "it": a topic set off by a dash ("those 240 es strings —"), or
