@@ -207,3 +207,10 @@ async def test_asked_whether_it_was_agreed_and_a_topic_no_promise_holds(flat: li
     rota = await ask("@heyan when is the cleaning rota happening?", flat, asker="u-sam")
     assert "cleaning rota" in rota and not rota.startswith("I have no record")
     assert await ask("@heyan when is the parking garage thing due?", flat) == NO_RECORD["en"]
+
+
+async def test_who_agreed_and_did_a_member_who_did_not_is_answered_with_those_who_did() -> None:
+    facts = facts_of([("u-priya", "proposal: a cleaning rota on the fridge, one week each"), ("u-sam", "agreed"),
+                      ("u-alex", "no, a rota won't work for my shifts")])
+    answer = await ask("@heyan who agreed to the rota? did Alex agree?", facts, asker="u-priya")
+    assert "Sam" in answer and not answer.startswith("I have no record of an agreement"), answer

@@ -283,11 +283,17 @@ def _parties(facts: Sequence[Fact]) -> list[Fact]:
             for party in dict.fromkeys((f.subject, *(s.author_id for s in f.sources)))]
 
 
+#: A question asking who ("谁同意了…？", "who agreed to …?").
+_ASKS_WHO = re.compile(r"谁|\bwho\b", re.IGNORECASE)
+
+
 def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
     """Agreements, one per proposal with every party; those of the people named, on the topic."""
     consensus = [f for f in pool if f.kind is Kind.CONSENSUS and f.attribute not in ("refuses", "拒绝")]
     if q.people:
-        consensus = [f for f in consensus if {f.subject, *(p[0] for p in [proposer_of(f)] if p)} & set(q.people)]
+        # "谁同意了新群规？阿杰同意了吗？" when 阿杰 is no party: the agreements and who is, which shows he is not
+        consensus = [f for f in consensus if {f.subject, *(p[0] for p in [proposer_of(f)] if p)} & set(q.people)] \
+            or (consensus if _ASKS_WHO.search(q.text) else [])
     missed = ""
     rank: dict[str, int] = {}
     if q.topic or q.zh_topic:
