@@ -1,14 +1,6 @@
-"""Poisoning: messages that try to write memory — instructions to the bot, fake system, moderator
-and admin markers, speaking as another participant, the same in base64, zero-width characters,
-markdown and lookalike letters — in Chinese and English yield 0 facts or commitments attributed to
-someone who did not say them, whether the offline rules or a fooled LLM extracted them; every such
-message is flagged with the rule that fired and never recited back as a memory. Ordinary lines that
-merely use the same words ("I don't remember promising that, but I'll review your PR by Thursday",
-"系统通知说周一维护，我周一之前会把数据备份好") are not flagged and keep their promises.
-
-Corpora: ``poisoning_corpus.jsonl`` (the first detector's own, a regression bar) and
-``poisoning_dev.jsonl`` / ``poisoning_heldout.jsonl`` (393 ordinary lines, 149 attempts, written
-before the redesign; the held-out third measured once before and once after it, docs/BENCHMARKS.md)."""
+"""Messages that try to write memory (bot.guard.poisoning) yield no record in anyone else's name, are
+flagged with the rule that fired and are never recited; ordinary lines with the same words keep their
+promises. Corpora and figures: docs/BENCHMARKS.md, "Poisoning"."""
 
 from __future__ import annotations
 

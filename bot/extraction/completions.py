@@ -21,7 +21,14 @@ from bot.offline.acts import puts_a_plan
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import shares_content
 from bot.offline.requests import LEAD_NAME
-from bot.offline.reschedule import Reschedule, asked_them, asks_to_move, moved_value, new_time, reschedules
+from bot.offline.reschedule import (
+    Reschedule,
+    asked_them,
+    asks_leave_to_move,
+    moved_value,
+    new_time,
+    reschedules,
+)
 from bot.text.clock import aware, reply_zone, show_due
 from bot.text.duetime import resolve_due
 from bot.text.richtext import Mention, RichText
@@ -304,12 +311,10 @@ def _act_reschedules(request: ExtractionRequest, acts: Sequence[Act], skip: froz
     return [Reschedule(t.message_id, t.author_id, t.ts, when, "", normalize(t.text).strip()[:300], t.zone)
             for t in _own_turns(request, acts, Act.RESCHEDULE, skip)
             if (when := new_time(t.text)) and not puts_a_plan(t.text) and not _CLOCK_TALK.search(t.text)
-            # "can the es strings be Sunday instead?": asked, it moves when the other says yes (the rules read both)
-            and not (_ASKED.search(t.text) and asks_to_move(t.text))
+            and not asks_leave_to_move(t.text)
             and not (at[t.message_id] and asked_them(thread, at[t.message_id]))]
 
 
-_ASKED = re.compile(r"[?？]|[吗呢][\s。.!！~]*$")
 #: Talk of the clocks changing ("clocks sprang forward overnight", "手机自己往回调了一小时"): the time a member lives
 #: by moved, not a promise's.
 _CLOCK_TALK = re.compile(r"\b(?:clocks?|daylight|dst|summer\s*time|winter\s*time|sprang\s+forward|fell\s+back)\b"

@@ -15,6 +15,7 @@ from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
+from bot.text.lang import cjk_count
 from bot.text.zones import speaker_zone
 
 __all__ = ["LEAD_NAME", "Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
@@ -223,7 +224,7 @@ def requested_action(request: str) -> str:
     act said it is a request: ``bot.acts``). A Chinese money verb with no object takes the sum said in the
     sentences before the ask ("…就差果果家的1200。果果爸，11月1号之前能转我吗？" → "11月1号之前转你1200")."""
     action = _requested_action(request)
-    if not _CJK.search(request) and (it := _IT_OBJECT.search(action)) is not None and (thing := _antecedent(request)):
+    if not cjk_count(request) and (it := _IT_OBJECT.search(action)) is not None and (thing := _antecedent(request)):
         # "those 240 es strings — when can you finish them?" → "finish those 240 es strings"
         return f"{action[: it.start()]}{thing}{action[it.end():]}"
     if (when := _ZH_WHEN_ASK.match(action)) is not None:
@@ -243,7 +244,6 @@ def requested_action(request: str) -> str:
     return action
 
 
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 #: A deed asked as "when can you …?": "你什么时候能画好", "啥时候可以发".
 _ZH_WHEN_ASK = re.compile(r"^(?:你|您)?(?:什么时候|啥时候|几时|哪天)(?:能|可以|会|才能)?(?P<v>[\u4e00-\u9fff]{1,6})$")
 #: A deed whose object is a pronoun ("finish them", "get it to me"): the thing is named earlier in the request.

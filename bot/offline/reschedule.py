@@ -263,6 +263,12 @@ def asks_to_move(text: str) -> bool:
     return _move_asked(text) is not None or (asks_for_time(text) and _asked(text) is not None)
 
 
+def asks_leave_to_move(text: str) -> bool:
+    """Is ``text`` a move put as a question ("can the es strings be Sunday instead?")? It moves nothing
+    itself: the other's yes does (``reschedules``)."""
+    return _QUESTION.search(text) is not None and asks_to_move(text)
+
+
 def asked_them(thread: Sequence[Utterance], i: int) -> bool:
     """Did the speaker of line ``i`` ask the one before them for a deed, a few lines back? Then "行，周五晚上"
     takes that member's counter-offer ("下周三不行…周五晚上可以吗？"): their promise, not a move of the speaker's."""
