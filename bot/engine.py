@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from bot.answering.question import Ask
 from bot.answering.records import RecordFinder, kinds_for
 from bot.config.tenants import TenantConfig
 from bot.context import merge_history, unstored_facts
@@ -389,7 +390,8 @@ class Engine:
         question = read_question(msg.text, msg.author_id, book)
         lines: dict[str, str] = {}
         topical: list[str] = []
-        if question is not None and kinds_for(question.ask):
+        from_records = question is not None and bool(kinds_for(question.ask))
+        if question is not None and from_records:
             answering = await self.finder.find(question, session, held)
             lines, topical = answering.lines, answering.topical
             summary = await self.memory.summary(session)
@@ -464,14 +466,18 @@ class Engine:
         def line(text: str) -> str:
             return neutralise(text)  # as data_block writes it
 
+        # the prompt keeps open promises before other records, but for a question about agreements
+        # ("what rule did we settle on?" needs the agreements more than nine open promises)
+        agreed = question is not None and question.ask is Ask.AGREED
+
         fitted = fit_to_budget(
             [
                 Section("summary", [Item(line(recall.summary.text), 1.0, recall.summary.id)]
                         if recall.summary else [], drop_rank=3),
                 Section("commitments", [Item(line(fact_line(c, tz, participants)), -i, c.id)
-                                        for i, c in enumerate(commitments)], drop_rank=2),
+                                        for i, c in enumerate(commitments)], drop_rank=1 if agreed else 2),
                 Section("facts", [Item(line(fact_line(s.fact, tz, participants)), fact_priority(s), s.fact.id)
-                                  for s in recalled], drop_rank=1),
+                                  for s in recalled], drop_rank=2 if agreed else 1),
                 Section("window", [Item(line(utterance_line(u, tz)), i, u.message_id)
                                    for i, u in enumerate(turns)], drop_rank=0),
             ],
@@ -493,6 +499,7 @@ class Engine:
             question=question,
             lines=lines,
             topical=tuple(topical),
+            records=(*commitments, *(s.fact for s in recalled)) if from_records else (),
         )
         text = await self.provider.reply(request)
         # the memories used: stored records only (a line's facts not extracted yet have no record)

@@ -10,16 +10,20 @@ import json
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from bot.agreements.digest import build_digest
 from bot.agreements.promises import promise_record
 from bot.extraction.candidates import Utterance
 from bot.llm.base import ReplyRequest
-from bot.models import Stage
+from bot.models import Message, Stage
 from bot.offline import OfflineProvider
 from bot.offline.perspective import for_everyone
 from bot.offline.questions import Ask, read_question
 from bot.text.names import NameBook
-from memory.models import Fact, FactStatus, Kind, Source
+from memory import clock
+from memory.models import Fact, FactStatus, Kind, Scope, Source
+from tests.jobs_helpers import Start, settings
 
 T0 = datetime(2027, 3, 2, 18, 0, tzinfo=UTC)  # a Tuesday
 ASKED = datetime(2027, 3, 4, 11, 45, tzinfo=UTC)  # Thursday
@@ -286,3 +290,38 @@ def test_a_name_with_accents_leaves_no_fragment_in_the_topic() -> None:
     assert q is not None and q.people == ("u-m",) and q.topic == ("back", "cover")
     q = read_question("@heyan what did Tomás promise about the dice?", "u-n", {"u-t": ["Tomás Ferreira"]})
     assert q is not None and q.people == ("u-t",) and q.topic == ("dice",)
+
+
+# --- through the engine: what the prompt budget leaves out is still answered from --------------------------
+
+
+@pytest.mark.usefixtures("hash_embedder")
+async def test_an_agreement_is_answered_with_every_party_past_a_full_prompt(tmp_path: Path, redis_url: str,
+                                                                          start: Start) -> None:
+    """Nine long open promises fill the prompt a question is budgeted into: "what rule did we settle on?"
+    still tells the rule and everyone who agreed to it, and "did 阿福 agree?" finds him."""
+    rt = await start(settings(tmp_path, redis_url).model_copy(update={"context_tokens": 900}),
+                     provider=OfflineProvider())
+    t0 = datetime(2031, 7, 1, 12, 0, tzinfo=UTC)
+    lines = [("u-yu", "小雨", f"我周{d}晚上八点前把第{n}章的校对意见整理好发到群里，顺便把错别字表也更新一下，大家放心")
+             for n, d in zip(range(11, 20), "一二三四五六日一二", strict=True)]
+    lines += [
+        ("u-jie", "阿杰", "趁这次把规矩定下来，以后三条：1）改大纲，三个人都得同意；2）谁拖稿谁请奶茶；3）稿费每月10号前结清。"
+                        "大家看行不行，同意的回个话"),
+        ("u-yu", "小雨", "同意，三条都同意"),
+        ("u-mu", "木木", "附议👍"),
+        ("u-zhou", "老周", "我也同意"),
+        ("u-fu", "阿福", "赞成，虽然我只负责封面😂"),
+    ]
+    with clock.run_from(t0):
+        for i, (uid, name, text) in enumerate(lines):
+            await rt.engine.observe(Message(id=f"m{i}", scope=Scope(tenant="discord:9", session="g", user=uid),
+                                            author_name=name, text=text, ts=t0 + timedelta(minutes=i)))
+        await rt.engine.flush(Scope(tenant="discord:9", session="g"))
+        await rt.drain(60)
+        asked = Message(id="q1", scope=Scope(tenant="discord:9", session="g", user="u-mu"), author_name="木木",
+                        text="@和言 我们最后定的规矩是什么？", ts=t0 + timedelta(minutes=30), mention=True)
+        await rt.engine.observe(asked)
+        reply = (await rt.engine.respond(asked)).body.plain()
+    assert "谁拖稿谁请奶茶" in reply, reply
+    assert all(name in reply for name in ("小雨", "木木", "老周", "阿福")), reply

@@ -794,3 +794,44 @@ async def test_a_yes_that_names_its_asker_takes_on_that_request_lines_later() ->
 async def test_asking_to_move_ones_own_time_turns_no_proposal_down(lines: list[tuple[str, str]], lang: str) -> None:
     facts = await _facts(lines, lang)
     assert [f for f in facts if f.kind is Kind.CONSENSUS] == []
+
+
+# --- a vote on a plan of several parts --------------------------------------------------------------------
+
+PLAN_ZH = "趁这次把规矩定下来，以后三条：1）改大纲，三个人都得同意；2）谁拖稿谁请奶茶；3）稿费每月10号前结清。大家看行不行，同意的回个话"
+VOTE_ZH = [
+    ("小雨", "收到编辑的邮件了，谢谢阿杰"),
+    ("阿杰", PLAN_ZH),
+    ("小雨", "同意，三条都同意"),
+    ("老周", "第一条第三条同意。第二条不同意，拖稿有时候是编辑压着不回"),
+    ("木木", "附议👍"),
+    ("阿福", "赞成，虽然我只负责封面😂"),
+    ("阿杰", "好，第二条老周保留意见，其他人都同意，就先这么定"),
+]
+
+
+async def test_every_vote_on_a_plan_answers_the_plan_and_the_proposer_closes_it() -> None:
+    facts = await _facts(VOTE_ZH, "zh")
+    agreed = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "同意"]
+    # the fifth member's yes, four votes below the plan, still answers it; the proposer's "就先这么定" closes
+    # their own plan; "都得同意" and "同意的回个话" inside the plan are no yes of its speaker
+    assert {f.subject for f in agreed} >= {"u-小雨", "u-木木", "u-阿福", "u-阿杰"}
+    for f in agreed:
+        assert "m1" in {s.message_id for s in f.sources}, f  # each cites the plan, none the thank-you before it
+        assert "谁拖稿谁请奶茶" in f.value and "同意的回个话" not in f.value, f.value
+    # "大家看行不行" is no refusal; 老周's refusal is of the plan
+    refused = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "拒绝"]
+    assert {f.subject for f in refused} == {"u-老周"}
+    assert all("m1" in {s.message_id for s in f.sources} for f in refused)
+
+
+async def test_a_yes_to_a_plan_put_with_a_bare_ask_agrees_to_the_plan() -> None:
+    facts = await _facts([
+        ("Quinn", "New house rules: 1) no pushes after 10pm; 2) the on-call person owns rollbacks; 3) changelog "
+                  "entries before merge. Everyone ok?"),
+        ("Abe", "yes"), ("Rita", "agreed"), ("Tom", "fine by me"),
+        ("Lena", "sounds fair, though I mostly just do the docs"),
+    ])
+    agreed = [f for f in facts if f.kind is Kind.CONSENSUS]
+    assert {f.subject for f in agreed} == {"u-Abe", "u-Rita", "u-Tom", "u-Lena"}
+    assert all("on-call person owns rollbacks" in f.value and "Everyone ok" not in f.value for f in agreed)

@@ -13,9 +13,9 @@ from datetime import datetime
 from enum import StrEnum
 
 from bot.answering.question import Ask
-from memory.models import Lang
+from memory.models import Fact, Lang
 
-__all__ = ["Answer", "AnswerItem", "ItemKind", "ItemStatus"]
+__all__ = ["Answer", "AnswerItem", "ItemKind", "ItemStatus", "answered_line"]
 
 
 class ItemKind(StrEnum):
@@ -88,3 +88,10 @@ class Answer:
     missed_topic: str = ""
     #: Names that fit several members: (as said, the names of those members).
     unclear: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+def answered_line(fact: Fact) -> str:
+    """The message a yes or no answers (its source after the answer itself; the proposer's own closing
+    "就先这么定" cites their proposal too), "" when it cites none."""
+    said = fact.sources[0].message_id if fact.sources else ""
+    return next((s.message_id for s in fact.sources[1:] if s.message_id != said), "")

@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.answering.model import answered_line
 from bot.answering.question import Ask, Question
 from bot.conversation.log import MessageLog
 from memory.models import RECALLABLE, Fact, Kind, Scope
 from memory.ports import RecordFilter
 from memory.service import MemoryService
 
-__all__ = ["MAX_RECORDS", "Found", "RecordFinder", "kinds_for"]
+__all__ = ["MAX_RECORDS", "Found", "RecordFinder", "kinds_for", "together"]
 
 #: Records read per question at most (the latest kept): an answer names five and counts the rest.
 MAX_RECORDS = 400
@@ -45,6 +46,23 @@ class Found:
     lines: dict[str, str] = field(default_factory=dict)
     #: Ids of the records the hybrid search ranked on the question's words, best first.
     topical: list[str] = field(default_factory=list)
+
+
+def together(ranked: Sequence[str], facts: Sequence[Fact]) -> list[str]:
+    """``ranked`` with every yes and no to the same line right after the first of them ranked: an
+    agreement is told with all its parties, and a prompt budget keeps or drops them as one."""
+    answers: dict[str, list[str]] = {}
+    line_of: dict[str, str] = {}
+    for fact in facts:
+        if fact.kind is Kind.CONSENSUS and (line := answered_line(fact)):
+            answers.setdefault(line, []).append(fact.id)
+            line_of[fact.id] = line
+    out: list[str] = []
+    for fid in ranked:
+        for same in answers.get(line_of[fid], [fid]) if fid in line_of else [fid]:
+            if same not in out:
+                out.append(same)
+    return out
 
 
 class RecordFinder:
@@ -84,7 +102,7 @@ class RecordFinder:
             ranked = await self.memory.retriever.search(
                 Scope(tenant=session.tenant), [question.text],
                 RecordFilter(ids=frozenset(f.id for f in facts), visible_in=session.session), k=TOPICAL_K)
-            topical = [s.fact.id for s in ranked]
+            topical = together([s.fact.id for s in ranked], facts)
         return Found(facts, await self.lines(session, facts), topical)
 
     async def lines(self, session: Scope, facts: Sequence[Fact]) -> dict[str, str]:

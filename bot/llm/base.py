@@ -67,6 +67,9 @@ class ReplyRequest:
     lines: Mapping[str, str] = field(default_factory=dict)
     #: Ids of the records the hybrid search ranked on the question's words, best first.
     topical: Sequence[str] = ()
+    #: Every record the question matched (open promises first), before the budget cut ``facts`` and
+    #: ``open_commitments`` to what fits a prompt: an answer composed from records reads these.
+    records: Sequence[Fact] = ()
 
 
 class MediatorProvider(Protocol):

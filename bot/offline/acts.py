@@ -621,9 +621,11 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))) \
                 or (act is Act.OFFER and thread.asked_of(i) is not None):
             j = named
-            if j is None:
+            # the proposer closing the vote on their own proposal ("其他人都同意，就先按这三条执行") answers no one
+            closing = any(c.kind is Kind.CONSENSUS and c.extra.get("proposed_by") == turn.author_id for c in kept)
+            if j is None and not closing:
                 j = thread.before(i, frozenset({Act.REQUEST, Act.COUNTER, Act.PROPOSE}), _ASK_BACK)
-            if j is None:
+            if j is None and not closing:
                 j = thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
                 if j is not None and any(thread.acts[k] is Act.REFUSE and thread.lines[k].author_id == turn.author_id
                                          for k in range(j + 1, i)):

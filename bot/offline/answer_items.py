@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
-from bot.answering.model import AnswerItem, ItemKind, ItemStatus
+from bot.answering.model import AnswerItem, ItemKind, ItemStatus, answered_line
 from bot.offline.actions import promised_action
 from bot.offline.perspective import has_second_person, owners_words, retold
 from bot.text.names import NameBook
@@ -139,8 +139,8 @@ def agreement_items(facts: Sequence[Fact], names: NameBook, lines: Mapping[str, 
     """Agreements, one item per proposal with everyone who agreed to it (in the order first agreed)."""
     groups: dict[str, list[Fact]] = {}
     for fact in facts:
-        proposer = proposer_of(fact)
-        key = f"line:{proposer[2]}" if proposer else "value:" + " ".join(fact.value.casefold().split())
+        line = answered_line(fact)
+        key = f"line:{line}" if line else "value:" + " ".join(fact.value.casefold().split())
         groups.setdefault(key, []).append(fact)
     items = []
     for group in groups.values():

@@ -125,7 +125,7 @@ def _pool(request: ReplyRequest) -> list[Fact]:
     seen_ids: set[str] = set()
     seen: set[tuple[str, str, str]] = set()
     out: list[Fact] = []
-    for fact in (*request.open_commitments, *request.facts):
+    for fact in request.records or (*request.open_commitments, *request.facts):
         key = (fact.subject, fact.kind.value, " ".join(fact.value.casefold().split()))
         if (fact.id and fact.id in seen_ids) or key in seen:
             continue
@@ -247,6 +247,8 @@ def _ask_promises(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
 
 def _hidden(ctx: _Ctx) -> int:
     """Open commitments the engine counted but left out of the request (the token budget)."""
+    if ctx.request.records:
+        return 0  # every record the question matched is there
     total = ctx.request.open_commitments_total
     return max(0, (total or 0) - len(ctx.request.open_commitments))
 

@@ -255,7 +255,7 @@ DEMAND = re.compile(
 
 #: Agreement with what was proposed. Checked after REFUSE, which holds the negated forms.
 AGREE = re.compile(
-    r"同意(?!的(?:扣|回|打|请|举手|话)|吗|不|与否|否)|(?<![不反])赞成(?!吗|不)|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
+    r"(?<![得须需要经])同意(?!的(?:扣|回|打|请|举手|话)|吗|不|与否|否)|(?<![不反])赞成(?!吗|不)|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|^(?:ok(?:ay)?[,\s]+)?agreed\b|(?<!never\s)(?<!n't\s)(?<!not\s)\bagreed\b(?!\s+(?:on|to|that|upon)\b)|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
     r"|^(?:好的?|好啊|好吧|行吧?|行啊|可以(?:啊|吧)?|嗯嗯?|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"
@@ -281,7 +281,7 @@ ACK = re.compile(rf"^(?:{YES_EN}|{YES_ZH})[\s.!！。,，~]*$", _I)
 
 #: Refusals: "no" to a proposal or a demand. "I won't … again" is a promise and is checked first.
 REFUSE = re.compile(
-    r"不同意|不行|我拒绝|拒绝|不可能|没门|不接受|我(?:是|才|就|也|可|绝对|肯定)?不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
+    r"不同意|(?<!行)不行(?![不吗么?？])|我拒绝|拒绝|不可能|没门|不接受|我(?:是|才|就|也|可|绝对|肯定)?不会(?!再)|不答应|不干|休想|凭什么要我|我才不|我不(?:赔|付|道歉|让|搬|给|还"
     r"|出|做|去|换|签|交|借|背|认|管|买单)|^(?:不|不要|不用了?|不了)[。！!.\s]*$|^(?:不|不要|不用了?)[，,]"
     r"|门都没有|想都别想|想得美|做梦吧?|才怪|开什么玩笑|别开玩笑了?"
     r"|\bi\s+refuse\b|\bno\s+way\b|\bi\s+(?:don'?t|do\s+not)\s+agree\b"

@@ -56,16 +56,17 @@ _ANSWER_OPEN = re.compile(rf"^(?:{lx.YES_EN}|agreed|{lx.YES_ZH}|行吧|同意)(?
                           r"[\s,，.!！。~]", re.IGNORECASE)
 # The ask that closes a proposal, after its content: "… before posting. yes?", "…一次清单。大家看行不行",
 # "…先审一遍版权。同意的扣1", "…按工时分。大家看看？".
-_ASK_TAIL = re.compile(
-    r"(?:(?<=[.!?。！？;；])|^)\s*(?:(?:so\s+)?(?:yes|ok(?:ay)?|agreed|thoughts|objections|any\s+objections|sound\s+good|"
-    r"good|fair|deal|everyone\s+ok(?:ay)?(?:\s+with\s+(?:that|this))?)\s*[?？]+"
-    r"|(?:👍|[+＋]1)\s*if\s+(?:you'?re|you\s+are|we'?re)\s+(?:in|ok(?:ay)?|good|fine)[.!]*"
-    r"|大家(?:看看?|说说|觉得)?(?:行不行|怎么样|可以吗|如何|呢|看)?\s*[?？]*|同意(?:的|请)?(?:扣|回|打)1"
-    r"|(?:行不行|可以吗|怎么样|好不好|如何)\s*[?？]*)[\s~～。.!！]*$",
-    re.IGNORECASE,
-)
-# Messages that put nothing to the listener: done already, a report, a greeting.
-_NOTHING = re.compile(r"已经|刚才|刚刚|昨天|\b(?:already|yesterday|last\s+week)\b|^(?:hi|hello|hey|thanks|你好|谢谢)\b",
+_ASK = (r"(?:(?:so\s+)?(?:yes|ok(?:ay)?|agreed|thoughts|objections|any\s+objections|sound\s+good|"
+        r"good|fair|deal|everyone\s+ok(?:ay)?(?:\s+with\s+(?:that|this))?)\s*[?？]+"
+        r"|(?:👍|[+＋]1)\s*if\s+(?:you'?re|you\s+are|we'?re)\s+(?:in|ok(?:ay)?|good|fine)[.!]*"
+        r"|大家(?:看看?|说说|觉得)?(?:行不行|怎么样|可以吗|如何|呢|看)?\s*[?？]*"
+        r"|同意(?:的|请)?(?:扣|回|打)1|同意的?(?:请|就)?(?:回个?话|回复|说一声|吱一声|举手)"
+        r"|(?:大家|各位)?都?(?:同意|赞成|没意见|有意见|有异议)(?:吗|不|么|嘛)\s*[?？]*"
+        r"|(?:行不行|可以吗|怎么样|好不好|如何)\s*[?？]*)")
+_ASK_TAIL = re.compile(rf"(?:(?<=[.!?。！？;；])|^)\s*{_ASK}(?:[，,、]\s*{_ASK})*[\s~～。.!！]*$", re.IGNORECASE)
+# Messages that put nothing to the listener: done already, a report, a greeting, a thank-you.
+_NOTHING = re.compile(r"已经|刚才|刚刚|昨天|\b(?:already|yesterday|last\s+week)\b|^(?:hi|hello|hey|thanks|你好|谢谢|收到)\b"
+                      r"|谢谢|多谢|感谢|\b(?:thanks|thank\s+you|cheers)\b",
                       re.IGNORECASE)
 
 
@@ -106,6 +107,8 @@ def _kind(sentences: list[Clause], text: str) -> str:
         return ""
     if _STATED.match(text.strip()):
         return "proposal"
+    if len(sentences) > 1 and _ASK_TAIL.search(text) and without_ask(text) != text:
+        return "proposal"  # "…三条：1）…；2）…。大家说说": a plan with the ask that puts it to all
     if any(lx.PROPOSAL.search(s.text) or _PROPOSAL_TAIL.search(s.text.rstrip("?？ ")) for s in sentences):
         return "proposal"
     if any(lx.DEMAND.search(b) or lx.REQUEST_QUESTION.search(b) or _ASKS_LISTENER.match(b) for b in bodies):
@@ -156,6 +159,10 @@ def proposal_of(utterance: Utterance) -> Proposal | None:
         what = stated.group("what")[: MAX_CLAUSE_CHARS]
         return Proposal(utterance.message_id, utterance.author_id, what, clean(what) or what, kind)
     chosen = _chosen(sentences)
+    if len(sentences) > 1 and len(clean(_ASK_TAIL.sub("", chosen.text))) < 4:
+        # "…三条：1）…；2）…。大家看行不行，同意的回个话": the ask carries nothing; the plan before it does
+        whole = utterance.text[: MAX_CLAUSE_CHARS * 4]
+        chosen = Clause(without_ask(whole), 0, len(without_ask(whole)))
     value = clean(_PROPOSAL_TAIL.sub("", _PROPOSAL_CUE.sub("", chosen.text)) or chosen.text)
     return Proposal(utterance.message_id, utterance.author_id, chosen.text, value, kind)
 

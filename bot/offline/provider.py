@@ -117,7 +117,7 @@ class OfflineProvider:
         about the record its answer (``answers``); anything else a stage-appropriate mediation reply
         (``phrasing``) — in the asker's language, naming each person by their latest name."""
         lang = turn_lang(request.turn.text, default=request.lang)
-        names = NameBook.of([*request.facts, *request.open_commitments], [*request.window, request.turn],
+        names = NameBook.of(request.records or [*request.facts, *request.open_commitments], [*request.window, request.turn],
                             request.participants)
         asker = request.turn.author_id
         question = request.question or read_question(request.turn.text, asker, names)

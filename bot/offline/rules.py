@@ -19,7 +19,7 @@ from bot.guard.poisoning import attempt, fold
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
-from bot.offline.proposals import DISMISSIVE, WEAK, is_answer, proposal_of, shares_content, stated
+from bot.offline.proposals import DISMISSIVE, WEAK, Proposal, is_answer, proposal_of, shares_content, stated
 from bot.offline.requests import (
     Accepted,
     accepted_request,
@@ -439,13 +439,16 @@ class _Turn:
         answers nothing (``bot.offline.proposals``)."""
         said = clean(_COURTESY.sub("", remainder.strip(" ,，:：")))
         own = clean(_ANSWER_LEAD.sub("", said))
-        pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) for t in (said, own))
-        others = [u for u in reversed(self.history) if u.author_id != self.turn.author_id][:_LOOK_BACK]
+        pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) or _ALL_OF_IT.match(t) for t in (said, own))
+        others = _within_reach([u for u in reversed(self.history) if u.author_id != self.turn.author_id])
         if weak:  # the message just before — past a run of other answers to it ("同意" "没问题" "行")
             run = next((i for i, u in enumerate(others) if not is_answer(u.text)), len(others))
             others = others[: run + 1]
         proposals = [p for p in map(proposal_of, others) if p is not None]
         proposal = next((p for p in proposals if strong or p.kind == "proposal"), None)
+        if not weak and (mine := self.own_vote(proposal)) is not None:
+            # the proposer closing the vote ("其他人都同意，就先这么定"): what was agreed is the proposal
+            return mine.value, mine.extra() | {"bare": "yes"}
         if not pointer and (len(own) >= 4 or (detect_lang(own) == "zh" and len(own) >= 2)):
             linked = proposal is not None and proposal.kind == "proposal" and shares_content(own, proposal.value)
             if not linked and proposal is not None and proposal.kind == "proposal" and _REASON.match(remainder):
@@ -460,6 +463,46 @@ class _Turn:
         return ("" if pointer else own), {"bare": "yes"}
 
 
+    def own_vote(self, theirs: Proposal | None) -> Proposal | None:
+        """The speaker's own proposal that two or more others have voted on since, when it is more
+        recent than ``theirs``: what the proposer's "everyone agreed, so be it" is about."""
+        history = self.history[-_LOOK_BACK * 4 :]
+        for k in range(len(history) - 1, -1, -1):
+            u = history[k]
+            if theirs is not None and u.message_id == theirs.message_id:
+                return None
+            if u.author_id != self.turn.author_id:
+                continue
+            mine = proposal_of(u)
+            if mine is not None and mine.kind == "proposal":
+                voters = {v.author_id for v in history[k + 1 :] if v.author_id != u.author_id and _is_vote(v)}
+                return mine if len(voters) >= 2 else None
+        return None
+
+
+def _is_vote(u: Utterance) -> bool:
+    """Does ``u`` only answer what was put before it ("同意", "附议👍", "no to the second part")?"""
+    return proposal_of(u) is None and bool(lx.ACK.match(u.text) or lx.AGREE.search(u.text) or lx.REFUSE.search(u.text))
+
+
+def _within_reach(others: list[Utterance]) -> list[Utterance]:
+    """The latest messages of others an answer may answer: ``_LOOK_BACK`` of them, not counting the
+    votes in between ("同意" "附议👍" "no to the second part"), which answer the same proposal and
+    put nothing new — the fifth member's "赞成" still answers the proposal four votes up."""
+    out: list[Utterance] = []
+    counted = 0
+    for u in others[: _LOOK_BACK * 4]:
+        out.append(u)
+        counted += not _is_vote(u)
+        if counted >= _LOOK_BACK:
+            break
+    return out
+
+
+# A yes to every part of what was put, with no words of its own: "三条都同意", "全部同意", "all three, agreed".
+_ALL_OF_IT = re.compile(r"^(?:[一二三四五六七八九两\d]+(?:条|点|项|个)|全部|都|全都|所有的?)*都?(?:同意|赞成|没问题|可以)[。！!.~\s]*$"
+                        r"|^(?:all\s+(?:of\s+(?:it|them)|three|four|five|\d+)|both(?:\s+parts)?|every\s+(?:part|point))"
+                        r"[\s,]*(?:agreed|ok|fine|yes|good)?[.!\s]*$", re.IGNORECASE)
 # A yes before words of the answer's own: "yes, $300 max", "对，一人一半".
 _YES_LEAD = re.compile(r"^(?:yes|yep|yeah|yup|ok(?:ay)?|sure|right|对|是的?|好的?|行|可以)[\s,，]+(?=\S)", re.IGNORECASE)
 # Words around an answer that say nothing of what was answered: "ok let's do that then", "…, sorry".

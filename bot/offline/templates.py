@@ -243,7 +243,10 @@ def _sentence(items: Sequence[AnswerItem], answer: Answer, asker: str) -> str:
         return _t(key, lang, day=day, owner=first.owner_name, whose=whose, proposal=first.proposal, said=said)
     parties = _names(first.parties, lang)
     if first.proposer_name:
-        return _t("proposed", lang, day=day, proposer=first.proposer_name, proposal=first.proposal, parties=parties)
+        # the proposer's own "so be it" makes them a party, already named as the one who proposed
+        others = [p for p in first.parties if p != first.proposer_name]
+        return _t("proposed", lang, day=day, proposer=first.proposer_name, proposal=first.proposal,
+                  parties=_names(others, lang) if others else parties)
     what = content(first.action, lang) if lang == "zh" else (
         f"to {content(first.action, lang)}" if _verb_phrase(first.action) else f"that {content(first.action, lang)}")
     return _t("agreed", lang, day=day, parties=parties, what=what)
