@@ -207,3 +207,16 @@ def test_questions_assert_nothing() -> None:
     out = extract_rules(ExtractionRequest(tenant="t", session="s", turns=[en], lang="en"))
     assert all("pay" not in c.quote for c in out)
     assert any(c.kind.value == "commitment" and "call you tonight" in c.quote for c in out)
+
+
+@pytest.mark.parametrize(("said", "promised"), [
+    ("小周，表格重新做一份，周五前发群里", False),  # asked of 小周
+    ("小周，那笔钱退给我，今天就退", False),  # "给我": the speaker receives
+    ("@小周 先把帖子删了吧，今晚就弄", False),
+    ("小周，我周五前把表格重做一份", True),  # the speaker's own deed
+    ("小周，周五前把钱转你", True),  # done for the listener
+])
+def test_words_put_to_a_member_by_name_are_no_promise_of_the_speaker(said: str, promised: bool) -> None:
+    turns = [utt("v1", "u-zhou", "小周", "在", 0), utt("v2", "u-li", "李娜", said, 1)]
+    found = of(run(turns, "zh"), "v2", Kind.COMMITMENT)
+    assert bool(found) is promised, found

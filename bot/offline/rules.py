@@ -255,7 +255,16 @@ class _Turn:
                     continue
                 sentence = kept
             out.extend(self.sentence(sentence, alone=alone))
+        if self.put_to_member() and not _MY_DOING.search(self.text) and not _TO_LISTENER.search(self.text):
+            # "墨白，57章撤回去重写，…，明天之前改好", "@橘子 那条先删了吧，…今晚就弄": said to a member by name, with
+            # no deed of the speaker's own and nothing done for the listener, it is asked of them
+            out = [f for f in out if f.kind is not Kind.COMMITMENT or f.reported]
         return out
+
+    def put_to_member(self) -> bool:
+        """Does the message open by naming another member ("墨白，…", "@橘子 …", "Dana: …")?"""
+        head = self.text.lstrip()
+        return any(re.match(rf"@?{re.escape(name)}[\s,，:：]", head) for name in self.others if name)
 
     def sentence(self, sentence: Sequence[Clause], *, alone: bool) -> list[CandidateFact]:
         """The facts of one asserted sentence, clause by clause (see ``bot.offline.sentence``)."""
@@ -499,6 +508,10 @@ def _within_reach(others: list[Utterance]) -> list[Utterance]:
     return out
 
 
+# The speaker doing something ("我…", "I'll …", "we will …"), not receiving it ("退给我", "帮我").
+_MY_DOING = re.compile(r"(?<![给还退转发帮找跟和对让叫要替])我|\b(?:i|we)\b(?!\s*(?:mean|guess|think)\b)", re.IGNORECASE)
+# Something done for the listener: "按原价卖你", "给你", "转您".
+_TO_LISTENER = re.compile(r"(?:给|还|退|转|发|卖|赔|请|帮|送|寄|借)(?:你|您)|\byou\b", re.IGNORECASE)
 # A yes to every part of what was put, with no words of its own: "三条都同意", "全部同意", "all three, agreed".
 _ALL_OF_IT = re.compile(r"^(?:[一二三四五六七八九两\d]+(?:条|点|项|个)|全部|都|全都|所有的?)*都?(?:同意|赞成|没问题|可以)[。！!.~\s]*$"
                         r"|^(?:all\s+(?:of\s+(?:it|them)|three|four|five|\d+)|both(?:\s+parts)?|every\s+(?:part|point))"
