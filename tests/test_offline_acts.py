@@ -835,3 +835,20 @@ async def test_a_yes_to_a_plan_put_with_a_bare_ask_agrees_to_the_plan() -> None:
     agreed = [f for f in facts if f.kind is Kind.CONSENSUS]
     assert {f.subject for f in agreed} == {"u-Abe", "u-Rita", "u-Tom", "u-Lena"}
     assert all("on-call person owns rollbacks" in f.value and "Everyone ok" not in f.value for f in agreed)
+
+
+@pytest.mark.parametrize("lines", [
+    [("小林", "收到账单了，谢谢小周"), ("小周", "嗯嗯")],  # a thank-you puts nothing to agree to
+    [("Maya", "got the invoice, thanks Theo"), ("Theo", "ok")],
+    [("王敏", "@和言 小周答应我啥时候把录像收齐来着"), ("周涛", "好")],  # words to Heyan put nothing to a member
+    [("Nell", "@heyan what did Theo promise me?"), ("Theo", "sure")],
+])
+async def test_a_yes_after_thanks_or_words_to_heyan_agrees_to_nothing(lines: list[tuple[str, str]]) -> None:
+    facts = await _facts(lines, "zh" if "小" in lines[0][0] or "王" in lines[0][0] else "en")
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS], facts
+
+
+async def test_thanks_after_a_yes_are_not_what_was_agreed() -> None:
+    facts = await _facts([("阿May", "那运费我们一人一半，行不行？"), ("老K", "没问题👍 谢谢你提醒")], "zh")
+    [agreed] = [f for f in facts if f.kind is Kind.CONSENSUS]
+    assert "一人一半" in agreed.value and "谢谢" not in agreed.value

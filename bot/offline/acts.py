@@ -16,7 +16,7 @@ from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE, YES_EN
-from bot.offline.proposals import plan_of, shares_content, stated
+from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.reschedule import asks_for_time, asks_to_move, takes_time_asked
 from bot.offline.rules import ATTRIBUTES
@@ -167,6 +167,7 @@ _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
 #: Words to Heyan: its name, or "bot"/"机器人" spoken to ("bot, …", "note to the bot", "问机器人") — not "the
 #: welcome bot message", "扫地机器人".
+_THANKS = re.compile(r"谢谢|多谢|感谢|辛苦|\b(?:thanks|thank\s+you|thx|ty|cheers)\b", _I)
 _TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok(?:ay)?|yo|dear)\s+)?(?:the\s+)?bot\b"
                      r"|\bbot\s*[,，:：]|\b(?:to|for|tell|ask|asking)\s+(?:the\s+)?bot\b|(?:^|[。！？]\s*)机器人"
                      r"|机器人\s*[,，:：]|(?:给|问|让|告诉|请|叫)机器人", _I)
@@ -346,6 +347,8 @@ class _Thread:
         self.lines = [dataclasses.replace(u, text=normalize(u.text)) for u in (*request.context, *request.turns)]
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
         self.acts = [Act.PROPOSE if _PROPOSAL_CUE.search(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
+                     # a thank-you the rules find nothing put in ("辛苦苏苏🙏", "👍 谢谢你提醒") proposes nothing
+                     else Act.OTHER if a is Act.PROPOSE and _THANKS.search(u.text) and proposal_of(u) is None
                      else a for u, a in zip(self.lines, acts, strict=False)]
         book = self.book = NameBook.of(utterances=self.lines)
         # a deed asked or told of a member by name that the classifier took for talk or an offer ("@大飞 称重视频

@@ -64,6 +64,7 @@ _ASK = (r"(?:(?:so\s+)?(?:yes|ok(?:ay)?|agreed|thoughts|objections|any\s+objecti
         r"|(?:大家|各位)?都?(?:同意|赞成|没意见|有意见|有异议)(?:吗|不|么|嘛)\s*[?？]*"
         r"|(?:行不行|可以吗|怎么样|好不好|如何)\s*[?？]*)")
 _ASK_TAIL = re.compile(rf"(?:(?<=[.!?。！？;；])|^)\s*{_ASK}(?:[，,、]\s*{_ASK})*[\s~～。.!！]*$", re.IGNORECASE)
+_TO_HEYAN = re.compile(r"^\s*@(?:heyan|和言)(?![a-z])", re.IGNORECASE)
 # Messages that put nothing to the listener: done already, a report, a greeting, a thank-you.
 _NOTHING = re.compile(r"已经|刚才|刚刚|昨天|\b(?:already|yesterday|last\s+week)\b|^(?:hi|hello|hey|thanks|你好|谢谢|收到)\b"
                       r"|谢谢|多谢|感谢|\b(?:thanks|thank\s+you|cheers)\b",
@@ -151,6 +152,8 @@ def is_answer(text: str) -> bool:
 
 def proposal_of(utterance: Utterance) -> Proposal | None:
     """What ``utterance`` put to its listener, or None when it proposed, asked and offered nothing."""
+    if utterance.addressed or _TO_HEYAN.match(utterance.text):
+        return None  # "@和言 小周答应我啥时候…": words to Heyan put nothing to a member
     sentences = _sentences(utterance)
     kind = _kind(sentences, utterance.text[: MAX_CLAUSE_CHARS * 4])
     if not kind:

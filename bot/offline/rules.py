@@ -446,7 +446,7 @@ class _Turn:
         ``strong`` answers ("deal", "no") take an offer too, a bare "OK" only a proposal; a ``weak`` one
         ("OK", "好的", "forget it") answers only the message just before it. None when a bare answer
         answers nothing (``bot.offline.proposals``)."""
-        said = clean(_COURTESY.sub("", remainder.strip(" ,，:：")))
+        said = clean(_THANKING.sub("", _COURTESY.sub("", remainder.strip(" ,，:："))))
         own = clean(_ANSWER_LEAD.sub("", said))
         pointer = any(_ANAPHORA.match(t) or lx.AGREE.match(t) or lx.ACK.match(t) or _ALL_OF_IT.match(t) for t in (said, own))
         others = _within_reach([u for u in reversed(self.history) if u.author_id != self.turn.author_id])
@@ -512,6 +512,9 @@ def _within_reach(others: list[Utterance]) -> list[Utterance]:
 _MY_DOING = re.compile(r"(?<![给还退转发帮找跟和对让叫要替])我|\b(?:i|we)\b(?!\s*(?:mean|guess|think)\b)", re.IGNORECASE)
 # Something done for the listener: "按原价卖你", "给你", "转您".
 _TO_LISTENER = re.compile(r"(?:给|还|退|转|发|卖|赔|请|帮|送|寄|借)(?:你|您)|\byou\b", re.IGNORECASE)
+# Thanks after a yes say nothing of what was agreed: "好，谢谢周老师", "没问题👍 谢谢你提醒", "ok, thanks Sam".
+_THANKING = re.compile(r"[\s,，。.!！~👍🙏]*(?:谢谢|多谢|感谢|辛苦(?:了|啦)?)[^,，。.!！?？]{0,8}[\s,，。.!！~👍🙏]*$"
+                       r"|[\s,，.!~]*\b(?:thanks|thank\s+you|thx|ty|cheers)\b[^,.!?]{0,20}[\s,.!~]*$", re.IGNORECASE)
 # A yes to every part of what was put, with no words of its own: "三条都同意", "全部同意", "all three, agreed".
 _ALL_OF_IT = re.compile(r"^(?:[一二三四五六七八九两\d]+(?:条|点|项|个)|全部|都|全都|所有的?)*都?(?:同意|赞成|没问题|可以)[。！!.~\s]*$"
                         r"|^(?:all\s+(?:of\s+(?:it|them)|three|four|five|\d+)|both(?:\s+parts)?|every\s+(?:part|point))"
