@@ -852,3 +852,9 @@ async def test_thanks_after_a_yes_are_not_what_was_agreed() -> None:
     facts = await _facts([("阿May", "那运费我们一人一半，行不行？"), ("老K", "没问题👍 谢谢你提醒")], "zh")
     [agreed] = [f for f in facts if f.kind is Kind.CONSENSUS]
     assert "一人一半" in agreed.value and "谢谢" not in agreed.value
+
+
+async def test_a_yes_to_some_parts_and_a_no_to_another_is_no_party_to_the_whole() -> None:
+    facts = await _facts(VOTE_ZH[1:4], "zh")  # the plan, a yes to all, "第一条第三条同意。第二条不同意…"
+    zhou = [f for f in facts if f.kind is Kind.CONSENSUS and f.subject == "u-老周"]
+    assert [f.attribute for f in zhou] == ["拒绝"], zhou

@@ -122,9 +122,23 @@ def extract_rules(request: ExtractionRequest) -> list[CandidateFact]:
                 facts = [dataclasses.replace(f, recipient=asked[0])
                          if f.kind is Kind.COMMITMENT and not f.recipient and not f.reported
                          and shares_content(f.value, asked[1]) else f for f in facts]
-            out.extend(facts)
+            out.extend(_in_part(facts, extractor.attr))
         history.append(turn)
     return out
+
+
+def _in_part(facts: list[CandidateFact], attr: dict[str, str]) -> list[CandidateFact]:
+    """ "第一条第三条同意。第二条不同意": a yes and a no to the same proposal in one message is a refusal of part
+    of it — no party to the whole; the refusal keeps the words of the yes (``extra["in_part"]``)."""
+    refused = {f.extra.get("proposal_message_id") for f in facts if f.kind is Kind.CONSENSUS
+               and f.attribute == attr["refuses"] and f.extra.get("proposal_message_id")}
+    partly = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == attr["agrees"]
+              and f.extra.get("proposal_message_id") in refused]
+    if not partly:
+        return facts
+    yes = partly[0].quote
+    return [dataclasses.replace(f, extra=f.extra | {"in_part": yes})
+            if f.kind is Kind.CONSENSUS and f.attribute == attr["refuses"] else f for f in facts if f not in partly]
 
 
 def _idiom_binds(facts: list[CandidateFact]) -> list[CandidateFact]:
