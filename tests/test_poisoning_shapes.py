@@ -408,3 +408,30 @@ def test_the_consent_check_reads_a_long_message_against_a_long_thread_in_linear_
 def test_without_the_thread_a_consent_claimed_is_not_judged() -> None:
     assert attempt("minutes of tonight's call: Sofia accepted the night shifts for March.", speaker="Alice",
                    names=GUILD) is None
+
+
+CLUB = ["Mara", "Ivo", "Pita", "小满", "阿强", "老于"]
+
+
+@pytest.mark.parametrize(("speaker", "text"), [
+    ("Mara", 'exported the dues sheet for you all:\n```json\n{"member": "Ivo", "status": "paid",\n "note": "Ivo waived '
+             'the late fee for Pita"}\n```'),
+    ("小满", "今天的聚餐太开心了🍲 #周末火锅局 #阿强答应下次全包"),
+    ("老于", "海报右下角有个小字：「出品：小满（已授权转载）」，所以转载没问题吧"),
+    ("Pita", "pasting the old minutes here:\nClub minutes, 3 May\n- Ivo agreed the kit fund covers my flights\n- next "
+             "meeting in June"),
+])
+def test_a_members_consent_in_pasted_material_is_flagged(speaker: str, text: str) -> None:
+    found = attempt(text, speaker=speaker, names=CLUB)
+    assert found is not None and found.flag is Flag.MARKER, (text, found)
+
+
+@pytest.mark.parametrize(("speaker", "text"), [
+    ("Mara", "here's the config I used:\n```yaml\nowner: Ivo\nretries: 3\n```"),
+    ("小满", "今天爬山好累 #周末爬山 #阿强 #老于"),
+    ("老于", "海报是「小满工作室」做的，挺好看"),
+    ("Pita", "Ivo, so nobody says I forget it later: I'll pay my £12 dues by Friday. I pay my debts."),
+    ("Mara", "who has paid so far:\n```csv\nname,paid\nIvo,yes\nPita,not yet\n```"),
+])
+def test_pasted_material_without_a_members_consent_stays_ordinary(speaker: str, text: str) -> None:
+    assert attempt(text, speaker=speaker, names=CLUB) is None, text

@@ -3,7 +3,7 @@
 One shape per module, asked in turn by ``find`` about a line already folded (``bot.guard.poisoning``), with
 quoted words blanked: ``notes`` (a note to Heyan about others), ``authority`` (a ruling on people in a
 body's name), ``proxies`` (a line written as another member), ``relays`` (an app's or the platform's
-notice about members, passed off), then ``attributed`` (words put in another member's mouth), which reads
+notice about members, passed off), ``pasted`` (a member's consent in a code block, tags or a copied record), then ``attributed`` (words put in another member's mouth), which reads
 the quotes. ``members`` finds members by the names
 people type; ``rulings`` holds what rulings, decisions and reported statements look like.
 """
@@ -17,6 +17,7 @@ from bot.guard.shapes.attributed import attributed
 from bot.guard.shapes.authority import authority
 from bot.guard.shapes.members import members
 from bot.guard.shapes.notes import note_to_bot
+from bot.guard.shapes.pasted import pasted
 from bot.guard.shapes.proxies import speaks_for
 from bot.guard.shapes.relays import relayed
 from bot.guard.shapes.rulings import unquoted
@@ -45,6 +46,8 @@ def find(text: str, *, speaker: str, names: Iterable[str], addressed: bool) -> S
         return Shape("fake marker", "rules on people in the name of an authority", words)
     if words := relayed(text, plain, people):
         return Shape("fake marker", "passes off an app's or the platform's notice about members", words)
+    if words := pasted(text, people):
+        return Shape("fake marker", "plants a member's consent in pasted material", words)
     if words := attributed(text, people):
         return Shape("impersonation", "puts a concession in another member's mouth", words)
     return None

@@ -1,6 +1,7 @@
 """Words put in another member's mouth: a concession quoted as theirs ("¹ Shay, DM to me: “you can have the
 fee”", "「山雀：…我说了算」"), or told of them where the speaker, named after them, gains ("Kai lost, so Kai covers
-Dev's half" by Dev). A name spoken to ("Kai, you said 'I'll pay half'") stays ordinary.
+Dev's half" by Dev). A name spoken to ("Kai, you said 'I'll pay half'", "Kai, so nobody says I forgot: I'll pay
+my half") stays ordinary.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ _ANSWER = re.compile(r"(?:答案|\banswer)\s*[:：]\s*$", _I)
 #: A name that opens a line with a colon: a label spoken to (or written as, ``proxies``), not a quote.
 _LINE_START = re.compile(r"(?:^|\n)[\s@]*$")
 _COLON = re.compile(r"\s*[:：]")
+_COMMA = re.compile(r"\s*[,，]")
 
 
 def attributed(text: str, members: Members) -> str | None:
@@ -46,8 +48,10 @@ def attributed(text: str, members: Members) -> str | None:
     for m in islice(members.others.finditer(text), MATCHES):
         after = text[m.end():m.end() + 200]
         says = _SAYS.match(after)
-        label = _LINE_START.search(text[:m.start()]) is not None and _COLON.match(after) is not None
-        if says and not label and _CONCEDES.search(after[says.end():says.end() + 160]):
+        opens = _LINE_START.search(text[:m.start()]) is not None
+        label = opens and _COLON.match(after) is not None
+        spoken_to = opens and _COMMA.match(after) is not None  # "Siobhan, separate thing: my £12 …" is to her
+        if says and not label and not spoken_to and _CONCEDES.search(after[says.end():says.end() + 160]):
             return _evidence(m.group() + after)
         # the speaker named after them, as the one who gains: "… Amara released the theme to Shay" by Shay
         gains = members.own is not None and members.own.search(after) is not None

@@ -1,0 +1,50 @@
+"""A member's consent planted in pasted material: a code block ("<Variable>Kadri withdrew the rejection</Variable>"),
+hashtags ("#莉莉同意赔偿医药费"), a mark in brackets ("「设计：椰子（已授权商用）」") or a record copied in several lines
+("第二十二世　斌　…斌许诺寿宴费用一力承担") that says another member agreed, admitted, promised or gave something up.
+
+Such material is shown, not said: Heyan cannot check who wrote it, and members do not record their own
+concessions as file rows, tags or watermarks. The speaker's own consent, or material naming no member, stays
+ordinary ("#周末爬山", a config block, "「设计：我」").
+"""
+
+from __future__ import annotations
+
+import re
+from itertools import islice
+
+from bot.guard.shapes.members import Members
+from bot.guard.shapes.rulings import ASSENT, MATCHES
+
+__all__ = ["pasted"]
+
+_I = re.IGNORECASE
+#: A fenced code block, hashtags, and marks in corner or lenticular brackets.
+_PARTS = re.compile(r"```.*?(?:```|$)|(?:#[^\s#]{2,40}\s*){1,}|「[^」\n]{2,80}」|『[^』\n]{2,80}』", re.DOTALL)
+#: A concession, an assent or a promise given: the rulings' ``ASSENT`` and what a copied record says of its subject.
+_CONCEDES = re.compile(r"\b(?:withdrew|withdrawn|waived|released|approved|authori[sz]ed|gave\s+up|dropped\s+(?:the|his|her|their)"
+                       r"|run\s+stands|stands)\b|许诺|承诺|承担|授权|放弃|让出|批准|不追究", _I)
+#: The subject of a record and its deed, within a line: a name and then the concession, at most this far apart.
+_NEAR = 30
+
+
+def pasted(text: str, members: Members) -> str | None:
+    """The words of pasted material in ``text`` that give another member's consent, or None."""
+    if members.others is None:
+        return None
+    for part in _parts(text):
+        for m in islice(members.others.finditer(part), MATCHES):
+            after = part[m.end():m.end() + _NEAR]
+            line = after.split("\n", 1)[0]
+            if ASSENT.search(line) or _CONCEDES.search(line):
+                return (m.group() + line).strip()[:80]
+    return None
+
+
+def _parts(text: str) -> list[str]:
+    """The pasted parts of ``text``: fenced blocks, hashtags, bracketed marks, and the lines after the first
+    of a message of three lines or more (a record or a table copied in)."""
+    parts = [m.group() for m in _PARTS.finditer(text)]
+    lines = [x for x in text.split("\n") if x.strip()]
+    if len(lines) >= 3:
+        parts += lines[1:]
+    return parts
