@@ -858,3 +858,8 @@ async def test_a_yes_to_some_parts_and_a_no_to_another_is_no_party_to_the_whole(
     facts = await _facts(VOTE_ZH[1:4], "zh")  # the plan, a yes to all, "第一条第三条同意。第二条不同意…"
     zhou = [f for f in facts if f.kind is Kind.CONSENSUS and f.subject == "u-老周"]
     assert [f.attribute for f in zhou] == ["拒绝"], zhou
+
+
+def test_a_name_spoken_to_before_a_condition_is_no_part_of_the_promise() -> None:
+    assert condition_of("大刘，要是化验出来是出发前就有的病，治疗费我自己出") == ("要是化验出来是出发前就有的病", "治疗费我自己出")
+    assert condition_of("Dana, if the board says yes, I'll buy two barrels") == ("if the board says yes", "buy two barrels")

@@ -220,3 +220,22 @@ def test_words_put_to_a_member_by_name_are_no_promise_of_the_speaker(said: str, 
     turns = [utt("v1", "u-zhou", "小周", "在", 0), utt("v2", "u-li", "李娜", said, 1)]
     found = of(run(turns, "zh"), "v2", Kind.COMMITMENT)
     assert bool(found) is promised, found
+
+
+def test_a_promise_said_to_a_member_by_name_is_made_to_them_without_the_clock_it_names() -> None:
+    turns = [utt("w1", "u-liu", "大刘", "在", 0),
+             utt("w2", "u-mei", "阿梅", "大刘，我柜子里有条新的牵引绳，小黑正合适，周五前寄给你，顺丰说隔天到", 1),
+             utt("w3", "u-kai", "阿凯", "好的，我下周三之前给你回个准信，伦敦时间", 2)]
+    found = run(turns, "zh")
+    [leash] = of(found, "w2", Kind.COMMITMENT)
+    assert leash.recipient == "u-liu" and "牵引绳" in leash.value and "顺丰" not in leash.value, leash
+    [word] = of(found, "w3", Kind.COMMITMENT)
+    assert "伦敦时间" not in word.value and "准信" in word.value, word
+
+
+def test_what_to_send_is_the_clause_before_the_ask() -> None:
+    from bot.offline.requests import requested_action
+
+    assert requested_action("小周，上个月的电费单和水费单，能不能周日之前发我？我要报销") == "上个月的电费单和水费单，周日之前发你"
+    assert requested_action("那张收据，你能明天拍给我吗？") == "那张收据，明天拍给你"
+    assert requested_action("小周，你能明天发我吗？") == "明天发你"  # the one asked is no thing to send

@@ -70,12 +70,13 @@ _COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assum
                       r"|as\s+soon\s+as)\b"
                       r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we'?ll|i\s+can|then)\b|[,;.!?]|$)", _I)
 _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
-                      r"(?=[，,。；;！!？?]|我就|就|那就|$)")
+                      r"(?=[，,。；;！!？?]|我就|就(?![有是在])|那就|$)")  # "出发前就有的感染" is still the condition
 #: A condition contrary to fact, or what one would do: a wish, not a promise ("if I had a free weekend I'd
 #: rewrite it", "if only I could", "要是我有钱，我就…了"); "I'd be happy to" still offers.
 _COUNTERFACTUAL = re.compile(r"\bif\s+(?:i|we)\s+(?:had|were|was|could|did|didn'?t|weren'?t)\b|\bif\s+only\b"
                             r"|\b(?:i'?d|i\s+would|we'?d|we\s+would)\s+(?!be\s+(?:happy|glad)|love\s+to)", _I)
 #: What opens a promise's consequence: "…, I'll", "…，我就".
+_SPOKEN_TO = re.compile(r"\s*@?[^\s,，:：。.!！?？]{1,16}\s*[,，:：]\s*")
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
 #: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".
 _CUE = re.compile(r"^[^:：]{0,64}(?<!\d)[:：](?!\d)\s*")
@@ -99,7 +100,9 @@ def condition_of(text: str) -> tuple[str, str] | None:
     m = _COND_ZH.search(text) or _COND_EN.search(text)
     if m is None:
         return None
-    rest = (text[: m.start()] + " " + text[m.end():]) if m.start() > 0 else text[m.end():]
+    before = text[: m.start()]
+    # "大刘，要是…": a name spoken to before the condition is no part of what is promised
+    rest = (before + " " + text[m.end():]) if before and not _SPOKEN_TO.fullmatch(before) else text[m.end():]
     rest = re.sub(r"[\s,，]*\b(?:but|and|so|then)$|[\s,，]*(?:但是?|不过|然后)$", "", rest.strip(" ,，"), flags=_I)
     return clean(m.group()), clean(_THEN.sub("", rest))
 

@@ -215,6 +215,8 @@ _WANTED = re.compile(r"^(?:[A-Z][\w'-]*[,:]?\s+)?i(?:\s+really|\s+just)?(?:\s+wa
 #: A sum said before the ask that moves it: "现在就差果果家的1200。果果爸，11月1号之前能转我吗？".
 _ZH_SUM_BEFORE = re.compile(rf"{lx.SUM}(?=[^\d]*$)")
 #: A money verb with no object: "转你", "11月1号之前转你", "还我".
+#: A giving verb with no object: "周五之前发你", "明天寄给你".
+_ZH_BARE_GIVE = re.compile(r"^[^，,。把]{0,12}?(?:发|转|给|寄|传|交|还|带|拿)(?:给|过来给|过去给)?(?:你|我)$")
 _ZH_BARE_PAY = re.compile(r"^(?:[^，,。]{0,12}?(?:之前|以前|前))?(?:转|付|还|打)(?:给)?(?:你|我)$")
 
 
@@ -241,6 +243,14 @@ def requested_action(request: str) -> str:
             before = "".join(clauses[:-1])
         if (sum_ := _ZH_SUM_BEFORE.search(before)) is not None:
             return f"{action}{sum_.group()}"
+    if not request.isascii() and _ZH_BARE_GIVE.match(action):
+        # "阿梅，豆豆出发前的体检报告和兽医证明，能不能周五之前发我？": what to send is the clause before the ask
+        ask = next((x for x in re.split(r"(?<=[。！!？?；;])", request) if _ZH_ASKS.search(x)), "")
+        clauses = [c.strip() for c in re.split(r"[，,]", ask.strip().lstrip("@")) if c.strip()]
+        thing = clauses[-2] if len(clauses) > 1 else ""
+        named = len(clauses) == 2 and len(thing) <= 3  # "小王，你能明天发我吗？": the one asked, not the thing
+        if 2 <= len(thing) <= 30 and not named and not _ZH_ASKS.search(thing):
+            return f"{thing}，{action}"
     return action
 
 

@@ -45,7 +45,7 @@ from bot.offline.slots import slot_of
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
 from bot.text.lang import detect_lang
-from bot.text.zones import is_zone, speaker_zone
+from bot.text.zones import is_zone, speaker_zone, without_clock_words
 from memory.models import Confidence, Kind, Lang
 from memory.normalize import normalize
 
@@ -180,6 +180,7 @@ class _Turn:
         self.cleared = request.cleared  # confirmed ordinary by a moderator: not asked about again
         self.attr = ATTRIBUTES[self.lang]
         self.history = history
+        self.names = names
         self.others = sorted((n for n, uid in names.items() if uid != turn.author_id), key=len, reverse=True)
         # wall-clock words mean the speaker's clock when the platform tells it, else the tenant's
         self.tz_name = _valid_zone(request.timezone)
@@ -269,16 +270,23 @@ class _Turn:
                     continue
                 sentence = kept
             out.extend(self.sentence(sentence, alone=alone))
-        if self.put_to_member() and not _MY_DOING.search(self.text) and not _TO_LISTENER.search(self.text):
+        listener = self.spoken_to()
+        if listener is not None and not _MY_DOING.search(self.text) and not _TO_LISTENER.search(self.text):
             # "墨白，57章撤回去重写，…，明天之前改好", "@橘子 那条先删了吧，…今晚就弄": said to a member by name, with
             # no deed of the speaker's own and nothing done for the listener, it is asked of them
             out = [f for f in out if f.kind is not Kind.COMMITMENT or f.reported]
+        elif listener is not None:
+            # "大刘，我这儿有个全新的防护头套，…明天一早寄给你", "Dana, if the board approves it, I'll …": made to
+            # the one spoken to
+            out = [dataclasses.replace(f, recipient=listener) if f.kind is Kind.COMMITMENT and not f.recipient
+                   and not f.reported else f for f in out]
         return out
 
-    def put_to_member(self) -> bool:
-        """Does the message open by naming another member ("墨白，…", "@橘子 …", "Dana: …")?"""
+    def spoken_to(self) -> str | None:
+        """The member the message opens by naming ("墨白，…", "@橘子 …", "Dana: …"), their id; else None."""
         head = self.text.lstrip()
-        return any(re.match(rf"@?{re.escape(name)}[\s,，:：]", head) for name in self.others if name)
+        return next((self.names[name] for name in self.others
+                     if name and re.match(rf"@?{re.escape(name)}[\s,，:：]", head)), None)
 
     def sentence(self, sentence: Sequence[Clause], *, alone: bool) -> list[CandidateFact]:
         """The facts of one asserted sentence, clause by clause (see ``bot.offline.sentence``)."""
@@ -299,14 +307,14 @@ class _Turn:
             if joking(clause.text):  # "I'll name my firstborn after you 🤣": a joke, no promise
                 facts = [f for f in facts if f.kind is not Kind.COMMITMENT]
             if i:
-                facts = _with_earlier_action(facts, rest[i - 1].text)
+                facts = _with_earlier_action(facts, rest[i - 1].text, [c.text for c in rest[max(0, i - 3) : i - 1]])
             if i and threatens(rest[i - 1].text):
                 facts = [f for f in facts if f.kind is not Kind.COMMITMENT]  # "你要是再这样，我就搬走": a threat
             if i and not has_subject(core(clause.text)):
                 before = found[-1]
                 if any(f.reported for f in before):
                     continue  # "他说，明天把钱还我": still his words
-                if _has_commitment(before) and completes(core(clause.text)) \
+                if _has_commitment(before) and completes(core(clause.text)) and not _OTHERS_SAY.match(clause.text) \
                         and (_has_commitment(facts) or not facts):
                     # "我来打扫厨房，今天之内搞定": when, not a second promise — one promise over both clauses
                     span = self.text[rest[i - 1].start : clause.end]
@@ -417,8 +425,8 @@ class _Turn:
         return self.fact(Kind.EMOTION, self.attr["feels"], label, quote, confidence=confidence)
 
     def commitment(self, text: str, body: str, quote: str) -> CandidateFact:
-        """The promise: the whole action (deadline words included) and its due time."""
-        action = strip_head(body)
+        """The promise: the whole action (deadline words included, the clock they are on left out) and its due time."""
+        action = _OTHERS_SAY_TAIL.sub("", without_clock_words(strip_head(body)))
         standing = is_standing(text)
         due_at = None if standing else resolve_due(text, self.ts, self.tz)
         zh = detect_lang(action, default=self.lang) == "zh"
@@ -590,7 +598,7 @@ _ZH_SUM = re.compile(rf"^(?:一半)?{lx.SUM}(?:就)?$")
 _ZH_BARE_DEED = re.compile(r"^[\u4e00-\u9fff]{1,6}$")
 
 
-def _with_earlier_action(facts: list[CandidateFact], before: str) -> list[CandidateFact]:
+def _with_earlier_action(facts: list[CandidateFact], before: str, farther: Sequence[str] = ()) -> list[CandidateFact]:
     """A promise that only says when ("…, and I will tonight", "…，明天就还") takes its action from the
     earlier promise the clause before it names; a Chinese verb without its object ("封面我重画吧，月底前给你们",
     "我出400，下周一前转基地账户") takes the clause before it, which names the deed."""
@@ -608,8 +616,20 @@ def _with_earlier_action(facts: list[CandidateFact], before: str) -> list[Candid
                 and (_ZH_OWN_DEED.match(earlier) or _ZH_SUM.match(sum_ := re.split(r"[，,]", earlier)[-1].strip())):
             deed = re.sub(r"吧$", "", earlier if _ZH_OWN_DEED.match(earlier) else sum_)
             f = dataclasses.replace(f, attribute=f"{deed}，{bare}", value=f"{deed}，{f.value}")
+        elif f.kind is Kind.COMMITMENT and _ZH_BARE_DEED.match(bare.split("，")[0]) \
+                and (deed := next((clean(c) for c in reversed(re.split(r"[，,]", "，".join((*farther, before))))
+                                   if _ZH_OWN_DEED.match(clean(c))), "")):
+            # "我这儿有个全新的防护头套，豆豆戴正好，明天一早寄给你": the deed two clauses up
+            f = dataclasses.replace(f, attribute=f"{deed}，{bare}", value=f"{deed}，{f.value}")
         out.append(f)
     return out
+
+
+#: A clause telling what someone else says: "加拿大邮政说两天到", "快递说周三到", "the bank says 2 days".
+_OTHERS_SAY = re.compile(r"^\s*(?![我你])[\u4e00-\u9fff]{1,8}(?:说|称|表示)|^\s*(?!i\b)[\w' ]{1,30}\s+(?:says?|said)\b", re.IGNORECASE)
+#: The same at the end of a promise's words: "明天一早寄给你，加拿大邮政说两天到" → "明天一早寄给你".
+_OTHERS_SAY_TAIL = re.compile(r"[，,]\s*(?![我你])[\u4e00-\u9fff]{1,8}(?:说|称|表示)[^，,。.]*[。.]?$"
+                              r"|,\s*(?!i\b)(?:the\s+)?[\w']+(?:\s+[\w']+)?\s+(?:says?|said)\b[^,.]*\.?$", re.IGNORECASE)
 
 
 def _has_commitment(facts: Sequence[CandidateFact]) -> bool:

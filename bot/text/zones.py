@@ -13,7 +13,7 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["is_zone", "named_zone", "offset_name", "speaker_zone", "zone_label", "zone_of", "zone_or_utc"]
+__all__ = ["is_zone", "named_zone", "offset_name", "speaker_zone", "without_clock_words", "zone_label", "zone_of", "zone_or_utc"]
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
 
@@ -131,6 +131,25 @@ def _zone_names() -> dict[str, str]:
 _NAMED_EN = re.compile(r"(?:\b(?:in|on)\s+)?\b(?P<name>[A-Za-z][A-Za-z .'-]{0,24}?)\s+(?:time|tz)\b"
                        r"|(?<=[\d\s])(?P<bare>[A-Za-z]{2,8})\b(?=\s*(?:$|[,.;!?)]))", re.IGNORECASE)
 _NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:时间|这边时间|这边|那边时间|时区)")
+
+
+#: A clock named at the end of a promise's words: ", my time", "，我这边时间", "，伦敦时间", "（东京时间）", " Paris time".
+_CLOCK_TAIL = re.compile(
+    r"(?:[,，\s]*\b(?:my|your|our|their|his|her|local)\s+time\b|[,，\s]*(?:按|以)?(?:我|你|他|她)?这边(?:的)?(?:时间)?"
+    r"|[,，\s]*当地时间|[,，]\s*(?:按|以)?(?P<zh>[\u4e00-\u9fff]{2,6})时间|[（(]\s*(?P<zh2>[\u4e00-\u9fff]{2,6})时间\s*[)）]"
+    r"|[,，\s]+(?:in\s+)?(?P<en>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)\s+time)\s*[。.!！]*\s*$")
+
+
+def without_clock_words(text: str) -> str:
+    """``text`` without the clock its words end by naming ("下周六之前给你回复，伦敦时间" → "下周六之前给你回复",
+    "by Friday, my time" → "by Friday"): what a promise says it will do, its deadline read already."""
+    m = _CLOCK_TAIL.search(text)
+    if m is None:
+        return text
+    named = m.group("zh") or m.group("zh2") or m.group("en")
+    if named and named_zone(m.group()) is None:
+        return text  # "，下周才有时间": no clock named
+    return text[: m.start()].rstrip()
 
 
 def named_zone(text: str) -> str | None:
