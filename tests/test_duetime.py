@@ -306,3 +306,14 @@ def test_a_nights_of_someone_yields_to_the_date_said_after_it() -> None:
     said = "yes, I'll have it in before Noa's next night — Monday the 29th, 18:00 my time"
     assert resolve_due(said, datetime(2027, 3, 24, 18, 9, tzinfo=UTC), "-05:00") == datetime.fromisoformat(
         "2027-03-29T18:00:00-05:00")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("周五（6号）下班以后弄，晚上9点前", sh(6, 21)),  # the hour, a clause later, narrows the day
+    ("I'll send it Friday after the meeting, by 8pm", sh(6, 20)),
+    ("周五交，晚上10点我要加班", sh(6, 23, 59)),  # an hour that is no deadline leaves the day alone
+    ("周五交，周六晚上10点前去吃饭", sh(6, 23, 59)),  # another day comes first
+    ("Friday works, at 9 I have a call", sh(6, 23, 59)),
+])
+def test_an_hour_said_as_a_later_clause_narrows_the_day(text: str, expected: datetime) -> None:
+    assert resolve_due(text, WED, SH) == expected

@@ -863,3 +863,16 @@ async def test_a_yes_to_some_parts_and_a_no_to_another_is_no_party_to_the_whole(
 def test_a_name_spoken_to_before_a_condition_is_no_part_of_the_promise() -> None:
     assert condition_of("大刘，要是化验出来是出发前就有的病，治疗费我自己出") == ("要是化验出来是出发前就有的病", "治疗费我自己出")
     assert condition_of("Dana, if the board says yes, I'll buy two barrels") == ("if the board says yes", "buy two barrels")
+
+
+def test_the_time_a_counter_offer_offers_follows_its_yes() -> None:
+    from bot.offline.acts import _offered_time
+
+    assert _offered_time("可以，周一晚上10点前，我这边时间。这边银行周五周六不开门。") == "周一晚上10点前"
+    assert _offered_time("今天在我妈那，明天早上行吗？") == "明天早上"
+
+
+def test_a_thing_asked_for_with_when_is_the_deed() -> None:
+    from bot.offline.requests import requested_action
+
+    assert requested_action("小叔，你那份寿宴的份子钱什么时候能打过来？我好跟酒楼结账。") == "寿宴的份子钱，打过来"

@@ -302,7 +302,8 @@ def _due(text: str, said: Utterance, request: ExtractionRequest, owner: Utteranc
 
 
 #: A clause offering its time: "Sunday morning I can", "tomorrow works", "周四给你", "明天可以".
-_OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|fine|good)\b|可以|能|行|给你|发你|交|搞定|吧\s*$"
+_OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|fine|good)\b|可以|能|(?:^|[\s,，])行(?=[吧啊呀的\s,，。!！]|$)|(?<!银)行(?=[吗吧]|不行)"
+                       r"|给你|发你|交|搞定|吧\s*$"
                        rf"|(?<![你他她])我(?:来|去|就|会|再)?(?:{ZH_ACTION_VERBS})", _I)  # "5月3号上午我打…", not "我妈那"
 
 
@@ -319,11 +320,14 @@ def _offered_time(text: str) -> str:
     Jakarta time, tonight I'm at a wedding" → "tomorrow morning"), else the first not turned down ("not
     tonight … tomorrow morning?", "周五不行，周日吧，我周六才有空" → "周日"); "" when it names none. A time asked
     back ("… saturday 20:00 my time?") comes before one that only bounds a state ("on nights till friday")."""
+    yes = False  # "可以，周一晚上10点前，…": a time said right after a yes is the one it offers
     for piece in re.finditer(r"[^,;.!?，。；！？]+", text):
         clause = piece.group()
         span = find_due_span(clause)
-        if span is not None and _OFFERING.search(clause) and not _TURNED_DOWN.search(clause) \
-                and not _NOT_HAPPENING.search(clause):
+        only_time = span is not None and len(clause.strip()) - (span[1] - span[0]) <= 2
+        offers = (_OFFERING.search(clause) or (yes and only_time)) and not _TURNED_DOWN.search(clause)
+        yes = len(clause.strip()) <= 6 and bool(_OFFERING.search(clause)) and span is None
+        if span is not None and offers and not _NOT_HAPPENING.search(clause):
             # "tomorrow, by 9 your time": the hour said after a comma narrows the day
             whole = find_due_span(text[piece.start():])
             if whole is not None and whole[0] == span[0] and whole[1] > span[1]:

@@ -230,6 +230,8 @@ def requested_action(request: str) -> str:
         # "those 240 es strings — when can you finish them?" → "finish those 240 es strings"
         return f"{action[: it.start()]}{thing}{action[it.end():]}"
     if (when := _ZH_WHEN_ASK.match(action)) is not None:
+        if when.group("topic"):  # "你那份寿宴的份子钱什么时候能打过来？": the thing, then when
+            return f"{when.group('topic')}，{when.group('v')}"
         # "58章要配一张…插图，你什么时候能画好？": the thing is in the clause before the question
         clauses = [c for c in re.split(r"[，,。！!；;]", request.split(when.group("v"))[0]) if c.strip()]
         if len(clauses) > 1:
@@ -255,7 +257,8 @@ def requested_action(request: str) -> str:
 
 
 #: A deed asked as "when can you …?": "你什么时候能画好", "啥时候可以发".
-_ZH_WHEN_ASK = re.compile(r"^(?:你|您)?(?:什么时候|啥时候|几时|哪天)(?:能|可以|会|才能)?(?P<v>[\u4e00-\u9fff]{1,6})$")
+_ZH_WHEN_ASK = re.compile(r"^(?:你|您)?(?:(?:的|那份|那笔|那个|那张)?(?P<topic>[^，,。？?]{2,20}?))?"
+                          r"(?:什么时候|啥时候|几时|哪天)(?:能|可以|会|才能)?(?P<v>[\u4e00-\u9fff]{1,6})$")
 #: A deed whose object is a pronoun ("finish them", "get it to me"): the thing is named earlier in the request.
 _IT_OBJECT = re.compile(r"(?<=\w)\s+\b(?P<it>it|them)\b", re.IGNORECASE)
 #: The thing a request names before asking about "it": a topic set off by a dash ("those 240 es strings —"), or

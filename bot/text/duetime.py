@@ -341,9 +341,31 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
             break  # hits are in order: the rest are further still
         if hit.family == other and hit.start >= first.end and _JOIN.fullmatch(text[first.end : hit.start]):
             return (first, *_clock_after(hit, hits, text))
+    if first.family == "day" and (hour := _hour_clause_after(first, hits, text)) is not None:
+        return (first, hour)
     return (first,)
 
 
+def _hour_clause_after(day: _Hit, hits: Sequence[_Hit], text: str) -> _Hit | None:
+    """An hour said as a clause of its own later in the sentence that names the day ("周二（6号）落地多哈以后写，
+    晚上10点前", "Thursday after the meeting, by 8pm"): it narrows that day, when no other day comes between."""
+    for hit in hits:
+        if hit.start < day.end:
+            continue
+        between = text[day.end : hit.start]
+        if hit.family == "day" and not re.fullmatch(r"\s*[（(]\s*", text[day.end : hit.start]):
+            return None  # another day said first
+        if hit.family == "time" and hit.m.groupdict().get("h") and len(between) <= _CLAUSE_GAP \
+                and not _SENTENCE_END.search(between) and (
+                    re.search(r"[,，]\s*(?:by|before|until|till)\s*$", between, _I)
+                    or (re.search(r"[,，]\s*$", between) and re.match(r"\s*(?:之?前|以前)", text[hit.end :]))):
+            return hit  # a deadline: "…, by 8pm", "…，晚上10点前" (not "…，晚上10点我要出门")
+    return None
+
+
+#: How far an hour said in a later clause may come after its day, and what ends the sentence between.
+_CLAUSE_GAP = 24
+_SENTENCE_END = re.compile(r"[。.!！?？;；\n]")
 #: Between a part of day and the hour that narrows it: "tomorrow morning my time, before 9".
 _NARROWS = re.compile(r"[\s,，]*(?:(?:my|your|our|his|her|their)\s+time)?[\s,，]*(?:at|by|before|until|till|around)?\s*", _I)
 
