@@ -64,7 +64,11 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
      ("Mona's poster is printed, framed and in the post", "mona's poster"),
      ("the date: 22 Sept. posted in #announcements and pinned", "announcements pinned"),
      # to whom it went, in Chinese
-     ("小鹿，链接私信发你了。宜家的", "链接私信"), ("钱转你了", "钱")],
+     ("小鹿，链接私信发你了。宜家的", "链接私信"), ("钱转你了", "钱"),
+     # any participle of a deed, a subjectless past tense, a thing set to a state, and Chinese deeds of showing
+     ("the receipts are stapled", "receipts"), ("Polished the abstract, 180 words now", "abstract"),
+     ("all guest profiles are set to private now", "guest profiles"), ("报名表印好了，一共40份", "报名表"),
+     ("活动账目公示了：收入3200", "活动账目：收入3200")],
 )
 def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     [report] = done_reports([Utterance("m", "u", "Ann", text, MONDAY)])
@@ -77,7 +81,10 @@ def test_reports_of_a_promise_kept(text: str, what: str) -> None:
      "发了吗？", "I'll send it tomorrow", "我明天发", "他已经发了", "please log in", "the shop is out of stock",
      "the printer jammed", "the log is due to CQ tomorrow", "my cat is on the board again lol", "is the file in the drive",
      "the problem is in the drive?", "the problem is with the server", "I'm with you on that", "发烧了",
-     "你发火了"],
+     "你发火了",
+     # a setback or a feeling said as a participle is no deed done
+     "the flight is delayed again", "the parcel is stuck at customs", "the form is buried under 300 emails",
+     "I am so worried about it", "the meeting is postponed to Friday"],
 )
 def test_not_reports(text: str) -> None:
     assert done_reports([Utterance("m", "u", "Ann", text, MONDAY)]) == []

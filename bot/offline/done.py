@@ -28,6 +28,12 @@ _EN_VERBS = (
     r"|merged|reviewed|set\s+up|repaid|paid\s+back|refunded|replaced|repaired|filed|ordered|bought|dropped\s+off"
 )
 # Participles that say a thing is in the state a promise wanted: "the calendar is set up", "PR merged".
+#: A participle or past tense that reports a deed: "-ed", but not a feeling, a wait or a setback ("worried",
+#: "delayed", "cancelled", "rejected").
+_DEED_ED = (r"(?!(?:worri|tir|bor|annoy|interest|excit|suppos|expect|need|requir|delay|postpon|cancel+|block|confus"
+            r"|disappoint|frustrat|scar|concern|surpris|shock|stress|overwhelm|overload|lock|limit|paus|stall|reject|deni"
+            r"|refus|declin|fail|crash|flagg|bann|suspend|wait|hop|want|plann|schedul|mov|us|bas|buri|misplac|damag|miss"
+            r"|trapp|jamm|crack|spill|stain|tangl|ask|answer)ed\b)[a-z]{2,}[^e\W]ed")
 _EN_STATES = (
     r"done|sent|paid(?:\s+back)?|fixed|finished|sorted(?:\s+out)?|ready|handled|returned|submitted|booked|merged|posted"
     r"|set\s+up|updated|emailed|uploaded|cleaned|filed|ordered|bought|replaced|repaired|delivered|shared|reviewed"
@@ -38,6 +44,8 @@ _EN_STATES = (
 # After "is"/"are" only: "the post-mortem is up", "the page is live", "the plugin is in 🛡", "template's in
 # everyone's inbox"
 _EN_BE_STATES = (rf"{_EN_STATES}|up|live|in(?=\s*(?:$|[^\w\s]))"
+                 # any other participle of a deed ("pinned", "scanned"), not a feeling or a setback; "set to private"
+                 rf"|{_DEED_ED}|set\s+to\s+[\w-]+|gone"
                  # handed to someone: "corrected flamingo row is with Lisbeth", "the keys are with you"
                  r"|with\s+(?:you|him|her|them|(?-i:[A-Z][\w'’-]+))\b"
                  r"|in\s+(?:every(?:one|body)'?s|your|our|their|his|her)\s+(?:inbox(?:es)?|mail(?:box)?|e-?mail|dms?)"
@@ -60,7 +68,7 @@ _EN_BARE = re.compile(rf"^(?:all\s+|it'?s\s+|that'?s\s+)?(?P<verb>{_EN_VERBS})(?
 _EN_NO_SUBJECT = re.compile(
     r"^(?:just\s+|already\s+|finally\s+)*(?P<verb>finished|sent|paid|fixed|returned|delivered|submitted|uploaded|moved"
     r"|cleaned|booked|posted|transferred|completed|sorted|updated|emailed|called|wrote|gave|brought|took|shared|merged"
-    r"|reviewed|repaid|refunded|replaced|repaired|filed|ordered|bought)"  # not "did": "did the landlord reply"
+    r"|reviewed|repaid|refunded|replaced|repaired|filed|ordered|bought|" + _DEED_ED + r")"  # not "did": "did the landlord reply"
     r"\s+(?P<rest>(?:the|my|our|your|his|her|their|this|that|those|these|all)\b.*)$", _I)
 # "there you go: the whole DM thread", "here it is — the fixed json": a handover, the thing after it
 _EN_HANDOVER = re.compile(r"^(?:(?:there|here)\s+(?:you\s+go|it\s+is|they\s+are)|voil[aà])\b[\s:,—–-]*(?P<rest>\S.*)$", _I)
@@ -94,7 +102,8 @@ _EN_NOBODY = re.compile(r"^(?:he|she|they|you|someone|somebody|everyone|everybod
                         r"|^(?:please|pls|plz|kindly|can|could|would|will|should|need|needs|want|wants|get|have|has|make"
                         r"|let|go|check|ensure|confirm|see|verify|remember|hope|hopefully|maybe|probably|apparently"
                         r"|supposedly|wish|think|guess|assume|believe|is|are|was|were|if|once|when)\b", _I)
-_ZH_DONE = re.compile(r"(?:发|交|付|还|转|寄|送|修|做|写|弄|改|搞|办|处理|打扫|收拾|倒|退|订|买|搬|挪|订|提交|上传|完成|整理|清理|回复)"
+_ZH_DONE = re.compile(r"(?:发|交|付|还|转|寄|送|修|做|写|弄|改|搞|办|处理|打扫|收拾|倒|退|订|买|搬|挪|订|提交|上传|完成|整理|清理|回复"
+                      r"|公示|公布|发布|上线|置顶|扫描|扫|打印|印|录|拍|剪|画)"
                       # to whom it went: "链接私信发你了", "钱转你了", "发群里了"
                       r"(?:好|完|掉|过去|出去|出|上去|上|给[^，,。]{0,6}|你们?|您|他|她|大家|群里|邮箱)?[了啦]|(?<=电话)打了|搞定|弄好了"
                       r"|做完了|完成了|办妥")
@@ -103,7 +112,7 @@ _ZH_RESULT = re.compile(r"(?:好|完|掉|出去|过去|回来|上去|进去|齐|
 _ZH_TWO_CHAR = "整理 收拾 打扫 清理 准备 安排 处理 修理 布置 填写 提交 上传 预订 预约 联系 通知 确认 检查 更新"
 _ZH_TWO_CHAR_VERBS = frozenset(_ZH_TWO_CHAR.split())
 # The verb of a topic-first report must be a doing a promise names ("纸用完了", "网费已经欠了" report nothing kept).
-_ZH_DOING = re.compile(rf"(?:{ZH_ACTION_VERBS}|贴|擦|洗|铺|挂|剪|烧|煮|晒|叠|浇|喂|签)")
+_ZH_DOING = re.compile(rf"(?:{ZH_ACTION_VERBS}|贴|擦|洗|铺|挂|剪|烧|煮|晒|叠|浇|喂|签|扫|公示|公布|发布|上线|置顶|印|录|拍|画)")
 _ZH_ALREADY = re.compile(rf"已经(?:把(?P<obj>[^，,。]{{1,8}}?)(?={_ZH_DOING.pattern}))?(?P<verb>[^，,。]{{1,8}}?)了")
 _ZH_LEAD = re.compile(r"^(?:刚才?|刚刚|我们?|已经|把|\s)+")
 _ZH_NOT = re.compile(r"还没|没有|没(?!问题)|不|吗|么|呢|要是|如果|等|之后再|快要|快(?![递件])|马上|就要|准备|坏|丢"
