@@ -325,3 +325,11 @@ async def test_an_agreement_is_answered_with_every_party_past_a_full_prompt(tmp_
         reply = (await rt.engine.respond(asked)).body.plain()
     assert "谁拖稿谁请奶茶" in reply, reply
     assert all(name in reply for name in ("小雨", "木木", "老周", "阿福")), reply
+
+
+def test_the_member_named_after_a_promise_verb_is_whom_it_was_made_to() -> None:
+    names = book(("u-jess", "Jess"), ("u-kai", "Kaimana"), ("u-jie", "阿杰"), ("u-ning", "阿宁"))
+    mine = read_question("@heyan what did I promise Kaimana?", "u-jess", names)
+    assert mine is not None and mine.people == ("u-jess",) and mine.recipient == "u-kai"
+    theirs = read_question("@和言 阿杰答应阿宁什么了？", "u-jess", names)
+    assert theirs is not None and theirs.people == ("u-jie",) and theirs.recipient == "u-ning"

@@ -876,3 +876,9 @@ def test_a_thing_asked_for_with_when_is_the_deed() -> None:
     from bot.offline.requests import requested_action
 
     assert requested_action("小叔，你那份寿宴的份子钱什么时候能打过来？我好跟酒楼结账。") == "寿宴的份子钱，打过来"
+
+
+async def test_a_question_calling_someone_to_account_asks_no_deed() -> None:
+    facts = await _facts([("大姑", "阿斌，基金里少了5000块，是你转给酒楼的。谁让你订的？"),
+                          ("阿斌", "不订酒楼难道在家里摆？20桌，定金5000，不交就没位子了。")], "zh")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT], facts

@@ -121,7 +121,7 @@ async def test_reply_flags_overdue_commitment(provider: OfflineProvider) -> None
             "zh", Stage.GATHERING, turn, open_commitments=commitments, participants=PEOPLE, timezone=TZ
         )
     )
-    assert "张伟答应在11月6日周五（Asia/Shanghai）前交草稿（已过期限，完成了吗？）" in text
+    assert "张伟答应在11月6日周五（Asia/Shanghai）前交草稿（已逾期，完成了吗？）" in text
 
 
 async def test_reply_in_english_with_dates_in_tenant_zone(provider: OfflineProvider) -> None:

@@ -239,3 +239,14 @@ def test_what_to_send_is_the_clause_before_the_ask() -> None:
     assert requested_action("小周，上个月的电费单和水费单，能不能周日之前发我？我要报销") == "上个月的电费单和水费单，周日之前发你"
     assert requested_action("那张收据，你能明天拍给我吗？") == "那张收据，明天拍给你"
     assert requested_action("小周，你能明天发我吗？") == "明天发你"  # the one asked is no thing to send
+
+
+@pytest.mark.parametrize(("said", "promised"), [
+    ("I didn't ask for this, I promise.", False),  # an assurance about the past
+    ("我真没删你的帖子，我保证", False),
+    ("I won't do it again, I promise.", True),
+    ("我保证明天还你", True),
+])
+def test_i_promise_after_a_denial_vouches_for_the_past(said: str, promised: bool) -> None:
+    found = of(run([utt("d1", "u1", "张伟", said)], "zh" if "我" in said else "en"), "d1", Kind.COMMITMENT)
+    assert bool(found) is promised, found

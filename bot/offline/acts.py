@@ -76,6 +76,9 @@ _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一|^等
 _COUNTERFACTUAL = re.compile(r"\bif\s+(?:i|we)\s+(?:had|were|was|could|did|didn'?t|weren'?t)\b|\bif\s+only\b"
                             r"|\b(?:i'?d|i\s+would|we'?d|we\s+would)\s+(?!be\s+(?:happy|glad)|love\s+to)", _I)
 #: What opens a promise's consequence: "…, I'll", "…，我就".
+#: A question that calls someone to account, asking why, not for a deed: "谁让你订的？", "凭什么…", "why did you …?".
+_CALLS_TO_ACCOUNT = re.compile(r"谁(?:让|叫|允许)(?:你|您)|凭什么|为什么(?:你|您)|(?:你|您)(?:凭什么|怎么能|怎么可以)"
+                               r"|\bwho\s+(?:told|asked|allowed)\s+you\b|\bwhy\s+(?:did|would|do)\s+you\b|\bhow\s+could\s+you\b", _I)
 _SPOKEN_TO = re.compile(r"\s*@?[^\s,，:：。.!！?？]{1,16}\s*[,，:：]\s*")
 _THEN = re.compile(r"^[\s,，]*(?:then\s+|那么?\s*)?(?:i'?ll|i\s+will|i\s+can|we'?ll|我就|我们就|就|我会|我)\s*", _I)
 #: A proposal's cue before its content: "proposal:", "我提个方案：", "suggestion so we stop fighting:".
@@ -608,7 +611,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         kept = [thread.refused_plan(i, c) if c.kind is Kind.CONSENSUS and c.attribute == refuses else c for c in kept]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
-                and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
+                and not _CALLS_TO_ACCOUNT.search(thread.lines[j].text) and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
                      # "老白，…这两件的钱你补一下呗？": put to the counter's speaker by name
                      or (any(turn.author_id in hit.users for hit in thread.book.find(thread.lines[j].text))
                          and not asks_to_move(thread.lines[j].text))):

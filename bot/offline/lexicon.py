@@ -255,7 +255,7 @@ DEMAND = re.compile(
 
 #: Agreement with what was proposed. Checked after REFUSE, which holds the negated forms.
 AGREE = re.compile(
-    r"(?<![得须需要经])同意(?!的(?:扣|回|打|请|举手|话)|吗|不|与否|否)|(?<![不反])赞成(?!吗|不)|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
+    r"(?<![得须需要经])同意(?!的(?:扣|回|打|请|举手|话)|吗|不|与否|否|才|就能|方可)|(?<![不反])赞成(?!吗|不)|就这么办|就这样吧|那就这样(?=[。！!.~\s]*$)|就这么定|可以接受|我接受|成交|没问题|一言为定|说定了|我没意见|行吧就这样"
     r"|\bi\s+agree\b|^(?:ok(?:ay)?[,\s]+)?agreed\b|(?<!never\s)(?<!n't\s)(?<!not\s)\bagreed\b(?!\s+(?:on|to|that|upon)\b)|^deal\b|\bit'?s\s+a\s+deal\b|\bdeal[.!]*$|sounds\s+good|that\s+works|works\s+for\s+me"
     r"|就按你说的办|按你说的来|听你的|\bthat'?s\s+fair\b"
     r"|^(?:好的?|好啊|好吧|行吧?|行啊|可以(?:啊|吧)?|嗯嗯?|ok|okay)[，,]\s*那?就(?!算了)(?=[\u4e00-\u9fff\d])|就这样定|(?:^|[,，]\s*)deal\b"

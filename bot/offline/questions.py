@@ -127,6 +127,8 @@ _REAL_QUESTION = re.compile(
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
 _TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto\s+(?:me|us)\b|(?:答应|承诺|保证|欠|给)我们?",
                        re.IGNORECASE)
+# A promise verb just before a name: "promise Kaimana", "owe Tom", "答应阿宁".
+_TO_NAMED = re.compile(r"\b(?:promised?|owes?|owed|told|give|gave|send|sent)\s+@?$|(?:答应|承诺|保证|欠|给)(?:了|过)?@?$", re.IGNORECASE)
 _SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
                    r"|我(?:答应|承诺|保证|说|欠|要做)", re.IGNORECASE)
 # "what did I promise …": the asker as the owner, even where "me" follows
@@ -220,6 +222,12 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     zh_runs = [r for run in CJK_RUN.findall(rest) for r in _GENERIC_ZH.split(run) if len(r) >= 2]
     zh_topic = tuple(dict.fromkeys(run[i : i + 2] for run in zh_runs for i in range(len(run) - 1)))
     recipient = asker if _TO_ASKER.search(body) and not about_asker else None
+    if recipient is None:
+        # "what did I promise Kaimana?", "阿杰答应阿宁什么了？": the one named after the promise is whom it was made to
+        to = next((h.users[0] for h in hits if not h.ambiguous and (at := body.find(h.said)) > 0
+                   and _TO_NAMED.search(body[:at])), None)
+        if to is not None and len(people) > 1:
+            recipient, people = to, tuple(p for p in people if p != to)
     entity = _entity(body) if ask in (Ask.SIMILAR, Ask.ABOUT) else ""
     if recipient is not None and recipient in people and not _SELF_AS_OWNER.search(body):
         people = tuple(p for p in people if p != recipient)

@@ -294,6 +294,8 @@ class _Turn:
                 or (len(sentence) > 1 and lx.DELEGATE.match(core(c.text) or c.text))]
         rest = [c for c in sentence if c not in tags]
         target = tagged(rest, tags[0]) if tags else None
+        if target is not None and _DENIES.match(core(target.text) or target.text):
+            target = None  # "I didn't ask for this, I promise": an assurance about the past, no promise
         if target is not None and not lx.PROMISE_TAG.match(core(tags[0].text) or tags[0].text) \
                 and said_to_other(core(target.text)):
             target = None  # "我来，你别管了": taking it on binds no clause said to the other
@@ -625,6 +627,10 @@ def _with_earlier_action(facts: list[CandidateFact], before: str, farther: Seque
     return out
 
 
+#: A denial of something past, which "I promise"/"我保证" only vouches for: "I didn't ask for this", "我真没删".
+_DENIES = re.compile(r"^(?:i|we)\s+(?:really\s+|honestly\s+|truly\s+)?(?:didn'?t|did\s+not|never|wasn'?t|was\s+not|"
+                     r"weren'?t|haven'?t|have\s+not|hadn'?t|had\s+nothing|had\s+no)\b"
+                     r"|^我(?:真的?|确实|从来|根本|绝对)?(?:没|没有|不是|不知道)", re.IGNORECASE)
 #: A clause telling what someone else says: "加拿大邮政说两天到", "快递说周三到", "the bank says 2 days".
 _OTHERS_SAY = re.compile(r"^\s*(?![我你])[\u4e00-\u9fff]{1,8}(?:说|称|表示)|^\s*(?!i\b)[\w' ]{1,30}\s+(?:says?|said)\b", re.IGNORECASE)
 #: The same at the end of a promise's words: "明天一早寄给你，加拿大邮政说两天到" → "明天一早寄给你".

@@ -183,7 +183,7 @@ def _state(item: AnswerItem, lang: Lang) -> str:
     if item.status is ItemStatus.DONE:
         return "（已完成）" if lang == "zh" else " (done)"
     if item.status is ItemStatus.OVERDUE:
-        return "（已过期限，完成了吗？）" if lang == "zh" else " (overdue — has it been done?)"
+        return "（已逾期，完成了吗？）" if lang == "zh" else " (overdue — has it been done?)"
     if item.status is ItemStatus.CANCELLED:
         return "（已取消）" if lang == "zh" else " (cancelled)"
     return ""
