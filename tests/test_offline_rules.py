@@ -250,3 +250,12 @@ def test_what_to_send_is_the_clause_before_the_ask() -> None:
 def test_i_promise_after_a_denial_vouches_for_the_past(said: str, promised: bool) -> None:
     found = of(run([utt("d1", "u1", "张伟", said)], "zh" if "我" in said else "en"), "d1", Kind.COMMITMENT)
     assert bool(found) is promised, found
+
+
+def test_a_deed_after_an_opener_and_a_clock_before_its_time_are_read() -> None:
+    said = "删帖我真的管不了。这样吧：我在群公告里发一条更正，北京时间明晚9点前发。"
+    [fix] = of(run([utt("o1", "u1", "张伟", said)], "zh"), "o1", Kind.COMMITMENT)
+    assert "更正" in fix.value and fix.due_at == datetime(2026, 11, 5, 21, 0, tzinfo=ZoneInfo(TZ)), fix
+    from bot.offline.clauses import core
+
+    assert core("我今晚英国时间就弄") == "我今晚英国时间就弄"  # a clock no time follows stays in the words

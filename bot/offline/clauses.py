@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from bot.offline import lexicon as lx
 from bot.text.duetime import find_due_span
+from bot.text.zones import named_zone
 
 __all__ = ["MAX_CLAUSE_CHARS", "TAG_QUESTION", "Clause", "clean", "core", "split_clauses", "split_sentences"]
 
@@ -177,10 +178,19 @@ def _only_time(text: str) -> bool:
     return span is not None and span[0] == 0 and not _TIME_TAIL.sub("", body[span[1] :]).strip(" ,，")
 
 
+#: A clock named before the time it is on: "首尔时间明晚9点前发", "按北京时间周五".
+_ZONE_LEAD = re.compile(r"(?:按|以)?[\u4e00-\u9fff]{2,6}?时间[\s,，]*(?=\S)")
+
+
 @lru_cache(maxsize=512)
 def core(text: str) -> str:
     """The clause without openers and a leading time phrase, for patterns anchored at the subject."""
-    body = _TIME_LEAD.sub("", _FILLER.sub("", text[:MAX_CLAUSE_CHARS]).strip())
+    # "这样吧：我在…发一条说明": the colon after an opener goes with it; "首尔时间明晚9点前发": the clock too
+    body = _FILLER.sub("", text[:MAX_CLAUSE_CHARS]).strip().lstrip(":：，, ")
+    if (zone := _ZONE_LEAD.match(body)) and named_zone(zone.group()) and (
+            (span := find_due_span(body[zone.end() :])) is not None and span[0] == 0):
+        body = body[zone.end() :]  # only a clock the time after it is on, not "我今晚英国时间就弄"
+    body = _TIME_LEAD.sub("", body)
     for _ in range(2):  # "From tonight on, tomorrow at 3pm I'll …": at most two leading phrases
         if m := lx.LEADING_TIME.match(body):
             body = body[m.end() :].lstrip(" ,，")

@@ -19,6 +19,7 @@ from bot.guard.poisoning import attempt, fold
 from bot.offline import lexicon as lx
 from bot.offline.actions import is_commitment, is_standing, split_due, standing_promise, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_clauses
+from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.proposals import DISMISSIVE, WEAK, Proposal, is_answer, proposal_of, shares_content, stated
 from bot.offline.requests import (
     Accepted,
@@ -594,6 +595,9 @@ _EARLIER_PROMISE = re.compile(r"\b(?:i'd|i’d|i\s+would|i'll|i’ll|i\s+will|pr
 #: A deed the speaker takes on with its object put first or named, in the clause before a bare verb:
 #: "封面我重画吧", "直发费我先垫上", "我出400" (not "全出我不认", "我觉得…").
 _ZH_OWN_DEED = re.compile(r"^[^，,。；;！？!?]{0,16}?我(?:先|来|再|就|也)?(?![不没别觉想是说知也怕看])[\u4e00-\u9fff][^，,。；;！？!?]{0,10}$")
+#: The speaker's own deed, longer: "我在咱们站的微博发一条说明" (after an opener: "这样吧：").
+_ZH_MY_DEED = re.compile(rf"^我(?:先|来|再|就|也|会|要)?[^，,。]{{0,12}}?(?:{ZH_ACTION_VERBS})[^，,。]{{0,12}}$")
+_OPENER = re.compile(r"^[^：:]{0,6}[：:]\s*")
 #: A sum said alone before the verb that moves it: "180，周日之前转你", "一半130，下周一转你".
 _ZH_SUM = re.compile(rf"^(?:一半)?{lx.SUM}(?:就)?$")
 #: A verb with no object of its own: "月底前给你们", "下周一前付掉", "下周一前转基地账户".
@@ -619,8 +623,8 @@ def _with_earlier_action(facts: list[CandidateFact], before: str, farther: Seque
             deed = re.sub(r"吧$", "", earlier if _ZH_OWN_DEED.match(earlier) else sum_)
             f = dataclasses.replace(f, attribute=f"{deed}，{bare}", value=f"{deed}，{f.value}")
         elif f.kind is Kind.COMMITMENT and _ZH_BARE_DEED.match(bare.split("，")[0]) \
-                and (deed := next((clean(c) for c in reversed(re.split(r"[，,]", "，".join((*farther, before))))
-                                   if _ZH_OWN_DEED.match(clean(c))), "")):
+                and (deed := next((clean(_OPENER.sub("", c)) for c in reversed(re.split(r"[，,]", "，".join((*farther, before))))
+                                   if _ZH_OWN_DEED.match(clean(c)) or _ZH_MY_DEED.match(clean(_OPENER.sub("", c)))), "")):
             # "我这儿有个全新的防护头套，豆豆戴正好，明天一早寄给你": the deed two clauses up
             f = dataclasses.replace(f, attribute=f"{deed}，{bare}", value=f"{deed}，{f.value}")
         out.append(f)
