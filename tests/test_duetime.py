@@ -317,3 +317,18 @@ def test_a_nights_of_someone_yields_to_the_date_said_after_it() -> None:
 ])
 def test_an_hour_said_as_a_later_clause_narrows_the_day(text: str, expected: datetime) -> None:
     assert resolve_due(text, WED, SH) == expected
+
+
+@pytest.mark.parametrize(("text", "now", "expected"), [
+    ("初六之前发群里", sh(2, 10, month=2, year=2032), sh(16, 23, 59, month=2, year=2032)),  # 正月初一 is 11 Feb 2032
+    ("正月十五前交", sh(2, 10, month=2, year=2032), sh(25, 23, 59, month=2, year=2032)),
+    ("除夕那天还你", sh(20, 10, month=12, year=2031), sh(10, 23, 59, month=2, year=2032)),
+    ("春节前寄出", sh(20, 10, month=1, year=2031), sh(23, 23, 59, month=1, year=2031)),
+])
+def test_days_of_the_spring_festival(text: str, now: datetime, expected: datetime) -> None:
+    assert resolve_due(text, now, SH) == expected
+
+
+@pytest.mark.parametrize("text", ["初一的学生都很吵", "初三那年我搬过家"])
+def test_chu_that_is_no_spring_festival_day_names_none(text: str) -> None:
+    assert resolve_due(text, sh(2, 10, month=2, year=2032), SH) is None

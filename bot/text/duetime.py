@@ -125,10 +125,21 @@ _DAYS = [
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     # holidays on a fixed date: "万圣节之前", "before Christmas"
     # (as a deadline only: "put it on your christmas list" names no day)
+    # the days of the Spring Festival: "初六之前", "正月十五前", "除夕那天", "春节前" (not "初一的学生": a deadline only)
+    re.compile(r"(?<!月)(?P<lunar>(?:正月|大年)?初(?P<lday>[一二三四五六七八九十])|正月(?P<lday2>十[一二三四五]?)|除夕|大年三十|春节|元宵节?)"
+               r"(?=之前|以前|前|那天|当天|晚上|早上|上午|下午|中午)"),
     re.compile(r"(?P<hol>万圣节|圣诞节?|平安夜|元旦|情人节|国庆节?|劳动节|儿童节)(?=之前|以前|前|那天|当天)"
                r"|\b(?:by|before|until|till|on)\s+(?P<hol_en>halloween|christmas(?:\s+eve)?|xmas"
                r"|new\s+year'?s(?:\s+(?:eve|day))?|valentine'?s(?:\s+day)?)\b", _I),
 ]
+#: 正月初一 (the Spring Festival) of each year, as computed by the ``lunardate`` package (data, not a dependency).
+_SPRING_FESTIVAL = {
+    2020: (1, 25), 2021: (2, 12), 2022: (2, 1), 2023: (1, 22), 2024: (2, 10), 2025: (1, 29), 2026: (2, 17),
+    2027: (2, 6), 2028: (1, 26), 2029: (2, 13), 2030: (2, 3), 2031: (1, 23), 2032: (2, 11), 2033: (1, 31),
+    2034: (2, 19), 2035: (2, 8), 2036: (1, 28), 2037: (2, 15), 2038: (2, 4), 2039: (1, 24), 2040: (2, 12),
+    2041: (2, 1), 2042: (1, 22), 2043: (2, 10), 2044: (1, 30), 2045: (2, 17), 2046: (2, 6), 2047: (1, 26),
+    2048: (2, 14), 2049: (2, 2),
+}
 #: (month, day) of each holiday ``_DAYS`` reads, by its first two letters or characters.
 _HOLIDAYS = {"万圣": (10, 31), "圣诞": (12, 25), "平安": (12, 24), "元旦": (1, 1), "情人": (2, 14), "国庆": (10, 1),
              "劳动": (5, 1), "儿童": (6, 1), "ha": (10, 31), "ch": (12, 25), "xm": (12, 25), "va": (2, 14)}
@@ -478,6 +489,8 @@ def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None
     if g.get("rel"):
         offset, part = _REL_DAYS[" ".join(g["rel"].lower().split())]
         return today + timedelta(days=offset), part
+    if lunar := g.get("lunar"):
+        return _festival_day(lunar, g.get("lday") or g.get("lday2") or "", today), None
     if hol := (g.get("hol") or g.get("hol_en") or "").lower():
         if hol.startswith("new"):
             month, day = (12, 31) if hol.endswith("eve") else (1, 1)
@@ -498,6 +511,28 @@ def _day(m: re.Match[str], local_now: datetime) -> tuple[date | None, str | None
         found = _calendar_date({"d": g["wkd"]}, today)
         return (found + timedelta(days=6 - found.weekday()) if found is not None else None), None
     return _calendar_date(g, today), None
+
+
+def _festival_day(word: str, lunar_day: str, today: date) -> date | None:
+    """The date of a day of the Spring Festival said near it (60 days before to 20 after): 初N and 正月N are
+    the festival's day N, 除夕 the day before it, 元宵 its 15th; None far from one (初六 of another month)."""
+    if word.startswith(("除夕", "大年三十")):
+        offset = -1
+    elif word.startswith("元宵"):
+        offset = 14
+    elif word.startswith("春节"):
+        offset = 0
+    else:
+        n = parse_number(lunar_day)
+        if n is None:
+            return None
+        offset = n - 1
+    for year in (today.year, today.year + 1):
+        if year in _SPRING_FESTIVAL:
+            first = date(year, *_SPRING_FESTIVAL[year])
+            if first - timedelta(days=60) <= today <= first + timedelta(days=20):
+                return first + timedelta(days=offset)
+    return None
 
 
 def _weekday(word: str) -> int:
