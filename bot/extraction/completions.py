@@ -174,11 +174,13 @@ async def _reports(turns: Sequence[Utterance], names: set[str], moderation: Memb
     return out
 
 
-async def _ask(outbox: Outbox, request: ExtractionRequest, report: DoneReport, body: RichText, lang: Lang) -> None:
-    """Post the question a report raised (one per report message: its id is the post's)."""
+async def _ask(outbox: Outbox, request: ExtractionRequest, report: DoneReport, body: RichText, lang: Lang,
+               named: Sequence[Fact]) -> None:
+    """Post the question a report raised (one per report message: its id is the post's), citing the
+    promises it names (``fact_ids``: erasing a member whose words they hold withdraws it)."""
     await outbox.append(Post(id=f"confirm-done:{request.tenant}:{report.message_id}", tenant=request.tenant,
                              session=request.session, body=body, kind=PostKind.NOTICE, lang=lang,
-                             ref={"message_id": report.message_id}))
+                             ref={"message_id": report.message_id, "fact_ids": " ".join(f.id for f in named)}))
 
 
 async def settle(moderation: MemberSelfService, outbox: Outbox, request: ExtractionRequest,
@@ -215,7 +217,7 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
         lang: Lang = "zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en"
         if sure is not None and report.owner_name and sure.recipient != report.author_id:
             # "Bob sent it" from someone the promise was not made to: Bob is asked, not overruled
-            await _ask(outbox, request, report, _their_question(report, sure, request.timezone, lang), lang)
+            await _ask(outbox, request, report, _their_question(report, sure, request.timezone, lang), lang, [sure])
             out.append(Settled(report, asked=(sure,)))
         elif sure is not None:
             # marked done on the owner's behalf, as /commitments done would; a report by someone else
@@ -234,7 +236,7 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
             # asked of the one who spoke: their own clock when the platform tells it, as a reply would be
             said_in = next((t.zone for t in request.turns if t.message_id == report.message_id), None)
             await _ask(outbox, request, report, _question(report, asked, reply_zone(said_in, request.timezone), lang),
-                       lang)
+                       lang, asked)
             out.append(Settled(report, asked=tuple(asked)))
     acts = await _thread_acts(request)
     reported = {r.report.message_id for r in out} | flagged

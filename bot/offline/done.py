@@ -33,7 +33,7 @@ _EN_VERBS = (
 _DEED_ED = (r"(?!(?:worri|tir|bor|annoy|interest|excit|suppos|expect|need|requir|delay|postpon|cancel+|block|confus"
             r"|disappoint|frustrat|scar|concern|surpris|shock|stress|overwhelm|overload|lock|limit|paus|stall|reject|deni"
             r"|refus|declin|fail|crash|flagg|bann|suspend|wait|hop|want|plann|schedul|mov|us|bas|buri|misplac|damag|miss"
-            r"|trapp|jamm|crack|spill|stain|tangl|ask|answer)ed\b)[a-z]{2,}[^e\W]ed")
+            r"|trapp|jamm|crack|spill|stain|tangl|ask|answer|settl|decid|agre|consider|confirm)ed\b)[a-z]{2,}[^e\W]ed")
 _EN_STATES = (
     r"done|sent|paid(?:\s+back)?|fixed|finished|sorted(?:\s+out)?|ready|handled|returned|submitted|booked|merged|posted"
     r"|set\s+up|updated|emailed|uploaded|cleaned|filed|ordered|bought|replaced|repaired|delivered|shared|reviewed"
@@ -172,8 +172,9 @@ def _en(body: str, names: frozenset[str] | None, *, opens: bool = True) -> tuple
             # "raw is in the dropbox": where it went names the promise too ("dropbox it tonight")
             where = verb.split()[-1] if verb.startswith(("in ", "on ")) else ""
             return " ".join(filter(None, (_words(m.group("what")), where))), verb, ""
-    if (m := _EN_STATE.match(body)) and m.group("what").strip().casefold() in ("it", "that", "this"):
-        return "", m.group("verb").casefold(), ""  # "it's sent", "that's done"
+    if (m := _EN_STATE.match(body)) and m.group("what").strip().casefold() in ("it", "that", "this") \
+            and re.fullmatch(_EN_STATES, m.group("verb"), _I):
+        return "", m.group("verb").casefold(), ""  # "it's sent", "that's done" (not "it's settled": agreed)
     return None
 
 

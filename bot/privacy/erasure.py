@@ -177,8 +177,8 @@ def _traces(user: str, facts: Sequence[Fact], messages: Sequence[Message]) -> _T
 
 def _concerns(post: Post, user: str, traces: _Traces) -> bool:
     """Does this post hold anything of the member: a mention, an answer to one of their messages, one
-    of their memories, or their name?"""
+    of their memories (or a question citing it), or their name?"""
     answers = post.ref.get("reply_to") in traces.messages or (
         post.kind is PostKind.REPLY and any(post.id == f"reply:{post.tenant}:{m}" for m in traces.messages))
-    return (user in post.body.mentions or answers or post.ref.get("fact_id") in traces.facts
-            or names_in(post.body.plain(), traces.names))
+    cites = post.ref.get("fact_id") in traces.facts or any(f in traces.facts for f in post.ref.get("fact_ids", "").split())
+    return user in post.body.mentions or answers or cites or names_in(post.body.plain(), traces.names)
