@@ -882,3 +882,98 @@ async def test_a_question_calling_someone_to_account_asks_no_deed() -> None:
     facts = await _facts([("大姑", "阿斌，基金里少了5000块，是你转给酒楼的。谁让你订的？"),
                           ("阿斌", "不订酒楼难道在家里摆？20桌，定金5000，不交就没位子了。")], "zh")
     assert not [f for f in facts if f.kind is Kind.COMMITMENT], facts
+
+
+async def test_only_the_asker_takes_up_a_counter_offer() -> None:
+    """A counter-offer turned one member's request down; a third member's own promise after it is theirs,
+    not a yes to the counter ("not me, …" then "I'll email the schedule by Friday noon")."""
+    facts = await _facts([("Priya", "can someone water the seedlings on Thursday?"),
+                          ("Gus", "can't Thursday, Friday morning I can"),
+                          ("Dana", "I'll print the new rota and pin it to the shed by Friday noon")])
+    promises = {f.subject: f for f in facts if f.kind is Kind.COMMITMENT}
+    assert "u-Dana" in promises and "rota" in promises["u-Dana"].value
+
+
+@pytest.mark.parametrize("yes", ["🫡", "成，归我了"])
+async def test_a_salute_or_taking_it_as_mine_accepts_a_request(yes: str) -> None:
+    facts = await _facts([("小林", "阿杜，能不能周四前把场地押金的收据拍给我？"), ("阿杜", yes)], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿杜" and promise.recipient == "u-小林" and "收据" in promise.value
+
+
+async def test_a_yes_that_calls_the_request_them_names_its_thing() -> None:
+    facts = await _facts([("Corinne", "Olu, could you proofread chapters 4 and 5 of the zine before the print run?"),
+                          ("Olu", "I'll go through them on Sunday evening")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Olu" and "chapters 4 and 5" in promise.value
+
+
+@pytest.mark.parametrize("text", ["If I win the lottery I'll buy everyone a boat.",
+                                  "If I get the promotion I'll pay you back double.",
+                                  "README fixed, and if the links still break, let me know",
+                                  "表格更新了，链接要是打不开跟我说"])
+async def test_a_wish_or_an_ask_to_speak_up_is_no_conditional_promise(text: str) -> None:
+    facts = await _facts([("Mina", text)], "zh" if "表格" in text else "en")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+async def test_a_demand_for_ones_own_money_is_no_promise() -> None:
+    facts = await _facts([("琳达", "阿程，我那500块今天就全部还给我，一分不少。")], "zh")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-琳达"]
+
+
+async def test_a_sum_handed_to_the_listener_and_a_time_after_it_is_one_promise() -> None:
+    facts = await _facts([("阿程", "钱的事我理亏。我先从我自己卡里转你300，下周二之前，剩下的等押金退回来再说。")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert "转你300" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Tue"
+
+
+@pytest.mark.parametrize(("asked", "words"), [
+    ("阿哲，那你把实验日志整理一下放到共享盘上，审稿人可能要看。", "实验日志"),
+    ("老周，这个周日以前发我一份签到表的原件？", "签到表"),
+])
+async def test_a_deed_told_to_a_member_by_name_is_asked_of_them(asked: str, words: str) -> None:
+    facts = await _facts([("梁老师", asked), ("阿哲" if "阿哲" in asked else "老周", "好的老师")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.recipient == "u-梁老师" and words in promise.value
+
+
+async def test_a_move_in_the_owners_words_moves_the_promise_and_adds_none(
+        tmp_path: Path, redis_url: str, start: Start, clock_at: Callable[[datetime], None]) -> None:
+    # "…改成今晚8点前发吧" however the classifier reads it (an offer, a yes): the promise moves, none is added
+    clock_at(MONDAY + timedelta(minutes=5))
+    rt = await start(settings(tmp_path, redis_url, batch_turns=1), provider=OfflineProvider())
+
+    def line(mid: str, text: str, minutes: int) -> Message:
+        return Message(id=mid, scope=THREAD.narrow(user="u-lin"), author_name="林林", text=text,
+                       ts=MONDAY + timedelta(minutes=minutes), speaker_zone="Asia/Shanghai")
+
+    await rt.engine.observe(line("m1", "新手班的分组表我今天中午前发出来", 0))
+    await rt.drain(60)
+    await rt.engine.observe(line("m2", "分组表改成今晚8点前发吧，下午要陪老人去医院", 60))
+    await rt.drain(60)
+    [table] = await rt.memory.open_commitments(Scope(tenant="slack:T1"))
+    assert "分组表" in table.value and table.due_at == datetime(2026, 11, 2, 20, tzinfo=ZoneInfo("Asia/Shanghai"))
+
+
+async def test_a_refusal_with_an_own_offer_counters_a_demand_made_by_name() -> None:
+    facts = await _facts([("大毛", "小鹿，那60块报名费退给我，今天就退"),
+                          ("小鹿", "全退不行，大家都是按规矩扣的。我退你一半，30元，下周三前"),
+                          ("大毛", "一半就一半吧，周三")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-小鹿" and promise.recipient == "u-大毛" and "一半" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Wed"
+
+
+async def test_a_want_put_to_a_member_by_name_is_a_request_a_counter_answers() -> None:
+    facts = await _facts([("Amara", "Kip I want my name in the credits of the next zine. by friday"),
+                          ("Kip", "not friday, the zine is at the printer. I'll put it in the autumn issue instead"),
+                          ("Amara", "fine. autumn then")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kip" and promise.recipient == "u-Amara" and ("credits" in promise.value or "autumn" in promise.value)
+
+
+async def test_an_if_that_says_how_things_are_is_no_promise() -> None:
+    facts = await _facts([("Kwame", "finished with the 3D printer btw, it's free if anyone needs it")])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]

@@ -2,7 +2,7 @@
 
 ``make acts`` runs ``python -m bot.acts.train``: it embeds every labelled line with the shipped local
 embedder, fits on all of it and writes ``bot/data/acts.npz``. ``--report`` first scores, per act, the
-"heldout" split and the set-A scripts with a fit that saw neither, and each blind set (B–F, one split
+"heldout" split and the set-A scripts with a fit that saw neither, and each blind set (B–L, one split
 each) with a fit that saw the others but not it, for the classifier and for what today's rules say of
 the same lines (``rules_act``).
 """

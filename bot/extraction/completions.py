@@ -26,9 +26,11 @@ from bot.offline.reschedule import (
     asked_them,
     asks_leave_to_move,
     moved_value,
+    moves_time,
     new_time,
     reschedules,
 )
+from bot.offline.slots import content_words
 from bot.text.clock import aware, reply_zone, show_due
 from bot.text.duetime import resolve_due
 from bot.text.richtext import Mention, RichText
@@ -90,6 +92,14 @@ def _names(what: str, fact: Fact) -> bool:
     return shares_content(latin if pairs else what, action) if (latin or not pairs) else False
 
 
+def _overlap(a: str, b: str) -> int:
+    """How many content words (in Chinese, two characters in a row) ``a`` and ``b`` share."""
+    en_a, _, zh_a = content_words(a).partition("|")
+    en_b, _, zh_b = content_words(b).partition("|")
+    pairs = {zh_a[i : i + 2] for i in range(len(zh_a) - 1)}
+    return len(set(en_a.split()) & set(en_b.split())) + sum(1 for p in pairs if p in zh_b)
+
+
 #: A promise whose object is a pronoun ("call them", "send it over", "ask him"): only its verb can name it.
 _NAMELESS = re.compile(r"^\s*\w+(?:\s+(?:back|over|up|out))?\s+(?:them|it|him|her|this|that)\b", re.IGNORECASE)
 
@@ -119,6 +129,10 @@ def match(report: DoneReport, open_: Sequence[Fact], session: str | None = None)
         named = [f for f in candidates if _names_it(report, f)]
         if not named:  # "Called the printer at 10" closes "call them tomorrow at 10": words cannot name "them"
             named = [f for f in candidates if _same_verb(report, f) and _NAMELESS.search(_action(f))]
+        if len(named) > 1:  # "All four PGNs … in the team folder. Board 2's has my notes": the one it names most
+            ranked = sorted(named, key=lambda f: _overlap(report.what, _action(f)), reverse=True)
+            if _overlap(report.what, _action(ranked[0])) >= 2 * max(1, _overlap(report.what, _action(ranked[1]))):
+                named = ranked[:1]
         sure, unsure = (named[0], []) if len(named) == 1 else (None, named or candidates)
     elif len(candidates) == 1:
         sure, unsure = candidates[0], []  # "done", and only one promise is open
@@ -311,12 +325,16 @@ def _act_reschedules(request: ExtractionRequest, acts: Sequence[Act], skip: froz
     at = {t.message_id: i for i, t in enumerate(thread)}
     # "行，周五晚上" to the counter-offer of someone the speaker just asked moves nothing of the speaker's
     return [Reschedule(t.message_id, t.author_id, t.ts, when, "", normalize(t.text).strip()[:300], t.zone)
-            for t in _own_turns(request, acts, Act.RESCHEDULE, skip)
+            for t in [*_own_turns(request, acts, Act.RESCHEDULE, skip),
+                      # "报名表改成今晚8点前发吧", read as an offer or a yes: a move in the speaker's own words
+                      *(t for a in (Act.OFFER, Act.ACCEPT) for t in _own_turns(request, acts, a, skip) if moves_time(t.text))]
             if (when := new_time(t.text)) and not puts_a_plan(t.text) and not _CLOCK_TALK.search(t.text)
-            and not asks_leave_to_move(t.text)
+            and not asks_leave_to_move(t.text) and not _ASKS_BACK.search(t.text)
             and not (at[t.message_id] and asked_them(thread, at[t.message_id]))]
 
 
+#: A line that ends asking ("…最好赶在7号之前补完，来得及吗？"): it asks for a time, it moves nothing itself.
+_ASKS_BACK = re.compile(r"[?？]\s*\W*$")
 #: Talk of the clocks changing ("clocks sprang forward overnight", "手机自己往回调了一小时"): the time a member lives
 #: by moved, not a promise's.
 _CLOCK_TALK = re.compile(r"\b(?:clocks?|daylight|dst|summer\s*time|winter\s*time|sprang\s+forward|fell\s+back)\b"

@@ -18,12 +18,13 @@ from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE, YES_EN
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
 from bot.offline.requests import asks_deed, requested_action
-from bot.offline.reschedule import asks_for_time, asks_to_move, takes_time_asked
+from bot.offline.reschedule import asks_for_time, asks_to_move, moves_time, takes_time_asked
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
+from bot.text.lang import cjk_count
 from bot.text.names import NameBook
 from bot.text.zones import is_zone, speaker_zone
 from memory.models import Kind
@@ -43,7 +44,7 @@ _ASKED_FOR_BACK = 6
 #: The speaker's own deed in a counter-offer: "I'll pay half, $21, Wednesday the 3rd", "我出一半450，…".
 #: What a counter-offer offers: "I'll refund the $55 instead", "what I'll do: write a one-shot …", "我出一半".
 _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
-                       r"|(?<![让叫要])我(?P<zh>出|付|来付|承担)(?!不)[^，,。？?]{1,20}", _I)  # not "让我出不太合理"
+                       r"|(?<![让叫要])我(?P<zh>出|付|来付|承担|(?:先|就)?(?:退|还|转|补|赔)(?:给)?(?:你|您))(?!不)[^，,。？?]{0,20}", _I)  # not "让我出不太合理"
 _MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?"
                       r"|[,，]\s*[\u4e00-\u9fff]{2,5}时间\s*$", _I)  # "…前给你，温哥华时间"
 #: A line that opens by turning the ask down: "I won't …", "can't do that, …", "不行，…", "双倍不可能，…".
@@ -58,7 +59,9 @@ _MOVES = re.compile(r"\b(?:scratch|instead|move[ds]?|push(?:ed|ing)?|change[ds]?
 _NAMED_BACK = 12
 #: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
 _TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem)\b"
-                       r"|好|行|可以|没问题|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)", _I)
+                       r"|好|行|可以|没问题|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)"
+                       # "成，归我了", "这活儿算我的", "我接了"
+                       r"|^成(?=[\s,，!！。~]|$)|归我|算我的|我接了|我领了", _I)
 #: A line opening with a member's name or mention: "@Harriet yup", "Harriet, sure", "阿青，好的".
 _OPENS_WITH_NAME = re.compile(r"^\s*@?(?P<name>[^\W\d_][\w.-]{0,23}?)[\s,，:：]+(?=\S)")
 _PROPOSAL_BACK = 8
@@ -75,6 +78,16 @@ _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一|^等
 #: rewrite it", "if only I could", "要是我有钱，我就…了"); "I'd be happy to" still offers.
 _COUNTERFACTUAL = re.compile(r"\bif\s+(?:i|we)\s+(?:had|were|was|could|did|didn'?t|weren'?t)\b|\bif\s+only\b"
                             r"|\b(?:i'?d|i\s+would|we'?d|we\s+would)\s+(?!be\s+(?:happy|glad)|love\s+to)", _I)
+#: A wish, not an undertaking: a condition on the speaker's own windfall ("if I win the lottery", "等我发财了") or a
+#: consequence that multiplies what is owed ("I'll pay you back double", "双倍还你").
+_WISH = re.compile(r"\bif\s+(?:i|we)\s+(?:win|hit)\s+the\s+(?:lottery|jackpot)\b|\bif\s+(?:i|we)\s+(?:get|am|'m)\s+rich\b"
+                   r"|\b(?:back\s+)?(?:double|triple|tenfold)\s*[.!]*$|\btwice\s+over\b|中了?彩票|发了?财|暴富|[双加]倍(?:还|给|奉还)", _I)
+#: An English consequence that binds its speaker: "I'll …", "we can …", "happy to …".
+_EN_FUTURE = re.compile(r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+can|'d|’d|\s+would|\s+shall|\s+am\s+going\s+to|'m\s+going\s+to"
+                        r"|'m\s+gonna|\s+promise)\b|\b(?:happy|glad)\s+to\b|\bcount\s+(?:me|us)\s+in\b|\bon\s+me\b", _I)
+#: A consequence that asks the listener to speak up: "lmk if anything's missing", "链接要是打不开跟我说".
+_TELL_ME = re.compile(r"\b(?:lmk|let\s+me\s+know|tell\s+me|ping\s+me|give\s+me\s+a\s+shout|shout)\b"
+                      r"|(?:跟|和|告诉)我(?:说|讲)?(?:一声|一下)?|找我|喊我|叫我|私信我|@我", _I)
 #: What opens a promise's consequence: "…, I'll", "…，我就".
 #: A question that calls someone to account, asking why, not for a deed: "谁让你订的？", "凭什么…", "why did you …?".
 _CALLS_TO_ACCOUNT = re.compile(r"谁(?:让|叫|允许)(?:你|您)|凭什么|为什么(?:你|您)|(?:你|您)(?:凭什么|怎么能|怎么可以)"
@@ -135,7 +148,7 @@ _PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|f
                          r"|(?:are\s+)?we\s+(?:all\s+)?(?:agreed|good\s+with\s+(?:that|this)))\s*[?？]\s*$"
                          r"|(?:大家|各位)?(?:都)?(?:同意吗|同意不|没意见吧|觉得(?:呢|可以吗|行吗))\s*[?？]?\s*$|同意的(?:扣|回|打)1", _I)
 #: A yes and nothing else: an emoji, "+1", "1", "扣1".
-_ASSENT_ONLY = re.compile(r"^\s*(?:[+＋]1|1|扣1|(?:👍|✅|👌|🙌|💯|🙋|☑️|✔️|🤝|\U0001F44D[\U0001F3FB-\U0001F3FF])+)"
+_ASSENT_ONLY = re.compile(r"^\s*(?:[+＋]1|1|扣1|(?:👍|✅|👌|🙌|💯|🙋|☑️|✔️|🤝|🫡|🆗|\U0001F44D[\U0001F3FB-\U0001F3FF])+)"
                           r"(?:\s*(?:[+＋]1|👍|✅|👌|🙌|💯))*\s*$")
 #: A plan put as a question: "what about saturday 23:00 UTC?", "why don't we rotate?", "要不我们轮流？".
 _PROPOSAL_QUESTION = re.compile(
@@ -145,7 +158,7 @@ _PROPOSAL_QUESTION = re.compile(
 #: "周六晚上可以". Not a question, and no "no" in it.
 _YES_WORDS = re.compile(rf"\b(?:{YES_EN}|works|agreed|agree|deal|good|perfect|great"
                         r"|i'?m\s+in|count\s+me\s+in|can\s+(?:live\s+with|survive|do)|no\s+objections?)\b"
-                        r"|👍|✅|👌|🙌|可以|行|同意|没问题|没意见|赞成|好的|好啊|好呀|ok", _I)
+                        r"|👍|✅|👌|🙌|🫡|🆗|可以|行|同意|没问题|没意见|赞成|好的|好啊|好呀|ok", _I)
 _NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|but)\b|不|没法|别|[?？]", _I)
 #: A clause that only says yes, grudging or not: "fine", "ok. grudgingly", "I'll take it", "行吧", "我没意见",
 #: "勉强接受", "2张就2张" — a line holding one agrees, whatever else it says ("…but fine", "我没意见。那我明天…").
@@ -189,6 +202,8 @@ _TO_US = re.compile(r"\b(?:we|let'?s|us)\b|我们|咱们?|大家|各位", _I)
 _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|put|bring|pay|call|check|push|upload|share|add"
                          r"|give|move|update|email|text|book|return|finish|review|merge|print|order|buy|pick\s+up|drop|clean"
                          r"|record|redo|re-?\w+|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove)\b", _I)
+#: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
+_ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:退|还|转|寄|交)(?:给|回)?我(?!们|自己|妈|爸|家)")
 #: What the classifier may call a plan put to all ("all donations go to X this time. agreed?").
 _MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
 
@@ -211,6 +226,8 @@ def _yes_clause(text: str) -> bool:
 _LIGHT_VERB = re.compile(r"^(?:do|make|get|handle|sort(?:\s+out)?|take\s+care\s+of|deal\s+with|look\s+after|see\s+to)\s+(?=\S)", _I)
 _IT = re.compile(r"\b(?:it|them)\b", _I)
 _VERB_OBJ = re.compile(r"^[a-z]+(?:\s+(?:you|me|him|her|them|us))?\s+(?=(?:the|your|my|our|his|her|their|those|these)\s)", _I)
+#: A verb and its bare object: "re-check rows 30–45 …" (the thing: "rows 30–45 …"), never a verb and its preposition.
+_VERB_BARE_OBJ = re.compile(r"^[a-z][a-z-]*\s+(?=(?!(?:to|for|with|at|in|on|up|out|over|back|down|off|by|it|them)\b)[a-z0-9])", _I)
 
 
 def _it_is(promise: CandidateFact, asked: str) -> CandidateFact:
@@ -220,6 +237,8 @@ def _it_is(promise: CandidateFact, asked: str) -> CandidateFact:
     thing = _LIGHT_VERB.sub("", base).strip()
     if thing == base.strip():  # "send you your raw field sheets" — "I'll scan them": the thing, not the deed
         thing = _VERB_OBJ.sub("", base, count=1).strip()
+    if thing == base.strip():  # "re-check rows 30–45 of the chart" — "I'll sit down with them Sunday"
+        thing = _VERB_BARE_OBJ.sub("", base, count=1).strip()
     if thing == base.strip() or not thing or not _IT.search(promise.value):
         return promise
     return dataclasses.replace(promise, value=_IT.sub(thing, promise.value, count=1),
@@ -364,10 +383,14 @@ class _Thread:
         # a deed asked or told of a member by name that the classifier took for talk or an offer ("@大飞 称重视频
         # 下周二比赛前能传到ZwiftPower上吗？", "Tomasz, post the full DM thread, tonight") is a request
         for i, u in enumerate(self.lines):
-            if self.acts[i] in (Act.OTHER, Act.QUESTION, Act.OFFER, Act.PROPOSE) and not _TO_BOT.search(u.text) and (
+            if self.acts[i] in (Act.OTHER, Act.QUESTION, Act.OFFER, Act.PROPOSE, Act.DONE) and not _TO_BOT.search(u.text) and (
                     (self.acts[i] is not Act.OFFER and (self._said_to_member(u) or _VOCATIVE.match(u.text))
                      and asks_deed(u.text) and not _PROPOSAL_CUE.search(u.text) and not _TO_US.search(u.text))
                     or self._told_to_member(u)):
+                self.acts[i] = Act.REQUEST
+            elif self.acts[i] is Act.ACCEPT and (self._told_to_member(u) or (self._opens_naming(u) and asks_deed(u.text))) \
+                    and not _OWN_DEED.search(u.text) and not _TO_BOT.search(u.text):
+                # "Agnieszka, file an appeal with the league today": a deed told to a member by name, no yes
                 self.acts[i] = Act.REQUEST
         # an answer with its own time from the one just asked ("tonight I have a wedding, tomorrow morning I
         # can") counters the request, whatever the classifier called it
@@ -376,7 +399,7 @@ class _Thread:
             # the speaker's own, at a time of its own, counters too
             # ("I won't rewind a whole session … what I'll do: write a one-shot, ready by the 2nd", read as a yes)
             if (self.acts[i] is Act.PROPOSE or (self.acts[i] in (Act.REFUSE, Act.OTHER) and _OWN_DEED.search(u.text))
-                    or (self.acts[i] is Act.ACCEPT and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))) \
+                    or (self.acts[i] in (Act.ACCEPT, Act.REQUEST) and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))) \
                     and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id
                           and (self.acts[k] is Act.REQUEST or self.acts[i] is Act.PROPOSE)), None)
@@ -402,7 +425,10 @@ class _Thread:
                 j = next((k for k in range(i - 1, max(-1, i - 1 - _COUNTER_BACK), -1)
                           if self.acts[k] is Act.REQUEST and self.lines[k].author_id != u.author_id
                           and any(u.author_id in hit.users for hit in book.find(self.lines[k].text))), None)
-                if j is not None and _offered_time(u.text) and not _MOVES.search(u.text):
+                # "Then fine. Monday, 10pm your time." right after another member's offer answers that offer
+                offered = j is not None and any(self.acts[k] in _TAKES_ON_ACTS and self.lines[k].author_id != u.author_id
+                                                for k in range(j + 1, i))
+                if j is not None and not offered and _offered_time(u.text) and not _MOVES.search(u.text):
                     self.acts[i], self.countered[i] = Act.COUNTER, j
         # a line that asks someone for a deed ("Jun, can you send me your address by tomorrow? then it goes
         # out this week") is a request, whatever time of its own it names; so is one said to a member by name
@@ -445,7 +471,8 @@ class _Thread:
     def _told_to_member(self, u: Utterance) -> bool:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
         m = _OPENS_WITH_NAME.match(u.text)
-        return m is not None and self._said_to_member(u) and bool(_IMPERATIVE.match(u.text, m.end()))
+        return m is not None and self._said_to_member(u) and bool(
+            _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()))
 
     def asked_of(self, i: int) -> int | None:
         """The request just before line ``i``, by someone else, put to ``i``'s speaker by name or to nobody
@@ -472,6 +499,20 @@ class _Thread:
             if self.acts[j] in wanted:
                 return j
         return None
+
+    def moves_own_promise(self, i: int) -> bool:
+        """Did the speaker of line ``i`` take on, lines before, a promise that line ``i`` speaks of (a word shared)?"""
+        u = self.lines[i]
+        return any(self.lines[k].author_id == u.author_id and self.acts[k] in _TAKES_ON_ACTS
+                   and shares_content(self.lines[k].text, u.text) for k in range(i))
+
+    def countered_for(self, j: int, i: int) -> bool:
+        """Could line ``i`` take up the counter-offer at line ``j``? Only its asker can: the speaker of the
+        request it turns down, or a member it names."""
+        asked = self.countered.get(j, self.before(j, frozenset({Act.REQUEST}), _ASK_BACK))
+        speaker = self.lines[i].author_id
+        return (asked is not None and self.lines[asked].author_id == speaker) \
+            or any(speaker in hit.users for hit in self.book.find(self.lines[j].text))
 
     def answers_later(self, j: int, i: int) -> bool:
         """Is line ``i``, a short yes with no words of its own, said right after a third member's statement
@@ -609,6 +650,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             or (c.attribute == agrees and thread.act_of(c.extra.get("proposal_message_id", "")) is Act.COUNTER)))]
         # a refusal of a plan put with a cue refuses the plan, not a piece of it ("大家看看" of "…。大家看看")
         kept = [thread.refused_plan(i, c) if c.kind is Kind.CONSENSUS and c.attribute == refuses else c for c in kept]
+        if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
+            # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
+            kept = [c for c in kept if c.kind is not Kind.COMMITMENT]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and not _CALLS_TO_ACCOUNT.search(thread.lines[j].text) and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
@@ -629,8 +673,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             own_words = [clean(_MY_TIME.sub("", split_due(c.value)[0])) for c in kept
                          if c.kind is Kind.COMMITMENT and not c.reported]
             action = next((d for d in (deed, *own_words[-1:]) if _names_a_deed(d)), action)
-            kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
+            if len(re.sub(r"[\W_]", "", action)) >= 3 and not _points_only(action):
+                # ("大毛可以啊，我先替下一期谢谢你" asks nothing a counter could turn down)
+                kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+                kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
         elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))) \
                 or (act is Act.OFFER and thread.asked_of(i) is not None):
             j = named
@@ -649,6 +695,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                     thread.acts[k] in _TAKES_ON_ACTS and thread.lines[k].author_id not in
                     (turn.author_id, thread.lines[j].author_id) for k in range(j + 1, i)):
                 j = None  # "包在我身上" by the one asked, then a third member's "可以可以": taken already
+            if j is not None and named is None and thread.acts[j] is Act.COUNTER and not thread.countered_for(j, i):
+                j = None  # "not me, Lee said he'd lock it" then Dana's "I'll email the schedule": no yes to it
             kind = thread.acts[j] if j is not None else None
             if j is not None and kind is Act.REQUEST and (_for_all(thread.lines[j].text)
                                                           or _PROPOSING.match(thread.lines[j].text)):
@@ -695,7 +743,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             condition, consequence = cond
             promises = [c for c in kept if c.kind is Kind.COMMITMENT]
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-            if _COUNTERFACTUAL.search(turn.text) or HEDGE.search(consequence) or _ULTIMATUM.search(turn.text):
+            if _COUNTERFACTUAL.search(turn.text) or _WISH.search(turn.text) or _TELL_ME.search(consequence) \
+                    or HEDGE.search(consequence) or _ULTIMATUM.search(turn.text):
                 # "if I had a free weekend I'd rewrite the whole doc": a wish; "I might …, don't hold me to it";
                 # "你要是再这样，我就搬走": a threat on the listener's conduct, no promise
                 pass
@@ -704,7 +753,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 timeless = bool(find_due_span(condition)) and not find_due_span(consequence)
                 kept += [dataclasses.replace(c, condition=condition, due_at=None if timeless else c.due_at)
                          for c in promises]
-            elif consequence:
+            elif consequence and (cjk_count(consequence) or _EN_FUTURE.search(turn.text)):
+                # ("done with the soldering station, it's free if anyone needs it": says how things are, no deed)
                 action = strip_head(consequence) or consequence
                 bare, _ = split_due(action)
                 kept.append(thread.fact(i, Kind.COMMITMENT, bare or action, action, condition=condition,

@@ -57,6 +57,9 @@ _FILLER = re.compile(
     r"|对不起|不好意思|这样吧|收到|知道了|明白了?|了解|放心吧?|你放心|请放心|可以(?=[，,])|没问题(?=[，,])|说实话|(?:备注|说明|补充|提醒一下|请记住|记住)[:：]"
     # preambles before what the speaker says ("记一下：", "说好了，", "老实说", "For the record", "btw", "Note to self:")
     r"|说真的|实话说|老实说|讲真|坦白说|说白了|话说|对了|另外|总之|顺便(?:说|提)一?下?|顺便一提|别着?急|不急"
+    # a concession before the offer: "退一步：我先转你400", "各退一步，…", "Compromise: I'll …"
+    r"|(?:我们?)?(?:各?退一步|让一步|折中(?:一下)?)(?:吧|好了)?[:：，,]"
+    r"|(?:ok(?:ay)?\s+)?(?:compromise|counter-?offer|middle\s+ground|meet\s+you\s+halfway|tell\s+you\s+what)\s*[:：,，—–-]"
     r"|(?:记一下|记下|备注一下|提醒一下自己|提醒自己|先说好|先说清楚|说好了?[啊啦哈]?|说定了|补充一下|说明一下|讲道理)[:：，,！!]"
     r"|(?:(?:just\s+)?(?:a\s+)?(?:quick\s+|side\s+)?note(?:\s+to\s+(?:self|all|everyone))?(?:\s+and\s+(?:everyone|all))?"
     r"|nb|ps|p\.s\.|fyi|update|reminder|heads\s+up|edit|for\s+the\s+record)\s*[:：,，—–-]"

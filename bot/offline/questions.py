@@ -37,9 +37,10 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"|\bnot\s+(?:yet\s+)?(?:finished|completed|delivered|kept)\b|\bwho\s+still\b|\bstill\s+(?:owes?|to\s+do)\b"
                    r"|\bopen\s+(?:items|promises|commitments)\b|\bremaining\b|\bto-?dos?\b|\bhow\s+(?:is|are|'s)\s+\w+\s+going\b"
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
-                   r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完")),
+                   r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完|没兑现|未兑现|还挂着|手上还")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
                        r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
+                       r"|\bwhen\s+(?:am|will|do|shall)\s+(?:i|we)\s+(?:be\s+)?(?:get|getting|see|seeing|receive|receiving|have)\b"
                        r"|\bwho'?s\s+(?:doing|handling|taking|paying)|\b(?:has|have|needs?)\s+to\s+do\b|\bwhat\s+(?:is|are)\s+\w+(?:\s\w+)?\s+doing\b"
                        r"|\b(?:did|has|have)\s+\w+(?:\s\w+)?\s+(?:done|finished|delivered|kept)\b"
                        r"|\bsaid\s+(?:i|i'd|i'll|i\s+would|i\s+will|they'd|he'd|she'd|we'd)\b|\bwhat\s+n\s+when\b|\bforgett?ing\b"
@@ -48,7 +49,10 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                        r"|谁欠|欠(?:谁|我们?|你们?|他们?|她们?|大家)?(?:了|着)?(?:什么|多少)")),
     (Ask.AGREED, _re(r"\bagree|\bagreement|\bdeal\b|\bsettled\b|\bconsensus\b|\bdecided\b|\bdecision|\bsettle[ds]?\s+on\b"
                      r"|\bwhat\s+(?:was|were|is|are)\s+the\s+(?:rules?|plan|outcome)\b|同意|共识|达成|说好|约定|决定|商定|谈妥|定的|定了|定下|敲定"
-                     r"|规定|怎么定|结论")),
+                     r"|规定|怎么定|结论"
+                     # who voted for it: "which rules got a yes, and from whom?", "谁投了赞成？", "都有谁点了头？"
+                     r"|\b(?:said|say|says|got\s+a|gave\s+a|voted)\s+yes\b|\bvoted\s+for\b|\bin\s+favou?r\b|\bsigned\s+off\b"
+                     r"|赞成|投了?(?:赞成|同意|支持)|点了?头|举了?手|表了?态|签了?字|通过了")),
     (Ask.WANTS, _re(r"\bwants?\b|\bneeds?\b|\bask(?:ing|ed)?\s+for\b|\bdemand|\bposition|\bstand\b|\bexpect|\beach\s+side"
                     r"|诉求|要求|想要|希望|立场|各方|双方.{0,6}(?:想|要)|需要什么")),
     (Ask.FEELINGS, _re(r"\bfeel|\bfeeling|\bmood\b|\bupset\b|\bangry\b|感受|心情|情绪|感觉|生气|难过")),
@@ -67,7 +71,8 @@ _COLLOQUIAL_AS = {"啥": "什么", "咋": "怎么", "哪天": "什么时候", "�
 _COLLOQUIAL = re.compile("|".join(sorted(_COLLOQUIAL_AS, key=len, reverse=True)))
 
 
-_AGREE_WORD = re.compile(r"同意|\bagree(?:d|ment)?\b|决定|定了|定的|\bdecided?\b", re.IGNORECASE)
+_AGREE_WORD = re.compile(r"同意|\bagree(?:d|ment)?\b|决定|定了|定的|\bdecided?\b|\b(?:said|say|got\s+a|voted)\s+yes\b"
+                         r"|赞成|点了?头|举了?手", re.IGNORECASE)
 #: Words that name a promise in a question ("what did Tom promise", "答应", "owes").
 PROMISE_WORD = re.compile(r"答应|承诺|保证|\bpromis|\bowes?\b|欠|\bcommit", re.IGNORECASE)
 
@@ -125,12 +130,14 @@ _REAL_QUESTION = re.compile(
     re.IGNORECASE,
 )
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
-_TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto\s+(?:me|us)\b|(?:答应|承诺|保证|欠|给)我们?",
+_TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto\s+(?:me|us)\b|\b(?:do|make|bring|fix)\s+for\s+(?:me|us)\b"
+                       r"|\bwhen\s+(?:am|will|do|shall)\s+(?:i|we)\s+(?:be\s+)?(?:get|getting|see|seeing|receive|receiving)\b"
+                       r"|(?:答应|承诺|保证|欠|给|退|还|转|寄|发)我们?(?![说讲])",
                        re.IGNORECASE)
 # A promise verb just before a name: "promise Kaimana", "owe Tom", "答应阿宁".
 _TO_NAMED = re.compile(r"\b(?:promised?|owes?|owed|told|give|gave|send|sent)\s+@?$|(?:答应|承诺|保证|欠|给)(?:了|过)?@?$", re.IGNORECASE)
 _SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
-                   r"|我(?:答应|承诺|保证|说|欠|要做)", re.IGNORECASE)
+                   r"|我(?:答应|承诺|保证|说|欠|要做)|我(?:手上|身上|这儿|这边)还", re.IGNORECASE)
 # "what did I promise …": the asker as the owner, even where "me" follows
 _SELF_AS_OWNER = re.compile(r"\b(?:did|have|will)\s+i\b|我(?:答应|承诺|保证)", re.IGNORECASE)
 EN_WORD = re.compile(r"[a-z][a-z-]+|\d+")

@@ -192,9 +192,15 @@ _ZH_NAME_YOU = re.compile(r"^[\u4e00-\u9fff]{2,3}你(?=[\u4e00-\u9fff])")
 
 
 #: A Chinese request for a deed: "能不能周四前出一版", "你今天能问下…吗", "麻烦你…", "帮我…".
+#: A deed told to the listener: "那你把仿真代码整理一下放到GitHub上", "你今天就给编辑部写信".
+_ZH_TOLD = re.compile(r"(?:^|[，,。：:\s])(?:那|那就)?(?:你|您)(?:先|就|再|赶紧|马上)?把(?!我)"
+                      r"|(?:^|[，,。：:\s])(?:你|您)(?:今天|今晚|明天|马上|现在|赶紧|尽快)就?(?:给|把|去|来|发|转|还|退|写|改|交)")
 _ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:能不能|可不可以)[^，。,.!！]{1,20}?(?:吗|？|\?)"
                          r"|(?:能不能|可不可以)帮(?:忙|我)"
-                         r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)")
+                         r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)"
+                         # "周三前问下价格？", "今晚之前确认一下？": a deed by a time, asked
+                         r"|(?:之前|以前|前)[\u4e00-\u9fff]{1,2}一?下[^，。,.!！？?]{0,12}[？?]"
+                         r"|" + _ZH_TOLD.pattern)
 #: "… could you send me your notes by thursday?" anywhere in a line, asking a deed.
 _EN_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+|maybe\s+)?(?!believe|imagine|see\b"
                          r"|hear|understand|guess|think|feel|remember|recall|explain|tell|be\b)[a-z]", _I)
@@ -204,7 +210,8 @@ def asks_deed(text: str) -> bool:
     """Does a sentence of ``text`` ask its listener for a deed ("Arif can you fix the rename?", "你能周四前
     出一版吗") — not a question about how things are ("wasn't Marta before you?")?"""
     parts = [x for x in re.split(r"(?<=[.!?。！？])\s*|[,，;；—–]\s*", text) if x.strip()]
-    return any(asked_action(x) is not None for x in parts) or bool(_ZH_REQUEST.search(text) or _EN_REQUEST.search(text))
+    return any(asked_action(x) is not None for x in parts) or bool(_ZH_REQUEST.search(text) or _EN_REQUEST.search(text)) \
+        or bool(_WANTED_OF.match(text))
 
 
 #: A want said to someone, before the thing wanted: "Shay I want …", "Bob, I'd like …", "I need …".
@@ -216,8 +223,13 @@ _WANTED = re.compile(r"^(?:[A-Z][\w'-]*[,:]?\s+)?i(?:\s+really|\s+just)?(?:\s+wa
 _ZH_SUM_BEFORE = re.compile(rf"{lx.SUM}(?=[^\d]*$)")
 #: A money verb with no object: "转你", "11月1号之前转你", "还我".
 #: A giving verb with no object: "周五之前发你", "明天寄给你".
-_ZH_BARE_GIVE = re.compile(r"^[^，,。把]{0,12}?(?:发|转|给|寄|传|交|还|带|拿)(?:给|过来给|过去给)?(?:你|我)$")
+_ZH_BARE_GIVE = re.compile(r"^[^，,。把]{0,12}?(?:发|转|给|寄|传|交|还|带|拿)(?:给|过来给|过去给)?(?:你|我)"
+                           r"(?:一(?:份|个|张|套|本|件|下))?$")  # "这个周五以前发我一份"
 _ZH_BARE_PAY = re.compile(r"^(?:[^，,。]{0,12}?(?:之前|以前|前))?(?:转|付|还|打)(?:给)?(?:你|我)$")
+
+
+#: A want put to a member by name: "Shay I want a credit line in the notes", "Bob, I need the keys back".
+_WANTED_OF = re.compile(r"^@?(?!(?:Honestly|Actually|Really|Frankly|Maybe|Now|So|Well|Ok|Okay|Yes|No|Because|Also|And|But|Still|Tbh|Look|Listen|Sorry|Yeah|Fine)\b)[A-Z][\w'-]*[,:]?\s+(?i:i)(?:\s+really|\s+just)?\s+(?:want|need|'d\s+like|’d\s+like|would\s+like)\b")
 
 
 def requested_action(request: str) -> str:
@@ -281,14 +293,15 @@ def _requested_action(request: str) -> str:
     if not request.isascii():  # "涛哥今天能先把你那份电费转我吗，我信用卡已经垫了": then the clause that asks
         clauses = [c.strip() for s in sentences for c in re.split(r"[，,；;]", s) if c.strip()]
         # the clause asking for a deed before one that only asks ("你不是学设计的吗，能不能周四前出一版？")
-        asking = sorted((c for c in clauses if _ZH_ASKS.search(c) and c not in sentences),
+        asking = sorted((c for c in clauses if (_ZH_ASKS.search(c) or _ZH_TOLD.search(c)) and c not in sentences),
                         key=lambda c: _ZH_DEED_ASK.search(c) is None)
         sentences = asking + sentences
     for sentence in sentences:
         said = LEAD_NAME.sub("", sentence, count=1)
         if (action := _action(said) or _action(sentence)) is not None:
             return clean(_turned(action))
-    asked = next((s for s in sentences if _ZH_ASKS.search(s) or "?" in s), sentences[0] if sentences else request)
+    asked = next((s for s in sentences if _ZH_ASKS.search(s) or _ZH_TOLD.search(s) or "?" in s),
+                 sentences[0] if sentences else request)
     said = LEAD_NAME.sub("", asked, count=1)
     said = _ZH_NAME_YOU.sub("", said, count=1)  # "老孙你周四前把…发我": the one asked, then the deed
     said = _ASK_ANY.sub("", said, count=1)

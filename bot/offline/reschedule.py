@@ -19,7 +19,8 @@ from bot.offline.requests import asks_deed, own_time
 from bot.text.duetime import find_due_span, turned_down
 from memory.normalize import normalize
 
-__all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_value", "new_time", "reschedules", "takes_time_asked"]
+__all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_value", "moves_time", "new_time", "reschedules",
+           "takes_time_asked"]
 
 _I = re.IGNORECASE
 _EN = re.compile(
@@ -255,6 +256,18 @@ def _move_asked(text: str) -> tuple[str, str] | None:
         if _INSTEAD.search(sentence) and (span := find_due_span(sentence)) is not None:
             return sentence[span[0] : span[1]], ""
     return None
+
+
+#: Words that move a deed to another time: "改成今晚8点前发", "推到周一", "push it to Monday", "make it Saturday".
+_MOVE_TO = re.compile(r"改(?:成|到|在)|推(?:迟)?到|挪到|延(?:后)?到|顺延到"
+                      r"|\b(?:make|push|move|shift|bump)\s+(?:it|that|this|mine|the\s+[\w-]+)\s+(?:back\s+|up\s+)?(?:to\s+)?", _I)
+
+
+def moves_time(text: str) -> bool:
+    """Does ``text`` move a promise to another time in its speaker's words ("报名表改成今晚8点前发吧", "make it
+    Saturday noon instead")? Not a question asking leave to (``asks_leave_to_move``)."""
+    return _asked(text) is not None or (_MOVE_TO.search(text) is not None and bool(new_time(text))
+                                        and _QUESTION.search(text) is None)
 
 
 def asks_to_move(text: str) -> bool:

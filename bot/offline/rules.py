@@ -271,6 +271,10 @@ class _Turn:
                     continue
                 sentence = kept
             out.extend(self.sentence(sentence, alone=alone))
+        # "我那500块今天就全部还给我": a deed that hands something to the speaker is asked of someone else
+        to_me = bool(_TO_ME.search(self.text)) and not _MY_DOING.search(self.text)  # "那60块退给我，今天就退"
+        out = [f for f in out if not (f.kind is Kind.COMMITMENT and not f.reported and not _TO_LISTENER.search(f.value)
+                                      and (to_me or _TO_ME.search(f.value)))]
         listener = self.spoken_to()
         if listener is not None and not _MY_DOING.search(self.text) and not _TO_LISTENER.search(self.text):
             # "墨白，57章撤回去重写，…，明天之前改好", "@橘子 那条先删了吧，…今晚就弄": said to a member by name, with
@@ -313,6 +317,14 @@ class _Turn:
                 facts = _with_earlier_action(facts, rest[i - 1].text, [c.text for c in rest[max(0, i - 3) : i - 1]])
             if i and threatens(rest[i - 1].text):
                 facts = [f for f in facts if f.kind is not Kind.COMMITMENT]  # "你要是再这样，我就搬走": a threat
+            if i and _has_commitment(found[-1]) and not _has_commitment(facts) \
+                    and not any(f.due_at for f in found[-1]) and (lead := _LEAD_TIME.match(clause.text)) \
+                    and find_due_span(lead.group("when")) and not _ASKS_LISTENER.search(clause.text[lead.end() :]):
+                # "我先转你400，下周三之前，剩下的等有人接你的位子再说": the time ends the promise before it,
+                # and what follows asks nothing of anyone
+                end = clause.start + lead.end("when")
+                span = self.text[rest[i - 1].start : end]
+                found[-1] = [f for f in found[-1] if f.kind is not Kind.COMMITMENT] + [self.commitment(span, core(span), span)]
             if i and not has_subject(core(clause.text)):
                 before = found[-1]
                 if any(f.reported for f in before):
@@ -534,9 +546,16 @@ def _within_reach(others: list[Utterance]) -> list[Utterance]:
 
 
 # The speaker doing something ("我…", "I'll …", "we will …"), not receiving it ("退给我", "帮我").
-_MY_DOING = re.compile(r"(?<![给还退转发帮找跟和对让叫要替])我|\b(?:i|we)\b(?!\s*(?:mean|guess|think)\b)", re.IGNORECASE)
-# Something done for the listener: "按原价卖你", "给你", "转您".
+#: A time that opens a clause, before a comma: "下周三之前，…", "by Friday, …".
+_LEAD_TIME = re.compile(r"^\s*(?P<when>[^，,。;；]{1,14}?(?:之前|以前|前|之内|以内|内)|by\s+[^,;.]{1,20}?)\s*[，,]", re.IGNORECASE)
+#: Words that ask or tell the listener to do something: "你把…", "你要…", "can you …".
+_ASKS_LISTENER = re.compile(r"你(?:们)?(?:把|要|得|先|来|去|负责|记得)|\b(?:can|could|would|will)\s+you\b|\byou\s+(?:need|have)\s+to\b",
+                            re.IGNORECASE)
+_MY_DOING = re.compile(r"(?<![给还退转发帮找跟和对让叫要替])我(?![那的])|\b(?:i|we)\b(?!\s*(?:mean|guess|think)\b)", re.IGNORECASE)
+# ("我那800欧今天就退给我" owns the money, does nothing.) Something done for the listener: "按原价卖你", "给你", "转您".
 _TO_LISTENER = re.compile(r"(?:给|还|退|转|发|卖|赔|请|帮|送|寄|借)(?:你|您)|\byou\b", re.IGNORECASE)
+# Something handed back to the speaker: "还给我", "退我" ("交给我" takes a task on).
+_TO_ME = re.compile(r"(?:还|退|转|发|寄|赔|补)(?:给|回)?我(?!们|自己|来|去|先|就|会|的|家|妈|爸|哥|姐|弟|妹|老|爷|奶|外|姥|叔|舅|姑|姨)")
 # Thanks after a yes say nothing of what was agreed: "好，谢谢周老师", "没问题👍 谢谢你提醒", "ok, thanks Sam".
 _THANKING = re.compile(r"[\s,，。.!！~👍🙏]*(?:谢谢|多谢|感谢|辛苦(?:了|啦)?)[^,，。.!！?？]{0,8}[\s,，。.!！~👍🙏]*$"
                        r"|[\s,，.!~]*\b(?:thanks|thank\s+you|thx|ty|cheers)\b[^,.!?]{0,20}[\s,.!~]*$", re.IGNORECASE)
