@@ -82,7 +82,7 @@ _SECONDS: tuple[tuple[str, float], ...] = (
     ("tests/test_fault_injection.py::", 115),
     ("tests/test_layers.py::test_every_module_imports_on_its_own_first", 65),
     ("tests/test_llm_e2e.py::test_prompt_stays_within_budget_on_1000_lines", 45),
-    ("tests/web/test_statuses_agree.py::test_a_replay_then_every_surface_agrees_on_every_status", 37),
+    ("tests/web/test_statuses_agree.py::test_a_replay_then_every_surface_agrees_on_every_status", 12),
     ("tests/test_truth_blind.py::", 15),
     ("tests/test_crash_recovery.py::", 20),
     ("tests/test_isolation_fuzz.py::", 15),

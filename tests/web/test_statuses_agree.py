@@ -3,7 +3,9 @@
 A replayed dispute (``heyan --now T chat --script``) followed at once by ``commitments list``,
 ``digest``, ``member record`` (the member named by name) and the web console (``heyan --now T web
 --local``: the API's board and memories, the commitments page) — every surface calls the same promise
-overdue, open or done. And an agreement card confirmed by one party, then by the others, stays
+overdue, open or done. The commands run in the test's process (``CliRunner``: the real command line,
+its own event loop in a thread), one of them in a ``heyan`` child too, and the console in a ``heyan
+web`` child. And an agreement card confirmed by one party, then by the others, stays
 confirmed while the clock passes the due times of its items and the reconcile pass runs: a passing
 due time changes no record, so no card is re-posted and no confirmation is lost.
 """
@@ -21,7 +23,9 @@ from pathlib import Path
 
 import httpx
 import pytest
+from typer.testing import CliRunner
 
+from adapters.cli.app import app
 from adapters.runtime.composition import Runtime
 from bot.agreements.card_votes import CardState
 from bot.offline.provider import OfflineProvider
@@ -32,7 +36,7 @@ from tests.jobs_helpers import Start, ctx, settings
 from tests.records_helpers import ANN, BOB, CAT, MOD, T0, S, said
 from tests.web.test_console_end_to_end import HEYAN, ROOT, serving
 
-pytestmark = [pytest.mark.dated, pytest.mark.usefixtures("hash_embedder")]  # fixed dates, every command told the time: `make any-day` runs it years ahead
+pytestmark = pytest.mark.dated  # fixed dates, every command told the time: `make any-day` runs it years ahead
 
 TENANT = "console:agree"
 SCRIPT = [
@@ -48,20 +52,33 @@ NOW = "2026-11-10T12:00:00+00:00"
 OUTCOME = {"overdue": "overdue", "open": "open", "kept_on_time": "done", "kept_late": "done"}
 
 
-def _heyan(env: dict[str, str], *args: str) -> str:
+def _invoke(env: dict[str, str], *args: str) -> tuple[int, str, str]:
+    """``heyan --now NOW ARGS`` in this process, with exactly ``env``'s HEYAN_ variables (the worker's
+    own are unset for the call): exit status, stdout, stderr."""
+    unset: dict[str, str | None] = {k: None for k in os.environ if k.startswith("HEYAN_") and k not in env}
+    done = CliRunner().invoke(app, ["--now", NOW, *args], env={**unset, **env}, catch_exceptions=False)
+    return done.exit_code, done.stdout, done.stderr
+
+
+def _child(env: dict[str, str], *args: str) -> str:
     done = subprocess.run([*HEYAN, "--now", NOW, *args], cwd=ROOT, env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, (args, done.stderr)
     return done.stdout
 
 
-@pytest.mark.slow  # a replay, then six `heyan` commands and a `heyan web` child (~35 s on a busy 2-core machine)
+def _heyan(env: dict[str, str], *args: str) -> str:
+    code, out, err = _invoke(env, *args)
+    assert code == 0, (args, err)
+    return out
+
+
+@pytest.mark.slow  # a replay, ten commands (one in a child) and a `heyan web` child (~12 s on a busy 2-core machine)
 async def test_a_replay_then_every_surface_agrees_on_every_status(tmp_path: Path) -> None:
     script = tmp_path / "kitchen.jsonl"
     script.write_text("".join(json.dumps({"tenant": TENANT, "session": "kitchen", "user_id": u, "user_name": n,
                                           "text": text, "ts": ts}) + "\n" for u, n, text, ts in SCRIPT))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")}
-    env |= {"HEYAN_DATA_DIR": str(tmp_path / "data"), "HEYAN_TIMEZONE": "Europe/Berlin",
+    env = {"HEYAN_DATA_DIR": str(tmp_path / "data"), "HEYAN_TIMEZONE": "Europe/Berlin",
             "HEYAN_ENCRYPTION_KEYS": os.environ["HEYAN_ENCRYPTION_KEYS"], "HEYAN_LIMITS_ENABLED": "false"}
     await asyncio.to_thread(_heyan, env, "chat", "--script", str(script))
 
@@ -78,7 +95,9 @@ async def test_a_replay_then_every_surface_agrees_on_every_status(tmp_path: Path
 
     listed = json.loads(await asyncio.to_thread(_heyan, env, "commitments", "list", "--json"))
     assert {v["id"]: v["status"] for v in listed} == expected
-    only = json.loads(await asyncio.to_thread(_heyan, env, "commitments", "list", "--status", "overdue", "--json"))
+    child = {k: v for k, v in os.environ.items() if not k.startswith("HEYAN_")} | env
+    # one command through a `heyan` child as well: the entry point, the process's own settings and loop
+    only = json.loads(await asyncio.to_thread(_child, child, "commitments", "list", "--status", "overdue", "--json"))
     assert {v["id"] for v in only} == {i for i, s in expected.items() if s == "overdue"}
 
     digest = json.loads(await asyncio.to_thread(_heyan, env, "digest", "--tenant", TENANT, "--json"))
@@ -95,11 +114,10 @@ async def test_a_replay_then_every_surface_agrees_on_every_status(tmp_path: Path
     for args, words in ((("memory", "list", "--tenant", "console:agre"), "did you mean console:agree?"),
                         (("commitments", "list", "--tenant", "console:agre"), "did you mean console:agree?"),
                         (("member", "record", "--tenant", TENANT, "--user", "Bbo"), "did you mean Bob (u-bob)?")):
-        refused = await asyncio.to_thread(subprocess.run, [*HEYAN, "--now", NOW, *args], cwd=ROOT, env=env,
-                                          capture_output=True, text=True, timeout=300)
-        assert refused.returncode == 2 and words in refused.stderr, (args, refused.stderr)
+        code, _, err = await asyncio.to_thread(_invoke, env, *args)
+        assert code == 2 and words in err, (args, err)
 
-    with serving(env, tmp_path / "web.log", "--local", now=NOW) as base:
+    with serving(child, tmp_path / "web.log", "--local", now=NOW) as base:
         async with httpx.AsyncClient(base_url=base, timeout=30) as client:
             board = (await client.get(f"/api/v1/tenants/{TENANT}/commitments")).json()
             web = {m["id"]: name for name in ("open", "overdue", "done") for m in board[name]}
@@ -121,7 +139,7 @@ async def test_a_replay_then_every_surface_agrees_on_every_status(tmp_path: Path
 
 
 @pytest.fixture
-async def rt(tmp_path: Path, redis_url: str, start: Start) -> Runtime:
+async def rt(tmp_path: Path, redis_url: str, start: Start, hash_embedder: None) -> Runtime:
     return await start(settings(tmp_path, redis_url), provider=OfflineProvider(), worker=False)
 
 
