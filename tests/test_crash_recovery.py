@@ -18,6 +18,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
+
+from adapters.cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = Path(__file__).parent / "data" / "crash_replay.jsonl"
@@ -70,15 +73,24 @@ _PROMISES = (("bob", "bill", "pay my half of the bill by Friday"), ("ann", "bill
              ("fay", "kitchen", "call the landlord about the sink on Monday"), ("hal", "kitchen", "bring the tools by Sunday"))
 
 
+def _in_process(data: Path, *args: str) -> tuple[int, str, str]:
+    """``heyan ARGS`` in this process (``CliRunner``), with ``_env``'s HEYAN_ variables only."""
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("HEYAN_")}
+    env |= {k: v for k, v in _env(data).items() if k.startswith("HEYAN_")}
+    done = CliRunner().invoke(app, list(args), env=env, catch_exceptions=False)
+    return done.exit_code, done.stdout, done.stderr
+
+
 def _commitments(data: Path) -> Counter[tuple[str, str, str]]:
-    listed = subprocess.run(_heyan("memory", "list", "--kind", "commitment", "--json"), env=_env(data), cwd=ROOT,
-                            capture_output=True, text=True, timeout=300)
-    assert listed.returncode == 0, listed.stderr
-    return Counter((f["subject"], f["session"], f["value"]) for f in json.loads(listed.stdout))
+    status, out, err = _in_process(data, "memory", "list", "--kind", "commitment", "--json")
+    assert status == 0, err
+    return Counter((f["subject"], f["session"], f["value"]) for f in json.loads(out))
 
 
 def test_five_kills_then_the_same_replay_stores_every_promise_once(tmp_path: Path) -> None:
-    status, err = _replay(tmp_path / "clean")
+    # the uninterrupted run, the reference, and the listings run in this process; the runs that are
+    # killed, and the one after them, are `heyan` children
+    status, _, err = _in_process(tmp_path / "clean", "chat", "--script", str(SCRIPT), "--json")
     assert status == 0, err
     expected = _commitments(tmp_path / "clean")
     promised = {(f"u-{w}", s, t) for w, s, t in _PROMISES}
