@@ -17,7 +17,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from redis.asyncio import Redis
+from typer.testing import CliRunner
 
+from adapters.cli.app import app
 from adapters.runtime.valkey import EmbeddedValkey
 from tests.clock import JobSchedule
 
@@ -38,13 +40,14 @@ def _env(data_dir: Path) -> dict[str, str]:
     return env
 
 
-async def _run(cwd: Path, env: dict[str, str], *args: str, timeout: float = 60) -> str:
-    proc = await asyncio.create_subprocess_exec(
-        *_heyan(), *args, cwd=cwd, env=env, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
-    )
-    out, err = await asyncio.wait_for(proc.communicate(), timeout)
-    assert proc.returncode == 0, f"heyan {' '.join(args)} failed:\n{out.decode()}\n{err.decode()}"
-    return out.decode()
+async def _run(env: dict[str, str], *args: str) -> str:
+    """``heyan ARGS`` in this process (``CliRunner``, in a thread: the command runs its own loop), with
+    ``env``'s HEYAN_ variables only; the chats are the `heyan` children."""
+    heyan: dict[str, str | None] = {k: None for k in os.environ if k.startswith("HEYAN_")}
+    heyan |= {k: v for k, v in env.items() if k.startswith("HEYAN_")}
+    done = await asyncio.to_thread(CliRunner().invoke, app, list(args), env=heyan, catch_exceptions=False)
+    assert done.exit_code == 0, f"heyan {' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
 
 
 class Chat:
@@ -103,7 +106,7 @@ class Chat:
 async def test_follow_up_printed_on_time_after_a_restart(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = _env(data)
-    await _run(tmp_path, env, "tenant", "set-timezone", "console:local", ZONE)
+    await _run(env, "tenant", "set-timezone", "console:local", ZONE)
 
     first = await Chat.start(tmp_path, env)
     await first.wait_for("/help for commands", 60)
@@ -132,7 +135,7 @@ async def test_follow_up_printed_on_time_after_a_restart(tmp_path: Path) -> None
     out2 = await second.quit()  # drains the jobs and the outbox: a duplicate would be printed by now
     assert out2.count("follow-up") == 1, out2
 
-    [c] = json.loads(await _run(tmp_path, env, "commitments", "list", "--json"))
+    [c] = json.loads(await _run(env, "commitments", "list", "--json"))
     assert c["owner"] == "console:you" and c["status"] == "open" and "材料" in c["description"]
     assert len(c["reminders_sent"]) == 1
     due = datetime.fromisoformat(c["due_at"])
