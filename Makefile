@@ -13,7 +13,11 @@ UV_COMPILE := $(BIN)/uv pip compile pyproject.toml --quiet --generate-hashes --u
 
 # pytest-xdist workers: `auto` is one per core; PYTEST_WORKERS=0 runs the suite in one process
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
+# pytest caches the test modules it rewrites (hash-checked .pyc files in tests/__pycache__) unless
+# PYTHONDONTWRITEBYTECODE is set: with it set (as on the CI machines), every pytest process, each xdist
+# worker and each `make any-day` run, rewrote every test module again (~6 s of CPU a worker). Cleared for
+# pytest here and in any-day, as `make bytecode` writes Heyan's own bytecode whatever it says.
+PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
 .PHONY: acts attacks bytecode install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
 
@@ -90,8 +94,8 @@ faketime:
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq faketime; }
 
 any-day: $(STAMP) faketime bytecode
-	faketime -f +365d $(BIN)/pytest -q -n 1 -m dated $(DATED) & pid=$$!; \
-	faketime -f +1826d $(BIN)/pytest -q -n 1 -m dated $(DATED); five=$$?; \
+	PYTHONDONTWRITEBYTECODE= faketime -f +365d $(BIN)/pytest -q -n 1 -m dated $(DATED) & pid=$$!; \
+	PYTHONDONTWRITEBYTECODE= faketime -f +1826d $(BIN)/pytest -q -n 1 -m dated $(DATED); five=$$?; \
 	wait $$pid && test $$five = 0
 
 # everything but the tests marked `slow` (the fault-injection suite among them): for developers
