@@ -977,3 +977,27 @@ async def test_a_want_put_to_a_member_by_name_is_a_request_a_counter_answers() -
 async def test_an_if_that_says_how_things_are_is_no_promise() -> None:
     facts = await _facts([("Kwame", "finished with the 3D printer btw, it's free if anyone needs it")])
     assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+@pytest.mark.parametrize(("lang", "plan", "votes", "yes"), [
+    ("en", "Proposal for the rest of the season: 1) every swap goes in #rota with the time in UTC; 2) swaps need "
+           "48 hours' notice; 3) two missed shifts and you sit out a week.",
+     [("Ana", "1 and 2, yes. 3, no: one bad week and we lose a volunteer."),
+      ("Tomi", "3 means I probably lose my Saturday slot, which stings. Still, count me in on 1, 2 and 3."),
+      ("Priya", "Yes to the lot. Rule 1 alone would have saved us last month.")],
+     {"u-Tomi", "u-Priya"}),
+    ("zh", "借这个机会，群里定三条，以后都照这个办：一、换班提前两天说；二、换班写进共享表；三、连续缺两次暂停一周。各位表个态。",
+     [("阿哲", "一、二我同意。第三条不行：一个月才排一次班，等不起。"),
+      ("小蒋", "三条我都举手。"),
+      ("周博", "第一条说的就是我吧……唉，行，我认。")],
+     {"u-小蒋", "u-周博"}),
+])
+async def test_yeses_with_a_remark_are_parties(lang: str, plan: str,
+                                                                      votes: list[tuple[str, str]], yes: set[str]) -> None:
+    agrees = "agrees to" if lang == "en" else "同意"
+    facts = await _facts([("Lead", "这个我认，写得公道。" if lang == "zh" else "fair summary, thanks"), ("Farhan", plan), *votes], lang)
+    agreed = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == agrees]
+    assert {f.subject for f in agreed} >= yes
+    assert all("m1" in {s.message_id for s in f.sources} for f in agreed)  # the plan, not the line before it
+    if lang == "zh":  # "一、二我同意。第三条不行" is no party to the whole (the English partial yes still is: not yet)
+        assert {f.subject for f in agreed} == yes

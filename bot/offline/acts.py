@@ -164,7 +164,10 @@ _NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|
 #: "勉强接受", "2张就2张" — a line holding one agrees, whatever else it says ("…but fine", "我没意见。那我明天…").
 _YES_CLAUSE = re.compile(
     r"(?:(?:ok(?:ay)?|fine|good)(?:\s+(?:by|with)\s+me)?|yes(?:\s+please)?|yeah|yep|aye(?:\s+from\s+[^,.;!?]{1,30})?|yea|sure|agreed?|deal"
-    r"|grudgingly|in|count\s+me\s+in|(?:举双手|双手)?赞成"
+    r"|grudgingly|in|count\s+me\s+in(?:\s+(?:on|for)\s+[^,.;!?]{1,30})?|(?:举双手|双手)?赞成"
+    # "yes to the lot", "yes to all three", "三条我都举手", "唉，行，我认"
+    r"|yes\s+to\s+(?:the\s+lot|everything|both|all(?:\s+(?:three|four|five|of\s+(?:it|them)))?|[\d\s,&]+(?:and\s+\d+)?)"
+    r"|[^，,。.\s]{0,4}?(?:都|全)?举(?:双)?手|我认|认了|算我一个"
     r"|i'?ll\s+take\s+it|i\s+can\s+live\s+with\s+(?:it|that)|[+＋]1|扣1"
     r"|works(?:\s+for\s+me)?|i'?m\s+in|no\s+objections?|行吧|行|好吧|好|可以(?:可以)?|(?:那就|那|就|也|先)?同意|没意见|我没意见|没问题|勉强(?:接受|同意)|接受"
     r"|那就这样(?:吧)?|就这么定(?:了|吧)?|(?P<x>[^，,。.\s]{1,6})就(?P=x))"
@@ -436,6 +439,11 @@ class _Thread:
         for i, u in enumerate(self.lines):
             if self.acts[i] is Act.COUNTER and asks_deed(u.text):
                 self.acts[i] = Act.REQUEST
+        # "一、二我同意。第三条不行：…" soon after another member's plan answers it, whatever the classifier called it
+        for i, u in enumerate(self.lines):
+            if self.acts[i] is Act.PROPOSE and not _PROPOSAL_CUE.search(u.text) and _TURNED_DOWN.search(u.text) and any(
+                    self.acts[j] is Act.PROPOSE and self.lines[j].author_id != u.author_id for j in range(max(0, i - _YES_RUN), i)):
+                self.acts[i] = Act.REFUSE
         # a bare yes ("👍", "+1", "扣1") soon after a proposal, by someone else, agrees to it; so does a short
         # yes that may restate it ("sat 23 UTC fine", "8am I can survive ☕")
         for i, u in enumerate(self.lines):
@@ -653,6 +661,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
             # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]
+        if act is Act.PROPOSE:  # "借这个机会，组里定三条，以后都照这个办：…": a plan of its own agrees to no line before it
+            kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and c.extra.get("bare") == "yes"
+                                            and c.extra.get("proposal_message_id") not in ("", turn.message_id))]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and not _CALLS_TO_ACCOUNT.search(thread.lines[j].text) and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
