@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.text.duetime import find_due_span, parse_number, resolve_due, turned_down
+from bot.text.zones import without_clock_words
 
 SH = "Asia/Shanghai"
 NY = "America/New_York"
@@ -332,3 +333,15 @@ def test_days_of_the_spring_festival(text: str, now: datetime, expected: datetim
 @pytest.mark.parametrize("text", ["初一的学生都很吵", "初三那年我搬过家"])
 def test_chu_that_is_no_spring_festival_day_names_none(text: str) -> None:
     assert resolve_due(text, sh(2, 10, month=2, year=2032), SH) is None
+
+
+@pytest.mark.parametrize(("text", "tail", "inside"), [
+    ("下周六之前给你回复，伦敦时间", "下周六之前给你回复", "下周六之前给你回复"),
+    ("周五前发，下周才有时间", "周五前发，下周才有时间", "周五前发，下周才有时间"),  # no clock named
+    ("pay half, $21, Wednesday the 3rd my time", "pay half, $21, Wednesday the 3rd", "pay half, $21, Wednesday the 3rd"),
+    ("by Friday your time please", "by Friday your time please", "by Friday please"),
+    ("周五前给你我这边", "周五前给你", "周五前给你"),
+])
+def test_a_promise_leaves_out_the_clock_it_names(text: str, tail: str, inside: str) -> None:
+    assert without_clock_words(text) == tail
+    assert without_clock_words(text, inside=True) == inside

@@ -26,7 +26,7 @@ from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due
 from bot.text.lang import cjk_count
 from bot.text.names import NameBook
-from bot.text.zones import is_zone, speaker_zone
+from bot.text.zones import is_zone, speaker_zone, without_clock_words
 from memory.models import Kind
 from memory.normalize import normalize
 
@@ -45,8 +45,6 @@ _ASKED_FOR_BACK = 6
 #: What a counter-offer offers: "I'll refund the $55 instead", "what I'll do: write a one-shot …", "我出一半".
 _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
                        r"|(?<![让叫要])我(?P<zh>出|付|来付|承担|(?:先|就)?(?:退|还|转|补|赔)(?:给)?(?:你|您))(?!不)[^，,。？?]{0,20}", _I)  # not "让我出不太合理"
-_MY_TIME = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?"
-                      r"|[,，]\s*[\u4e00-\u9fff]{2,5}时间\s*$", _I)  # "…前给你，温哥华时间"
 #: A line that opens by turning the ask down: "I won't …", "can't do that, …", "不行，…", "双倍不可能，…".
 _REFUSES_FIRST = re.compile(r"^\W*(?:(?:no|nope|sorry)[\s,.!]+)?(?:i\s+(?:won'?t|can'?t|cannot|will\s+not)|can'?t|won'?t)\b"
                             r"|^\W*[\u4e00-\u9fff]{0,6}?(?:不行|不可能|没法|做不到)", _I)
@@ -294,7 +292,7 @@ _ZH_ASIDE = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?)|^[\u4e0
 def _points_only(value: str) -> bool:
     """Does a promise's value only point at what was asked ("do it tomorrow", "周五下班前问", "周日晚上9点前发群里",
     "回头我发你", "雅典这边明早9点前发你")?"""
-    bare = _ZH_ASIDE.sub("", _MY_TIME.sub("", split_due(value)[0] or value).strip(" ，,。"))
+    bare = _ZH_ASIDE.sub("", without_clock_words(split_due(value)[0] or value, inside=True).strip(" ，,。"))
     return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。")))
 
 
@@ -677,11 +675,11 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if due is not None:  # the time asked for was turned down: the action no longer says it
                 action = _YOUR_TIME.sub("", split_due(action)[0]).strip() or action
             offered = _OWN_DEED.search(turn.text)
-            deed = clean(_MY_TIME.sub("", split_due(offered.group("deed") or offered.group())[0])) if offered else ""
+            deed = clean(without_clock_words(split_due(offered.group("deed") or offered.group())[0], inside=True)) if offered else ""
             # "I'll pay half, $21, …": the deed the counter offers, not the one asked ("I can do Thursday, …" is
             # the one asked, at another time)
             # else the promise the rules read in the counter's own words ("…另一件我不管。180，周日之前转你")
-            own_words = [clean(_MY_TIME.sub("", split_due(c.value)[0])) for c in kept
+            own_words = [clean(without_clock_words(split_due(c.value)[0], inside=True)) for c in kept
                          if c.kind is Kind.COMMITMENT and not c.reported]
             action = next((d for d in (deed, *own_words[-1:]) if _names_a_deed(d)), action)
             if len(re.sub(r"[\W_]", "", action)) >= 3 and not _points_only(action):

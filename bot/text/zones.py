@@ -140,9 +140,16 @@ _CLOCK_TAIL = re.compile(
     r"|[,，\s]+(?:in\s+)?(?P<en>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)\s+time)\s*[。.!！]*\s*$")
 
 
-def without_clock_words(text: str) -> str:
+#: The speaker's or the listener's own clock, anywhere: ", my time", "your time", "我这边时间".
+_OWN_CLOCK = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?", re.IGNORECASE)
+
+
+def without_clock_words(text: str, *, inside: bool = False) -> str:
     """``text`` without the clock its words end by naming ("下周六之前给你回复，伦敦时间" → "下周六之前给你回复",
-    "by Friday, my time" → "by Friday"): what a promise says it will do, its deadline read already."""
+    "by Friday, my time" → "by Friday"): what a promise says it will do, its deadline read already.
+    ``inside``: the speaker's or listener's own clock said anywhere goes too ("Wednesday the 3rd my time?")."""
+    if inside:
+        text = _OWN_CLOCK.sub("", text)
     m = _CLOCK_TAIL.search(text)
     if m is None:
         return text
