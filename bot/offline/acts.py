@@ -80,6 +80,9 @@ _COUNTERFACTUAL = re.compile(r"\bif\s+(?:i|we)\s+(?:had|were|was|could|did|didn'
 #: consequence that multiplies what is owed ("I'll pay you back double", "双倍还你").
 _WISH = re.compile(r"\bif\s+(?:i|we)\s+(?:win|hit)\s+the\s+(?:lottery|jackpot)\b|\bif\s+(?:i|we)\s+(?:get|am|'m)\s+rich\b"
                    r"|\b(?:back\s+)?(?:double|triple|tenfold)\s*[.!]*$|\btwice\s+over\b|中了?彩票|发了?财|暴富|[双加]倍(?:还|给|奉还)", _I)
+#: A no to one part of a plan: "3, no", "no to 3", "not rule 2" ("2, no problem" is a yes).
+_PART_NO = re.compile(r"\b(?:(?:rule|point|part|item|number|#)\s*)?\d+\s*[,:—–-]?\s*(?:no|nope|nah)\b(?!\s+(?:problem|prob|worries|doubt|way))"
+                      r"|\bno\s+(?:to|on)\s+(?:(?:rule|point|part|item|number|#)\s*)?\d+\b|\bnot\s+(?:rule|point|part|item|number|#)\s*\d+\b", _I)
 #: An English consequence that binds its speaker: "I'll …", "we can …", "happy to …".
 _EN_FUTURE = re.compile(r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+can|'d|’d|\s+would|\s+shall|\s+am\s+going\s+to|'m\s+going\s+to"
                         r"|'m\s+gonna|\s+promise)\b|\b(?:happy|glad)\s+to\b|\bcount\s+(?:me|us)\s+in\b|\bon\s+me\b", _I)
@@ -447,7 +450,7 @@ class _Thread:
         for i, u in enumerate(self.lines):
             after = any(self.acts[j] is Act.PROPOSE and self.lines[j].author_id != u.author_id
                         for j in range(max(0, i - _YES_RUN), i))
-            if after and (_ASSENT_ONLY.match(u.text) or (
+            if after and not _PART_NO.search(u.text) and (_ASSENT_ONLY.match(u.text) or (
                     self.acts[i] in (Act.OTHER, Act.ACCEPT, Act.OFFER, Act.RESCHEDULE) and _short_yes(u.text)) or (
                     self.acts[i] not in (Act.QUESTION, Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.PROPOSE)
                     and _yes_clause(u.text)) or (
@@ -659,6 +662,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
             # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]
+        if _PART_NO.search(turn.text):  # "1 and 2, yes. 3, no": a no to a part is no party to the whole
+            kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees)]
         if act is Act.PROPOSE:  # "借这个机会，组里定三条，以后都照这个办：…": a plan of its own agrees to no line before it
             kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and c.extra.get("bare") == "yes"
                                             and c.extra.get("proposal_message_id") not in ("", turn.message_id))]
