@@ -1,25 +1,5 @@
-"""A scripted OpenAI-compatible HTTP server on loopback, for tests of the real ``openai`` client.
-
-Routes: ``POST /v1/chat/completions``, ``POST /v1/embeddings`` (deterministic vectors of
-``embedding_dim`` from a hash of each input text, float or base64 encoding) and ``GET /v1/models``.
-
-Script it per test::
-
-    from tests.openai_stub import openai_stub  # noqa: F401  (the fixture)
-
-    async def test_x(openai_stub):
-        openai_stub.push_chat('{"queries": []}', request_id="req-1")
-        openai_stub.push(StubResponse(status=429, headers={"retry-after": "0.01"}))
-        openai_stub.push(StubResponse(status=200, body={...}, delay=2.0))
-        ... client(base_url=openai_stub.base_url) ...
-        assert openai_stub.chat_requests[0]["response_format"]["type"] == "json_schema"
-
-Queued responses are served in order per route; when a route's queue is empty its default handler
-answers (``default_chat``: a completion echoing "ok"; embeddings: hashed vectors). Every request
-is recorded (``requests``), including those answered by the ``no_json_schema`` mode, which
-rejects ``response_format.type == "json_schema"`` with a 400 the way vLLM and older servers do.
-The server runs in a thread, so it serves the asyncio client of the test's own event loop.
-"""
+"""A scripted OpenAI-compatible server on loopback (chat completions, embeddings, models) for tests
+of the real ``openai`` client; the ``openai_stub`` fixture and ``OpenAIStub`` say how to script it."""
 
 from __future__ import annotations
 
@@ -118,7 +98,13 @@ def embed_vector(text: str, dim: int) -> list[float]:
 
 
 class OpenAIStub:
-    """The scripted server's state; tests use its methods and attributes, the handler serves them."""
+    """The scripted server's state; tests use its methods and attributes, the handler serves them.
+
+    Queued responses (``push``, ``push_chat``) are served in order per route; an empty queue falls back
+    to the route's default (a completion echoing "ok"; hashed vectors of ``embedding_dim``, float or
+    base64). Every request is recorded (``requests``, ``chat_requests``), also those the
+    ``no_json_schema`` mode rejects with a 400 as vLLM and older servers do. The server runs in a
+    thread, so it serves the asyncio client of the test's own event loop."""
 
     def __init__(self) -> None:
         self.base_url = ""
@@ -485,6 +471,12 @@ def serve_stub() -> Iterator[OpenAIStub]:
 
 @pytest.fixture
 def openai_stub() -> Iterator[OpenAIStub]:
-    """A fresh scripted OpenAI-compatible server on loopback; ``.base_url`` ends in ``/v1``."""
+    """A fresh scripted OpenAI-compatible server on loopback; ``.base_url`` ends in ``/v1``::
+
+        openai_stub.push_chat('{"queries": []}', request_id="req-1")
+        openai_stub.push(StubResponse(status=429, headers={"retry-after": "0.01"}))
+        ... client(base_url=openai_stub.base_url) ...
+        assert openai_stub.chat_requests[0]["response_format"]["type"] == "json_schema"
+    """
     with serve_stub() as stub:
         yield stub

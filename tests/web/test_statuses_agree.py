@@ -1,14 +1,6 @@
-"""One status everywhere, read from the clock where it is shown.
-
-A replayed dispute (``heyan --now T chat --script``) followed at once by ``commitments list``,
-``digest``, ``member record`` (the member named by name) and the web console (``heyan --now T web
---local``: the API's board and memories, the commitments page) — every surface calls the same promise
-overdue, open or done. The commands run in the test's process (``CliRunner``: the real command line,
-its own event loop in a thread), one of them in a ``heyan`` child too, and the console in a ``heyan
-web`` child. And an agreement card confirmed by one party, then by the others, stays
-confirmed while the clock passes the due times of its items and the reconcile pass runs: a passing
-due time changes no record, so no card is re-posted and no confirmation is lost.
-"""
+"""One status everywhere, read from the clock where it is shown: CLI commands, the digest, the member
+record and the web console call a replayed promise overdue, open or done alike; a confirmed agreement card
+stays confirmed while due times pass."""
 
 from __future__ import annotations
 
