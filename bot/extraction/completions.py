@@ -19,7 +19,7 @@ from bot.moderation.members import MemberSelfService
 from bot.offline.actions import promised_action
 from bot.offline.acts import puts_a_plan
 from bot.offline.done import DoneReport, done_reports
-from bot.offline.proposals import shares_content
+from bot.offline.proposals import overlap, shares_content
 from bot.offline.requests import LEAD_NAME
 from bot.offline.reschedule import (
     Reschedule,
@@ -30,7 +30,6 @@ from bot.offline.reschedule import (
     new_time,
     reschedules,
 )
-from bot.offline.slots import content_words
 from bot.text.clock import aware, reply_zone, show_due
 from bot.text.duetime import resolve_due
 from bot.text.richtext import Mention, RichText
@@ -92,14 +91,6 @@ def _names(what: str, fact: Fact) -> bool:
     return shares_content(latin if pairs else what, action) if (latin or not pairs) else False
 
 
-def _overlap(a: str, b: str) -> int:
-    """How many content words (in Chinese, two characters in a row) ``a`` and ``b`` share."""
-    en_a, _, zh_a = content_words(a).partition("|")
-    en_b, _, zh_b = content_words(b).partition("|")
-    pairs = {zh_a[i : i + 2] for i in range(len(zh_a) - 1)}
-    return len(set(en_a.split()) & set(en_b.split())) + sum(1 for p in pairs if p in zh_b)
-
-
 #: A promise whose object is a pronoun ("call them", "send it over", "ask him"): only its verb can name it.
 _NAMELESS = re.compile(r"^\s*\w+(?:\s+(?:back|over|up|out))?\s+(?:them|it|him|her|this|that)\b", re.IGNORECASE)
 
@@ -130,8 +121,8 @@ def match(report: DoneReport, open_: Sequence[Fact], session: str | None = None)
         if not named:  # "Called the printer at 10" closes "call them tomorrow at 10": words cannot name "them"
             named = [f for f in candidates if _same_verb(report, f) and _NAMELESS.search(_action(f))]
         if len(named) > 1:  # "All four PGNs … in the team folder. Board 2's has my notes": the one it names most
-            ranked = sorted(named, key=lambda f: _overlap(report.what, _action(f)), reverse=True)
-            if _overlap(report.what, _action(ranked[0])) >= 2 * max(1, _overlap(report.what, _action(ranked[1]))):
+            ranked = sorted(named, key=lambda f: overlap(report.what, _action(f)), reverse=True)
+            if overlap(report.what, _action(ranked[0])) >= 2 * max(1, overlap(report.what, _action(ranked[1]))):
                 named = ranked[:1]
         sure, unsure = (named[0], []) if len(named) == 1 else (None, named or candidates)
     elif len(candidates) == 1:

@@ -15,7 +15,7 @@ from bot.guard.poisoning import attempt
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
-from bot.offline.lexicon import HEDGE, YES_EN
+from bot.offline.lexicon import HEDGE, YES_EN, ZH_TO_ME
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
 from bot.offline.requests import asks_deed, requested_action
 from bot.offline.reschedule import asks_for_time, asks_to_move, moves_time, takes_time_asked
@@ -207,7 +207,7 @@ _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|p
                          r"|give|move|update|email|text|book|return|finish|review|merge|print|order|buy|pick\s+up|drop|clean"
                          r"|record|redo|re-?\w+|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove)\b", _I)
 #: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
-_ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:退|还|转|寄|交)(?:给|回)?我(?!们|自己|妈|爸|家)")
+_ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|" + ZH_TO_ME.pattern + ")")
 #: What the classifier may call a plan put to all ("all donations go to X this time. agreed?").
 _MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
 
@@ -299,10 +299,15 @@ def _points_only(value: str) -> bool:
     return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。")))
 
 
+def _says_something(words: str) -> bool:
+    """Do ``words`` say more than a name, a time or a pointer ("大毛", "（）之前给你")?"""
+    return len(re.sub(r"[\W_]", "", words)) >= 3 and not _points_only(words)
+
+
 def _names_a_deed(words: str) -> bool:
     """Do a counter-offer's words name a deed of their own ("refund the $55 instead", "180，转你"), not only a
     time or a pointer ("do Wednesday", "sort it", "（）之前给你")?"""
-    return len(re.sub(r"[\W_]", "", words)) >= 3 and not _points_only(words) and not _LIGHT_VERB.match(words + " ") \
+    return _says_something(words) and not _LIGHT_VERB.match(words + " ") \
         and not re.match(r"do\b", words, _I) and not re.match(r"[\W_]", words)
 
 
@@ -687,7 +692,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             own_words = [clean(without_clock_words(split_due(c.value)[0], inside=True)) for c in kept
                          if c.kind is Kind.COMMITMENT and not c.reported]
             action = next((d for d in (deed, *own_words[-1:]) if _names_a_deed(d)), action)
-            if len(re.sub(r"[\W_]", "", action)) >= 3 and not _points_only(action):
+            if _says_something(action):
                 # ("大毛可以啊，我先替下一期谢谢你" asks nothing a counter could turn down)
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
                 kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))

@@ -44,6 +44,7 @@ __all__ = [
     "YES_EN",
     "YES_ZH",
     "ZH_COMMIT_HEAD",
+    "ZH_TO_ME",
     "Emotion",
     "emotion_named",
     "find_emotions",
@@ -182,6 +183,9 @@ COMMIT_ZH = re.compile(
     # the subject left out, as Chinese does: "（放心，）周末前一定搞定"
     r"|^(?:[^，,。你他她]{1,10}?(?:之前|以前|前|之内|以内|内)[，,]?)?(?:一定|保证|肯定会)(?!要)"
 )
+
+#: Something handed back to the speaker: "还给我", "退我", "转我" — never "交给我" (taking a task on), "转给我妈".
+ZH_TO_ME = re.compile(r"(?:还|退|转|发|寄|赔|补)(?:给|回)?我(?!们|自己|来|去|先|就|会|的|家|妈|爸|哥|姐|弟|妹|老|爷|奶|外|姥|叔|舅|姑|姨)")
 
 #: The speaker has done it already: a report, not a promise ("我已经把钱转给你了", "昨天我把钥匙还给他").
 PAST = re.compile(r"已经|了[。！!.~]*$|(?:给|还|转|付|交|发|寄|垫)[^，,。]{0,8}了(?=[，,])|过了|刚才|刚刚|昨天|上周|上次|之前就|去年|前年|上个?月|[答承]应过|承诺过|保证过|说过")

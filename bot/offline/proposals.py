@@ -170,12 +170,14 @@ def proposal_of(utterance: Utterance) -> Proposal | None:
     return Proposal(utterance.message_id, utterance.author_id, chosen.text, value, kind)
 
 
+def overlap(a: str, b: str) -> int:
+    """How many content words (in Chinese, two characters in a row) two statements share."""
+    en_a, _, zh_a = content_words(a).partition("|")
+    en_b, _, zh_b = content_words(b).partition("|")
+    pairs = {zh_a[i : i + 2] for i in range(len(zh_a) - 1)}
+    return len(set(en_a.split()) & set(en_b.split())) + sum(1 for p in pairs if p in zh_b)
+
+
 def shares_content(a: str, b: str) -> bool:
     """Do two statements share a content word (or, in Chinese, two characters in a row)?"""
-    wa, wb = content_words(a), content_words(b)
-    en_a, _, zh_a = wa.partition("|")
-    en_b, _, zh_b = wb.partition("|")
-    if set(en_a.split()) & set(en_b.split()):
-        return True
-    pairs = {zh_a[i : i + 2] for i in range(len(zh_a) - 1)}
-    return any(p in zh_b for p in pairs)
+    return overlap(a, b) > 0

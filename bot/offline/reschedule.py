@@ -258,7 +258,8 @@ def _move_asked(text: str) -> tuple[str, str] | None:
     return None
 
 
-#: Words that move a deed to another time: "改成今晚8点前发", "推到周一", "push it to Monday", "make it Saturday".
+#: Words that move a deed to another time in its owner's words: "改成今晚8点前发", "推到周一", "push it to Monday",
+#: "make it Saturday" (narrower than ``_INSTEAD``, which also reads asks: "…which tomorrow is 11am instead of 10").
 _MOVE_TO = re.compile(r"改(?:成|到|在)|推(?:迟)?到|挪到|延(?:后)?到|顺延到"
                       r"|\b(?:make|push|move|shift|bump)\s+(?:it|that|this|mine|the\s+[\w-]+)\s+(?:back\s+|up\s+)?(?:to\s+)?", _I)
 

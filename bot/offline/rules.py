@@ -272,9 +272,9 @@ class _Turn:
                 sentence = kept
             out.extend(self.sentence(sentence, alone=alone))
         # "我那500块今天就全部还给我": a deed that hands something to the speaker is asked of someone else
-        to_me = bool(_TO_ME.search(self.text)) and not _MY_DOING.search(self.text)  # "那60块退给我，今天就退"
+        to_me = bool(lx.ZH_TO_ME.search(self.text)) and not _MY_DOING.search(self.text)  # "那60块退给我，今天就退"
         out = [f for f in out if not (f.kind is Kind.COMMITMENT and not f.reported and not _TO_LISTENER.search(f.value)
-                                      and (to_me or _TO_ME.search(f.value)))]
+                                      and (to_me or lx.ZH_TO_ME.search(f.value)))]
         listener = self.spoken_to()
         if listener is not None and not _MY_DOING.search(self.text) and not _TO_LISTENER.search(self.text):
             # "墨白，57章撤回去重写，…，明天之前改好", "@橘子 那条先删了吧，…今晚就弄": said to a member by name, with
@@ -554,8 +554,6 @@ _ASKS_LISTENER = re.compile(r"你(?:们)?(?:把|要|得|先|来|去|负责|记�
 _MY_DOING = re.compile(r"(?<![给还退转发帮找跟和对让叫要替])我(?![那的])|\b(?:i|we)\b(?!\s*(?:mean|guess|think)\b)", re.IGNORECASE)
 # ("我那800欧今天就退给我" owns the money, does nothing.) Something done for the listener: "按原价卖你", "给你", "转您".
 _TO_LISTENER = re.compile(r"(?:给|还|退|转|发|卖|赔|请|帮|送|寄|借)(?:你|您)|\byou\b", re.IGNORECASE)
-# Something handed back to the speaker: "还给我", "退我" ("交给我" takes a task on).
-_TO_ME = re.compile(r"(?:还|退|转|发|寄|赔|补)(?:给|回)?我(?!们|自己|来|去|先|就|会|的|家|妈|爸|哥|姐|弟|妹|老|爷|奶|外|姥|叔|舅|姑|姨)")
 # Thanks after a yes say nothing of what was agreed: "好，谢谢周老师", "没问题👍 谢谢你提醒", "ok, thanks Sam".
 _THANKING = re.compile(r"[\s,，。.!！~👍🙏]*(?:谢谢|多谢|感谢|辛苦(?:了|啦)?)[^,，。.!！?？]{0,8}[\s,，。.!！~👍🙏]*$"
                        r"|[\s,，.!~]*\b(?:thanks|thank\s+you|thx|ty|cheers)\b[^,.!?]{0,20}[\s,.!~]*$", re.IGNORECASE)
