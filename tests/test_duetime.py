@@ -345,3 +345,17 @@ def test_chu_that_is_no_spring_festival_day_names_none(text: str) -> None:
 def test_a_promise_leaves_out_the_clock_it_names(text: str, tail: str, inside: str) -> None:
     assert without_clock_words(text) == tail
     assert without_clock_words(text, inside=True) == inside
+
+
+@pytest.mark.parametrize(("text", "expected", "action"), [
+    ("I'll send it by EOD Friday", sh(6, 23, 59), "I'll send it"),  # the day named after "EOD" is the day
+    ("reply by close of business Thursday", sh(5, 23, 59), "reply"),
+    ("fix it by end of day Friday", sh(6, 23, 59), "fix it"),
+    ("export the games by the end of Thursday", sh(5, 23, 59), "export the games"),
+    ("post it Thursday EOD", sh(5, 23, 59), "post it"),
+    ("send it by EOD", sh(4, 23, 59), "send it"),  # "EOD" alone: today
+])
+def test_the_end_of_a_named_day(text: str, expected: datetime, action: str) -> None:
+    assert resolve_due(text, WED, SH) == expected
+    span = find_due_span(text)
+    assert span is not None and text[: span[0]].strip() == action and not text[span[1] :].strip()

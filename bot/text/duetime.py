@@ -164,9 +164,10 @@ _TIMES = [
 _JOIN = re.compile(r"[\s,，]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
 # Words around a due expression that belong to it: "在周五前", "by Friday", "两小时之内为止".
 _PREFIX = re.compile(
-    r"(?:最晚|最迟|不晚于|在|于|到|\bby|\bbefore|\buntil|\btill|\bno\s+later\s+than|\bon|\bat)\s*$", _I
+    r"(?:最晚|最迟|不晚于|在|于|到|\bby|\bbefore|\buntil|\btill|\bno\s+later\s+than|\bon|\bat"
+    r"|(?:\b(?:by|before|until|till)\s+)?(?:the\s+)?\b(?:end|close)\s+of)\s*$", _I  # "by the end of Tuesday"
 )
-_SUFFIX = re.compile(r"^\s*(?:之前|以前|前|为止|之内|以内)")
+_SUFFIX = re.compile(r"^\s*(?:之前|以前|前|为止|之内|以内|(?i:eod|cob)\b)")  # "Thursday EOD"
 # "一点" is also "a little" (快一点, 早一点): only a clock time when something says so.
 _LITTLE = re.compile(r"[有快早晚多少慢好点]$")
 # A time that starts or conditions something is not its deadline: "after 11pm", "starting tonight",
@@ -179,6 +180,8 @@ _MODIFIER = re.compile(r"的|'s\b|’s\b")
 #: How far around a match the context checks look: they are about the adjacent words only, and a
 #: bounded window keeps ``_hits`` linear in the text (slicing to the start of the text was quadratic).
 _WINDOW = 24
+#: The end of today said in words, which a day named right after it replaces ("EOD Thursday").
+_END_OF_DAY = re.compile(r"(?:the\s+)?(?:end\s+of\s+(?:the\s+)?day|eod|cob|close\s+of\s+business)", _I)
 #: A day and a time further apart than this are not one expression ("tomorrow … at 3pm").
 _JOIN_MAX = 16
 
@@ -346,6 +349,10 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
     first = hits[0]
     if first.family == "dur":
         return (first,)
+    if (first.family == "day" and _END_OF_DAY.fullmatch(first.m.group()) and len(hits) > 1
+            and hits[1].family == "day" and hits[1].start - first.end <= _JOIN_MAX
+            and _JOIN.fullmatch(text[first.end : hits[1].start])):
+        return (first, hits[1])  # "EOD Thursday", "by close of business Friday": the end of that day
     other = "time" if first.family == "day" else "day"
     for hit in hits[1:]:
         if hit.start - first.end > _JOIN_MAX:
@@ -420,7 +427,7 @@ def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzin
     local_now = now.astimezone(zone)
     if picked[0].family == "dur":
         return _duration(picked[0].m, now, local_now, zone)
-    day = next((h.m for h in picked if h.family == "day"), None)
+    day = next((h.m for h in reversed(picked) if h.family == "day"), None)  # "EOD Friday": the day named last
     times = [h.m for h in picked if h.family == "time"]
     clock = times[-1] if times else None
     target, day_part = _day(day, local_now) if day is not None else (None, None)
