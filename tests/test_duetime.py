@@ -131,6 +131,9 @@ def test_resolves(text: str, now: datetime, expected: datetime) -> None:
     [
         "没有时间的句子",
         "I sent it yesterday",
+        "they froze the writeups yesterday at noon",  # a time of a day gone
+        "I sent it last night at 11",
+        "昨天晚上8点我就发了",
         "我有一点生气",
         "快一点好吗",
         "I may 3 things",
@@ -359,3 +362,12 @@ def test_the_end_of_a_named_day(text: str, expected: datetime, action: str) -> N
     assert resolve_due(text, WED, SH) == expected
     span = find_due_span(text)
     assert span is not None and text[: span[0]].strip() == action and not text[span[1] :].strip()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("I'll pull the log of my Tuesday leg and drop it here by Friday", sh(6, 23, 59)),  # the Friday, not the leg's Tuesday
+    ("I'll send the Sunday games over by Thursday", sh(5, 23, 59)),
+    ("the Thursday meeting notes", sh(5, 23, 59)),  # a day naming a thing, and no other: still the day
+])
+def test_a_day_that_names_a_thing_yields_to_a_deadline(text: str, expected: datetime) -> None:
+    assert resolve_due(text, WED, SH) == expected

@@ -999,3 +999,33 @@ async def test_yeses_with_a_remark_are_parties(lang: str, plan: str,
     agreed = [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == agrees]
     assert all("m1" in {s.message_id for s in f.sources} for f in agreed)  # the plan, not the line before it
     assert {f.subject for f in agreed} == yes  # "1 and 2, yes. 3, no", "一、二我同意。第三条不行": no party to the whole
+
+
+@pytest.mark.parametrize(("lang", "asked", "taken", "words"), [
+    ("en", "Teo, could you book the hall for the spring recital by Friday?", "Aye aye.", "book the hall"),
+    ("zh", "老郑，你能在周四前把场地合同扫描发群里吗？", "必须的！", "场地合同"),
+])
+async def test_a_sure_yes_in_a_few_words_takes_the_request_on(lang: str, asked: str, taken: str, words: str) -> None:
+    facts = await _facts([("Maya", asked), ("Teo", taken)], lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Teo" and promise.recipient == "u-Maya" and words in promise.value
+
+
+@pytest.mark.parametrize("brushed", ["再说吧", "maybe later"])
+async def test_a_brush_off_takes_nothing_on(brushed: str) -> None:
+    facts = await _facts([("Maya", "Teo, could you book the hall for the spring recital by Friday?"), ("Teo", brushed)])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+@pytest.mark.parametrize(("lang", "asked", "counter", "words", "day"), [
+    ("en", "Paulo, refund all three tickets today.",
+     "The box office closed refunds yesterday at noon, I can't. Here's my plan: I write to the promoter for a credit "
+     "note, Wednesday 6pm Berlin time.", "promoter", "Wed 18:00"),
+    ("zh", "阿伟，押金今天全退给我。", "押金已经交给房东了，现在退不了。我这么办：跟房东写个说明，周五晚上8点前发你。", "房东", "Fri 20:00"),
+])
+async def test_a_plan_put_in_place_of_the_deed_asked_is_a_promise_to_the_asker(
+        lang: str, asked: str, counter: str, words: str, day: str) -> None:
+    facts = await _facts([("Ines", asked), ("Paulo", counter)], lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Paulo" and promise.recipient == "u-Ines" and words in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == day

@@ -44,6 +44,13 @@ _ASKED_FOR_BACK = 6
 #: The speaker's own deed in a counter-offer: "I'll pay half, $21, Wednesday the 3rd", "我出一半450，…".
 #: What a counter-offer offers: "I'll refund the $55 instead", "what I'll do: write a one-shot …", "我出一半".
 _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
+                       # a plan of the speaker's own put in its place: "Here's my offer. I go through all fourteen
+                       # by hand …", "Next best thing: I email HQ …", "我这么办：给组委会写信…", "我的方案：明天把…"
+                       r"|(?:here'?s\s+(?:my\s+(?:offer|plan)|what'?s\s+(?:realistic|doable|possible)|what\s+i\s+can\s+do)"
+                       r"|next\s+best\s+thing|what\s+i\s+can\s+do\s+is)\s*[:.,—–-]?\s*(?:i\s+)?(?P<plan>[a-z][^.?!]{4,120})"
+                       r"|(?:我(?:这么|这样)办|我的方案|我能做的是)\s*[:：，,]\s*(?P<zhplan>[^。？?!！]{2,60})"
+                       # "但我可以去邮局开一张证明，下周一前拍给你看": what the speaker can do instead
+                       r"|(?:但|不过|可是)我(?:可以|能)(?P<zhcan>[^。？?!！]{2,60})"
                        r"|(?<![让叫要])我(?P<zh>出|付|来付|承担|(?:先|就)?(?:退|还|转|补|赔)(?:给)?(?:你|您))(?!不)[^，,。？?]{0,20}", _I)  # not "让我出不太合理"
 #: A line that opens by turning the ask down: "I won't …", "can't do that, …", "不行，…", "双倍不可能，…".
 _REFUSES_FIRST = re.compile(r"^\W*(?:(?:no|nope|sorry)[\s,.!]+)?(?:i\s+(?:won'?t|can'?t|cannot|will\s+not)|can'?t|won'?t)\b"
@@ -218,6 +225,17 @@ def _short_yes(text: str) -> bool:
     return words <= 8 and bool(_YES_WORDS.search(text)) and not _NO_WORDS.search(text)
 
 
+#: A condition on the speaker's own ability is a hedge, no condition: "let me see if I can find the receipt".
+_OWN_ABILITY = re.compile(r"^\s*(?:if|whether)\s+i\s+(?:can|could|have\s+(?:the\s+)?time|get\s+(?:a|the)\s+chance|manage)\b"
+                          r"|^\s*(?:看|看看)?我?(?:能不能|有没有空|有没有时间)", _I)
+
+
+def _bare(text: str) -> bool:
+    """A line of a few words with no no and no question in it ("Roger, wilco.", "中！", "righto")."""
+    words = len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
+    return words <= 4 and not _NO_WORDS.search(text) and not HEDGE.search(text)  # not "再说吧", "maybe"
+
+
 def _yes_clause(text: str) -> bool:
     """Does a clause of ``text`` only say yes ("…that basically kills voice input but fine. I'll take it",
     "行吧，虽然我觉得应该店家出"), with nothing turning the proposal down?"""
@@ -380,11 +398,12 @@ def _offered_time(text: str) -> str:
 class _Thread:
     """The batch's thread with its acts, and the candidates the rules gave each turn."""
 
-    def __init__(self, request: ExtractionRequest, acts: Sequence[Act]) -> None:
+    def __init__(self, request: ExtractionRequest, acts: Sequence[Act], sure: Sequence[bool] | None = None) -> None:
         self.request = request
+        sure = sure if sure is not None else [False] * len(acts)
         self.lines = [dataclasses.replace(u, text=normalize(u.text)) for u in (*request.context, *request.turns)]
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
-        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.search(u.text) or (_PUT_TO_ALL.search(u.text) and a in _MAY_PROPOSE)
+        self.acts = [Act.PROPOSE if _PROPOSAL_CUE.search(u.text) or (_PUT_TO_ALL.search(u.text) and (a in _MAY_PROPOSE or a is Act.CONDITION))
                      # a thank-you the rules find nothing put in ("辛苦苏苏🙏", "👍 谢谢你提醒") proposes nothing
                      else Act.OTHER if a is Act.PROPOSE and _THANKS.search(u.text) and proposal_of(u) is None
                      else a for u, a in zip(self.lines, acts, strict=False)]
@@ -408,6 +427,8 @@ class _Thread:
             # the speaker's own, at a time of its own, counters too
             # ("I won't rewind a whole session … what I'll do: write a one-shot, ready by the 2nd", read as a yes)
             if (self.acts[i] is Act.PROPOSE or (self.acts[i] in (Act.REFUSE, Act.OTHER) and _OWN_DEED.search(u.text))
+                    # an act the classifier is unsure of, holding a plan of the speaker's own ("Here's my offer. I …")
+                    or (not sure[i] and self.acts[i] in (Act.OFFER, Act.REQUEST, Act.RESCHEDULE, Act.ACCEPT) and _OWN_DEED.search(u.text))
                     or (self.acts[i] in (Act.ACCEPT, Act.REQUEST) and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))) \
                     and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id
@@ -427,7 +448,8 @@ class _Thread:
         # 20th", lines after the request put to them) counters that request (``countered``: which line)
         self.countered: dict[int, int] = {}
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.ACCEPT and not _takes_up(u.text):
+            if self.acts[i] is Act.ACCEPT and not _takes_up(u.text) and not (sure[i] and _bare(u.text)):
+                # (a sure acceptance in a few words of no no stands: "Roger, wilco.", "中！", "righto")
                 self.acts[i] = Act.OTHER
             elif self.acts[i] is Act.RESCHEDULE and not any(
                     self.lines[k].author_id == u.author_id and self.acts[k] in _TAKES_ON_ACTS for k in range(i)):
@@ -634,8 +656,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
 
     ``acts``: one per line of ``[*request.context, *request.turns]``; ``confidence``:
     each act's probability — an agreement the rules read is dropped only on a sure act (``SURE``)."""
-    thread = _Thread(request, acts)
     sure = [True] * len(acts) if confidence is None else [p >= SURE for p in confidence]
+    thread = _Thread(request, acts, sure)
     if len(thread.acts) != len(thread.lines):
         raise ValueError(f"{len(thread.acts)} acts for {len(thread.lines)} lines")
     agrees, refuses = thread.attr["agrees"], thread.attr["refuses"]
@@ -685,7 +707,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if due is not None:  # the time asked for was turned down: the action no longer says it
                 action = _YOUR_TIME.sub("", split_due(action)[0]).strip() or action
             offered = _OWN_DEED.search(turn.text)
-            deed = clean(without_clock_words(split_due(offered.group("deed") or offered.group())[0], inside=True)) if offered else ""
+            said = (offered.group("deed") or offered.group("plan") or offered.group("zhplan") or offered.group("zhcan")
+                    or offered.group()) if offered else ""
+            deed = clean(without_clock_words(split_due(said)[0], inside=True)) if said else ""
             # "I'll pay half, $21, …": the deed the counter offers, not the one asked ("I can do Thursday, …" is
             # the one asked, at another time)
             # else the promise the rules read in the counter's own words ("…另一件我不管。180，周日之前转你")
@@ -730,7 +754,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # (bot.offline.reschedule), and takes nothing new on
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept) \
-                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)):
+                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)
+                         # "Roger, wilco.", "中！", "righto": a sure acceptance in a few words right after the request
+                         or (sure[i] and _bare(turn.text) and thread.asked_of(i) == j)):
                 asked = thread.lines[j]
                 action = requested_action(asked.text)
                 due = _due(turn.text, turn, request, listener=asked) or _due(action, asked, request, turn)
@@ -763,7 +789,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             promises = [c for c in kept if c.kind is Kind.COMMITMENT]
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             if _COUNTERFACTUAL.search(turn.text) or _WISH.search(turn.text) or _TELL_ME.search(consequence) \
-                    or HEDGE.search(consequence) or _ULTIMATUM.search(turn.text):
+                    or HEDGE.search(consequence) or _ULTIMATUM.search(turn.text) or _OWN_ABILITY.match(condition):
                 # "if I had a free weekend I'd rewrite the whole doc": a wish; "I might …, don't hold me to it";
                 # "你要是再这样，我就搬走": a threat on the listener's conduct, no promise
                 pass

@@ -177,6 +177,13 @@ _START_BEFORE = re.compile(
 )
 _START_AFTER = re.compile(r"\s*(?:以后|之后|后(?!天)|起|开始|on\b|onwards?\b)")
 _MODIFIER = re.compile(r"的|'s\b|’s\b")
+#: A day gone before a time of day: "yesterday at noon", "last night at 11", "昨天晚上", "前天下午".
+_PAST_BEFORE = re.compile(r"(?:\byesterday|\blast\s+(?:night|week)|昨天|昨晚|前天)\s*(?:at|around|in\s+the)?\s*$", _I)
+#: Words before a day that make it say which thing, when a noun follows: "my Tuesday leg", "the Sunday round".
+_NAMES_A_THING = re.compile(r"\b(?:my|your|his|her|our|their|the)\s+$", _I)
+#: The noun such a day names: a word that is no part of day, time word or verb of being ("leg", "games").
+_THING_AFTER = re.compile(r"\s+(?!(?:not|is|was|works?|then|instead|at|by|before|until|or|and|ok|okay|fine|night|morning"
+                          r"|evening|afternoon|noon|midnight|eod|cob|the|at|after|next|week|of)\b)[a-z]", _I)
 #: How far around a match the context checks look: they are about the adjacent words only, and a
 #: bounded window keeps ``_hits`` linear in the text (slicing to the start of the text was quadratic).
 _WINDOW = 24
@@ -223,6 +230,8 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
     if groups.get("rel") == "当天" and re.search(r"[\u4e00-\u9fff]$", before) \
             and not re.search(r"(?:[我你他她们就也都在了，]|今天|那天)$", before):
         return False  # "发布当天", "搬家当天": the day of that event, which the words do not date
+    if family == "time" and _PAST_BEFORE.search(before):
+        return False  # "froze the writeups yesterday at noon", "昨天晚上8点": a time gone, no deadline
     if family == "dur":
         if (groups.get("unit") or "").lower().startswith("sec") and (groups.get("n") or "").lower() in ("a", "an"):
             return False  # "in a second" means soon, not a due time
@@ -337,6 +346,10 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
     # "这周的群公告我来写，周五发": a time that only says which thing ("这周的", "this week's") yields to a
     # deadline said after it, when there is one
     hits = [h for h in hits if not _MODIFIER.match(text, h.end)] or hits
+    # "my Tuesday leg … by Friday": a day that names which thing ("my Tuesday leg", "the Sunday games") yields
+    # to a day said as a deadline later
+    hits = [h for h in hits if not (h.family == "day" and _NAMES_A_THING.search(text[max(0, h.start - _WINDOW) : h.start])
+                                    and _THING_AFTER.match(text, h.end) and not _SUFFIX.match(text[h.end :]))] or hits
     # "not wednesday … next thursday morning?", "周五搞不定，改成周六中午": a time turned down yields to one
     # that is not, when there is one
     hits = [h for h, no in zip(hits, _refusals(hits, text), strict=True) if not no] or hits
