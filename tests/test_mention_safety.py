@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from adapters.discord.render import render as discord_render
 from adapters.discord.render import split_message
-from adapters.slack.render import render as slack_render
+from adapters.slack.display.render import render as slack_render
 from bot.delivery.reminders import reminder_post
 from bot.text.richtext import Mention, RichText
 from memory.models import Fact, Kind, Source

@@ -15,7 +15,7 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from adapters.slack.bridge import Bridge
-from adapters.slack.mapping import tenant_from
+from adapters.slack.events.mapping import tenant_from
 from bot.actors import Actor
 from bot.sessions import SessionInfo
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from adapters.slack.blocks import section
-from adapters.slack.invocation import Answer, Invocation
-from adapters.slack.render import escape
+from adapters.slack.commands.invocation import Answer, Invocation
+from adapters.slack.display.blocks import section
+from adapters.slack.display.render import escape
 from bot.actors import InvalidRequest
 from bot.config.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind

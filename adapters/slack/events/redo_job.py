@@ -1,4 +1,4 @@
-"""The job that runs a stored Slack delivery again (``adapters.slack.redo``), and the small arq worker
+"""The job that runs a stored Slack delivery again (``adapters.slack.events.redo``), and the small arq worker
 of its queue inside the process that holds the Slack connection."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from arq.connections import ArqRedis
 from arq.worker import Worker, func
 
-from adapters.slack.events import route
-from adapters.slack.redo import QUEUE
+from adapters.slack.events.listeners import route
+from adapters.slack.events.redo import QUEUE
 from jobs.queue import deserialize, serialize
 from jobs.worker import resilient
 

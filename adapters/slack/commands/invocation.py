@@ -1,12 +1,12 @@
-"""One ``/heyan`` call as its handlers see it (``adapters.slack.commands``, ``adapters.slack.settings_cmd``)."""
+"""One ``/heyan`` call as its handlers see it (``adapters.slack.commands.slash``, ``adapters.slack.commands.settings_cmd``)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from adapters.slack.blocks import Block, Paging
 from adapters.slack.bridge import Bridge, Here
+from adapters.slack.display.blocks import Block, Paging
 from bot.actors import Actor
 from memory.models import Lang
 

@@ -3,8 +3,8 @@ dispute channels and threads remembered, edits re-read, deletions (and tombstone
 
 bolt acks every event first, so Slack never sends it again: each listener decides from the payload
 whether it concerns Heyan, claims it (``EventGate``), calls one engine method and records the
-``Outcomes``; a failed delivery is re-queued (``adapters.slack.redo``). Other messages are observed
-only where a dispute is open (``adapters.slack.places``). Workspace events: ``adapters.slack.lifecycle``.
+``Outcomes``; a failed delivery is re-queued (``adapters.slack.events.redo``). Other messages are observed
+only where a dispute is open (``adapters.slack.events.places``). Workspace events: ``adapters.slack.events.lifecycle``.
 """
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from adapters.slack.bridge import Bridge, Here, NotInstalled
-from adapters.slack.history import HistoryRefused, reader
-from adapters.slack.home import publish_home
-from adapters.slack.mapping import MalformedPayload, message_id, tenant_from
-from adapters.slack.texts import t
+from adapters.slack.commands.home import publish_home
+from adapters.slack.display.texts import t
+from adapters.slack.events.history import HistoryRefused, reader
+from adapters.slack.events.mapping import MalformedPayload, message_id, tenant_from
 from bot.delivery.deliverer import DeliveryError
 from bot.delivery.posts import reply_post
 from bot.limits import SlowDown
@@ -45,7 +45,7 @@ async def deliver(bridge: Bridge, body: Mapping[str, Any], context: Mapping[str,
                   *, message: str | None = None, redo: bool = False) -> None:
     """Run ``work(tenant)`` once per delivery id (and ``client_msg_id``), recording the outcome.
 
-    A failure releases the claim and re-queues the event (``adapters.slack.redo``): Slack will not
+    A failure releases the claim and re-queues the event (``adapters.slack.events.redo``): Slack will not
     send an acked event again. On a re-run (``redo``) the failure is raised for the job to retry.
     A workspace Heyan is no longer installed in has nothing left to do: "not-installed"."""
     event_id = str(body.get("event_id") or "")
@@ -131,7 +131,7 @@ async def _addressed(bridge: Bridge, tenant: str, event: Mapping[str, Any], *, d
 
 
 async def answer_mention(bridge: Bridge, tenant: str, event: Mapping[str, Any]) -> str:
-    """A mention read back after downtime (``adapters.slack.catchup``): answered as a live one."""
+    """A mention read back after downtime (``adapters.slack.events.catchup``): answered as a live one."""
     return await _addressed(bridge, tenant, event, dm=False)
 
 

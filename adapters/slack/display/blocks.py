@@ -1,7 +1,7 @@
 """Block Kit for Heyan: memory cards, the review page, commitments, the App Home tab, the Correct modal.
 
 Pure functions from the moderation service's results to Slack's JSON (buttons handled in
-``adapters.slack.actions``, offered by what the viewer may do). Untrusted text is escaped and every
+``adapters.slack.commands.actions``, offered by what the viewer may do). Untrusted text is escaped and every
 ``mrkdwn`` is ``verbatim``. Slack's limits hold by construction, measured after escaping; longer text
 is cut outside an ``&…;`` entity; long lists page with buttons carrying the list (``Paging``).
 """
@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from adapters.slack.render import escape
-from adapters.slack.texts import kind_label, status_label, t
+from adapters.slack.display.render import escape
+from adapters.slack.display.texts import kind_label, status_label, t
 from bot.actors import Actor
 from bot.delivery.reminders import format_when
 from bot.moderation import ReviewPage

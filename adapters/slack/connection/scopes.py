@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from redis.asyncio import Redis
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from adapters.slack.texts import t
+from adapters.slack.display.texts import t
 
 if TYPE_CHECKING:
     from adapters.slack.bridge import Here

@@ -16,7 +16,10 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError, SlackClientError
 
-from adapters.slack.blocks import (
+from adapters.slack.bridge import Bridge, Here, NotInstalled
+from adapters.slack.commands.home import publish_home
+from adapters.slack.commands.privately import tell_privately
+from adapters.slack.display.blocks import (
     CONFIRM,
     CORRECT,
     CORRECT_MODAL,
@@ -32,11 +35,8 @@ from adapters.slack.blocks import (
     notice_modal,
     review_blocks,
 )
-from adapters.slack.bridge import Bridge, Here, NotInstalled
-from adapters.slack.home import publish_home
-from adapters.slack.privately import tell_privately
-from adapters.slack.render import escape
-from adapters.slack.texts import t
+from adapters.slack.display.render import escape
+from adapters.slack.display.texts import t
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
 
@@ -45,7 +45,7 @@ __all__ = ["register"]
 log = logging.getLogger(__name__)
 
 Do = Callable[[Actor, str], Awaitable[str]]
-#: Re-renders a paged list for a page button (``adapters.slack.commands.page``).
+#: Re-renders a paged list for a page button (``adapters.slack.commands.slash.page``).
 PageRenderer = Callable[[Bridge, Here, Actor, Paging], Awaitable[tuple[str, list[dict[str, Any]]]]]
 
 

@@ -1,6 +1,6 @@
 """Every string the Slack adapter shows people: the ``slack:`` keys of the one catalog
 (``bot.text.catalog``). Values filled in are untrusted (names, quotes, memory values): callers escape
-them for Slack (``adapters.slack.render.escape``) first, as the templates are sent as mrkdwn."""
+them for Slack (``adapters.slack.display.render.escape``) first, as the templates are sent as mrkdwn."""
 
 from __future__ import annotations
 

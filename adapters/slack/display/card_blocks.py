@@ -1,12 +1,12 @@
 """Block Kit of the agreement card's and common ground's posts and answers: their buttons and Heyan's own
-strings for them (kept apart from ``adapters.slack.agreements`` so ``SlackSender`` can use them without
+strings for them (kept apart from ``adapters.slack.commands.agreements`` so ``SlackSender`` can use them without
 importing the bridge)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from adapters.slack.blocks import SECTION_TEXT, Block, section
+from adapters.slack.display.blocks import SECTION_TEXT, Block, section
 from bot.agreements.card import CONFIRM_ACTION
 from bot.delivery.outbox import Post
 from bot.moderation.common_ground import GROUND_ACTION

@@ -1,7 +1,7 @@
 """Slack's ids and text in Heyan's terms: tenant, session, message, speaker, actor.
 
 Tenant ``slack:<team>`` (Grid: ``slack:<enterprise>:<team>``); session ``<channel>[:<thread ts>]``
-(refined by ``adapters.slack.places``); message ``<channel>:<ts>``, which edits and deletions name too.
+(refined by ``adapters.slack.events.places``); message ``<channel>:<ts>``, which edits and deletions name too.
 Private channels and DMs are private sessions; a user's ``tz`` and ``locale`` give zone and language;
 admins, owners and moderator user groups moderate. Slack markup becomes readable text (``@bob``,
 ``label (https://x)``), so memory holds no live markup; lookups are cached per process (rate limits).
@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.texts import t
+from adapters.slack.display.texts import t
 from bot.actors import Actor, Capability
 from bot.config.tenants import TenantConfig
 from bot.models import Message

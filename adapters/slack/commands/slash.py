@@ -3,7 +3,7 @@
 Acked at once; the answer goes back ephemeral through ``response_url``; the one public effect (a
 dispute's opening or closing) goes through the outbox. Each subcommand is one moderation-service call
 with the caller as ``Actor``. Slack sends no thread with a command, so ``dispute open`` opens the whole
-channel (a thread: the message shortcut, ``adapters.slack.shortcuts``), and only with Heyan in it.
+channel (a thread: the message shortcut, ``adapters.slack.commands.shortcuts``), and only with Heyan in it.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.errors import SlackApiError
 
-from adapters.slack import agreements, settings_cmd
-from adapters.slack.blocks import (
+from adapters.slack.bridge import Bridge, Here, NotInstalled
+from adapters.slack.commands import agreements, settings_cmd
+from adapters.slack.commands.invocation import Answer, Handler, Invocation
+from adapters.slack.display.blocks import (
     REVIEW_PAGE,
     Block,
     Paging,
@@ -28,11 +30,9 @@ from adapters.slack.blocks import (
     review_blocks,
     section,
 )
-from adapters.slack.bridge import Bridge, Here, NotInstalled
-from adapters.slack.invocation import Answer, Handler, Invocation
-from adapters.slack.mapping import mentioned_users, readable
-from adapters.slack.render import escape
-from adapters.slack.texts import t
+from adapters.slack.display.render import escape
+from adapters.slack.display.texts import t
+from adapters.slack.events.mapping import mentioned_users, readable
 from bot.actors import Actor, InvalidRequest, ModerationError
 from bot.delivery.reminders import format_when
 from bot.limits import SlowDown

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from slack_sdk.errors import SlackApiError
 
-from adapters.slack.blocks import home_view
+from adapters.slack.display.blocks import home_view
 from bot.actors import Actor
 
 if TYPE_CHECKING:

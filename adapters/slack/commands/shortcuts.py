@@ -14,11 +14,11 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 
 from adapters.slack.bridge import Bridge, NotInstalled
-from adapters.slack.commands import open_dispute
-from adapters.slack.invocation import Invocation
-from adapters.slack.mapping import mentioned_users, readable
-from adapters.slack.render import escape
-from adapters.slack.texts import t
+from adapters.slack.commands.invocation import Invocation
+from adapters.slack.commands.slash import open_dispute
+from adapters.slack.display.render import escape
+from adapters.slack.display.texts import t
+from adapters.slack.events.mapping import mentioned_users, readable
 from bot.actors import ModerationError
 from bot.limits import SlowDown
 

@@ -25,7 +25,7 @@ from slack_sdk.oauth.installation_store import Bot, Installation
 from slack_sdk.oauth.installation_store.async_installation_store import AsyncInstallationStore
 from slack_sdk.oauth.state_store.async_state_store import AsyncOAuthStateStore
 
-from adapters.slack.mapping import tenant_of
+from adapters.slack.events.mapping import tenant_of
 from bot.privacy.sealing import Advance, open_fields, reseal_keys, reseal_value, seal_fields
 from memory.errors import HeyanError
 from memory.store.crypto import Cipher

@@ -15,10 +15,10 @@ import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.card_blocks import post_blocks
-from adapters.slack.mapping import split_session
-from adapters.slack.render import render
-from adapters.slack.workspaces import NotInstalled
+from adapters.slack.connection.workspaces import NotInstalled
+from adapters.slack.display.card_blocks import post_blocks
+from adapters.slack.display.render import render
+from adapters.slack.events.mapping import split_session
 from bot.delivery.deliverer import DeliveryError
 from bot.delivery.outbox import Post, PostKind
 from bot.text.richtext import RichText

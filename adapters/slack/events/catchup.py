@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from adapters.slack.bridge import Bridge, NotInstalled
-from adapters.slack.events import answer_mention, observe
-from adapters.slack.history import HistoryRefused, since
-from adapters.slack.mapping import split_session
+from adapters.slack.events.history import HistoryRefused, since
+from adapters.slack.events.listeners import answer_mention, observe
+from adapters.slack.events.mapping import split_session
 
 __all__ = ["CatchUp", "catch_up"]
 

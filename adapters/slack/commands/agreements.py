@@ -16,9 +16,11 @@ from typing import Any
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from adapters.slack.blocks import Block, section
 from adapters.slack.bridge import Bridge, NotInstalled
-from adapters.slack.card_blocks import (
+from adapters.slack.commands.invocation import Answer, Invocation
+from adapters.slack.commands.privately import tell_privately
+from adapters.slack.display.blocks import Block, section
+from adapters.slack.display.card_blocks import (
     CARD_CONFIRM,
     CARD_REFUSE,
     CARD_REFUSE_MODAL,
@@ -28,10 +30,8 @@ from adapters.slack.card_blocks import (
     card_text,
     post_blocks,
 )
-from adapters.slack.invocation import Answer, Invocation
-from adapters.slack.privately import tell_privately
-from adapters.slack.render import escape
-from adapters.slack.texts import t
+from adapters.slack.display.render import escape
+from adapters.slack.display.texts import t
 from bot.actors import Actor, ModerationError
 from bot.delivery.outbox import Post, PostKind
 from bot.limits import SlowDown

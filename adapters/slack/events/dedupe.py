@@ -3,7 +3,7 @@
 Copies come as retries (same ``event_id``), twice with different ids (same ``client_msg_id``), or
 again from catch-up. ``EventGate.first`` claims all ids with ``SET NX`` in one script, so every process
 agrees; the claim is a lease (``LEASE_SECONDS``) that becomes a long mark only once handled, and a
-failure releases it for the re-queued re-run (``adapters.slack.redo``). ``Outcomes`` records what
+failure releases it for the re-queued re-run (``adapters.slack.events.redo``). ``Outcomes`` records what
 became of each delivery: logs read better and tests wait on it, not on the clock.
 """
 
@@ -73,7 +73,7 @@ class EventGate:
         try:
             yield True
         except BaseException:
-            # Not handled: its re-run (adapters.slack.redo) must find the ids free.
+            # Not handled: its re-run (adapters.slack.events.redo) must find the ids free.
             await asyncio.shield(self.redis.delete(*keys))
             raise
         async with self.redis.pipeline(transaction=False) as pipe:
