@@ -1,7 +1,7 @@
 """Signing in with Discord (OAuth2, scopes ``identify guilds``) and Slack (Sign in with Slack, OpenID
 Connect), and asking the platform, as its documentation describes, who moderates what.
 
-Moderators are decided as each adapter decides them (``adapters.discord.mapping.is_moderator``,
+Moderators are decided as each adapter decides them (``adapters.discord.events.mapping.is_moderator``,
 ``adapters.slack.events.mapping.People.actor``). Errors: ``SignInFailed`` (sign in again) and
 ``PlatformUnavailable`` (try later). Nothing here caches; the gate does.
 """

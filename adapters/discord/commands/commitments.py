@@ -14,12 +14,12 @@ from typing import Any
 
 import discord
 
-from adapters.discord.client import heyan_of
-from adapters.discord.embeds import fact_line, safe
-from adapters.discord.interactions import acknowledge, actor, redraw, report
-from adapters.discord.limits import BUTTONS_PER_ROW, ROWS
-from adapters.discord.paging import list_embed, nav_buttons, page_of
-from adapters.discord.translate import t
+from adapters.discord.commands.interactions import acknowledge, actor, redraw, report
+from adapters.discord.connection.client import heyan_of
+from adapters.discord.display.embeds import fact_line, safe
+from adapters.discord.display.limits import BUTTONS_PER_ROW, ROWS
+from adapters.discord.display.paging import list_embed, nav_buttons, page_of
+from adapters.discord.display.translate import t
 from bot.actors import Actor
 from memory.models import Fact
 

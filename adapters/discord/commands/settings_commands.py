@@ -15,11 +15,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.embeds import safe
-from adapters.discord.interactions import Refusal, actor, answer, defer, require_guild
-from adapters.discord.limits import bounded
-from adapters.discord.translate import kind_label, t
+from adapters.discord.commands.interactions import Refusal, actor, answer, defer, require_guild
+from adapters.discord.connection.client import AnyBot, Heyan
+from adapters.discord.display.embeds import safe
+from adapters.discord.display.limits import bounded
+from adapters.discord.display.translate import kind_label, t
 from bot.actors import Actor
 from bot.config.tenants import MAX_DAYS, TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind, Lang

@@ -14,11 +14,11 @@ from typing import Any
 
 import discord
 
-from adapters.discord.client import heyan_of
-from adapters.discord.embeds import fact_embed
-from adapters.discord.interactions import acknowledge, actor, redraw, report
-from adapters.discord.limits import EMBED_TOTAL
-from adapters.discord.translate import t
+from adapters.discord.commands.interactions import acknowledge, actor, redraw, report
+from adapters.discord.connection.client import heyan_of
+from adapters.discord.display.embeds import fact_embed
+from adapters.discord.display.limits import EMBED_TOTAL
+from adapters.discord.display.translate import t
 from bot.moderation import ReviewPage
 from memory.models import Lang
 

@@ -1,5 +1,5 @@
 """For every member: ``/mymemory`` (what Heyan holds about you — correct it or erase it, a page at a
-time) and ``/commitments`` (``adapters.discord.commitments``). Ephemeral; in a DM they cover that DM.
+time) and ``/commitments`` (``adapters.discord.commands.commitments``). Ephemeral; in a DM they cover that DM.
 
 A modal must be Discord's first answer, so Correct looks the current value up only within
 ``MODAL_LOOKUP_SECONDS`` (else the modal opens empty). Erase confirms with a service token checked
@@ -19,13 +19,13 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord.client import AnyBot, Heyan, heyan_of
-from adapters.discord.commitments import commitments_message
-from adapters.discord.embeds import fact_line, safe, short_id
-from adapters.discord.interactions import acknowledge, actor, answer, defer, redraw, report
-from adapters.discord.limits import OPTION_TEXT, OPTIONS, PLACEHOLDER
-from adapters.discord.paging import list_embed, nav_buttons, page_of
-from adapters.discord.translate import kind_label, t
+from adapters.discord.commands.commitments import commitments_message
+from adapters.discord.commands.interactions import acknowledge, actor, answer, defer, redraw, report
+from adapters.discord.connection.client import AnyBot, Heyan, heyan_of
+from adapters.discord.display.embeds import fact_line, safe, short_id
+from adapters.discord.display.limits import OPTION_TEXT, OPTIONS, PLACEHOLDER
+from adapters.discord.display.paging import list_embed, nav_buttons, page_of
+from adapters.discord.display.translate import kind_label, t
 from memory.models import Fact, FactStatus, Lang
 
 __all__ = ["CorrectPick", "EraseAsk", "EraseCancel", "EraseConfirm", "MemberCommands", "MyMemoryPage",

@@ -13,7 +13,7 @@ import logging
 
 import discord
 
-from adapters.discord.mapping import message_text, to_message
+from adapters.discord.events.mapping import message_text, to_message
 from bot.context import HISTORY_LIMIT
 from bot.models import Message
 

@@ -15,12 +15,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord.agreements import close_with_card, common_ground
-from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.embeds import status_embed, summary_embed
-from adapters.discord.interactions import MissingPermission, Refusal, actor, answer, defer, require_guild
-from adapters.discord.mapping import guild_tenant, visibility_of
-from adapters.discord.translate import permission_label, t
+from adapters.discord.commands.agreements import close_with_card, common_ground
+from adapters.discord.commands.interactions import (
+    MissingPermission,
+    Refusal,
+    actor,
+    answer,
+    defer,
+    require_guild,
+)
+from adapters.discord.connection.client import AnyBot, Heyan
+from adapters.discord.display.embeds import status_embed, summary_embed
+from adapters.discord.display.translate import permission_label, t
+from adapters.discord.events.mapping import guild_tenant, visibility_of
 from bot.text.richtext import Mention
 from memory.models import Visibility
 

@@ -13,9 +13,9 @@ import logging
 import aiohttp
 import discord
 
-from adapters.discord.agreements import post_view
-from adapters.discord.mapping import tenant_of_channel
-from adapters.discord.render import render, split_message
+from adapters.discord.commands.agreements import post_view
+from adapters.discord.display.render import render, split_message
+from adapters.discord.events.mapping import tenant_of_channel
 from bot.delivery.deliverer import DeliveryError
 from bot.delivery.outbox import Post
 

@@ -17,11 +17,13 @@ import aiohttp
 import discord
 from discord.ext import commands
 
-from adapters.discord.catchup import CatchUp, SeenMarks
-from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.guilds import forget_deleted
-from adapters.discord.history import ConversationReader, conversation
-from adapters.discord.mapping import (
+from adapters.discord.connection.client import AnyBot, Heyan
+from adapters.discord.display.render import render, split_message
+from adapters.discord.display.translate import permission_label, t
+from adapters.discord.events.catchup import CatchUp, SeenMarks
+from adapters.discord.events.guilds import forget_deleted
+from adapters.discord.events.history import ConversationReader, conversation
+from adapters.discord.events.mapping import (
     dm_tenant,
     guild_tenant,
     language,
@@ -29,9 +31,7 @@ from adapters.discord.mapping import (
     tenant_of_channel,
     to_message,
 )
-from adapters.discord.notices import Notices
-from adapters.discord.render import render, split_message
-from adapters.discord.translate import permission_label, t
+from adapters.discord.events.notices import Notices
 from bot.delivery.posts import reply_post
 from bot.models import Message, Reply
 from memory.models import Lang, Scope, utcnow

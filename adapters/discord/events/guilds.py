@@ -14,8 +14,8 @@ import discord
 from discord.ext import commands
 from redis.asyncio import Redis
 
-from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.mapping import guild_tenant
+from adapters.discord.connection.client import AnyBot, Heyan
+from adapters.discord.events.mapping import guild_tenant
 
 __all__ = ["GUILDS_KEY", "GuildRoster", "Guilds", "forget_deleted", "owned_by"]
 

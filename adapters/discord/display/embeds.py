@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import discord
 
-from adapters.discord.limits import DESCRIPTION, EMBED_TOTAL, FIELD_VALUE, bounded, clip
-from adapters.discord.render import escape
-from adapters.discord.translate import kind_label, stage_label, status_label, t
+from adapters.discord.display.limits import DESCRIPTION, EMBED_TOTAL, FIELD_VALUE, bounded, clip
+from adapters.discord.display.render import escape
+from adapters.discord.display.translate import kind_label, stage_label, status_label, t
 from bot.moderation import DisputeStatus
 from bot.privacy.audit import AuditEntry
 from memory.models import Fact, Lang, Summary, Visibility

@@ -15,10 +15,10 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from adapters.discord.client import Heyan
-from adapters.discord.limits import CONTENT, bounded_embeds, clip
-from adapters.discord.mapping import actor_for, locale_lang
-from adapters.discord.translate import permission_label, t
+from adapters.discord.connection.client import Heyan
+from adapters.discord.display.limits import CONTENT, bounded_embeds, clip
+from adapters.discord.display.translate import permission_label, t
+from adapters.discord.events.mapping import actor_for, locale_lang
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
 from memory.errors import HeyanError

@@ -17,11 +17,11 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord.client import AnyBot, Heyan, heyan_of
-from adapters.discord.embeds import safe, summary_embed
-from adapters.discord.interactions import acknowledge, actor, answer, defer, redraw, report
-from adapters.discord.limits import OPTION_TEXT, OPTIONS
-from adapters.discord.translate import t
+from adapters.discord.commands.interactions import acknowledge, actor, answer, defer, redraw, report
+from adapters.discord.connection.client import AnyBot, Heyan, heyan_of
+from adapters.discord.display.embeds import safe, summary_embed
+from adapters.discord.display.limits import OPTION_TEXT, OPTIONS
+from adapters.discord.display.translate import t
 from bot.agreements.card import CONFIRM_ACTION
 from bot.delivery.outbox import Post
 from bot.moderation import CardOutcome, GroundView

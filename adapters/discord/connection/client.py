@@ -1,6 +1,6 @@
 """What Heyan's Discord parts share: ``Heyan`` (settings and the attached services), the intents and
 permissions it asks for, and how a component finds ``Heyan`` on its client (bot classes:
-``adapters.discord.bot``).
+``adapters.discord.connection.bot``).
 
 Without Message Content, Discord still sends mentions, DMs and Heyan's own messages;
 ``HEYAN_DISCORD_MESSAGE_CONTENT=true`` adds it to read whole dispute threads. ``allowed_mentions``
@@ -19,9 +19,9 @@ from discord.ext import commands
 from bot.config.settings import DiscordSettings, Settings
 
 if TYPE_CHECKING:
-    from adapters.discord.catchup import SeenMarks
-    from adapters.discord.guilds import GuildRoster
-    from adapters.discord.notices import Notices
+    from adapters.discord.events.catchup import SeenMarks
+    from adapters.discord.events.guilds import GuildRoster
+    from adapters.discord.events.notices import Notices
     from bot.platform_port import PlatformPort
 
 __all__ = [
@@ -133,5 +133,5 @@ def heyan_of(client: discord.Client) -> Heyan:
     """The ``Heyan`` of a bot built by ``build_bot`` (components reach it through ``interaction.client``)."""
     found = getattr(client, "heyan", None)
     if not isinstance(found, Heyan):
-        raise RuntimeError("this client was not built by adapters.discord.client.build_bot")
+        raise RuntimeError("this client was not built by adapters.discord.connection.bot.build_bot")
     return found

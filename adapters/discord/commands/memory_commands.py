@@ -19,9 +19,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from adapters.discord.client import AnyBot, Heyan, heyan_of
-from adapters.discord.embeds import audit_embed, fact_embed, fact_line, short_id
-from adapters.discord.interactions import (
+from adapters.discord.commands.interactions import (
     Refusal,
     acknowledge,
     actor,
@@ -31,9 +29,11 @@ from adapters.discord.interactions import (
     report,
     require_guild,
 )
-from adapters.discord.paging import list_embed, nav_buttons, page_of
-from adapters.discord.review import REVIEW_PAGE, review_message
-from adapters.discord.translate import kind_label, status_label, t
+from adapters.discord.commands.review import REVIEW_PAGE, review_message
+from adapters.discord.connection.client import AnyBot, Heyan, heyan_of
+from adapters.discord.display.embeds import audit_embed, fact_embed, fact_line, short_id
+from adapters.discord.display.paging import list_embed, nav_buttons, page_of
+from adapters.discord.display.translate import kind_label, status_label, t
 from bot.actors import Actor, ModerationError
 from bot.limits import SlowDown
 from bot.text import kinds

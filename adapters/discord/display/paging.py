@@ -13,8 +13,8 @@ from typing import Any
 
 import discord
 
-from adapters.discord.limits import DESCRIPTION, clip, pages
-from adapters.discord.translate import t
+from adapters.discord.display.limits import DESCRIPTION, clip, pages
+from adapters.discord.display.translate import t
 from memory.models import Lang
 
 __all__ = ["LINE", "Page", "list_embed", "nav_buttons", "page_of"]

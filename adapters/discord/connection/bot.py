@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any, cast
 import discord
 from discord.ext import commands
 
-from adapters.discord.client import (
+from adapters.discord.commands.interactions import HeyanTree
+from adapters.discord.connection.client import (
     GUILD_READY_TIMEOUT,
     IDENTIFY_DELAY,
     MAX_RATELIMIT_WAIT,
@@ -17,12 +18,11 @@ from adapters.discord.client import (
     Heyan,
     intents_for,
 )
+from adapters.discord.display.translate import HeyanTranslator
 from adapters.discord.install import install
-from adapters.discord.interactions import HeyanTree
-from adapters.discord.translate import HeyanTranslator
 
 if TYPE_CHECKING:
-    from adapters.discord.sharding import ShardPlan
+    from adapters.discord.connection.sharding import ShardPlan
 
 __all__ = ["HeyanBot", "ShardedHeyanBot", "build_bot"]
 
@@ -60,7 +60,7 @@ class ShardedHeyanBot(_HeyanHooks, commands.AutoShardedBot):
 
 def build_bot(heyan: Heyan, *, guild_ready_timeout: float = GUILD_READY_TIMEOUT,
               identify_delay: float = IDENTIFY_DELAY, shards: ShardPlan | None = None) -> AnyBot:
-    """The bot for a shard plan (``adapters.discord.sharding``): one connection without one (or an
+    """The bot for a shard plan (``adapters.discord.connection.sharding``): one connection without one (or an
     unsharded plan), else an ``AutoShardedBot`` of ``shards.count`` running ``shards.ids``."""
     d = heyan.discord
     options: dict[str, Any] = {

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 import discord
 from redis.asyncio import Redis
 
-from adapters.discord.mapping import guild_tenant
+from adapters.discord.events.mapping import guild_tenant
 from bot.sessions import SessionBook, SessionInfo
 
 __all__ = ["READ_AT_MOST", "CatchUp", "SeenMarks"]
