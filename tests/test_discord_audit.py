@@ -18,13 +18,13 @@ import aiohttp
 import discord
 import pytest
 
-from adapters.discord.agreements import RefuseModal
-from adapters.discord.interactions import error_text
-from adapters.discord.limits import DESCRIPTION, EMBED_TOTAL
-from adapters.discord.member_commands import CorrectModal
-from adapters.discord.memory_commands import fact_choices
-from adapters.discord.render import render, split_message
-from adapters.discord.sender import rate_limited
+from adapters.discord.commands.agreements import RefuseModal
+from adapters.discord.commands.interactions import error_text
+from adapters.discord.commands.member_commands import CorrectModal
+from adapters.discord.commands.memory_commands import fact_choices
+from adapters.discord.connection.sender import rate_limited
+from adapters.discord.display.limits import DESCRIPTION, EMBED_TOTAL
+from adapters.discord.display.render import render, split_message
 from bot.text.richtext import Mention, RichText
 from memory.models import Fact, Kind, Source, Visibility, utcnow
 from tests.discord_harness import WAIT, hash_embedder, heyan_on_discord, redis_url

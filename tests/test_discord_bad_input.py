@@ -20,7 +20,7 @@ from types import SimpleNamespace
 import discord
 import pytest
 
-from adapters.discord.sender import delivery_error
+from adapters.discord.connection.sender import delivery_error
 from adapters.runtime.composition import StartupError
 from tests.discord_harness import WAIT, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin import PRIVATE_THREAD, PUBLIC_THREAD, Fault, Overwrite, wait_until

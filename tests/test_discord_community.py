@@ -18,7 +18,7 @@ from pathlib import Path
 import discord
 
 from adapters.discord import DiscordPlatform
-from adapters.discord.guilds import GUILDS_KEY
+from adapters.discord.events.guilds import GUILDS_KEY
 from bot.models import Message
 from jobs.queue import QUEUE
 from memory.models import Kind, Scope, Visibility

@@ -20,7 +20,7 @@ from typing import cast
 import discord
 
 from adapters.discord import DiscordPlatform
-from adapters.discord.listeners import Listeners
+from adapters.discord.events.listeners import Listeners
 from bot.offline.provider import OfflineProvider
 from memory.models import Kind, Scope, Visibility
 from tests.discord_harness import WAIT, Harness, hash_embedder, heyan_on_discord, redis_url

@@ -17,8 +17,8 @@ from typing import Any
 
 import discord
 
-from adapters.discord.embeds import fact_embed
-from adapters.discord.limits import EMBED_TOTAL, bounded_embeds, clip, embed_size, pages
+from adapters.discord.display.embeds import fact_embed
+from adapters.discord.display.limits import EMBED_TOTAL, bounded_embeds, clip, embed_size, pages
 from memory.models import FactStatus, Kind
 from tests.discord_harness import Harness, hash_embedder, heyan_on_discord, redis_url
 from tests.discord_standin_limits import message_errors

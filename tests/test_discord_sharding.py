@@ -9,8 +9,8 @@ from pathlib import Path
 import discord
 import pytest
 
-from adapters.discord.guilds import GUILDS_KEY, Guilds, owned_by
-from adapters.discord.sharding import ShardPlan, parse_shard_ids, plan
+from adapters.discord.connection.sharding import ShardPlan, parse_shard_ids, plan
+from adapters.discord.events.guilds import GUILDS_KEY, Guilds, owned_by
 from adapters.runtime.composition import StartupError
 from bot.config.settings import DiscordSettings
 from tests.discord_harness import hash_embedder, heyan_on_discord, redis_url

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from adapters.cli.app import app
 from adapters.discord.cli import sync_commands
-from adapters.discord.client import REQUIRED_PERMISSIONS
+from adapters.discord.connection.client import REQUIRED_PERMISSIONS
 from adapters.runtime.composition import StartupError
 from adapters.runtime.platforms import run_platforms
 from tests.discord_harness import WAIT, discord_settings, hash_embedder, heyan_on_discord, redis_url

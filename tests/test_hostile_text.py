@@ -16,9 +16,9 @@ from typer.testing import CliRunner
 from adapters.cli.app import app
 from adapters.cli.terminal import SafeConsole
 from adapters.cli.views import memory_table
-from adapters.discord.render import render as discord_render
+from adapters.discord.display.render import render as discord_render
 from adapters.runtime.logs import TextFormatter
-from adapters.slack.render import render as slack_render
+from adapters.slack.display.render import render as slack_render
 from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.offline.rules import extract_rules
 from bot.text.richtext import RichText

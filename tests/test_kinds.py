@@ -9,8 +9,8 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.cli.app import app
-from adapters.discord.memory_commands import kind_choices
-from adapters.discord.translate import kind_label as discord_label
+from adapters.discord.commands.memory_commands import kind_choices
+from adapters.discord.display.translate import kind_label as discord_label
 from bot.text.kinds import LABELS, label, parse
 from memory.models import Fact, Kind
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from adapters.discord.render import render as discord_render
-from adapters.discord.render import split_message
-from adapters.slack.render import render as slack_render
+from adapters.discord.display.render import render as discord_render
+from adapters.discord.display.render import split_message
+from adapters.slack.display.render import render as slack_render
 from bot.delivery.reminders import reminder_post
 from bot.text.richtext import Mention, RichText
 from memory.models import Fact, Kind, Source

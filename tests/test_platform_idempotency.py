@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from adapters.discord.sender import DiscordSender
+from adapters.discord.connection.sender import DiscordSender
 from bot.delivery.outbox import Post, PostKind, PostState
 from bot.text.richtext import Mention, RichText
 from tests.discord_harness import heyan_on_discord

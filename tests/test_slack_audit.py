@@ -21,7 +21,7 @@ import pytest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.history import HistoryRefused, before, replies, since
+from adapters.slack.events.history import HistoryRefused, before, replies, since
 from bot.delivery.outbox import Post, PostKind
 from bot.text.richtext import RichText
 from memory.models import FactStatus, Kind, utcnow

@@ -10,8 +10,9 @@ import pytest
 
 from adapters.slack import REQUIRED_SCOPES
 from adapters.slack.app import problem
-from adapters.slack.blocks import home_view, memory_list_blocks
-from adapters.slack.mapping import (
+from adapters.slack.display.blocks import home_view, memory_list_blocks
+from adapters.slack.display.render import render
+from adapters.slack.events.mapping import (
     MalformedPayload,
     mentioned_users,
     readable,
@@ -20,7 +21,6 @@ from adapters.slack.mapping import (
     tenant_from,
     tenant_of,
 )
-from adapters.slack.render import render
 from bot.actors import Actor, Capability
 from bot.text.richtext import Mention, RichText
 from memory.models import Fact, FactStatus, HistoryEntry, Kind, Source, utcnow

@@ -118,7 +118,7 @@ async def test_one_redis_database_serves_one_slack_app(tmp_path: Path, redis_url
 async def test_installations_are_sealed_and_follow_a_key_rotation(redis_url: str) -> None:
     from redis.asyncio import Redis
 
-    from adapters.slack.workspaces import RedisInstallationStore, Workspace
+    from adapters.slack.connection.workspaces import RedisInstallationStore, Workspace
     from memory.store.crypto import Cipher, generate_key, parse_keys
 
     old, new = parse_keys(generate_key())[0], parse_keys(generate_key())[0]

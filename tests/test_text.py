@@ -12,8 +12,8 @@ import pytest
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
-from adapters.discord import translate as discord_text
-from adapters.slack import texts as slack_text
+from adapters.discord.display import translate as discord_text
+from adapters.slack.display import texts as slack_text
 from adapters.web import i18n as web_text
 from bot.models import Stage
 from bot.text.catalog import LOCALE, MissingText, label, say

@@ -77,8 +77,8 @@ def _advancer(progress: Progress, task: TaskID) -> Callable[[int], None]:
 
 def _slack_parts(rt: Runtime) -> dict[str, Resealable]:
     """Slack's sealed values: workspace installations (bot tokens) and deliveries waiting for a re-run."""
-    from adapters.slack.redo import EventRedo
-    from adapters.slack.workspaces import RedisInstallationStore
+    from adapters.slack.connection.workspaces import RedisInstallationStore
+    from adapters.slack.events.redo import EventRedo
 
     return {"slack installs": RedisInstallationStore(rt.redis, rt.cipher), "slack re-runs": EventRedo(rt.redis, rt.cipher)}
 

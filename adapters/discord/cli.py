@@ -25,8 +25,8 @@ async def sync_commands(settings: Settings, *, guild: int | None = None) -> list
     """Sync the command tree globally, or into one guild; returns the names Discord registered."""
     import discord  # here, not at import: every `heyan` command imports this module
 
-    from adapters.discord.bot import build_bot
-    from adapters.discord.client import Heyan
+    from adapters.discord.connection.bot import build_bot
+    from adapters.discord.connection.client import Heyan
     from adapters.discord.platform import login, redirect
     from adapters.runtime.startup import StartupError
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from adapters.discord.agreements import Agreements, CardButton, DigestCommands, GroundOpen, GroundPick
-from adapters.discord.client import AnyBot, Heyan
-from adapters.discord.commitments import CommitmentDone, CommitmentsPage
-from adapters.discord.disputes import Disputes
-from adapters.discord.guilds import Guilds
-from adapters.discord.listeners import Listeners
-from adapters.discord.member_commands import (
+from adapters.discord.commands.agreements import (
+    Agreements,
+    CardButton,
+    DigestCommands,
+    GroundOpen,
+    GroundPick,
+)
+from adapters.discord.commands.commitments import CommitmentDone, CommitmentsPage
+from adapters.discord.commands.disputes import Disputes
+from adapters.discord.commands.member_commands import (
     CorrectPick,
     EraseAsk,
     EraseCancel,
@@ -16,9 +19,12 @@ from adapters.discord.member_commands import (
     MemberCommands,
     MyMemoryPage,
 )
-from adapters.discord.memory_commands import MemoryCommands, MemoryPage
-from adapters.discord.review import ReviewAction, ReviewTurn
-from adapters.discord.settings_commands import SettingsCommands
+from adapters.discord.commands.memory_commands import MemoryCommands, MemoryPage
+from adapters.discord.commands.review import ReviewAction, ReviewTurn
+from adapters.discord.commands.settings_commands import SettingsCommands
+from adapters.discord.connection.client import AnyBot, Heyan
+from adapters.discord.events.guilds import Guilds
+from adapters.discord.events.listeners import Listeners
 
 __all__ = ["install"]
 

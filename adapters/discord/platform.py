@@ -20,13 +20,13 @@ import yarl
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from adapters.discord.bot import build_bot
-from adapters.discord.catchup import SeenMarks
-from adapters.discord.client import GUILD_READY_TIMEOUT, IDENTIFY_DELAY, AnyBot, Attached, Heyan
-from adapters.discord.guilds import GuildRoster
-from adapters.discord.notices import Notices
-from adapters.discord.sender import DiscordSender
-from adapters.discord.sharding import ShardPlan, plan, recommended_shards
+from adapters.discord.connection.bot import build_bot
+from adapters.discord.connection.client import GUILD_READY_TIMEOUT, IDENTIFY_DELAY, AnyBot, Attached, Heyan
+from adapters.discord.connection.sender import DiscordSender
+from adapters.discord.connection.sharding import ShardPlan, plan, recommended_shards
+from adapters.discord.events.catchup import SeenMarks
+from adapters.discord.events.guilds import GuildRoster
+from adapters.discord.events.notices import Notices
 from adapters.runtime.startup import StartupError
 from bot.config.settings import DiscordSettings, Settings
 from bot.delivery.deliverer import PostSender

@@ -23,12 +23,13 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.signature import SignatureVerifier
 
-from adapters.slack import actions, agreements, commands, events, lifecycle, shortcuts
 from adapters.slack.bridge import Bridge, SlackStores
-from adapters.slack.clients import make_client
-from adapters.slack.mapping import tenant_of
-from adapters.slack.scopes import REQUIRED_SCOPES
-from adapters.slack.workspaces import WorkspaceAuthorize, Workspaces
+from adapters.slack.commands import actions, agreements, shortcuts, slash
+from adapters.slack.connection.clients import make_client
+from adapters.slack.connection.scopes import REQUIRED_SCOPES
+from adapters.slack.connection.workspaces import WorkspaceAuthorize, Workspaces
+from adapters.slack.events import lifecycle, listeners
+from adapters.slack.events.mapping import tenant_of
 from bot.platform_port import PlatformPort
 
 __all__ = ["EVENTS_PATH", "INSTALL_PATH", "REDIRECT_PATH", "HeyanRequestHandler", "Identity", "OAuthConfig",
@@ -226,10 +227,10 @@ def build_app(port: PlatformPort, workspaces: Workspaces, stores: SlackStores, *
         authorize=WorkspaceAuthorize(workspaces),  # type: ignore[arg-type]  # bolt accepts an AsyncAuthorize too
         oauth_settings=oauth_settings,
     )
-    events.register(app, bridge)
+    listeners.register(app, bridge)
     lifecycle.register(app, bridge)
-    commands.register(app, bridge)
+    slash.register(app, bridge)
     shortcuts.register(app, bridge)
-    actions.register(app, bridge, commands.page)
+    actions.register(app, bridge, slash.page)
     agreements.register(app, bridge)
     return app, bridge

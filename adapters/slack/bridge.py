@@ -15,14 +15,14 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.clients import make_client
-from adapters.slack.dedupe import EventGate, Outcomes
-from adapters.slack.mapping import Directory, People, tenant_from
-from adapters.slack.places import Places
-from adapters.slack.redo import EventRedo
-from adapters.slack.scopes import ScopeNotices
-from adapters.slack.sender import SlackSender
-from adapters.slack.workspaces import NotInstalled, RedisOAuthStateStore, Workspace, Workspaces
+from adapters.slack.connection.clients import make_client
+from adapters.slack.connection.scopes import ScopeNotices
+from adapters.slack.connection.sender import SlackSender
+from adapters.slack.connection.workspaces import NotInstalled, RedisOAuthStateStore, Workspace, Workspaces
+from adapters.slack.events.dedupe import EventGate, Outcomes
+from adapters.slack.events.mapping import Directory, People, tenant_from
+from adapters.slack.events.places import Places
+from adapters.slack.events.redo import EventRedo
 from bot.platform_port import PlatformPort
 
 __all__ = ["Bridge", "Here", "NotInstalled", "SlackStores"]

@@ -26,15 +26,20 @@ from adapters.runtime.composition import Runtime
 from adapters.runtime.startup import StartupError
 from adapters.slack.app import EVENTS_PATH, HeyanRequestHandler, Identity, OAuthConfig, build_app
 from adapters.slack.bridge import Bridge, SlackStores
-from adapters.slack.catchup import CatchUp, catch_up
-from adapters.slack.clients import DEFAULT_API_URL, make_client
-from adapters.slack.dedupe import EventGate
-from adapters.slack.mapping import tenant_of
-from adapters.slack.places import Places
-from adapters.slack.redo import EventRedo
-from adapters.slack.redo_job import redo_worker
-from adapters.slack.scopes import REQUIRED_SCOPES, ScopeNotices
-from adapters.slack.workspaces import RedisInstallationStore, RedisOAuthStateStore, Workspace, Workspaces
+from adapters.slack.connection.clients import DEFAULT_API_URL, make_client
+from adapters.slack.connection.scopes import REQUIRED_SCOPES, ScopeNotices
+from adapters.slack.connection.workspaces import (
+    RedisInstallationStore,
+    RedisOAuthStateStore,
+    Workspace,
+    Workspaces,
+)
+from adapters.slack.events.catchup import CatchUp, catch_up
+from adapters.slack.events.dedupe import EventGate
+from adapters.slack.events.mapping import tenant_of
+from adapters.slack.events.places import Places
+from adapters.slack.events.redo import EventRedo
+from adapters.slack.events.redo_job import redo_worker
 from bot.config.settings import Settings, SlackSettings
 from bot.delivery.deliverer import PostSender
 

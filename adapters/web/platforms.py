@@ -1,8 +1,8 @@
 """Signing in with Discord (OAuth2, scopes ``identify guilds``) and Slack (Sign in with Slack, OpenID
 Connect), and asking the platform, as its documentation describes, who moderates what.
 
-Moderators are decided as each adapter decides them (``adapters.discord.mapping.is_moderator``,
-``adapters.slack.mapping.People.actor``). Errors: ``SignInFailed`` (sign in again) and
+Moderators are decided as each adapter decides them (``adapters.discord.events.mapping.is_moderator``,
+``adapters.slack.events.mapping.People.actor``). Errors: ``SignInFailed`` (sign in again) and
 ``PlatformUnavailable`` (try later). Nothing here caches; the gate does.
 """
 
@@ -73,7 +73,7 @@ class Guild:
 
 
 def slack_tenant(team_id: str, enterprise_id: str = "") -> str:
-    """The Slack adapter's tenant id (``adapters.slack.mapping.tenant_of``): ``slack:<team>``, or
+    """The Slack adapter's tenant id (``adapters.slack.events.mapping.tenant_of``): ``slack:<team>``, or
     ``slack:<enterprise>:<team>`` on Enterprise Grid. Kept here so signing in needs no slack_sdk."""
     return f"slack:{enterprise_id}:{team_id}" if enterprise_id else f"slack:{team_id}"
 

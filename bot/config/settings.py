@@ -116,7 +116,7 @@ class DiscordSettings(BaseSettings):
     #: n = exactly n shards in this process.
     shards: int = Field(-1, ge=-1)
     #: To split shards over processes: the total count (the same in every process) and this
-    #: process's shard ids ("0,1", "2-3"); validated at start (adapters.discord.sharding).
+    #: process's shard ids ("0,1", "2-3"); validated at start (adapters.discord.connection.sharding).
     shard_count: int | None = None
     shard_ids: str | None = None
     #: Days after the bot leaves a guild before that guild's memories are purged (0 = at once).

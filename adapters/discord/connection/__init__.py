@@ -1,0 +1,1 @@
+"""Heyan's connection to Discord: the bot, what its parts share, shards, posting."""

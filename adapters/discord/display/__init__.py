@@ -1,0 +1,1 @@
+"""How Heyan looks on Discord: embeds, mention-safe text, Discord's limits, pages, its words."""

@@ -1,0 +1,1 @@
+"""What Slack members invoke: ``/heyan``, the shortcut, buttons and modals, the App Home tab."""

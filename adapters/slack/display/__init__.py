@@ -1,0 +1,1 @@
+"""How Heyan looks on Slack: Block Kit, mention-safe mrkdwn, its ``slack:`` strings."""
