@@ -10,8 +10,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from adapters.web.auth import console
-from adapters.web.pages import Caller, Who, base, form, render
+from adapters.web.access.auth import console
+from adapters.web.pages.pages import Caller, Who, base, form, render
 from bot.actors import InvalidRequest
 from bot.config.tenants import TenantSettingError, TenantSettings, parse_days
 from memory.models import Kind

@@ -16,13 +16,13 @@ from urllib.parse import urlsplit
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
-from adapters.web.communities import CommunityNames
-from adapters.web.gate import Gate, Principal
-from adapters.web.i18n import LANG_COOKIE, pick_lang, t
-from adapters.web.platforms import DiscordSignIn, SlackSignIn
-from adapters.web.sessions import SignInStates, WebSessions
-from adapters.web.throttle import Throttle
-from adapters.web.tokens import ApiTokens
+from adapters.web.access.communities import CommunityNames
+from adapters.web.access.gate import Gate, Principal
+from adapters.web.access.platforms import DiscordSignIn, SlackSignIn
+from adapters.web.access.sessions import SignInStates, WebSessions
+from adapters.web.access.throttle import Throttle
+from adapters.web.access.tokens import ApiTokens
+from adapters.web.views.i18n import LANG_COOKIE, pick_lang, t
 from bot.actors import OPERATOR_ID
 from bot.config.settings import Settings
 from bot.moderation import ModerationService

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from adapters.web.communities import CommunityNames, fallback_label
-from adapters.web.platforms import DiscordSignIn, Guild, SlackSignIn
-from adapters.web.sessions import WebSession
-from adapters.web.tokens import ApiToken
+from adapters.web.access.communities import CommunityNames, fallback_label
+from adapters.web.access.platforms import DiscordSignIn, Guild, SlackSignIn
+from adapters.web.access.sessions import WebSession
+from adapters.web.access.tokens import ApiToken
 from bot.actors import Actor, Capability, PermissionDenied
 from bot.moderation import ModerationService
 from memory.models import Lang
@@ -151,7 +151,7 @@ class Gate:
                                        f"这个 API 令牌属于 {principal.token.tenant}，不是 {tenant}")
             raise PermissionDenied(f"you are not a member of {tenant} (as {principal.kind.title()} reports it)",
                                    f"你不是 {tenant} 的成员（据 {principal.kind.title()} 所示）")
-        # not counted against the chat commands' limits: the console counts its own (adapters.web.throttle)
+        # not counted against the chat commands' limits: the console counts its own (adapters.web.access.throttle)
         if principal.token is not None:
             return Actor(tenant=tenant, user_id=principal.token.actor_id, name=principal.token.label or "API token",
                          capabilities=_MODERATE, lang=lang, unlimited=True)

@@ -10,9 +10,9 @@ from urllib.parse import quote
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 
-from adapters.web.auth import console
+from adapters.web.access.auth import console
 from adapters.web.headers import attachment
-from adapters.web.pages import Caller, UserId, Who, base, form, names_of, render
+from adapters.web.pages.pages import Caller, UserId, Who, base, form, names_of, render
 from bot.actors import Actor
 from bot.privacy.audit import AuditEntry
 from bot.text.names import NameBook

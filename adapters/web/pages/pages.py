@@ -17,8 +17,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Depends, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from adapters.web.api import TENANT_PATTERN
-from adapters.web.auth import (
+from adapters.web.access.auth import (
     SESSION_COOKIE,
     AuthError,
     check_change,
@@ -27,12 +26,13 @@ from adapters.web.auth import (
     principal_of,
     request_lang,
 )
-from adapters.web.chart import weeks_svg
-from adapters.web.explain import confirm_help, why_in_review
-from adapters.web.gate import Principal
-from adapters.web.heat_view import heat_chart, heat_spark, point_rows, stamp, when
-from adapters.web.i18n import LANG_COOKIE, fact_kind, kind_label, stage_label, status_label, t
-from adapters.web.links import message_link
+from adapters.web.access.gate import Principal
+from adapters.web.api.api import TENANT_PATTERN
+from adapters.web.views.chart import weeks_svg
+from adapters.web.views.explain import confirm_help, why_in_review
+from adapters.web.views.heat_view import heat_chart, heat_spark, point_rows, stamp, when
+from adapters.web.views.i18n import LANG_COOKIE, fact_kind, kind_label, stage_label, status_label, t
+from adapters.web.views.links import message_link
 from bot.actors import OPERATOR_ID, Actor, InvalidRequest
 from bot.disputes.escalation import THRESHOLD
 from bot.moderation.thread_heat import CLOSED_DAYS

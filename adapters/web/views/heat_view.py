@@ -7,9 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from adapters.web.chart import HeatMark, sparkline_svg, temperature_svg
-from adapters.web.i18n import t
-from adapters.web.links import message_link
+from adapters.web.views.chart import HeatMark, sparkline_svg, temperature_svg
+from adapters.web.views.i18n import t
+from adapters.web.views.links import message_link
 from bot.disputes.escalation_alerts import signal_label
 from bot.disputes.heat import HeatPoint
 from bot.moderation import ThreadHeat

@@ -12,10 +12,10 @@ import secrets
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
-from adapters.web.auth import SESSION_COOKIE, AuthError, address, check_change, console, principal_of
-from adapters.web.pages import render, set_session_cookie
-from adapters.web.platforms import DiscordSignIn, SlackSignIn
-from adapters.web.sessions import STATE_SECONDS
+from adapters.web.access.auth import SESSION_COOKIE, AuthError, address, check_change, console, principal_of
+from adapters.web.access.platforms import DiscordSignIn, SlackSignIn
+from adapters.web.access.sessions import STATE_SECONDS
+from adapters.web.pages.pages import render, set_session_cookie
 
 __all__ = ["router"]
 

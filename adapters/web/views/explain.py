@@ -8,7 +8,7 @@ what Confirm and Reject do to it. The buttons' own help is in ``i18n`` (``help.*
 
 from __future__ import annotations
 
-from adapters.web.i18n import t
+from adapters.web.views.i18n import t
 from bot.guard.poisoning import flag_of
 from memory.models import Confidence, Fact, FactStatus, Lang
 

@@ -3,7 +3,7 @@ temperature over time (large, and as a sparkline for lists).
 
 No JavaScript and no chart library: the numbers are drawn as text or carried in each shape's
 ``<title>``, and each chart has a ``<title>`` and ``<desc>`` so a screen reader gets the same
-numbers. Labels (member names among them) are escaped; links come from ``adapters.web.links``, which
+numbers. Labels (member names among them) are escaped; links come from ``adapters.web.views.links``, which
 only makes them from ids of the expected shape."""
 
 from __future__ import annotations

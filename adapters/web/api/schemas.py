@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from adapters.web.heat_view import point_rows
-from adapters.web.links import message_link
+from adapters.web.views.heat_view import point_rows
+from adapters.web.views.links import message_link
 from bot.agreements.card_votes import CardVotes
 from bot.config.tenants import MAX_DAYS, TenantSettings
 from bot.moderation import CommitmentBoard, DisputeDetail, ErasureRequest, Member, MemberRecords, ThreadHeat

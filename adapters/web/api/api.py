@@ -12,11 +12,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Depends, Path, Query, Request
 from fastapi.responses import JSONResponse
 
-from adapters.web.auth import AuthError, check_change, console, counted, principal_of, request_lang
-from adapters.web.gate import Principal
-from adapters.web.headers import attachment
-from adapters.web.i18n import t
-from adapters.web.schemas import (
+from adapters.web.access.auth import AuthError, check_change, console, counted, principal_of, request_lang
+from adapters.web.access.gate import Principal
+from adapters.web.api.schemas import (
     AuditOut,
     CommitmentsOut,
     DisputeOut,
@@ -39,6 +37,8 @@ from adapters.web.schemas import (
     TenantOut,
     memory_out,
 )
+from adapters.web.headers import attachment
+from adapters.web.views.i18n import t
 from bot.actors import Actor, InvalidRequest
 from bot.text import kinds
 from bot.text.names import NameBook
