@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # the rest is imported where used: every `heyan` command impo
 
 __all__ = ["DEFAULT_QA", "QaReport", "answers", "load_qa", "score_qa"]
 
-DEFAULT_QA = Path(__file__).resolve().parents[2] / "tests" / "data" / "offline_qa.jsonl"
+DEFAULT_QA = Path(__file__).resolve().parents[3] / "tests" / "data" / "offline_qa.jsonl"
 _QUOTED = re.compile(r"“[^”]*”")
 _ATTRIBUTE = {
     ("commitment", "en"): "promise", ("commitment", "zh"): "承诺",

@@ -1,6 +1,6 @@
 """``heyan bench load``: ingest rate, recall latency at scale, engine overhead, memory and disk, side by
 side with qdrant-client's local mode and Chroma (the same memories, vectors and questions, interleaved:
-``adapters.bench.load_stores``; the engine phase: ``adapters.bench.load_engine``). What it builds and what
+``adapters.bench.scale.load_stores``; the engine phase: ``adapters.bench.scale.load_engine``). What it builds and what
 it found: docs/BENCHMARKS.md, "Scale, speed and cost". Speed lives here, never in tests."""
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from adapters.bench.chroma import chroma_missing
-from adapters.bench.plots import plot_load, plots_missing
+from adapters.bench.scale.chroma import chroma_missing
+from adapters.bench.scale.plots import plot_load, plots_missing
 from adapters.bench.synth import tenant_name, tenant_size
 from memory.models import Scope
 
 # The stores, the runtime and the settings are imported where they are used: every `heyan` command
 # imports this module (to register `heyan bench load`), and qdrant-client alone takes a second.
 if TYPE_CHECKING:
-    from adapters.bench.load_stores import LoadConfig
-    from adapters.bench.measure import TimedEmbedder
+    from adapters.bench.scale.load_stores import LoadConfig
+    from adapters.bench.scale.measure import TimedEmbedder
     from bot.config.settings import QdrantSettings, Settings
     from memory.ports import MemoryStore
 
@@ -121,9 +121,9 @@ def _targets(result: dict[str, Any]) -> dict[str, Any]:
 
 async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
     """Every phase of the bench; returns the report as plain data."""
-    from adapters.bench.load_engine import engine_settings, measure_engine, with_keys
-    from adapters.bench.load_stores import measure_stores
-    from adapters.bench.measure import TimedEmbedder
+    from adapters.bench.scale.load_engine import engine_settings, measure_engine, with_keys
+    from adapters.bench.scale.load_stores import measure_stores
+    from adapters.bench.scale.measure import TimedEmbedder
     from adapters.runtime.composition import build_embedder
     from memory.store.codec import PayloadCodec
     from memory.store.crypto import Cipher, parse_keys
@@ -178,7 +178,7 @@ async def run_load(cfg: LoadConfig, settings: Settings) -> dict[str, Any]:
 async def _alternatives(cfg: LoadConfig, work: Path, embedder: TimedEmbedder, progress: Progress
                         ) -> tuple[list[Any], dict[str, Any], list[Any]]:
     """The stores to compare with, opened (``(alternative, cap, tick)``), those skipped, and their closers."""
-    from adapters.bench.load_stores import ChromaAlternative, StoreAlternative
+    from adapters.bench.scale.load_stores import ChromaAlternative, StoreAlternative
     from memory.store.server import ServerStore
 
     chosen: list[Any] = []
@@ -281,7 +281,7 @@ def load(
 ) -> None:
     """Ingest rate, recall latency p50/p95/p99 at N memories, engine overhead, RSS and disk — and the
     same data in qdrant-client's local mode and Chroma, as ratios."""
-    from adapters.bench.load_stores import LoadConfig
+    from adapters.bench.scale.load_stores import LoadConfig
     from bot.config.settings import SettingsError, load_settings
 
     if store not in ("edge", "server"):

@@ -28,7 +28,7 @@ from memory.models import Kind
 
 __all__ = ["DATA", "PARTS", "PEOPLE", "Part", "held_out", "load", "measure", "poisoning"]
 
-DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 PARTS = {"dev": DATA / "poisoning_dev.jsonl", "heldout": DATA / "poisoning_heldout.jsonl",
          "regression": DATA / "poisoning_corpus.jsonl", "fresh": DATA / "poisoning_fresh.jsonl",
          "shapes": DATA / "poisoning_shapes.jsonl"}

@@ -2,7 +2,7 @@
 
 Each script of ``tests/data/truth_blind/<set>/`` (its README says who wrote them) is replayed as by
 ``heyan --now <key now> chat --script`` into an empty data dir (the LLM mediator with
-``HEYAN_LLM_BASE_URL``) and read back, every script of a run in one process (``adapters.bench.replays``). Scored per language against the key: commitments, agreements,
+``HEYAN_LLM_BASE_URL``) and read back, every script of a run in one process (``adapters.bench.quality.replays``). Scored per language against the key: commitments, agreements,
 attacks and ordinary lines flagged, questions answered, answers repeating an attack.
 """
 
@@ -22,12 +22,12 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.bench.replays import replay_many
+from adapters.bench.quality.replays import replay_many
 from adapters.cli.cli_common import fail
 
 __all__ = ["SETS", "Score", "score", "truth"]
 
-SETS = Path(__file__).resolve().parents[2] / "tests" / "data" / "truth_blind"
+SETS = Path(__file__).resolve().parents[3] / "tests" / "data" / "truth_blind"
 _GONE = {"superseded", "rejected", "cancelled", "flagged", "expired"}
 
 

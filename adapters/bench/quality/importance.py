@@ -1,6 +1,6 @@
 """``heyan bench importance``: what weighting and forgetting do over months of a community's disputes.
 
-The command only declares its options here; the replay (``adapters.bench.importance_run``, which
+The command only declares its options here; the replay (``adapters.bench.quality.importance_run``, which
 documents what is measured) is imported when it runs, so ``heyan --help`` loads no store, no redis and
 no tenant settings (tests/test_cli_startup.py).
 """
@@ -20,6 +20,6 @@ def importance(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object instead of tables")] = False,
 ) -> None:
     """R@k and prompt tokens over a long synthetic community history, with and without weighting and forgetting."""
-    from adapters.bench.importance_run import run
+    from adapters.bench.quality.importance_run import run
 
     run(seed, variant, months, disputes, as_json)

@@ -244,7 +244,7 @@ def _summary(row: dict[str, list[float]]) -> dict[str, float]:
 
 
 def run(seed: list[int] | None, variant: list[str] | None, months: int, disputes: int, as_json: bool) -> None:
-    """Run ``heyan bench importance`` (its options are documented on the command, ``adapters.bench.importance``)."""
+    """Run ``heyan bench importance`` (its options are documented on the command, ``adapters.bench.quality.importance``)."""
     names = {v.name: v for v in VARIANTS}
     unknown = sorted(set(variant or ()) - set(names))
     if unknown:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from adapters.bench.measure import TimedEmbedder, dir_mb, peak_rss_mb, rss_mb, rss_split_mb, summary
+from adapters.bench.scale.measure import TimedEmbedder, dir_mb, peak_rss_mb, rss_mb, rss_split_mb, summary
 from adapters.bench.synth import SynthMemory, memory_at
 from memory.index.embedders import bounded
 from memory.index.sparse import Bm25Encoder
@@ -358,7 +358,7 @@ class ChromaAlternative(Alternative):
     """Chroma given the same rows: dense only (it has no BM25 vectors)."""
 
     def __init__(self, path: Path) -> None:
-        from adapters.bench.chroma import ChromaDense
+        from adapters.bench.scale.chroma import ChromaDense
 
         self.name = "chroma"
         self.path = path

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the rules load when the bench runs, not when the CLI starts
 
 __all__ = ["CORPUS", "Score", "escalation", "load", "measure"]
 
-CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "escalation_corpus.jsonl"
+CORPUS = Path(__file__).resolve().parents[3] / "tests" / "data" / "escalation_corpus.jsonl"
 _LABELS = ("calm", "heated", "derailed")
 _START = datetime(2026, 11, 20, 9, tzinfo=UTC)
 

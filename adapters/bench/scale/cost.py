@@ -1,7 +1,7 @@
 """``heyan bench cost``: what a long dispute costs in LLM calls and tokens.
 
 A synthetic dispute (``--messages``, default 1,000) is replayed through the real runtime against a
-recording stand-in LLM (``adapters.bench.llm_stub``), jobs drained before each reply as live. Reported:
+recording stand-in LLM (``adapters.bench.scale.llm_stub``), jobs drained before each reply as live. Reported:
 reply prompt tokens at 10/100/1,000 messages, extraction calls per 100, trigger recall and precision,
 coverage, and calls and tokens per task and tier.
 """
@@ -23,14 +23,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from adapters.bench.plots import plot_cost, plots_missing
+from adapters.bench.scale.plots import plot_cost, plots_missing
 from adapters.bench.synth import dispute
 from memory.models import Scope
 
 # The runtime and the settings are imported where they are used: every `heyan` command imports
 # this module (to register `heyan bench cost`), and the runtime brings arq, redis and the stores.
 if TYPE_CHECKING:
-    from adapters.bench.llm_stub import RecordingLLM
+    from adapters.bench.scale.llm_stub import RecordingLLM
     from bot.config.settings import Settings
 
 __all__ = ["cost", "run_cost"]
@@ -63,7 +63,7 @@ def _at(replies: list[dict[str, int]], message: int) -> int | None:
 
 async def run_cost(messages: int, base: Settings, progress: Progress | None = None) -> dict[str, Any]:
     """Replay the dispute and return the report as plain data."""
-    from adapters.bench.llm_stub import serve_recording_llm
+    from adapters.bench.scale.llm_stub import serve_recording_llm
     from adapters.runtime.composition import Runtime
     from bot.extraction.triggers import fact_bearing
     from bot.models import Message

@@ -18,7 +18,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from adapters.bench.trigger import (
+from adapters.bench.quality.trigger import (
     DEFAULT_TRIGGER_CORPUS,
     TriggerLine,
     TriggerReport,
@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_CORPUS", "KINDS", "CorpusError", "CorpusRow", "Report", "ext
            "score_corpus_trigger"]
 
 KINDS = ("commitment", "demand", "agreement", "refusal", "emotion", "claim", "flagged")
-DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "extraction_corpus.jsonl"
+DEFAULT_CORPUS = Path(__file__).resolve().parents[3] / "tests" / "data" / "extraction_corpus.jsonl"
 _REFUSES = frozenset({"refuses", "拒绝"})
 #: Gold kinds that make a line one the trigger should send to extraction at once (``bot.extraction.triggers``).
 _URGENT = frozenset({"commitment", "demand", "agreement", "refusal"})
@@ -153,7 +153,7 @@ class Report:
 # due-time accuracy (of the commitments found, the share whose due time is in the gold window, or
 # absent when the gold has none) and how many commitments are owned by someone other than the
 # speaker (the target is 0); then the trigger's recall and precision per part of
-# ``tests/data/trigger_corpus.jsonl`` (``adapters.bench.trigger``). ``make test`` holds the targets
+# ``tests/data/trigger_corpus.jsonl`` (``adapters.bench.quality.trigger``). ``make test`` holds the targets
 # (``tests/test_extraction_bench.py``).
 #
 # Optional labels, scored only on the lines that carry them (``tests/data/everyday_truth_*.jsonl``):

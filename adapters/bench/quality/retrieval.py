@@ -55,7 +55,7 @@ from memory.store.crypto import Cipher, generate_key, parse_keys
 __all__ = ["DEFAULT_DATASETS", "Conversation", "DatasetError", "Query", "load_dataset", "retrieval"]
 
 METHODS: tuple[Method, ...] = ("dense", "sparse", "hybrid")
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[3]
 #: Measured when no ``--dataset`` is given (those that exist).
 DEFAULT_DATASETS = (
     # the shared folder sits beside the main checkout (../shared) or beside the worktrees' parent

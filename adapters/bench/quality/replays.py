@@ -26,7 +26,7 @@ __all__ = ["Replay", "replay_many"]
 
 #: The replies of a script (the text of each, in script order) and the facts it left.
 Replay = tuple[list[str], list[dict[str, Any]]]
-_ROOT = Path(__file__).resolve().parents[2]
+_ROOT = Path(__file__).resolve().parents[3]
 
 
 def replay_many(items: Sequence[tuple[Path, str, Path]], timeout: float = 1800) -> list[Replay]:
@@ -36,7 +36,7 @@ def replay_many(items: Sequence[tuple[Path, str, Path]], timeout: float = 1800) 
     if "HEYAN_ENCRYPTION_KEYS" in os.environ:
         env["HEYAN_ENCRYPTION_KEYS"] = os.environ["HEYAN_ENCRYPTION_KEYS"]
     asked = json.dumps([{"script": str(s), "now": now, "data_dir": str(d)} for s, now, d in items])
-    child = "from adapters.bench.replays import main; main()"  # not `-m`: adapters.bench imports this module
+    child = "from adapters.bench.quality.replays import main; main()"  # not `-m`: adapters.bench imports this module
     out = subprocess.run([sys.executable, "-c", child], input=asked, env=env, cwd=_ROOT,
                          capture_output=True, text=True, timeout=timeout)
     results = [json.loads(x) for x in out.stdout.splitlines() if x.startswith("{")]

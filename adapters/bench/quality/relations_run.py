@@ -35,7 +35,7 @@ from memory.store.crypto import Cipher, generate_key, parse_keys
 
 __all__ = ["CORPORA", "load", "run", "run_history"]
 
-_DATA = Path(__file__).resolve().parents[2] / "tests" / "data"
+_DATA = Path(__file__).resolve().parents[3] / "tests" / "data"
 CORPORA = {"dev": _DATA / "relations_dev.jsonl", "held-out": _DATA / "relations_heldout.jsonl"}
 _T0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 __all__ = ["DEFAULT_TRIGGER_CORPUS", "TriggerLine", "TriggerReport", "load_trigger_corpus", "score_trigger"]
 
-DEFAULT_TRIGGER_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "data" / "trigger_corpus.jsonl"
+DEFAULT_TRIGGER_CORPUS = Path(__file__).resolve().parents[3] / "tests" / "data" / "trigger_corpus.jsonl"
 _AT = datetime(2026, 11, 4, 10, tzinfo=UTC)
 
 

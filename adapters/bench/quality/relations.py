@@ -1,6 +1,6 @@
 """``heyan bench relations``: what one hop through relations adds to recall.
 
-The command only declares its options here; the run (``adapters.bench.relations_run``, which
+The command only declares its options here; the run (``adapters.bench.quality.relations_run``, which
 documents what is measured) is imported when it runs, so ``heyan --help`` loads no store and no
 embedder (tests/test_cli_startup.py).
 """
@@ -21,6 +21,6 @@ def relations(
     as_json: Annotated[bool, typer.Option("--json", help="print one JSON object instead of tables")] = False,
 ) -> None:
     """R@k with and without the one-hop recall expansion, on questions that need the hop (zh and en)."""
-    from adapters.bench.relations_run import run
+    from adapters.bench.quality.relations_run import run
 
     run(split, decay, limit, k, as_json)

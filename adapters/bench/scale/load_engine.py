@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from adapters.bench.measure import summary
+from adapters.bench.scale.measure import summary
 from adapters.bench.synth import dispute
 from adapters.runtime.composition import Runtime
 from bot.config.settings import (
