@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from adapters.bench.measure import percentile
+from adapters.bench.scale.measure import percentile
 from adapters.bench.synth import memory_at
 from memory.index.embedders import LocalEmbedder
 from memory.index.sparse import Bm25Encoder

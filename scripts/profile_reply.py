@@ -29,8 +29,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from adapters.bench.load_engine import engine_settings
-from adapters.bench.measure import percentile
+from adapters.bench.scale.load_engine import engine_settings
+from adapters.bench.scale.measure import percentile
 from adapters.bench.synth import dispute, memory_at, tenant_name
 from adapters.runtime.composition import Runtime
 from bot.config.settings import QdrantSettings, load_settings

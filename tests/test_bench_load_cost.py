@@ -82,7 +82,7 @@ def test_bench_load_reports_every_phase() -> None:
 
 
 def test_bench_load_without_chroma_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
-    load_module = sys.modules["adapters.bench.load"]  # the package exports the command under this name
+    load_module = sys.modules["adapters.bench.scale.load"]  # the package exports the command under this name
     monkeypatch.setattr(load_module, "chroma_missing", lambda: "chromadb is not installed: pip install -e '.[bench]'")
     out = _run("load", "--memories", "50", "--tenants", "2", "--json", "--messages", "0", "--queries", "3",
                "--compare", "chroma")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.bench.escalation import load, measure
+from adapters.bench.quality.escalation import load, measure
 from adapters.runtime.composition import Runtime
 from bot.disputes.escalation import THRESHOLD, Turn, run_thread, signals
 from bot.disputes.escalation_alerts import message_link, sparkline

@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from adapters.bench.extraction import load_corpus, score, score_corpus_trigger
+from adapters.bench.quality.extraction import load_corpus, score, score_corpus_trigger
 from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.extraction.triggers import fact_bearing
 from bot.models import Message

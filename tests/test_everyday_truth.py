@@ -225,7 +225,7 @@ def test_the_everyday_truth_corpus_holds(part: str) -> None:
     """A regression bar (every part has been tuned on since its first measurement; docs/BENCHMARKS.md
     has the first figures): no promise closed wrongly, none of the labelled left open, every action
     and every answer's proposer as labelled, every promise the speaker's."""
-    from adapters.bench.extraction import load_corpus, score
+    from adapters.bench.quality.extraction import load_corpus, score
 
     corpus = Path(__file__).parent / "data" / f"everyday_truth_{part}.jsonl"
     report = score(load_corpus(corpus))

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from adapters.bench import app as bench_app
-from adapters.bench.answers import DEFAULT_QA, QaReport, load_qa, score_qa
-from adapters.bench.extraction import DEFAULT_CORPUS, KINDS, Report, load_corpus, score
-from adapters.bench.trigger import DEFAULT_TRIGGER_CORPUS, load_trigger_corpus, score_trigger
+from adapters.bench.quality.answers import DEFAULT_QA, QaReport, load_qa, score_qa
+from adapters.bench.quality.extraction import DEFAULT_CORPUS, KINDS, Report, load_corpus, score
+from adapters.bench.quality.trigger import DEFAULT_TRIGGER_CORPUS, load_trigger_corpus, score_trigger
 
 COMMITMENT_RECALL = 0.90
 COMMITMENT_PRECISION = 0.95

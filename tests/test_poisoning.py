@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from adapters.bench.poisoning import PARTS, PEOPLE, held_out, load, measure
+from adapters.bench.quality.poisoning import PARTS, PEOPLE, held_out, load, measure
 from adapters.cli import cli_common
 from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utterance, to_facts
 from bot.guard.poisoning import Flag, attempt, flag_of, fold

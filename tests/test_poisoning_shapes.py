@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from adapters.bench.poisoning import PARTS, PEOPLE, load, measure
+from adapters.bench.quality.poisoning import PARTS, PEOPLE, load, measure
 from bot.extraction.candidates import ExtractionRequest, Utterance, to_facts
 from bot.guard.poisoning import Flag, attempt
 from bot.guard.shapes.members import members

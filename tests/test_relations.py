@@ -169,7 +169,7 @@ def _history() -> list[tuple[str, str, str]]:
 
 async def remembered(memory: MemoryService, lines: list[tuple[str, str, str]]) -> list[Fact]:
     """The bench's shape: each message as a record of its words, and its relations linked to it."""
-    from adapters.bench.relations_run import records
+    from adapters.bench.quality.relations_run import records
 
     said, relations = records({"id": "t", "lang": "en", "messages": [
         {"id": f"m{i}", "user": u, "name": n, "text": t} for i, (u, n, t) in enumerate(lines)]})

@@ -14,7 +14,7 @@ from babel.messages.pofile import read_po
 
 from adapters.discord.display import translate as discord_text
 from adapters.slack.display import texts as slack_text
-from adapters.web import i18n as web_text
+from adapters.web.views import i18n as web_text
 from bot.models import Stage
 from bot.text.catalog import LOCALE, MissingText, label, say
 from memory.models import FactStatus

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from adapters.bench.truth import SETS
+from adapters.bench.quality.truth import SETS
 
 #: Questions answered right on set A, and the floor this test holds.
 ANSWERED = 10

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from adapters.bench import replays
-from adapters.bench.truth import measure
+from adapters.bench.quality import replays
+from adapters.bench.quality.truth import measure
 
 SETS = Path(__file__).resolve().parent / "data" / "truth_blind"
 FLOORS = json.loads((SETS / "floors.json").read_text(encoding="utf-8"))
@@ -35,10 +35,10 @@ def replay_here(monkeypatch: pytest.MonkeyPatch) -> None:
         return [replays._one(script, now, str(data_dir)) for script, now, data_dir in items]
 
     # the module (``adapters.bench.truth`` as an attribute of its package is the ``truth`` command)
-    monkeypatch.setattr(importlib.import_module("adapters.bench.truth"), "replay_many", replay_many)
+    monkeypatch.setattr(importlib.import_module("adapters.bench.quality.truth"), "replay_many", replay_many)
 
 
-@pytest.mark.slow  # six replays a set (adapters/bench/replays.py; ~10 s a set)
+@pytest.mark.slow  # six replays a set (adapters/bench/quality/replays.py; ~10 s a set)
 @pytest.mark.parametrize("name", sorted(k for k in FLOORS if not k.startswith("_")))
 def test_a_blind_set_keeps_what_it_reached(name: str, replay_here: None) -> None:
     got = measure([SETS / name])["all"].as_dict()

@@ -1,4 +1,4 @@
-"""`heyan bench truth`: its scoring (adapters/bench/truth.py) against a key on a two-line script, and its replays."""
+"""`heyan bench truth`: its scoring (adapters/bench/quality/truth.py) against a key on a two-line script, and its replays."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from adapters.bench.replays import replay_many
-from adapters.bench.truth import score
+from adapters.bench.quality.replays import replay_many
+from adapters.bench.quality.truth import score
 
 
 def _script(tmp_path: Path) -> Path:

@@ -3,16 +3,16 @@ docs/BENCHMARKS.md, each with the command that produced it."""
 
 from __future__ import annotations
 
-from adapters.bench.answers import answers
-from adapters.bench.cost import cost
-from adapters.bench.escalation import escalation
-from adapters.bench.extraction import extraction
-from adapters.bench.importance import importance
-from adapters.bench.load import load
-from adapters.bench.poisoning import poisoning
-from adapters.bench.relations import relations
-from adapters.bench.retrieval import retrieval
-from adapters.bench.truth import truth
+from adapters.bench.quality.answers import answers
+from adapters.bench.quality.escalation import escalation
+from adapters.bench.quality.extraction import extraction
+from adapters.bench.quality.importance import importance
+from adapters.bench.quality.poisoning import poisoning
+from adapters.bench.quality.relations import relations
+from adapters.bench.quality.retrieval import retrieval
+from adapters.bench.quality.truth import truth
+from adapters.bench.scale.cost import cost
+from adapters.bench.scale.load import load
 from adapters.cli.cli_style import Typer
 
 __all__ = ["app"]

@@ -90,8 +90,8 @@ async def rotate(rt: Runtime, progress: Progress) -> RotationReport:
     report = RotationReport(key=rt.cipher.primary, others=rt.cipher.key_ids[1:])
     totals = await _store_totals(rt)
     tasks = {layer: progress.add_task(f"store {layer}", total=totals[layer]) for layer in _LAYERS}
-    from adapters.web.sessions import WebSessions
-    from adapters.web.tokens import ApiTokens
+    from adapters.web.access.sessions import WebSessions
+    from adapters.web.access.tokens import ApiTokens
 
     redis_parts: dict[str, Resealable] = {"windows": rt.window, "outbox": rt.outbox, "sessions": rt.sessions,
                                           "audit": rt.audit, "dead letters": rt.dead_letters,

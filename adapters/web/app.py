@@ -1,5 +1,5 @@
 """The FastAPI application: the REST API (/api/v1, schema at /api/v1/openapi.json), the pages, the
-sign-in routes and the vendored static files, over one ``Console`` (``adapters.web.auth``).
+sign-in routes and the vendored static files, over one ``Console`` (``adapters.web.access.auth``).
 
 No interactive API docs page: FastAPI's loads its scripts from a CDN, and the console loads nothing
 from anywhere but itself (the Content-Security-Policy says so). ``--local`` accepts only requests
@@ -17,8 +17,11 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.middleware.trustedhost import TrustedHostMiddleware
 
-from adapters.web import api, errors, login, member_pages, pages, settings_page
-from adapters.web.auth import Console
+from adapters.web import errors
+from adapters.web.access import login
+from adapters.web.access.auth import Console
+from adapters.web.api import api
+from adapters.web.pages import member_pages, pages, settings_page
 
 __all__ = ["HERE", "SECURITY_HEADERS", "create_app", "secure", "templates"]
 

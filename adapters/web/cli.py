@@ -16,7 +16,7 @@ from adapters.cli.cli_style import Typer
 from bot.text.clock import show_stamp, zone_heading
 
 if TYPE_CHECKING:  # imported where used: `heyan --help` must not load the runtime, Redis or FastAPI
-    from adapters.web.tokens import ApiTokens
+    from adapters.web.access.tokens import ApiTokens
     from bot.config.settings import Settings
 
 __all__ = ["app"]
@@ -58,7 +58,7 @@ def web(
 
 def _with_tokens(body: Callable[[ApiTokens], Awaitable[T]]) -> T:
     from adapters.runtime.startup import build_cipher
-    from adapters.web.tokens import ApiTokens, TokenError
+    from adapters.web.access.tokens import ApiTokens, TokenError
 
     async def main(settings: Settings) -> T:
         async with redis_only(settings) as redis:

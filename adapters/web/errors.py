@@ -16,11 +16,11 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.exceptions import HTTPException
 
-from adapters.web.auth import SESSION_COOKIE, AuthError, request_lang
-from adapters.web.i18n import t
-from adapters.web.pages import error_page
-from adapters.web.platforms import PlatformUnavailable, SignInFailed
-from adapters.web.throttle import TooMany
+from adapters.web.access.auth import SESSION_COOKIE, AuthError, request_lang
+from adapters.web.access.platforms import PlatformUnavailable, SignInFailed
+from adapters.web.access.throttle import TooMany
+from adapters.web.pages.pages import error_page
+from adapters.web.views.i18n import t
 from bot.actors import Ambiguous, InvalidRequest, ModerationError, NotFound, PermissionDenied
 from bot.limits import SlowDown
 

@@ -21,14 +21,14 @@ import uvicorn
 
 from adapters.runtime.composition import Runtime, StartupError
 from adapters.runtime.observability import start_observability
+from adapters.web.access.auth import Console
+from adapters.web.access.communities import CommunityNames
+from adapters.web.access.gate import Gate
+from adapters.web.access.platforms import DiscordSignIn, SlackSignIn
+from adapters.web.access.sessions import SignInStates, WebSessions
+from adapters.web.access.throttle import Throttle, ThrottleRules
+from adapters.web.access.tokens import ApiTokens
 from adapters.web.app import create_app, templates
-from adapters.web.auth import Console
-from adapters.web.communities import CommunityNames
-from adapters.web.gate import Gate
-from adapters.web.platforms import DiscordSignIn, SlackSignIn
-from adapters.web.sessions import SignInStates, WebSessions
-from adapters.web.throttle import Throttle, ThrottleRules
-from adapters.web.tokens import ApiTokens
 from bot.config.settings import Settings
 from memory.models import utcnow
 

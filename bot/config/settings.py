@@ -196,7 +196,7 @@ class WebSettings(BaseSettings):
     session_hours: float = Field(12.0, gt=0, le=24 * 30, allow_inf_nan=False)
     #: Seconds a platform's answer about who moderates what is reused before asking again.
     recheck_seconds: float = Field(60.0, ge=0, le=3600, allow_inf_nan=False)
-    #: The console's own limits, per minute (``adapters.web.throttle``), apart from the chat commands':
+    #: The console's own limits, per minute (``adapters.web.access.throttle``), apart from the chat commands':
     #: page views and API reads, and changes, per signed-in caller; sign-in starts and bad API tokens
     #: per client address (anyone can send those).
     views_per_minute: int = Field(600, ge=1, le=100_000)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.web.tokens import ApiTokens
+from adapters.web.access.tokens import ApiTokens
 from memory.models import FactStatus, Scope
 from tests.jobs_helpers import Start
 from tests.web.oauth_standin import DiscordUser

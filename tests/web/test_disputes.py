@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from adapters.web.chart import HeatMark, sparkline_svg, temperature_svg
+from adapters.web.views.chart import HeatMark, sparkline_svg, temperature_svg
 from bot.actors import Actor, PermissionDenied
 from bot.agreements.card_votes import CardBook
 from bot.disputes.escalation import THRESHOLD, cool

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from adapters.runtime.composition import Runtime
-from adapters.web.tokens import ApiTokens
+from adapters.web.access.tokens import ApiTokens
 from bot.config.settings import LimitSettings
 from tests.jobs_helpers import Start
 from tests.web.world import MOD, T, World, make_world, seed, web_settings

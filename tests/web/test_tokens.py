@@ -9,8 +9,8 @@ from datetime import timedelta
 import pytest
 from redis.asyncio import Redis
 
-from adapters.web.sessions import WebSessions
-from adapters.web.tokens import ApiTokens, TokenError
+from adapters.web.access.sessions import WebSessions
+from adapters.web.access.tokens import ApiTokens, TokenError
 from memory.errors import DecryptionError
 from memory.models import utcnow
 from memory.store.crypto import Cipher

@@ -1,0 +1,1 @@
+"""How right Heyan is: recall, extraction, answers, flags and alerts scored against labelled corpora."""

@@ -1,0 +1,1 @@
+"""How the console shows what the service answers: words, charts, message links, why a record waits."""
