@@ -371,3 +371,8 @@ def test_the_end_of_a_named_day(text: str, expected: datetime, action: str) -> N
 ])
 def test_a_day_that_names_a_thing_yields_to_a_deadline(text: str, expected: datetime) -> None:
     assert resolve_due(text, WED, SH) == expected
+
+
+def test_arvo_is_the_afternoon() -> None:
+    assert resolve_due("yep, I can — Friday arvo, before 4 my time", WED, SH) == sh(6, 16)
+    assert resolve_due("this arvo", WED, SH) == sh(4, 18)

@@ -1029,3 +1029,15 @@ async def test_a_plan_put_in_place_of_the_deed_asked_is_a_promise_to_the_asker(
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Paulo" and promise.recipient == "u-Ines" and words in promise.value
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == day
+
+
+@pytest.mark.parametrize(("lang", "asked", "answer", "words", "day"), [
+    ("en", "Jonas, when do I actually get the invoice? Friday?",
+     "Friday is too tight, the accountant is away. I can do Monday the 8th", "invoice", "2027-03-08"),
+    ("zh", "Jonas，我垫的场地费一共120欧，什么时候能报销？", "下周三中午前给你转，这周在出差。", "给你转", "2027-03-10"),
+])
+async def test_asking_when_a_deed_reaches_the_asker_asks_for_it(lang: str, asked: str, answer: str, words: str, day: str) -> None:
+    facts = await _facts([("Lena", asked), ("Jonas", answer)], lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Jonas" and promise.recipient == "u-Lena" and words in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).date().isoformat() == day

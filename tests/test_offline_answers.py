@@ -214,3 +214,15 @@ async def test_who_agreed_and_did_a_member_who_did_not_is_answered_with_those_wh
                       ("u-alex", "no, a rota won't work for my shifts")])
     answer = await ask("@heyan who agreed to the rota? did Alex agree?", facts, asker="u-priya")
     assert "Sam" in answer and not answer.startswith("I have no record of an agreement"), answer
+
+
+@pytest.mark.parametrize(("text", "ask_"), [
+    ("@heyan who else went along with the parking rules?", "agreed"),  # who agreed, not who had the same problem
+    ("@heyan who has signed on to Omar's refund plan?", "agreed"),
+    ("@和言 还有谁赞成了？", "agreed"),
+    ("@heyan who else ran into the login bug?", "similar"),
+    ("@和言 还有谁也遇到过扣费的问题？", "similar"),
+])
+def test_who_else_agreed_asks_about_an_agreement(text: str, ask_: str) -> None:
+    q = read_question(text, "u-alex", PEOPLE)
+    assert q is not None and q.ask.value == ask_, (text, q)

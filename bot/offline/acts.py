@@ -23,7 +23,7 @@ from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
-from bot.text.duetime import find_due_span, resolve_due
+from bot.text.duetime import find_due_span, resolve_due, turned_down
 from bot.text.lang import cjk_count
 from bot.text.names import NameBook
 from bot.text.zones import is_zone, speaker_zone, without_clock_words
@@ -314,7 +314,8 @@ def _points_only(value: str) -> bool:
     """Does a promise's value only point at what was asked ("do it tomorrow", "周五下班前问", "周日晚上9点前发群里",
     "回头我发你", "雅典这边明早9点前发你")?"""
     bare = _ZH_ASIDE.sub("", without_clock_words(split_due(value)[0] or value, inside=True).strip(" ，,。"))
-    return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。")))
+    return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。"))
+                or not re.search(r"\w", bare))  # "— Friday arvo, before 4": a time and nothing else
 
 
 def _says_something(words: str) -> bool:
@@ -428,7 +429,10 @@ class _Thread:
             # ("I won't rewind a whole session … what I'll do: write a one-shot, ready by the 2nd", read as a yes)
             if (self.acts[i] is Act.PROPOSE or (self.acts[i] in (Act.REFUSE, Act.OTHER) and _OWN_DEED.search(u.text))
                     # an act the classifier is unsure of, holding a plan of the speaker's own ("Here's my offer. I …")
-                    or (not sure[i] and self.acts[i] in (Act.OFFER, Act.REQUEST, Act.RESCHEDULE, Act.ACCEPT) and _OWN_DEED.search(u.text))
+                    # (a plan put in the deed's place, or a time turned down for another: not a yes with its own time)
+                    or (not sure[i] and self.acts[i] in (Act.OFFER, Act.REQUEST, Act.RESCHEDULE, Act.ACCEPT)
+                        and (own := _OWN_DEED.search(u.text)) is not None
+                        and (own.group("plan") or own.group("zhplan") or own.group("zhcan") or turned_down(u.text)))
                     or (self.acts[i] in (Act.ACCEPT, Act.REQUEST) and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))) \
                     and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id

@@ -25,8 +25,10 @@ def _re(pattern: str) -> re.Pattern[str]:
 
 #: Checked in this order: the first that matches is the question's intent.
 _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
-    (Ask.SIMILAR, _re(r"\b(?:who|anyone|anybody|someone|somebody)\s+else\b|\b(?:similar|same)\s+(?:problem|issue|trouble)s?\b"
-                      r"|还有谁|还有别人|其他人.{0,4}(?:也|遇到)|别人.{0,4}(?:也|遇到)|类似的?问题|同样的问题")),
+    # ("who else said yes to …?", "还有谁同意？" ask who agreed, not who had the same problem)
+    (Ask.SIMILAR, _re(r"\b(?:who|anyone|anybody|someone|somebody)\s+else\b(?!\s+(?:has\s+|have\s+)?(?:said\s+yes|agreed|voted|signed"
+                      r"|backed|accepted|is\s+in\b|was\s+in\b|supports?|supported|approved|is\s+on\s+board|went\s+along))|\b(?:similar|same)\s+(?:problem|issue|trouble)s?\b"
+                      r"|还有谁(?!.{0,4}(?:同意|赞成|答应|点头|举手|投))|还有别人|其他人.{0,4}(?:也|遇到)|别人.{0,4}(?:也|遇到)|类似的?问题|同样的问题")),
     (Ask.ABOUT, _re(r"\bwhat\s+do\s+(?:we|you)\s+know\s+about\b|\btell\s+(?:me|us)\s+(?:about|what\s+you\s+know\s+about)\b"
                     r"|关于.{1,24}?(?:我们|你)?(?:知道|了解|掌握)(?:些)?什么|关于.{1,24}?有(?:什么|哪些)(?:记录|信息|情况)")),
     (Ask.SAID, _re(r"\b(?:say|said|mention(?:ed)?|tell|told)\b.{0,40}\b(?:about|on|regarding)\b|\bwhat\s+(?:did|has|have)"
@@ -52,6 +54,7 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                      r"|规定|怎么定|结论"
                      # who voted for it: "which rules got a yes, and from whom?", "谁投了赞成？", "都有谁点了头？"
                      r"|\b(?:said|say|says|got\s+a|gave\s+a|voted)\s+yes\b|\bvoted\s+for\b|\bin\s+favou?r\b|\bsigned\s+off\b"
+                     r"|\bsigned\s+(?:up\s+)?(?:to|for|on)\b|\bbacked\b|\bon\s+board\s+with\b|\bwent\s+along\s+with\b"
                      r"|赞成|投了?(?:赞成|同意|支持)|点了?头|举了?手|表了?态|签了?字|通过了")),
     (Ask.WANTS, _re(r"\bwants?\b|\bneeds?\b|\bask(?:ing|ed)?\s+for\b|\bdemand|\bposition|\bstand\b|\bexpect|\beach\s+side"
                     r"|诉求|要求|想要|希望|立场|各方|双方.{0,6}(?:想|要)|需要什么")),

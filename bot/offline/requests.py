@@ -211,7 +211,17 @@ def asks_deed(text: str) -> bool:
     出一版吗") — not a question about how things are ("wasn't Marta before you?")?"""
     parts = [x for x in re.split(r"(?<=[.!?。！？])\s*|[,，;；—–]\s*", text) if x.strip()]
     return any(asked_action(x) is not None for x in parts) or bool(_ZH_REQUEST.search(text) or _EN_REQUEST.search(text)) \
-        or bool(_WANTED_OF.match(text))
+        or bool(_WANTED_OF.match(text)) or bool(_WHEN_DO_I_GET.search(text))
+
+
+#: What an English "when do I get …?" asks for: "the invoice".
+_EN_WHEN_GET = re.compile(r"\bwhen\s+(?:do|will|can|shall|am)\s+(?:i|we)\s+(?:actually\s+|finally\s+|ever\s+)?"
+                          r"(?:get|getting|see|seeing|have|receive|receiving)\s+(?P<thing>[^?.!,;]{2,80})", re.IGNORECASE)
+#: Asking when the deed reaches the asker is asking for it: "Tom so when do I actually get the mix?",
+#: "我垫的86欧，什么时候能报销？", "合同什么时候能发我？".
+_WHEN_DO_I_GET = re.compile(r"\bwhen\s+(?:do|will|can|shall|am)\s+(?:i|we)\s+(?:actually\s+|finally\s+|ever\s+)?"
+                            r"(?:get|getting|see|seeing|have|receive|receiving)\b"
+                            r"|(?:什么时候|啥时候|哪天|几时)(?:能|可以|会)?(?:报销|拿到|收到|给我|还我|转我|退我|发我|寄给我|给)", re.IGNORECASE)
 
 
 #: A want said to someone, before the thing wanted: "Shay I want …", "Bob, I'd like …", "I need …".
@@ -238,6 +248,8 @@ def requested_action(request: str) -> str:
     act said it is a request: ``bot.acts``). A Chinese money verb with no object takes the sum said in the
     sentences before the ask ("…就差果果家的1200。果果爸，11月1号之前能转我吗？" → "11月1号之前转你1200")."""
     action = _requested_action(request)
+    if not cjk_count(request) and (got := _EN_WHEN_GET.search(request)) is not None:
+        return f"get you {got.group('thing').strip()}"  # "when do I actually get the invoice?" → "get you the invoice"
     if not cjk_count(request) and (it := _IT_OBJECT.search(action)) is not None and (thing := _antecedent(request)):
         # "those 240 es strings — when can you finish them?" → "finish those 240 es strings"
         return f"{action[: it.start()]}{thing}{action[it.end():]}"

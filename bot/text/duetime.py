@@ -51,7 +51,7 @@ _PART_END = {"morning": 12, "noon": 12, "afternoon": 18, "dusk": 19, "evening": 
 _PARTS = {
     "凌晨": "early", "早上": "morning", "早晨": "morning", "上午": "morning", "中午": "noon",
     "下午": "afternoon", "傍晚": "dusk", "晚上": "evening", "夜里": "night", "morning": "morning",
-    "afternoon": "afternoon", "evening": "evening", "night": "night", "noon": "noon", "midday": "noon",
+    "afternoon": "afternoon", "arvo": "afternoon", "evening": "evening", "night": "night", "noon": "noon", "midday": "noon",
 }  # fmt: skip
 _PM_PARTS = frozenset({"afternoon", "dusk", "evening", "night"})
 _EOD = (23, 59)
@@ -157,7 +157,7 @@ _TIMES = [
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
     # not "last night", "every evening", "Noa's next night" (a night of someone's, not a deadline)
     re.compile(r"\b(?<!\blast\s)(?<!\bnext\s)(?<!\bevery\s)(?<!\bone\s)(?<!\ba\s)(?:this\s+)?"
-               r"(?P<part>morning|afternoon|evening|night)\b(?!\s+(?:shifts?|person|people|owl|class(?:es)?"
+               r"(?P<part>morning|afternoon|arvo|evening|night)\b(?!\s+(?:shifts?|person|people|owl|class(?:es)?"
                r"|runs?|routine|mode|sky|news|light|out|market)\b)", _I),
 ]
 # A day and a time combine when only these words stand between them.
