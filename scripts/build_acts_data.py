@@ -122,7 +122,7 @@ def set_a() -> list[dict]:
 
 
 def blind() -> list[dict]:
-    """Sets B–L, labelled by hand (tests/data/acts/blind_labels.json): one split per set, so that
+    """Sets B–M, labelled by hand (tests/data/acts/blind_labels.json): one split per set, so that
     ``bot.acts.train --report`` can score each set with a fit that never saw it."""
     labels = json.loads((OUT / "blind_labels.json").read_text(encoding="utf-8"))
     rows = []
