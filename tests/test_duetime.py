@@ -376,3 +376,11 @@ def test_a_day_that_names_a_thing_yields_to_a_deadline(text: str, expected: date
 def test_arvo_is_the_afternoon() -> None:
     assert resolve_due("yep, I can — Friday arvo, before 4 my time", WED, SH) == sh(6, 16)
     assert resolve_due("this arvo", WED, SH) == sh(4, 18)
+
+
+def test_an_hour_said_a_clause_later_leaves_the_deed_between_in_the_action() -> None:
+    from bot.offline.actions import split_due
+
+    assert split_due("明天把原始记录整理出来发群里，晚上9点前") == ("把原始记录整理出来发群里", "明天 晚上9点前")
+    assert split_due("I'll send it Friday after the meeting, by 8pm") == ("I'll send it after the meeting", "Friday by 8pm")
+    assert split_due("send it by Friday") == ("send it", "by Friday")

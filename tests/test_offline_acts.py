@@ -1041,3 +1041,12 @@ async def test_asking_when_a_deed_reaches_the_asker_asks_for_it(lang: str, asked
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Jonas" and promise.recipient == "u-Lena" and words in promise.value
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).date().isoformat() == day
+
+
+async def test_my_plan_after_a_deed_told_by_name_is_a_counter_offer_not_a_plan_for_all() -> None:
+    facts = await _facts([("佳宁", "小庄，你今晚就把名单改回去。"),
+                          ("小庄", "今晚改不了，要主席团投票。我的方案：明天把原始记录整理出来发群里，晚上9点前。"),
+                          ("佳宁", "行，先看记录再说。")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-小庄" and promise.recipient == "u-佳宁" and "原始记录" in promise.value
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "同意"]

@@ -16,7 +16,7 @@ from bot.offline.clauses import clean
 from bot.offline.indirect import ZH_STATE, indirect_action, is_indirect_promise, promise_part
 from bot.offline.informal import informal_action, is_informal_promise
 from bot.text.clock import aware
-from bot.text.duetime import CANNOT_DO_ZH, find_due_span, resolve_due
+from bot.text.duetime import CANNOT_DO_ZH, find_due_span, find_due_spans, resolve_due
 from bot.text.zones import zone_or_utc
 from memory.models import Fact, Kind
 
@@ -172,11 +172,16 @@ def strip_head(core: str) -> str:
 
 def split_due(action: str) -> tuple[str, str]:
     """(the action without its deadline phrase, the deadline phrase) — ("", "") parts when absent."""
-    span = find_due_span(action)
-    if span is None or action[span[1] : span[1] + 1] == "的":
+    spans = find_due_spans(action)
+    if not spans or action[spans[-1][1] : spans[-1][1] + 1] == "的":
         return clean(action), ""  # "算这个月的账": the time words say which accounts; the action keeps them
-    rest = _SPACE_NEAR_CJK.sub("", (action[: span[0]] + " " + action[span[1] :]).strip())
-    return clean(rest.strip(" ,，")), clean(action[span[0] : span[1]])
+    if len(spans) == 2:  # "明天把记录整理出来发群里，晚上9点前": the deed between the day and its hour stays
+        (a, b), (c, d) = spans
+        rest = _SPACE_NEAR_CJK.sub("", (action[:a] + " " + action[b:c].strip(" ,，") + " " + action[d:]).strip())
+        return clean(rest.strip(" ,，")), clean(action[a:b] + " " + action[c:d])
+    (a, d), = spans
+    rest = _SPACE_NEAR_CJK.sub("", (action[:a] + " " + action[d:]).strip())
+    return clean(rest.strip(" ,，")), clean(action[a:d])
 
 
 def reread_due(fact: Fact, value: str, zone: str, *, said_at: datetime | None = None,

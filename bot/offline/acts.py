@@ -215,6 +215,8 @@ _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|p
                          r"|record|redo|re-?\w+|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove)\b", _I)
 #: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
 _ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|" + ZH_TO_ME.pattern + ")")
+#: A deed told to "you" in Chinese, after the name: "（小庄，）你今晚就把奖改回去", "（老郑，）你明天给我回个话".
+_ZH_YOU_DO = re.compile(r"(?:那)?你[^，,。？?！!吗]{0,6}?(?:把|给我)(?![^，,。？?！!]*[吗呢]\s*[？?]?$)")
 #: What the classifier may call a plan put to all ("all donations go to X this time. agreed?").
 _MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
 
@@ -228,6 +230,12 @@ def _short_yes(text: str) -> bool:
 #: A condition on the speaker's own ability is a hedge, no condition: "let me see if I can find the receipt".
 _OWN_ABILITY = re.compile(r"^\s*(?:if|whether)\s+i\s+(?:can|could|have\s+(?:the\s+)?time|get\s+(?:a|the)\s+chance|manage)\b"
                           r"|^\s*(?:看|看看)?我?(?:能不能|有没有空|有没有时间)", _I)
+
+
+def _own_plan(text: str) -> bool:
+    """Does ``text`` put a plan of its speaker's own ("Here's my offer. I …", "我的方案：…")?"""
+    own = _OWN_DEED.search(text)
+    return own is not None and bool(own.group("plan") or own.group("zhplan"))
 
 
 def _bare(text: str) -> bool:
@@ -434,7 +442,8 @@ class _Thread:
                         and (own := _OWN_DEED.search(u.text)) is not None
                         and (own.group("plan") or own.group("zhplan") or own.group("zhcan") or turned_down(u.text)))
                     or (self.acts[i] in (Act.ACCEPT, Act.REQUEST) and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))) \
-                    and not _PROPOSAL_CUE.search(u.text) and _offered_time(u.text):
+                    and (not _PROPOSAL_CUE.search(u.text) or _own_plan(u.text)) and _offered_time(u.text):
+                # ("我的方案：明天把…发群里" right after a deed asked of its speaker: their plan, no plan put to all)
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id
                           and (self.acts[k] is Act.REQUEST or self.acts[i] is Act.PROPOSE)), None)
                 if j is not None and self.acts[j] is Act.REQUEST and any(
@@ -512,7 +521,7 @@ class _Thread:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
         m = _OPENS_WITH_NAME.match(u.text)
         return m is not None and self._said_to_member(u) and bool(
-            _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()))
+            _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end()))
 
     def asked_of(self, i: int) -> int | None:
         """The request just before line ``i``, by someone else, put to ``i``'s speaker by name or to nobody

@@ -12,12 +12,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
+from itertools import pairwise
 
 import cn2an
 
 from bot.text.zones import named_zone, zone_of
 
-__all__ = ["CANNOT_DO_ZH", "find_due_span", "parse_number", "resolve_due", "turned_down"]
+__all__ = ["CANNOT_DO_ZH", "find_due_span", "find_due_spans", "parse_number", "resolve_due", "turned_down"]
 
 _ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
 _EN_NUMBERS = {
@@ -298,6 +299,25 @@ def find_due_span(text: str) -> tuple[int, int] | None:
     if suffix:
         end += suffix.end()
     return start, end
+
+
+def find_due_spans(text: str) -> list[tuple[int, int]]:
+    """The due-time phrase of ``text`` as one span, or as two when its hour is said in a later clause
+    ("明天把记录整理出来发群里，晚上9点前": "明天" and "晚上9点前", the deed between them kept)."""
+    span = find_due_span(text)
+    found = _pick(text)
+    if span is None or found is None or len(found) < 2:
+        return [span] if span is not None else []
+    gaps = [text[a.end : b.start] for a, b in pairwise(found)]
+    if all(_JOIN.fullmatch(g) or _NARROWS.fullmatch(g) for g in gaps):  # "Friday arvo, before 4": one phrase
+        return [span]
+    first_end = found[0].end
+    if (aside := re.match(r"\s*[（(][^）)]{1,12}[）)]", text[first_end:])) is not None:  # "周五（6号）"
+        first_end += aside.end()
+    start = found[-1].start
+    if (prefix := _PREFIX.search(text[max(0, start - _WINDOW) : start])) is not None:  # "…, by 8pm"
+        start = max(0, start - _WINDOW) + prefix.start()
+    return [(span[0], first_end), (start, span[1])]
 
 
 def _refusals(hits: Sequence[_Hit], text: str) -> list[bool]:
