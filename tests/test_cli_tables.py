@@ -175,13 +175,21 @@ def test_readme_documents_the_script_format() -> None:
     assert "line numbers" in section  # a repeated id is reported
 
 
-def test_ctrl_c_ends_chat_at_once(tmp_path: Path) -> None:
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@pytest.mark.parametrize("started_ignoring", [False, True], ids=["plain", "parent-ignored-sigint"])
+def test_ctrl_c_ends_chat_at_once(tmp_path: Path, started_ignoring: bool) -> None:
     """Ctrl-C while ``heyan chat`` waits for a line ends it without another Enter (it used to hang
-    until one came). Generous bounds: they only keep a broken build from hanging the suite."""
+    until one came), also when whatever started it ignored SIGINT (inherited across exec: the chat then
+    ran on until stdin closed and exited 0; a full suite's worker had left it so). Generous bounds: they
+    only keep a broken build from hanging the suite."""
     env = {**os.environ, "HEYAN_DATA_DIR": str(tmp_path / "d"), "HEYAN_REDIS_URL": "", "HEYAN_QDRANT_URL": "",
            "PYTHONUNBUFFERED": "1", "PYTHONFAULTHANDLER": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "adapters.cli.app", "chat", "--as", "Ann"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=ROOT,
+                            preexec_fn=_ignore_sigint if started_ignoring else None)
     try:
         assert proc.stdout is not None
         seen = b""

@@ -11,6 +11,7 @@ import asyncio
 import codecs
 import logging
 import os
+import signal
 import sys
 import threading
 import uuid
@@ -50,6 +51,15 @@ Start a line with @heyan (or @和言) to address the bot."""
 
 log = logging.getLogger(__name__)
 
+
+
+def answer_ctrl_c() -> None:
+    """Let Ctrl-C end the chat even when whatever started it ignored or blocked SIGINT: both are inherited
+    across exec, and Python then never turns Ctrl-C into KeyboardInterrupt (nor does ``asyncio.run`` cancel
+    the chat), so the chat waited on until stdin closed and ended as if the member had typed /quit."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 class _Stdin:

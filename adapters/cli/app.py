@@ -92,8 +92,9 @@ def chat(
         replay_file(script, console=console, as_json=as_json,
                     warn=lambda line: err.print(f"warning: {line}", markup=False, highlight=False, soft_wrap=True))
         return
-    from adapters.chat.interactive import interactive
+    from adapters.chat.interactive import answer_ctrl_c, interactive
 
+    answer_ctrl_c()
     run(lambda s: interactive(s, console=console, tenant=tenant, session=session, name=name))
 
 
