@@ -1050,3 +1050,14 @@ async def test_my_plan_after_a_deed_told_by_name_is_a_counter_offer_not_a_plan_f
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-小庄" and promise.recipient == "u-佳宁" and "原始记录" in promise.value
     assert not [f for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "同意"]
+
+
+async def test_a_yes_that_says_where_it_comes_from_or_takes_in_the_lot_is_a_party() -> None:
+    facts = await _facts([
+        ("Omar", "Proposal for the next season, yes or no from each of you: 1) fixtures posted a week ahead; "
+                 "2) no benching over a forfeit; 3) board order by rating."),
+        ("Lena", "Yes from Lisbon. Rule 2 is overdue anyway."),
+        ("Ivo", "3 will hurt me in April, honestly. Whatever, I'm in on the lot."),
+    ])
+    parties = {f.subject for f in facts if f.kind is Kind.CONSENSUS and "fixtures posted" in f.value}
+    assert {"u-Lena", "u-Ivo"} <= parties

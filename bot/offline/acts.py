@@ -171,13 +171,14 @@ _NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|
 #: A clause that only says yes, grudging or not: "fine", "ok. grudgingly", "I'll take it", "行吧", "我没意见",
 #: "勉强接受", "2张就2张" — a line holding one agrees, whatever else it says ("…but fine", "我没意见。那我明天…").
 _YES_CLAUSE = re.compile(
-    r"(?:(?:ok(?:ay)?|fine|good)(?:\s+(?:by|with)\s+me)?|yes(?:\s+please)?|yeah|yep|aye(?:\s+from\s+[^,.;!?]{1,30})?|yea|sure|agreed?|deal"
+    # ("yes from Almaty", "aye from the back row": a yes and where it comes from)
+    r"(?:(?:ok(?:ay)?|fine|good)(?:\s+(?:by|with)\s+me)?|(?:yes|aye)(?:\s+please|\s+from\s+[^,.;!?]{1,30})?|yeah|yep|yea|sure|agreed?|deal"
     r"|grudgingly|in|count\s+me\s+in(?:\s+(?:on|for)\s+[^,.;!?]{1,30})?|(?:举双手|双手)?赞成"
     # "yes to the lot", "yes to all three", "三条我都举手", "唉，行，我认"
     r"|yes\s+to\s+(?:the\s+lot|everything|both|all(?:\s+(?:three|four|five|of\s+(?:it|them)))?|[\d\s,&]+(?:and\s+\d+)?)"
     r"|[^，,。.\s]{0,4}?(?:都|全)?举(?:双)?手|我认|认了|算我一个"
     r"|i'?ll\s+take\s+it|i\s+can\s+live\s+with\s+(?:it|that)|[+＋]1|扣1"
-    r"|works(?:\s+for\s+me)?|i'?m\s+in|no\s+objections?|行吧|行|好吧|好|可以(?:可以)?|(?:那就|那|就|也|先)?同意|没意见|我没意见|没问题|勉强(?:接受|同意)|接受"
+    r"|works(?:\s+for\s+me)?|i'?m\s+in(?:\s+on\s+(?:the\s+lot|all(?:\s+of\s+(?:it|them))?|everything|both|[\d\s,&]+(?:and\s+\d+)?))?|no\s+objections?|行吧|行|好吧|好|可以(?:可以)?|(?:那就|那|就|也|先)?同意|没意见|我没意见|没问题|勉强(?:接受|同意)|接受"
     r"|那就这样(?:吧)?|就这么定(?:了|吧)?|(?P<x>[^，,。.\s]{1,6})就(?P=x))"
     r"[\s!！~～。.…👍🙏😅🥲🙄😂吧]*", _I)
 _CLAUSES = re.compile(r"[,，.。;；…!！]+|\s+(?:but|though|although)\s+|虽然|不过|但是|但", _I)
