@@ -222,10 +222,14 @@ _ZH_YOU_DO = re.compile(r"(?:那)?你[^，,。？?！!吗]{0,6}?(?:把|给我)(?
 _MAY_PROPOSE = frozenset({Act.OFFER, Act.OTHER, Act.REQUEST, Act.QUESTION, Act.PROPOSE})
 
 
+def _words(text: str) -> float:
+    """How many words ``text`` holds, two Chinese characters counting as one."""
+    return len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
+
+
 def _short_yes(text: str) -> bool:
     """A yes in a few words, without a no or a question ("sat 23 UTC fine", "8am I can survive ☕")."""
-    words = len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
-    return words <= 8 and bool(_YES_WORDS.search(text)) and not _NO_WORDS.search(text)
+    return _words(text) <= 8 and bool(_YES_WORDS.search(text)) and not _NO_WORDS.search(text)
 
 
 #: A condition on the speaker's own ability is a hedge, no condition: "let me see if I can find the receipt".
@@ -241,8 +245,7 @@ def _own_plan(text: str) -> bool:
 
 def _bare(text: str) -> bool:
     """A line of a few words with no no and no question in it ("Roger, wilco.", "中！", "righto")."""
-    words = len(re.findall(r"[A-Za-z0-9']+", text)) + len(re.findall(r"[\u4e00-\u9fff]", text)) / 2
-    return words <= 4 and not _NO_WORDS.search(text) and not HEDGE.search(text)  # not "再说吧", "maybe"
+    return _words(text) <= 4 and not _NO_WORDS.search(text) and not HEDGE.search(text)  # not "再说吧", "maybe"
 
 
 def _yes_clause(text: str) -> bool:

@@ -214,14 +214,15 @@ def asks_deed(text: str) -> bool:
         or bool(_WANTED_OF.match(text)) or bool(_WHEN_DO_I_GET.search(text))
 
 
+#: "when do I (actually) get": the asker waiting for a deed to reach them.
+_WHEN_I_GET = (r"\bwhen\s+(?:do|will|can|shall|am)\s+(?:i|we)\s+(?:actually\s+|finally\s+|ever\s+)?"
+               r"(?:get|getting|see|seeing|have|receive|receiving)")
 #: What an English "when do I get …?" asks for: "the invoice".
-_EN_WHEN_GET = re.compile(r"\bwhen\s+(?:do|will|can|shall|am)\s+(?:i|we)\s+(?:actually\s+|finally\s+|ever\s+)?"
-                          r"(?:get|getting|see|seeing|have|receive|receiving)\s+(?P<thing>[^?.!,;]{2,80})", re.IGNORECASE)
+_EN_WHEN_GET = re.compile(_WHEN_I_GET + r"\s+(?P<thing>[^?.!,;]{2,80})", re.IGNORECASE)
 #: Asking when the deed reaches the asker is asking for it: "Tom so when do I actually get the mix?",
 #: "我垫的86欧，什么时候能报销？", "合同什么时候能发我？".
-_WHEN_DO_I_GET = re.compile(r"\bwhen\s+(?:do|will|can|shall|am)\s+(?:i|we)\s+(?:actually\s+|finally\s+|ever\s+)?"
-                            r"(?:get|getting|see|seeing|have|receive|receiving)\b"
-                            r"|(?:什么时候|啥时候|哪天|几时)(?:能|可以|会)?(?:报销|拿到|收到|给我|还我|转我|退我|发我|寄给我|给)", re.IGNORECASE)
+_WHEN_DO_I_GET = re.compile(_WHEN_I_GET + r"\b|(?:什么时候|啥时候|哪天|几时)(?:能|可以|会)?(?:报销|拿到|收到|给我|还我|转我|退我|发我|寄给我|给)",
+                            re.IGNORECASE)
 
 
 #: A want said to someone, before the thing wanted: "Shay I want …", "Bob, I'd like …", "I need …".
