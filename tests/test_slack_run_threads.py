@@ -74,13 +74,19 @@ class Running:
         return await _answer(self.slack, fields)
 
     async def listed(self, what: str) -> str:
-        """``/heyan commitments`` in #general until it lists ``what`` (extraction runs as a job)."""
+        """``/heyan commitments`` in #general until it lists ``what`` (extraction runs as a job), asked
+        less and less often: a member may run 20 commands a minute (``limits.commands_per_user``), and
+        polling faster ran into that limit on a loaded machine, which made Heyan answer "slow down" for
+        the rest of the minute."""
+        pause = 0.2
         async with asyncio.timeout(WAIT):
             while True:
                 answer = await self.command(CAROL, GENERAL, "commitments")
+                assert "slow down" not in answer, answer
                 if what in answer:
                     return answer
-                await asyncio.sleep(0.2)
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 3.0)
 
 
 async def test_heyan_run_reads_threads_hears_dispute_threads_and_catches_up(tmp_path: Path) -> None:
