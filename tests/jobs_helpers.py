@@ -128,6 +128,7 @@ class ScriptedProvider(OfflineProvider):
     name = "scripted"
 
     def __init__(self) -> None:
+        super().__init__()
         self.script: dict[str, list[CandidateFact]] = {}
         self.fail: set[str] = set()
         self.delay = 0.0

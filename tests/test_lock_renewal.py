@@ -53,6 +53,7 @@ class SlowLLM(OfflineProvider):
     """The offline provider, whose replies wait until the test lets them finish."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.entered = asyncio.Event()
         self.go = asyncio.Event()
         self.replies = 0

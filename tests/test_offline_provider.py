@@ -216,3 +216,26 @@ async def test_empty_structured_summary_is_carried_not_nested() -> None:
     again = await provider.summarize(chat, Summary(tenant="t", session="s", text=empty, lang="zh"), "en")
     assert not any(parse_summary(again).values())  # no "此前：争议要点：…" item nested inside
     assert not is_structured("We talked about the refund.")
+
+
+async def test_a_sliding_window_is_summarized_once_per_message() -> None:
+    """The summary job runs on the last messages of a session each time; a message read for the
+    previous summary is not read again: a promise trimmed from "next steps" (the latest six are kept)
+    stays out, and the steps keep the order they were promised in. A message edited since, or a
+    summary this provider did not write, is read again in full."""
+    provider = OfflineProvider()
+    said = [Utterance(f"p{i}", "b", "Bob", f"I'll send report {i} by Friday.", T0 + timedelta(minutes=i))
+            for i in range(1, 10)]
+    first = await provider.summarize(said[:8], None, "en")
+    assert parse_summary(first)["next"] == [f"Bob: send report {i} by Friday" for i in range(3, 9)]
+    previous = Summary(tenant="t", session="s", text=first, lang="en")
+    second = await provider.summarize(said[1:9], previous, "en")  # the window moved on by one
+    assert parse_summary(second)["next"] == [f"Bob: send report {i} by Friday" for i in range(4, 10)]
+
+    edited = [*said[1:8], Utterance("p9", "b", "Bob", "I'll send the invoice by Friday.", said[8].ts)]
+    third = await provider.summarize(edited, Summary(tenant="t", session="s", text=second, lang="en"), "en")
+    assert parse_summary(third)["next"][-1] == "Bob: send the invoice by Friday"
+    # another process's summary (nothing remembered of it): the window is read in full, as before
+    elsewhere = await OfflineProvider().summarize(said[1:9], previous, "en")
+    assert "Bob: send report 1 by Friday" not in parse_summary(elsewhere)["next"]
+    assert "Bob: send report 2 by Friday" in parse_summary(elsewhere)["next"]

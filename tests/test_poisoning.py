@@ -342,6 +342,7 @@ async def test_a_flagged_message_is_no_context_for_a_reply(
 
     class Recording(OfflineProvider):
         def __init__(self) -> None:
+            super().__init__()
             self.requests: list[ReplyRequest] = []
             self.rewritten: list[list[str]] = []
 
@@ -385,6 +386,7 @@ async def test_a_flagged_turn_is_not_passed_on_and_gets_a_neutral_answer(
 
     class Recording(OfflineProvider):
         def __init__(self) -> None:
+            super().__init__()
             self.turns: list[str] = []
 
         async def rewrite(self, turn: Utterance, window: Sequence[Utterance], lang: Lang) -> list[str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 
 from bot.acts.reader import default_reader, thread_scores
@@ -48,10 +49,19 @@ _SHOUT = re.compile(r"[!！]{2,}|\b[A-Z]{4,}\b")
 _COMMITMENT_HINT = re.compile(r"承诺|答应|保证|会|deadline|promise|promised|will|by\b|due", re.IGNORECASE)
 
 
+#: Summaries this process wrote, remembered with the messages they read, so that the next summary of
+#: the session reads only what came since (``OfflineProvider.summarize``); the latest ones.
+_SUMMARIES_KEPT = 1024
+
+
 class OfflineProvider:
     """Rules, lexicons and templates behind the ``MediatorProvider`` port."""
 
     name = "offline"
+
+    def __init__(self) -> None:
+        #: (summary text, language) → the messages (id, text) read to write it, the latest ones
+        self._read: OrderedDict[tuple[str, Lang], frozenset[tuple[str, str]]] = OrderedDict()
 
     async def extract(self, request: ExtractionRequest) -> list[CandidateFact]:
         """Candidate facts from the rules in ``bot.offline.rules``, read again with the dialogue acts of
@@ -138,20 +148,36 @@ class OfflineProvider:
         """Issues (demands), agreements, open differences (refusals) and next steps (commitments).
 
         Items from ``previous`` are carried over when it is in this layout; new ones are appended and
-        each section keeps its latest items.
+        each section keeps its latest items. When ``previous`` is a summary this provider wrote, only
+        the messages it had not read are read now, the earlier ones as their context: the rules then
+        see each new message exactly as a reading of the whole window would (the same messages
+        before it), and a message read before is neither read again with less of the thread before
+        it nor brought back once its item has been trimmed. Anything else (another process's summary,
+        one rolled back after an erasure, an edited message) is read in full.
         """
         sections = parse_summary(previous.text) if previous is not None else parse_summary("")
         if previous is not None and not is_structured(previous.text):
             # A summary the LLM wrote has its own layout: keep its gist rather than drop it.
             gist = " ".join(previous.text.split())[:200]
             sections["issues"].append(("此前：" if lang == "zh" else "Earlier: ") + gist)
-        request = ExtractionRequest(tenant="offline", session="summary", turns=list(turns), lang=lang)
+        seen = self._read.get((previous.text, lang), frozenset()) if previous is not None else frozenset()
+        # the messages read before: those at the start of the window that the previous summary read
+        old = 0
+        while old < len(turns) and (turns[old].message_id, turns[old].text) in seen:
+            old += 1
+        request = ExtractionRequest(tenant="offline", session="summary", turns=list(turns[old:]),
+                                    context=list(turns[:old]), lang=lang)
         attr = ATTRIBUTES[lang]
         for fact in extract_rules(request):
             key, item = _summary_item(fact, attr, lang)
             if key and item not in sections[key]:
                 sections[key].append(item)
-        return render_summary({k: v[-MAX_SECTION_ITEMS:] for k, v in sections.items()}, lang)
+        text = render_summary({k: v[-MAX_SECTION_ITEMS:] for k, v in sections.items()}, lang)
+        self._read[(text, lang)] = frozenset((t.message_id, t.text) for t in turns)
+        self._read.move_to_end((text, lang))
+        while len(self._read) > _SUMMARIES_KEPT:
+            self._read.popitem(last=False)
+        return text
 
 
 def _summary_item(fact: CandidateFact, attr: dict[str, str], lang: Lang) -> tuple[str | None, str]:
