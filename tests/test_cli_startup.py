@@ -16,9 +16,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: What the CLI must not import before a command needs it: the vendor SDKs, and the slowest of the
-#: rest (redis, numpy, the runtime, the stores, the offline provider: ~0.3 s each).
+#: rest (redis, numpy, the runtime, the stores, the offline provider, cn2an: ~0.3 s each).
 HEAVY = ("qdrant_client", "qdrant_edge", "discord", "slack_bolt", "slack_sdk", "openai", "arq",
-         "redis", "numpy", "adapters.runtime.composition", "memory.store.edge", "memory.store.server", "bot.offline")
+         "redis", "numpy", "adapters.runtime.composition", "memory.store.edge", "memory.store.server", "bot.offline",
+         "cn2an")
 
 _PROBE = """
 import json, sys

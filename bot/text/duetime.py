@@ -14,9 +14,8 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
 from itertools import pairwise
 
-import cn2an
-
 from bot.text.zones import named_zone, zone_of
+from memory.numerals import chinese_number
 
 __all__ = ["CANNOT_DO_ZH", "find_due_span", "find_due_spans", "parse_number", "resolve_due", "turned_down"]
 
@@ -71,10 +70,7 @@ def parse_number(text: str) -> int | None:
         return _EN_NUMBERS[key]
     if not _ZH_NUMERAL.fullmatch(s):
         return None
-    try:
-        return int(cn2an.cn2an(s, "smart"))
-    except ValueError:  # not a number cn2an reads ("十十")
-        return None
+    return chinese_number(s)  # None for what cn2an reads as no number ("十十")
 
 
 # --- the patterns -------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-import cn2an
+from memory.numerals import chinese_number
 
 __all__ = ["TimeWindow", "query_window", "wants_latest"]
 
@@ -69,7 +69,10 @@ _LATEST = re.compile(
 
 def _zh_number(text: str) -> int:
     """A month number as written: "12", "十二", "三" (cn2an reads the Chinese ones)."""
-    return int(text) if text.isdigit() else int(cn2an.cn2an(text, "smart"))
+    number = int(text) if text.isdigit() else chinese_number(text)
+    if number is None:
+        raise ValueError(f"not a month number: {text!r}")
+    return number
 
 
 def _day(now: datetime) -> datetime:
