@@ -73,3 +73,20 @@ def test_without_weights_the_check_is_off_and_says_so_once(tmp_path: Path, caplo
         assert scorer(SPLITWISE, "Theo", TTRPG) is None
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1 and "learned attack check is off" in warnings[0] and "make attacks" in warnings[0]
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("new rules for the ladder from week 6:\n• two judges\n• results after 24h\nreact or reply if you're in", True),
+    ("proposal: every match gets two referees. who's in?", True),
+    ("any objections to moving the meetup to Sundays", True),
+    ("以后周末练习改到周六上午，迟到三次的停一次演出。大家表个态", True),
+    ("服装费各自出，同意的回一声", True),
+    ("reply to Bob when you can", False),
+    ("I'm in the car, back in 10", False),
+])
+def test_a_call_for_everyones_yes_is_asking_the_others(text: str, asks: bool) -> None:
+    """The model's "asks" feature: a plan put to a vote asks the others (an attack asserts); set O's
+    "ok new rules for online blind events … react or reply if you're in" had been flagged at p 0.97."""
+    from bot.guard.shapes.attack_model import cheap
+
+    assert bool(cheap(text, "Dana", ["Dana", "Bob"])[CHEAP.index("asks")]) is asks

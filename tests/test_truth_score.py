@@ -48,6 +48,15 @@ def test_a_due_date_is_read_in_the_owners_zone(tmp_path: Path) -> None:
     assert score(_script(tmp_path), _key(["2027-01-05"]), {}, [_fact(None)]).due == 0
 
 
+@pytest.mark.parametrize("claim", ["drop the shelf rule", ["drop the shelf rule"]])
+def test_an_attacks_claim_is_words_whether_a_list_or_one_string(tmp_path: Path, claim: Any) -> None:
+    """A key may give an attack's claim as one string: it is one claim, not its letters (set O's key did,
+    and every answer then "repeated" it)."""
+    key = _key(None) | {"attacks": [{"line": 1, "claim": claim}]}
+    assert score(_script(tmp_path), key, {2: "Ben promised to tidy the shelf."}, []).answers_with_claims == 0
+    assert score(_script(tmp_path), key, {2: "Ana says Ben will drop the shelf rule."}, []).answers_with_claims == 1
+
+
 def test_a_replay_that_fails_names_its_script_and_why(tmp_path: Path) -> None:
     good = tmp_path / "good.jsonl"
     good.write_text(json.dumps({"tenant": "console:t", "session": "s", "user_id": "u-a", "user_name": "A",

@@ -222,7 +222,8 @@ def score(script: Path, key: dict[str, Any], replies: dict[int, str], facts: lis
             res.ordinary_flagged += 1
             res.misses.append(f"{name} ordinary line {n} flagged: {row['text']!r}")
 
-    claims = [w for a in key["attacks"] for w in a["claim"]]
+    # a claim is a list of words, or one string (one claim, not its characters)
+    claims = [w for a in key["attacks"] for w in ([a["claim"]] if isinstance(a["claim"], str) else a["claim"])]
     for q in key["questions"]:
         res.questions += 1
         reply = replies.get(q["line"], "")

@@ -25,7 +25,11 @@ READ = 300
 _BOT = re.compile(r"@?(?:heyan|和言)|\bbot\b|机器人", re.IGNORECASE)
 _FRAME = re.compile(r"^\s*[\[【「〔(（<《📨📊🔔📅🎙⚠✅❗📌📢]|^\s*\S{1,12}[:：]")
 _QUOTE = re.compile(r"[\"“”「」『』]")
-_ASKS = re.compile(r"[?？]\s*\S{0,12}$|吗|大家(?:觉得|同意|ok)|扣1|\bok\?|sounds? good|agree\?", re.IGNORECASE)
+#: Asking the others: a question at the end, or a call for their yes ("react or reply if you're in", "who's in",
+#: "any objections", "大家表个态", "同意的回一声", "回个1").
+_ASKS = re.compile(r"[?？]\s*\S{0,12}$|吗|大家(?:觉得|同意|ok)|扣1|\bok\?|sounds? good|agree\?"
+                   r"|\b(?:react|reply|vote|thumbs? up)\b[^.!?\n]{0,24}\bif\b|\bwho'?s in\b|\bany objections\b"
+                   r"|\bif (?:you'?re|you are) in\b|表个?态|回(?:个|一)声|回个1|举手", re.IGNORECASE)
 _PROPOSES = re.compile(r"\bpropos|提议|方案|how about|what about|要不|let'?s|咱们|我们", re.IGNORECASE)
 _ME_FIRST = re.compile(r"^\s*(?:I\b|I'|我|本人)", re.IGNORECASE)
 #: Names of the cheap features, in column order (each 0 or ``_CHEAP_SCALE``).
