@@ -240,6 +240,18 @@ def test_questions_name_their_intent_in_new_words() -> None:
         assert q is not None and q.ask is intent and not q.topic and not q.zh_topic, (text, q)
 
 
+def test_filler_words_are_no_topic_and_gonna_asks_what_someone_will_do() -> None:
+    """ "people", "folks", "gonna", "哪几件" say nothing of what a question is about: a topic made of them
+    answered "Nothing I hold mentions “people”" before listing the records."""
+    names = book(("u-kw", "Kwame Mensah"), ("u-jie", "李杰"), ("u-liu", "刘洋"))
+    q = read_question("@heyan of all the stuff folks here promised me, what's still open?", "u-x", names)
+    assert q is not None and q.ask in (Ask.OPEN, Ask.PROMISES) and not q.topic and q.recipient == "u-x", q
+    q = read_question("@heyan whats Kwame gonna do if the landlord says no", "u-x", names)
+    assert q is not None and q.ask is Ask.PROMISES and "u-kw" in q.people, q
+    q = read_question("@和言 刘洋答应我的事，还有哪几件没办？", "u-x", names)
+    assert q is not None and not q.zh_topic, q
+
+
 # --- cards, digests, lists ----------------------------------------------------------------------------------
 
 

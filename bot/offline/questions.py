@@ -44,6 +44,8 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                        r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
                        r"|\bwhen\s+(?:am|will|do|shall)\s+(?:i|we)\s+(?:be\s+)?(?:get|getting|see|seeing|receive|receiving|have)\b"
                        r"|\bwho'?s\s+(?:doing|handling|taking|paying)|\b(?:has|have|needs?)\s+to\s+do\b|\bwhat\s+(?:is|are)\s+\w+(?:\s\w+)?\s+doing\b"
+                       # "whats tunde gonna do if tyler says yes", "what's Mia going to do about it"
+                       r"|\bwhat(?:'?s|\s+is|\s+are|'?re)\s+\w+(?:\s\w+)?\s+(?:gonna|going\s+to)\s+do\b"
                        r"|\b(?:did|has|have)\s+\w+(?:\s\w+)?\s+(?:done|finished|delivered|kept)\b"
                        r"|\bsaid\s+(?:i|i'd|i'll|i\s+would|i\s+will|they'd|he'd|she'd|we'd)\b|\bwhat\s+n\s+when\b|\bforgett?ing\b"
                        r"|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁|应该做|要做什么|该做|负责什么|办了吗|做了吗"
@@ -156,7 +158,8 @@ _GENERIC_EN_WORDS = (
     "owe owes owed owing finish finished finishing complete completed hasn haven isn supposed doing does "
     "has have had did yet still what who when which made make decision decide rule rules plan outcome end "
     "whats whos whens hows wheres dont didnt doesnt hasnt havent isnt arent wasnt something somebody anyone "
-    "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot"
+    "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot "
+    "people folks guys gonna wanna gotta"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -164,7 +167,7 @@ _GENERIC_ZH = re.compile(
     r"现在|目前|上次|之前|大家|各方|双方|各自|分别|各位|自己|具体|到底|都是|谁|哪些|哪个|还有|还没|完成|进展|情况|总结|回顾|梳理|"
     r"帮我们?|告诉|一下|说了|说过|如何|怎样|有没有|是不是|为什么|哪里|事情|东西|一些|所有|全部|到现在|为止|目前为止|"
     r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|应该|负责|之前|以前|办了|做了|定的|定了|"
-    r"来着|哪天|几点|几号|啥|最后|到底|那事儿?|事儿|列一下|有人|现在是|有什么|什么|"
+    r"来着|哪天|几点|几号|啥|最后|到底|那事儿?|事儿|列一下|有人|现在是|有什么|什么|哪几?件|哪几?样|"
     r"[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠做办定该]"
 )
 
