@@ -19,7 +19,7 @@ PYTEST_WORKERS ?= auto
 # pytest here and in any-day, as `make bytecode` writes Heyan's own bytecode whatever it says.
 PYTEST := PYTHONDONTWRITEBYTECODE= $(BIN)/pytest -q -n $(PYTEST_WORKERS) --dist worksteal
 
-.PHONY: acts attacks bytecode install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
+.PHONY: acts attacks links bytecode install lock demo test test-fast lint typecheck unit unit-fast any-day clean chromium faketime screenshots catalogs
 
 # The browser tests drive Debian's chromium (never a downloaded browser build): installed here with
 # apt-get when it is missing (as root, or through sudo), with a Chinese font so that zh pages and
@@ -46,6 +46,11 @@ install: $(STAMP)
 acts: $(STAMP)
 	$(BIN)/python scripts/build_acts_data.py
 	$(BIN)/python -m bot.acts.train --report
+
+# the learned done links (bot/data/done_links.npz): which open promise a report of done closes; each blind
+# set held out in turn, then all of them
+links: $(STAMP)
+	$(BIN)/python -m bot.acts.links_train --report
 
 # the learned attack check (bot/data/attacks.npz): each blind set held out in turn, then all of them
 attacks: $(STAMP)

@@ -6,13 +6,15 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 
+import numpy as np
+
 from bot.acts.features import Line, cheap, stack
 from bot.acts.labels import ACTS, Act
 from bot.acts.model import ActModel, ActModelError
 from bot.extraction.candidates import Utterance
 from memory.errors import EmbedderError
 
-__all__ = ["ActReader", "Embed", "default_reader", "thread_acts", "thread_scores"]
+__all__ = ["ActReader", "Embed", "default_reader", "thread_acts", "thread_distributions", "thread_scores"]
 
 log = logging.getLogger(__name__)
 
@@ -39,16 +41,18 @@ class ActReader:
 
     def scored(self, lines: Sequence[Line], speakers: Sequence[str]) -> list[tuple[Act, float]]:
         """One (act, its probability) per line."""
+        return [(ACTS[int(p.argmax())], float(p.max())) for p in self.distributions(lines, speakers)]
+
+    def distributions(self, lines: Sequence[Line], speakers: Sequence[str]) -> list[np.ndarray]:
+        """Each line's probability of every act (``ACTS`` order), read after the act of the line before."""
         if not lines:
             return []
         vectors = self.embed([_text(x.text) for x in lines])
-        out: list[tuple[Act, float]] = []
+        out: list[np.ndarray] = []
         for i, (line, vector) in enumerate(zip(lines, vectors, strict=True)):
-            previous = out[-1][0] if out else None
+            previous = ACTS[int(out[-1].argmax())] if out else None
             same = bool(i) and speakers[i] == speakers[i - 1]
-            p = self.model.probabilities(stack([vector], [cheap(line, previous, same_speaker=same)]))[0]
-            best = int(p.argmax())
-            out.append((ACTS[best], float(p[best])))
+            out.append(self.model.probabilities(stack([vector], [cheap(line, previous, same_speaker=same)]))[0])
         return out
 
 
@@ -59,10 +63,15 @@ def thread_acts(reader: ActReader, thread: Sequence[Utterance]) -> list[Act]:
 
 def thread_scores(reader: ActReader, thread: Sequence[Utterance]) -> list[tuple[Act, float]]:
     """(act, probability) of each message of a thread, each read after the ones before it."""
+    return [(ACTS[int(p.argmax())], float(p.max())) for p in thread_distributions(reader, thread)]
+
+
+def thread_distributions(reader: ActReader, thread: Sequence[Utterance]) -> list[np.ndarray]:
+    """Each message's probability of every act (``ACTS`` order), each read after the ones before it."""
     names = {u.author_name for u in thread if u.author_name}
     lines = [Line(u.text, addressed=u.addressed,
                   names_other=any(n != u.author_name and len(n) >= 2 and n in u.text for n in names)) for u in thread]
-    return reader.scored(lines, [u.author_id for u in thread])
+    return reader.distributions(lines, [u.author_id for u in thread])
 
 
 _DEFAULT: list[ActReader | None] = []

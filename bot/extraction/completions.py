@@ -10,9 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
+import numpy as np
+
 from bot.actors import Actor, ModerationError
-from bot.acts.labels import Act
-from bot.acts.reader import default_reader, thread_acts
+from bot.acts.labels import ACTS, Act
+from bot.acts.links import default_links, pair_rows, promise_text, says_not_done
+from bot.acts.links import read as link_read
+from bot.acts.reader import default_reader, thread_distributions
 from bot.delivery.outbox import Outbox, Post, PostKind
 from bot.extraction.candidates import ExtractionRequest, Utterance
 from bot.moderation.members import MemberSelfService
@@ -20,7 +24,6 @@ from bot.offline.actions import promised_action
 from bot.offline.acts import puts_a_plan
 from bot.offline.done import DoneReport, done_reports
 from bot.offline.proposals import overlap, shares_content
-from bot.offline.requests import LEAD_NAME
 from bot.offline.reschedule import (
     Reschedule,
     asked_them,
@@ -41,6 +44,7 @@ from memory.normalize import normalize
 __all__ = ["Settled", "match", "move", "settle"]
 
 log = logging.getLogger(__name__)
+_DONE = ACTS.index(Act.DONE)
 
 #: Commitments a question to the owner lists (the rest: "and N more").
 _LISTED = 4
@@ -214,6 +218,13 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
     """
     out: list[Settled] = []
     names = {t.author_name for t in (*request.turns, *request.context) if t.author_name}
+    read = await _thread_read(request)
+    done_prob = {t.message_id: float(p[_DONE]) for t, p in zip([*request.context, *request.turns], read, strict=False)}
+    said_text = {t.message_id: t.text for t in request.turns}
+    acts = [ACTS[int(p.argmax())] for p in read]
+    changes = reschedules([t for t in request.turns if t.message_id not in flagged], request.context)
+    changes += _act_reschedules(request, acts, flagged | {c.message_id for c in changes})
+    moving = {c.message_id for c in changes}
     for report in await _reports([t for t in request.turns if t.message_id not in flagged], names, moderation,
                                  request):
         open_ = await moderation.memory.open_commitments(
@@ -227,56 +238,102 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
         elif sure is not None:
             # marked done on the owner's behalf, as /commitments done would; a report by someone else
             # ("Bob sent it") names its author in the reason
-            owner = Actor(tenant=request.tenant, user_id=sure.subject, name=sure.subject_name or report.author_name,
-                          lang=lang, unlimited=True)
             said = f"{report.author_name or report.author_id} said done" if report.owner_name else "said done"
-            try:
-                done = await moderation.commitment_done(owner, sure.id, f"{said}: “{report.quote}”",
-                                                        session=request.session, at=report.ts)  # when it was said
-            except ModerationError as exc:  # deleted or changed meanwhile: nothing to close
-                log.info("could not mark %s done after %s: %s", sure.id, report.message_id, exc)
-                continue
-            out.append(Settled(report, done=done))
+            if (done := await _close(moderation, request, sure, report, said)) is not None:
+                out.append(Settled(report, done=done))
+        elif asked and not report.owner_name and report.message_id not in moving and (linked := await _link(said_text.get(report.message_id, report.quote),
+                                                                        done_prob.get(report.message_id), asked)) is not None:
+            # several might be meant, and the learned done links are sure of one ("取暖器查了，1800W，铭牌照片发群里了")
+            if (done := await _close(moderation, request, linked, report, "said done")) is not None:
+                out.append(Settled(report, done=done))
         elif asked:
             # asked of the one who spoke: their own clock when the platform tells it, as a reply would be
             said_in = next((t.zone for t in request.turns if t.message_id == report.message_id), None)
             await _ask(outbox, request, report, _question(report, asked, reply_zone(said_in, request.timezone), lang),
                        lang, asked)
             out.append(Settled(report, asked=tuple(asked)))
-    acts = await _thread_acts(request)
     reported = {r.report.message_id for r in out} | flagged
     for report in _act_reports(request, acts, reported):
         open_ = await moderation.memory.open_commitments(Scope(tenant=request.tenant), [report.author_id],
                                                          visible_in=request.session)
         sure, _ = match(report, open_, request.session)
-        if sure is None:
-            continue  # read by the classifier alone: closes only what it surely names, never asks
-        owner = Actor(tenant=request.tenant, user_id=sure.subject, name=sure.subject_name or report.author_name,
-                      lang="zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en", unlimited=True)
-        try:
-            done = await moderation.commitment_done(owner, sure.id, f"said done: “{report.quote}”",
-                                                    session=request.session, at=report.ts)
-        except ModerationError as exc:
-            log.info("could not mark %s done after %s: %s", sure.id, report.message_id, exc)
-            continue
-        out.append(Settled(report, done=done))
-    changes = reschedules([t for t in request.turns if t.message_id not in flagged], request.context)
-    changes += _act_reschedules(request, acts, flagged | {c.message_id for c in changes})
+        # read by the classifier alone: closes only what it surely names, never asks
+        if sure is not None and (done := await _close(moderation, request, sure, report, "said done")) is not None:
+            out.append(Settled(report, done=done))
+    # a line the rules or the classifier read as a report (closed, or its owner asked which), or as a change of
+    # time ("got it ty. swamp notes: make that thursday morning"), is settled
+    settled = {r.report.message_id for r in out} | flagged | moving
+    for turn, sure in await _linked(moderation, request, done_prob, settled):
+        quote = normalize(turn.text).strip()[:300]
+        report = DoneReport(turn.message_id, turn.author_id, turn.author_name, turn.ts, quote, quote, "")
+        if (done := await _close(moderation, request, sure, report, "said done")) is not None:
+            out.append(Settled(report, done=done))
     for change in changes:
         await move(moderation, request, change)
     return out
 
 
-async def _thread_acts(request: ExtractionRequest) -> list[Act]:
-    """The dialogue acts (``bot.acts``) of the batch's thread, context first; [] when unavailable."""
+async def _close(moderation: MemberSelfService, request: ExtractionRequest, fact: Fact, report: DoneReport,
+                 said: str) -> Fact | None:
+    """Mark ``fact`` done on its owner's behalf, as /commitments done would, at the time the report was
+    said; None when it was deleted or changed meanwhile (nothing to close)."""
+    owner = Actor(tenant=request.tenant, user_id=fact.subject, name=fact.subject_name or report.author_name,
+                  lang="zh" if re.search(r"[\u4e00-\u9fff]", report.quote) else "en", unlimited=True)
+    try:
+        return await moderation.commitment_done(owner, fact.id, f"{said}: “{report.quote}”", session=request.session,
+                                                at=report.ts)
+    except ModerationError as exc:
+        log.info("could not mark %s done after %s: %s", fact.id, report.message_id, exc)
+        return None
+
+
+async def _thread_read(request: ExtractionRequest) -> list[np.ndarray]:
+    """Each line's act probabilities (``bot.acts``) in the batch's thread, context first; [] when unavailable."""
     reader = default_reader()
     if reader is None or not request.turns:
         return []
     try:
-        return await asyncio.to_thread(thread_acts, reader, [*request.context, *request.turns])
+        return await asyncio.to_thread(thread_distributions, reader, [*request.context, *request.turns])
     except EmbedderError as exc:
         log.warning("dialogue acts unavailable for this batch (rules only): %s", exc)
         return []
+
+
+async def _linked(moderation: MemberSelfService, request: ExtractionRequest, done_prob: dict[str, float],
+                  skip: set[str] | frozenset[str]) -> list[tuple[Utterance, Fact]]:
+    """The promises the batch's other lines surely report kept, by the learned done links: each line of a
+    member with promises open before it, read against each of them; at most one promise a line, each once."""
+    turns = [t for t in request.turns if t.message_id not in skip and not t.addressed and t.message_id in done_prob]
+    if not turns or default_links() is None:
+        return []
+    open_ = await moderation.memory.open_commitments(Scope(tenant=request.tenant), sorted({t.author_id for t in turns}),
+                                                     visible_in=request.session)
+    out: list[tuple[Utterance, Fact]] = []
+    for turn in turns:
+        theirs = [f for f in open_ if f.subject == turn.author_id and _said(f) <= turn.ts
+                  and not (f.sources and f.sources[0].message_id == turn.message_id)
+                  and f.id not in {g.id for _, g in out}]
+        if (fact := await _link(turn.text, done_prob[turn.message_id],
+                                [f for f in theirs if f.session == request.session] or theirs)) is not None:
+            out.append((turn, fact))
+    return out
+
+
+async def _link(text: str, p_done: float | None, theirs: Sequence[Fact]) -> Fact | None:
+    """The one promise of ``theirs`` the line ``text`` surely reports kept, by the learned done links
+    (``bot.acts.links``: "clip's up in #evidence …" closes "pull the vod segment"); None when none or
+    several might be, or the model or the acts are unavailable (``p_done`` None)."""
+    model, reader = default_links(), default_reader()
+    if model is None or reader is None or p_done is None or not theirs:
+        return None
+    texts = [promise_text(promised_action(f.value), f.sources[0].quote if f.sources else "") for f in theirs]
+    try:
+        vectors = await asyncio.to_thread(reader.embed, [link_read(text), *texts])
+    except EmbedderError as exc:
+        log.warning("done links unavailable for this line: %s", exc)
+        return None
+    k = model.closes(pair_rows(text, vectors[0], texts, vectors[1:], p_done))
+    return None if k is None else theirs[k]
 
 
 def _own_turns(request: ExtractionRequest, acts: Sequence[Act], wanted: Act, skip: set[str] | frozenset[str]) -> list[Utterance]:
@@ -286,26 +343,13 @@ def _own_turns(request: ExtractionRequest, acts: Sequence[Act], wanted: Act, ski
             if a is wanted and t.message_id not in skip]
 
 
-#: A line whose first clause says something is not done, or not yet: never a report of a promise kept,
-#: whatever the classifier reads ("the subs aren't happening tonight, upload's crawling").
-_NOT_DONE = re.compile(r"n't\b|\b(?:not|never|yet)\b|还没|没有|没(?!问题|事)|不了|未", re.IGNORECASE)
-#: Where a report's first clause ends: what is said after it ("…，密码没变") is detail, not the report.
-_FIRST_CLAUSE = re.compile(r"[,;!?，。；！？]|\.(?!\d)")
-
-
 def _act_reports(request: ExtractionRequest, acts: Sequence[Act], skip: set[str]) -> list[DoneReport]:
     """Reports of a promise kept the rules did not read, read as such by the dialogue acts ("quote's in:
     €89 …", "changelog 搞定了"): the speaker's own, naming what they did in their words, saying nothing
     is not done."""
     return [DoneReport(t.message_id, t.author_id, t.author_name, t.ts, normalize(t.text).strip()[:300],
                        normalize(t.text).strip()[:300], "") for t in _own_turns(request, acts, Act.DONE, skip)
-            if not _NOT_DONE.search(_first_clause(t.text))]
-
-
-def _first_clause(text: str) -> str:
-    """A line's first clause, past a name it is said to ("Oskar, the subs aren't happening tonight, …")."""
-    text = LEAD_NAME.sub("", normalize(text).strip(), count=1)
-    return _FIRST_CLAUSE.split(text, maxsplit=1)[0]
+            if not says_not_done(t.text)]
 
 
 def _act_reschedules(request: ExtractionRequest, acts: Sequence[Act], skip: frozenset[str]) -> list[Reschedule]:

@@ -19,7 +19,7 @@ from bot.offline.clauses import clean, core, split_clauses
 from bot.offline.indirect import ZH_ACTION_VERBS
 from memory.normalize import normalize
 
-__all__ = ["DoneReport", "done_reports"]
+__all__ = ["DoneReport", "done_reports", "takes_on"]
 
 _I = re.IGNORECASE
 _EN_VERBS = (
@@ -207,7 +207,7 @@ def _zh(body: str, names: frozenset[str] | None) -> tuple[str, str, str] | None:
     return what, verb, who
 
 
-def _promises(text: str) -> bool:
+def takes_on(text: str) -> bool:
     """Does the message take something on ("水管我来修，搞定", "I'll send it later")?"""
     return any(is_commitment(core(piece), hedged=False) for clause in split_clauses(text)
                for piece in _PIECES.split(clause.text) if piece)
@@ -235,7 +235,7 @@ def done_reports(turns: Sequence[Utterance], names: Iterable[str] | None = ()) -
                 # a promise said with it ("水管我来修，搞定") is no report; one said after it is another matter
                 # ("分摊表发了📊 每人60新币，周日中午前转给胖虎")
                 said = " ".join([*(c.text for c in clauses[:n]), *pieces[: i + 1]])
-                if not _promises(said):
+                if not takes_on(said):
                     out.append(DoneReport(turn.message_id, turn.author_id, turn.author_name, turn.ts,
                                           clean(clause.text), *found))
                 break

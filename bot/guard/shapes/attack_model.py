@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from bot.acts.logistic import Logistic, descend
 from memory.errors import HeyanError
 
 __all__ = ["CHEAP", "READ", "WEIGHTS", "AttackModel", "AttackModelError", "cheap", "fit", "read", "rows"]
@@ -62,32 +62,18 @@ def read(text: str) -> str:
     return " ".join(text.split())[:READ] or "."
 
 
-@dataclass(frozen=True, slots=True)
-class AttackModel:
+class AttackModel(Logistic):
     """``weights`` (one per input) and ``bias``."""
 
-    weights: np.ndarray
-    bias: float
+    error = AttackModelError
+    remedy = "make attacks"
 
     @classmethod
     def load(cls, path: Path = WEIGHTS) -> AttackModel:
-        try:
-            with np.load(path) as data:
-                weights, bias = data["weights"].astype(np.float32), float(data["bias"])
-        except (OSError, KeyError, ValueError) as exc:
-            raise AttackModelError(f"cannot read the attack weights {path}: {exc}; run `make attacks`") from exc
-        if weights.ndim != 1:
-            raise AttackModelError(f"{path} holds weights of shape {weights.shape}; run `make attacks`")
-        return cls(weights, bias)
-
-    def probabilities(self, inputs: np.ndarray) -> np.ndarray:
-        if inputs.ndim != 2 or inputs.shape[1] != self.weights.shape[0]:
-            raise AttackModelError(f"the attack model takes rows of {self.weights.shape[0]} values, got {inputs.shape}")
-        return np.asarray(1.0 / (1.0 + np.exp(-(inputs @ self.weights + self.bias))), dtype=np.float32)
+        return super().load(path)
 
     def save(self, path: Path = WEIGHTS) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, weights=self.weights.astype(np.float16), bias=np.float32(self.bias))
+        super().save(path)
 
 
 def fit(inputs: np.ndarray, labels: np.ndarray, near_misses: np.ndarray, *, l2: float = 1e-4, epochs: int = 4000,
@@ -97,15 +83,6 @@ def fit(inputs: np.ndarray, labels: np.ndarray, near_misses: np.ndarray, *, l2: 
     of an attack (the poisoning corpora's benign lines) ``near_weight`` (so they are not flagged to
     catch the attacks). The values were chosen leaving each blind set out in turn: no ordinary line
     flagged in or out of the fit, the most attacks caught held out."""
-    n, width = inputs.shape
     ratio = float((labels == 0).sum()) / max(1.0, float((labels == 1).sum()))
     weight = np.where(labels == 1, 0.5 * ratio, np.where(near_misses, near_weight, 1.0)).astype(np.float32)
-    weight /= weight.mean()
-    w = np.zeros(width, dtype=np.float32)
-    b = 0.0
-    for _ in range(epochs):
-        p = 1.0 / (1.0 + np.exp(-(inputs @ w + b)))
-        grad = (p - labels) * weight / n
-        w -= lr * (inputs.T @ grad + l2 * w)
-        b -= lr * float(grad.sum())
-    return AttackModel(w, b)
+    return AttackModel(*descend(inputs, labels, weight, l2=l2, epochs=epochs, lr=lr))
