@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: rest (redis, numpy, the runtime, the stores, the offline provider, cn2an: ~0.3 s each).
 HEAVY = ("qdrant_client", "qdrant_edge", "discord", "slack_bolt", "slack_sdk", "openai", "arq",
          "redis", "numpy", "adapters.runtime.composition", "memory.store.edge", "memory.store.server", "bot.offline",
-         "cn2an")
+         "cn2an", "lemminflect")
 
 _PROBE = """
 import json, sys

@@ -13,6 +13,7 @@ import re
 from bot.offline import lexicon as lx
 from bot.offline.indirect import ZH_ACTION_VERBS, zh_modifiers
 from bot.text.duetime import find_due_span
+from bot.text.verbs import base_form
 
 __all__ = ["informal_action", "is_informal_promise"]
 
@@ -110,13 +111,13 @@ def _zh_subjectless(core: str, due: str) -> bool:
 
 def informal_action(core: str) -> str | None:
     """The promised action of an informal form, in words a reply can use after "promised to": "will send
-    the docs tonight" → "send the docs tonight"; "I'm dropping the keys off tomorrow" → "dropping the keys
+    the docs tonight" → "send the docs tonight"; "I'm dropping the keys off tomorrow" → "drop the keys
     off tomorrow"; "You'll have the money by Monday" → "make sure you have the money by Monday". None for
     other clauses (a Chinese clause without a subject is its own action)."""
     if m := _EN_HEAD.match(core):
         return core[m.end() :]
-    if m := _EN_DOING.match(core):
-        return core[m.start("verb") :]
+    if m := _EN_DOING.match(core):  # "I'm dropping the keys off" → "drop the keys off"
+        return base_form(m.group("verb")) + core[m.end("verb") :]
     if m := _YOU_GET.match(core):
         return f"make sure you {core[m.start('verb'):]}"
     if _THING_READY.match(core):
