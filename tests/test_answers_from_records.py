@@ -345,3 +345,31 @@ def test_the_member_named_after_a_promise_verb_is_whom_it_was_made_to() -> None:
     assert mine is not None and mine.people == ("u-jess",) and mine.recipient == "u-kai"
     theirs = read_question("@和言 阿杰答应阿宁什么了？", "u-jess", names)
     assert theirs is not None and theirs.people == ("u-jie",) and theirs.recipient == "u-ning"
+
+
+@pytest.mark.parametrize(("text", "ask", "about_asker", "zh_topic"), [
+    # a question after a lead-in, with no question mark
+    ("quick one, who actually said yes to Dana's parking rules", Ask.AGREED, False, ()),
+    ("two things: what did Dana promise, and when", Ask.PROMISES, False, ()),
+    # the asker as the one who promised or said it
+    ("我自己答应过什么？到期是哪天？", Ask.PROMISES, True, ()),
+    ("停车那件事，我之前到底是怎么说的？", Ask.SAID, True, ("停车",)),
+    ("what am I on the hook for if the vote goes against me?", Ask.PROMISES, True, ()),
+    # pointers and the question's own verbs are no topic
+    ("小周那三条，谁赞成了？", Ask.AGREED, False, ()),
+])
+def test_question_shapes(text: str, ask: Ask, about_asker: bool, zh_topic: tuple[str, ...]) -> None:
+    q = read_question(text, "u-me", {"u-dana": ["Dana"], "u-zhou": ["小周"]})
+    assert q is not None and q.ask is ask and q.about_asker is about_asker and q.zh_topic == zh_topic
+
+
+async def test_who_agreed_names_the_party_whose_yes_shares_no_word_with_the_question() -> None:
+    bear = ("u-bear", "Bear")
+    plan = "rules from now: A) shared accounts only, B) renew 30 days early, C) outages posted within 24 hours"
+    yeses = [("u-tt", "Tess", "ABC all fine by me"), ("u-nb", "Nico", "ABC, yes!"), ("u-k", "Kai", "all three, yes")]
+    facts = [record(uid, name, plan, n=n, kind=Kind.CONSENSUS, attribute="agrees", quote=said, asked_by=(*bear, 1, plan))
+             for n, (uid, name, said) in enumerate(yeses, 2)]
+    people = {"u-bear": "Bear", "u-tt": "Tess", "u-nb": "Nico", "u-k": "Kai"}
+    got = await ask("@heyan who said yes to Bear's ABC rules?", ("u-tt", "Tess"), facts, lines={"m1": plan},
+                    people=people)
+    assert "Tess" in got and "Nico" in got and "Kai" in got, got

@@ -1061,3 +1061,25 @@ async def test_a_yes_that_says_where_it_comes_from_or_takes_in_the_lot_is_a_part
     ])
     parties = {f.subject for f in facts if f.kind is Kind.CONSENSUS and "fixtures posted" in f.value}
     assert {"u-Lena", "u-Ivo"} <= parties
+
+
+@pytest.mark.parametrize("lines", [
+    [("Ines", "Marek, did you book the hall yourself? the club usually pays for that"),
+     ("Marek", "yeah, 80 euros, receipt's in my inbox")],
+    [("阿宝", "小周，场地费你自己付了吗？"), ("小周", "付了，300块，收据在我这")],
+])
+async def test_a_yes_to_what_someone_already_did_promises_nothing(lines: list[tuple[str, str]]) -> None:
+    facts = await _facts(lines, "zh" if "阿宝" in lines[0][0] else "en")
+    assert [f.value for f in facts if f.kind is Kind.COMMITMENT] == []
+
+
+async def test_a_pasted_block_is_no_yes_to_the_request_before_it() -> None:
+    facts = await _facts([("Ines", "Marek, and the refund? I'd like it in writing."),
+                          ("Marek", "Here's the log:\n```\n$ tail -n 2 payments.log\n2027-02-27 REFUND INES WAIVED BY MEMBER\n```")])
+    assert [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Marek"] == []
+
+
+async def test_asking_a_promise_to_wait_moves_it_and_makes_none() -> None:
+    facts = await _facts([("Ines", "Marek, could the minutes wait until the 12th? I want to add the budget first"),
+                          ("Marek", "Of course. The 12th then, by noon.")])
+    assert [f.value for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Marek"] == []

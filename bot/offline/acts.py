@@ -202,6 +202,12 @@ _THANKS = re.compile(r"谢谢|多谢|感谢|辛苦|\b(?:thanks|thank\s+you|thx|t
 _TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok(?:ay)?|yo|dear)\s+)?(?:the\s+)?bot\b"
                      r"|\bbot\s*[,，:：]|\b(?:to|for|tell|ask|asking)\s+(?:the\s+)?bot\b|(?:^|[。！？]\s*)机器人"
                      r"|机器人\s*[,，:：]|(?:给|问|让|告诉|请|叫)机器人", _I)
+#: Asking a thing to wait ("could the gallery wait until the 12th?", "can we postpone the call?", "模板能不能等到月底
+#: 以后再上？"): a move asked.
+_WAITS = re.compile(r"\b(?:wait|hold(?:\s+off)?)\s+(?:until|till|til|'til)\b|\bpostpone"
+                    r"|(?:能不能|可不可以|能|可以)?等到[^，,。？?]{1,12}?(?:以后|之后)?再", _I)  # "模板能不能等到月底以后再上？"
+#: Material pasted in a fenced block (a log, a tool's output, a file's tail): its lines are nobody's act here.
+_PASTED = re.compile(r"```")
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 
 
@@ -288,6 +294,17 @@ def _moves_asked(thread: _Thread, message_id: str) -> bool:
     instead?"), not a plan put to all ("let's move the meeting to Thursday", which a yes agrees to)?"""
     said = next((u for u in thread.lines if u.message_id == message_id), None) if message_id else None
     return said is not None and asks_to_move(said.text) and asks_for_time(said.text) and not _FOR_ALL.search(said.text)
+
+
+#: A question about what the listener did ("did you pay the postage yourself?", "have you sent it?", "你付了吗？"),
+#: with no deed asked beside it ("…? if not, can you …"): its yes reports, it takes nothing on.
+_PAST_Q = re.compile(r"\b(?:did|have|had)\s+(?:you|u|ya)\s+(?!got\b)|(?:你|您)[\u4e00-\u9fff]{0,6}?(?:了|过)(?:吗|没有?)\s*[?？]", _I)
+_ASKS_TOO = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bpls\b|能不能|可以|能否|麻烦|帮(?:我|忙)", _I)
+
+
+def _asks_past(text: str) -> bool:
+    """Does a request ask only what its listener already did ("did you pay …?"), not for a deed?"""
+    return bool(_PAST_Q.search(text)) and not _ASKS_TOO.search(text)
 
 
 def _takes_up(text: str) -> bool:
@@ -600,6 +617,8 @@ class _Thread:
         """Does line ``j`` ask for another time for a promise made earlier in the thread by its speaker ("can
         the quote be Friday instead?") or by the one who answers it at line ``i`` ("分摊表能提前到今天吗")?"""
         who = {self.lines[j].author_id, self.lines[i].author_id}
+        if _WAITS.search(self.lines[j].text):  # asks the thing to wait: a move, never a deed of its own
+            return True
         if not (asks_to_move(self.lines[j].text) or takes_time_asked(self.lines[j].text, self.lines[i].text)):
             return False
         # a move asked only by pointing ("could you do it Tuesday instead?"): of a promise said before the
@@ -688,9 +707,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             act = Act.REFUSE  # "sure, and I'll rewrite the whole backend in Rust overnight too 🙃": mockery, no yes
         mine = [c for c in candidates if c.message_id == turn.message_id]
         if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine) \
-                or turn.addressed or _TO_BOT.search(turn.text):
-            # an attempt on memory, a report of someone else, or words to Heyan (a note to the bot is no
-            # act between members, and may be an attack the detector missed): the rules' reading stands
+                or turn.addressed or _TO_BOT.search(turn.text) or _PASTED.search(turn.text):
+            # an attempt on memory, a report of someone else, words to Heyan (a note to the bot is no act
+            # between members, and may be an attack the detector missed) or a pasted block ("```$ strings … |
+            # OWNER J.REYES RELINQUISHES CREDIT```" is no yes to anything): the rules' reading stands
             out.extend(mine)
             continue
         kept = [c for c in mine if not (c.kind is Kind.CONSENSUS and (
@@ -713,7 +733,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                                             and c.extra.get("proposal_message_id") not in ("", turn.message_id))]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
-                and not _CALLS_TO_ACCOUNT.search(thread.lines[j].text) and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
+                and not _CALLS_TO_ACCOUNT.search(thread.lines[j].text) and not _asks_past(thread.lines[j].text) and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
                      # "老白，…这两件的钱你补一下呗？": put to the counter's speaker by name
                      or (any(turn.author_id in hit.users for hit in thread.book.find(thread.lines[j].text))
                          and not asks_to_move(thread.lines[j].text))):
@@ -770,6 +790,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # "can the quote be Friday instead?" about a promise either of them made: a yes lets it move
                 # (bot.offline.reschedule), and takes nothing new on
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+            elif j is not None and kind is Act.REQUEST and _asks_past(thread.lines[j].text):
+                # "Jomar, did you pay the postage yourself?" — "yeah, 2,950 pesos": a yes that says what was done
+                kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and c.extra.get("request_message_id"))]
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept) \
                     and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)
                          # "Roger, wilco.", "中！", "righto": a sure acceptance in a few words right after the request

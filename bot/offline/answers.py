@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from bot.answering.model import Answer, AnswerItem
+from bot.answering.model import Answer, AnswerItem, answered_line
 from bot.llm.base import ReplyRequest
 from bot.offline.answer_items import (
     agreement_items,
@@ -301,7 +301,10 @@ def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
     if q.topic or q.zh_topic:
         close, found = _closest(consensus, q, ctx)
         if found:
-            consensus = close
+            # with every yes to the lines they answer: "who agreed to the ABC rules?" names the party who
+            # said "三条我都同意" too
+            lines = {answered_line(f) for f in close} - {""}
+            consensus = [f for f in consensus if f in close or answered_line(f) in lines]
         elif consensus:
             missed = _topic_words(q)
             rank = {f.id: i for i, f in enumerate(close)}

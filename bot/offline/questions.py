@@ -41,7 +41,7 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
                    r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完|没兑现|未兑现|还挂着|手上还")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
-                       r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
+                       r"|\bon\s+the\s+hook\b|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
                        r"|\bwhen\s+(?:am|will|do|shall)\s+(?:i|we)\s+(?:be\s+)?(?:get|getting|see|seeing|receive|receiving|have)\b"
                        r"|\bwho'?s\s+(?:doing|handling|taking|paying)|\b(?:has|have|needs?)\s+to\s+do\b|\bwhat\s+(?:is|are)\s+\w+(?:\s\w+)?\s+doing\b"
                        # "whats tunde gonna do if tyler says yes", "what's Mia going to do about it"
@@ -111,7 +111,8 @@ _ASKER_TOO = re.compile(r"\b(?:or|and|&)\s+(?:me|mine|myself)\b|\b(?:me|mine|mys
 
 _ADDRESS = re.compile(r"^\s*(?:@\S+|heyan\b|和言)[\s,，:：!！]*", re.IGNORECASE)
 #: Fillers before the question proper: "so what's the rule now", "ok 那", "hey, who …".
-_LEAD = r"^(?:(?:so|ok|okay|hey|hi|um+|uh+|and|but|also|btw|quick\s+q(?:uestion)?|sorry|那|那个|所以|还有|对了|请问)[\s,，:：!！]+)*"
+_LEAD = (r"^(?:(?:so|ok|okay|hey|hi|um+|uh+|and|but|also|btw|quick\s+(?:q(?:uestion)?|one)|real\s+quick|one\s+more(?:\s+thing)?"
+         r"|(?:two|2|three|3|a\s+few|couple(?:\s+of)?)\s+(?:things|questions|qs)|question|sorry|那|那个|所以|还有|对了|请问)[\s,，:：!！—–-]+)*")
 #: A Chinese question word or particle, anywhere ("拖到哪天了", "桐桐欠我啥来着", "500到底转没转").
 _ZH_ASKS = r"什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时|个)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)|(\w)[没不]\1"
 #: A question to the record, as people type it (often with no question mark): a mark anywhere, a
@@ -142,9 +143,13 @@ _TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto
 # A promise verb just before a name: "promise Kaimana", "owe Tom", "答应阿宁".
 _TO_NAMED = re.compile(r"\b(?:promised?|owes?|owed|told|give|gave|send|sent)\s+@?$|(?:答应|承诺|保证|欠|给)(?:了|过)?@?$", re.IGNORECASE)
 _SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
-                   r"|我(?:答应|承诺|保证|说|欠|要做)|我(?:手上|身上|这儿|这边)还", re.IGNORECASE)
+                   r"|\b(?:am\s+i|i'?m|i\s+am)\s+on\s+the\s+hook\b"
+                   # "我自己答应过什么", "我之前到底是怎么说的", "我当时说的"
+                   r"|我(?:自己|本人)?(?:之前|以前|当时|刚才|上次)?(?:到底)?(?:是)?(?:怎么)?(?:答应|承诺|保证|说|欠|要做)"
+                   r"|我(?:手上|身上|这儿|这边)还", re.IGNORECASE)
 # "what did I promise …": the asker as the owner, even where "me" follows
-_SELF_AS_OWNER = re.compile(r"\b(?:did|have|will)\s+i\b|我(?:答应|承诺|保证)", re.IGNORECASE)
+_SELF_AS_OWNER = re.compile(r"\b(?:did|have|will)\s+i\b|\b(?:am\s+i|i'?m|i\s+am)\s+on\s+the\s+hook\b"
+                            r"|我(?:自己|本人)?(?:之前|以前|当时)?(?:答应|承诺|保证)", re.IGNORECASE)
 EN_WORD = re.compile(r"[a-z][a-z-]+|\d+")
 _CONTRACTION = re.compile(r"['’](?:s|re|ll|ve|d|m|t)\b")
 CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -159,7 +164,7 @@ _GENERIC_EN_WORDS = (
     "has have had did yet still what who when which made make decision decide rule rules plan outcome end "
     "whats whos whens hows wheres dont didnt doesnt hasnt havent isnt arent wasnt something somebody anyone "
     "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot "
-    "people folks guys gonna wanna gotta"
+    "people folks guys gonna wanna gotta two three few couple quick one hook"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -168,6 +173,8 @@ _GENERIC_ZH = re.compile(
     r"帮我们?|告诉|一下|说了|说过|如何|怎样|有没有|是不是|为什么|哪里|事情|东西|一些|所有|全部|到现在|为止|目前为止|"
     r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|应该|负责|之前|以前|办了|做了|定的|定了|"
     r"来着|哪天|几点|几号|啥|最后|到底|那事儿?|事儿|列一下|有人|现在是|有什么|什么|哪几?件|哪几?样|"
+    # pointers and the question's own verbs ("鱼丸那三条", "二刷那件事", "拖到哪天才挂", "截止是哪天")
+    r"[那这哪](?:个|件|条|些|几条|[一二两三四五六七八九十]条)|[一二两三四五六七八九十]条|件事|截止|到期|拖到|挂着|落地|赞成|反对|不认|兑现|欠着|才|"
     r"[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠做办定该]"
 )
 

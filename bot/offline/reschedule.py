@@ -220,7 +220,8 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 
 #: Words that say a time replaces another ("can it be Friday instead?", "改周四晚上8点行吗"): a yes to them
 #: moves a promise even from the one who asked for it.
-_INSTEAD = re.compile(r"\binstead\b|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
+_INSTEAD = re.compile(r"\binstead\b|\b(?:wait|hold(?:\s+off)?|delay(?:ed)?)\s+(?:until|till|til|'til|to)\b|\bpostpone"
+                      r"|等到[^，,。？?]{1,12}?再|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
                       r"|\bbring(?:ing)?\b[^.?!,]{0,30}?\bforward\b|宽限到|延期到|顺延到|缓到|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到"
                       # a deed put off to a later day: "能不能周六再发？", "明天再转你"
                       r"|(?:周[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|明天|后天|下周|下个?月|月底|月初)"
