@@ -373,3 +373,15 @@ async def test_who_agreed_names_the_party_whose_yes_shares_no_word_with_the_ques
     got = await ask("@heyan who said yes to Bear's ABC rules?", ("u-tt", "Tess"), facts, lines={"m1": plan},
                     people=people)
     assert "Tess" in got and "Nico" in got and "Kai" in got, got
+
+
+async def test_a_question_asking_what_was_agreed_and_promised_answers_both() -> None:
+    bob, ann = ("u-bob", "Bob"), ("u-ann", "Ann")
+    plan = "the rota starts next Monday"
+    facts = [record(*ann, plan, n=2, kind=Kind.CONSENSUS, attribute="agrees", quote="ok", asked_by=(*bob, 1, plan)),
+             record(*ann, "return the ledger to Bob by Friday", n=3, recipient="u-bob", recipient_name="Bob")]
+    got = await ask("@heyan what did we agree and who promised what?", bob, facts, lines={"m1": plan},
+                    people={"u-bob": "Bob", "u-ann": "Ann"})
+    assert "rota" in got and "ledger" in got, got
+    only = await ask("@heyan what did we agree?", bob, facts, lines={"m1": plan}, people={"u-bob": "Bob", "u-ann": "Ann"})
+    assert "rota" in only and "ledger" not in only, only

@@ -1083,3 +1083,36 @@ async def test_asking_a_promise_to_wait_moves_it_and_makes_none() -> None:
     facts = await _facts([("Ines", "Marek, could the minutes wait until the 12th? I want to add the budget first"),
                           ("Marek", "Of course. The 12th then, by noon.")])
     assert [f.value for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Marek"] == []
+
+
+async def test_a_request_after_lets_not_is_put_to_the_one_it_names() -> None:
+    facts = await _facts([("Ines", "Let's not. Marek, can you put the ledger in the shared drive with a short note?"),
+                          ("Marek", "Passt.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Marek" and promise.recipient == "u-Ines" and "ledger" in promise.value
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS]
+
+
+async def test_the_deed_asked_politely_is_taken_not_the_fact_checked_before_it() -> None:
+    facts = await _facts([("Ines", "ok. Marek, the deposit came back to you on Monday right? send me my half today please"),
+                          ("Marek", "yes, today.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Marek" and "half" in promise.value and "deposit came back" not in promise.value
+
+
+async def test_another_time_asked_for_a_thing_promised_in_the_thread_moves_it() -> None:
+    facts = await _facts([("Ines", "Marek could you redo the poster with the new date?"),
+                          ("Marek", "yes, Thursday night"),
+                          ("Ines", "thanks!"),
+                          ("Ines", "sorry to push, the print shop closes early. could the poster be ready Wednesday?"),
+                          ("Marek", "ok, Wednesday then, before 8pm")])
+    assert len([f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Marek"]) == 1
+
+
+async def test_a_counter_offer_is_due_at_its_own_time_past_a_time_turned_down_and_one_past() -> None:
+    facts = await _facts([("Ines", "Marek, can you send me my half of the deposit today?"),
+                          ("Marek", "Today, no. The bank only released it this morning. Sunday, before 6pm my time, "
+                                    "your half goes out by transfer.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Marek" and promise.recipient == "u-Ines"
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Sun 18:00"

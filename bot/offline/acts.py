@@ -363,6 +363,13 @@ def _for_all(text: str) -> bool:
     return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
 
 
+def _asking(text: str) -> str:
+    """The sentence of a line that asks (its last with a question mark), or the whole line: "Let's not. Lukas,
+    can you make the repo public?" asks Lukas, whatever "let's" opened it."""
+    asks = [x for x in re.split(r"(?<=[.!。！])\s+(?=\S)", text.strip()) if "?" in x or "？" in x]
+    return asks[-1] if asks else text
+
+
 def _zone(request: ExtractionRequest) -> str:
     return request.timezone if is_zone(request.timezone) else "UTC"
 
@@ -394,6 +401,16 @@ _NOT_HAPPENING = re.compile(r"\b(?:isn'?t|is\s+not|not|won'?t|can'?t|cannot)\s+(
                             r"|来不及|做不到|不可能|够呛", _I)
 
 
+#: A time turned down by a bare no right after it: "Today, no.", "今晚，不行。".
+_SAID_NO_TO = re.compile(r"[^,;.!?，。；！？]+[,，]\s*(?:no|nope|nah|not\s+possible|impossible|不行|不可能|没戏)\s*(?=[.!。！;；]|$)",
+                         re.IGNORECASE)
+
+
+#: A clause in the past tense, and words that look ahead: "it only cleared this morning" is no time offered.
+_PAST_CLAUSE = re.compile(r"\b(?:was|were|did|had|came|went|got|[a-z]{3,}ed)\b", re.IGNORECASE)
+_AHEAD = re.compile(r"\b(?:will|'ll|’ll|can|could|shall|going\s+to|gonna|by|before|until|till|latest|then)\b", re.IGNORECASE)
+
+
 def _offered_time(text: str) -> str:
     """The time a counter-offer offers: the one in a clause that offers it ("I can do it tomorrow morning
     Jakarta time, tonight I'm at a wedding" → "tomorrow morning"), else the first not turned down ("not
@@ -421,6 +438,10 @@ def _offered_time(text: str) -> str:
     # the first time not turned down ("the whole part by Saturday isn't happening. … by Monday evening")
     text = re.sub(r"[^,;.!?，。；！？]+", lambda m: " " * len(m.group()) if _NOT_HAPPENING.search(m.group()) else m.group(),
                   text)
+    text = _SAID_NO_TO.sub(lambda m: " " * len(m.group()), text)  # "Today, no. … Sunday, before 6pm": not today
+    # a time that says when something happened ("it only cleared this morning") offers nothing
+    text = re.sub(r"[^,;.!?，。；！？]+", lambda m: " " * len(m.group()) if _PAST_CLAUSE.search(m.group())
+                  and not _AHEAD.search(m.group()) else m.group(), text)
     span = find_due_span(text)
     return text[span[0] : span[1]] if span is not None else ""
 
@@ -778,8 +799,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if j is not None and named is None and thread.acts[j] is Act.COUNTER and not thread.countered_for(j, i):
                 j = None  # "not me, Lee said he'd lock it" then Dana's "I'll email the schedule": no yes to it
             kind = thread.acts[j] if j is not None else None
-            if j is not None and kind is Act.REQUEST and (_for_all(thread.lines[j].text)
-                                                          or _PROPOSING.match(thread.lines[j].text)):
+            if j is not None and kind is Act.REQUEST and (_for_all(ask := _asking(thread.lines[j].text))
+                                                          or _PROPOSING.match(ask)):
                 # said to "us" or opened as a proposal ("proposal: …", "要不…"), whatever the classifier
                 # called it: a plan put to all, agreed to
                 kind = Act.PROPOSE

@@ -313,7 +313,15 @@ def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
         items = sorted(items, key=lambda i: i.said_at, reverse=True)
         if rank:  # none is about the topic: the hybrid search's closest first
             items = sorted(items, key=lambda i: min((rank.get(fid, len(rank)) for fid in i.fact_ids), default=len(rank)))
-        return _to_answer(q, ctx, items, missed_topic=missed)
+        agreed = _to_answer(q, ctx, items, missed_topic=missed)
+        if not PROMISE_WORD.search(q.text):
+            return agreed
+        # "what did we agree and who promised what?": both halves answered
+        promised, _ = _promise_items(replace(q, recipient=None), ctx, [f for f in pool if f.kind is Kind.COMMITMENT])
+        if not promised:
+            return agreed
+        lead = "目前的承诺：" if ctx.lang == "zh" else "What has been promised: "
+        return f"{agreed}{'' if ctx.lang == 'zh' else ' '}{lead}{_to_answer(q, ctx, promised)}"
     if q.unclear:
         return _to_answer(q, ctx, [])
     none = "我还没有记录到双方达成的共识。" if ctx.lang == "zh" else "I have no record of an agreement yet."

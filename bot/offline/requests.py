@@ -299,6 +299,12 @@ def _antecedent(request: str) -> str:
     return "" if m is None else " " + (m.group("topic") or m.group("need")).strip()
 
 
+#: A deed asked politely anywhere in its sentence ("send me my 360 today please").
+_PLEASE = re.compile(r"\b(?:please|pls|plz|kindly)\b", _I)
+#: A sentence that checks a fact rather than asks a deed: "… yesterday right?", "did you pay it yourself?".
+_CHECKS = re.compile(r"\b(?:right|correct|yeah|no|yes)\s*[?？]\s*$|\b(?:did|have|had)\s+(?:you|u)\b|(?:了|过)(?:吗|没有?)\s*[?？]", _I)
+
+
 def _requested_action(request: str) -> str:
     sentences = [s.strip() for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
     # "Sipho you have the good mic, could you record it Saturday?": the ask said mid-sentence
@@ -313,8 +319,12 @@ def _requested_action(request: str) -> str:
         said = LEAD_NAME.sub("", sentence, count=1)
         if (action := _action(said) or _action(sentence)) is not None:
             return clean(_turned(action))
-    asked = next((s for s in sentences if _ZH_ASKS.search(s) or _ZH_TOLD.search(s) or "?" in s),
-                 sentences[0] if sentences else request)
+    # the sentence that asks a deed ("… send me my 360 today please") before one that checks a fact ("the $1,800
+    # landed in your account yesterday right?")
+    asking = [s for s in sentences if _PLEASE.search(s)] + [
+        s for s in sentences if (_ZH_ASKS.search(s) or _ZH_TOLD.search(s) or "?" in s) and not _CHECKS.search(s)]
+    asked = next(iter(asking), next((s for s in sentences if _ZH_ASKS.search(s) or _ZH_TOLD.search(s) or "?" in s),
+                                    sentences[0] if sentences else request))
     said = LEAD_NAME.sub("", asked, count=1)
     said = _ZH_NAME_YOU.sub("", said, count=1)  # "老孙你周四前把…发我": the one asked, then the deed
     said = _ASK_ANY.sub("", said, count=1)
