@@ -1116,3 +1116,19 @@ async def test_a_counter_offer_is_due_at_its_own_time_past_a_time_turned_down_an
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Marek" and promise.recipient == "u-Ines"
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Sun 18:00"
+
+
+async def test_a_request_put_as_xinku_ni_is_taken_on_and_a_possibility_is_no_ask() -> None:
+    facts = await _facts([("老周", "阿宝，辛苦你把这次活动的开支表整理一下，谁付了多少都列上。"),
+                          ("阿宝", "好。周五晚上8点前发群里。")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿宝" and promise.recipient == "u-老周" and "开支表" in promise.value
+    facts = await _facts([("老周", "颜色不对，这批不可能是新印的。小林，能把你手上那本拍个封底特写吗？"),
+                          ("小林", "冲！")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-小林" and "特写" in promise.value and "不可" not in promise.value
+
+
+async def test_taking_the_floor_promises_nothing() -> None:
+    facts = await _facts([("老周", "到底怎么回事？"), ("阿宝", "我来说吧。")], "zh")
+    assert [f.value for f in facts if f.kind is Kind.COMMITMENT] == []

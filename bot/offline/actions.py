@@ -43,6 +43,8 @@ _EN_NEG_HEAD = re.compile(
 _ZH_CANNOT = re.compile(r"[搞做办弄修写交完]不[定了到完成好]|来不及|赶不上|不可能")
 _ZH_PAST_WHEN = re.compile(r"去年|前年|上个?月|上周|上次|昨天|前天|当时|那时|^(?:之前|以前)")
 _ZH_LETS = re.compile(r"^(?:我们|咱们?)[^，,。]{0,16}?一起[^，,。]{0,16}?吧[呀啊]?$")
+#: Taking the floor: "我来说吧", "我来讲两句", "我说一下", "我插一句" (what follows is said now, no deed promised).
+_ZH_SPEAKS = re.compile(r"^我(?:来|先)?(?:说|讲|解释|插)(?:一下|两句|几句|一句)?(?:吧|啊|哈)?[。.!！~…]*$")
 _ZH_LEAD = re.compile(r"^(?:还是|一定|会|也|就|再|先|都|还(?=是|会|要|得|能|在))+")  # 还钱 keeps its 还
 # Cues that only say "I promise" (dropped from the action); time words like 马上 or 以后不再 stay.
 _ZH_PURE_CUES = frozenset({"保证", "答应", "承诺", "发誓", "一定", "一定会", "肯定会", "绝对", "绝对会", "会", "将", "将会",
@@ -81,6 +83,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return False  # "招募帖我今天发不了了": what the speaker cannot do is no promise
     if _ZH_LETS.match(core):
         return False  # "我们这周六一起把阳台清理一下吧": a suggestion to both
+    if _ZH_SPEAKS.match(core):
+        return False  # "我来说吧", "我说两句": the speaker takes the floor, not a deed
     part = promise_part(core)
     if part != core:  # "As the admin I'll …", "Log the bug and I'll …", "发票我来开"
         return is_commitment(part, hedged=hedged, due=due) or (

@@ -45,7 +45,7 @@ _FILLER = re.compile(r"\b(?:then|instead|ok(?:ay)?|maybe|how\s+about|what\s+abou
 #: The request: "can you …", "could you please …", "please …", "你能不能…", "麻烦你…", "你…可以吗".
 _ASK_EN = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+"
                      r"(?:please\s+|pls\s+|just\s+|maybe\s+)?|(?:please|pls|kindly)\s+)", _I)
-_ASK_ZH = re.compile(r"^(?:(?:你|您)(?:能不能|可不可以|能|可以|愿意|帮我|帮忙|来)?|(?:麻烦|请)(?:你|您)?(?:帮我|帮忙)?)")
+_ASK_ZH = re.compile(r"^(?:(?:你|您)(?:能不能|可不可以|能|可以|愿意|帮我|帮忙|来)?|(?:麻烦|请|辛苦|劳驾|拜托)(?:你|您)?(?:帮我|帮忙)?)")
 #: A request with its object first: "客户那边的报价你能周四前发给我吗？" (the object, then 你能/你可以 …).
 _ASK_ZH_TOPIC = re.compile(r"^(?P<topic>[^，,。？?！!你您我]{2,12}?)(?:你|您)(?:能不能|可不可以|能|可以|愿意)")
 _ZH_ASK_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|行吗|行不行|好不好|可不可以|能不能|成吗|吗|呢|吧)?[\s?？。!！~]*$")
@@ -86,6 +86,10 @@ def only_time(text: str) -> bool:
     return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
 
 
+#: Where a thing asked for will be handed over, and nothing more: "发群里", "发你", "转你", "寄出".
+_HANDS_OVER = re.compile(r"(?:发|给|转|寄|交|传|放)(?:到|给|进|在)?(?:群里|群|你|您|大家|过去|出来|出去|上来)?")
+
+
 def own_time(answer: str) -> str | None:
     """The time an answer that takes a request on names ("" when none); None when it does more than
     take it on — a reason, a condition, an action of its own."""
@@ -93,6 +97,9 @@ def own_time(answer: str) -> str | None:
         return ""
     if (m := _TAKE_ON_LEAD.match(answer)) and only_time(answer[m.end():]):
         return answer[m.end():]
+    if (m := _TAKE_ON_LEAD.match(answer)) and (span := find_due_span(rest := answer[m.end():])) is not None \
+            and _HANDS_OVER.fullmatch(_FILLER.sub("", rest[: span[0]] + rest[span[1]:])):
+        return rest[span[0] : span[1]]  # "好。周五晚上8点前发群里。": a time, and where it will be handed over
     if (m := _COUNTER.match(answer)) and only_time(m.group("no")) and only_time(m.group("alt")):
         return m.group("alt")
     return None
@@ -181,13 +188,13 @@ def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str]
 # "Bea could you …", "涛哥今天能…".
 #: A name a line is said to, before its words: "Lena, can you…", "阿青，好的", "Arif can you…".
 LEAD_NAME = re.compile(r"^@[^\s,，:：]{1,24}\s+|^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u)\b)")
-_ZH_ASKS = re.compile(r"能|可以|吗|帮|麻烦|请|[?？]")
+_ZH_ASKS = re.compile(r"(?<![可不])能|可以|吗|帮|麻烦|请|辛苦(?:你|您)|劳驾|拜托|[?？]")  # not "2019的不可能这样"
 _ASK_ANY = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?"
                       r"|(?:please|pls|kindly)\s+)|(?:你|您)?(?:能不能|可不可以|能|可以)(?:先|帮我|帮忙)?", _I)
 
 
 _MID_ASK = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+)?(?=[a-z])", _I)
-_ZH_DEED_ASK = re.compile(r"能不能|可不可以|麻烦|帮(?:我|忙)|请(?:你|您)|可以吗|行吗|好吗")
+_ZH_DEED_ASK = re.compile(r"能不能|可不可以|麻烦|帮(?:我|忙)|请(?:你|您)|辛苦(?:你|您)|劳驾|拜托|可以吗|行吗|好吗")
 _ZH_NAME_YOU = re.compile(r"^[\u4e00-\u9fff]{2,3}你(?=[\u4e00-\u9fff])")
 
 
@@ -195,7 +202,7 @@ _ZH_NAME_YOU = re.compile(r"^[\u4e00-\u9fff]{2,3}你(?=[\u4e00-\u9fff])")
 #: A deed told to the listener: "那你把仿真代码整理一下放到GitHub上", "你今天就给编辑部写信".
 _ZH_TOLD = re.compile(r"(?:^|[，,。：:\s])(?:那|那就)?(?:你|您)(?:先|就|再|赶紧|马上)?把(?!我)"
                       r"|(?:^|[，,。：:\s])(?:你|您)(?:今天|今晚|明天|马上|现在|赶紧|尽快)就?(?:给|把|去|来|发|转|还|退|写|改|交)")
-_ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:能不能|可不可以)[^，。,.!！]{1,20}?(?:吗|？|\?)"
+_ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:辛苦|劳驾|拜托)(?:你|您)?[^，。,.!！]{0,4}?把|(?:能不能|可不可以)[^，。,.!！]{1,20}?(?:吗|？|\?)"
                          r"|(?:能不能|可不可以)帮(?:忙|我)"
                          r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)"
                          # "周三前问下价格？", "今晚之前确认一下？": a deed by a time, asked
