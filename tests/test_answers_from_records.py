@@ -385,3 +385,11 @@ async def test_a_question_asking_what_was_agreed_and_promised_answers_both() -> 
     assert "rota" in got and "ledger" in got, got
     only = await ask("@heyan what did we agree?", bob, facts, lines={"m1": plan}, people={"u-bob": "Bob", "u-ann": "Ann"})
     assert "rota" in only and "ledger" not in only, only
+
+
+def test_what_hangs_on_something_asks_what_was_promised_on_it() -> None:
+    for text in ("what exactly hangs on the review call on the 7th?", "what's riding on the insurance claim?"):
+        q = read_question(text, "u-me", {"u-dana": ["Dana"]})
+        assert q is not None and q.ask is Ask.PROMISES and not {"hang", "rid", "riding"} & set(q.topic), q
+    q = read_question("茶姐欠我的都还清了吗？", "u-me", {"u-cha": ["茶姐"]})
+    assert q is not None and q.zh_topic == () and q.recipient == "u-me"

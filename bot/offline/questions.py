@@ -41,7 +41,8 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
                    r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完|没兑现|未兑现|还挂着|手上还")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
-                       r"|\bon\s+the\s+hook\b|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
+                       r"|\bon\s+the\s+hook\b|\b(?:hangs?|hinges?|depends?|riding|rides?)\s+on\b"
+                       r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
                        r"|\bwhen\s+(?:am|will|do|shall)\s+(?:i|we)\s+(?:be\s+)?(?:get|getting|see|seeing|receive|receiving|have)\b"
                        r"|\bwho'?s\s+(?:doing|handling|taking|paying)|\b(?:has|have|needs?)\s+to\s+do\b|\bwhat\s+(?:is|are)\s+\w+(?:\s\w+)?\s+doing\b"
                        # "whats tunde gonna do if tyler says yes", "what's Mia going to do about it"
@@ -164,7 +165,8 @@ _GENERIC_EN_WORDS = (
     "has have had did yet still what who when which made make decision decide rule rules plan outcome end "
     "whats whos whens hows wheres dont didnt doesnt hasnt havent isnt arent wasnt something somebody anyone "
     "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot "
-    "people folks guys gonna wanna gotta two three few couple quick one hook"
+    "people folks guys gonna wanna gotta two three few couple quick one hook hang hangs hanging riding ride rides rid "
+    "depend depends depending hinge hinges"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -174,7 +176,7 @@ _GENERIC_ZH = re.compile(
     r"提到|关于|过期|逾期|期限|和言|我们|你们|他们|她们|应该|负责|之前|以前|办了|做了|定的|定了|"
     r"来着|哪天|几点|几号|啥|最后|到底|那事儿?|事儿|列一下|有人|现在是|有什么|什么|哪几?件|哪几?样|"
     # pointers and the question's own verbs ("鱼丸那三条", "二刷那件事", "拖到哪天才挂", "截止是哪天")
-    r"[那这哪](?:个|件|条|些|几条|[一二两三四五六七八九十]条)|[一二两三四五六七八九十]条|件事|截止|到期|拖到|挂着|落地|赞成|反对|不认|兑现|欠着|才|"
+    r"[那这哪](?:个|件|条|些|几条|[一二两三四五六七八九十]条)|[一二两三四五六七八九十]条|件事|截止|到期|拖到|挂着|落地|赞成|反对|不认|兑现|欠着|还清|还完|结清|才|"
     r"[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠做办定该]"
 )
 
