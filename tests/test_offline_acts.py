@@ -1132,3 +1132,11 @@ async def test_a_request_put_as_xinku_ni_is_taken_on_and_a_possibility_is_no_ask
 async def test_taking_the_floor_promises_nothing() -> None:
     facts = await _facts([("老周", "到底怎么回事？"), ("阿宝", "我来说吧。")], "zh")
     assert [f.value for f in facts if f.kind is Kind.COMMITMENT] == []
+
+
+async def test_a_thing_said_clauses_before_will_be_somewhere_is_what_is_promised() -> None:
+    facts = await _facts([("Ines", "morning all"),
+                          ("Marek", "Since the club liked it, a thank-you card from me as chair, signed by all of us, "
+                                    "will be in her mailbox by Friday — she asked about it.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Marek" and "thank-you card" in promise.value and promise.value.startswith("make sure")

@@ -644,8 +644,21 @@ def _with_earlier_action(facts: list[CandidateFact], before: str, farther: Seque
                                    if _ZH_OWN_DEED.match(clean(c)) or _ZH_MY_DEED.match(clean(_OPENER.sub("", c)))), "")):
             # "我这儿有个全新的防护头套，豆豆戴正好，明天一早寄给你": the deed two clauses up
             f = dataclasses.replace(f, attribute=f"{deed}，{bare}", value=f"{deed}，{f.value}")
+        elif f.kind is Kind.COMMITMENT and (be := _EN_BE.match(f.value)) is not None \
+                and (thing := next((m.group("np") for c in reversed(re.split(r"\s*[,;]\s*", ", ".join((*farther, before))))
+                                    if (m := _EN_THING.match(clean(c))) is not None), "")):
+            # "a reference letter from me, saying what Arjun built, will be in his inbox by the 20th": the thing
+            # said clauses before is what will be there
+            f = dataclasses.replace(f, attribute=thing, value=f"make sure {thing} is {f.value[be.end():]}")
         out.append(f)
     return out
+
+
+#: A promise of a state with its subject said clauses before: "be in his inbox by the 20th".
+_EN_BE = re.compile(r"^be\s+(?=(?:in|on|with|at|ready|done|up|out|there|back)\b)", re.IGNORECASE)
+#: A clause that is only a thing: "a reference letter from me as team lead", "and the new poster".
+_EN_THING = re.compile(r"^(?:(?:and|so|also|plus)\s+)?(?P<np>(?:a|an|the|my|your|his|her|our|their|this|that)\s+"
+                       r"(?![\w-]+ing\b)[^,;:.!?]{2,60})$", re.IGNORECASE)
 
 
 #: A denial of something past, which "I promise"/"我保证" only vouches for: "I didn't ask for this", "我真没删".
