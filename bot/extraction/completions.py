@@ -207,14 +207,17 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
       done through the moderation service's ``commitment_done`` as its owner — the very path of
       ``/commitments done`` and ``heyan commitments done``, with its audit entry and whatever that path
       does to the follow-up;
-    * when it is unsure (several match, or none does), leaves them open and posts a question to the
+    * when it is unsure (several match, or none does) and the learned done links (``bot.acts.links``) are
+      not sure of one either, leaves them open and posts a question to the
       owner naming the candidates and how to mark one done (an outbox notice, one per report message) —
       only for the speaker's own report: someone else's report closes a promise it surely names only when
       its speaker is the one the promise was made to ("Ann: Bob sent it", Bob's promise to Ann); from
       anyone else it asks the owner to confirm (a member cannot close another's promise by saying so).
 
-    A job run again changes nothing: a done commitment is not open any more, and the question's post id
-    is the report's message id.
+    A line no rule reads as a report, and the dialogue acts neither, closes the one open promise of its
+    speaker the done links are sure it reports kept ("projector's back at the library …"); a line that moves
+    a time closes nothing. A job run again changes nothing: a done commitment is not open any more, and the
+    question's post id is the report's message id.
     """
     out: list[Settled] = []
     names = {t.author_name for t in (*request.turns, *request.context) if t.author_name}
@@ -241,8 +244,8 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
             said = f"{report.author_name or report.author_id} said done" if report.owner_name else "said done"
             if (done := await _close(moderation, request, sure, report, said)) is not None:
                 out.append(Settled(report, done=done))
-        elif asked and not report.owner_name and report.message_id not in moving and (linked := await _link(said_text.get(report.message_id, report.quote),
-                                                                        done_prob.get(report.message_id), asked)) is not None:
+        elif asked and not report.owner_name and report.message_id not in moving and (linked := await _link(
+                said_text.get(report.message_id, report.quote), done_prob.get(report.message_id), asked)) is not None:
             # several might be meant, and the learned done links are sure of one ("取暖器查了，1800W，铭牌照片发群里了")
             if (done := await _close(moderation, request, linked, report, "said done")) is not None:
                 out.append(Settled(report, done=done))
