@@ -1140,3 +1140,20 @@ async def test_a_thing_said_clauses_before_will_be_somewhere_is_what_is_promised
                                     "will be in her mailbox by Friday — she asked about it.")])
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Marek" and "thank-you card" in promise.value and promise.value.startswith("make sure")
+
+
+async def test_a_no_to_one_clause_in_chinese_refuses_the_proposal_and_is_no_party() -> None:
+    facts = await _facts([("老周", "我提两条，以后采购照这个来：其一，换供应商先在群里问；其二，超过300要两个人签字。"),
+                          ("阿宝", "两条都同意。"),
+                          ("小林", "其一我认。其二不行，太慢了。")], "zh")
+    theirs = {f.subject: f for f in facts if f.kind is Kind.CONSENSUS and f.subject != "u-老周"}
+    assert theirs["u-阿宝"].attribute == "同意"
+    assert theirs["u-小林"].attribute == "拒绝" and "超过300" in theirs["u-小林"].value
+
+
+async def test_points_put_before_a_colon_are_a_proposal_whatever_opens_the_line() -> None:
+    facts = await _facts([("老周", "账大家都看过了，我提两条，以后采购照这个来：其一，换供应商先在群里问；其二，超过300要两个人签字。"),
+                          ("阿宝", "两条都同意。"),
+                          ("小林", "下周六不行，我出差。其一我认。其二不行，太慢了。")], "zh")
+    theirs = {f.subject: f for f in facts if f.kind is Kind.CONSENSUS and f.subject != "u-老周"}
+    assert "超过300" in theirs["u-阿宝"].value and theirs["u-小林"].attribute == "拒绝"

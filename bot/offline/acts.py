@@ -89,7 +89,11 @@ _WISH = re.compile(r"\bif\s+(?:i|we)\s+(?:win|hit)\s+the\s+(?:lottery|jackpot)\b
                    r"|\b(?:back\s+)?(?:double|triple|tenfold)\s*[.!]*$|\btwice\s+over\b|中了?彩票|发了?财|暴富|[双加]倍(?:还|给|奉还)", _I)
 #: A no to one part of a plan: "3, no", "no to 3", "not rule 2" ("2, no problem" is a yes).
 _PART_NO = re.compile(r"\b(?:(?:rule|point|part|item|number|#)\s*)?\d+\s*[,:—–-]?\s*(?:no|nope|nah)\b(?!\s+(?:problem|prob|worries|doubt|way))"
-                      r"|\bno\s+(?:to|on)\s+(?:(?:rule|point|part|item|number|#)\s*)?\d+\b|\bnot\s+(?:rule|point|part|item|number|#)\s*\d+\b", _I)
+                      r"|\bno\s+(?:to|on)\s+(?:(?:rule|point|part|item|number|#)\s*)?\d+\b|\bnot\s+(?:rule|point|part|item|number|#)\s*\d+\b"
+                      # "其二不行", "第三条我不同意", "B条不认", "A我不同意": a no to one clause, in Chinese
+                      r"|(?:(?:其|第)(?:[一二三四五六七八九十]|\d+)(?:条|点|项)?|(?:[一二三四五六七八九十]|\d+)(?:条|点|项)"
+                      r"|(?<![A-Za-z])[A-Ha-h](?:条|项)?(?=[我不，,\s]))[，,\s]*(?:我)?"  # not "下周六不行"
+                      r"(?:不行|不同意|不认|不赞成|反对|不可以|没法同意|做不到)", _I)
 #: An English consequence that binds its speaker: "I'll …", "we can …", "happy to …".
 _EN_FUTURE = re.compile(r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+can|'d|’d|\s+would|\s+shall|\s+am\s+going\s+to|'m\s+going\s+to"
                         r"|'m\s+gonna|\s+promise)\b|\b(?:happy|glad)\s+to\b|\bcount\s+(?:me|us)\s+in\b|\bon\s+me\b", _I)
@@ -149,7 +153,10 @@ _PROPOSAL_CUE = re.compile(r"(?:^|(?<=[.!?。！？]))\s*" + _OPENER
                            + r"(?:[^，,。！？!?:：]{0,8}?我?(?:正式)?提(?:个|一个)?(?:议|方案|建议)|我的?(?:建议|方案)是?[:：])"
                            # rules set down before a colon, after a lead-in too: "趁这次，以后拼班定三条规矩："
                            r"|(?:^|(?<=[.!?。！？，,]))\s*" + _OPENER
-                           + r"[^，,。！？!?:：]{0,8}?(?:定|立)(?:个|一个|几条|[一二两三四五六七八九十\d]条)?(?:规矩|规则)[^:：。！？]{0,8}(?=[:：])",
+                           + r"[^，,。！？!?:：]{0,8}?(?:定|立)(?:个|一个|几条|[一二两三四五六七八九十\d]条)?(?:规矩|规则)[^:：。！？]{0,8}(?=[:：])"
+                           # points put before a colon: "明细大家都看过了，我提三条，以后印务照这个来：…"
+                           r"|(?:^|(?<=[.!?。！？，,]))\s*" + _OPENER
+                           + r"我?提(?:几|[一二两三四五六七八九十\d])(?:条|点)[^:：。！？]{0,16}(?=[:：])",
                            _I)
 #: A plan put to everyone for a yes: "…, agreed?", "everyone ok with that?", "大家同意吗？", "同意的扣1".
 _PUT_TO_ALL = re.compile(r"\b(?:agreed|all\s+agreed|everyone\s+(?:ok|okay|good|fine|agree)(?:\s+with\s+(?:that|this))?"
@@ -749,6 +756,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]
         if _PART_NO.search(turn.text):  # "1 and 2, yes. 3, no": a no to a part is no party to the whole
             kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees)]
+            if (p := thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)) is not None:
+                # "其一我认。其二不行": the no is to the proposal, not to a yes or a word said between them
+                whole = thread.agreement(i, thread.lines[p])
+                kept = [c for c in kept if c.kind is not Kind.CONSENSUS] + [dataclasses.replace(whole, attribute=refuses)]
         if act is Act.PROPOSE:  # "借这个机会，组里定三条，以后都照这个办：…": a plan of its own agrees to no line before it
             kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and c.extra.get("bare") == "yes"
                                             and c.extra.get("proposal_message_id") not in ("", turn.message_id))]
@@ -833,6 +844,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                              for c in own]
                 else:
                     kept.append(thread.promise(i, action, due, asked.author_id, asked))
+            elif j is not None and kind is Act.PROPOSE and _PART_NO.search(turn.text):
+                pass  # a no to a part: its refusal of the proposal is made above
             elif j is not None and kind is Act.PROPOSE:
                 cited = [c for c in mine if c.kind is Kind.CONSENSUS and c.attribute == agrees
                          and c.extra.get("proposal_message_id") == thread.lines[j].message_id]
