@@ -1157,3 +1157,13 @@ async def test_points_put_before_a_colon_are_a_proposal_whatever_opens_the_line(
                           ("小林", "下周六不行，我出差。其一我认。其二不行，太慢了。")], "zh")
     theirs = {f.subject: f for f in facts if f.kind is Kind.CONSENSUS and f.subject != "u-老周"}
     assert "超过300" in theirs["u-阿宝"].value and theirs["u-小林"].attribute == "拒绝"
+
+
+async def test_a_deed_asked_of_what_the_listener_runs_is_taken_on_with_its_own_time() -> None:
+    facts = await _facts([("Ines", "Marek, did you pay for the hall yourself?"),
+                          ("Marek", "yeah, 80 euros, receipt's somewhere. Ines can the club account send that back? no rush"),
+                          ("Ines", "Yes it can. Next Thursday, before 9pm — the treasurer only pays out on Thursdays.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ines" and promise.recipient == "u-Marek"
+    assert promise.value.startswith("have the club account send")
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Thu 21:00"

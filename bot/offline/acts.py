@@ -810,6 +810,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if j is not None and named is None and thread.acts[j] is Act.COUNTER and not thread.countered_for(j, i):
                 j = None  # "not me, Lee said he'd lock it" then Dana's "I'll email the schedule": no yes to it
             kind = thread.acts[j] if j is not None else None
+            if j is not None and kind is Act.COUNTER and not sure[j] and "?" in (ask := _asking(thread.lines[j].text)) \
+                    and turn.author_id in thread._opens_naming(dataclasses.replace(thread.lines[j], text=ask)):
+                kind = Act.REQUEST  # an unsure counter that ends asking the accepter by name: "… Aziz can the fund send that back?"
             if j is not None and kind is Act.REQUEST and (_for_all(ask := _asking(thread.lines[j].text))
                                                           or _PROPOSING.match(ask)):
                 # said to "us" or opened as a proposal ("proposal: …", "要不…"), whatever the classifier

@@ -187,7 +187,8 @@ def _asked(request: str, speaker: str, names: dict[str, str]) -> tuple[str, str]
 # A name (or nickname, or a spelling the rules do not know) the request opens with: "Tom, …", "xiaolu，…",
 # "Bea could you …", "涛哥今天能…".
 #: A name a line is said to, before its words: "Lena, can you…", "阿青，好的", "Arif can you…".
-LEAD_NAME = re.compile(r"^@[^\s,，:：]{1,24}\s+|^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u)\b)")
+LEAD_NAME = re.compile(r"^@[^\s,，:：]{1,24}\s+|^@?(?:[A-Za-z][\w.-]{0,15}|[^\x00-\x7f\s,，:：?？。.!！]{1,4})\s*[,，:：]\s*"
+                       r"|^@?[A-Z][\w.-]*\s+(?=(?:can|could|would|will)\s+(?:you|u|the|your)\b)")
 _ZH_ASKS = re.compile(r"(?<![可不])能|可以|吗|帮|麻烦|请|辛苦(?:你|您)|劳驾|拜托|[?？]")  # not "2019的不可能这样"
 _ASK_ANY = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+)?"
                       r"|(?:please|pls|kindly)\s+)|(?:你|您)?(?:能不能|可不可以|能|可以)(?:先|帮我|帮忙)?", _I)
@@ -306,6 +307,8 @@ def _antecedent(request: str) -> str:
     return "" if m is None else " " + (m.group("topic") or m.group("need")).strip()
 
 
+#: A deed asked of a thing the listener runs: "can the fund send that back?", "could your bot repost it?".
+_ASK_THING = re.compile(r"^(?:can|could|would|will)\s+(?=(?:the|your)\s)", _I)
 #: A deed asked politely anywhere in its sentence ("send me my 360 today please").
 _PLEASE = re.compile(r"\b(?:please|pls|plz|kindly)\b", _I)
 #: A sentence that checks a fact rather than asks a deed: "… yesterday right?", "did you pay it yourself?".
@@ -335,6 +338,7 @@ def _requested_action(request: str) -> str:
     said = LEAD_NAME.sub("", asked, count=1)
     said = _ZH_NAME_YOU.sub("", said, count=1)  # "老孙你周四前把…发我": the one asked, then the deed
     said = _ASK_ANY.sub("", said, count=1)
+    said = _ASK_THING.sub("have ", said, count=1)  # "can the fund send that back" → "have the fund send that back"
     said = _WANTED.sub("", said, count=1)  # "Shay I want a credit line in the notes": the thing wanted
     tail = _ZH_ASK_TAIL.search(said) if not said.isascii() else _EN_TAIL.search(said)
     return clean(_turned(said[: tail.start()] if tail else said)) or clean(request)
