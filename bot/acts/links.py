@@ -26,7 +26,7 @@ from bot.offline.requests import LEAD_NAME
 from memory.errors import HeyanError
 from memory.normalize import normalize
 
-__all__ = ["SURE", "WEIGHTS", "LinkModel", "LinkModelError", "default_links", "fit", "pair_rows", "promise_text", "read",
+__all__ = ["SURE", "WEIGHTS", "WIDTH", "LinkModel", "LinkModelError", "default_links", "fit", "pair_rows", "promise_text", "read",
            "says_not_done"]
 
 log = logging.getLogger(__name__)
