@@ -18,7 +18,7 @@ from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE, YES_EN, ZH_TO_ME
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
 from bot.offline.requests import asks_deed, requested_action
-from bot.offline.reschedule import asks_for_time, asks_to_move, moves_time, takes_time_asked
+from bot.offline.reschedule import asks_for_time, asks_to_move, asks_to_wait, moves_time, takes_time_asked
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
@@ -209,10 +209,6 @@ _THANKS = re.compile(r"谢谢|多谢|感谢|辛苦|\b(?:thanks|thank\s+you|thx|t
 _TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok(?:ay)?|yo|dear)\s+)?(?:the\s+)?bot\b"
                      r"|\bbot\s*[,，:：]|\b(?:to|for|tell|ask|asking)\s+(?:the\s+)?bot\b|(?:^|[。！？]\s*)机器人"
                      r"|机器人\s*[,，:：]|(?:给|问|让|告诉|请|叫)机器人", _I)
-#: Asking a thing to wait ("could the gallery wait until the 12th?", "can we postpone the call?", "模板能不能等到月底
-#: 以后再上？"): a move asked.
-_WAITS = re.compile(r"\b(?:wait|hold(?:\s+off)?)\s+(?:until|till|til|'til)\b|\bpostpone"
-                    r"|(?:能不能|可不可以|能|可以)?等到[^，,。？?]{1,12}?(?:以后|之后)?再", _I)  # "模板能不能等到月底以后再上？"
 #: Material pasted in a fenced block (a log, a tool's output, a file's tail): its lines are nobody's act here.
 _PASTED = re.compile(r"```")
 _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
@@ -645,7 +641,7 @@ class _Thread:
         """Does line ``j`` ask for another time for a promise made earlier in the thread by its speaker ("can
         the quote be Friday instead?") or by the one who answers it at line ``i`` ("分摊表能提前到今天吗")?"""
         who = {self.lines[j].author_id, self.lines[i].author_id}
-        if _WAITS.search(self.lines[j].text):  # asks the thing to wait: a move, never a deed of its own
+        if asks_to_wait(self.lines[j].text):  # asks the thing to wait: a move, never a deed of its own
             return True
         if not (asks_to_move(self.lines[j].text) or takes_time_asked(self.lines[j].text, self.lines[i].text)):
             return False
@@ -847,9 +843,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                              for c in own]
                 else:
                     kept.append(thread.promise(i, action, due, asked.author_id, asked))
-            elif j is not None and kind is Act.PROPOSE and _PART_NO.search(turn.text):
-                pass  # a no to a part: its refusal of the proposal is made above
-            elif j is not None and kind is Act.PROPOSE:
+            elif j is not None and kind is Act.PROPOSE and not _PART_NO.search(turn.text):
+                # (a no to a part refused the proposal above)
                 cited = [c for c in mine if c.kind is Kind.CONSENSUS and c.attribute == agrees
                          and c.extra.get("proposal_message_id") == thread.lines[j].message_id]
                 # the rules' agreement when it cites that proposal; else, or when the proposal says where its

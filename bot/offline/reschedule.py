@@ -19,7 +19,7 @@ from bot.offline.requests import asks_deed, own_time
 from bot.text.duetime import find_due_span, turned_down
 from memory.normalize import normalize
 
-__all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "moved_value", "moves_time", "new_time", "reschedules",
+__all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "asks_to_wait", "moved_value", "moves_time", "new_time", "reschedules",
            "takes_time_asked"]
 
 _I = re.IGNORECASE
@@ -220,8 +220,11 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 
 #: Words that say a time replaces another ("can it be Friday instead?", "改周四晚上8点行吗"): a yes to them
 #: moves a promise even from the one who asked for it.
-_INSTEAD = re.compile(r"\binstead\b|\b(?:wait|hold(?:\s+off)?|delay(?:ed)?)\s+(?:until|till|til|'til|to)\b|\bpostpone"
-                      r"|等到[^，,。？?]{1,12}?再|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
+#: Asking a thing to wait: "could the gallery wait until the 12th?", "can we postpone …", "模板能不能等到月底以后再上？".
+_WAIT = r"\b(?:wait|hold(?:\s+off)?)\s+(?:until|till|til|'til)\b|\bpostpone|等到[^，,。？?]{1,12}?再"
+_ASKS_TO_WAIT = re.compile(_WAIT, re.IGNORECASE)
+_INSTEAD = re.compile(r"\binstead\b|\b(?:wait|hold(?:\s+off)?)\s+to\b|\bdelay(?:ed)?\s+(?:until|till|til|'til|to)\b|" + _WAIT
+                      + r"|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
                       r"|\bbring(?:ing)?\b[^.?!,]{0,30}?\bforward\b|宽限到|延期到|顺延到|缓到|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到"
                       # a deed put off to a later day: "能不能周六再发？", "明天再转你"
                       r"|(?:周[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|明天|后天|下周|下个?月|月底|月初)"
@@ -276,6 +279,12 @@ def asks_to_move(text: str) -> bool:
     """Does ``text`` ask for a time that replaces another ("can the quote be Friday instead?", "改周四晚上8点行吗？"),
     not only for a time ("周三前问下价格？" asks a deed by Wednesday)?"""
     return _move_asked(text) is not None or (asks_for_time(text) and _asked(text) is not None)
+
+
+def asks_to_wait(text: str) -> bool:
+    """Does ``text`` ask a thing to wait ("could the gallery wait until the 12th?")? A move of a promise, never a
+    deed of its own."""
+    return _ASKS_TO_WAIT.search(text) is not None
 
 
 def asks_leave_to_move(text: str) -> bool:
