@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Collection
+from functools import lru_cache
 
 __all__ = ["escape_controls", "is_hidden", "locate", "names_in", "normalize", "strip_controls"]
 
@@ -123,6 +124,16 @@ def normalize(text: str) -> str:
     punctuation kept). Idempotent."""
     if unicodedata.is_normalized("NFKC", text) and not _SUSPECT.search(text):
         return text  # the common case, and the cost of a 40,000-character message stays small
+    return _remembered(text) if len(text) <= _REMEMBER_UP_TO else _normalized(text)[0]
+
+
+#: Texts up to this long are normalized once a process: rules, acts and checks read one line many times
+#: (every Chinese line takes the slow path: NFKC turns its full-width commas into ASCII ones).
+_REMEMBER_UP_TO = 2_000
+
+
+@lru_cache(maxsize=2_048)
+def _remembered(text: str) -> str:
     return _normalized(text)[0]
 
 
