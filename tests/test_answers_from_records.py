@@ -393,3 +393,31 @@ def test_what_hangs_on_something_asks_what_was_promised_on_it() -> None:
         assert q is not None and q.ask is Ask.PROMISES and not {"hang", "rid", "riding"} & set(q.topic), q
     q = read_question("茶姐欠我的都还清了吗？", "u-me", {"u-cha": ["茶姐"]})
     assert q is not None and q.zh_topic == () and q.recipient == "u-me"
+
+
+def test_a_compound_question_keeps_each_question_it_asks() -> None:
+    names = {"u-dana": ["Dana"], "u-sanna": ["Sanna"], "u-lu": ["阿鹿"], "u-yu": ["鱼丸"]}
+    q = read_question("@heyan two things: what's riding on the Royal Mail claim, and when is my gallery due now?", "u-me", names)
+    assert q is not None and [p.topic for p in q.parts] == [("royal", "mail", "claim"), ("gallery",)], q
+    q = read_question("@heyan what did Dana promise? and what did Sanna agree to?", "u-me", names)
+    assert q is not None and [(p.ask, p.people) for p in q.parts] == [(Ask.PROMISES, ("u-dana",)), (Ask.AGREED, ("u-sanna",))]
+    # the next question with no intent word of its own asks as the one before it
+    q = read_question("@和言 鱼丸那三条，谁赞成了？阿鹿不认的是哪条？", "u-me", names)
+    assert q is not None and [(p.ask, p.people) for p in q.parts] == [(Ask.AGREED, ("u-yu",)), (Ask.AGREED, ("u-lu",))]
+    # a piece that only points back, or names nothing, is part of the question before it
+    for text in ("@heyan so what do people still owe me here, and is any of it late?", "@和言 我自己答应过什么？截止是哪天？",
+                 "@heyan what did we settle about the prize money, and who said no?"):
+        q = read_question(text, "u-me", names)
+        assert q is not None and q.parts == (), (text, q.parts)
+
+
+async def test_a_compound_question_answers_each_question() -> None:
+    dana, sanna, me = ("u-dana", "Dana"), ("u-sanna", "Sanna"), ("u-me", "Jomar")
+    facts = [record(*dana, "file the Royal Mail damage claim if the shell cracked in transit", n=1),
+             record(*sanna, "send the provenance gallery by Sunday", n=2, recipient="u-me", recipient_name="Jomar")]
+    people = {"u-dana": "Dana", "u-sanna": "Sanna", "u-me": "Jomar"}
+    got = await ask("@heyan two things: what's riding on the Royal Mail claim, and when is my gallery due now?", me, facts,
+                    people=people)
+    assert "Royal Mail" in got and "gallery" in got, got
+    one = await ask("@heyan what's riding on the Royal Mail claim?", me, facts, people=people)
+    assert "Royal Mail" in one and "gallery" not in one, one

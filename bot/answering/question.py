@@ -50,6 +50,9 @@ class Question:
     unclear: tuple[tuple[str, tuple[str, ...]], ...] = ()
     #: The question's words without the address ("@heyan"): what the hybrid search is asked.
     text: str = ""
+    #: A compound question's own questions, each answered in turn ("what's riding on the claim, and
+    #: when is my gallery due now?"); empty for a single question.
+    parts: tuple[Question, ...] = ()
 
     @property
     def narrowed(self) -> bool:

@@ -81,6 +81,11 @@ class RecordFinder:
         """The records of the question's kinds in ``session`` (``held``: the session's records, read
         already), and the public ones of the people it names or asks about as promised to."""
         assert session.session is not None
+        if question.parts:  # a compound question: what each of its questions finds, in turn
+            found = [await self.find(part, session, held) for part in question.parts]
+            return Found(list({f.id: f for one in found for f in one.facts}.values()),
+                         {k: v for one in found for k, v in one.lines.items()},
+                         list(dict.fromkeys(fid for one in found for fid in one.topical)))
         kinds = kinds_for(question.ask)
         mine = [f for f in held if not kinds or f.kind in kinds]
         people = frozenset((*question.people, *((question.recipient,) if question.recipient else ())))

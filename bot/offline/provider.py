@@ -20,7 +20,7 @@ from bot.offline import lexicon as lx
 from bot.offline.acts import derive
 from bot.offline.answers import NO_RECORD, answer, records_answer
 from bot.offline.phrasing import mediate
-from bot.offline.questions import Ask, read_question
+from bot.offline.questions import Ask, Question, read_question
 from bot.offline.relations import extract_relations
 from bot.offline.rules import ATTRIBUTES, extract_rules, split_clauses
 from bot.offline.smalltalk import small_talk
@@ -131,6 +131,10 @@ class OfflineProvider:
                             request.participants)
         asker = request.turn.author_id
         question = request.question or read_question(request.turn.text, asker, names)
+        if question is not None and question.parts and not question.unclear:
+            # a compound question: each of its questions answered in turn, from the same records
+            said = [self._answer(part, request, names, lang) for part in question.parts]
+            return "\n".join(x for x in said if x is not None) or NO_RECORD[lang]
         unanswered = None
         if question is not None and question.ask is Ask.RECORDS and not question.unclear:
             # words no intent knows: the records they find, else small talk, else that no record matches
@@ -143,6 +147,12 @@ class OfflineProvider:
         if chat is not None:  # "hi", "what's the weather?": what Heyan is for, not a mediation line
             return chat
         return unanswered or mediate(request, names, lang)
+
+    @staticmethod
+    def _answer(question: Question, request: ReplyRequest, names: NameBook, lang: Lang) -> str | None:
+        if question.ask is Ask.RECORDS and not question.unclear:
+            return records_answer(question, request, names, lang)
+        return answer(question, request, names, lang)
 
     async def summarize(self, turns: Sequence[Utterance], previous: Summary | None, lang: Lang) -> str:
         """Issues (demands), agreements, open differences (refusals) and next steps (commitments).

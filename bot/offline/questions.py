@@ -204,10 +204,13 @@ def stem(word: str) -> str:
     return word
 
 
-def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence[str]]) -> Question | None:
+def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence[str]], *,
+                  split: bool = True, then: Ask | None = None) -> Question | None:
     """The question ``text`` asks about the record, or None when it asks nothing the record answers.
 
-    ``names``: who the question may name (a ``NameBook``, or user id → names). Question and names are
+    ``names``: who the question may name (a ``NameBook``, or user id → names). A compound question keeps
+    its own questions in ``parts`` (``split``); ``then``: the intent of a question with no intent word of
+    its own, read as the next part of a compound one. Question and names are
     read normalized (``memory.normalize``): a zero-width space or a bidi override typed into "what did
     Sam pro\u200bmise" changes nothing."""
     body = normalize(text)
@@ -221,6 +224,8 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     ask = _intent(_COLLOQUIAL.sub(lambda m: _COLLOQUIAL_AS[m.group()], body))
     book = names if isinstance(names, NameBook) else _book(names)
     hits = [h for h in book.find(body) if normalize(h.said).casefold() not in ("heyan", "和言")]
+    if ask is None and then is not None and _REAL_QUESTION.search(body):
+        ask = then  # a compound question's next part with no intent word asks as the one before it
     if ask is None:
         # a question in words no intent knows: about a member ("what has Priya got on her plate?",
         # "李娜接下来要干什么？"), what they took on; else whatever records its words find. Asking for
@@ -255,7 +260,46 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
         people = tuple(p for p in people if p != recipient)
     if ask is Ask.RECORDS and not (topic or zh_topic or people or recipient):
         return None  # "are you there?" asks about nothing the record holds: it is talk
-    return Question(ask, people, topic, about_asker, zh_topic, recipient, entity, unclear, body)
+    return Question(ask, people, topic, about_asker, zh_topic, recipient, entity, unclear, body,
+                    _parts(body, asker, book) if split else ())
+
+
+#: Where a compound question starts its next question: after a question mark, a semicolon, or a comma or
+#: "and" before a question word ("…, and when is my gallery due now?", "鱼丸那三条谁赞成了？阿鹿不认的是哪条？").
+_NEXT_QUESTION = re.compile(
+    r"[?？]+\s*(?=\S)|(?:\s*[;；]\s*|\s*[,，]\s*(?:and\s+|also\s+|plus\s+)?|\s+and\s+(?:also\s+)?)"
+    r"(?=(?:what|who|when|where|which|how|whose|did|does|do|is|are|has|have|was|were|will|can)\b|\S*?(?:" + _ZH_ASKS + r"))",
+    re.IGNORECASE,
+)
+#: A question that points back at the one before ("… and is any of it late?", "截止是哪天？"): part of it.
+_POINTS_BACK = re.compile(r"\b(?:it|that|those|them|this|these|they)\b|[它其这那](?:些|个|件)?", re.IGNORECASE)
+
+
+def _parts(body: str, asker: str, book: NameBook) -> tuple[Question, ...]:
+    """The questions of a compound question, when it asks two or more things of its own: a piece that
+    names no one and no topic, or only points back, belongs to the question before it."""
+    cuts = [m.span() for m in _NEXT_QUESTION.finditer(body) if m.start() > 0 and m.end() < len(body)]
+    if not cuts:
+        return ()
+    starts, ends = [0, *(end for _, end in cuts)], [*(start for start, _ in cuts), len(body)]
+    pieces = [body[a:b] + ("?" if body[b:b + 1] in "?？" and b < len(body) else "") for a, b in zip(starts, ends, strict=True)]
+    merged: list[str] = []
+    for piece in pieces:
+        q = read_question(piece, asker, book, split=False) if piece else None
+        own = q is not None and (q.narrowed or q.about_asker) and not (
+            _POINTS_BACK.search(piece) and not (q.people or q.recipient or q.about_asker))
+        if own or not merged:
+            merged.append(piece)
+        else:
+            merged[-1] = f"{merged[-1]} {piece}"
+    if len(merged) < 2:
+        return ()
+    parts: list[Question] = []
+    for piece in merged:
+        q = read_question(piece, asker, book, split=False, then=parts[-1].ask if parts else None)
+        if q is not None:
+            parts.append(q)
+    return tuple(parts) if len(parts) >= 2 else ()
 
 
 def _book(aliases: Mapping[str, Sequence[str]]) -> NameBook:
