@@ -344,6 +344,10 @@ def test_chu_that_is_no_spring_festival_day_names_none(text: str) -> None:
     ("pay half, $21, Wednesday the 3rd my time", "pay half, $21, Wednesday the 3rd", "pay half, $21, Wednesday the 3rd"),
     ("by Friday your time please", "by Friday your time please", "by Friday please"),
     ("周五前给你我这边", "周五前给你", "周五前给你"),
+    # a place said right after an hour is the clock, when it is one ("Team" is none)
+    ("Monday, 6pm London", "Monday, 6pm", "Monday, 6pm"),
+    ("before 10am Bogotá", "before 10am", "before 10am"),
+    ("by 5pm Team", "by 5pm Team", "by 5pm Team"),
 ])
 def test_a_promise_leaves_out_the_clock_it_names(text: str, tail: str, inside: str) -> None:
     assert without_clock_words(text) == tail

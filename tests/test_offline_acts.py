@@ -1167,3 +1167,47 @@ async def test_a_deed_asked_of_what_the_listener_runs_is_taken_on_with_its_own_t
     assert promise.subject == "u-Ines" and promise.recipient == "u-Marek"
     assert promise.value.startswith("have the club account send")
     assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Thu 21:00"
+
+
+@pytest.mark.parametrize(("lines", "lang", "deed", "when"), [
+    ([("Lena", "Marco — can the shop have the new labels up today?"),
+      ("Marco", "labels up today can't happen, the printer's out till Wednesday. thursday, before 6pm Lisbon: a full set "
+                "of the new labels v2.1, plus a spare roll for the till"),
+      ("Lena", "ok, go.")], "en", "full set of the new labels v2.1", "Thu 18:00"),
+    ([("阿花", "小林，今天能把菜单改好吗？"),
+      ("小林", "今天不行，今晚要加班。周四晚上八点前：改好的菜单，连同价目表一起发你"),
+      ("阿花", "好")], "zh", "改好的菜单", "Thu 20:00"),
+])
+async def test_a_counter_offer_put_as_a_time_and_a_colon_offers_what_follows(
+        lines: list[tuple[str, str]], lang: str, deed: str, when: str) -> None:
+    """"<time>: <what>" after turning the ask down is the counter-offer: that deed at that time, the asker's
+    yes makes it the offerer's promise to them (not the deed asked for)."""
+    facts = await _facts(lines, lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == f"u-{lines[1][0]}" and promise.recipient == f"u-{lines[0][0]}", promise
+    assert deed in promise.value, promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == when
+
+
+def test_a_head_that_turns_down_or_counts_offers_no_time() -> None:
+    from bot.offline.acts import _timed_deed
+
+    assert _timed_deed("All 2,000 today, no: half of them go straight back onto the road.") is None
+    assert _timed_deed("Note: the 12th is fine") is None
+    assert _timed_deed("Monday, 6pm London: entry amended to the credit line.") == ("Monday, 6pm", "entry amended to the credit line")
+
+
+@pytest.mark.parametrize(("asked", "taken", "when"), [
+    ("Camilo, could the proof sheet come Saturday morning your time instead?",
+     "saturday then, before 10am Bogotá. that's 5pm for you. tight but fine", "saturday, before 10am"),
+    ("Gareth could the entry be fixed Sunday evening instead of Monday? the newsletter goes out Monday",
+     "Fair. Sunday then, before 8pm London — the audit's off by then.", "Sunday, before 8pm"),
+])
+def test_a_move_asked_by_the_one_owed_is_taken_by_naming_the_time_then(asked: str, taken: str, when: str) -> None:
+    """The owner's "<day> then, <hour>", after a nod and before talk, takes the move asked of them: their promise
+    moves to the time they name."""
+    from bot.offline.reschedule import reschedules
+
+    turns = [Utterance("m1", "u-asker", "Eleni", asked, T0), Utterance("m2", "u-owner", "Camilo", taken, T0 + timedelta(minutes=2))]
+    [move] = reschedules(turns[1:], turns[:1])
+    assert move.author_id == "u-owner" and move.when == when, move

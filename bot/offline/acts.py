@@ -414,6 +414,30 @@ _PAST_CLAUSE = re.compile(r"\b(?:was|were|did|had|came|went|got|[a-z]{3,}ed)\b",
 _AHEAD = re.compile(r"\b(?:will|'ll|’ll|can|could|shall|going\s+to|gonna|by|before|until|till|latest|then)\b", re.IGNORECASE)
 
 
+#: A sentence that opens with a time and a colon: "sunday, before 10pm Bogotá: a greek-kern branch …",
+#: "Monday, 6pm London: entry amended to …", "周日晚上十点前：重新排好的版发你".
+_TIMED_HEAD = re.compile(r"(?:^|(?<=[.!?。！？\n]))\s*(?P<head>[^.!?。！？:：\n]{3,48}?)\s*[:：]\s*"
+                         r"(?P<deed>(?:[^.!?。！？\n]|\.(?=\w)){4,160})")  # "1.3" is no end of a sentence
+
+
+#: A head that turns something down or counts something ("All 2,000 today, no: …"): no time put as an offer.
+_NO_IN_HEAD = re.compile(r"\b(?:no|not|nope|never|can'?t|won'?t)\b|不|没"
+                         r"|(?<![\d,])\d[\d,]*(?![\d,])(?!\s*(?:[ap]\.?m|点|号|日|st|nd|rd|th))", re.IGNORECASE)
+
+
+def _timed_deed(text: str) -> tuple[str, str] | None:
+    """(time, deed) of a counter-offer put as "<time>: <what>", the time being (nearly) all of the head,
+    never one turned down; None when no sentence is put so."""
+    for m in _TIMED_HEAD.finditer(text):
+        head = m.group("head").strip()
+        span = find_due_span(head)
+        rest = head[: span[0]] + head[span[1]:] if span is not None else ""
+        if span is None or turned_down(head) or _NO_IN_HEAD.search(head) or len(re.sub(r"[\s,，]", "", rest)) > 10:
+            continue
+        return head[span[0] : span[1]], m.group("deed").strip()
+    return None
+
+
 def _offered_time(text: str) -> str:
     """The time a counter-offer offers: the one in a clause that offers it ("I can do it tomorrow morning
     Jakarta time, tonight I'm at a wedding" → "tomorrow morning"), else the first not turned down ("not
@@ -766,14 +790,15 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                      or (any(turn.author_id in hit.users for hit in thread.book.find(thread.lines[j].text))
                          and not asks_to_move(thread.lines[j].text))):
             asked = thread.lines[j]
-            when = _offered_time(turn.text)
+            timed = _timed_deed(turn.text)  # "sunday, before 10pm Bogotá: a greek-kern branch …"
+            when = timed[0] if timed else _offered_time(turn.text)
             due = _due(when, turn, request, listener=asked) if when else None
             action = requested_action(asked.text)
             if due is not None:  # the time asked for was turned down: the action no longer says it
                 action = _YOUR_TIME.sub("", split_due(action)[0]).strip() or action
             offered = _OWN_DEED.search(turn.text)
             said = (offered.group("deed") or offered.group("plan") or offered.group("zhplan") or offered.group("zhcan")
-                    or offered.group()) if offered else ""
+                    or offered.group()) if offered else timed[1] if timed else ""
             deed = clean(without_clock_words(split_due(said)[0], inside=True)) if said else ""
             # "I'll pay half, $21, …": the deed the counter offers, not the one asked ("I can do Thursday, …" is
             # the one asked, at another time)

@@ -17,6 +17,7 @@ from bot.offline.proposals import is_answer
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import asks_deed, own_time
 from bot.text.duetime import find_due_span, turned_down
+from bot.text.zones import without_clock_words
 from memory.normalize import normalize
 
 __all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "asks_to_wait", "moved_value", "moves_time", "new_time", "reschedules",
@@ -70,6 +71,7 @@ class Reschedule:
 
 
 def _only_time(text: str) -> bool:
+    text = without_clock_words(text)
     span = find_due_span(text)
     return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
 
@@ -114,18 +116,25 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
 
 
 #: A reply taking a time someone just offered: "wednesday it is", "……好吧，24号", "ok, Friday then".
-_IT_IS = re.compile(r"^(?:(?:ok(?:ay)?|sure|fine|right|alright)[\s,]+)?(?P<when>.+?)\s+it\s+is\b[\s.!~]*(?P<more>.*)$", _I)
+_IT_IS = re.compile(r"^(?:(?:ok(?:ay)?|sure|fine|right|alright)[\s,]+)?(?P<when>.+?)\s+(?:it\s+is|then)\b[\s.!~]*(?P<more>.*)$", _I)
+#: A nod of a word or two said before the time taken: "Fair.", "OK —", "好吧。".
+_NOD = re.compile(r"^(?:(?:fair|ok(?:ay)?|sure|fine|right|alright|yes|yep|yeah|understood|got\s+it|makes\s+sense)(?:\s+enough)?"
+                  r"\s*[.!,—–]\s*|(?:好吧|好的|好|行吧|行|可以|明白|了解)[。！，,!]\s*)", _I)
 _QUESTION = re.compile(r"[?？]|(?:可以吗|行吗|行不行|好吗|好不好|成吗|ok吗|吗|呢)[\s。.~]*$", _I)
 
 
 def _taken_time(answer: str) -> str | None:
     """The time a short yes names ("wednesday it is", "……好吧，24号"), or None."""
     answer = re.sub(r"^[\W_]+", "", clean(answer) or answer.strip())
-    if (m := _IT_IS.match(answer)) and _only_time(m.group("when")):
+    if (m := _IT_IS.match(_NOD.sub("", answer))) and _only_time(m.group("when")):  # "Fair. Sunday then, …"
         # "ok, Friday it is. by 8pm my time": the hour said after narrows the day
-        more = m.group("more").strip(" .!~")
+        more = m.group("more").strip(" .!~,")
         if not more or _only_time(more):
             return f"{m.group('when')}, {more}" if more else m.group("when")
+        # "saturday then, before 10am Bogotá. that's 5pm for you. tight but fine": the time, then talk
+        first = re.split(r"(?<=[.!?])\s+|\s+[—–]\s+", more, maxsplit=1)[0].strip(" .!~,")
+        if first != more and _only_time(first):
+            return f"{m.group('when')}, {first}"
     return own_time(answer) or None
 
 

@@ -140,6 +140,9 @@ _CLOCK_TAIL = re.compile(
     r"|[,，\s]+(?:in\s+)?(?P<en>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)\s+time)\s*[。.!！]*\s*$")
 
 
+#: A place named right after an hour, at the end: "before 10am Bogotá", "6pm London".
+_CITY_TAIL = re.compile(r"(?:\d|am|pm|noon|midnight)\s+(?P<city>[A-Z][^\W\d_]+(?:\s+[A-Z][^\W\d_]+)?)\s*[.!]*\s*$")
+
 #: The speaker's or the listener's own clock, anywhere: ", my time", "your time", "我这边时间".
 _OWN_CLOCK = re.compile(r"[,，\s]*\b(?:my|your)\s+time\b|[,，\s]*我这边(?:时间)?", re.IGNORECASE)
 
@@ -150,6 +153,8 @@ def without_clock_words(text: str, *, inside: bool = False) -> str:
     ``inside``: the speaker's or listener's own clock said anywhere goes too ("Wednesday the 3rd my time?")."""
     if inside:
         text = _OWN_CLOCK.sub("", text)
+    if (city := _CITY_TAIL.search(text)) is not None and city.group("city").casefold() in _zone_names():
+        return text[: city.start("city")].rstrip()  # "before 10am Bogotá", "Monday, 6pm London"
     m = _CLOCK_TAIL.search(text)
     if m is None:
         return text
