@@ -1211,3 +1211,54 @@ def test_a_move_asked_by_the_one_owed_is_taken_by_naming_the_time_then(asked: st
     turns = [Utterance("m1", "u-asker", "Eleni", asked, T0), Utterance("m2", "u-owner", "Camilo", taken, T0 + timedelta(minutes=2))]
     [move] = reschedules(turns[1:], turns[:1])
     assert move.author_id == "u-owner" and move.when == when, move
+
+
+async def test_i_will_with_a_time_takes_the_request_on_at_that_time() -> None:
+    facts = await _facts([("Rosa", "Rūta, please restore my 412 pages to accepted."),
+                          ("Rūta", "I will. Thursday the 4th, before 7 in the evening. The batch tool needs an admin first.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Rūta" and promise.recipient == "u-Rosa" and "restore" in promise.value, promise
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %d %H:%M") == "Thu 04 19:00"
+
+
+async def test_a_request_put_to_one_member_by_name_is_theirs_whatever_everyone_it_names() -> None:
+    """"阿凯，帮个忙：把大家交班费的截图整理成一张表…" asks 阿凯 (大家 is whose screenshots): his bare yes is his promise,
+    due when the request's own short question asks ("这礼拜五能弄好吗？"), never an agreement of all."""
+    facts = await _facts([("林珊", "阿凯，帮个忙：把大家交班费的转账截图整理成一张表，发群文件？这礼拜五能弄好吗？我要对账。"),
+                          ("阿凯", "木问题～")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿凯" and promise.recipient == "u-林珊" and "截图" in promise.value, promise
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Fri"
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS]
+
+
+async def test_give_me_till_a_time_takes_the_request_on_in_its_words() -> None:
+    facts = await _facts([("苗苗", "大鹏，你能帮忙把每个同学现在的近照和一句话收齐吗？纪念册后半本要用。"),
+                          ("大鹏", "收得齐。给我到周二，这边夜里十点，全打包给你。")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-大鹏" and promise.recipient == "u-苗苗" and "近照" in promise.value, promise
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == "Tue"
+
+
+def test_a_noun_alone_or_do_at_another_time_is_no_deed_of_a_counter() -> None:
+    from bot.offline.acts import _names_a_deed, _points_only
+
+    assert _points_only("全打包给你") and _points_only("报价给你") and not _points_only("房租")
+    assert not _names_a_deed("do Thursday, 6pm, all twelve in one call") and not _names_a_deed("make it Friday")
+    assert _names_a_deed("get the factory to quote a reprint of just the teal alphas and modifiers")
+
+
+async def test_a_plan_in_place_of_the_ask_is_the_promise_and_its_move_asked_by_the_one_owed_moves_it() -> None:
+    lines = [("Ondřej", "Wei-Ting, I want a full reprint paid out of your margin, and I want it announced to the buyers today."),
+             ("Wei-Ting", "A full reprint is nine weeks and about 14k USD, my margin on this run is 4k. It can't happen, not "
+                          "honestly. Here's what's realistic: I get the factory to quote a reprint of just the teal alphas and "
+                          "modifiers, and the quote is in this channel Friday, 10am Taipei.")]
+    facts = await _facts(lines)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.value.startswith("get the factory to quote a reprint") and promise.value.endswith("channel"), promise.value
+    from bot.offline.reschedule import reschedules
+
+    turns = [Utterance("m1", "u-o", "Ondřej", "Wei-Ting, can the quote come Monday instead? I'd like the photos attached.", T0),
+             Utterance("m2", "u-w", "Wei-Ting", "Monday works. Same 10am, my time, photos attached.", T0 + timedelta(minutes=3))]
+    [move] = reschedules(turns[1:], turns[:1])
+    assert (move.author_id, move.consent_of, move.either) == ("u-o", "u-w", True), move

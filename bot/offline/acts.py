@@ -195,6 +195,7 @@ _TURNED_DOWN = re.compile(r"\b(?:not\s+signing|no\s+way|i\s+(?:don'?t|do\s+not)\
                           r"|not\s+(?:for|with)\s+me|count\s+me\s+out|nay)\b|不同意|没法答应|不能答应|不接受|反对|不行|不可以|我不干", _I)
 #: An action that only points at what was asked: "do it tomorrow after work", "send it tonight", "弄这个".
 _ONLY_POINTS = re.compile(r"^\s*(?:(?:yup|yep|yes|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|包在我身上|交给我|放心(?:吧)?"
+                          r"|i\s+(?:will|shall|can)(?:\s+do(?:\s+(?:it|that))?)?"  # "I will. Thursday the 14th, …"
                           r"|安排(?:上)?)[\s.!,！。~👌]*$|"
                           r"(?:do|handle|send|fix|get|take|sort|finish|post|move|write|check|bring|pay|book|make|have|put"
                           r"|ship|push|land|add|submit|upload|deliver)"
@@ -332,10 +333,12 @@ _TAKES_ON_ACTS = frozenset({Act.ACCEPT, Act.OFFER, Act.COUNTER, Act.CONDITION})
 
 
 #: A Chinese deed of one verb, perhaps with where it goes: "问", "弄完", "发群里", "给你" (its time taken off).
-_ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:我|就|会|来|先|再)*"
+_ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:我|就|会|来|先|再|全|都|一起|一并)*"
                           # a first doing without its object ("找出来发你", "拍好发你", "整理完发群里")
-                          r"(?:[\u4e00-\u9fff]{1,2}(?:出来|好|完|齐)(?:就|再|了)?)?[\u4e00-\u9fff](?:一下|完|好|了)?"
-                          r"(?:到|在|给)?(?:群里|群|你|他|她|过来|过去)?$")  # "(下班前)问"
+                          r"(?:[\u4e00-\u9fff]{1,2}(?:出来|好|完|齐)(?:就|再|了)?)?"
+                          r"(?:[\u4e00-\u9fff](?:一下|完|好|了)?(?:到|在|给)?(?:群里|群|你|他|她|过来|过去)?"  # "(下班前)问"
+                          # a verb of two with where it goes ("全打包给你"), never a noun alone ("房租")
+                          r"|[\u4e00-\u9fff]{2}(?:一下|完|好|了)?(?:到|在|给)(?:群里|群|你|他|她|过来|过去))$")
 
 
 #: Words of when or where the speaker is that leave the deed as it was: "回头", "晚点", "雅典这边", "我这边时间".
@@ -347,7 +350,21 @@ def _points_only(value: str) -> bool:
     "回头我发你", "雅典这边明早9点前发你")?"""
     bare = _ZH_ASIDE.sub("", without_clock_words(split_due(value)[0] or value, inside=True).strip(" ，,。"))
     return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。"))
-                or not re.search(r"\w", bare))  # "— Friday arvo, before 4": a time and nothing else
+                or not re.search(r"\w", bare)  # "— Friday arvo, before 4": a time and nothing else
+                or _ZH_ONE_VERB.match(_zh_without_times(value)))
+
+
+def _zh_without_times(value: str) -> str:
+    """A Chinese answer with every time, clock and "给我到…" taken off: "给我到周二，德黑兰这边夜里十点，全打包给你" →
+    "全打包给你" (one clause left), else ""."""
+    if value.isascii():
+        return ""
+    rest = value
+    while (span := find_due_span(rest)) is not None:
+        rest = rest[: span[0]] + "，" + rest[span[1]:]
+    rest = re.sub(r"^给我到?|[\u4e00-\u9fff]{0,4}(?:这边|那边)(?:的)?(?:时间)?|按[^，,。]{1,8}?的?时间", "", rest)
+    parts = [x.strip() for x in re.split(r"[，,。；;！!]", rest) if x.strip()]
+    return parts[0] if len(parts) == 1 else ""
 
 
 def _says_something(words: str) -> bool:
@@ -358,12 +375,24 @@ def _says_something(words: str) -> bool:
 def _names_a_deed(words: str) -> bool:
     """Do a counter-offer's words name a deed of their own ("refund the $55 instead", "180，转你"), not only a
     time or a pointer ("do Wednesday", "sort it", "（）之前给你")?"""
-    return _says_something(words) and not _LIGHT_VERB.match(words + " ") \
-        and not re.match(r"do\b", words, _I) and not re.match(r"[\W_]", words)
+    # a light verb with a few words is no deed ("make it Friday", "get it done"), nor "do …" (the deed asked, at
+    # another time: "do Thursday, 6pm, all twelve in one call"); with a whole object it is one ("get the factory
+    # to quote a reprint of the teal alphas")
+    light = (_LIGHT_VERB.match(words + " ") and len(words.split()) <= 5) or re.match(r"do\b", words, _I)
+    return _says_something(words) and not light and not re.match(r"[\W_]", words)
 
 
 def _for_all(text: str) -> bool:
     return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
+
+
+def _when_asked(text: str) -> str:
+    """A short question of its own that asks by when ("…整理成一张表，发群文件？这礼拜五能弄好吗？", "… by Friday?"),
+    else "": the time a request asks for apart from the sentence with its deed."""
+    asked = [x.strip() for x in re.split(r"(?<=[?？])\s*", text) if x.strip().endswith(("?", "？"))]
+    last = asked[-1] if len(asked) > 1 else ""
+    short = len(last.split()) <= 5 if last.isascii() else cjk_count(last) <= 12
+    return last if short and find_due_span(last) is not None else ""
 
 
 def _asking(text: str) -> str:
@@ -799,6 +828,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             offered = _OWN_DEED.search(turn.text)
             said = (offered.group("deed") or offered.group("plan") or offered.group("zhplan") or offered.group("zhcan")
                     or offered.group()) if offered else timed[1] if timed else ""
+            if offered and said.isascii() and turn.text[offered.end():offered.end() + 1].isalnum():
+                said = said.rsplit(" ", 1)[0]  # cut inside a word ("… Friday, 10am T"): the whole words only
             deed = clean(without_clock_words(split_due(said)[0], inside=True)) if said else ""
             # "I'll pay half, $21, …": the deed the counter offers, not the one asked ("I can do Thursday, …" is
             # the one asked, at another time)
@@ -834,8 +865,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if j is not None and kind is Act.COUNTER and not sure[j] and "?" in (ask := _asking(thread.lines[j].text)) \
                     and turn.author_id in thread._opens_naming(dataclasses.replace(thread.lines[j], text=ask)):
                 kind = Act.REQUEST  # an unsure counter that ends asking the accepter by name: "… Aziz can the fund send that back?"
-            if j is not None and kind is Act.REQUEST and (_for_all(ask := _asking(thread.lines[j].text))
-                                                          or _PROPOSING.match(ask)):
+            if j is not None and kind is Act.REQUEST and (
+                    # ("阿凯，帮个忙：把大家交班费的截图整理成一张表…": put to 阿凯 by name, whatever "大家" it names)
+                    (_for_all(ask := _asking(thread.lines[j].text)) and turn.author_id not in thread._opens_naming(thread.lines[j]))
+                    or _PROPOSING.match(ask)):
                 # said to "us" or opened as a proposal ("proposal: …", "要不…"), whatever the classifier
                 # called it: a plan put to all, agreed to
                 kind = Act.PROPOSE
@@ -855,7 +888,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                          or (sure[i] and _bare(turn.text) and thread.asked_of(i) == j)):
                 asked = thread.lines[j]
                 action = requested_action(asked.text)
-                due = _due(turn.text, turn, request, listener=asked) or _due(action, asked, request, turn)
+                # the time the yes names, else the deed's, else the one the request asks for apart from the deed
+                # ("…整理成一张表，发群文件？这礼拜五能弄好吗？")
+                due = _due(turn.text, turn, request, listener=asked) or _due(action, asked, request, turn) \
+                    or _due(_when_asked(asked.text), asked, request, turn)
                 own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
                 if any(_points_only(c.value) for c in own):

@@ -18,7 +18,7 @@ from bot.extraction.candidates import CandidateFact, ExtractionRequest, Utteranc
 from bot.llm.base import Classification, ReplyRequest
 from bot.offline import lexicon as lx
 from bot.offline.acts import derive
-from bot.offline.answers import NO_RECORD, answer, records_answer
+from bot.offline.answers import NO_RECORD, NO_RECORD_LEADS, answer, records_answer
 from bot.offline.phrasing import mediate
 from bot.offline.questions import Ask, Question, read_question
 from bot.offline.relations import extract_relations
@@ -133,8 +133,10 @@ class OfflineProvider:
         question = request.question or read_question(request.turn.text, asker, names)
         if question is not None and question.parts and not question.unclear:
             # a compound question: each of its questions answered in turn, from the same records
-            said = [self._answer(part, request, names, lang) for part in question.parts]
-            return "\n".join(x for x in said if x is not None) or NO_RECORD[lang]
+            said = [x for part in question.parts if (x := self._answer(part, request, names, lang))]
+            # "I have no record" of one part only when no part has an answer
+            held = [x for x in said if not x.startswith(NO_RECORD_LEADS)]
+            return "\n".join(held or said[:1]) or NO_RECORD[lang]
         unanswered = None
         if question is not None and question.ask is Ask.RECORDS and not question.unclear:
             # words no intent knows: the records they find, else small talk, else that no record matches

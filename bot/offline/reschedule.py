@@ -215,8 +215,10 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             span = find_due_span(turn.text)
             said = turn.text[span[0] : span[1]] if span else ""
             when = said if asked[0] in said and len(said) > len(asked[0]) else asked[0]
+            # (asked by the one it was promised to — "Wei-Ting, can the quote come Monday instead?" — "Monday
+            # works": the answerer's promise, when the asker has none to them: ``either``)
             out.append(Reschedule(prev.message_id, prev.author_id, prev.ts, when, asked[1],
-                                  normalize(prev.text).strip()[:300], prev.zone, consent_of=turn.author_id))
+                                  normalize(prev.text).strip()[:300], prev.zone, consent_of=turn.author_id, either=True))
             continue
         if found is not None:
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, found[0], found[1],
