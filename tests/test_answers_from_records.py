@@ -421,3 +421,14 @@ async def test_a_compound_question_answers_each_question() -> None:
     assert "Royal Mail" in got and "gallery" in got, got
     one = await ask("@heyan what's riding on the Royal Mail claim?", me, facts, people=people)
     assert "Royal Mail" in one and "gallery" not in one, one
+
+
+def test_a_question_put_after_its_topic_or_about_the_askers_plate_is_a_question() -> None:
+    names = {"u-dilani": ["Dilani"]}
+    q = read_question("@heyan that georgian page dilani's doing, when's it landing now", "u-me", names)
+    assert q is not None and q.people == ("u-dilani",) and "georgian" in q.topic, q
+    for text in ("@heyan what's still on my plate from this thread?", "@和言 我自己还有什么答应了没做完的？"):
+        q = read_question(text, "u-me", names)
+        assert q is not None and q.about_asker and q.people == ("u-me",) and "plate" not in q.topic, (text, q)
+    for talk in ("@heyan great job everyone", "@heyan Tom, what a mess"):
+        assert read_question(talk, "u-me", names) is None, talk

@@ -114,6 +114,8 @@ _ADDRESS = re.compile(r"^\s*(?:@\S+|heyan\b|和言)[\s,，:：!！]*", re.IGNORE
 #: Fillers before the question proper: "so what's the rule now", "ok 那", "hey, who …".
 _LEAD = (r"^(?:(?:so|ok|okay|hey|hi|um+|uh+|and|but|also|btw|quick\s+(?:q(?:uestion)?|one)|real\s+quick|one\s+more(?:\s+thing)?"
          r"|(?:two|2|three|3|a\s+few|couple(?:\s+of)?)\s+(?:things|questions|qs)|question|sorry|那|那个|所以|还有|对了|请问)[\s,，:：!！—–-]+)*")
+#: A question put after its topic: "that georgian page dilani's doing, when's it landing now".
+_TOPIC_FIRST = r"|[,，—–:]\s*(?:so\s+)?(?:when|what|who|where|which|how)(?:'s|’s|\s+(?:is|was|are|will|did|does|do|has)\b)"
 #: A Chinese question word or particle, anywhere ("拖到哪天了", "桐桐欠我啥来着", "500到底转没转").
 _ZH_ASKS = r"什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时|个)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)|(\w)[没不]\1"
 #: A question to the record, as people type it (often with no question mark): a mark anywhere, a
@@ -124,6 +126,7 @@ _ASKS = re.compile(
     r"|would|should|any|anything|anyone|tell|remind|list|show|recap|summari[sz]e|give\s+me|catch\s+me|please\s+(?:tell|list|show|recap)"
     r"|whats|whos|whens|hows|wheres)\b"
     r"|\b(?:remind\s+me|tell\s+me|what\s+n\s+when|by\s+when|when\s+(?:is|was)\s+it|still\s+(?:on|open|due))\b"
+    + _TOPIC_FIRST +
     r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)"
     r"|" + _ZH_ASKS,
     re.IGNORECASE,
@@ -133,7 +136,7 @@ _ASKS = re.compile(
 _REAL_QUESTION = re.compile(
     r"[?？]|" + _LEAD + r"(?:what|who|when|which|did|does|do|is|are|has|have|whats|whos|whens|anything|any)\b"
     r"|\b(?:remind\s+me|what\s+n\s+when|by\s+when)\b"
-    r"|" + _ZH_ASKS,
+    + _TOPIC_FIRST + r"|" + _ZH_ASKS,
     re.IGNORECASE,
 )
 # The asker as the one promised to: "what did Lina promise me?", "李娜答应我什么？".
@@ -144,7 +147,7 @@ _TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto
 # A promise verb just before a name: "promise Kaimana", "owe Tom", "答应阿宁".
 _TO_NAMED = re.compile(r"\b(?:promised?|owes?|owed|told|give|gave|send|sent)\s+@?$|(?:答应|承诺|保证|欠|给)(?:了|过)?@?$", re.IGNORECASE)
 _SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
-                   r"|\b(?:am\s+i|i'?m|i\s+am)\s+on\s+the\s+hook\b"
+                   r"|\b(?:am\s+i|i'?m|i\s+am)\s+on\s+the\s+hook\b|\bon\s+my\s+plate\b|\bmy\s+to-?do\b|我自己"
                    # "我自己答应过什么", "我之前到底是怎么说的", "我当时说的"
                    r"|我(?:自己|本人)?(?:之前|以前|当时|刚才|上次)?(?:到底)?(?:是)?(?:怎么)?(?:答应|承诺|保证|说|欠|要做)"
                    r"|我(?:手上|身上|这儿|这边)还", re.IGNORECASE)
@@ -166,7 +169,7 @@ _GENERIC_EN_WORDS = (
     "whats whos whens hows wheres dont didnt doesnt hasnt havent isnt arent wasnt something somebody anyone "
     "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot "
     "people folks guys gonna wanna gotta two three few couple quick one hook hang hangs hanging riding ride rides rid "
-    "depend depends depending hinge hinges"
+    "depend depends depending hinge hinges plate thread todo to-do"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
