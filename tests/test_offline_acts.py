@@ -1262,3 +1262,29 @@ async def test_a_plan_in_place_of_the_ask_is_the_promise_and_its_move_asked_by_t
              Utterance("m2", "u-w", "Wei-Ting", "Monday works. Same 10am, my time, photos attached.", T0 + timedelta(minutes=3))]
     [move] = reschedules(turns[1:], turns[:1])
     assert (move.author_id, move.consent_of, move.either) == ("u-o", "u-w", True), move
+
+
+@pytest.mark.parametrize(("lines", "lang", "words", "day"), [
+    ([("Pasang", "And the drone?"),
+      ("Martina", "Ok long one, sorry. The footage synced 14 minutes to my phone 🐬 A cut of that, three minutes or so "
+                  "with music, goes to Pasang before Friday, so he has something from his own drone.")], "en", "A cut of that", "Fri"),
+    ([("苗苗", "谁有原照片？"),
+      ("阿凯", "说到照片，我妈翻出一个铁盒。苗苗要的那几张原照片的扫描件，下周三前会到苗苗邮箱，600dpi的。")], "zh", "扫描件", "Wed"),
+])
+async def test_a_thing_said_to_reach_a_member_by_a_time_is_the_speakers_promise_to_them(
+        lines: list[tuple[str, str]], lang: str, words: str, day: str) -> None:
+    facts = await _facts(lines, lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == f"u-{lines[1][0]}" and promise.recipient == f"u-{lines[0][0]}" and words in promise.value, promise
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a") == day
+
+
+@pytest.mark.parametrize("text", [
+    "the archive newsletter goes out Monday 9am my time",  # reaches no member
+    "the parcel went to Pasang on Monday, he signed for it",  # past
+    "Royal Mail says the claim goes to Pasang by Friday",  # someone else's words
+    "maybe the cut goes to Pasang by Friday, not sure yet",  # hedged
+])
+async def test_what_reaches_no_member_or_already_did_or_is_anothers_word_is_no_promise(text: str) -> None:
+    facts = await _facts([("Pasang", "And the drone?"), ("Martina", text)])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT], facts

@@ -340,6 +340,12 @@ class _Turn:
             found.append(facts)
         out = [fact for facts in without_bare_answers(found) for fact in facts]
         text = self.text[sentence[0].start : sentence[-1].end]
+        if not _has_commitment(out) and not any(c.question for c in sentence) and (found_to := self.arrival(text)) is not None:
+            # "A cut of that, three minutes with music, goes to Pasang before his trek on the 2nd", "扫描件下周三前会到
+            # 苗苗邮箱": a thing the speaker says will reach a member by a time, with no "I'll", is their promise to them
+            said, to = found_to
+            promise = self.commitment(said, core(said) or said, said)
+            out.append(dataclasses.replace(promise, recipient=to))
         if sarcastic(text):  # "Yeah right, like I'm going to pay for that": no promise, maybe a refusal
             out = [f for f in out if f.kind is not Kind.COMMITMENT]
             if (m := SARCASTIC_REFUSAL.search(text)) and not any(f.kind is Kind.CONSENSUS for f in out):
@@ -411,6 +417,26 @@ class _Turn:
             value, extra = answered
             out.append(self.fact(Kind.CONSENSUS, self.attr["agrees"], value, quote, confidence=confidence, extra=extra))
         return out
+
+    def arrival(self, text: str) -> tuple[str, str] | None:
+        """(the words, the member) of a thing that reaches a member by a time, said with no one else doing it
+        ("… goes to Pasang before his trek on the 2nd", "… 下周三前会到苗苗邮箱", "11月20号到阿泰手上"); None otherwise."""
+        for name in self.others:
+            who = re.escape(name)
+            m = re.search(rf"{_ARRIVES_EN}\s+(?:to|into|in|on|with)\s+(?:the\s+)?{who}\b", text, re.IGNORECASE) \
+                or re.search(rf"(?:会|能)?(?:送|寄|发|转|交)?(?:到|进){who}(?:的)?(?:手上|手里|邮箱|账上|账户|信箱|那儿|那里|家)", text)
+            if m is None:
+                continue
+            # the thing said from the last break before it to the end of its clause: "A cut of that, …, goes to
+            # Pasang before his trek on the 2nd"
+            start = max((b.end() for b in _THING_BREAK.finditer(text, 0, m.start())), default=0)
+            end = next((b.start() for b in re.finditer(r"[;；。！？!?]|,\s*(?:so|and|but|because)\b|，(?:留着|因为|所以|不过)", text)
+                        if b.start() >= m.end()), len(text))
+            said = text[start:end].strip(" ,，")
+            if find_due_span(said) is None or lx.HEDGE.search(said) or _OTHERS_SAY.match(said) or _PAST_ARRIVAL.search(said):
+                return None
+            return said, self.names[name]
+        return None
 
     def about_other(self, body: str) -> str | None:
         """The other person a clause reports on ("" when unnamed), or None when it is the speaker's own."""
@@ -661,6 +687,12 @@ _EN_THING = re.compile(r"^(?:(?:and|so|also|plus)\s+)?(?P<np>(?:a|an|the|my|your
                        r"(?![\w-]+ing\b)[^,;:.!?]{2,60})$", re.IGNORECASE)
 
 
+#: Reaching someone, said of a thing: "goes", "will be", "lands", "gets sent" (not "went", "arrived").
+_ARRIVES_EN = r"\b(?:goes|will\s+go|is\s+going|gets\s+sent|will\s+be\s+sent|will\s+be|lands|will\s+land|arrives|will\s+arrive|reaches|will\s+reach|ships|will\s+ship)(?:\s+out|\s+over|\s+straight)?"
+#: Where the words of a thing that arrives begin: after a sentence, a colon, an emoji or a numbered point ("二，").
+_THING_BREAK = re.compile(r"[.!?。！？:：]\s*|[\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|(?:^|[，,\s])[一二三四五六七八九十]、?[，,]\s*")
+#: An arrival told as past or as someone else's doing ("went to", "已经到", "he sends"): no promise.
+_PAST_ARRIVAL = re.compile(r"\b(?:went|arrived|landed|reached|shipped|was\s+sent|got\s+sent|has\s+gone|already)\b|已经|已|到了", re.IGNORECASE)
 #: A denial of something past, which "I promise"/"我保证" only vouches for: "I didn't ask for this", "我真没删".
 _DENIES = re.compile(r"^(?:i|we)\s+(?:really\s+|honestly\s+|truly\s+)?(?:didn'?t|did\s+not|never|wasn'?t|was\s+not|"
                      r"weren'?t|haven'?t|have\s+not|hadn'?t|had\s+nothing|had\s+no)\b"
