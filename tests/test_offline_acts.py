@@ -1288,3 +1288,27 @@ async def test_a_thing_said_to_reach_a_member_by_a_time_is_the_speakers_promise_
 async def test_what_reaches_no_member_or_already_did_or_is_anothers_word_is_no_promise(text: str) -> None:
     facts = await _facts([("Pasang", "And the drone?"), ("Martina", text)])
     assert not [f for f in facts if f.kind is Kind.COMMITMENT], facts
+
+
+@pytest.mark.parametrize(("lines", "words", "condition"), [
+    ([("Nino", "and if they still want their display cut without it? it sits on my spacing work too"),
+      ("Tomáš", "Then: if the display licence still goes ahead without the Georgian, a third of the €3,000 is Nino's. "
+                "Her spacing is in every weight, she's right about that.")], "a third of the €3,000 is Nino's", "goes ahead"),
+    ([("Martina", "where did the rest go?"),
+      ("Karl", "Right, then it goes like this: if the owner's reimbursement comes through, the kitty money goes back out "
+               "from me, Martina's 120 first and the rest split four ways.")], "kitty money goes back out from me", "reimbursement"),
+])
+async def test_a_condition_that_gives_something_with_no_ill_is_a_conditional_promise(
+        lines: list[tuple[str, str]], words: str, condition: str) -> None:
+    facts = await _facts(lines)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == f"u-{lines[1][0]}" and words in promise.value and condition in promise.condition, promise
+    assert "spacing" not in promise.value  # the next sentence is no part of it
+
+
+def test_a_consequence_ends_with_its_sentence() -> None:
+    from bot.offline.acts import _in_its_sentence
+
+    text = "我已经写信给Northlight要求改了，他们说下个月董事会再议。要是Northlight同意改合同，英文版的美术版税全归阿泰，我那份也不要。"
+    assert _in_its_sentence(text, "要是Northlight同意改合同") == "英文版的美术版税全归阿泰，我那份也不要"
+    assert _in_its_sentence("if v1.3 ships, the fix is on me. ok?", "if v1.3 ships") == "the fix is on me"

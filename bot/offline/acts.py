@@ -386,6 +386,22 @@ def _for_all(text: str) -> bool:
     return bool(_FOR_ALL.search(text)) and not _TO_YOU.search(text)
 
 
+#: A consequence that gives something with no "I'll": "a third of the €3,000 is Nino's", "the kitty money goes
+#: back out from me", "the reprint is on me".
+_GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|theirs)(?=\W|$)|\bon\s+me\b|\bfrom\s+me\b", re.IGNORECASE)
+
+
+def _in_its_sentence(text: str, condition: str) -> str:
+    """What follows a condition up to the end of its sentence ("…再议。要是Northlight同意改合同，英文版的美术版税全归阿泰。" →
+    "英文版的美术版税全归阿泰"), "" when the condition is not found or nothing follows it there."""
+    at = text.find(condition)
+    if at < 0:
+        return ""
+    rest = text[at + len(condition):]
+    end = re.search(r"[.!?。！？](?=\s|$|[^\d])", rest)
+    return rest[: end.start() if end else len(rest)].strip(" ,，:：;；—–")
+
+
 def _when_asked(text: str) -> str:
     """A short question of its own that asks by when ("…整理成一张表，发群文件？这礼拜五能弄好吗？", "… by Friday?"),
     else "": the time a request asks for apart from the sentence with its deed."""
@@ -919,6 +935,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 kept = [c for c in kept if c.kind is not Kind.CONSENSUS] + (cited or [whole])
         elif act is Act.CONDITION and (cond := condition_of(turn.text)) is not None:
             condition, consequence = cond
+            if re.search(r"[.!?](?=\s)|[。！？]", consequence):  # "…再议。要是…，…全归阿泰": only its own sentence
+                consequence = _in_its_sentence(turn.text, condition) or consequence
             promises = [c for c in kept if c.kind is Kind.COMMITMENT]
             kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             if _COUNTERFACTUAL.search(turn.text) or _WISH.search(turn.text) or _TELL_ME.search(consequence) \
@@ -931,7 +949,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 timeless = bool(find_due_span(condition)) and not find_due_span(consequence)
                 kept += [dataclasses.replace(c, condition=condition, due_at=None if timeless else c.due_at)
                          for c in promises]
-            elif consequence and (cjk_count(consequence) or _EN_FUTURE.search(turn.text)):
+            elif consequence and (cjk_count(consequence) or _EN_FUTURE.search(turn.text) or _GIVES.search(consequence)):
                 # ("done with the soldering station, it's free if anyone needs it": says how things are, no deed)
                 action = strip_head(consequence) or consequence
                 bare, _ = split_due(action)
