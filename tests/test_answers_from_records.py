@@ -432,3 +432,12 @@ def test_a_question_put_after_its_topic_or_about_the_askers_plate_is_a_question(
         assert q is not None and q.about_asker and q.people == ("u-me",) and "plate" not in q.topic, (text, q)
     for talk in ("@heyan great job everyone", "@heyan Tom, what a mess"):
         assert read_question(talk, "u-me", names) is None, talk
+
+
+def test_names_with_any_latin_accent_are_found_as_written_and_without_it() -> None:
+    names = NameBook()
+    for uid, name in (("u-t", "Tomáš"), ("u-r", "Rūta"), ("u-o", "Ondřej"), ("u-l", "Łukasz"), ("u-e", "Eleni")):
+        names.add(uid, name)
+    for said, uid in (("Tomáš. write to Ostra", "u-t"), ("TOMÁŠ", "u-t"), ("Tomas", "u-t"), ("Rūta, please", "u-r"),
+                      ("Ruta", "u-r"), ("Ondřej", "u-o"), ("Ondrej", "u-o"), ("Łukasz", "u-l"), ("Eleni", "u-e")):
+        assert [h.users for h in names.find(said)][:1] == [(uid,)], said

@@ -1312,3 +1312,17 @@ def test_a_consequence_ends_with_its_sentence() -> None:
     text = "我已经写信给Northlight要求改了，他们说下个月董事会再议。要是Northlight同意改合同，英文版的美术版税全归阿泰，我那份也不要。"
     assert _in_its_sentence(text, "要是Northlight同意改合同") == "英文版的美术版税全归阿泰，我那份也不要"
     assert _in_its_sentence("if v1.3 ships, the fix is on me. ok?", "if v1.3 ships") == "the fix is on me"
+
+
+async def test_a_name_said_as_a_sentence_before_a_deed_asks_that_member() -> None:
+    facts = await _facts([("Nino", "Tomáš. write to Ostra and take the Georgian out of whatever you offered them."),
+                          ("Tomáš", "Yes. You're right. Friday, before noon Prague time, from the project address.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Tomáš" and promise.recipient == "u-Nino", promise
+    assert promise.value.startswith("write to Ostra"), promise.value
+
+
+def test_rather_than_asks_to_move() -> None:
+    from bot.offline.reschedule import asks_to_move
+
+    assert asks_to_move("Rūta, could the restore happen Tuesday rather than Thursday? The export is Wednesday.")

@@ -625,7 +625,8 @@ class _Thread:
     def _opens_naming(self, u: Utterance) -> set[str]:
         """The members ``u`` opens by naming ("@大飞 …", "Ayesha, …"), its speaker left out."""
         m = _OPENS_WITH_NAME.match(u.text)
-        named = {uid for hit in self.book.find(m.group("name")) for uid in hit.users} if m is not None else set()
+        # ("Tomáš. write to Ostra …": the name ends before its full stop)
+        named = {uid for hit in self.book.find(m.group("name").rstrip(".-")) for uid in hit.users} if m is not None else set()
         return named - {u.author_id}
 
     def _said_to_member(self, u: Utterance) -> bool:

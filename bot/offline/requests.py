@@ -317,6 +317,8 @@ _CHECKS = re.compile(r"\b(?:right|correct|yeah|no|yes)\s*[?？]\s*$|\b(?:did|hav
 
 def _requested_action(request: str) -> str:
     sentences = [s.strip() for s in re.split(r"(?<=[?？])\s*|(?<=[.!。！])\s+", request) if s.strip()]
+    # a word said as a sentence of its own ("Tomáš. write to Ostra …", "Fine. …") asks nothing
+    sentences = [s for s in sentences if not re.fullmatch(r"@?[^\W\d_][\w-]{1,15}[.!]", s)] or sentences
     # "Sipho you have the good mic, could you record it Saturday?": the ask said mid-sentence
     sentences += [s[m.start():] for s in sentences if (m := _MID_ASK.search(s)) is not None and m.start() > 0]
     if not request.isascii():  # "涛哥今天能先把你那份电费转我吗，我信用卡已经垫了": then the clause that asks

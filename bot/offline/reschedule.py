@@ -234,7 +234,7 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 #: Asking a thing to wait: "could the gallery wait until the 12th?", "can we postpone …", "模板能不能等到月底以后再上？".
 _WAIT = r"\b(?:wait|hold(?:\s+off)?)\s+(?:until|till|til|'til)\b|\bpostpone|等到[^，,。？?]{1,12}?再"
 _ASKS_TO_WAIT = re.compile(_WAIT, re.IGNORECASE)
-_INSTEAD = re.compile(r"\binstead\b|\b(?:wait|hold(?:\s+off)?)\s+to\b|\bdelay(?:ed)?\s+(?:until|till|til|'til|to)\b|" + _WAIT
+_INSTEAD = re.compile(r"\binstead\b|\brather\s+than\b|\b(?:wait|hold(?:\s+off)?)\s+to\b|\bdelay(?:ed)?\s+(?:until|till|til|'til|to)\b|" + _WAIT
                       + r"|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
                       r"|\bbring(?:ing)?\b[^.?!,]{0,30}?\bforward\b|宽限到|延期到|顺延到|缓到|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到"
                       # a deed put off to a later day: "能不能周六再发？", "明天再转你"

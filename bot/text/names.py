@@ -23,7 +23,7 @@ __all__ = ["NameBook", "NameHit", "TenantNames"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _CJK = re.compile(r"[\u3400-\u9fff]")
-_LATIN_WORD = re.compile(r"(?<![A-Za-z\u00c0-\u024f])[A-Z\u00c0-\u00de][a-z\u00df-\u00ff]{2,}(?![A-Za-z\u00c0-\u024f])")
+_LATIN_WORD = re.compile(r"(?<![A-Za-z\u00c0-\u024f])[A-Z\u00c0-\u00de\u0100-\u024f][a-z\u00df-\u00ff\u0100-\u024f]{2,}(?![A-Za-z\u00c0-\u024f])")
 #: Capitalised words that are never read as the start of a first name ("Can" is no Candice).
 _NOT_NAMES = frozenset(
     ["what", "who", "whom", "whose", "when", "where", "which", "why", "how", "did", "does", "do", "is", "are", "was", "were", "has", "have", "had", "can", "could", "will", "would", "should", "shall", "may", "might", "must", "the", "and", "but", "for", "not", "any", "all", "each", "every", "our", "your", "their", "his", "her", "its", "this", "that", "these", "those", "there", "then", "than", "thanks", "thank", "please", "hey", "hello", "heyan", "also", "just", "still", "yes", "yeah", "sure", "okay", "fine", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december", "today", "tomorrow", "tonight", "yesterday", "note", "system", "admin", "moderator", "bot"])
@@ -166,10 +166,20 @@ def _pattern(key: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![A-Za-z\u00c0-\u024f]){letters}(?![A-Za-z\u00c0-\u024f])", re.IGNORECASE)
 
 
-#: A letter and its accented forms, so "Tomas" finds "Tomás" and the other way round.
-_LETTER = {c: f"[{c}{''.join(v)}]" for c, v in {
-    "a": "àáâãäå", "e": "èéêë", "i": "ìíîï", "o": "òóôõö", "u": "ùúûü", "c": "ç", "n": "ñ", "y": "ýÿ",
-}.items()}
+def _accented() -> dict[str, str]:
+    """Each Latin letter and the accented letters (Latin-1, Extended-A and -B) that are it without their
+    marks: "s" → "śŝşšș…", "u" → "ùúûüũūŭůűų…"."""
+    out: dict[str, str] = {}
+    for code in range(0x00C0, 0x0250):
+        ch = chr(code).lower()
+        base = deaccent(ch).casefold()
+        if len(base) == 1 and base.isascii() and base.isalpha() and ch != base and ch not in out.get(base, ""):
+            out[base] = out.get(base, "") + ch
+    return out
+
+
+#: A letter and its accented forms, so "Tomas" finds "Tomáš" and "Ruta" "Rūta", and the other way round.
+_LETTER = {c: f"[{c}{v}]" for c, v in _accented().items()}
 
 
 class TenantNames:
