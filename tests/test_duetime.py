@@ -388,3 +388,13 @@ def test_an_hour_said_a_clause_later_leaves_the_deed_between_in_the_action() -> 
     assert split_due("明天把原始记录整理出来发群里，晚上9点前") == ("把原始记录整理出来发群里", "明天 晚上9点前")
     assert split_due("I'll send it Friday after the meeting, by 8pm") == ("I'll send it after the meeting", "Friday by 8pm")
     assert split_due("send it by Friday") == ("send it", "by Friday")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("给我到周二，德黑兰这边夜里十点，全打包给你。", (2046, 4, 24, 22, 0)),
+    ("给我到下周二，我这边中午以前，钱进你的账户。", (2046, 4, 24, 12, 0)),
+])
+def test_a_clock_named_between_the_day_and_its_hour_leaves_the_hour_to_the_day(text: str, expected: tuple[int, ...]) -> None:
+    tehran = ZoneInfo("Asia/Tehran")
+    got = resolve_due(text, datetime(2046, 4, 20, 10, 0, tzinfo=tehran), tehran)  # a Friday
+    assert got is not None and got.timetuple()[:5] == expected, got

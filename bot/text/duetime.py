@@ -429,6 +429,11 @@ def _clock_after(part: _Hit, hits: Sequence[_Hit], text: str) -> tuple[_Hit, ...
     return (part, later)
 
 
+#: A clock named between a day and its hour ("给我到周二，德黑兰这边夜里十点", "下周二，我这边中午以前"): read past, so the hour
+#: still narrows the day (the zone it names is read from the whole text).
+_CLOCK_ASIDE = re.compile(r"[，,]\s*(?:[\u4e00-\u9fff]{1,4})?这边(?:的)?(?:时间)?[，,]?\s*(?=[\u4e00-\u9fff\d])")
+
+
 def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzinfo | None = None) -> datetime | None:
     """The due time ``text`` names, resolved against ``now`` (aware) in zone ``tz`` (an IANA name, an
     offset such as ``+08:00``, or a tzinfo: the speaker's clock); or None.
@@ -448,7 +453,7 @@ def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzin
     """
     if now.tzinfo is None:
         raise ValueError("resolve_due needs an aware 'now' (the message timestamp)")
-    picked = _pick(text)
+    picked = _pick(_CLOCK_ASIDE.sub("，", text))
     if picked is None:
         return None
     named = named_zone(text)
