@@ -387,7 +387,7 @@ class Engine:
         # a question about the record is answered from the records that match it (bot.answering)
         held = await self.finder.session_records(session)
         book = NameBook.of(held, [m.utterance() for m in (*window, msg)], participants)
-        question = read_question(msg.text, msg.author_id, book)
+        question = read_question(msg.text, msg.author_id, book, compound=True)
         lines: dict[str, str] = {}
         topical: list[str] = []
         from_records = question is not None and bool(kinds_for(question.ask))

@@ -397,17 +397,19 @@ def test_what_hangs_on_something_asks_what_was_promised_on_it() -> None:
 
 def test_a_compound_question_keeps_each_question_it_asks() -> None:
     names = {"u-dana": ["Dana"], "u-sanna": ["Sanna"], "u-lu": ["阿鹿"], "u-yu": ["鱼丸"]}
-    q = read_question("@heyan two things: what's riding on the Royal Mail claim, and when is my gallery due now?", "u-me", names)
+    q = read_question("@heyan two things: what's riding on the Royal Mail claim, and when is my gallery due now?", "u-me", names, compound=True)
     assert q is not None and [p.topic for p in q.parts] == [("royal", "mail", "claim"), ("gallery",)], q
-    q = read_question("@heyan what did Dana promise? and what did Sanna agree to?", "u-me", names)
+    # only where it is answered: telling a question apart from a line needs no parts
+    assert read_question("@heyan what did Dana promise? and what did Sanna agree to?", "u-me", names).parts == ()  # type: ignore[union-attr]
+    q = read_question("@heyan what did Dana promise? and what did Sanna agree to?", "u-me", names, compound=True)
     assert q is not None and [(p.ask, p.people) for p in q.parts] == [(Ask.PROMISES, ("u-dana",)), (Ask.AGREED, ("u-sanna",))]
     # the next question with no intent word of its own asks as the one before it
-    q = read_question("@和言 鱼丸那三条，谁赞成了？阿鹿不认的是哪条？", "u-me", names)
+    q = read_question("@和言 鱼丸那三条，谁赞成了？阿鹿不认的是哪条？", "u-me", names, compound=True)
     assert q is not None and [(p.ask, p.people) for p in q.parts] == [(Ask.AGREED, ("u-yu",)), (Ask.AGREED, ("u-lu",))]
     # a piece that only points back, or names nothing, is part of the question before it
     for text in ("@heyan so what do people still owe me here, and is any of it late?", "@和言 我自己答应过什么？截止是哪天？",
                  "@heyan what did we settle about the prize money, and who said no?"):
-        q = read_question(text, "u-me", names)
+        q = read_question(text, "u-me", names, compound=True)
         assert q is not None and q.parts == (), (text, q.parts)
 
 

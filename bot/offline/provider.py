@@ -130,7 +130,7 @@ class OfflineProvider:
         names = NameBook.of(request.records or [*request.facts, *request.open_commitments], [*request.window, request.turn],
                             request.participants)
         asker = request.turn.author_id
-        question = request.question or read_question(request.turn.text, asker, names)
+        question = request.question or read_question(request.turn.text, asker, names, compound=True)
         if question is not None and question.parts and not question.unclear:
             # a compound question: each of its questions answered in turn, from the same records
             said = [x for part in question.parts if (x := self._answer(part, request, names, lang))]

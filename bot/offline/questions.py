@@ -208,11 +208,12 @@ def stem(word: str) -> str:
 
 
 def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence[str]], *,
-                  split: bool = True, then: Ask | None = None) -> Question | None:
+                  compound: bool = False, then: Ask | None = None) -> Question | None:
     """The question ``text`` asks about the record, or None when it asks nothing the record answers.
 
-    ``names``: who the question may name (a ``NameBook``, or user id → names). A compound question keeps
-    its own questions in ``parts`` (``split``); ``then``: the intent of a question with no intent word of
+    ``names``: who the question may name (a ``NameBook``, or user id → names). ``compound``: keep the
+    questions a compound one asks in ``parts`` (where it is answered, not where a line is only told apart
+    from a question); ``then``: the intent of a question with no intent word of
     its own, read as the next part of a compound one. Question and names are
     read normalized (``memory.normalize``): a zero-width space or a bidi override typed into "what did
     Sam pro\u200bmise" changes nothing."""
@@ -264,7 +265,7 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     if ask is Ask.RECORDS and not (topic or zh_topic or people or recipient):
         return None  # "are you there?" asks about nothing the record holds: it is talk
     return Question(ask, people, topic, about_asker, zh_topic, recipient, entity, unclear, body,
-                    _parts(body, asker, book) if split else ())
+                    _parts(body, asker, book) if compound else ())
 
 
 #: Where a compound question starts its next question: after a question mark, a semicolon, or a comma or
@@ -288,7 +289,7 @@ def _parts(body: str, asker: str, book: NameBook) -> tuple[Question, ...]:
     pieces = [body[a:b] + ("?" if body[b:b + 1] in "?？" and b < len(body) else "") for a, b in zip(starts, ends, strict=True)]
     merged: list[str] = []
     for piece in pieces:
-        q = read_question(piece, asker, book, split=False) if piece else None
+        q = read_question(piece, asker, book) if piece else None
         own = q is not None and (q.narrowed or q.about_asker) and not (
             _POINTS_BACK.search(piece) and not (q.people or q.recipient or q.about_asker))
         if own or not merged:
@@ -299,7 +300,7 @@ def _parts(body: str, asker: str, book: NameBook) -> tuple[Question, ...]:
         return ()
     parts: list[Question] = []
     for piece in merged:
-        q = read_question(piece, asker, book, split=False, then=parts[-1].ask if parts else None)
+        q = read_question(piece, asker, book, then=parts[-1].ask if parts else None)
         if q is not None:
             parts.append(q)
     return tuple(parts) if len(parts) >= 2 else ()
