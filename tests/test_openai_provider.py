@@ -289,11 +289,13 @@ async def test_client_error_is_not_retried(
 
 
 async def test_timeout_is_retried_then_gives_up(openai_stub: OpenAIStub, sleeps: Sleeps) -> None:  # noqa: F811
+    # a timeout wide enough for each attempt to reach the stand-in on a busy machine (at 0.2 s, with two suites
+    # running at once, the second attempt timed out before the stand-in had read it), the answer far later still
     p = OpenAIProvider(
-        openai_stub.base_url, "k", "m", "f", timeout=0.2, max_attempts=2, backoff_base=0.01, sleep=sleeps
+        openai_stub.base_url, "k", "m", "f", timeout=1.0, max_attempts=2, backoff_base=0.01, sleep=sleeps
     )
     for _ in range(2):
-        openai_stub.push(StubResponse(body=chat_body("late"), delay=1.0))
+        openai_stub.push(StubResponse(body=chat_body("late"), delay=4.0))
     try:
         with pytest.raises(ProviderError, match="timed out"):
             await p.reply(ReplyRequest(lang="en", stage=Stage.GATHERING, turn=LN))
@@ -304,8 +306,8 @@ async def test_timeout_is_retried_then_gives_up(openai_stub: OpenAIStub, sleeps:
 
 
 async def test_timeout_then_success(openai_stub: OpenAIStub, sleeps: Sleeps) -> None:  # noqa: F811
-    p = OpenAIProvider(openai_stub.base_url, "k", "m", "f", timeout=0.2, backoff_base=0.01, sleep=sleeps)
-    openai_stub.push(StubResponse(body=chat_body("late"), delay=1.0))
+    p = OpenAIProvider(openai_stub.base_url, "k", "m", "f", timeout=1.0, backoff_base=0.01, sleep=sleeps)
+    openai_stub.push(StubResponse(body=chat_body("late"), delay=4.0))
     openai_stub.push_chat("On time.")
     try:
         assert await p.reply(ReplyRequest(lang="en", stage=Stage.GATHERING, turn=LN)) == "On time."
