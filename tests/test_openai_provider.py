@@ -320,7 +320,7 @@ async def test_connection_refused_gives_up(sleeps: Sleeps) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     p = OpenAIProvider(
-        f"http://127.0.0.1:{port}/v1", "k", "m", "f", timeout=0.5, backoff_base=0.01, sleep=sleeps
+        f"http://127.0.0.1:{port}/v1", "k", "m", "f", timeout=3.0, backoff_base=0.01, sleep=sleeps
     )
     try:
         with pytest.raises(ProviderError, match="connection"):
@@ -331,8 +331,9 @@ async def test_connection_refused_gives_up(sleeps: Sleeps) -> None:
 
 
 async def test_total_timeout_bounds_the_whole_call(openai_stub: OpenAIStub) -> None:  # noqa: F811
-    p = OpenAIProvider(openai_stub.base_url, "k", "m", "f", timeout=5.0, total_timeout=0.3, max_attempts=5)
-    openai_stub.push(*(StubResponse(body=chat_body("late"), delay=1.0) for _ in range(5)))
+    # (1.5 s, not less: on a loaded machine the first request must reach the stand-in before the deadline)
+    p = OpenAIProvider(openai_stub.base_url, "k", "m", "f", timeout=10.0, total_timeout=1.5, max_attempts=5)
+    openai_stub.push(*(StubResponse(body=chat_body("late"), delay=5.0) for _ in range(5)))
     try:
         with pytest.raises(ProviderError):
             await p.reply(ReplyRequest(lang="en", stage=Stage.GATHERING, turn=LN))
