@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.text.duetime import find_due_span, parse_number, resolve_due, turned_down
+from bot.text.duetime import beside_times, find_due_span, only_time, parse_number, resolve_due, turned_down
 from bot.text.zones import without_clock_words
 
 SH = "Asia/Shanghai"
@@ -398,3 +398,22 @@ def test_a_clock_named_between_the_day_and_its_hour_leaves_the_hour_to_the_day(t
     tehran = ZoneInfo("Asia/Tehran")
     got = resolve_due(text, datetime(2046, 4, 20, 10, 0, tzinfo=tehran), tehran)  # a Friday
     assert got is not None and got.timetuple()[:5] == expected, got
+
+
+@pytest.mark.parametrize("text", ["by Tuesday", "Monday then", "ok, Saturday noon instead", "how about Friday?",
+                                  "Friday noon, my time", "sorry — Wednesday's boat", "周六吧", "那就周五晚上",
+                                  "抱歉，改到下周二", "下周二，晚上10点前", "Thursday 6pm London"])
+def test_a_time_and_nothing_else(text: str) -> None:
+    assert only_time(text)
+
+
+@pytest.mark.parametrize("text", ["Friday or Monday", "by Tuesday, if the printer is back", "周六发群里",
+                                  "I'll send it Friday", "the boat", "", "明天问问"])
+def test_a_time_and_something_more(text: str) -> None:
+    assert not only_time(text)
+
+
+def test_what_an_answer_says_beside_its_times() -> None:
+    assert beside_times("周五晚上8点前发群里。") == "发群里"
+    assert beside_times("Friday, my time") == ""
+    assert beside_times("whenever you like") is None

@@ -1326,3 +1326,12 @@ def test_rather_than_asks_to_move() -> None:
     from bot.offline.reschedule import asks_to_move
 
     assert asks_to_move("Rūta, could the restore happen Tuesday rather than Thursday? The export is Wednesday.")
+
+
+async def test_a_yes_is_due_at_the_time_it_offers_not_at_a_greeting() -> None:
+    facts = await _facts([("Ama", "Jonas, could you send the venue the signed rider?"),
+                          ("Jonas", "evening all! sure, I can — Thursday morning, before 10 my time. Gigging all Wednesday.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Jonas" and promise.recipient == "u-Ama" and "rider" in promise.value
+    assert promise.due_at is not None
+    assert promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Thu 10:00"

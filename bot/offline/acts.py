@@ -907,7 +907,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 action = requested_action(asked.text)
                 # the time the yes names, else the deed's, else the one the request asks for apart from the deed
                 # ("…整理成一张表，发群文件？这礼拜五能弄好吗？")
-                due = _due(turn.text, turn, request, listener=asked) or _due(action, asked, request, turn) \
+                # (its time the one a clause offers: "morning! yep, I can — Friday arvo, before 4" is due Friday)
+                due = _due(_offered_time(turn.text) or turn.text, turn, request, listener=asked) \
+                    or _due(action, asked, request, turn) \
                     or _due(_when_asked(asked.text), asked, request, turn)
                 own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]

@@ -14,11 +14,11 @@ from bot.extraction.candidates import Utterance
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.text.clock import aware
-from bot.text.duetime import find_due_span, resolve_due
+from bot.text.duetime import beside_times, find_due_span, only_time, resolve_due
 from bot.text.lang import cjk_count
 from bot.text.zones import speaker_zone
 
-__all__ = ["LEAD_NAME", "Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "only_time", "own_time", "request_before", "requested_action",
+__all__ = ["LEAD_NAME", "Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "own_time", "request_before", "requested_action",
            "takes_it_on"]
 
 _I = re.IGNORECASE
@@ -41,7 +41,6 @@ _COUNTER = re.compile(
     r"^(?P<no>[^,，.。!！?？]{1,24}?)\s*(?:不行|不可以|不太行|没空|来不及|不方便|doesn'?t\s+work|won'?t\s+work"
     r"|is\s+(?:impossible|too\s+soon|too\s+early|no\s+good|out)(?:\s+for\s+me)?)[\s,，.。;；]+(?P<alt>.+)$", _I)
 #: Words that may stand beside a time and add nothing: "Saturday then", "周六吧", "by Tuesday instead".
-_FILLER = re.compile(r"\b(?:then|instead|ok(?:ay)?|maybe|how\s+about|what\s+about|i\s+can\s+do)\b|[吧呢啊吗]|那就|改到|改成|[\s,，.。!！?？~]", _I)
 #: The request: "can you …", "could you please …", "please …", "你能不能…", "麻烦你…", "你…可以吗".
 _ASK_EN = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|would|will)\s+(?:you|u)\s+"
                      r"(?:please\s+|pls\s+|just\s+|maybe\s+)?|(?:please|pls|kindly)\s+)", _I)
@@ -80,12 +79,6 @@ def takes_it_on(text: str) -> bool:
     return _TAKE_ON.match(clean(text) or text.strip()) is not None
 
 
-def only_time(text: str) -> bool:
-    """Is ``text`` a due time and nothing else ("by Tuesday", "周六吧", "Monday then")?"""
-    span = find_due_span(text)
-    return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
-
-
 #: Where a thing asked for will be handed over, and nothing more: "发群里", "发你", "转你", "寄出".
 _HANDS_OVER = re.compile(r"(?:发|给|转|寄|交|传|放)(?:到|给|进|在)?(?:群里|群|你|您|大家|过去|出来|出去|上来)?")
 
@@ -98,7 +91,7 @@ def own_time(answer: str) -> str | None:
     if (m := _TAKE_ON_LEAD.match(answer)) and only_time(answer[m.end():]):
         return answer[m.end():]
     if (m := _TAKE_ON_LEAD.match(answer)) and (span := find_due_span(rest := answer[m.end():])) is not None \
-            and _HANDS_OVER.fullmatch(_FILLER.sub("", rest[: span[0]] + rest[span[1]:])):
+            and _HANDS_OVER.fullmatch(beside_times(rest) or ""):
         return rest[span[0] : span[1]]  # "好。周五晚上8点前发群里。": a time, and where it will be handed over
     if (m := _COUNTER.match(answer)) and only_time(m.group("no")) and only_time(m.group("alt")):
         return m.group("alt")

@@ -16,8 +16,7 @@ from bot.offline.clauses import clean
 from bot.offline.proposals import is_answer
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import asks_deed, own_time
-from bot.text.duetime import find_due_span, turned_down
-from bot.text.zones import without_clock_words
+from bot.text.duetime import find_due_span, only_time, turned_down
 from memory.normalize import normalize
 
 __all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "asks_to_wait", "moved_value", "moves_time", "new_time", "reschedules",
@@ -32,10 +31,6 @@ _EN = re.compile(
 _EN_FOR = re.compile(r"\s+(?:for|on)\s+(?P<what>(?:the|my|our|that)\s+.+)$", _I)
 _ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:改成|改到|推到|延到|挪到|换到|宽限到|延期到|顺延到|缓到)"
                  r"(?P<rest>[^，,。！!？?]+)(?:[，,。！!？?]\s*(?P<reason>.*))?$")
-_FILLER = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|sorry|eod|cob|end\s+of\s+(?:the\s+)?day|my\s+time)\b"
-                     # "Wednesday's boat", "Monday's post": the day the carrier goes
-                     r"|(?:'s|’s)\s+(?:boat|ferry|post|mail|flight|train|bus|van|truck|courier|delivery|shipment|run|pickup"
-                     r"|collection)\b|(?:抱歉|不好意思|我这边的?时间)|[吧呢啊吗好了]|[\s,，.。!！?？~]", _I)
 #: "make the glossary Friday noon": a thing named between "make" and its new time.
 _EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,:;-]+)*make\s+(?P<what>(?:the|my|our)\s+[^,;.!?]{2,40}?)\s+"
                           r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
@@ -68,12 +63,6 @@ class Reschedule:
     #: With ``consent_of``: a promise between the two, whichever made it ("李娜，海报能不能推迟到周日？" — "行" is
     #: asked by the owner or of them; the words do not say which).
     either: bool = False
-
-
-def _only_time(text: str) -> bool:
-    text = without_clock_words(text)
-    span = find_due_span(text)
-    return span is not None and not _FILLER.sub("", text[: span[0]] + text[span[1]:])
 
 
 def _asked(text: str) -> tuple[str, str] | None:
@@ -112,7 +101,7 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
         return None
     rest = _NOT_THAT.sub("", rest)
     span = find_due_span(rest)
-    return (rest[span[0] : span[1]], clean(what or topic)) if span is not None and _only_time(rest) else None
+    return (rest[span[0] : span[1]], clean(what or topic)) if span is not None and only_time(rest) else None
 
 
 #: A reply taking a time someone just offered: "wednesday it is", "……好吧，24号", "ok, Friday then".
@@ -126,21 +115,21 @@ _QUESTION = re.compile(r"[?？]|(?:可以吗|行吗|行不行|好吗|好不好|�
 def _taken_time(answer: str) -> str | None:
     """The time a short yes names ("wednesday it is", "……好吧，24号"), or None."""
     answer = re.sub(r"^[\W_]+", "", clean(answer) or answer.strip())
-    if (m := _IT_IS.match(_NOD.sub("", answer))) and _only_time(m.group("when")):  # "Fair. Sunday then, …"
+    if (m := _IT_IS.match(_NOD.sub("", answer))) and only_time(m.group("when")):  # "Fair. Sunday then, …"
         # "ok, Friday it is. by 8pm my time": the hour said after narrows the day
         more = m.group("more").strip(" .!~,")
-        if not more or _only_time(more):
+        if not more or only_time(more):
             return f"{m.group('when')}, {more}" if more else m.group("when")
         # "saturday then, before 10am Bogotá. that's 5pm for you. tight but fine": the time, then talk
         first = re.split(r"(?<=[.!?])\s+|\s+[—–]\s+", more, maxsplit=1)[0].strip(" .!~,")
-        if first != more and _only_time(first):
+        if first != more and only_time(first):
             return f"{m.group('when')}, {first}"
     return own_time(answer) or None
 
 
 def _then_time(answer: str) -> str | None:
     """The time an answer takes after a remark ("有道理，那就下周二，还是晚上10点前"), or None."""
-    if (m := _THEN_TIME.search(answer)) and _times_only(when := _SAME_AS.sub("", m.group("when"))):
+    if (m := _THEN_TIME.search(answer)) and only_time(when := _SAME_AS.sub("", m.group("when"))):
         return when
     return None
 
@@ -153,14 +142,6 @@ _SAME_AS = re.compile(r"还是|照旧|\bsame\s+time\b", _I)
 def takes_time_asked(asked: str, answer: str) -> bool:
     """Does ``answer`` take the time ``asked`` asks for ("…下周二晚上发？" — "有道理，那就下周二，还是晚上10点前")?"""
     return _time_asked(asked) is not None and (_taken_time(answer) or _then_time(answer)) is not None
-
-
-def _times_only(text: str) -> bool:
-    """Does ``text`` say nothing but times ("下周二，晚上10点前")?"""
-    rest, found = text, False
-    while (span := find_due_span(rest)) is not None:
-        rest, found = rest[: span[0]] + " " + rest[span[1]:], True
-    return found and not _FILLER.sub("", rest)
 
 
 def _time_asked(text: str) -> tuple[str, str] | None:

@@ -25,7 +25,6 @@ from bot.offline.requests import (
     Accepted,
     accepted_request,
     confirmed_report,
-    only_time,
     own_time,
     request_before,
 )
@@ -44,7 +43,7 @@ from bot.offline.sentence import (
 )
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
-from bot.text.duetime import find_due_span, resolve_due
+from bot.text.duetime import find_due_span, only_time, resolve_due
 from bot.text.lang import detect_lang
 from bot.text.zones import is_zone, speaker_zone, without_clock_words
 from memory.models import Confidence, Kind, Lang

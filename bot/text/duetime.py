@@ -14,10 +14,10 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
 from itertools import pairwise
 
-from bot.text.zones import named_zone, zone_of
+from bot.text.zones import named_zone, without_clock_words, zone_of
 from memory.numerals import chinese_number
 
-__all__ = ["CANNOT_DO_ZH", "find_due_span", "find_due_spans", "parse_number", "resolve_due", "turned_down"]
+__all__ = ["CANNOT_DO_ZH", "beside_times", "find_due_span", "find_due_spans", "only_time", "parse_number", "resolve_due", "turned_down"]
 
 _ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
 _EN_NUMBERS = {
@@ -295,6 +295,31 @@ def find_due_span(text: str) -> tuple[int, int] | None:
     if suffix:
         end += suffix.end()
     return start, end
+
+
+#: What may stand beside a time in an answer that says nothing else ("Monday then", "ok, Saturday noon
+#: instead", "how about Friday?", "sorry, Wednesday's boat", "那就周六吧", "抱歉，改到周五").
+_BESIDE_TIME = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|maybe|sorry|how\s+about|what\s+about|i\s+can\s+do"
+                          r"|eod|cob|end\s+of\s+(?:the\s+)?day|my\s+time)\b"
+                          # "Wednesday's boat", "Monday's post": the day the carrier goes
+                          r"|(?:'s|’s)\s+(?:boat|ferry|post|mail|flight|train|bus|van|truck|courier|delivery|shipment|run"
+                          r"|pickup|collection)\b"
+                          r"|抱歉|不好意思|我这边的?时间|那就|改[到成]?|[吧呢啊吗好了]|[\s,，.。!！?？~—–-]", re.IGNORECASE)
+
+
+def beside_times(text: str) -> str | None:
+    """What ``text`` says beside its due times and the words that go with them ("好。周五晚上8点前发群里。" →
+    "发群里"), or None when it names no time."""
+    rest, found = without_clock_words(text), False
+    while (span := find_due_span(rest)) is not None:
+        rest, found = rest[: span[0]] + " " + rest[span[1]:], True
+    return _BESIDE_TIME.sub("", rest) if found else None
+
+
+def only_time(text: str) -> bool:
+    """Is ``text`` due times and nothing else ("by Tuesday", "周六吧", "Monday then", "Friday noon, my time",
+    "下周二，晚上10点前")?"""
+    return beside_times(text) == ""
 
 
 def find_due_spans(text: str) -> list[tuple[int, int]]:
