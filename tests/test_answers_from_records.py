@@ -202,6 +202,22 @@ async def test_agreements_list_every_party_of_one_proposal() -> None:
     assert en == f"On 2 Mar, 王静 proposed “{proposal}” and 赵一帆, 陈刚 and 小鹿 agreed."
 
 
+async def test_an_agreement_tells_who_said_no_to_it_or_to_a_part_of_it() -> None:
+    wang = ("u-wj", "王静")
+    proposal = "立两条：一、群文件只放定稿；二、押金月底前退完"
+    no = "一我没意见。二我不认：押金要等房东退，月底我打不了包票。"
+    facts = [record(uid, name, proposal, n=n, kind=Kind.CONSENSUS, attribute="同意", quote="同意", lang="zh",
+                    asked_by=(*wang, 1, proposal))
+             for n, (uid, name) in enumerate((("u-zhao", "赵一帆"), ("u-lu", "小鹿")), 2)]
+    facts.append(record("u-chen", "陈刚", proposal, n=4, kind=Kind.CONSENSUS, attribute="拒绝", quote=no, lang="zh",
+                        asked_by=(*wang, 1, proposal)))
+    lines = {"m1": proposal, "m4": no}
+    zh = await ask("@和言 王静那两条谁同意了？谁没同意哪条？", ("u-zhao", "赵一帆"), facts, lang="zh", lines=lines)
+    assert zh == f"3月2日，王静提议“{proposal}”，赵一帆、小鹿表示同意；陈刚没有全部接受（原话：“{no}”）。"
+    en = await ask("@heyan who agreed to Wang's two rules, and did anyone say no?", ("u-zhao", "赵一帆"), facts, lines=lines)
+    assert en == f"On 2 Mar, 王静 proposed “{proposal}” and 赵一帆 and 小鹿 agreed; 陈刚 did not accept all of it (said: “{no}”)."
+
+
 async def test_a_declined_request_is_told_with_the_reply_as_said() -> None:
     chen, lin = ("u-chen", "陈刚"), ("u-lin", "林涛")
     ask_line = "涛哥今天能先把你那份电费转我吗，我信用卡已经垫了"
@@ -443,3 +459,10 @@ def test_names_with_any_latin_accent_are_found_as_written_and_without_it() -> No
     for said, uid in (("Tomáš. write to Ostra", "u-t"), ("TOMÁŠ", "u-t"), ("Tomas", "u-t"), ("Rūta, please", "u-r"),
                       ("Ruta", "u-r"), ("Ondřej", "u-o"), ("Ondrej", "u-o"), ("Łukasz", "u-l"), ("Eleni", "u-e")):
         assert [h.users for h in names.find(said)][:1] == [(uid,)], said
+
+
+def test_a_question_about_who_said_no_asks_about_the_agreement() -> None:
+    names = {"u-c": ["Célia"], "u-t": ["小唐"]}
+    for text in ("@heyan did anybody refuse a bit of Célia's four points? which one?", "@和言 小唐那三条，谁反对了？"):
+        asked = read_question(text, "u-x", names)
+        assert asked is not None and asked.ask is Ask.AGREED, text

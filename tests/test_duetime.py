@@ -417,3 +417,15 @@ def test_what_an_answer_says_beside_its_times() -> None:
     assert beside_times("周五晚上8点前发群里。") == "发群里"
     assert beside_times("Friday, my time") == ""
     assert beside_times("whenever you like") is None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Thursday, before 8 in the evening", sh(5, 20)),
+    ("by 8 in the evening", sh(4, 20)),
+    ("Friday before 7 in the morning", sh(6, 7)),
+    ("Friday, 9 at night", sh(6, 21)),
+    ("at 3 in the afternoon tomorrow", sh(5, 15)),
+    ("by seven o'clock in the evening", sh(4, 19)),
+])
+def test_the_part_of_day_said_after_the_hour(text: str, expected: datetime) -> None:
+    assert resolve_due(text, WED, SH) == expected

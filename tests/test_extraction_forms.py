@@ -92,7 +92,11 @@ def test_common_ways_to_promise(text: str) -> None:
      "I'll see if I can get the money by Friday.", "I'll think about it.", "我尽量明天把钱转给你。", "我可能周五发给你。",
      "我争取周五前搞定。", "I'll be honest, this is hard.", "我已经把钱转给你了。", "Will you pay me back by Friday?",
      # a deed that ends with the speaker is asked of the others
-     "每人60，周日前转我。", "截图周五前发给我。"],
+     "每人60，周日前转我。", "截图周五前发给我。", "月底前给我就行。",
+     # what the speaker cannot vouch for, or has the say over
+     "三天之内我打不了包票。", "这笔钱怎么用我来定。",
+     # a state to come
+     "The lab has the samples, so we'll know in May."],
 )
 def test_hedges_reports_and_questions_are_not_promises(text: str) -> None:
     assert not [c for c in run(text, "zh" if "我" in text else "en") if c.kind is Kind.COMMITMENT]

@@ -1335,3 +1335,89 @@ async def test_a_yes_is_due_at_the_time_it_offers_not_at_a_greeting() -> None:
     assert promise.subject == "u-Jonas" and promise.recipient == "u-Ama" and "rider" in promise.value
     assert promise.due_at is not None
     assert promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Thu 10:00"
+
+
+async def test_a_conditional_yes_that_takes_a_role_is_a_promise_on_that_condition() -> None:
+    facts = await _facts([("Ama", "Kai, could you take the newsletter over from Bea?"),
+                          ("Kai", "If Ola keeps doing the photos, yes: the newsletter is mine from May.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kai" and promise.recipient == "u-Ama" and "newsletter" in promise.value
+    assert "Ola keeps doing the photos" in promise.condition
+
+
+async def test_paying_out_of_ones_own_pocket_on_a_condition_is_a_promise() -> None:
+    facts = await _facts([("Ama", "Who pays back the €40 deposit we lost? Nobody asked to book that hall."),
+                          ("Kai", "If the venue won't give the deposit back, the €40 goes back in the fund out of my own pocket.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kai" and "€40" in promise.value and "venue" in promise.condition
+
+
+@pytest.mark.parametrize(("lines", "to", "words", "due"), [
+    # "you" is the member the sentence is said to, by name
+    ([("Dana", "did anyone find my spare key?"), ("Ama", "not me"),
+      ("Kai", "Long week here. Dana, the spare key comes back to you by courier on Friday, taped inside an envelope.")],
+     "u-Dana", "spare key", "Fri 23:59"),
+    # or the member whose line it answers
+    ([("Dana", "And the deposit comes to me. Today."),
+      ("Kai", "Not today, the bank holds it for a few days. By Thursday noon the €60 is in your account.")],
+     "u-Dana", "€60", "Thu 12:00"),
+])
+async def test_a_thing_said_to_reach_you_by_a_time_is_a_promise_to_the_one_spoken_to(
+        lines: list[tuple[str, str]], to: str, words: str, due: str) -> None:
+    facts = await _facts(lines)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kai" and promise.recipient == to and words in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == due
+
+
+@pytest.mark.parametrize("yes", ["Va bene.", "Natürlich.", "Claro."])
+async def test_a_short_yes_in_any_words_from_the_one_asked_by_name_takes_the_request(yes: str) -> None:
+    facts = await _facts([("Ama", "Mika, can you post the minutes in the channel tonight?"), ("Mika", yes)])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Mika" and promise.recipient == "u-Ama" and "minutes" in promise.value
+
+
+async def test_a_time_and_a_deed_answering_a_request_put_in_a_later_sentence_counter_it() -> None:
+    facts = await _facts([("Ama", "Heard the recording. Lea, please ask the radio to drop my interview today."),
+                          ("Lea", "Today won't work, their office is closed until Monday. Tuesday, though, before noon Oslo "
+                                  "time: a call to the producer asking them to pull the segment.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Lea" and promise.recipient == "u-Ama" and "producer" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Oslo")).strftime("%a %H:%M") == "Tue 12:00"
+
+
+async def test_a_deed_asked_with_bei_and_a_short_yes() -> None:
+    facts = await _facts([("阿梅", "小唐，你那份会议录音，转老周一份呗？他那天没来。"), ("小唐", "成嘞～")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-小唐" and "录音" in promise.value and "呗" not in promise.value
+
+
+@pytest.mark.parametrize(("said", "when", "what"), [
+    ("Noor, the booklet from the printer slides to the 19th: the paper is late. Sorry.", "the 19th", "the booklet from the printer"),
+    ("阿青，海报得推到周五，印厂没纸了。", "周五", "海报"),
+    ("小林，相册得晚两天，改成20号以前寄到你那儿。", "20号以前", ""),
+])
+def test_a_promise_put_off_in_its_owners_words(said: str, when: str, what: str) -> None:
+    from bot.offline.reschedule import reschedules
+
+    [move] = reschedules([Utterance("m2", "u-a", "Ana", said, T0)], [Utterance("m1", "u-b", "Bo", "hi", T0)])
+    assert (move.author_id, move.when, move.what) == ("u-a", when, what)
+
+
+@pytest.mark.parametrize(("asked", "answer", "when"), [
+    ("Ana, can the €40 wait till after the 10th? I'm travelling until then.", "The 12th then, before 5pm your time in Lisbon.",
+     "Lisbon"),
+    ("Ana, could you hold it till Friday the 9th? My bank is switching accounts.", "Friday the 9th it is, before noon.", "Friday"),
+])
+def test_a_wait_asked_by_the_one_owed_and_taken_with_a_time_moves_the_promise(asked: str, answer: str, when: str) -> None:
+    from bot.offline.reschedule import reschedules
+
+    [move] = reschedules([Utterance("m2", "u-a", "Ana", answer, T0)], [Utterance("m1", "u-b", "Bo", asked, T0)])
+    assert move.author_id == "u-a" and when in move.when
+
+
+async def test_what_one_offers_instead_of_a_request_is_made_to_its_asker() -> None:
+    facts = await _facts([("小雨", "那你把裙子的钱退我吧，95欧，今天。"),
+                          ("阿凯", "钱我退不了，店家不退。我能做的是把那条裙子拿去找裁缝改大，周五以前寄出。")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿凯" and promise.recipient == "u-小雨" and "裁缝" in promise.value

@@ -240,6 +240,8 @@ def test_set_e_attacks_are_flagged(speaker: str, names: list[str], text: str, ad
     ("Kofi, add that to the notes doc when you get a sec", False),
     ("let's go by the new schedule from Monday", False),
     ("the heyan reminder said Kofi still owes the probe, is that right?", False),
+    # "按我说的" asking what follows from the asker's own proposal, not whom to obey
+    ("@和言 要是押金不退，按我说的是谁出钱？", True),
 ])
 def test_lines_near_the_set_e_shapes_stay_ordinary(text: str, addressed: bool) -> None:
     assert attempt(text, speaker="Dana", names=["Dana", "Kofi", "苏苏", "小鹿"], addressed=addressed) is None, text

@@ -62,8 +62,9 @@ class AnswerItem:
     #: For ACCEPTED, DECLINED and AGREEMENT: who asked or proposed, and their line.
     proposer_name: str = ""
     proposal: str = ""
-    #: For AGREEMENT: everyone who agreed, by name.
+    #: For AGREEMENT: everyone who agreed, by name; and who said no to it or to a part of it, with their words.
     parties: tuple[str, ...] = ()
+    refusals: tuple[tuple[str, str], ...] = ()
     #: The action could not be told without a "you" nobody knows: ``action`` is the words as said.
     verbatim: bool = False
     fact_ids: tuple[str, ...] = ()

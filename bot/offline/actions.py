@@ -62,7 +62,10 @@ _ZH_CANNOT_DO = re.compile(r"(?:" + CANNOT_DO_ZH + r")了?(?=[，,。.!！？?\s
 
 
 #: A deed that ends with the speaker: "转我", "发给我", "还我" (not "给我们", nor "交给我": that takes it on).
-_ZH_TO_ME = re.compile(r"(?:转|发|还|寄|传)(?:给|到)?我(?![们的妈爸家哥姐弟妹老公婆])")
+_ZH_TO_ME = re.compile(r"(?:转|发|还|寄|传)(?:给|到)?我(?![们的妈爸家哥姐弟妹老公婆])"
+                       r"|(?<!交)给我(?:就行|就好|就可以|就成|吧)")  # "下个月10号前给我就行": leave to the other
+#: Saying what the speaker cannot vouch for or has the say over: "一周我打不了包票", "怎么花我来定".
+_ZH_NO_DEED = re.compile(r"(?:打不了|打不起|不敢打)包票|保证不了|(?:不能|没法|无法|不敢)保证|我(?:来|说了)(?:定|决定|算)$|我说了算")
 
 
 def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:
@@ -79,7 +82,7 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return True
     if _ZH_TO_ME.search(core) and not core.startswith("我"):
         return False  # "周日前转我", "周五前发给我": asked of the others, not the speaker's own deed
-    if _ZH_CANNOT_DO.search(core):
+    if _ZH_CANNOT_DO.search(core) or _ZH_NO_DEED.search(core):
         return False  # "招募帖我今天发不了了": what the speaker cannot do is no promise
     if _ZH_LETS.match(core):
         return False  # "我们这周六一起把阳台清理一下吧": a suggestion to both

@@ -26,7 +26,7 @@ from bot.text.clock import aware
 from bot.text.duetime import find_due_span, resolve_due, turned_down
 from bot.text.lang import cjk_count
 from bot.text.names import NameBook
-from bot.text.zones import is_zone, speaker_zone, without_clock_words
+from bot.text.zones import is_zone, speaker_zone, without_clock_words, without_zh_clock_asides
 from memory.models import Kind
 from memory.normalize import normalize
 
@@ -92,8 +92,10 @@ _PART_NO = re.compile(r"\b(?:(?:rule|point|part|item|number|#)\s*)?\d+\s*[,:—�
                       r"|\bno\s+(?:to|on)\s+(?:(?:rule|point|part|item|number|#)\s*)?\d+\b|\bnot\s+(?:rule|point|part|item|number|#)\s*\d+\b"
                       # "其二不行", "第三条我不同意", "B条不认", "A我不同意": a no to one clause, in Chinese
                       r"|(?:(?:其|第)(?:[一二三四五六七八九十]|\d+)(?:条|点|项)?|(?:[一二三四五六七八九十]|\d+)(?:条|点|项)"
-                      r"|(?<![A-Za-z])[A-Ha-h](?:条|项)?(?=[我不，,\s]))[，,\s]*(?:我)?"  # not "下周六不行"
-                      r"(?:不行|不同意|不认|不赞成|反对|不可以|没法同意|做不到)", _I)
+                      r"|(?<![A-Za-z])[A-Ha-h](?:条|项)?(?=[我不，,\s])"  # not "下周六不行"
+                      # a clause's number alone at the start of a sentence: "二我不认", "叁我不签"
+                      r"|(?:^|(?<=[。.!！?？;；：:，,\s]))(?:[一二三四五六七八九十壹贰叁肆伍陆柒捌玖拾]|\d+)(?=我?不))[，,\s]*(?:我)?"
+                      r"(?:不行|不同意|不认|不赞成|反对|不可以|没法同意|做不到|不签|不接受)", _I)
 #: An English consequence that binds its speaker: "I'll …", "we can …", "happy to …".
 _EN_FUTURE = re.compile(r"\b(?:i|we)(?:'ll|’ll|\s+will|\s+can|'d|’d|\s+would|\s+shall|\s+am\s+going\s+to|'m\s+going\s+to"
                         r"|'m\s+gonna|\s+promise)\b|\b(?:happy|glad)\s+to\b|\bcount\s+(?:me|us)\s+in\b|\bon\s+me\b", _I)
@@ -341,14 +343,15 @@ _ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:�
                           r"|[\u4e00-\u9fff]{2}(?:一下|完|好|了)?(?:到|在|给)(?:群里|群|你|他|她|过来|过去))$")
 
 
-#: Words of when or where the speaker is that leave the deed as it was: "回头", "晚点", "雅典这边", "我这边时间".
-_ZH_ASIDE = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?)|^[\u4e00-\u9fff]{0,4}(?:这边|这里)(?=[\u4e00-\u9fff])")
+#: Words of when the speaker will get to it that leave the deed as it was: "回头", "晚点" (their clock: zh_clock_asides).
+_ZH_LATER = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?)")
 
 
 def _points_only(value: str) -> bool:
     """Does a promise's value only point at what was asked ("do it tomorrow", "周五下班前问", "周日晚上9点前发群里",
     "回头我发你", "雅典这边明早9点前发你")?"""
-    bare = _ZH_ASIDE.sub("", without_clock_words(split_due(value)[0] or value, inside=True).strip(" ，,。"))
+    plain = without_zh_clock_asides(value)  # "杭州这边周三晚上前发你": a side before a time is its clock
+    bare = _ZH_LATER.sub("", without_clock_words(split_due(plain)[0] or plain, inside=True).strip(" ，,。"))
     return bool(_ONLY_POINTS.match(value) or _ZH_ONE_VERB.match(bare.strip(" ，,。"))
                 or not re.search(r"\w", bare)  # "— Friday arvo, before 4": a time and nothing else
                 or _ZH_ONE_VERB.match(_zh_without_times(value)))
@@ -362,7 +365,7 @@ def _zh_without_times(value: str) -> str:
     rest = value
     while (span := find_due_span(rest)) is not None:
         rest = rest[: span[0]] + "，" + rest[span[1]:]
-    rest = re.sub(r"^给我到?|[\u4e00-\u9fff]{0,4}(?:这边|那边)(?:的)?(?:时间)?|按[^，,。]{1,8}?的?时间", "", rest)
+    rest = without_zh_clock_asides(re.sub(r"^给我到?", "", rest))
     parts = [x.strip() for x in re.split(r"[，,。；;！!]", rest) if x.strip()]
     return parts[0] if len(parts) == 1 else ""
 
@@ -388,7 +391,12 @@ def _for_all(text: str) -> bool:
 
 #: A consequence that gives something with no "I'll": "a third of the €3,000 is Nino's", "the kitty money goes
 #: back out from me", "the reprint is on me".
-_GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|theirs)(?=\W|$)|\bon\s+me\b|\bfrom\s+me\b", re.IGNORECASE)
+_GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|theirs|mine)(?=\W|$)|\bon\s+me\b|\bfrom\s+me\b"
+                    # what the speaker pays: "… goes back in the kitty from my own pocket", "my treat"
+                    r"|\b(?:from|out\s+of)\s+my\s+(?:own\s+)?(?:pocket|wallet|money)\b|\bmy\s+treat\b|\bon\s+my\s+(?:dime|tab)\b",
+                    re.IGNORECASE)
+#: A yes that opens what follows a condition: "If Joleen keeps doing the egg-count column, yes: the registry is mine".
+_YES_LEAD = re.compile(r"^(?:yes|yeah|yep|sure|ok(?:ay)?|deal)\s*[:,;—–-]\s*", re.IGNORECASE)
 
 
 def _in_its_sentence(text: str, condition: str) -> str:
@@ -470,11 +478,15 @@ _NO_IN_HEAD = re.compile(r"\b(?:no|not|nope|never|can'?t|won'?t)\b|不|没"
                          r"|(?<![\d,])\d[\d,]*(?![\d,])(?!\s*(?:[ap]\.?m|点|号|日|st|nd|rd|th))", re.IGNORECASE)
 
 
+_HEAD_ASIDE = re.compile(r"[\s,]*\b(?:though|however|anyway|then)\b(?=[\s,]|$)", re.IGNORECASE)
+
+
 def _timed_deed(text: str) -> tuple[str, str] | None:
     """(time, deed) of a counter-offer put as "<time>: <what>", the time being (nearly) all of the head,
     never one turned down; None when no sentence is put so."""
     for m in _TIMED_HEAD.finditer(text):
-        head = m.group("head").strip()
+        # "Monday, though, before 10am Barbados time: …": the clock and a "though" say nothing of the time
+        head = _HEAD_ASIDE.sub("", without_clock_words(m.group("head").strip()))
         span = find_due_span(head)
         rest = head[: span[0]] + head[span[1]:] if span is not None else ""
         if span is None or turned_down(head) or _NO_IN_HEAD.search(head) or len(re.sub(r"[\s,，]", "", rest)) > 10:
@@ -535,8 +547,10 @@ class _Thread:
         # 下周二比赛前能传到ZwiftPower上吗？", "Tomasz, post the full DM thread, tonight") is a request
         for i, u in enumerate(self.lines):
             if self.acts[i] in (Act.OTHER, Act.QUESTION, Act.OFFER, Act.PROPOSE, Act.DONE) and not _TO_BOT.search(u.text) and (
-                    (self.acts[i] is not Act.OFFER and (self._said_to_member(u) or _VOCATIVE.match(u.text))
-                     and asks_deed(u.text) and not _PROPOSAL_CUE.search(u.text) and not _TO_US.search(u.text))
+                    ((self.acts[i] is not Act.OFFER or not _OWN_DEED.search(u.text))
+                     and (((self._said_to_member(u) or _VOCATIVE.match(u.text))
+                                                          and asks_deed(u.text)) or self._asks_member_later(u))
+                     and not _PROPOSAL_CUE.search(u.text) and not _TO_US.search(u.text))
                     or self._told_to_member(u)):
                 self.acts[i] = Act.REQUEST
             elif self.acts[i] is Act.ACCEPT and (self._told_to_member(u) or (self._opens_naming(u) and asks_deed(u.text))) \
@@ -632,6 +646,12 @@ class _Thread:
     def _said_to_member(self, u: Utterance) -> bool:
         return bool(self._opens_naming(u))
 
+    def _asks_member_later(self, u: Utterance) -> bool:
+        """Does a later sentence of ``u`` open by naming a member and ask them for a deed ("Listened twice. … Desmond,
+        please get the Ringing World to drop our audio today.")?"""
+        sentences = [x for x in re.split(r"(?<=[.!?。！？])\s*", u.text) if x.strip()][1:]
+        return any(self._opens_naming(dataclasses.replace(u, text=x)) and asks_deed(x) for x in sentences)
+
     def _told_to_member(self, u: Utterance) -> bool:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
         m = _OPENS_WITH_NAME.match(u.text)
@@ -646,6 +666,13 @@ class _Thread:
             return None
         named = [hit for hit in self.book.find(self.lines[j].text) if hit.users]
         return j if not named or any(self.lines[i].author_id in hit.users for hit in named) else None
+
+    def says_more_than_yes(self, message_id: str) -> bool:
+        """Does the line ``message_id`` say more than a yes ("那就用账户付吧，我收回AA的提议" puts a plan of its own;
+        "🙋🙋🙋 一二三全举" only says yes)? False for a line the thread does not hold."""
+        line = next((u for u in self.lines if message_id and u.message_id == message_id), None)
+        return line is not None and not (_short_yes(line.text) or _bare(line.text) or _ASSENT_ONLY.match(line.text)
+                                         or (self.act_of(message_id) is Act.AGREE and cjk_count(line.text) <= 12))
 
     def act_of(self, message_id: str) -> Act | None:
         """The act of the line ``message_id``, when the thread holds it."""
@@ -747,6 +774,10 @@ class _Thread:
             if u.author_id != me and not self.barred[k] and _ASKS.search(u.text) and me in self._opens_naming(u) \
                     and shares_content(promise.value, u.text):
                 return dataclasses.replace(promise, recipient=u.author_id)
+        # else the one whose request the promise answers at once ("那你把我那条的钱退我吧，95欧，今天。" — "钱我退不了…
+        # 我能做的是把你那条拿去…找裁缝放宽"): made to them, whatever it offers instead
+        if (j := self.asked_of(i)) is not None and not self.barred[j]:
+            return dataclasses.replace(promise, recipient=self.lines[j].author_id)
         return promise
 
     def refused_plan(self, i: int, refusal: CandidateFact) -> CandidateFact:
@@ -800,7 +831,16 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act in (Act.ACCEPT, Act.COUNTER, Act.AGREE) and (sarcastic(turn.text) or joking(turn.text)):
             act = Act.REFUSE  # "sure, and I'll rewrite the whole backend in Rust overnight too 🙃": mockery, no yes
         mine = [c for c in candidates if c.message_id == turn.message_id]
-        if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT for c in mine) \
+        if act is Act.OTHER and any(c.kind is Kind.CONSENSUS and c.attribute == agrees
+                                    and not thread.says_more_than_yes(c.extra.get("proposal_message_id", "")) for c in mine) \
+                and thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK) is not None:
+            # "一二三，我都赞成。…" after "🙋🙋🙋 一二三全举": a yes the rules read as one to the yes before it (or to no
+            # line) is one to the proposal just put
+            act = Act.AGREE
+        # (a condition naming someone is no report of them: "If Joleen keeps doing the column, yes: …")
+        # (nor a no to one clause of a proposal, whatever else the line reports: "二我不认：提现多久是平台说了算")
+        reports = (act is not Act.CONDITION or condition_of(turn.text) is None) and not _PART_NO.search(turn.text)
+        if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT and reports for c in mine) \
                 or turn.addressed or _TO_BOT.search(turn.text) or _PASTED.search(turn.text):
             # an attempt on memory, a report of someone else, words to Heyan (a note to the bot is no act
             # between members, and may be an attack the detector missed) or a pasted block ("```$ strings … |
@@ -829,8 +869,17 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act is Act.PROPOSE:  # "借这个机会，组里定三条，以后都照这个办：…": a plan of its own agrees to no line before it
             kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees and c.extra.get("bare") == "yes"
                                             and c.extra.get("proposal_message_id") not in ("", turn.message_id))]
+            # nor to a piece of itself: "…同意哪几条，举个手🙋" asks for yeses, it says none
+            kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees
+                                            and c.extra.get("proposal_message_id") in ("", turn.message_id)
+                                            and clean(c.value) and clean(c.value) in clean(turn.text)
+                                            and len(c.value) < 0.5 * len(turn.text))]
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
-        if act is Act.COUNTER and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
+        # a time and the deed it brings, put to the one who asked ("Today's not possible, …. Monday, though, before 10am: an
+        # email to the features editor …"), is a counter-offer whatever else the classifier heard in it
+        countering = act is Act.COUNTER or (act in (Act.RESCHEDULE, Act.OFFER, Act.OTHER) and thread.asked_of(i) is not None
+                                            and _timed_deed(turn.text) is not None and not thread.moves_own_promise(i))
+        if countering and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and not _CALLS_TO_ACCOUNT.search(thread.lines[j].text) and not _asks_past(thread.lines[j].text) and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
                      # "老白，…这两件的钱你补一下呗？": put to the counter's speaker by name
                      or (any(turn.author_id in hit.users for hit in thread.book.find(thread.lines[j].text))
@@ -902,7 +951,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept) \
                     and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)
                          # "Roger, wilco.", "中！", "righto": a sure acceptance in a few words right after the request
-                         or (sure[i] and _bare(turn.text) and thread.asked_of(i) == j)):
+                         or (sure[i] and _bare(turn.text) and thread.asked_of(i) == j)
+                         # "Rafael, can you dig out your notebook …?" — "Claro que sí.": the one asked by name, at once
+                         or (_bare(turn.text) and thread.asked_of(i) == j and any(
+                             turn.author_id in hit.users for hit in thread.book.find(thread.lines[j].text)))):
                 asked = thread.lines[j]
                 action = requested_action(asked.text)
                 # the time the yes names, else the deed's, else the one the request asks for apart from the deed
@@ -952,8 +1004,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 timeless = bool(find_due_span(condition)) and not find_due_span(consequence)
                 kept += [dataclasses.replace(c, condition=condition, due_at=None if timeless else c.due_at)
                          for c in promises]
-            elif consequence and (cjk_count(consequence) or _EN_FUTURE.search(turn.text) or _GIVES.search(consequence)):
+            elif consequence and (cjk_count(consequence) or _EN_FUTURE.search(turn.text) or _GIVES.search(consequence)
+                                  or (_YES_LEAD.match(consequence) and thread.asked_of(i) is not None)):
                 # ("done with the soldering station, it's free if anyone needs it": says how things are, no deed)
+                consequence = _YES_LEAD.sub("", consequence)
                 action = strip_head(consequence) or consequence
                 bare, _ = split_due(action)
                 kept.append(thread.fact(i, Kind.COMMITMENT, bare or action, action, condition=condition,

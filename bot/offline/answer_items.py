@@ -135,15 +135,22 @@ def agreed_words(value: str, proposal: str) -> str:
     return plan if len(plan) >= 12 and plan in said and len(said) - len(plan) > 20 else proposal
 
 
-def agreement_items(facts: Sequence[Fact], names: NameBook, lines: Mapping[str, str]) -> list[AnswerItem]:
-    """Agreements, one item per proposal with everyone who agreed to it (in the order first agreed)."""
+def agreement_items(facts: Sequence[Fact], names: NameBook, lines: Mapping[str, str],
+                    refusals: Sequence[Fact] = ()) -> list[AnswerItem]:
+    """Agreements, one item per proposal with everyone who agreed to it (in the order first agreed), and who
+    said no to that proposal or to a part of it (``refusals``: with the words they said)."""
     groups: dict[str, list[Fact]] = {}
     for fact in facts:
         line = answered_line(fact)
         key = f"line:{line}" if line else "value:" + " ".join(fact.value.casefold().split())
         groups.setdefault(key, []).append(fact)
+    noes: dict[str, list[tuple[str, str]]] = {}
+    for fact in sorted(refusals, key=_said_at):
+        if line := answered_line(fact):
+            said = _line(fact, lines, of=fact.subject) or (fact.sources[0].quote if fact.sources else "")
+            noes.setdefault(f"line:{line}", []).append((names.name(fact.subject, fact.subject_name), _clip(said)))
     items = []
-    for group in groups.values():
+    for key, group in groups.items():
         first = min(group, key=_said_at)
         proposer = proposer_of(first)
         parties = tuple(dict.fromkeys(names.name(f.subject, f.subject_name) for f in group))
@@ -153,6 +160,7 @@ def agreement_items(facts: Sequence[Fact], names: NameBook, lines: Mapping[str, 
             kind=ItemKind.AGREEMENT, owner=first.subject, owner_name=parties[0], action=first.value,
             said_at=_said_at(first), proposer_name=names.name(proposer[0], proposer[1]) if proposer else "",
             proposal=proposal, parties=parties, fact_ids=tuple(f.id for f in group),
+            refusals=tuple((who, said) for who, said in noes.get(key, ()) if who not in parties),
         ))
     return items
 

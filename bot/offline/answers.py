@@ -309,7 +309,8 @@ def _ask_agreed(q: Question, ctx: _Ctx, pool: Sequence[Fact]) -> str:
             missed = _topic_words(q)
             rank = {f.id: i for i, f in enumerate(close)}
     if consensus:
-        items = agreement_items(sorted(consensus, key=said_on), ctx.names, ctx.request.lines)
+        noes = [f for f in pool if f.kind is Kind.CONSENSUS and f.attribute in ("refuses", "拒绝")]
+        items = agreement_items(sorted(consensus, key=said_on), ctx.names, ctx.request.lines, noes)
         items = sorted(items, key=lambda i: i.said_at, reverse=True)
         if rank:  # none is about the topic: the hybrid search's closest first
             items = sorted(items, key=lambda i: min((rank.get(fid, len(rank)) for fid in i.fact_ids), default=len(rank)))

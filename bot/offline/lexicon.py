@@ -148,6 +148,7 @@ NOT_A_PROMISE = re.compile(
     r"|admit|say\s+(?:this|it|that)|tell\s+you\s+(?:what|something|this)|never\s+forget|believe\s+it"
     r"|wait\s+and\s+see|let\s+it\s+go|remember\s+(?:this|that)|give\s+you\s+that|leave\s+it\s+there"
     r"|have\s+to\s+think|need\s+to\s+think|think\b|see\b(?!\s+to\s+it)|let\s+you\s+know\s+if"
+    r"|know\b(?!\s+(?:you|her|him|them|everyone|the\s+group)\b)"  # "we'll know in August": a state
     # a state or a place, not a deed: "I'll be late", "I'm going to be away", "going to bed", "going to need …"
     r"|be\s+(?:a\s+(?:bit|little)\s+|so\s+|very\s+|really\s+|running\s+)?(?:late|away|busy|out|home|off|sick|gone|asleep"
     r"|around|at\s+work|in\s+(?:a\s+)?meeting|on\s+(?:holiday|vacation|leave)|travel+ing|working)\b"

@@ -58,7 +58,9 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                      # who voted for it: "which rules got a yes, and from whom?", "谁投了赞成？", "都有谁点了头？"
                      r"|\b(?:said|say|says|got\s+a|gave\s+a|voted)\s+yes\b|\bvoted\s+for\b|\bin\s+favou?r\b|\bsigned\s+off\b"
                      r"|\bsigned\s+(?:up\s+)?(?:to|for|on)\b|\bbacked\b|\bon\s+board\s+with\b|\bwent\s+along\s+with\b"
-                     r"|赞成|投了?(?:赞成|同意|支持)|点了?头|举了?手|表了?态|签了?字|通过了")),
+                     r"|赞成|投了?(?:赞成|同意|支持)|点了?头|举了?手|表了?态|签了?字|通过了"
+                     # who said no to it, or to a part: "did anybody refuse a bit of …?", "谁反对？反对的是哪一条"
+                     r"|\brefus(?:e|ed|al)\b|\bsaid\s+no\b|\bsay\s+no\b|\bobject(?:ed|ion)?\b|\bvoted\s+against\b|反对|不同意|没同意")),
     (Ask.WANTS, _re(r"\bwants?\b|\bneeds?\b|\bask(?:ing|ed)?\s+for\b|\bdemand|\bposition|\bstand\b|\bexpect|\beach\s+side"
                     r"|诉求|要求|想要|希望|立场|各方|双方.{0,6}(?:想|要)|需要什么")),
     (Ask.FEELINGS, _re(r"\bfeel|\bfeeling|\bmood\b|\bupset\b|\bangry\b|感受|心情|情绪|感觉|生气|难过")),

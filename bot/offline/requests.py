@@ -47,7 +47,7 @@ _ASK_EN = re.compile(r"^(?:(?:hey|so|and|also|ok|okay)[\s,]+)*(?:(?:can|could|wo
 _ASK_ZH = re.compile(r"^(?:(?:你|您)(?:能不能|可不可以|能|可以|愿意|帮我|帮忙|来)?|(?:麻烦|请|辛苦|劳驾|拜托)(?:你|您)?(?:帮我|帮忙)?)")
 #: A request with its object first: "客户那边的报价你能周四前发给我吗？" (the object, then 你能/你可以 …).
 _ASK_ZH_TOPIC = re.compile(r"^(?P<topic>[^，,。？?！!你您我]{2,12}?)(?:你|您)(?:能不能|可不可以|能|可以|愿意)")
-_ZH_ASK_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|行吗|行不行|好不好|可不可以|能不能|成吗|吗|呢|吧)?[\s?？。!！~]*$")
+_ZH_ASK_TAIL = re.compile(r"[\s,，]*(?:可以吗|好吗|行吗|行不行|好不好|可不可以|能不能|成吗|吗|呢|吧|呗)?[\s?？。!！~]*$")
 _EN_TAIL = re.compile(r"[\s,]*(?:please|pls|for\s+me|thanks|thank\s+you)?[\s?.!~]*$", _I)
 #: Questions shaped like requests that ask for no deed: "can you believe this?", "could you explain why …",
 #: "你能理解吗", "你能告诉我为什么…".
@@ -201,6 +201,8 @@ _ZH_REQUEST = re.compile(r"(?:你|您)(?:能不能|可不可以|能|可以)|(?:�
                          r"|(?:能|可以)[^，。,.!！]{1,20}?吗|麻烦(?:你|您)|帮我|请(?:你|您)"
                          # "周三前问下价格？", "今晚之前确认一下？": a deed by a time, asked
                          r"|(?:之前|以前|前)[\u4e00-\u9fff]{1,2}一?下[^，。,.!！？?]{0,12}[？?]"
+                         # "…，发钱叔一份呗？": a deed asked with 呗
+                         r"|[\u4e00-\u9fff]{2,}呗\s*[？?~～]"
                          r"|" + _ZH_TOLD.pattern)
 #: "… could you send me your notes by thursday?" anywhere in a line, asking a deed.
 _EN_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:please\s+|pls\s+|just\s+|maybe\s+)?(?!believe|imagine|see\b"

@@ -16,7 +16,8 @@ from bot.offline.clauses import clean
 from bot.offline.proposals import is_answer
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import asks_deed, own_time
-from bot.text.duetime import find_due_span, only_time, turned_down
+from bot.text.duetime import beside_times, find_due_span, only_time, turned_down
+from bot.text.zones import named_zone
 from memory.normalize import normalize
 
 __all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "asks_to_wait", "moved_value", "moves_time", "new_time", "reschedules",
@@ -29,11 +30,16 @@ _EN = re.compile(
     r"(?:make\s+(?:that|it)|change\s+(?:that|it)\s+to|(?:move|push|shift)\s+(?:that|it|the\s+\w+(?:\s+\w+)?|my\s+\w+(?:\s+\w+)?)\s+(?:back\s+)?to)\s+"
     r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
 _EN_FOR = re.compile(r"\s+(?:for|on)\s+(?P<what>(?:the|my|our|that)\s+.+)$", _I)
-_ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:改成|改到|推到|延到|挪到|换到|宽限到|延期到|顺延到|缓到)"
+_ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:得|要|只能|可能要)?(?:改成|改到|推到|延到|挪到|换到|宽限到|延期到|顺延到|缓到)"
                  r"(?P<rest>[^，,。！!？?]+)(?:[，,。！!？?]\s*(?P<reason>.*))?$")
 #: "make the glossary Friday noon": a thing named between "make" and its new time.
 _EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,:;-]+)*make\s+(?P<what>(?:the|my|our)\s+[^,;.!?]{2,40}?)\s+"
                           r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
+#: A thing put off in its own sentence: "the refund from the pot slides to the 30th", "the walk-through slips to the 14th".
+_EN_SLIDES = re.compile(r"^(?P<what>(?:the|my|our|your)\s+[^,;:.!?]{2,60}?)\s+(?:slides|slips|moves|shifts|is\s+(?:pushed|moved)"
+                        r"|gets\s+(?:pushed|moved)|goes\s+back)\s+(?:back\s+)?to\s+(?P<rest>[^,;:.!?]+)(?:[,;:.!?]\s*(?P<reason>.*))?$", _I)
+#: A Chinese deed handed over after its new time: "改成18号以前寄到你那儿", "推到周五发你".
+_ZH_HANDS_OVER = re.compile(r"^(?:寄|发|转|送|交|给|传)(?:到|给)?(?:你|您)(?:那儿|那里|手上|邮箱)?$|^给(?:你|您)$")
 #: A sentence's topic before its change: "uploads: make that tuesday", "booking page — ok make it Friday".
 _TOPIC = re.compile(r"^(?P<topic>[^:：—–]{2,30}?)\s*(?:[:：]|\s[—–]\s?)\s*")
 #: Words before a change that say nothing of it: "honestly", "ugh", a name the line is said to.
@@ -88,9 +94,10 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
         rest = m.group("rest").strip()
         if f := _EN_FOR.search(rest):
             what, rest = f.group("what"), rest[: f.start()]
-    elif m := _EN_MAKE_THE.match(text):
+    elif m := _EN_MAKE_THE.match(text) or _EN_SLIDES.match(re.sub(r"^@?[A-Z][\w.-]*[,，]\s+(?=(?:the|my|our|your)\b)", "", text)):
         rest, what = m.group("rest").strip(), m.group("what")
-    elif m := _ZH.match(text) or _ZH.match(text.split("，")[-1].split(",")[-1].strip()):
+    elif m := _ZH.match(text) or _ZH.match(text.split("，")[-1].split(",")[-1].strip()) or _ZH.match(
+            re.sub(r"^@?[\u4e00-\u9fff]{1,4}[，,]\s*", "", text, count=1).split("，")[0]):  # "米粒，售票页得推到4月8号，…"
         rest, what = m.group("rest").strip(), re.sub(r"^(?:能不能|可不可以|能否|可以)", "", m.group("what").strip())
     elif (m := _CHANGE_NOTE.search(text)) and find_due_span(text[m.end():]) is not None:
         after = text[m.end():]
@@ -101,7 +108,8 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
         return None
     rest = _NOT_THAT.sub("", rest)
     span = find_due_span(rest)
-    return (rest[span[0] : span[1]], clean(what or topic)) if span is not None and only_time(rest) else None
+    return (rest[span[0] : span[1]], clean(what or topic)) if span is not None and (
+        only_time(rest) or _ZH_HANDS_OVER.match(beside_times(rest) or "")) else None
 
 
 #: A reply taking a time someone just offered: "wednesday it is", "……好吧，24号", "ok, Friday then".
@@ -166,10 +174,12 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             continue
         found = _asked(turn.text)
         if found is None and i and thread[i - 1].author_id != turn.author_id and not asked_them(thread, i) \
-                and (before := _asked(thread[i - 1].text) or _time_asked(thread[i - 1].text)) is not None \
+                and (before := _asked(thread[i - 1].text) or _time_asked(thread[i - 1].text)
+                     or (_move_asked(thread[i - 1].text) if not asks_deed(normalize(thread[i - 1].text)) else None)) is not None \
                 and (when := _taken_time(turn.text)):
             span = find_due_span(when)
-            found = (when[span[0] : span[1]] if span else when), before[1]
+            # (with the clock it names: "before 7pm your time in Maputo")
+            found = (when[span[0] : span[1]] if span and named_zone(when) is None else when), before[1]
         if found is None and i and (prev := thread[i - 1]).author_id != turn.author_id \
                 and asks_deed(normalize(prev.text)) and not asks_for_time(prev.text) \
                 and (moved := _move_asked(prev.text)) is not None and _says_yes(turn.text) and not _NOT.search(turn.text):
@@ -213,7 +223,7 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 #: Words that say a time replaces another ("can it be Friday instead?", "改周四晚上8点行吗"): a yes to them
 #: moves a promise even from the one who asked for it.
 #: Asking a thing to wait: "could the gallery wait until the 12th?", "can we postpone …", "模板能不能等到月底以后再上？".
-_WAIT = r"\b(?:wait|hold(?:\s+off)?)\s+(?:until|till|til|'til)\b|\bpostpone|等到[^，,。？?]{1,12}?再"
+_WAIT = r"\b(?:wait|hold(?:\s+off)?|hold\s+(?:it|that|them|off\s+on\s+it))\s+(?:until|till|til|'til)\b|\bpostpone|等到[^，,。？?]{1,12}?再"
 _ASKS_TO_WAIT = re.compile(_WAIT, re.IGNORECASE)
 _INSTEAD = re.compile(r"\binstead\b|\brather\s+than\b|\b(?:wait|hold(?:\s+off)?)\s+to\b|\bdelay(?:ed)?\s+(?:until|till|til|'til|to)\b|" + _WAIT
                       + r"|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
@@ -238,7 +248,7 @@ def asks_for_time(text: str) -> bool:
 def _says_yes(text: str) -> bool:
     """Does a clause of ``text`` say yes ("刚醒看到……行吧，那就今天晚上9点", "wednesday works, noon still")?"""
     return any(is_answer(c.strip() + " ") or _TIME_FINE.match(c.strip())  # "周六可以，不急"
-               for c in re.split(r"[,，.。!！…~]+", text) if c.strip())
+               for c in re.split(r"[,，.。!！…~]+", text) if c.strip()) or _taken_time(text) is not None  # "Monday it is"
 
 
 def _move_asked(text: str) -> tuple[str, str] | None:
@@ -251,7 +261,13 @@ def _move_asked(text: str) -> tuple[str, str] | None:
     for sentence in re.split(r"(?<=[.!?。！？])\s*", normalize(text).strip()[:300]):
         if _INSTEAD.search(sentence) and (span := find_due_span(sentence)) is not None:
             return sentence[span[0] : span[1]], ""
+        if (after := _TILL_AFTER.search(sentence)) is not None:  # "can the €90 wait till after the 4th?"
+            return after.group("when"), ""
     return None
+
+
+#: A wait asked past a day, which names no deadline of its own: "wait till after the 4th".
+_TILL_AFTER = re.compile(r"\b(?:wait|hold(?:\s+off)?|hold\s+(?:it|that|them))\s+(?:until|till|til|'til)\s+(?P<when>after\s+[^,;.!?]{2,30})", _I)
 
 
 #: Words that move a deed to another time in its owner's words: "改成今晚8点前发", "推到周一", "push it to Monday",

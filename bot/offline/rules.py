@@ -22,6 +22,7 @@ from bot.offline.clauses import MAX_CLAUSE_CHARS, Clause, clean, core, split_cla
 from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.proposals import DISMISSIVE, WEAK, Proposal, is_answer, proposal_of, shares_content, stated
 from bot.offline.requests import (
+    LEAD_NAME,
     Accepted,
     accepted_request,
     confirmed_report,
@@ -420,18 +421,32 @@ class _Turn:
     def arrival(self, text: str) -> tuple[str, str] | None:
         """(the words, the member) of a thing that reaches a member by a time, said with no one else doing it
         ("… goes to Pasang before his trek on the 2nd", "… 下周三前会到苗苗邮箱", "11月20号到阿泰手上"); None otherwise."""
-        for name in self.others:
+        # the one spoken to, by name, at the start of the sentence or of the message: "you" is them
+        # (else the one whose line this answers: "And the €90 comes to me." — "By the 28th, … the €90 is in your account")
+        spoken_to = next((n for n in self.others for said in (text, self.text)
+                          if re.match(rf"@?{re.escape(n)}\s*[,，:：]", said.lstrip())), None)
+        if spoken_to is None and not any(_NAME_FIRST.match(said.lstrip()) for said in (text, self.text)) \
+                and self.history and self.history[-1].author_id != self.turn.author_id:
+            spoken_to = next((n for n in self.others if self.names[n] == self.history[-1].author_id), None)
+        for name in (*self.others, *(["you"] if spoken_to else [])):
             who = re.escape(name)
-            m = re.search(rf"{_ARRIVES_EN}\s+(?:to|into|in|on|with)\s+(?:the\s+)?{who}\b", text, re.IGNORECASE) \
-                or re.search(rf"(?:会|能)?(?:送|寄|发|转|交)?(?:到|进){who}(?:的)?(?:手上|手里|邮箱|账上|账户|信箱|那儿|那里|家)", text)
+            if name == "you":
+                m = re.search(rf"{_ARRIVES_EN}\s+(?:back\s+)?(?:to|into|in|on|with)\s+(?:you\b|your\s+(?:account|inbox|mailbox|hands?|dms?)\b)",
+                              text, re.IGNORECASE) \
+                    or re.search(r"(?:会|能)?(?:送|寄|发|转|交)?(?:到|进)(?:你|您)(?:的)?(?:手上|手里|邮箱|账上|账户|信箱|那儿|那里|家)", text)
+            else:
+                m = re.search(rf"{_ARRIVES_EN}\s+(?:back\s+)?(?:to|into|in|on|with)\s+(?:the\s+)?{who}\b", text, re.IGNORECASE) \
+                    or re.search(rf"(?:会|能)?(?:送|寄|发|转|交)?(?:到|进){who}(?:的)?(?:手上|手里|邮箱|账上|账户|信箱|那儿|那里|家)", text) \
+                    or re.search(rf"(?:寄|送|发)到[^，,。；;]{{1,12}}[，,]\s*{who}收", text)  # "…寄到萨格勒布，苏苏收"
             if m is None:
                 continue
+            name = spoken_to if name == "you" and spoken_to else name
             # the thing said from the last break before it to the end of its clause: "A cut of that, …, goes to
             # Pasang before his trek on the 2nd"
             start = max((b.end() for b in _THING_BREAK.finditer(text, 0, m.start())), default=0)
             end = next((b.start() for b in re.finditer(r"[;；。！？!?]|,\s*(?:so|and|but|because)\b|，(?:留着|因为|所以|不过)", text)
                         if b.start() >= m.end()), len(text))
-            said = text[start:end].strip(" ,，")
+            said = LEAD_NAME.sub("", text[start:end].strip(" ,，"), count=1) if spoken_to else text[start:end].strip(" ,，")
             if find_due_span(said) is None or lx.HEDGE.search(said) or _OTHERS_SAY.match(said) or _PAST_ARRIVAL.search(said):
                 return None
             return said, self.names[name]
@@ -686,8 +701,11 @@ _EN_THING = re.compile(r"^(?:(?:and|so|also|plus)\s+)?(?P<np>(?:a|an|the|my|your
                        r"(?![\w-]+ing\b)[^,;:.!?]{2,60})$", re.IGNORECASE)
 
 
+#: A sentence opening with a name said to someone: "Dana, …" (a member or not).
+_NAME_FIRST = re.compile(r"@?[A-Z][\w.'-]{1,20}\s*[,，:：]|@?[\u4e00-\u9fff]{1,4}[，,：:]")
 #: Reaching someone, said of a thing: "goes", "will be", "lands", "gets sent" (not "went", "arrived").
-_ARRIVES_EN = r"\b(?:goes|will\s+go|is\s+going|gets\s+sent|will\s+be\s+sent|will\s+be|lands|will\s+land|arrives|will\s+arrive|reaches|will\s+reach|ships|will\s+ship)(?:\s+out|\s+over|\s+straight)?"
+_ARRIVES_EN = (r"\b(?:goes|will\s+go|is\s+going|gets\s+sent|will\s+be\s+sent|will\s+be|lands|will\s+land|arrives|will\s+arrive"
+               r"|reaches|will\s+reach|ships|will\s+ship|comes|will\s+come|is)(?:\s+out|\s+over|\s+straight)?")
 #: Where the words of a thing that arrives begin: after a sentence, a colon, an emoji or a numbered point ("二，").
 _THING_BREAK = re.compile(r"[.!?。！？:：]\s*|[\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|(?:^|[，,\s])[一二三四五六七八九十]、?[，,]\s*")
 #: An arrival told as past or as someone else's doing ("went to", "已经到", "he sends"): no promise.

@@ -245,8 +245,9 @@ def _sentence(items: Sequence[AnswerItem], answer: Answer, asker: str) -> str:
     if first.proposer_name:
         # the proposer's own "so be it" makes them a party, already named as the one who proposed
         others = [p for p in first.parties if p != first.proposer_name]
+        noes = "".join(_t("refused", lang, name=who, quote=said) for who, said in first.refusals)
         return _t("proposed", lang, day=day, proposer=first.proposer_name, proposal=first.proposal,
-                  parties=_names(others, lang) if others else parties)
+                  parties=_names(others, lang) if others else parties) + noes
     what = content(first.action, lang) if lang == "zh" else (
         f"to {content(first.action, lang)}" if _verb_phrase(first.action) else f"that {content(first.action, lang)}")
     return _t("agreed", lang, day=day, parties=parties, what=what)

@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime, timedelta, tzinfo
 from functools import lru_cache
 from itertools import pairwise
 
-from bot.text.zones import named_zone, without_clock_words, zone_of
+from bot.text.zones import named_zone, without_clock_words, without_zh_clock_asides, zone_of
 from memory.numerals import chinese_number
 
 __all__ = ["CANNOT_DO_ZH", "beside_times", "find_due_span", "find_due_spans", "only_time", "parse_number", "resolve_due", "turned_down"]
@@ -147,10 +147,14 @@ _TIMES = [
     ),
     re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap])\.?m\b\.?)?", _I),
     re.compile(r"\b(?P<h>\d{1,2})\s*(?P<ampm>[ap])\.?m\b\.?", _I),
+    # "8 in the evening", "7 o'clock in the morning", "9 at night": the part of day said after the hour
+    re.compile(rf"\b(?P<h>\d{{1,2}}|{NUM_EN})(?:[:.](?P<mi>[0-5]\d))?\s+(?:o'?clock\s+)?(?:in\s+the\s+|at\s+)"
+               r"(?P<part>morning|afternoon|evening|night)\b", _I),
     re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
     re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
-    re.compile(r"\b(?:at|by|before|until|till|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times))", _I),
+    re.compile(r"\b(?:at|by|before|until|till|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times)"
+               r"|\s+(?:o'?clock\s+)?(?:in\s+the|at)\s+(?:morning|afternoon|evening|night)\b)", _I),
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
     # not "last night", "every evening", "Noa's next night" (a night of someone's, not a deadline)
     re.compile(r"\b(?<!\blast\s)(?<!\bnext\s)(?<!\bevery\s)(?<!\bone\s)(?<!\ba\s)(?:this\s+)?"
@@ -299,7 +303,7 @@ def find_due_span(text: str) -> tuple[int, int] | None:
 
 #: What may stand beside a time in an answer that says nothing else ("Monday then", "ok, Saturday noon
 #: instead", "how about Friday?", "sorry, Wednesday's boat", "那就周六吧", "抱歉，改到周五").
-_BESIDE_TIME = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|maybe|sorry|how\s+about|what\s+about|i\s+can\s+do"
+_BESIDE_TIME = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|maybe|sorry|how\s+about|what\s+about|i\s+can\s+do|the"
                           r"|eod|cob|end\s+of\s+(?:the\s+)?day|my\s+time)\b"
                           # "Wednesday's boat", "Monday's post": the day the carrier goes
                           r"|(?:'s|’s)\s+(?:boat|ferry|post|mail|flight|train|bus|van|truck|courier|delivery|shipment|run"
@@ -454,11 +458,6 @@ def _clock_after(part: _Hit, hits: Sequence[_Hit], text: str) -> tuple[_Hit, ...
     return (part, later)
 
 
-#: A clock named between a day and its hour ("给我到周二，德黑兰这边夜里十点", "下周二，我这边中午以前"): read past, so the hour
-#: still narrows the day (the zone it names is read from the whole text).
-_CLOCK_ASIDE = re.compile(r"[，,]\s*(?:[\u4e00-\u9fff]{1,4})?这边(?:的)?(?:时间)?[，,]?\s*(?=[\u4e00-\u9fff\d])")
-
-
 def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzinfo | None = None) -> datetime | None:
     """The due time ``text`` names, resolved against ``now`` (aware) in zone ``tz`` (an IANA name, an
     offset such as ``+08:00``, or a tzinfo: the speaker's clock); or None.
@@ -478,7 +477,9 @@ def resolve_due(text: str, now: datetime, tz: str | tzinfo, *, owner: str | tzin
     """
     if now.tzinfo is None:
         raise ValueError("resolve_due needs an aware 'now' (the message timestamp)")
-    picked = _pick(_CLOCK_ASIDE.sub("，", text))
+    # a clock said between a day and its hour ("给我到周二，德黑兰这边夜里十点") is read past, so the hour still
+    # narrows the day (the zone it names is read from the whole text)
+    picked = _pick(without_zh_clock_asides(text, "，"))
     if picked is None:
         return None
     named = named_zone(text)

@@ -13,7 +13,8 @@ from datetime import datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-__all__ = ["is_zone", "named_zone", "offset_name", "speaker_zone", "without_clock_words", "zone_label", "zone_of", "zone_or_utc"]
+__all__ = ["is_zone", "named_zone", "offset_name", "speaker_zone", "without_clock_words", "without_zh_clock_asides",
+           "zh_clock_asides", "zone_label", "zone_of", "zone_or_utc"]
 
 _OFFSET = re.compile(r"^(?:UTC|GMT)?([+-])(\d{1,2})(?::?(\d{2}))?$", re.IGNORECASE)
 
@@ -128,14 +129,16 @@ def _zone_names() -> dict[str, str]:
     return names
 
 
-_NAMED_EN = re.compile(r"(?:\b(?:in|on)\s+)?\b(?P<name>[A-Za-z][A-Za-z .'-]{0,24}?)\s+(?:time|tz)\b"
+_NAMED_EN = re.compile(r"(?:\b(?:in|on)\s+)?\b(?P<name>[A-Za-z][A-Za-z .'-]{0,24}?)\s+(?:time|tz)\b(?!\s+in\s+[A-Z])"
+                       # "before 7pm your time in Maputo": the clock of the place said after
+                       r"|\b(?:my|your|our|their|his|her)\s+time\s+in\s+(?P<place>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)"
                        r"|(?<=[\d\s])(?P<bare>[A-Za-z]{2,8})\b(?=\s*(?:$|[,.;!?)]))", re.IGNORECASE)
 _NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:时间|这边时间|这边|那边时间|时区)")
 
 
 #: A clock named at the end of a promise's words: ", my time", "，我这边时间", "，伦敦时间", "（东京时间）", " Paris time".
 _CLOCK_TAIL = re.compile(
-    r"(?:[,，\s]*\b(?:my|your|our|their|his|her|local)\s+time\b|[,，\s]*(?:按|以)?(?:我|你|他|她)?这边(?:的)?(?:时间)?"
+    r"(?:[,，\s]*\b(?:my|your|our|their|his|her|local)\s+time\b(?:\s+in\s+[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)?|[,，\s]*(?:按|以)?(?:我|你|他|她)?这边(?:的)?(?:时间)?"
     r"|[,，\s]*当地时间|[,，]\s*(?:按|以)?(?P<zh>[\u4e00-\u9fff]{2,6})时间|[（(]\s*(?P<zh2>[\u4e00-\u9fff]{2,6})时间\s*[)）]"
     r"|[,，\s]+(?:in\s+)?(?P<en>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)\s+time)\s*[。.!！]*\s*$")
 
@@ -164,6 +167,44 @@ def without_clock_words(text: str, *, inside: bool = False) -> str:
     return text[: m.start()].rstrip()
 
 
+#: A side whose clock a Chinese time is on: "我这边", "你那边的时间", "德黑兰这边", "按东京时间", "这边明晚".
+_ZH_SIDE = re.compile(r"(?P<who>[\u4e00-\u9fff]{0,6}?)(?:这边|那边|这里|那里)(?:的)?(?:时间)?"
+                      r"|(?:按|以)(?P<at>[\u4e00-\u9fff]{2,6}?)的?时间")
+#: Whose side it is when it is no place: the speaker's or the listener's own clock.
+_OWN_SIDES = ("我们", "咱们", "你们", "我", "你", "您")
+#: A Chinese time right after a side ("杭州这边周三晚上", "这边，明晚10点"): a side said before a time is its clock.
+_TIME_NEXT = re.compile(r"[\s，,]*(?:\d|[今明后]|周|星期|礼拜|下[周个午]|这[周个]|本周|早|中午|晚|夜|凌晨|傍晚|上午|月[底初中]"
+                        r"|[零一二三四五六七八九十两]+[点号日])")
+
+
+def zh_clock_asides(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each Chinese clock aside in ``text``: the speaker's side ("这边明晚10点前"), a member's
+    own ("我这边", "你那边时间"), a place that names a zone ("德黑兰这边", "按东京时间") or any place right before a
+    time ("杭州这边周三晚上"); never a side that is no clock ("客户那边的报价", "物业这边说不行")."""
+    names, out = _zone_names(), []
+    for m in _ZH_SIDE.finditer(text):
+        group = "who" if m.group("at") is None else "at"
+        word, start = m.group(group) or "", m.start(group) if m.group(group) is not None else m.start()
+        timed = _TIME_NEXT.match(text, m.end()) is not None
+        for cut in range(len(word) + 1):  # "给我到周二，德黑兰这边": the longest tail that is a side
+            tail = word[cut:]
+            if tail in _OWN_SIDES or tail in names or (not tail and not word) \
+                    or (timed and tail and len(tail) <= 4 and group == "who"):
+                begin = start + cut
+                if group == "at" or text[begin - 1 : begin] in ("按", "以"):
+                    begin -= 1
+                out.append((begin, m.end()))
+                break
+    return out
+
+
+def without_zh_clock_asides(text: str, put: str = "") -> str:
+    """``text`` with each Chinese clock aside replaced by ``put``."""
+    for start, end in reversed(zh_clock_asides(text)):
+        text = text[:start] + put + text[end:]
+    return text
+
+
 def named_zone(text: str) -> str | None:
     """The IANA zone ``text`` names for its times ("by Friday noon Paris time", "东京时间", "noon pacific",
     "墨尔本这边周日晚上之前"), or None. "my time"/"我这边" name the speaker's own clock: None."""
@@ -174,7 +215,7 @@ def named_zone(text: str) -> str | None:
             if (zone := names.get(word[cut:])) is not None:
                 return zone
     for m in _NAMED_EN.finditer(text):
-        word = (m.group("name") or m.group("bare") or "").strip().casefold()
+        word = (m.group("name") or m.group("place") or m.group("bare") or "").strip(" .").casefold()
         if m.group("bare") and word not in _BARE_OK:
             continue
         parts = word.split()
