@@ -1421,3 +1421,11 @@ async def test_what_one_offers_instead_of_a_request_is_made_to_its_asker() -> No
                           ("阿凯", "钱我退不了，店家不退。我能做的是把那条裙子拿去找裁缝改大，周五以前寄出。")], "zh")
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-阿凯" and promise.recipient == "u-小雨" and "裁缝" in promise.value
+
+
+async def test_a_request_put_after_a_condition_and_talk_of_we_is_still_put_to_the_member_named() -> None:
+    facts = await _facts([("Ama", "ok. what worries me is the mix-up. if somebody sold the wrong seeds we need to know who "
+                                  "it was. Mara, can you check your ledger for who bought from you in March?"),
+                          ("Mara", "Sí, claro.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Mara" and promise.recipient == "u-Ama" and "ledger" in promise.value

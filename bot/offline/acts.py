@@ -546,11 +546,13 @@ class _Thread:
         # a deed asked or told of a member by name that the classifier took for talk or an offer ("@大飞 称重视频
         # 下周二比赛前能传到ZwiftPower上吗？", "Tomasz, post the full DM thread, tonight") is a request
         for i, u in enumerate(self.lines):
-            if self.acts[i] in (Act.OTHER, Act.QUESTION, Act.OFFER, Act.PROPOSE, Act.DONE) and not _TO_BOT.search(u.text) and (
+            if (self.acts[i] in (Act.OTHER, Act.QUESTION, Act.OFFER, Act.PROPOSE, Act.DONE)
+                    # (a condition said before it: "if there's a Beira x going round … Rafael, can you dig out …?")
+                    or (self.acts[i] is Act.CONDITION and self._asks_member_later(u))) and not _TO_BOT.search(u.text) and (
                     ((self.acts[i] is not Act.OFFER or not _OWN_DEED.search(u.text))
-                     and (((self._said_to_member(u) or _VOCATIVE.match(u.text))
-                                                          and asks_deed(u.text)) or self._asks_member_later(u))
-                     and not _PROPOSAL_CUE.search(u.text) and not _TO_US.search(u.text))
+                     and (((self._said_to_member(u) or _VOCATIVE.match(u.text)) and asks_deed(u.text)
+                           and not _TO_US.search(u.text)) or self._asks_member_later(u))
+                     and not _PROPOSAL_CUE.search(u.text))
                     or self._told_to_member(u)):
                 self.acts[i] = Act.REQUEST
             elif self.acts[i] is Act.ACCEPT and (self._told_to_member(u) or (self._opens_naming(u) and asks_deed(u.text))) \
@@ -650,7 +652,8 @@ class _Thread:
         """Does a later sentence of ``u`` open by naming a member and ask them for a deed ("Listened twice. … Desmond,
         please get the Ringing World to drop our audio today.")?"""
         sentences = [x for x in re.split(r"(?<=[.!?。！？])\s*", u.text) if x.strip()][1:]
-        return any(self._opens_naming(dataclasses.replace(u, text=x)) and asks_deed(x) for x in sentences)
+        return any(self._opens_naming(dataclasses.replace(u, text=x)) and asks_deed(x) and not _TO_US.search(x)
+                   for x in sentences)
 
     def _told_to_member(self, u: Utterance) -> bool:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
