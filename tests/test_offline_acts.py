@@ -1395,6 +1395,7 @@ async def test_a_deed_asked_with_bei_and_a_short_yes() -> None:
 @pytest.mark.parametrize(("said", "when", "what"), [
     ("Noor, the booklet from the printer slides to the 19th: the paper is late. Sorry.", "the 19th", "the booklet from the printer"),
     ("阿青，海报得推到周五，印厂没纸了。", "周五", "海报"),
+    ("Bo, the zine has to slip to the 12th, same time. The printer is late.", "the 12th", "the zine"),
     ("小林，相册得晚两天，改成20号以前寄到你那儿。", "20号以前", ""),
 ])
 def test_a_promise_put_off_in_its_owners_words(said: str, when: str, what: str) -> None:
@@ -1429,3 +1430,30 @@ async def test_a_request_put_after_a_condition_and_talk_of_we_is_still_put_to_th
                           ("Mara", "Sí, claro.")])
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Mara" and promise.recipient == "u-Ama" and "ledger" in promise.value
+
+
+@pytest.mark.parametrize(("said", "to"), [
+    ("Long week, sorry. (1) thanks for the patience. (2) for Ivy's reading group: a subtitled recording of the talk, "
+     "chapters marked, goes up in #library by the 10th. Her group first.", "u-Ivy"),
+    ("Quick one: the cleaned-up budget sheet lands in the shared drive before Friday noon.", ""),
+])
+async def test_a_thing_put_where_the_group_finds_it_by_a_time_is_a_promise(said: str, to: str) -> None:
+    facts = await _facts([("Ivy", "hello all"), ("Kai", said)])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kai" and promise.recipient == to and promise.due_at is not None
+
+
+@pytest.mark.parametrize("said", ["The new build goes up on the site every night.",
+                                  "It goes up in #news by Friday, the mods decided.",
+                                  "Bea's photos went up in #gallery by Monday."])
+async def test_a_thing_going_up_without_the_speakers_word_is_no_promise(said: str) -> None:
+    facts = await _facts([("Ivy", "hello all"), ("Kai", said)])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+async def test_a_payment_from_the_shared_fund_on_a_condition_is_the_speakers_promise() -> None:
+    facts = await _facts([("Noa", "The festival still hasn't said whether they cover travel."),
+                          ("Kai", "Then so nobody worries: unless the festival covers it, Noa's €60 for the van is paid out "
+                                  "of the club account.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kai" and "€60" in promise.value and "festival covers it" in promise.condition

@@ -393,7 +393,9 @@ def _for_all(text: str) -> bool:
 #: back out from me", "the reprint is on me".
 _GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|theirs|mine)(?=\W|$)|\bon\s+me\b|\bfrom\s+me\b"
                     # what the speaker pays: "… goes back in the kitty from my own pocket", "my treat"
-                    r"|\b(?:from|out\s+of)\s+my\s+(?:own\s+)?(?:pocket|wallet|money)\b|\bmy\s+treat\b|\bon\s+my\s+(?:dime|tab)\b",
+                    r"|\b(?:from|out\s+of)\s+my\s+(?:own\s+)?(?:pocket|wallet|money)\b|\bmy\s+treat\b|\bon\s+my\s+(?:dime|tab)\b"
+                    # what the speaker pays from a shared fund: "… Aram's €85 for shipping is paid out of the pot"
+                    r"|\b(?:is|are|gets?)\s+paid\s+(?:back\s+)?(?:out\s+of|from)\s+(?:the\s+)?(?:pot|kitty|fund|treasury|club\s+account)\b",
                     re.IGNORECASE)
 #: A yes that opens what follows a condition: "If Joleen keeps doing the egg-count column, yes: the registry is mine".
 _YES_LEAD = re.compile(r"^(?:yes|yeah|yep|sure|ok(?:ay)?|deal)\s*[:,;—–-]\s*", re.IGNORECASE)

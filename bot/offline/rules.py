@@ -450,6 +450,18 @@ class _Turn:
             if find_due_span(said) is None or lx.HEDGE.search(said) or _OTHERS_SAY.match(said) or _PAST_ARRIVAL.search(said):
                 return None
             return said, self.names[name]
+        # a thing put where the group finds it, by a time ("… a walk-through, blue line drawn in, goes up in #learning by the
+        # 10th", "表格周五前放进群文件"): the speaker's promise, to the member it is for when one is named
+        if (m := _GOES_UP.search(text)) is not None:
+            start = max((b.end() for b in _THING_BREAK.finditer(text, 0, m.start())), default=0)
+            end = next((b.start() for b in re.finditer(r"[;；。！？!?]|,\s*(?:so|and|but|because)\b|，(?:留着|因为|所以|不过)", text)
+                        if b.start() >= m.end()), len(text))
+            said = text[start:end].strip(" ,，")
+            if find_due_span(said) is None or lx.HEDGE.search(said) or _OTHERS_SAY.match(said) or _PAST_ARRIVAL.search(said) \
+                    or said.casefold().startswith(("it ", "this ", "that ")) or self.about_other(core(said) or said):
+                return None
+            return said, next((self.names[n] for n in self.others
+                               if re.search(rf"\bfor\s+{re.escape(n)}\b|给{re.escape(n)}", self.text)), "")
         return None
 
     def about_other(self, body: str) -> str | None:
@@ -708,6 +720,10 @@ _ARRIVES_EN = (r"\b(?:goes|will\s+go|is\s+going|gets\s+sent|will\s+be\s+sent|wil
                r"|reaches|will\s+reach|ships|will\s+ship|comes|will\s+come|is)(?:\s+out|\s+over|\s+straight)?")
 #: Where the words of a thing that arrives begin: after a sentence, a colon, an emoji or a numbered point ("二，").
 _THING_BREAK = re.compile(r"[.!?。！？:：]\s*|[\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|(?:^|[，,\s])[一二三四五六七八九十]、?[，,]\s*")
+#: Put where the group finds it: "goes up in #learning", "lands in the shared drive", "放进群文件".
+_GOES_UP = re.compile(r"\b(?:goes|will\s+go|gets\s+posted|will\s+be\s+posted|will\s+be|lands|will\s+land)\s+(?:up\s+)?(?:in|into|on|to)\s+"
+                      r"(?:#[\w-]+|the\s+(?:shared\s+|group\s+|team\s+|club\s+)?(?:drive|folder|channel|wiki|repo|doc|site|server|forum))\b"
+                      r"|(?:放|传|上传|贴)(?:进|到)(?:群文件|群盘|群相册|群公告|网盘|共享文件夹)", re.IGNORECASE)
 #: An arrival told as past or as someone else's doing ("went to", "已经到", "he sends"): no promise.
 _PAST_ARRIVAL = re.compile(r"\b(?:went|arrived|landed|reached|shipped|was\s+sent|got\s+sent|has\s+gone|already)\b|已经|已|到了", re.IGNORECASE)
 #: A denial of something past, which "I promise"/"我保证" only vouches for: "I didn't ask for this", "我真没删".
