@@ -429,3 +429,8 @@ def test_what_an_answer_says_beside_its_times() -> None:
 ])
 def test_the_part_of_day_said_after_the_hour(text: str, expected: datetime) -> None:
     assert resolve_due(text, WED, SH) == expected
+
+
+def test_a_clock_said_with_whose_side_it_is_names_its_zone() -> None:
+    text = "行，给我到11月6号，按你马那瓜的时间中午以前上线。"
+    assert resolve_due(text, WED, SH) == datetime(2026, 11, 6, 12, 0, tzinfo=ZoneInfo("America/Managua"))

@@ -133,7 +133,7 @@ _NAMED_EN = re.compile(r"(?:\b(?:in|on)\s+)?\b(?P<name>[A-Za-z][A-Za-z .'-]{0,24
                        # "before 7pm your time in Maputo": the clock of the place said after
                        r"|\b(?:my|your|our|their|his|her)\s+time\s+in\s+(?P<place>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)"
                        r"|(?<=[\d\s])(?P<bare>[A-Za-z]{2,8})\b(?=\s*(?:$|[,.;!?)]))", re.IGNORECASE)
-_NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:时间|这边时间|这边|那边时间|时区)")
+_NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:的)?(?:时间|这边时间|这边|那边时间|时区)")
 
 
 #: A clock named at the end of a promise's words: ", my time", "，我这边时间", "，伦敦时间", "（东京时间）", " Paris time".
@@ -190,8 +190,8 @@ def zh_clock_asides(text: str) -> list[tuple[int, int]]:
             tail = word[cut:]
             if tail in _OWN_SIDES or tail in names or (not tail and not word) \
                     or (timed and tail and len(tail) <= 4 and group == "who"):
-                begin = start + cut
-                if group == "at" or text[begin - 1 : begin] in ("按", "以"):
+                begin = m.start() if group == "at" else start + cut  # "按你马那瓜的时间": the whole of it
+                if group == "who" and text[begin - 1 : begin] in ("按", "以"):
                     begin -= 1
                 out.append((begin, m.end()))
                 break
