@@ -441,22 +441,14 @@ class _Turn:
             if m is None:
                 continue
             name = spoken_to if name == "you" and spoken_to else name
-            # the thing said from the last break before it to the end of its clause: "A cut of that, …, goes to
-            # Pasang before his trek on the 2nd"
-            start = max((b.end() for b in _THING_BREAK.finditer(text, 0, m.start())), default=0)
-            end = next((b.start() for b in re.finditer(r"[;；。！？!?]|,\s*(?:so|and|but|because)\b|，(?:留着|因为|所以|不过)", text)
-                        if b.start() >= m.end()), len(text))
-            said = LEAD_NAME.sub("", text[start:end].strip(" ,，"), count=1) if spoken_to else text[start:end].strip(" ,，")
+            said = LEAD_NAME.sub("", _thing_said(text, m), count=1) if spoken_to else _thing_said(text, m)
             if find_due_span(said) is None or lx.HEDGE.search(said) or _OTHERS_SAY.match(said) or _PAST_ARRIVAL.search(said):
                 return None
             return said, self.names[name]
         # a thing put where the group finds it, by a time ("… a walk-through, blue line drawn in, goes up in #learning by the
         # 10th", "表格周五前放进群文件"): the speaker's promise, to the member it is for when one is named
         if (m := _GOES_UP.search(text)) is not None:
-            start = max((b.end() for b in _THING_BREAK.finditer(text, 0, m.start())), default=0)
-            end = next((b.start() for b in re.finditer(r"[;；。！？!?]|,\s*(?:so|and|but|because)\b|，(?:留着|因为|所以|不过)", text)
-                        if b.start() >= m.end()), len(text))
-            said = text[start:end].strip(" ,，")
+            said = _thing_said(text, m)
             if find_due_span(said) is None or lx.HEDGE.search(said) or _OTHERS_SAY.match(said) or _PAST_ARRIVAL.search(said) \
                     or said.casefold().startswith(("it ", "this ", "that ")) or self.about_other(core(said) or said):
                 return None
@@ -711,6 +703,15 @@ _EN_BE = re.compile(r"^be\s+(?=(?:in|on|with|at|ready|done|up|out|there|back)\b)
 #: A clause that is only a thing: "a reference letter from me as team lead", "and the new poster".
 _EN_THING = re.compile(r"^(?:(?:and|so|also|plus)\s+)?(?P<np>(?:a|an|the|my|your|his|her|our|their|this|that)\s+"
                        r"(?![\w-]+ing\b)[^,;:.!?]{2,60})$", re.IGNORECASE)
+
+
+def _thing_said(text: str, m: re.Match[str]) -> str:
+    """The thing said to arrive, from the last break before ``m`` to the end of its clause: "A cut of that, …, goes to
+    Pasang before his trek on the 2nd"."""
+    start = max((b.end() for b in _THING_BREAK.finditer(text, 0, m.start())), default=0)
+    end = next((b.start() for b in re.finditer(r"[;；。！？!?]|,\s*(?:so|and|but|because)\b|，(?:留着|因为|所以|不过)", text)
+                if b.start() >= m.end()), len(text))
+    return text[start:end].strip(" ,，")
 
 
 #: A sentence opening with a name said to someone: "Dana, …" (a member or not).
