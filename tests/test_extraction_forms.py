@@ -141,3 +141,8 @@ def test_extraction_is_linear_and_bounded() -> None:
     assert middle < 10 * small  # 4x the text: linear is ~4x, quadratic ~16x
     assert large < 20 * small  # 20x the text: the bound at MAX_MESSAGE_CHARS keeps it near 4x
     assert large < 5.0  # a very generous ceiling (about 0.2 s CPU on this project's machines)
+
+
+def test_taking_on_the_accounts_is_a_promise_though_saying_who_decides_is_not() -> None:
+    assert [c for c in run("这个月的账我来算。", "zh") if c.kind is Kind.COMMITMENT]
+    assert not [c for c in run("这笔钱怎么用我来定。", "zh") if c.kind is Kind.COMMITMENT]

@@ -1457,3 +1457,10 @@ async def test_a_payment_from_the_shared_fund_on_a_condition_is_the_speakers_pro
                                   "of the club account.")])
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Kai" and "€60" in promise.value and "festival covers it" in promise.condition
+
+
+def test_an_event_moved_in_an_agreement_moves_no_promise() -> None:
+    from bot.offline.reschedule import reschedules
+
+    said = "so we agree: the launch moves to next Wednesday, Dec 9"
+    assert not reschedules([Utterance("m2", "u-a", "Ana", said, T0)], [Utterance("m1", "u-b", "Bo", "hi", T0)])

@@ -65,7 +65,7 @@ _ZH_CANNOT_DO = re.compile(r"(?:" + CANNOT_DO_ZH + r")了?(?=[，,。.!！？?\s
 _ZH_TO_ME = re.compile(r"(?:转|发|还|寄|传)(?:给|到)?我(?![们的妈爸家哥姐弟妹老公婆])"
                        r"|(?<!交)给我(?:就行|就好|就可以|就成|吧)")  # "下个月10号前给我就行": leave to the other
 #: Saying what the speaker cannot vouch for or has the say over: "一周我打不了包票", "怎么花我来定".
-_ZH_NO_DEED = re.compile(r"(?:打不了|打不起|不敢打)包票|保证不了|(?:不能|没法|无法|不敢)保证|我(?:来|说了)(?:定|决定|算)$|我说了算")
+_ZH_NO_DEED = re.compile(r"(?:打不了|打不起|不敢打)包票|保证不了|(?:不能|没法|无法|不敢)保证|我来(?:定|决定)$|我说了算")
 
 
 def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:

@@ -37,8 +37,8 @@ _EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,
                           r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
 #: A thing put off in its own sentence: "the refund from the pot slides to the 30th", "the walk-through slips to the 14th".
 _EN_SLIDES = re.compile(r"^(?P<what>(?:the|my|our|your)\s+[^,;:.!?]{2,60}?)\s+(?:(?:has|needs|have|need)\s+to\s+|will\s+(?:have\s+to\s+)?"
-                        r"|must\s+)?(?:slides?|slips?|moves?|shifts?|is\s+(?:pushed|moved)|be\s+(?:pushed|moved)"
-                        r"|gets\s+(?:pushed|moved)|goes\s+back|go\s+back)\s+(?:back\s+)?to\s+(?P<rest>[^,;:.!?]+)(?:[,;:.!?]\s*(?P<reason>.*))?$", _I)
+                        # (not "moves to": "so we agree: the launch moves to next Wednesday" moves an event, no promise)
+                        r"|must\s+)?(?:slides?|slips?|is\s+pushed|be\s+pushed|gets\s+pushed|goes\s+back|go\s+back)\s+(?:back\s+)?to\s+(?P<rest>[^,;:.!?]+)(?:[,;:.!?]\s*(?P<reason>.*))?$", _I)
 #: A Chinese deed handed over after its new time: "改成18号以前寄到你那儿", "推到周五发你".
 _ZH_HANDS_OVER = re.compile(r"^(?:寄|发|转|送|交|给|传)(?:到|给)?(?:你|您)(?:那儿|那里|手上|邮箱)?$|^给(?:你|您)$")
 #: A sentence's topic before its change: "uploads: make that tuesday", "booking page — ok make it Friday".
