@@ -1,17 +1,6 @@
-"""The fault-injection suite: real parts, real processes, and everything that goes wrong at once.
-
-A script of 540 messages in nine threads of three communities, with 60 promises due during the run,
-20 mentions and one member's erasure, is played by a bot process (tests/fault_bot.py) that holds the
-platform connection, while `heyan worker` processes run the jobs. Both share a Valkey (restarted
-twice mid-run), a Qdrant served over HTTP (tests/qdrant_standin.py) and an OpenAI-compatible LLM
-stand-in that fails 30% of calls with 429s, 500s, timeouts and junk JSON. The bot is SIGKILLed at
-20+ random points and each worker separately; every message is delivered up to three times.
-
-Afterwards: every message extracted, every promise stored once with the right owner, every due
-reminder delivered exactly once, every mention answered exactly once, nothing erased back, and the
-jobs that were dead-lettered listed and retried. One summary line is printed (docs/RELIABILITY.md
-keeps the figures). Run alone: ``pytest -m fault -s``.
-"""
+"""The fault-injection suite: a bot process, worker processes, Valkey, Qdrant and a failing LLM stand-in, killed
+and restarted mid-run; afterwards nothing lost and nothing twice. What it plays and checks, and its figures:
+docs/RELIABILITY.md, "The fault-injection suite". Run alone: ``pytest -m fault -s``."""
 
 from __future__ import annotations
 
