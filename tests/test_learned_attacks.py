@@ -90,3 +90,20 @@ def test_a_call_for_everyones_yes_is_asking_the_others(text: str, asks: bool) ->
     from bot.guard.shapes.attack_model import cheap
 
     assert bool(cheap(text, "Dana", ["Dana", "Bob"])[CHEAP.index("asks")]) is asks
+
+
+@pytest.mark.parametrize("text", [
+    "So we never learn about our own release from a store page again, three rules for the label:\n— no store gets one of "
+    "our releases unless all five of us have said yes in this chat;\n— every sample kit is credited on the track's page.\n"
+    "Yes or no from each of you, please.",
+    "Can we write down how the collective works? Three points:\nI. Nobody agrees to anything alone.\nII. Credits name all "
+    "five of us.\nIII. Fees go into a shared account.\nTell me where you stand on each.",
+    "以后照这几条办，每个人说认还是不认：\n——对外签任何合同，先发群里，五个人都同意才签；\n——谁垫了钱，凭发票一个月内还。",
+])
+def test_rules_put_to_a_vote_are_a_proposal_not_an_attack(text: str) -> None:
+    assert attempt(text, speaker="Dewi", names=("Dewi", "Kadri", "Luis", "Zain", "Mele")) is None
+
+
+def test_a_claim_that_people_voted_is_no_call_for_votes() -> None:
+    assert not learned.asks_votes("经理事会投票：阿杰罚款200刀，请机器人存档。")
+    assert learned.asks_votes("大家投个票吧")

@@ -1464,3 +1464,42 @@ def test_an_event_moved_in_an_agreement_moves_no_promise() -> None:
 
     said = "so we agree: the launch moves to next Wednesday, Dec 9"
     assert not reschedules([Utterance("m2", "u-a", "Ana", said, T0)], [Utterance("m1", "u-b", "Bo", "hi", T0)])
+
+
+@pytest.mark.parametrize("yes", ["No sweat 🎚️", "Ndiyo.", "no worries"])
+async def test_a_few_words_from_the_member_a_request_names_take_it_on(yes: str) -> None:
+    facts = await _facts([("Dewi", "Zain, one more thing: could you put the 24-bit masters in the shared folder? She wants "
+                                   "to time the J-card."), ("Zain", yes)])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Zain" and "masters" in promise.value
+
+
+@pytest.mark.parametrize("said", ["hmm", "lol", "Obrigada Zain ❤️", "thanks!"])
+async def test_a_sound_or_a_thank_you_takes_nothing_on(said: str) -> None:
+    facts = await _facts([("Dewi", "Zain, could you put the 24-bit masters in the shared folder?"), ("Zain", said)])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+async def test_a_deed_told_to_the_last_speaker_and_answered_with_a_time_is_their_promise() -> None:
+    facts = await _facts([("Luis", "...yeah. I renamed them myself before I pasted that. Cheap move. Sorry, Dewi."),
+                          ("Dewi", "Then put my name on the track page. That's all I'm asking."),
+                          ("Luis", "Fair to ask. Saturday, before noon my time: the track page names your kit, with a link.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Luis" and promise.recipient == "u-Dewi" and "track page" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Sat 12:00"
+
+
+async def test_what_is_possible_instead_keeps_its_own_time() -> None:
+    facts = await _facts([("Mele", "Kadri, pull it from the store today. All of it."),
+                          ("Kadri", "Today isn't in my hands: a takedown goes through their review. Here is what's possible: "
+                                    "your uncropped cover swapped in on every store, by Sunday, before 9pm.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kadri" and promise.recipient == "u-Mele" and "uncropped cover" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("Europe/Berlin")).strftime("%a %H:%M") == "Sun 21:00"
+
+
+@pytest.mark.parametrize("said", ["投的是初剪版，截止太赶，我就先垫了图库音乐，署名也是随手填的。",
+                                  "⑵不认：按字数图数分，我一个人算不过来，也不想背这个锅。", "我把主线写了八个月，你们谁问过我？"])
+async def test_what_was_done_or_cannot_be_done_is_no_promise(said: str) -> None:
+    facts = await _facts([("甲", "大家说说吧"), ("乙", said)], "zh")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]

@@ -226,3 +226,20 @@ async def test_who_agreed_and_did_a_member_who_did_not_is_answered_with_those_wh
 def test_who_else_agreed_asks_about_an_agreement(text: str, ask_: str) -> None:
     q = read_question(text, "u-alex", PEOPLE)
     assert q is not None and q.ask.value == ask_, (text, q)
+
+
+@pytest.mark.parametrize(("text", "ask_", "people", "recipient", "topic"), [
+    ("@heyan is there anything I still owe anyone in this thread?", "open", ("u-alex",), None, ()),
+    ("@heyan what do I owe people here at the moment?", "promises", ("u-alex",), None, ()),
+    ("@heyan who has promised Tong something here, and by when?", "promises", (), "u-tong", ()),
+    ("@和言 有谁答应过桐桐什么吗？", "promises", (), "u-tong", ()),
+    ("@和言 我在群里答应过谁什么？", "promises", ("u-alex",), None, ()),
+    ("@和言 这个群里现在还有哪些事没了结？", "open", (), None, ()),
+    ("@和言 桐桐那版混音，现在说好哪天交？换成我这边的时间", "promises", ("u-tong",), None, ("混音",)),
+    ("@和言 我那三条，谁没全认？卡在哪一条上？", "agreed", (), None, ()),
+])
+def test_what_a_question_asks_and_of_whom(text: str, ask_: str, people: tuple[str, ...], recipient: str | None,
+                                          topic: tuple[str, ...]) -> None:
+    q = read_question(text, "u-alex", {"u-tong": ["桐桐", "Tong"], "u-alex": ["阿力", "Alex"]})
+    assert q is not None and (q.ask.value, q.people, q.recipient) == (ask_, people, recipient), q
+    assert all(t in q.zh_topic or t in q.topic for t in topic) and "moment" not in q.topic and "时间" not in q.zh_topic, q

@@ -34,7 +34,7 @@ from bot.offline.reschedule import (
     reschedules,
 )
 from bot.text.clock import aware, reply_zone, show_due
-from bot.text.duetime import resolve_due
+from bot.text.duetime import find_shift, resolve_due, shifted
 from bot.text.richtext import Mention, RichText
 from bot.text.zones import is_zone, zone_or_utc
 from memory.errors import EmbedderError
@@ -387,6 +387,27 @@ def _said(fact: Fact) -> datetime:
 _DAY_END = re.compile(r"\b(?:eod|end\s+of\s+(?:the\s+)?day|tonight|midnight)\b|下班|晚上|今晚|夜里|之内", re.IGNORECASE)
 
 
+def _new_time(change: Reschedule, fact: Fact, request: ExtractionRequest) -> tuple[str, str | None] | None:
+    """The words of the promise's new time and the zone they are read in: a span added to its due time ("push
+    it back a week", "提前一天"), written as a date on the owner's clock (the mover's zone when the owner moved it,
+    else the due time's own offset: None); else the move's own words (``_keeps_hour``) in the mover's zone. None
+    when a span moves a promise with no due time."""
+    shift = find_shift(change.when)
+    if shift is None or (shift.start, shift.end) != (0, len(change.when)):
+        return _keeps_hour(change, fact, request), change.zone if change.zone and is_zone(change.zone) else None
+    if fact.due_at is None:
+        return None
+    own = change.author_id == fact.subject and change.zone is not None and is_zone(change.zone)
+    clock = zone_or_utc(change.zone) if own else fact.due_at.tzinfo or zone_or_utc(request.timezone)
+    due = shifted(fact.due_at, shift.by, clock).astimezone(clock)
+    zh = bool(re.search(r"[\u4e00-\u9fff]", fact.value))
+    # the year only where the date alone would read as next year's (a date before the move was said)
+    year = due.date() < aware(change.ts).astimezone(clock).date()
+    day = (f"{due.year}年" if year else "") + f"{due.month}月{due.day}日" if zh else \
+        f"{due.day} {due:%b}" + (f" {due.year}" if year else "")
+    return (day if (due.hour, due.minute) == (23, 59) else f"{day}{'' if zh else ','} {due:%H:%M}"), change.zone if own else None
+
+
 def _keeps_hour(change: Reschedule, fact: Fact, request: ExtractionRequest) -> str:
     """The new time, with the promise's own hour when the move names only a day: "can it be Wednesday
     instead, same time?" of "Monday 18:00" is Wednesday 18:00, not the end of Wednesday."""
@@ -431,12 +452,15 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
     if len(named) != 1:
         return None
     fact = named[0]
+    if (new := _new_time(change, fact, request)) is None:
+        return None
+    when, zone = new
     owner = Actor(tenant=request.tenant, user_id=fact.subject, name=fact.subject_name, unlimited=True,
                   lang="zh" if re.search(r"[\u4e00-\u9fff]", change.quote) else "en")
     try:
-        return await moderation.correct(owner, fact.id, moved_value(fact.value, _keeps_hour(change, fact, request)),
+        return await moderation.correct(owner, fact.id, moved_value(fact.value, when),
                                         f"moved: “{change.quote}”", session=request.session, said_at=change.ts,
-                                        speaker_zone=change.zone if change.zone and is_zone(change.zone) else None)
+                                        speaker_zone=zone)
     except ModerationError as exc:  # deleted or changed meanwhile
         log.info("could not move %s after %s: %s", fact.id, change.message_id, exc)
         return None

@@ -23,7 +23,7 @@ from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
-from bot.text.duetime import find_due_span, resolve_due, turned_down
+from bot.text.duetime import find_due_span, names_a_day, resolve_due, turned_down
 from bot.text.lang import cjk_count
 from bot.text.names import NameBook
 from bot.text.zones import is_zone, speaker_zone, without_clock_words, without_zh_clock_asides
@@ -46,8 +46,8 @@ _ASKED_FOR_BACK = 6
 _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
                        # a plan of the speaker's own put in its place: "Here's my offer. I go through all fourteen
                        # by hand …", "Next best thing: I email HQ …", "我这么办：给组委会写信…", "我的方案：明天把…"
-                       r"|(?:here'?s\s+(?:my\s+(?:offer|plan)|what'?s\s+(?:realistic|doable|possible)|what\s+i\s+can\s+do)"
-                       r"|next\s+best\s+thing|what\s+i\s+can\s+do\s+is)\s*[:.,—–-]?\s*(?:i\s+)?(?P<plan>[a-z][^.?!]{4,120})"
+                       r"|(?:here(?:'?s|\s+is)\s+(?:my\s+(?:offer|plan)|what(?:'?s|\s+is)\s+(?:realistic|doable|possible)|what\s+i\s+can\s+(?:do|offer))"
+                       r"|next\s+best\s+thing|what\s+i\s+can\s+do\s+is)\s*[:.,—–-]?\s*(?:i\s+)?(?P<plan>[a-z][^.?!]{4,200})"
                        r"|(?:我(?:这么|这样)办|我的方案|我能做的是)\s*[:：，,]\s*(?P<zhplan>[^。？?!！]{2,60})"
                        # "但我可以去邮局开一张证明，下周一前拍给你看": what the speaker can do instead
                        r"|(?:但|不过|可是)我(?:可以|能)(?P<zhcan>[^。？?!！]{2,60})"
@@ -176,7 +176,9 @@ _PROPOSAL_QUESTION = re.compile(
 _YES_WORDS = re.compile(rf"\b(?:{YES_EN}|works|agreed|agree|deal|good|perfect|great"
                         r"|i'?m\s+in|count\s+me\s+in|can\s+(?:live\s+with|survive|do)|no\s+objections?)\b"
                         r"|👍|✅|👌|🙌|🫡|🆗|可以|行|同意|没问题|没意见|赞成|好的|好啊|好呀|ok", _I)
-_NO_WORDS = re.compile(r"\b(?:no|not|never|can'?t|won'?t|don'?t|doesn'?t|isn'?t|but)\b|不|没法|别|[?？]", _I)
+#: (not the no of "no sweat", "no worries", "no problem": a yes)
+_NO_WORDS = re.compile(r"\b(?:no(?!\s+(?:problem|prob|probs|worries|worry|sweat|biggie|bother|stress|doubt)\b)|not|never|can'?t|won'?t"
+                       r"|don'?t|doesn'?t|isn'?t|but)\b|不|没法|别|[?？]", _I)
 #: A clause that only says yes, grudging or not: "fine", "ok. grudgingly", "I'll take it", "行吧", "我没意见",
 #: "勉强接受", "2张就2张" — a line holding one agrees, whatever else it says ("…but fine", "我没意见。那我明天…").
 _YES_CLAUSE = re.compile(
@@ -220,12 +222,15 @@ _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 #: A line said to someone by name or title first ("队长，能不能…", "coach, can you …"), not to the group.
 _VOCATIVE = re.compile(r"^\s*@?(?!(?:大家|各位|所有人|everyone|everybody|all|guys|folks|team|ok|okay|so|well)\b)"
                        r"(?!大家|各位|所有人)[^\s,，:：]{1,10}[,，:：]\s*", _I)
+#: Words before a deed told to the last speaker: "Then put …", "ok so just send …".
+_TOLD_LEAD = re.compile(r"^\W*(?:(?:then|so|ok(?:ay)?|alright|right|fine|well|and|now|just)\b[\s,]*)+", _I)
 #: A plan for the speaker and the listeners together: "can we …", "我们能不能…".
 _TO_US = re.compile(r"\b(?:we|let'?s|us)\b|我们|咱们?|大家|各位", _I)
 #: A deed told to someone: "post the full DM thread", "please send me the json".
 _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|put|bring|pay|call|check|push|upload|share|add"
                          r"|give|move|update|email|text|book|return|finish|review|merge|print|order|buy|pick\s+up|drop|clean"
-                         r"|record|redo|re-?\w+|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove)\b", _I)
+                         r"|record|redo|re-?\w+|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove|pull|swap|change|replace"
+                         r"|credit|correct|rename|cancel|stop|tell|hand|unpublish|restore|revert|withdraw|retract|take\s+(?:it|that|this|them)?\s*down)\b", _I)
 #: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
 _ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|" + ZH_TO_ME.pattern + ")")
 #: A deed told to "you" in Chinese, after the name: "（小庄，）你今晚就把奖改回去", "（老郑，）你明天给我回个话".
@@ -253,6 +258,13 @@ def _own_plan(text: str) -> bool:
     """Does ``text`` put a plan of its speaker's own ("Here's my offer. I …", "我的方案：…")?"""
     own = _OWN_DEED.search(text)
     return own is not None and bool(own.group("plan") or own.group("zhplan"))
+
+
+#: A thank-you in the languages members mix in ("Obrigada Nuno ❤️", "Gracias Chidi 🙏", "merci"): no yes to a deed.
+_THANKED = re.compile(r"\b(?:obrigad[oa]|gracias|merci|danke|grazie|arigato|cheers|ta|thx|thanks|thank\s+you|ty)\b|谢|感谢|多谢|辛苦", _I)
+#: A few words that answer nothing: a laugh, a pause, a sound ("lol", "hmm", "wait", "one sec", "啊这", "？").
+_NO_ANSWER = re.compile(r"^\W*(?:lol|lmao|haha\w*|hah|heh|hmm+|hm|um+|uh+|huh|wait|what|omg|oh|ah|brb|one\s+sec|sec|wow|yikes|oof|ugh"
+                        r"|哈+|呵+|嗯\?|啊这|额|呃|等等|等下|什么|啥)\W*$", _I)
 
 
 def _bare(text: str) -> bool:
@@ -555,7 +567,7 @@ class _Thread:
                      and (((self._said_to_member(u) or _VOCATIVE.match(u.text)) and asks_deed(u.text)
                            and not _TO_US.search(u.text)) or self._asks_member_later(u))
                      and not _PROPOSAL_CUE.search(u.text))
-                    or self._told_to_member(u)):
+                    or self._told_to_member(u) or self._told_to_last(i)):
                 self.acts[i] = Act.REQUEST
             elif self.acts[i] is Act.ACCEPT and (self._told_to_member(u) or (self._opens_naming(u) and asks_deed(u.text))) \
                     and not _OWN_DEED.search(u.text) and not _TO_BOT.search(u.text):
@@ -593,9 +605,15 @@ class _Thread:
         # 20th", lines after the request put to them) counters that request (``countered``: which line)
         self.countered: dict[int, int] = {}
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.ACCEPT and not _takes_up(u.text) and not (sure[i] and _bare(u.text)):
-                # (a sure acceptance in a few words of no no stands: "Roger, wilco.", "中！", "righto")
+            if self.acts[i] is Act.ACCEPT and (_NO_ANSWER.search(u.text) or (_THANKED.search(u.text) and _bare(u.text) and not _takes_up(u.text)) or (
+                    # "hmm", "lol", "Obrigada Zain ❤️": no yes, however sure
+                    not _takes_up(u.text) and not (_bare(u.text) and (sure[i] or self._asked_by_name(i))))):
+                # (a sure acceptance in a few words of no no stands: "Roger, wilco.", "中！", "righto"; so does one
+                # from the member the request just before named, in any words: "No sweat 🎚️", "Ndiyo.")
                 self.acts[i] = Act.OTHER
+            elif self.acts[i] is Act.OTHER and _bare(u.text) and not _NO_ANSWER.search(u.text) and not _THANKS.search(u.text) \
+                    and not _THANKED.search(u.text) and self._asked_by_name(i):
+                self.acts[i] = Act.ACCEPT
             elif self.acts[i] is Act.RESCHEDULE and not any(
                     self.lines[k].author_id == u.author_id and self.acts[k] in _TAKES_ON_ACTS for k in range(i)):
                 j = next((k for k in range(i - 1, max(-1, i - 1 - _COUNTER_BACK), -1)
@@ -663,6 +681,17 @@ class _Thread:
         return m is not None and self._said_to_member(u) and bool(
             _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end()))
 
+    def _told_to_last(self, i: int) -> bool:
+        """Is line ``i`` a deed told, with no name, to the member who spoke just before ("Then put my name on the
+        track page. That's all I'm asking.", after their apology)? Not a plan for "us", not a question."""
+        u = self.lines[i]
+        if i == 0 or self.lines[i - 1].author_id == u.author_id or self.acts[i] not in (Act.OTHER, Act.OFFER):
+            return False
+        said = _TOLD_LEAD.sub("", u.text.split("\n", 1)[0])
+        first = re.split(r"(?<=[.!?])\s+", said, maxsplit=1)[0]
+        return bool(_IMPERATIVE.match(first)) and not re.match(r"\w+(?:ing|ed)\b", first) \
+            and not _TO_US.search(first) and "?" not in first and not _OWN_DEED.search(first)  # not "Reading all this …"
+
     def asked_of(self, i: int) -> int | None:
         """The request just before line ``i``, by someone else, put to ``i``'s speaker by name or to nobody
         by name: an offer right after it takes it on ("Nélia can you redo the slide?" — "I'll sort it")."""
@@ -671,6 +700,12 @@ class _Thread:
             return None
         named = [hit for hit in self.book.find(self.lines[j].text) if hit.users]
         return j if not named or any(self.lines[i].author_id in hit.users for hit in named) else None
+
+    def _asked_by_name(self, i: int) -> bool:
+        """Is line ``i`` said right after a request, by another member, that names its speaker?"""
+        j = i - 1
+        return j >= 0 and self.acts[j] is Act.REQUEST and self.lines[j].author_id != self.lines[i].author_id \
+            and any(self.lines[i].author_id in hit.users for hit in self.book.find(self.lines[j].text))
 
     def says_more_than_yes(self, message_id: str) -> bool:
         """Does the line ``message_id`` say more than a yes ("那就用账户付吧，我收回AA的提议" puts a plan of its own;
@@ -882,7 +917,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
         # a time and the deed it brings, put to the one who asked ("Today's not possible, …. Monday, though, before 10am: an
         # email to the features editor …"), is a counter-offer whatever else the classifier heard in it
-        countering = act is Act.COUNTER or (act in (Act.RESCHEDULE, Act.OFFER, Act.OTHER) and thread.asked_of(i) is not None
+        countering = act is Act.COUNTER or (act in (Act.RESCHEDULE, Act.OFFER, Act.OTHER, Act.REQUEST) and thread.asked_of(i) is not None
+                                            and (act is not Act.REQUEST or not asks_deed(turn.text))
                                             and _timed_deed(turn.text) is not None and not thread.moves_own_promise(i))
         if countering and (j := thread.countered.get(i, thread.before(i, frozenset({Act.REQUEST}), _ASK_BACK))) is not None \
                 and not _CALLS_TO_ACCOUNT.search(thread.lines[j].text) and not _asks_past(thread.lines[j].text) and (asks_deed(thread.lines[j].text) or not _ASKS.search(thread.lines[j].text)
@@ -901,7 +937,13 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                     or offered.group()) if offered else timed[1] if timed else ""
             if offered and said.isascii() and turn.text[offered.end():offered.end() + 1].isalnum():
                 said = said.rsplit(" ", 1)[0]  # cut inside a word ("… Friday, 10am T"): the whole words only
-            deed = clean(without_clock_words(split_due(said)[0], inside=True)) if said else ""
+            if said and not timed and (span := find_due_span(said)) is not None:
+                # "Here is what's possible: your cover swapped in …, by Wednesday the 25th, before 9pm": its own time;
+                # an hour alone narrows the day offered ("Sunday morning I can, and I'll have it uploaded by 14:00")
+                own = said if names_a_day(said) or not when else f"{when}, {said[span[0]:span[1]]}"
+                due = _due(own, turn, request, listener=asked) or due
+            # (the clock named after the time first: "…, by Wednesday the 27th, before 9pm Tallinn")
+            deed = clean(without_clock_words(split_due(without_clock_words(said, inside=True))[0], inside=True)) if said else ""
             # "I'll pay half, $21, …": the deed the counter offers, not the one asked ("I can do Thursday, …" is
             # the one asked, at another time)
             # else the promise the rules read in the counter's own words ("…另一件我不管。180，周日之前转你")

@@ -189,7 +189,9 @@ COMMIT_ZH = re.compile(
 ZH_TO_ME = re.compile(r"(?:还|退|转|发|寄|赔|补)(?:给|回)?我(?!们|自己|来|去|先|就|会|的|家|妈|爸|哥|姐|弟|妹|老|爷|奶|外|姥|叔|舅|姑|姨)")
 
 #: The speaker has done it already: a report, not a promise ("我已经把钱转给你了", "昨天我把钥匙还给他").
-PAST = re.compile(r"已经|了[。！!.~]*$|(?:给|还|转|付|交|发|寄|垫)[^，,。]{0,8}了(?=[，,])|过了|刚才|刚刚|昨天|上周|上次|之前就|去年|前年|上个?月|[答承]应过|承诺过|保证过|说过")
+PAST = re.compile(r"已经|了[。！!.~]*$|(?:给|还|转|付|交|发|寄|垫)[^，,。]{0,8}了(?=[，,])|过了|刚才|刚刚|昨天|上周|上次|之前就|去年|前年|上个?月|[答承]应过|承诺过|保证过|说过"
+                  # "主线写了八个月", "练了三遍": how long or how often it was done; "我就先垫了图库音乐": what was done then
+                  r"|[\u4e00-\u9fff]了[一二两三四五六七八九十几半\d]+个?(?:月|年|天|周|星期|礼拜|小时|钟头|次|遍)|就先?(?:垫|用|填|放|投|签|买|付|拿)了")
 
 #: Markers of a standing promise ("from now on", "以后"): it has no deadline, only a start.
 STANDING = re.compile(

@@ -39,7 +39,7 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"|\bnot\s+(?:yet\s+)?(?:finished|completed|delivered|kept)\b|\bwho\s+still\b|\bstill\s+(?:owes?|to\s+do)\b"
                    r"|\bopen\s+(?:items|promises|commitments)\b|\bremaining\b|\bto-?dos?\b|\bhow\s+(?:is|are|'s)\s+\w+\s+going\b"
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
-                   r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完|没兑现|未兑现|还挂着|手上还")),
+                   r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完|没兑现|未兑现|还挂着|手上还|没了结|未了结|悬着|没着落")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
                        r"|\bon\s+the\s+hook\b|\b(?:hangs?|hinges?|depends?|riding|rides?)\s+on\b"
                        r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
@@ -50,7 +50,7 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                        r"|\b(?:did|has|have)\s+\w+(?:\s\w+)?\s+(?:done|finished|delivered|kept)\b"
                        r"|\bsaid\s+(?:i|i'd|i'll|i\s+would|i\s+will|they'd|he'd|she'd|we'd)\b|\bwhat\s+n\s+when\b|\bforgett?ing\b"
                        r"|答应|承诺|保证|谁(?:会|来|负责|去|管)|什么时候|几点|期限|截止|该谁|应该做|要做什么|该做|负责什么|办了吗|做了吗"
-                       r"|完成了吗|弄好了吗|搞定了吗"
+                       r"|完成了吗|弄好了吗|搞定了吗|作数|算数|算不算数|还算不算"
                        r"|谁欠|欠(?:谁|我们?|你们?|他们?|她们?|大家)?(?:了|着)?(?:什么|多少)")),
     (Ask.AGREED, _re(r"\bagree|\bagreement|\bdeal\b|\bsettled\b|\bconsensus\b|\bdecided\b|\bdecision|\bsettle[ds]?\s+on\b"
                      r"|\bwhat\s+(?:was|were|is|are)\s+the\s+(?:rules?|plan|outcome)\b|同意|共识|达成|说好|约定|决定|商定|谈妥|定的|定了|定下|敲定"
@@ -58,7 +58,7 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                      # who voted for it: "which rules got a yes, and from whom?", "谁投了赞成？", "都有谁点了头？"
                      r"|\b(?:said|say|says|got\s+a|gave\s+a|voted)\s+yes\b|\bvoted\s+for\b|\bin\s+favou?r\b|\bsigned\s+off\b"
                      r"|\bsigned\s+(?:up\s+)?(?:to|for|on)\b|\bbacked\b|\bon\s+board\s+with\b|\bwent\s+along\s+with\b"
-                     r"|赞成|投了?(?:赞成|同意|支持)|点了?头|举了?手|表了?态|签了?字|通过了"
+                     r"|赞成|投了?(?:赞成|同意|支持)|点了?头|举了?手|表了?态|签了?字|通过了|都认|全认|认了|不认|没认|没全认|\bturn(?:ed)?\s+down\b"
                      # who said no to it, or to a part: "did anybody refuse a bit of …?", "谁反对？反对的是哪一条"
                      r"|\brefus(?:e|ed|al)\b|\bsaid\s+no\b|\bsay\s+no\b|\bobject(?:ed|ion)?\b|\bvoted\s+against\b|反对|不同意|没同意")),
     (Ask.WANTS, _re(r"\bwants?\b|\bneeds?\b|\bask(?:ing|ed)?\s+for\b|\bdemand|\bposition|\bstand\b|\bexpect|\beach\s+side"
@@ -80,9 +80,16 @@ _COLLOQUIAL = re.compile("|".join(sorted(_COLLOQUIAL_AS, key=len, reverse=True))
 
 
 _AGREE_WORD = re.compile(r"同意|\bagree(?:d|ment)?\b|决定|定了|定的|\bdecided?\b|\b(?:said|say|got\s+a|voted)\s+yes\b"
-                         r"|赞成|点了?头|举了?手", re.IGNORECASE)
+                         r"|赞成|点了?头|举了?手|都认|全认|认了|不认", re.IGNORECASE)
 #: Words that name a promise in a question ("what did Tom promise", "答应", "owes").
 PROMISE_WORD = re.compile(r"答应|承诺|保证|\bpromis|\bowes?\b|欠|\bcommit", re.IGNORECASE)
+
+
+#: Asking when something is due ("哪天交", "几点", "when is … due"); and a question about "us" (an agreement's time).
+_WHEN_DUE = re.compile(r"什么时候|几点|\bwhen\b|\bdue\b|\bdeadline\b", re.IGNORECASE)
+_WE = re.compile(r"\b(?:we|us)\b|我们|咱们|大家", re.IGNORECASE)
+#: Words that ask whether people agreed, not what was settled ("大家都同意了没", "did everyone agree").
+_AGREE_STRONG = re.compile(r"同意|赞成|点了?头|举了?手|认|\bagree|\bvoted|\bsaid\s+yes", re.IGNORECASE)
 
 
 def _intent(body: str) -> Ask | None:
@@ -94,7 +101,10 @@ def _intent(body: str) -> Ask | None:
     first = min(found, key=lambda f: f[1])
     if first[2] not in _RECORD_INTENTS:
         return first[2]
-    if any(f[2] is Ask.AGREED for f in found) and _AGREE_WORD.search(body) and not PROMISE_WORD.search(body):
+    asks = {f[2] for f in found}
+    if {Ask.AGREED, Ask.PROMISES} <= asks and _WHEN_DUE.search(body) and not _WE.search(body) and not _AGREE_STRONG.search(body):
+        return Ask.PROMISES  # "小秋那版混音，现在说好哪天交？": when a deed is due, whatever was "说好"/"定的"
+    if Ask.AGREED in asks and _AGREE_WORD.search(body) and not PROMISE_WORD.search(body):
         return Ask.AGREED  # "豆豆到底改成哪天飞 大家都同意了没": asked whether it was agreed, whatever "when" came first
     return min((f for f in found if f[2] in _RECORD_INTENTS), key=lambda f: (f[0], f[1]))[2]
 
@@ -119,7 +129,7 @@ _LEAD = (r"^(?:(?:so|ok|okay|hey|hi|um+|uh+|and|but|also|btw|quick\s+(?:q(?:uest
 #: A question put after its topic: "that georgian page dilani's doing, when's it landing now".
 _TOPIC_FIRST = r"|[,，—–:]\s*(?:so\s+)?(?:when|what|who|where|which|how)(?:'s|’s|\s+(?:is|was|are|will|did|does|do|has)\b)"
 #: A Chinese question word or particle, anywhere ("拖到哪天了", "桐桐欠我啥来着", "500到底转没转").
-_ZH_ASKS = r"什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时|个)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)|(\w)[没不]\1"
+_ZH_ASKS = r"什么|啥|哪(?:天|个|些|里|儿)|几(?:点|号|月|天|时|个)|多少|怎么|咋|谁|吗|来着|有没有|是不是|列(?:一下|出来)|(\w)[没不]\1|了没有?\s*$"
 #: A question to the record, as people type it (often with no question mark): a mark anywhere, a
 #: question word first (after fillers), "remind me"/"anything I …", or a Chinese question word or
 #: particle anywhere ("拖到哪天了", "桐桐欠我啥来着", "500到底转没转").
@@ -147,15 +157,17 @@ _TO_ASKER = re.compile(r"\b(?:promised?|owes?|told|give|send)\s+(?:me|us)\b|\bto
                        r"|(?:答应|承诺|保证|欠|给|退|还|转|寄|发)我们?(?![说讲])",
                        re.IGNORECASE)
 # A promise verb just before a name: "promise Kaimana", "owe Tom", "答应阿宁".
-_TO_NAMED = re.compile(r"\b(?:promised?|owes?|owed|told|give|gave|send|sent)\s+@?$|(?:答应|承诺|保证|欠|给)(?:了|过)?@?$", re.IGNORECASE)
-_SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
+_TO_NAMED = re.compile(r"\b(?:promised?|owes?|owed|told|give|gave|send|sent)\s+(?:to\s+)?@?$|(?:答应|承诺|保证|欠|给)(?:了|过)?@?$", re.IGNORECASE)
+#: A question asking who made a promise: "who has promised Pema something", "有谁答应过老舒什么", "谁欠阿瑶钱".
+_WHO_OWES = re.compile(r"\b(?:who|anyone|anybody|someone|somebody)\b|谁", re.IGNORECASE)
+_SELF = re.compile(r"\b(?:did|have|has|will|do)\s+i\b|\bi\s+(?:still\s+)?(?:promised|agreed|said|owe)\b|\bmy\s+(?:promises?|commitments?)\b"
                    r"|\b(?:am\s+i|i'?m|i\s+am)\s+on\s+the\s+hook\b|\bon\s+my\s+plate\b|\bmy\s+to-?do\b|我自己"
                    # "我自己答应过什么", "我之前到底是怎么说的", "我当时说的"
-                   r"|我(?:自己|本人)?(?:之前|以前|当时|刚才|上次)?(?:到底)?(?:是)?(?:怎么)?(?:答应|承诺|保证|说|欠|要做)"
-                   r"|我(?:手上|身上|这儿|这边)还", re.IGNORECASE)
+                   r"|我(?:自己|本人)?(?:在[^，,。？?]{1,6}?)?(?:之前|以前|当时|刚才|上次)?(?:到底)?(?:是)?(?:怎么)?(?:答应|承诺|保证|说|欠|要做)"
+                   r"|我(?:手上|身上|这儿|这边)还|我(?:自己|本人)?还?欠着?", re.IGNORECASE)
 # "what did I promise …": the asker as the owner, even where "me" follows
 _SELF_AS_OWNER = re.compile(r"\b(?:did|have|will)\s+i\b|\b(?:am\s+i|i'?m|i\s+am)\s+on\s+the\s+hook\b"
-                            r"|我(?:自己|本人)?(?:之前|以前|当时)?(?:答应|承诺|保证)", re.IGNORECASE)
+                            r"|我(?:自己|本人)?(?:在[^，,。？?]{1,6}?)?(?:之前|以前|当时)?(?:答应|承诺|保证)", re.IGNORECASE)
 EN_WORD = re.compile(r"[a-z][a-z-]+|\d+")
 _CONTRACTION = re.compile(r"['’](?:s|re|ll|ve|d|m|t)\b")
 CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
@@ -171,7 +183,8 @@ _GENERIC_EN_WORDS = (
     "whats whos whens hows wheres dont didnt doesnt hasnt havent isnt arent wasnt something somebody anyone "
     "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot "
     "people folks guys gonna wanna gotta two three few couple quick one hook hang hangs hanging riding ride rides rid "
-    "depend depends depending hinge hinges plate thread todo to-do"
+    "depend depends depending hinge hinges plate thread todo to-do moment point points clock time happen happened "
+    "wait waiting all right now"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -182,6 +195,8 @@ _GENERIC_ZH = re.compile(
     r"来着|哪天|几点|几号|啥|最后|到底|那事儿?|事儿|列一下|有人|现在是|有什么|什么|哪几?件|哪几?样|"
     # pointers and the question's own verbs ("鱼丸那三条", "二刷那件事", "拖到哪天才挂", "截止是哪天")
     r"[那这哪](?:个|件|条|些|几条|[一二两三四五六七八九十]条)|[一二两三四五六七八九十]条|件事|截止|到期|拖到|挂着|落地|赞成|反对|不认|兑现|欠着|还清|还完|结清|才|"
+    # the asker's clock and the thread itself ("换成我耶路撒冷这边的时间", "这个群里", "改完以后")
+    r"换成|这边|那边|时间|群里|这里|以后|之后|了结|作数|算数|全认|都认|认了|哪一?条|里头|还得|得看|要看|看别人|别人|取决于?|"
     r"[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠做办定该]"
 )
 
@@ -259,7 +274,8 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
         # "what did I promise Kaimana?", "阿杰答应阿宁什么了？": the one named after the promise is whom it was made to
         to = next((h.users[0] for h in hits if not h.ambiguous and (at := body.find(h.said)) > 0
                    and _TO_NAMED.search(body[:at])), None)
-        if to is not None and len(people) > 1:
+        # (also with no owner named: "who has promised Pema something?", "有谁答应过老舒什么？")
+        if to is not None and (len(people) > 1 or _WHO_OWES.search(body)):
             recipient, people = to, tuple(p for p in people if p != to)
     entity = _entity(body) if ask in (Ask.SIMILAR, Ask.ABOUT) else ""
     if recipient is not None and recipient in people and not _SELF_AS_OWNER.search(body):

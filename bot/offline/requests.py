@@ -14,7 +14,7 @@ from bot.extraction.candidates import Utterance
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.text.clock import aware
-from bot.text.duetime import beside_times, find_due_span, only_time, resolve_due
+from bot.text.duetime import beside_times, find_due_span, find_shift, only_time, resolve_due
 from bot.text.lang import cjk_count
 from bot.text.zones import speaker_zone
 
@@ -109,8 +109,20 @@ def _addressee(text: str, names: dict[str, str]) -> tuple[str | None, str]:
     return None, stripped
 
 
+def _moves_only(rest: str) -> bool:
+    """Is an asked "deed" only a move of a time by a span ("提前一天", "push it back a week")? A yes to it moves
+    a promise (``bot.offline.reschedule``); it takes none on."""
+    shift = find_shift(rest)
+    return shift is not None and not rest[: shift.start].strip() and not re.sub(r"[\W_吧吗呢啊行好]+", "", rest[shift.end :])
+
+
 def _action(request: str) -> str | None:
     """The action a request asks for, in the requester's words, or None when it asks for none."""
+    action = _deed(request)
+    return None if action is not None and _moves_only(action) else action
+
+
+def _deed(request: str) -> str | None:
     if m := _ASK_EN.match(request):
         rest = _EN_TAIL.sub("", request[m.end():])
         return rest if len(rest.split()) >= 2 and not _NOT_A_DEED.match(rest) and not _SPLIT.search(rest) else None

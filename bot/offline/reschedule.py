@@ -16,7 +16,7 @@ from bot.offline.clauses import clean
 from bot.offline.proposals import is_answer
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import asks_deed, own_time
-from bot.text.duetime import beside_times, find_due_span, only_time, turned_down
+from bot.text.duetime import beside_times, find_due_span, find_shift, only_time, turned_down
 from bot.text.zones import named_zone
 from memory.normalize import normalize
 
@@ -44,7 +44,7 @@ _ZH_HANDS_OVER = re.compile(r"^(?:寄|发|转|送|交|给|传)(?:到|给)?(?:你
 #: A sentence's topic before its change: "uploads: make that tuesday", "booking page — ok make it Friday".
 _TOPIC = re.compile(r"^(?P<topic>[^:：—–]{2,30}?)\s*(?:[:：]|\s[—–]\s?)\s*")
 #: Words before a change that say nothing of it: "honestly", "ugh", a name the line is said to.
-_LEAD = re.compile(r"^(?:(?:honestly|ugh|ok(?:ay)?|so|well|right|hey|update|also|and|但是?|那|那么|抱歉|不好意思|sorry)[\s,，:：;-]*)+", _I)
+_LEAD = re.compile(r"^(?:(?:honestly|ugh|ok(?:ay)?|so|well|right|hey|update|also|and|但是?|那|那么|抱歉|不好意思|sorry)(?![A-Za-z])[\s,，:：;-]*)+", _I)
 #: Words after a new time that turn the old one down: "tuesday not sunday", "Friday noon instead of thursday".
 _NOT_THAT = re.compile(r"\s*(?:,\s*)?\b(?:not|instead\s+of|rather\s+than)\s+[^,;.!?]+$|[，,]?\s*(?:不是|而不是)[^，,。]+$", _I)
 #: A change said as "我改一下" / "let me change it", its new time after it.
@@ -106,11 +106,50 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
         assert span is not None
         return after[span[0] : span[1]], clean(topic)
     else:
-        return None
+        return _shifts(text, topic)
     rest = _NOT_THAT.sub("", rest)
     span = find_due_span(rest)
     return (rest[span[0] : span[1]], clean(what or topic)) if span is not None and (
         only_time(rest) or _ZH_HANDS_OVER.match(beside_times(rest) or "")) else None
+
+
+#: Who may say a move by a span before its verb: "can we", "I need to", "let's", "sorry, I have to" (not "they").
+_SHIFT_LEAD_EN = re.compile(r"(?:(?:actually|sorry|ok(?:ay)?|so|hmm|but|and|also|honestly)\W+)*(?:(?:can|could|may)\s+(?:we|i|you)|let'?s"
+                            r"|please|pls|i(?:'ll|\s+will|'m\s+going\s+to|\s+am\s+going\s+to|\s+must|\s+should|'d\s+like\s+to"
+                            r"|'?m\s+gonna|\s+(?:have|need)\s+to|'ll\s+(?:have|need)\s+to)|(?:we|i)\s+(?:have|need)\s+to)?\W*", _I)
+#: Who may say it in Chinese, after what it names: "分轨能不能往后挪两天", "锣鼓经我得推迟一周", "那就晚两天".
+_SHIFT_LEAD_ZH = re.compile(r"(?P<what>[^，,。！!？?；;]{0,12}?)(?:那个|的话)?[，,]?\s*(?:那|那就|就)?(?:我|我们|咱们)?"
+                            r"(?:得|要|只能|可能要|想|能不能|可不可以|能否|可以|再)?\s*")
+#: Words before a span that make it someone else's or a condition: "要是片方同意延期一周", "他们说推迟一周".
+_NOT_OWN_SHIFT_ZH = re.compile(r"要是|如果|假如|只要|除非|万一|同意|答应|说|让|他|她|它|对方|人家|一律|每次|每回|都|必须|应该|以后|今后|[、A-Za-z]")
+#: What a bare span may stand beside and still move a deadline: "two more days?", "ok, a week later then".
+_SHIFT_BESIDE = re.compile(r"\b(?:(?:can|could|may)\s+(?:i|we)\s+(?:have|get)|give\s+(?:me|us)|i\s+need|then|pls|please|ok(?:ay)?"
+                           r"|sorry|just|instead|if\s+(?:that'?s|it'?s)\s+ok|would\s+that\s+(?:work|be\s+ok))\b|[\s,.!?~—–-]"
+                           r"|能不能|可不可以|可以吗|行吗|好吗|行不行|[吧吗呢行]|可以|我", _I)
+
+
+def _shifts(text: str, topic: str) -> tuple[str, str] | None:
+    """(the span, what it names) when ``text`` moves a deadline by a span in its speaker's words ("can we push it
+    back a week?", "sorry, I need two more days", "分轨能不能往后挪两天？"), else None."""
+    shift = find_shift(text)
+    if shift is None:
+        return None
+    before = text[: shift.start]
+    if not shift.verbal:
+        if _SHIFT_BESIDE.sub("", before + text[shift.end :]):
+            return None  # "we met two days later": no move
+        what = ""
+    elif re.search(r"[\u4e00-\u9fff]", text[shift.start : shift.end]):
+        # (said to someone first: "阿青，分轨能不能往后挪两天")
+        if (lead := _SHIFT_LEAD_ZH.fullmatch(before) or _SHIFT_LEAD_ZH.fullmatch(re.sub(r"^[^，,]{1,4}[，,]\s*", "", before))) is None \
+                or _NOT_OWN_SHIFT_ZH.search(lead.group("what")):
+            return None  # ("要是片方同意延期一周，…": a condition on someone else's move)
+        what = lead.group("what")
+    elif _SHIFT_LEAD_EN.fullmatch(re.sub(r"^@?[A-Z][\w.'-]*\s*[,，:]\s*", "", before)):  # "Ana, sorry, can we …"
+        what = shift.what
+    else:
+        return None  # "they pushed the festival back a week": not the speaker's move
+    return text[shift.start : shift.end], clean(what or topic)
 
 
 #: A reply taking a time someone just offered: "wednesday it is", "……好吧，24号", "ok, Friday then".
@@ -255,7 +294,7 @@ def _says_yes(text: str) -> bool:
 def _move_asked(text: str) -> tuple[str, str] | None:
     """(the time, "") a line asks for in words that replace another time ("… Wednesday instead?",
     "分摊表能不能提前到周六？"), whatever deed it names; None when it has no such words."""
-    if _INSTEAD.search(text) is None:
+    if _INSTEAD.search(text) is None and find_shift(text) is None:
         return None
     if (found := _asked(text) or _time_asked(text)) is not None:
         return found
@@ -334,7 +373,8 @@ def new_time(text: str) -> str:
     after = text[cue.end():] if cue is not None else text
     span = find_due_span(after) or find_due_span(text)
     if span is None:
-        return ""
+        shift = find_shift(text)  # "ok, push it back two days then"
+        return text[shift.start : shift.end] if shift is not None and shift.verbal else ""
     said = after if find_due_span(after) is not None else text
     return said[span[0] : span[1]]
 

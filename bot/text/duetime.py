@@ -17,7 +17,8 @@ from itertools import pairwise
 from bot.text.zones import named_zone, without_clock_words, without_zh_clock_asides, zone_of
 from memory.numerals import chinese_number
 
-__all__ = ["CANNOT_DO_ZH", "beside_times", "find_due_span", "find_due_spans", "only_time", "parse_number", "resolve_due", "turned_down"]
+__all__ = ["CANNOT_DO_ZH", "Shift", "beside_times", "find_due_span", "find_due_spans", "find_shift", "names_a_day", "only_time", "parse_number", "resolve_due",
+           "shifted", "turned_down"]
 
 _ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
 _EN_NUMBERS = {
@@ -37,6 +38,8 @@ _MONTHS = {
     "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12, "dec": 12,
 }  # fmt: skip
 _MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+#: The year a date may end with: "7 Nov 2049", "March 3rd, 2031" (not "Nov 7, 18:00").
+_YEAR = r"(?:,?\s+(?P<y>(?:19|20)\d\d)\b(?![:.]\d))?"
 _WEEKDAYS_EN = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 #: Weekdays as people type them: "Thu 9pm", "by wed", "Fri." ("sat"/"sun" only capitalised: "I sat down").
 _WEEKDAY_ABBR = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "weds": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4,
@@ -114,11 +117,11 @@ _DAYS = [
     re.compile(rf"(?:(?P<y>\d{{4}})年)?(?P<m>{NUM_ZH})月(?P<d>{NUM_ZH})[日号]"),
     re.compile(rf"(?P<mrel>下个?|这个?|本)月(?P<d>{NUM_ZH})[日号]"),
     re.compile(rf"(?<![月\d])(?P<d>{NUM_ZH})号(?![楼线房床])"),
-    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?", _I),
+    re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon>{_MONTH_RE})\b\.?{_YEAR}", _I),
     re.compile(rf"\bthe\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:{_MONTH_RE})\b)(?!\s+{_COUNTED})", _I),
     # a bare ordinal as a whole answer's date: "yes, 17th even", "by 20th?" (not "my 3rd try")
     re.compile(r"(?<!the\s)\b(?P<d>\d{1,2})(?:st|nd|rd|th)\b(?=\s*(?:$|[,.;!?)]|(?:even|then|instead|latest|at|by|is|works|ok|okay|pls|please)\b))", _I),
-    re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b", _I),
+    re.compile(rf"\b(?P<mon>{_MONTH_RE})\.?\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b{_YEAR}", _I),
     re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
     # holidays on a fixed date: "万圣节之前", "before Christmas"
     # (as a deadline only: "put it on your christmas list" names no day)
@@ -154,7 +157,8 @@ _TIMES = [
     re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
     re.compile(r"\b(?:at|by|before|until|till|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times)"
-               r"|\s+(?:o'?clock\s+)?(?:in\s+the|at)\s+(?:morning|afternoon|evening|night)\b)", _I),
+               r"|\s+(?:o'?clock\s+)?(?:in\s+the|at)\s+(?:morning|afternoon|evening|night)\b"
+               rf"|(?:st|nd|rd|th)\b|\s+(?:of\s+)?(?:{_MONTH_RE})\b)", _I),  # not "by 20 Oct", "by 5th"
     re.compile(r"(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)"),
     # not "last night", "every evening", "Noa's next night" (a night of someone's, not a deadline)
     re.compile(r"\b(?<!\blast\s)(?<!\bnext\s)(?<!\bevery\s)(?<!\bone\s)(?<!\ba\s)(?:this\s+)?"
@@ -162,7 +166,7 @@ _TIMES = [
                r"|runs?|routine|mode|sky|news|light|out|market)\b)", _I),
 ]
 # A day and a time combine when only these words stand between them.
-_JOIN = re.compile(r"[\s,，]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
+_JOIN = re.compile(r"[\s,，)）]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
 # Words around a due expression that belong to it: "在周五前", "by Friday", "两小时之内为止".
 _PREFIX = re.compile(
     r"(?:最晚|最迟|不晚于|在|于|到|\bby|\bbefore|\buntil|\btill|\bno\s+later\s+than|\bon|\bat"
@@ -254,7 +258,7 @@ def _valid(family: str, m: re.Match[str], text: str) -> bool:
 
 #: What one cannot do, in Chinese: "交不了", "做不完", "搞不定", "来不及", "没办法" (a time turned down here; a
 #: promise made impossible in ``bot.offline.actions``).
-CANNOT_DO_ZH = r"[\u4e00-\u9fff](?:不了|不完|不齐|不到|不动|不成|不出来)|搞不定|来不及|赶不上|做不到|没法弄|没办法"
+CANNOT_DO_ZH = r"[\u4e00-\u9fff](?:不了|不完|不齐|不到|不动|不成|不出来|不过来)|搞不定|来不及|赶不上|做不到|没法弄|没办法"
 #: Words that turn a time down: "not wednesday", "can't do thursday", "instead of Friday", "周四不行",
 #: "周五搞不定", "wednesday is tight", "isn't happening tonight", "saturday I'm at a wedding", "周日交不了了".
 _REFUSED_BEFORE = re.compile(r"(?:\bnot|n't(?:\s+(?:do|make|happening|happen|work(?:ing)?))?|\bnever|\binstead\s+of"
@@ -309,6 +313,13 @@ _BESIDE_TIME = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|maybe|sorry|h
                           r"|(?:'s|’s)\s+(?:boat|ferry|post|mail|flight|train|bus|van|truck|courier|delivery|shipment|run"
                           r"|pickup|collection)\b"
                           r"|抱歉|不好意思|我这边的?时间|那就|改[到成]?|[吧呢啊吗好了]|[\s,，.。!！?？~—–-]", re.IGNORECASE)
+
+
+def names_a_day(text: str) -> bool:
+    """Does the first due-time phrase of ``text`` name a day ("by Wednesday the 25th, before 9pm"), not only an
+    hour ("by 14:00 my time") or a span?"""
+    found = _pick(text)
+    return found is not None and any(h.family == "day" for h in found)
 
 
 def beside_times(text: str) -> str | None:
@@ -407,6 +418,30 @@ def _pick(text: str) -> tuple[_Hit, ...] | None:
     first = hits[0]
     if first.family == "dur":
         return (first,)
+    if _weekday_only(first) and (date := next((h for h in hits[1:] if h.family == "day"), None)) is not None \
+            and _dated(date) and _WEEKDAY_DATE.fullmatch(text[first.end : date.start]):
+        # "Sat 7 Nov, 18:00", "周六（11月7日）": the date decides, the weekday only confirms it
+        return (first, *_joined(date, [h for h in hits if h.start >= date.start], text))
+    return _joined(first, hits, text)
+
+
+#: Between a weekday and the date it names: "Sat 7 Nov", "Saturday, November 7", "周六（11月7日）".
+_WEEKDAY_DATE = re.compile(r"[\s,，.]*(?:the\s+)?[（(]?\s*", _I)
+
+
+def _weekday_only(hit: _Hit) -> bool:
+    return hit.family == "day" and bool(hit.m.groupdict().get("wdn") or hit.m.groupdict().get("wd")) \
+        and not hit.m.groupdict().get("d")
+
+
+def _dated(hit: _Hit) -> bool:
+    """Is ``hit`` a calendar date with its month ("7 Nov", "11月7日", "2049-11-07")?"""
+    g = hit.m.groupdict()
+    return bool(g.get("d") and (g.get("mon") or g.get("m")))
+
+
+def _joined(first: _Hit, hits: Sequence[_Hit], text: str) -> tuple[_Hit, ...]:
+    """``first`` and the hits that complete it: a day and its hour, a part of day and its clock."""
     if (first.family == "day" and _END_OF_DAY.fullmatch(first.m.group()) and len(hits) > 1
             and hits[1].family == "day" and hits[1].start - first.end <= _JOIN_MAX
             and _JOIN.fullmatch(text[first.end : hits[1].start])):
@@ -702,3 +737,68 @@ def _adjust_hour(hour: int, ampm: str, part: str | None) -> int:
     if part is not None:
         return hour
     return _HOUR_RULES["bare"](hour)
+
+
+# --- a deadline moved by a span -------------------------------------------------------------------
+
+_UNIT_EN = r"(?P<unit>days?|weeks?|hours?)\b"
+_UNIT_ZH = r"个?(?P<unit>天|日|周|星期|礼拜|小时|钟头)"
+#: "push it back a week", "slide the payout by two days", "two days later", "another 48 hours", "bring it forward a
+#: day", "往后挪两天", "推迟一周", "再给我两天", "提前一天", "早一天": the span a deadline moves by (earlier ones marked).
+_SHIFTS = [
+    re.compile(rf"\b(?:push|move|shift|bump|slide|slip|delay|put\s+off|postpone|extend|nudge)(?:s|es|ed|d|ing)?"
+               rf"(?P<what>\s+[^,.;!?]{{1,40}}?)??\s+(?:back\s+|out\s+|off\s+)?(?:by\s+)?(?P<n>{NUM_EN})\s+{_UNIT_EN}"
+               r"(?!\s+(?:earlier|sooner|ago|before))", _I),
+    re.compile(rf"\b(?P<earlier>bring|pull|move)(?:s|ed|ing)?(?P<what>\s+[^,.;!?]{{1,40}}?)??\s+(?:forward|up)\s+(?:by\s+)?"
+               rf"(?P<n>{NUM_EN})\s+{_UNIT_EN}", _I),
+    re.compile(rf"\b(?P<n>{NUM_EN})\s+{_UNIT_EN}\s+(?:(?P<later>later)|(?P<earlier>earlier|sooner))\b", _I),
+    re.compile(rf"\b(?:another\s+(?:(?P<n>{NUM_EN})\s+)?|(?P<n2>{NUM_EN})\s+(?:more|extra)\s+){_UNIT_EN}", _I),
+    re.compile(rf"(?:往后|向后)?(?:推迟|延迟|延期|顺延|推后|延后|拖后|宽限|推|挪|延|拖|缓|晚)了?\s*(?P<n>{NUM_ZH})\s*{_UNIT_ZH}"
+               r"|(?:再|多)给(?:我|你|他|她)?\s*(?P<n2>[0-9０-９零〇一二两三四五六七八九十百]+)\s*个?(?P<unit2>天|日|周|星期|礼拜|小时|钟头)"),
+    re.compile(rf"(?P<earlier>提前|提早|往前(?:挪|提|推)?|早)了?\s*(?P<n>{NUM_ZH})\s*{_UNIT_ZH}"),
+]
+
+_BARE_SHIFTS = (_SHIFTS[2], _SHIFTS[3])
+
+
+@dataclass(frozen=True, slots=True)
+class Shift:
+    """A deadline moved by a span: where the words are, how far (negative: earlier), and what it names ("" if
+    nothing: "push the walk-through back a week" names "the walk-through")."""
+
+    start: int
+    end: int
+    by: timedelta
+    what: str = ""
+    #: Said with a verb of moving ("push it back a week", "往后挪两天"), not bare ("two days later"): a bare span
+    #: moves a deadline only when it is all a line says.
+    verbal: bool = True
+
+
+def find_shift(text: str) -> Shift | None:
+    """The first span ``text`` moves a deadline by ("can we push it back a week?", "分轨往后挪两天"), or None."""
+    found = [(m.start(), i, m) for i, pattern in enumerate(_SHIFTS) for m in pattern.finditer(text)]
+    for _, _, m in sorted(found, key=lambda x: (x[0], x[1])):
+        g = m.groupdict()
+        raw = g.get("n") or g.get("n2")
+        n = parse_number(raw) if raw else 1  # "another week"
+        unit = (g.get("unit") or g.get("unit2") or "").lower()
+        if not n:
+            continue
+        if unit.startswith(("小时", "钟头", "h")):
+            by = timedelta(hours=n)
+        else:
+            by = timedelta(days=n * (7 if unit in ("周", "星期", "礼拜") or unit.startswith("w") else 1))
+        what = (g.get("what") or "").strip()
+        return Shift(m.start(), m.end(), -by if g.get("earlier") else by,
+                     "" if re.fullmatch(r"(?:it|that|this|them|mine)", what, _I) else what, verbal=m.re not in _BARE_SHIFTS)
+    return None
+
+
+def shifted(due: datetime, by: timedelta, zone: str | tzinfo) -> datetime:
+    """``due`` moved by ``by``: days and weeks on the wall clock of ``zone`` (the same hour across a clock
+    change), hours as elapsed time."""
+    if by % timedelta(days=1):
+        return due + by
+    local = due.astimezone(zone_of(zone))
+    return _local(local.date() + by, (local.hour, local.minute), local.tzinfo or UTC)

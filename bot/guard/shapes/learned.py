@@ -27,6 +27,20 @@ THRESHOLD = 0.95
 _TO_RECORD = re.compile(r"heyan|和言|\b(?:remember|record|note|log)\b|记住|记一下|记录|备注", re.IGNORECASE)
 
 
+#: A line that asks the members for their yes or no ("Yes or no from each of you, please.", "每个人说认还是不认"): a plan
+#: put to a vote, which no one has agreed to yet — the opposite of an attack's claim that someone has.
+_ASKS_VOTES = re.compile(r"\byes\s+or\s+no\b|\b(?:yes|no|a\s+yes)\s+from\s+(?:each|every|all)\b|\b(?:everyone|everybody|each\s+of\s+you)"
+                         r"\s+(?:says?|votes?|tells?)\b|\bwho'?s\s+in\b|\bdo\s+we\s+(?:all\s+)?agree\b|\bcan\s+we\s+(?:all\s+)?agree\b"
+                         r"|\bagreed\s*\?|\bany\s+objections?\b|\bthumbs\s+up\s+or\s+down\b|\bwhere\s+(?:you|each\s+of\s+you|everyone)\s+stands?\b"
+                         r"|\bcan\s+we\s+(?:write\s+down|put\s+down|set\s+(?:down|out)|settle\s+on|agree\s+on)\b"
+                         r"|认还是不认|认不认|同意还是不同意|同不同意|同意不同意|行不行|表个?态|举个?手|投个票|有没有意见|有意见吗", re.IGNORECASE)
+
+
+def asks_votes(text: str) -> bool:
+    """Does ``text`` ask the members to say yes or no (a proposal put to a vote)?"""
+    return _ASKS_VOTES.search(text) is not None
+
+
 def states(view: str) -> bool:
     """Does a folded line say what attacks plant: a ruling, an assent or a decision about people, or
     words to Heyan or about recording?"""
@@ -71,7 +85,7 @@ def resembles(text: str, *, view: str, speaker: str, names: Sequence[str]) -> fl
     """The model's probability that ``text`` is an attack on memory when it reaches ``THRESHOLD`` and
     its folded ``view`` (``bot.guard.poisoning``) says what attacks plant, else None (also when the model
     or the embedder is unavailable)."""
-    if not states(view):
+    if not states(view) or asks_votes(text):
         return None
     p = _SCORER(text, speaker, names)
     return p if p is not None and p >= THRESHOLD else None

@@ -1,0 +1,107 @@
+"""A deadline moved by a span rather than to a date ("can we push it back a week?", "能不能提前一天？", "two more
+days?"): the span is read (``bot.text.duetime.find_shift``), the move found in the thread
+(``bot.offline.reschedule``) and the promise's due time moved by it, on the owner's clock
+(``bot.extraction.completions.move``). Also a weekday written beside its date ("Sat 7 Nov"): the date decides."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from bot.extraction.candidates import Utterance
+from bot.models import Message
+from bot.offline.provider import OfflineProvider
+from bot.offline.reschedule import reschedules
+from bot.text.duetime import find_due_span, find_shift, resolve_due, shifted
+from memory.models import Kind, Scope
+from tests.jobs_helpers import Start, settings
+
+pytestmark = [pytest.mark.dated]  # fixed dates: `make any-day` runs them years ahead too
+
+ROME = ZoneInfo("Europe/Rome")
+WED = datetime(2049, 10, 20, 9, tzinfo=UTC)  # a Wednesday
+
+
+@pytest.mark.parametrize(("said", "days"), [
+    ("can we push it back a week?", 7), ("I need to push the arches back by two days", 2), ("two more days?", 2),
+    ("give me another 48 hours", 2), ("bring the payout forward a day", -1), ("分轨能不能往后挪两天？", 2),
+    ("推迟一周吧", 7), ("再给我两天", 2), ("能不能提前一天？", -1), ("晚两天交", 2),
+])
+def test_a_span_a_deadline_moves_by(said: str, days: int) -> None:
+    shift = find_shift(said)
+    assert shift is not None and shift.by == timedelta(days=days)
+
+
+def test_a_span_moves_on_the_wall_clock_across_a_clock_change() -> None:
+    due = datetime(2049, 10, 29, 18, 0, tzinfo=ROME)  # Friday before the clocks go back
+    assert shifted(due, timedelta(days=7), ROME) == datetime(2049, 11, 5, 18, 0, tzinfo=ROME)
+    assert shifted(due, timedelta(hours=48), ROME) - due == timedelta(hours=48)
+
+
+@pytest.mark.parametrize(("said", "moves"), [
+    ("Ana, sorry, can we push it back a week? The scanner is broken.", "push it back a week"),
+    ("锣鼓经我得推迟一周，琴坏了。", "推迟一周"),
+    ("ugh, scanner died. two more days?", "two more days"),
+    ("they pushed the festival back a week", None),
+    ("we met two days later", None),
+    ("要是片方同意延期一周，我下周一前把注释补上", None),
+])
+def test_only_the_speakers_own_move_by_a_span_is_one(said: str, moves: str | None) -> None:
+    found = reschedules([Utterance("m2", "u-a", "Ana", said, WED)], [Utterance("m1", "u-b", "Bo", "hi", WED)])
+    assert [m.when for m in found] == ([moves] if moves else [])
+
+
+@pytest.mark.parametrize(("text", "day", "hour"), [
+    ("Sat 7 Nov", "2049-11-07", "23:59"), ("by Sat, 7 Nov, 18:00", "2049-11-07", "18:00"),
+    ("on Saturday, November 7", "2049-11-07", "23:59"), ("周六（11月7日）晚上8点前", "2049-11-07", "20:00"),
+    ("by 20 Oct 2049", "2049-10-20", "23:59"), ("7 Nov 2049 at 6pm", "2049-11-07", "18:00"),
+])
+def test_a_weekday_beside_its_date_and_a_date_with_its_year(text: str, day: str, hour: str) -> None:
+    due = resolve_due(text, WED, ROME)
+    assert due is not None and (due.date().isoformat(), due.strftime("%H:%M")) == (day, hour)
+
+
+def test_a_number_after_by_is_a_clock_only_when_nothing_says_otherwise() -> None:
+    assert find_due_span("split it by 5 people") is None
+    due = resolve_due("by 20 Oct", WED, ROME)
+    assert due is not None and due.day == 20 and due.hour == 23
+
+
+T = "slack:T1"
+SESSION = Scope(tenant=T, session="C1:1.1")
+
+
+@pytest.fixture(autouse=True)
+def _on_wednesday(clock_at: Callable[[datetime], None]) -> None:
+    clock_at(WED)
+
+
+def _said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
+    return Message(id=mid, scope=SESSION.narrow(user=user), author_name=name, text=text, ts=WED + timedelta(minutes=minutes),
+                   speaker_zone="Europe/Rome")
+
+
+@pytest.mark.parametrize(("lines", "due"), [
+    # asked by the owner, agreed by the one owed: a week later, same hour
+    ([("u-ana", "Ana", "Bo, can you send me the scan of the score by Friday 6pm?"), ("u-bo", "Bo", "Sure, Friday 6pm."),
+      ("u-bo", "Bo", "Ana, sorry, can we push it back a week? The scanner is broken."), ("u-ana", "Ana", "ok fine")],
+     "2049-10-29 18:00"),
+    # asked by the one owed, taken by the owner: a day earlier
+    ([("u-mei", "阿梅", "老贺，周五前把分轨发我可以吗？"), ("u-he", "老贺", "行，周五晚上八点前。"),
+      ("u-mei", "阿梅", "老贺，能不能提前一天？我周四就要用。"), ("u-he", "老贺", "行")], "2049-10-21 20:00"),
+])
+async def test_a_promise_moves_by_the_span_agreed(lines: list[tuple[str, str, str]], due: str, tmp_path: Path,
+                                                  redis_url: str, start: Start) -> None:
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    for i, (user, name, text) in enumerate([*lines, ("u-x", "Xu", "brb")]):  # ten minutes apart, as a replay would
+        await rt.advance_clock(WED + timedelta(minutes=10 * i))
+        await rt.drain(60)
+        await rt.engine.observe(_said(f"m{i}", user, name, text, 10 * i))
+        await rt.drain(60)
+    [promise] = [f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.kind is Kind.COMMITMENT]
+    assert promise.subject == lines[1][0] and promise.due_at is not None
+    assert promise.due_at.astimezone(ROME).strftime("%Y-%m-%d %H:%M") == due, promise.value
