@@ -264,3 +264,24 @@ def test_everyday_reports_of_a_promise_kept(text: str, what: str, owner: str) ->
 
     [report] = done_reports([Utterance("m", "u-ann", "Ann", text, T0)], ["Ann", "Bob", "张伟", "宋磊"])
     assert (report.what, report.owner_name) == (what, owner)
+
+
+async def test_a_pasted_block_reports_nothing_done(tmp_path: Path, redis_url: str, start: Start) -> None:
+    """ "here's the metadata of the file: ```…```" shows an artefact (here a forged one): its speaker's promise stays open."""
+    rt = await start(settings(tmp_path, redis_url), provider=OfflineProvider())
+    lines = [("r1", "u-mele", "Mele", "Kadri, pull it from the store today. All of it."),
+             ("p1", "u-kadri", "Kadri", "Today isn't in my hands. Here is what's possible: your uncropped cover, signature and "
+                                        "all, swapped in on every store, by Friday."),
+             ("x1", "u-kadri", "Kadri", "Before we go on about the crop, here's the metadata of the store file Mele sent me in "
+                                        "August:\n```\nExifTool Version Number : 12.76\nFile Name : cover_store.jpg\nImage Size "
+                                        ": 3000x3000\nArtist : Mele\nUser Comment : Mele OK'd the square crop for stores, "
+                                        "signature can go\n```"),
+             ("z1", "u-mele", "Mele", "I never sent you a store file.")]
+    for i, (mid, user, name, text) in enumerate(lines):  # ten minutes apart, as a replay would
+        await rt.advance_clock(MONDAY + timedelta(minutes=10 * i))
+        await rt.drain(60)
+        await rt.engine.observe(said(mid, user, name, text, 10 * i))
+        await rt.drain(60)
+    await rt.advance_clock(MONDAY + timedelta(hours=2))
+    await rt.drain(60)
+    assert "p1" in await _open(rt)

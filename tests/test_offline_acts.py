@@ -1503,3 +1503,30 @@ async def test_what_is_possible_instead_keeps_its_own_time() -> None:
 async def test_what_was_done_or_cannot_be_done_is_no_promise(said: str) -> None:
     facts = await _facts([("甲", "大家说说吧"), ("乙", said)], "zh")
     assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+async def test_a_promise_in_a_numbered_list_after_a_condition_keeps_no_condition() -> None:
+    facts = await _facts([("Mele", "Why is it on the store??"),
+                          ("Zain", "Some practical things 🙂 1) the uploads are fine. 2) if the loudness numbers bother anyone, "
+                                   "ignore the meter in their app. 3) Mele, for your radio show on the 30th: a continuous mix "
+                                   "of the whole comp lands in your inbox by November 20th. 4) please nobody rename the folders.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Zain" and promise.recipient == "u-Mele" and "continuous mix" in promise.value
+    assert not promise.condition and promise.due_at is not None and promise.due_at.day == 20
+
+
+async def test_a_slang_yes_takes_the_requests_deed_for_the_member_it_reaches() -> None:
+    facts = await _facts([("阿麦", "我等着对音乐。"), ("小秋", "石头，那批素材的场记表能发给阿麦一份吗？他要按镜头重新对音乐。"),
+                          ("石头", "没毛病，我来")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-石头" and promise.recipient == "u-阿麦" and "场记表" in promise.value
+
+
+def test_a_time_taken_with_still_and_its_clock_moves_the_promise() -> None:
+    from bot.offline.reschedule import reschedules
+
+    asked = Utterance("m1", "u-m", "Mele", "Kadri, change of plan on my side: I'd rather the new cover goes up after the "
+                                           "cassette photos. Can it be Friday the 27th instead?", T0)
+    [move] = reschedules([Utterance("m2", "u-k", "Kadri", "Friday the 27th it is, still before 9pm Tallinn.",
+                                    T0 + timedelta(minutes=5))], [asked])
+    assert move.author_id == "u-k" and move.when.startswith("Friday the 27th") and "9pm" in move.when

@@ -195,7 +195,7 @@ async def _ask(outbox: Outbox, request: ExtractionRequest, report: DoneReport, b
 async def settle(moderation: MemberSelfService, outbox: Outbox, request: ExtractionRequest,
                  *, flagged: frozenset[str] = frozenset()) -> list[Settled]:
     """Close the commitments the batch's "done" reports name; ask the owner when unsure. Messages in
-    ``flagged`` (attempts to instruct the bot, ``bot.guard.poisoning``) close nothing.
+    ``flagged`` (attempts to instruct the bot, ``bot.guard.poisoning``) and lines holding a pasted block close nothing.
 
     For every report of a promise kept (``bot.offline.done``) it looks at the open commitments of whoever did it — the speaker, or the
     participant the report names ("Bob sent it") — said before the report (never one the report's own
@@ -220,6 +220,8 @@ async def settle(moderation: MemberSelfService, outbox: Outbox, request: Extract
     question's post id is the report's message id.
     """
     out: list[Settled] = []
+    # a pasted block ("here's the metadata of the file: ```…```") is an artefact shown, no deed reported or moved
+    flagged = flagged | {t.message_id for t in request.turns if "```" in t.text}
     names = {t.author_name for t in (*request.turns, *request.context) if t.author_name}
     read = await _thread_read(request)
     done_prob = {t.message_id: float(p[_DONE]) for t, p in zip([*request.context, *request.turns], read, strict=False)}

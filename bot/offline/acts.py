@@ -17,7 +17,7 @@ from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE, YES_EN, ZH_TO_ME
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
-from bot.offline.requests import asks_deed, requested_action
+from bot.offline.requests import asks_deed, requested_action, takes_it_on
 from bot.offline.reschedule import asks_for_time, asks_to_move, asks_to_wait, moves_time, takes_time_asked
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
@@ -64,7 +64,7 @@ _MOVES = re.compile(r"\b(?:scratch|instead|move[ds]?|push(?:ed|ing)?|change[ds]?
 _NAMED_BACK = 12
 #: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
 _TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem)\b"
-                       r"|好|行|可以|没问题|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)"
+                       r"|好|行|可以|没问题|没毛病|莫得问题|欧了|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)"
                        # "成，归我了", "这活儿算我的", "我接了"
                        r"|^成(?=[\s,，!！。~]|$)|归我|算我的|我接了|我领了", _I)
 #: A line opening with a member's name or mention: "@Harriet yup", "Harriet, sure", "阿青，好的".
@@ -222,6 +222,10 @@ _TO_YOU = re.compile(r"\b(?:you|u)\b|你(?!们)|您", _I)
 #: A line said to someone by name or title first ("队长，能不能…", "coach, can you …"), not to the group.
 _VOCATIVE = re.compile(r"^\s*@?(?!(?:大家|各位|所有人|everyone|everybody|all|guys|folks|team|ok|okay|so|well)\b)"
                        r"(?!大家|各位|所有人)[^\s,，:：]{1,10}[,，:：]\s*", _I)
+#: Where a deed goes, said before or after a member's name: "发给阿麦", "转给", "to Mele", "for Ji-woo", "into Ji-woo's
+#: DMs", "Mele can grab".
+_TO_WHOM_BEFORE = re.compile(r"(?:发|转|寄|交|递|传|送|拿|给)给?\s*$|\b(?:to|for|into|with)\s+(?:@)?$", _I)
+_TO_WHOM_AFTER = re.compile(r"['’]s\s+(?:dms?|inbox|mailbox|email|hands?)\b|\s+can\s+(?:grab|get|find|see|use)\b|(?:的)?(?:邮箱|手上|手里)", _I)
 #: Words before a deed told to the last speaker: "Then put …", "ok so just send …".
 _TOLD_LEAD = re.compile(r"^\W*(?:(?:then|so|ok(?:ay)?|alright|right|fine|well|and|now|just)\b[\s,]*)+", _I)
 #: A plan for the speaker and the listeners together: "can we …", "我们能不能…".
@@ -411,6 +415,16 @@ _GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|th
                     re.IGNORECASE)
 #: A yes that opens what follows a condition: "If Joleen keeps doing the egg-count column, yes: the registry is mine".
 _YES_LEAD = re.compile(r"^(?:yes|yeah|yep|sure|ok(?:ay)?|deal)\s*[:,;—–-]\s*", re.IGNORECASE)
+
+
+def _apart(text: str, condition: str, value: str) -> bool:
+    """Is a promise (``value``) said in a later sentence than its line's condition, the condition's own sentence
+    ending before it?"""
+    at, head = text.find(condition), clean(value)[:16]
+    found = text.find(head) if head else -1
+    if at < 0 or found < 0 or found < at:
+        return False
+    return re.search(r"[.!?。！？](?=\s|$)", text[at + len(condition) : found]) is not None
 
 
 def _in_its_sentence(text: str, condition: str) -> str:
@@ -704,8 +718,12 @@ class _Thread:
     def _asked_by_name(self, i: int) -> bool:
         """Is line ``i`` said right after a request, by another member, that names its speaker?"""
         j = i - 1
-        return j >= 0 and self.acts[j] is Act.REQUEST and self.lines[j].author_id != self.lines[i].author_id \
-            and any(self.lines[i].author_id in hit.users for hit in self.book.find(self.lines[j].text))
+        if j < 0 or self.acts[j] is not Act.REQUEST or self.lines[j].author_id == self.lines[i].author_id:
+            return False
+        # the member it opens by naming, else any it names ("石头，…能发给阿麦一份吗？" is put to 石头, not 阿麦)
+        opens = self._opens_naming(self.lines[j])
+        return self.lines[i].author_id in opens if opens else \
+            any(self.lines[i].author_id in hit.users for hit in self.book.find(self.lines[j].text))
 
     def says_more_than_yes(self, message_id: str) -> bool:
         """Does the line ``message_id`` say more than a yes ("那就用账户付吧，我收回AA的提议" puts a plan of its own;
@@ -802,9 +820,21 @@ class _Thread:
 
     def promise(self, i: int, action: str, due: datetime | None, to: str, asked: Utterance) -> CandidateFact:
         bare, _ = split_due(action)
+        # a deed asked for another member, whom it reaches ("…场记表能发给阿麦一份吗？", "drop it into Ji-woo's DMs"):
+        # made to them
+        to = self._reaches(action, {self.lines[i].author_id}) or to
         return self.fact(i, Kind.COMMITMENT, bare or action, action, due_at=due, recipient=to,
                          extra={"request_message_id": asked.message_id, "requested_by": asked.author_id,
                                 "request_quote": asked.text[:MAX_CLAUSE_CHARS]})
+
+    def _reaches(self, action: str, besides: set[str]) -> str | None:
+        """The member a deed is to reach, named as where it goes ("发给阿麦", "to Mele", "into Ji-woo's DMs",
+        "somewhere Mele can grab them"), when exactly one is; else None."""
+        found = {uid for hit in self.book.find(action) if len(hit.users) == 1 and hit.users[0] not in besides
+                 and (at := action.find(hit.said)) >= 0
+                 and (_TO_WHOM_BEFORE.search(action[max(0, at - 12) : at]) or _TO_WHOM_AFTER.match(action, at + len(hit.said)))
+                 for uid in hit.users}
+        return found.pop() if len(found) == 1 else None
 
     def asked_for(self, i: int, promise: CandidateFact) -> CandidateFact:
         """``promise`` made to the member who asked its speaker for the same thing by name, a few lines back."""
@@ -1010,7 +1040,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 due = _due(_offered_time(turn.text) or turn.text, turn, request, listener=asked) \
                     or _due(action, asked, request, turn) \
                     or _due(_when_asked(asked.text), asked, request, turn)
-                own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported]
+                # (a "promise" the rules read that is only the yes itself — "没毛病，我来" as "没毛病" — is the request's)
+                own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported and not takes_it_on(c.value)]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
                 if any(_points_only(c.value) for c in own):
                     # "I'll sort it. you'll have it in the drive by Wednesday, 1pm": one promise, the request's
@@ -1039,8 +1070,11 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             condition, consequence = cond
             if re.search(r"[.!?](?=\s)|[。！？]", consequence):  # "…再议。要是…，…全归阿泰": only its own sentence
                 consequence = _in_its_sentence(turn.text, condition) or consequence
-            promises = [c for c in kept if c.kind is Kind.COMMITMENT]
-            kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+            # a promise said in another sentence than the condition's ("2) if the meter bothers anyone, ignore it.
+            # 3) Mele, … a continuous mix lands in your inbox by the 20th.") stands as said
+            apart = [c for c in kept if c.kind is Kind.COMMITMENT and _apart(turn.text, condition, c.value)]
+            promises = [c for c in kept if c.kind is Kind.COMMITMENT and c not in apart]
+            kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)] + apart
             if _COUNTERFACTUAL.search(turn.text) or _WISH.search(turn.text) or _TELL_ME.search(consequence) \
                     or HEDGE.search(consequence) or _ULTIMATUM.search(turn.text) or _OWN_ABILITY.match(condition):
                 # "if I had a free weekend I'd rewrite the whole doc": a wish; "I might …, don't hold me to it";
@@ -1051,7 +1085,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 timeless = bool(find_due_span(condition)) and not find_due_span(consequence)
                 kept += [dataclasses.replace(c, condition=condition, due_at=None if timeless else c.due_at)
                          for c in promises]
-            elif consequence and (cjk_count(consequence) or _EN_FUTURE.search(turn.text) or _GIVES.search(consequence)
+            elif consequence and not apart and (cjk_count(consequence) or _EN_FUTURE.search(turn.text) or _GIVES.search(consequence)
                                   or (_YES_LEAD.match(consequence) and thread.asked_of(i) is not None)):
                 # ("done with the soldering station, it's free if anyone needs it": says how things are, no deed)
                 consequence = _YES_LEAD.sub("", consequence)
@@ -1067,7 +1101,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         elif act is not Act.CONDITION and (cond := condition_of(turn.text)) is not None:
             # a promise the rules read, on a condition the classifier did not call one: keep the "if"
             kept = [dataclasses.replace(c, condition=cond[0]) if c.kind is Kind.COMMITMENT
-                    and not c.condition and cond[0] not in c.value else c for c in kept]
+                    and not c.condition and cond[0] not in c.value and not _apart(turn.text, cond[0], c.value) else c for c in kept]
         # "王磊，去年的捐款明细到底什么时候公开？" … "行，国庆前我把明细表发群里": made to the one who asked for it by name
         kept = [thread.asked_for(i, c) if c.kind is Kind.COMMITMENT and not c.recipient and not c.reported else c
                 for c in kept]

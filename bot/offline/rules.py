@@ -423,9 +423,10 @@ class _Turn:
         ("… goes to Pasang before his trek on the 2nd", "… 下周三前会到苗苗邮箱", "11月20号到阿泰手上"); None otherwise."""
         # the one spoken to, by name, at the start of the sentence or of the message: "you" is them
         # (else the one whose line this answers: "And the €90 comes to me." — "By the 28th, … the €90 is in your account")
+        # (after a list marker too: "3) Mele, for your radio show on the 30th: a continuous mix … lands in your inbox …")
         spoken_to = next((n for n in self.others for said in (text, self.text)
-                          if re.match(rf"@?{re.escape(n)}\s*[,，:：]", said.lstrip())), None)
-        if spoken_to is None and not any(_NAME_FIRST.match(said.lstrip()) for said in (text, self.text)) \
+                          if re.match(rf"@?{re.escape(n)}\s*[,，:：]", _LIST_MARK.sub("", said.lstrip()))), None)
+        if spoken_to is None and not any(_NAME_FIRST.match(_LIST_MARK.sub("", said.lstrip())) for said in (text, self.text)) \
                 and self.history and self.history[-1].author_id != self.turn.author_id:
             spoken_to = next((n for n in self.others if self.names[n] == self.history[-1].author_id), None)
         for name in (*self.others, *(["you"] if spoken_to else [])):
@@ -714,6 +715,8 @@ def _thing_said(text: str, m: re.Match[str]) -> str:
     return text[start:end].strip(" ,，")
 
 
+#: A list item's marker: "3) ", "2. ", "- ", "•", "（二）", "②".
+_LIST_MARK = re.compile(r"^(?:\d{1,2}[.)]|[a-z][)]|[-•*·]|[（(][一二三四五六七八九十\d]{1,2}[)）]|[\u2460-\u2473\u2474-\u2487])\s*")
 #: A sentence opening with a name said to someone: "Dana, …" (a member or not).
 _NAME_FIRST = re.compile(r"@?[A-Z][\w.'-]{1,20}\s*[,，:：]|@?[\u4e00-\u9fff]{1,4}[，,：:]")
 #: Reaching someone, said of a thing: "goes", "will be", "lands", "gets sent" (not "went", "arrived").

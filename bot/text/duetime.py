@@ -307,7 +307,7 @@ def find_due_span(text: str) -> tuple[int, int] | None:
 
 #: What may stand beside a time in an answer that says nothing else ("Monday then", "ok, Saturday noon
 #: instead", "how about Friday?", "sorry, Wednesday's boat", "那就周六吧", "抱歉，改到周五").
-_BESIDE_TIME = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|maybe|sorry|how\s+about|what\s+about|i\s+can\s+do|the"
+_BESIDE_TIME = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|maybe|sorry|how\s+about|what\s+about|i\s+can\s+do|the|still|same\s+as\s+before"
                           r"|eod|cob|end\s+of\s+(?:the\s+)?day|my\s+time)\b"
                           # "Wednesday's boat", "Monday's post": the day the carrier goes
                           r"|(?:'s|’s)\s+(?:boat|ferry|post|mail|flight|train|bus|van|truck|courier|delivery|shipment|run"
@@ -468,7 +468,7 @@ def _hour_clause_after(day: _Hit, hits: Sequence[_Hit], text: str) -> _Hit | Non
             return None  # another day said first
         if hit.family == "time" and hit.m.groupdict().get("h") and len(between) <= _CLAUSE_GAP \
                 and not _SENTENCE_END.search(between) and (
-                    re.search(r"[,，]\s*(?:by|before|until|till)\s*$", between, _I)
+                    re.search(r"[,，]\s*(?:(?:still|again|same\s+as\s+before)\s+)?(?:by|before|until|till)\s*$", between, _I)
                     or (re.search(r"[,，]\s*$", between) and re.match(r"\s*(?:之?前|以前)", text[hit.end :]))):
             return hit  # a deadline: "…, by 8pm", "…，晚上10点前" (not "…，晚上10点我要出门")
     return None
