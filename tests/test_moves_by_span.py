@@ -49,6 +49,8 @@ def test_a_span_moves_on_the_wall_clock_across_a_clock_change() -> None:
     ("they pushed the festival back a week", None),
     ("we met two days later", None),
     ("要是片方同意延期一周，我下周一前把注释补上", None),
+    ("夏令时开始了。现在我比伦敦晚四个钟头，不是五个了。", None),
+    ("B、续费一律提前30天，至少两个人有后台权限。", None),
 ])
 def test_only_the_speakers_own_move_by_a_span_is_one(said: str, moves: str | None) -> None:
     found = reschedules([Utterance("m2", "u-a", "Ana", said, WED)], [Utterance("m1", "u-b", "Bo", "hi", WED)])
@@ -63,6 +65,14 @@ def test_only_the_speakers_own_move_by_a_span_is_one(said: str, moves: str | Non
 def test_a_weekday_beside_its_date_and_a_date_with_its_year(text: str, day: str, hour: str) -> None:
     due = resolve_due(text, WED, ROME)
     assert due is not None and (due.date().isoformat(), due.strftime("%H:%M")) == (day, hour)
+
+
+def test_a_move_whose_time_goes_on_in_the_clauses_after() -> None:
+    [move] = reschedules([Utterance("m2", "u-a", "大熊", "分红还得改，改到11月10号，周三，还是晚上六点以前。这两天比索跌得太狠。", WED)],
+                         [Utterance("m1", "u-b", "小满", "好的", WED)])
+    assert (move.when, move.what) == ("11月10号，周三，还是晚上六点以前", "分红还得改")
+    due = resolve_due(move.when, WED, ROME)
+    assert due is not None and due.strftime("%Y-%m-%d %H:%M") == "2049-11-10 18:00"
 
 
 def test_a_number_after_by_is_a_clock_only_when_nothing_says_otherwise() -> None:

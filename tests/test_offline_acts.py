@@ -1530,3 +1530,17 @@ def test_a_time_taken_with_still_and_its_clock_moves_the_promise() -> None:
     [move] = reschedules([Utterance("m2", "u-k", "Kadri", "Friday the 27th it is, still before 9pm Tallinn.",
                                     T0 + timedelta(minutes=5))], [asked])
     assert move.author_id == "u-k" and move.when.startswith("Friday the 27th") and "9pm" in move.when
+
+
+async def test_a_counter_with_its_time_in_clauses_of_its_own_then_the_deed() -> None:
+    facts = await _facts([("小满", "大熊，二季度分红今天能打吗？拖了快两个月了。"),
+                          ("大熊", "今天打不了，银行对外汇款要三个工作日。下周二，圣地亚哥时间晚上六点以前，每人四千二，打到各自卡上。")], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-大熊" and promise.recipient == "u-小满" and "四千二" in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(ZoneInfo("America/Santiago")).strftime("%a %H:%M") == "Tue 18:00"
+
+
+async def test_a_yes_to_a_span_asked_with_its_topic_takes_no_new_promise() -> None:
+    facts = await _facts([("小满", "大熊，二季度分红今天能打吗？"), ("大熊", "行，周五晚上六点以前打到你卡上。"),
+                          ("小满", "大熊，分红能不能往后挪两天？我这张卡在换。"), ("大熊", "行，周日，还是晚上六点以前。")], "zh")
+    assert len([f for f in facts if f.kind is Kind.COMMITMENT]) == 1

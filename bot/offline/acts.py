@@ -17,16 +17,16 @@ from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE, YES_EN, ZH_TO_ME
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
-from bot.offline.requests import asks_deed, requested_action, takes_it_on
+from bot.offline.requests import asks_deed, moves_only, requested_action, takes_it_on
 from bot.offline.reschedule import asks_for_time, asks_to_move, asks_to_wait, moves_time, takes_time_asked
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
 from bot.text.clock import aware
-from bot.text.duetime import find_due_span, names_a_day, resolve_due, turned_down
+from bot.text.duetime import find_due_span, names_a_day, only_time, resolve_due, turned_down
 from bot.text.lang import cjk_count
 from bot.text.names import NameBook
-from bot.text.zones import is_zone, speaker_zone, without_clock_words, without_zh_clock_asides
+from bot.text.zones import is_zone, named_zone, speaker_zone, without_clock_words, without_zh_clock_asides
 from memory.models import Kind
 from memory.normalize import normalize
 
@@ -509,6 +509,10 @@ _NO_IN_HEAD = re.compile(r"\b(?:no|not|nope|never|can'?t|won'?t)\b|不|没"
 _HEAD_ASIDE = re.compile(r"[\s,]*\b(?:though|however|anyway|then)\b(?=[\s,]|$)", re.IGNORECASE)
 
 
+#: A clock named before a Chinese time: "圣地亚哥时间晚上六点以前".
+_ZONE_FIRST = re.compile(r"^\s*(?:按)?[\u4e00-\u9fff]{2,8}?时间")
+
+
 def _timed_deed(text: str) -> tuple[str, str] | None:
     """(time, deed) of a counter-offer put as "<time>: <what>", the time being (nearly) all of the head,
     never one turned down; None when no sentence is put so."""
@@ -520,6 +524,14 @@ def _timed_deed(text: str) -> tuple[str, str] | None:
         if span is None or turned_down(head) or _NO_IN_HEAD.search(head) or len(re.sub(r"[\s,，]", "", rest)) > 10:
             continue
         return head[span[0] : span[1]], m.group("deed").strip()
+    # "下周二，圣地亚哥时间晚上六点以前，每人四千二，打到各自卡上。": the time in clauses of its own, then the deed
+    for sentence in re.split(r"(?<=[。！？!?])\s*", text):
+        pieces = re.split(r"[，,]", sentence.strip())
+        k = next((n for n, piece in enumerate(pieces) if not only_time(_ZONE_FIRST.sub("", piece) if named_zone(piece) else piece)), 0)
+        if k and k < len(pieces) and cjk_count(sentence) and not turned_down("，".join(pieces[:k])):
+            when, deed = "，".join(pieces[:k]), "，".join(pieces[k:]).strip(" 。.")
+            if len(deed) >= 4 and not re.search(r"[不没别]", deed):  # not "…前，不能再晚", "…，后厨走不开": no deed
+                return when, deed
     return None
 
 
@@ -802,7 +814,8 @@ class _Thread:
             return False
         # a move asked only by pointing ("could you do it Tuesday instead?"): of a promise said before the
         # lines this batch reads, which the store holds (``bot.extraction.completions``)
-        return _points_only(requested_action(self.lines[j].text)) or any(
+        # (or only by a span: "分红能不能往后挪两天？")
+        return _points_only(asked := requested_action(self.lines[j].text)) or moves_only(asked) or any(
             self.lines[k].author_id in who and self.acts[k] in _TAKES_ON_ACTS for k in range(j))
 
     def takes_up_barred(self, cand: CandidateFact) -> bool:

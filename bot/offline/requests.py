@@ -18,7 +18,7 @@ from bot.text.duetime import beside_times, find_due_span, find_shift, only_time,
 from bot.text.lang import cjk_count
 from bot.text.zones import speaker_zone
 
-__all__ = ["LEAD_NAME", "Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "own_time", "request_before", "requested_action",
+__all__ = ["LEAD_NAME", "Accepted", "accepted_request", "asked_action", "asks_deed", "confirmed_report", "moves_only", "own_time", "request_before", "requested_action",
            "takes_it_on"]
 
 _I = re.IGNORECASE
@@ -110,17 +110,18 @@ def _addressee(text: str, names: dict[str, str]) -> tuple[str | None, str]:
     return None, stripped
 
 
-def _moves_only(rest: str) -> bool:
+def moves_only(rest: str) -> bool:
     """Is an asked "deed" only a move of a time by a span ("提前一天", "push it back a week")? A yes to it moves
     a promise (``bot.offline.reschedule``); it takes none on."""
     shift = find_shift(rest)
-    return shift is not None and not rest[: shift.start].strip() and not re.sub(r"[\W_吧吗呢啊行好]+", "", rest[shift.end :])
+    # (what it moves may come first: "分红往后挪两天", "the scan two more days")
+    return shift is not None and len(rest[: shift.start].strip()) <= 8 and not re.sub(r"[\W_吧吗呢啊行好]+", "", rest[shift.end :])
 
 
 def _action(request: str) -> str | None:
     """The action a request asks for, in the requester's words, or None when it asks for none."""
     action = _deed(request)
-    return None if action is not None and _moves_only(action) else action
+    return None if action is not None and moves_only(action) else action
 
 
 def _deed(request: str) -> str | None:

@@ -100,6 +100,11 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
     elif m := _ZH.match(text) or _ZH.match(text.split("，")[-1].split(",")[-1].strip()) or _ZH.match(
             re.sub(r"^@?[\u4e00-\u9fff]{1,4}[，,]\s*", "", text, count=1).split("，")[0]):  # "米粒，售票页得推到4月8号，…"
         rest, what = m.group("rest").strip(), re.sub(r"^(?:能不能|可不可以|能否|可以)", "", m.group("what").strip())
+        # "分红还得改，改到9月10号，周二，还是晚上六点以前": the time goes on in the clauses after
+        for piece in re.split(r"[，,]", m.group("reason") or ""):
+            if not piece.strip() or not only_time(piece):
+                break
+            rest += "，" + piece.strip()
     elif (m := _CHANGE_NOTE.search(text)) and find_due_span(text[m.end():]) is not None:
         after = text[m.end():]
         span = find_due_span(after)
@@ -121,7 +126,7 @@ _SHIFT_LEAD_EN = re.compile(r"(?:(?:actually|sorry|ok(?:ay)?|so|hmm|but|and|also
 _SHIFT_LEAD_ZH = re.compile(r"(?P<what>[^，,。！!？?；;]{0,12}?)(?:那个|的话)?[，,]?\s*(?:那|那就|就)?(?:我|我们|咱们)?"
                             r"(?:得|要|只能|可能要|想|能不能|可不可以|能否|可以|再)?\s*")
 #: Words before a span that make it someone else's or a condition: "要是片方同意延期一周", "他们说推迟一周".
-_NOT_OWN_SHIFT_ZH = re.compile(r"要是|如果|假如|只要|除非|万一|同意|答应|说|让|他|她|它|对方|人家|一律|每次|每回|都|必须|应该|以后|今后|[、A-Za-z]")
+_NOT_OWN_SHIFT_ZH = re.compile(r"要是|如果|假如|只要|除非|万一|同意|答应|说|让|他|她|它|对方|人家|比|一律|每次|每回|都|必须|应该|以后|今后|[、A-Za-z]")
 #: What a bare span may stand beside and still move a deadline: "two more days?", "ok, a week later then".
 _SHIFT_BESIDE = re.compile(r"\b(?:(?:can|could|may)\s+(?:i|we)\s+(?:have|get)|give\s+(?:me|us)|i\s+need|then|pls|please|ok(?:ay)?"
                            r"|sorry|just|instead|if\s+(?:that'?s|it'?s)\s+ok|would\s+that\s+(?:work|be\s+ok))\b|[\s,.!?~—–-]"
@@ -245,7 +250,9 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             # the time the yes names when it names one ("能不能宽限到周一早上？" — "周一早上9点可以")
             span = find_due_span(turn.text)
             said = turn.text[span[0] : span[1]] if span else ""
-            when = said if asked[0] in said and len(said) > len(asked[0]) else asked[0]
+            # (a span asked, the yes naming its own day: "分红能不能往后挪两天？" — "行，周四，还是…晚上六点以前")
+            when = said if said and ((asked[0] in said and len(said) > len(asked[0])) or find_shift(asked[0]) is not None) \
+                else asked[0]
             # (asked by the one it was promised to — "Wei-Ting, can the quote come Monday instead?" — "Monday
             # works": the answerer's promise, when the asker has none to them: ``either``)
             out.append(Reschedule(prev.message_id, prev.author_id, prev.ts, when, asked[1],

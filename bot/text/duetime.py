@@ -312,7 +312,7 @@ _BESIDE_TIME = re.compile(r"\b(?:then|instead|please|pls|ok(?:ay)?|maybe|sorry|h
                           # "Wednesday's boat", "Monday's post": the day the carrier goes
                           r"|(?:'s|’s)\s+(?:boat|ferry|post|mail|flight|train|bus|van|truck|courier|delivery|shipment|run"
                           r"|pickup|collection)\b"
-                          r"|抱歉|不好意思|我这边的?时间|那就|改[到成]?|[吧呢啊吗好了]|[\s,，.。!！?？~—–-]", re.IGNORECASE)
+                          r"|抱歉|不好意思|我这边的?时间|那就|还是|照旧|依旧|改[到成]?|[吧呢啊吗好了]|[\s,，.。!！?？~—–-]", re.IGNORECASE)
 
 
 def names_a_day(text: str) -> bool:
@@ -464,12 +464,16 @@ def _hour_clause_after(day: _Hit, hits: Sequence[_Hit], text: str) -> _Hit | Non
         if hit.start < day.end:
             continue
         between = text[day.end : hit.start]
+        if hit.family == "day" and _weekday_only(hit) and _dated(day) and re.fullmatch(r"[\s,，(（]*", between):
+            continue  # "9月10号，周二，…": the weekday only confirms the date
         if hit.family == "day" and not re.fullmatch(r"\s*[（(]\s*", text[day.end : hit.start]):
             return None  # another day said first
         if hit.family == "time" and hit.m.groupdict().get("h") and len(between) <= _CLAUSE_GAP \
                 and not _SENTENCE_END.search(between) and (
                     re.search(r"[,，]\s*(?:(?:still|again|same\s+as\s+before)\s+)?(?:by|before|until|till)\s*$", between, _I)
-                    or (re.search(r"[,，]\s*$", between) and re.match(r"\s*(?:之?前|以前)", text[hit.end :]))):
+                    # ("下周二，圣地亚哥时间晚上六点以前": the clock it is on named before the hour)
+                    or (re.search(r"[,，]\s*(?:还是|还|仍然|照旧|依旧)?\s*(?:按)?(?:[\u4e00-\u9fff]{2,8}?时间)?\s*$", between)
+                        and re.match(r"\s*(?:之?前|以前)", text[hit.end :]))):
             return hit  # a deadline: "…, by 8pm", "…，晚上10点前" (not "…，晚上10点我要出门")
     return None
 
