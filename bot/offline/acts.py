@@ -210,7 +210,8 @@ _YES_RUN = 6
 _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|why|how|which|did|does|is|are)\b|谁|什么|哪|几", _I)
 #: Words to Heyan: its name, or "bot"/"机器人" spoken to ("bot, …", "note to the bot", "问机器人") — not "the
 #: welcome bot message", "扫地机器人".
-_THANKS = re.compile(r"谢谢|多谢|感谢|辛苦|\b(?:thanks|thank\s+you|thx|ty|cheers)\b", _I)
+#: A thank-you, in the languages members mix in ("Obrigada Nuno ❤️", "Gracias Chidi 🙏", "merci").
+_THANKS = re.compile(r"谢谢|多谢|感谢|辛苦|\b(?:thanks|thank\s+you|thx|ty|cheers|obrigad[oa]|gracias|merci|danke|grazie|arigato)\b", _I)
 _TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok(?:ay)?|yo|dear)\s+)?(?:the\s+)?bot\b"
                      r"|\bbot\s*[,，:：]|\b(?:to|for|tell|ask|asking)\s+(?:the\s+)?bot\b|(?:^|[。！？]\s*)机器人"
                      r"|机器人\s*[,，:：]|(?:给|问|让|告诉|请|叫)机器人", _I)
@@ -264,8 +265,6 @@ def _own_plan(text: str) -> bool:
     return own is not None and bool(own.group("plan") or own.group("zhplan"))
 
 
-#: A thank-you in the languages members mix in ("Obrigada Nuno ❤️", "Gracias Chidi 🙏", "merci"): no yes to a deed.
-_THANKED = re.compile(r"\b(?:obrigad[oa]|gracias|merci|danke|grazie|arigato|cheers|ta|thx|thanks|thank\s+you|ty)\b|谢|感谢|多谢|辛苦", _I)
 #: A few words that answer nothing: a laugh, a pause, a sound ("lol", "hmm", "wait", "one sec", "啊这", "？").
 _NO_ANSWER = re.compile(r"^\W*(?:lol|lmao|haha\w*|hah|heh|hmm+|hm|um+|uh+|huh|wait|what|omg|oh|ah|brb|one\s+sec|sec|wow|yikes|oof|ugh"
                         r"|哈+|呵+|嗯\?|啊这|额|呃|等等|等下|什么|啥)\W*$", _I)
@@ -631,14 +630,14 @@ class _Thread:
         # 20th", lines after the request put to them) counters that request (``countered``: which line)
         self.countered: dict[int, int] = {}
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.ACCEPT and (_NO_ANSWER.search(u.text) or (_THANKED.search(u.text) and _bare(u.text) and not _takes_up(u.text)) or (
+            if self.acts[i] is Act.ACCEPT and (_NO_ANSWER.search(u.text) or (_THANKS.search(u.text) and _bare(u.text) and not _takes_up(u.text)) or (
                     # "hmm", "lol", "Obrigada Zain ❤️": no yes, however sure
                     not _takes_up(u.text) and not (_bare(u.text) and (sure[i] or self._asked_by_name(i))))):
                 # (a sure acceptance in a few words of no no stands: "Roger, wilco.", "中！", "righto"; so does one
                 # from the member the request just before named, in any words: "No sweat 🎚️", "Ndiyo.")
                 self.acts[i] = Act.OTHER
             elif self.acts[i] is Act.OTHER and _bare(u.text) and not _NO_ANSWER.search(u.text) and not _THANKS.search(u.text) \
-                    and not _THANKED.search(u.text) and self._asked_by_name(i):
+                    and self._asked_by_name(i):
                 self.acts[i] = Act.ACCEPT
             elif self.acts[i] is Act.RESCHEDULE and not any(
                     self.lines[k].author_id == u.author_id and self.acts[k] in _TAKES_ON_ACTS for k in range(i)):
