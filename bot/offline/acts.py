@@ -231,10 +231,11 @@ _TO_WHOM_AFTER = re.compile(r"['’]s\s+(?:dms?|inbox|mailbox|email|hands?)\b|\s
 _TOLD_LEAD = re.compile(r"^\W*(?:(?:then|so|ok(?:ay)?|alright|right|fine|well|and|now|just)\b[\s,]*)+", _I)
 #: A plan for the speaker and the listeners together: "can we …", "我们能不能…".
 _TO_US = re.compile(r"\b(?:we|let'?s|us)\b|我们|咱们?|大家|各位", _I)
-#: A deed told to someone: "post the full DM thread", "please send me the json".
+#: A deed told to someone: "post the full DM thread", "please send me the json" (a "re…" verb as told: "resend",
+#: "re-upload", not "Reading all this …", "Really, …").
 _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|put|bring|pay|call|check|push|upload|share|add"
                          r"|give|move|update|email|text|book|return|finish|review|merge|print|order|buy|pick\s+up|drop|clean"
-                         r"|record|redo|re-?\w+|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove|pull|swap|change|replace"
+                         r"|record|redo|re-?\w+(?<!ing)(?<!ed)(?<!ly)|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove|pull|swap|change|replace"
                          r"|credit|correct|rename|cancel|stop|tell|hand|unpublish|restore|revert|withdraw|retract|take\s+(?:it|that|this|them)?\s*down)\b", _I)
 #: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
 _ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|" + ZH_TO_ME.pattern + ")")
@@ -714,8 +715,7 @@ class _Thread:
             return False
         said = _TOLD_LEAD.sub("", u.text.split("\n", 1)[0])
         first = re.split(r"(?<=[.!?])\s+", said, maxsplit=1)[0]
-        return bool(_IMPERATIVE.match(first)) and not re.match(r"\w+(?:ing|ed)\b", first) \
-            and not _TO_US.search(first) and "?" not in first and not _OWN_DEED.search(first)  # not "Reading all this …"
+        return bool(_IMPERATIVE.match(first)) and not _TO_US.search(first) and "?" not in first and not _OWN_DEED.search(first)
 
     def asked_of(self, i: int) -> int | None:
         """The request just before line ``i``, by someone else, put to ``i``'s speaker by name or to nobody
