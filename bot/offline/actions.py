@@ -68,6 +68,13 @@ _ZH_TO_ME = re.compile(r"(?:转|发|还|寄|传)(?:给|到)?我(?![们的妈爸�
 _ZH_NO_DEED = re.compile(r"(?:打不了|打不起|不敢打)包票|保证不了|(?:不能|没法|无法|不敢)保证|我来(?:定|决定)$|我说了算")
 
 
+#: An assurance of what was done or what is, not a deed to come: "I already sent it", "nothing's hidden",
+#: "no plot" (before "I promise").
+_EN_SAID_AS_FACT = re.compile(r"\b(?:already|just\s+now)\b|^(?:i|we)\s+(?:\w+ed|sent|did|was|were|had|paid|gave|made|told|took|"
+                              r"never\s+\w+ed)\b|^(?:nothing|no\s*one|nobody|it|this|that|there)(?:'s|’s|\s+(?:is|was|were|are|isn'?t|wasn'?t))\b"
+                              r"|^no\s+\w+[.!]*$", re.IGNORECASE)
+
+
 def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str = "") -> bool:
     """Does the clause (openers stripped: ``clauses.core``) promise something?
 
@@ -78,8 +85,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
     """
     if hedged or not core:
         return False
-    if promised:
-        return True
+    if promised:  # what was done already or is so now stays a report ("I already sent it, I promise", "No plot, I promise")
+        return not _past(core, due) and not _EN_SAID_AS_FACT.search(core)
     if _ZH_TO_ME.search(core) and not core.startswith("我"):
         return False  # "周日前转我", "周五前发给我": asked of the others, not the speaker's own deed
     if _ZH_CANNOT_DO.search(core) or _ZH_NO_DEED.search(core):
@@ -101,8 +108,12 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
         return bool(lx.STANDING.search(core) or find_due_span(core))
     if m := lx.ZH_COMMIT_HEAD.match(core):
         # "我去年答应过每周打扫": a promise told as past, not made now
+        # ("…给800欧，我答应了，片段已经给出去了": a yes told, then what was done)
+        after = core[m.end() :]
         return not _ZH_OPINION.search(m.group("pre")) and not (
-            core[m.end() : m.end() + 1] == "过" or _ZH_PAST_WHEN.search(m.group("pre")))
+            after[:1] == "过" or _ZH_PAST_WHEN.search(m.group("pre"))
+            or (m.group("cue") in ("答应", "承诺", "保证") and after[:1] == "了"
+                and (not after[1:].strip("，,。！!～~ ") or _past(after[1:].lstrip("，, "), due))))
     if is_indirect_promise(core, timed=bool(due)) and not _past(core, due):
         return True  # "let me handle it", "the pizza is on me", "包在我身上", "我明天给你答复"
     if _past(core, due) or lx.DEMAND.search(core):

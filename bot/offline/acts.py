@@ -22,6 +22,7 @@ from bot.offline.reschedule import asks_for_time, asks_to_move, asks_to_wait, mo
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
+from bot.offline.votes import Vote, parts, read_vote
 from bot.text.clock import aware
 from bot.text.duetime import find_due_span, names_a_day, only_time, resolve_due, turned_down
 from bot.text.lang import cjk_count
@@ -361,6 +362,12 @@ _ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:�
 
 #: Words of when the speaker will get to it that leave the deed as it was: "回头", "晚点" (their clock: zh_clock_asides).
 _ZH_LATER = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?)")
+
+
+def _vote_only(value: str) -> bool:
+    """A "promise" read in a vote that is only its yes ("都签🎻", "Put you down for all four")."""
+    words = clean(re.sub(r"[^\w\s]", " ", value))
+    return cjk_count(words) <= 4 if cjk_count(words) else len(words.split()) <= 6
 
 
 def _points_only(value: str) -> bool:
@@ -747,6 +754,21 @@ class _Thread:
         """The act of the line ``message_id``, when the thread holds it."""
         return next((a for u, a in zip(self.lines, self.acts, strict=True) if u.message_id == message_id), None)
 
+    def vote(self, i: int) -> tuple[int, Vote] | None:
+        """The listed proposal line ``i`` votes on, part by part or as a whole, and the vote
+        (``bot.offline.votes``); None when the line names no part of the proposal before it."""
+        p = self.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
+        if p is None:  # a list put to all that the classifier did not call a proposal ("…, three rules for the label: — …")
+            speaker = self.lines[i].author_id
+            p = next((j for j in range(i - 1, max(-1, i - 1 - _PROPOSAL_BACK), -1) if self.lines[j].author_id != speaker
+                      and not self.barred[j] and self.acts[j] not in (Act.QUESTION, Act.REQUEST) and parts(self.lines[j].text)), None)
+            if p is None or any(self.barred[k] for k in range(p, i)):
+                return None
+        if parts(self.lines[i].text):
+            return None  # a list of its own answers a list with another proposal, not a vote
+        vote = read_vote(self.lines[i].text, parts(self.lines[p].text))
+        return (p, vote) if vote is not None else None
+
     def before(self, i: int, wanted: frozenset[Act], back: int) -> int | None:
         """The nearest line before ``i``, of someone else, whose act is one of ``wanted``; None when an
         attempt on memory or words to Heyan come first (the reply answers those, and takes up nothing)."""
@@ -942,6 +964,16 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
             # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]
+        if act is not Act.QUESTION and (voted := thread.vote(i)) is not None:
+            # "❶❷❸，认。", "Four for four from me.", "I, II and IV, yes. III I can't do": a vote on a listed proposal
+            # — a party to the whole when every part has its yes, else a no to it; the vote itself is no promise
+            # ("三条，我都签🎻" is no "都签")
+            listed, vote = voted
+            whole = thread.agreement(i, thread.lines[listed])
+            kept = [c for c in kept if c.kind is not Kind.CONSENSUS and not (c.kind is Kind.COMMITMENT and _vote_only(c.value))]
+            out.extend([*kept, whole if vote.all_yes else dataclasses.replace(whole, attribute=refuses)]
+                       if vote.all_yes or vote.no else kept)
+            continue
         if _PART_NO.search(turn.text):  # "1 and 2, yes. 3, no": a no to a part is no party to the whole
             kept = [c for c in kept if not (c.kind is Kind.CONSENSUS and c.attribute == agrees)]
             if (p := thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)) is not None:

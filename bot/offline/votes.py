@@ -1,0 +1,241 @@
+"""Votes on a proposal of several parts: which parts a reply says yes or no to.
+
+A plan put as a list ("three rules: — … — … — …", "⑴ … ⑵ …", "I. … II. …", "Photos: … Print: …") is voted
+on part by part or as a whole: "❶❷❸，认", "I, II and IV, yes. III I can't do", "Photos ✔ Print ✔ Money ✔",
+"Four for four", "三条，我都签", "⑴到⑷我都认", "分红和垫钱那两条我没意见。签合同那条我不认". ``parts`` reads the
+list, ``read_vote`` the reply: a ``Vote`` (the parts agreed to and turned down), or None when the reply names
+no part and no count of them (a plain "yes" is the act reader's to read).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["Part", "Vote", "parts", "read_vote"]
+
+_I = re.IGNORECASE
+_CIRCLED = ("①②③④⑤⑥⑦⑧⑨⑩", "❶❷❸❹❺❻❼❽❾❿", "➀➁➂➃➄➅➆➇➈➉", "➊➋➌➍➎➏➐➑➒➓", "⑴⑵⑶⑷⑸⑹⑺⑻⑼⑽", "⒈⒉⒊⒋⒌⒍⒎⒏⒐⒑")
+_ROMAN = ("i", "ii", "iii", "iv", "v", "vi", "vii", "viii", "ix", "x")
+_ZH_NUM = "一二三四五六七八九十"
+_EN_NUM = ("one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+_EN_ORD = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+
+#: The marker that opens a line of a list: its number (or letter, or roman numeral), or a bullet.
+_ITEM = re.compile(
+    r"^\s*(?:(?P<circ>[" + "".join(_CIRCLED) + r"])"
+    r"|[(（]?(?P<num>\d{1,2})[.)）、:：]|[(（](?P<pnum>\d{1,2})[)）]"
+    r"|(?P<roman>(?-i:[IVX]{1,4}|[ivx]{1,4}))[.)]"
+    r"|[(（]?(?:第)?(?P<zh>[一二三四五六七八九十])(?:条|点|项)?[、.)）:：，,]"
+    r"|(?P<letter>(?-i:[A-H]))[.)、:：]"
+    r"|(?P<bullet>——|—|–|-|•|·|\*|▪|►))\s*(?P<rest>\S.*)$")
+#: A part named by a label before a colon: "Photos: every photo carries …", "署名：…".
+_LABEL = re.compile(r"^\s*(?P<label>[^\W\d_][\w'’ -]{0,18}?|[\u4e00-\u9fff]{1,6})\s*[:：]\s*(?P<rest>\S.*)$")
+_INLINE = re.compile("[" + "".join(_CIRCLED) + "]")
+
+
+@dataclass(frozen=True)
+class Part:
+    """One part of a listed proposal: its place, the names a reply may call it by, and its words."""
+
+    index: int
+    names: frozenset[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class Vote:
+    """What a reply said to a listed proposal: the parts it agreed to and the ones it turned down."""
+
+    yes: frozenset[int]
+    no: frozenset[int]
+    count: int
+
+    @property
+    def all_yes(self) -> bool:
+        return not self.no and len(self.yes) == self.count
+
+
+def _names(k: int, label: str = "") -> frozenset[str]:
+    out = {str(k + 1), _ROMAN[k], _ZH_NUM[k], "abcdefgh"[k] if k < 8 else "", *(c[k] for c in _CIRCLED)}
+    if label:
+        out.add(label.lower())
+    return frozenset(n for n in out if n)
+
+
+def parts(text: str) -> list[Part]:
+    """The parts of a proposal written as a list (two or more), in order; [] when it is not one."""
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    items = [m for m in map(_ITEM.match, lines[1:]) if m is not None]
+    if len(items) >= 2 and len(items) >= len(lines[1:]) - 2:
+        return [Part(k, _names(k, _label(m.group("rest"))), m.group("rest")) for k, m in enumerate(items[:10])]
+    labelled = [m for m in map(_LABEL.match, lines[1:]) if m is not None]
+    if len(labelled) >= 2 and len(labelled) >= len(lines[1:]) - 1:
+        return [Part(k, _names(k, m.group("label").strip()), m.group("rest")) for k, m in enumerate(labelled[:10])]
+    # "⑴ … ⑵ … ⑶ …" on one line
+    marks = list(_INLINE.finditer(text))
+    if len(marks) >= 2 and len({m.group() for m in marks}) == len(marks):
+        ends = [m.start() for m in marks[1:]] + [len(text)]
+        return [Part(k, _names(k), text[m.end() : end].strip()) for k, (m, end) in enumerate(zip(marks, ends, strict=True)) if k < 10]
+    return []
+
+
+def _label(rest: str) -> str:
+    m = _LABEL.match(rest)
+    return m.group("label").strip() if m is not None else ""
+
+
+_YES = re.compile(r"✔|✅|☑|👍|🙌|\b(?:yes|yeses|yep|yeah|agreed?|agree|fine|ok(?:ay)?|on\s+board|in|sign(?:ed)?|support|"
+                  r"fair|good|deal|approve[sd]?|count\s+me\s+in|put\s+me\s+down|all\s+good|from\s+me|works\s+for\s+me|same\s+here|no\s+objections?)\b|\+1"
+                  r"|认|同意|支持|签|赞成|没问题|没意见|可以|行|赞同|投.?票|举手|👌", _I)
+#: A no to a part: a refusal, not any negation ("Print most of all, Cortinarius is not a joke" says yes).
+_NO = re.compile(r"✘|✗|❌|👎|\bno\b(?!\s+(?:problems?|worries|doubts?|way|rush|one|longer|more|less|matter|hesitation|questions?|objections?|complaints?|brainer))(?!-)"
+                 r"|\b(?:can'?t|can’t|cannot|won'?t|won’t|will\s+not|couldn'?t|wouldn'?t|shan'?t)\b"
+                 r"|\b(?:don'?t|don’t|do\s+not)\s+(?:agree|support|accept|sign|want|like|buy)\b"
+                 r"|\bnot\s+(?:for\s+me|on\s+board|agreed|ok(?:ay)?|fine|happy|signing|in|that\s+one|this\s+one)\b"
+                 r"|\b(?:against|refuse[ds]?|veto(?:ed)?|pass\s+on|out\s+on)\b"
+                 r"|不(?:认|同意|行|签|支持|赞成|能|可以|接受|答应)|反对|没法|做不到|免谈|不干", _I)
+#: Every part at once: "all four", "four for four", "three times yes", "every word of it", "全认", "一条不少".
+_NUMW = r"(?:two|three|four|five|six|seven|eight|nine|ten|both|\d{1,2})"
+_ALL = re.compile(r"\b(?:(?:to|for|on|with)\s+all(?:\s+(?P<n1>" + _NUMW + r"))?\b(?!\s+(?:but|except))|all\s+(?P<n2>" + _NUMW + r")\b"
+                  r"|(?P<n3>" + _NUMW + r")\s+(?:for|out\s+of|of)\s+(?P=n3)\b|(?P<n5>" + _NUMW + r")\s+(?:times\s+yes|yes(?:es)?)\b"
+                  r"|every\s+(?:word|line|one|part|point|rule)|all\s+of\s+(?:it|them)|the\s+(?:whole\s+)?lot|each\s+(?:one|of\s+them))"
+                  r"|(?P<n6>[一二三四五六七八九十两\d])?(?:条|点|项)?(?:我)?(?:也)?(?:都|全|全部|统统)(?:认|同意|支持|签|赞成|没问题|可以|行)"
+                  r"|一条不少|一条都不少|全票|全都要", _I)
+_RANGE = re.compile(r"(?P<a>[" + "".join(_CIRCLED) + r"\d一二三四五六七八九十]|\b[IVX]{1,4}\b)\s*(?:到|至|-|–|—|~|～|through|to)\s*"
+                    r"(?P<b>[" + "".join(_CIRCLED) + r"\d一二三四五六七八九十]|\b[IVX]{1,4}\b)")
+_CLAUSE = re.compile(r"(?<=[.!?;。！？；\n])\s*|(?<=[:：])\s+")
+_EXCEPT = re.compile(r"\b(?:but|except|apart\s+from|save)\b|除了|除去|但|不过|只有", _I)
+
+
+def _count_word(w: str | None) -> int | None:
+    if not w:
+        return None
+    w = w.lower()
+    if w.isdigit():
+        return int(w)
+    if w == "both":
+        return 2
+    if w in _EN_NUM:
+        return _EN_NUM.index(w) + 1
+    if w in _ZH_NUM:
+        return _ZH_NUM.index(w) + 1
+    return 2 if w == "两" else None
+
+
+def _index(token: str, plist: list[Part]) -> int | None:
+    t = token.lower()
+    return next((p.index for p in plist if t in p.names), None)
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}|\d{2,}")
+_COMMON = frozenset({
+    "that", "this", "with", "from", "have", "been", "will", "would", "could", "should", "must", "they", "them", "their",
+    "your", "what", "when", "which", "where", "there", "here", "about", "into", "onto", "over", "under", "only", "unless",
+    "until", "after", "before", "once", "while", "every", "each", "other", "than", "then", "also", "just", "more", "most",
+    "some", "anyone", "nobody", "anything", "nothing", "everyone", "everything", "get", "goe", "make", "take", "give",
+    "rule", "point", "part", "item", "thing", "first", "last", "again", "still", "even", "like", "such", "same", "both",
+    "very", "much", "many", "well", "because", "without", "within", "through", "between", "always", "never", "already",
+    "sure", "really", "going", "want", "need", "know", "think",
+})
+
+
+def _fold(word: str) -> str:
+    """"credited", "credits", "credit's" → "credit": the word a reply may name a part by, in another form."""
+    w = re.sub(r"['’]s$", "", word.lower())
+    return next((w[: -len(end)] for end in ("ing", "ed", "es", "s") if w.endswith(end) and len(w) - len(end) >= 4), w)
+
+
+def _words_of(text: str) -> list[tuple[str, int]]:
+    """(word, position): Latin words of four letters and more, numbers of two digits and more, and every pair
+    of Chinese characters, the word folded (lower case, no plural s)."""
+    out = [(_fold(m.group()), m.start()) for m in _WORD.finditer(text)]
+    for m in re.finditer(r"[\u4e00-\u9fff]+", text):
+        out += [(text[k : k + 2], k) for k in range(m.start(), m.end() - 1)]
+    return out
+
+
+def _own_words(plist: list[Part]) -> list[set[str]]:
+    """The words of each part that no other part has: a reply may name the part by them ("the 30 days one")."""
+    sets = [{w for w, _ in _words_of(p.text)} - _COMMON for p in plist]
+    return [ws - set().union(*(o for j, o in enumerate(sets) if j != k)) for k, ws in enumerate(sets)]
+
+
+def _mentions(clause: str, plist: list[Part]) -> list[tuple[int, int]]:
+    """(part index, position) for each part a clause names: by its marker, its number, its label or its ordinal."""
+    found: list[tuple[int, int]] = []
+    own = _own_words(plist)
+    for m in _RANGE.finditer(clause):
+        a, b = _index(m.group("a"), plist), _index(m.group("b"), plist)
+        if a is not None and b is not None and a < b:
+            found += [(k, m.start()) for k in range(a, b + 1)]
+    for p in plist:
+        for name in p.names:
+            if len(name) == 1 and not name.isascii():  # a circled mark or a Chinese numeral
+                pat = re.escape(name) + (r"(?=条|点|项|[我不都，,、和与及\s]|$)" if name in _ZH_NUM else "")
+                pat = (r"(?:第)?" + pat) if name in _ZH_NUM else pat
+            elif name.isdigit():
+                pat = r"(?:(?:rule|point|part|item|number|no\.?|#|第)\s*)?(?<![\d:.,])" + name + r"(?![\d:.%])(?!\s*(?:am|pm|h|号|日|月|点钟|:\d))"
+            elif name in _ROMAN:  # "I, II and IV, yes", "III I can't do" — not the pronoun "I"
+                pat = r"(?<![\w'’])(?-i:" + name.upper() + r")(?![\w'’])" + (
+                    r"(?=\s*(?:[,，.;:)&/]|and\b|or\b|yes\b|no\b|$))" if len(name) == 1 else "")
+            elif len(name) == 1:  # a letter: only as "A条", "(a)", "point a"
+                pat = r"(?:(?<=[(（])" + name + r"(?=[)）])|(?<![A-Za-z])" + name.upper() + r"(?=条|项))"
+            else:
+                pat = r"(?<!\w)" + re.escape(name) + r"(?!\w)"
+            found += [(p.index, m.start()) for m in re.finditer(pat, clause, _I)]
+        found += [(p.index, at) for w, at in _words_of(clause) if w in own[p.index]]
+        k = p.index
+        if k < len(_EN_ORD):
+            found += [(k, m.start()) for m in re.finditer(r"\b(?:the\s+)?" + _EN_ORD[k] + r"\b(?:\s+(?:one|rule|point|part))?", clause, _I)]
+    return sorted(set(found), key=lambda x: x[1])
+
+
+def _polarity(words: str) -> str:
+    return "no" if _NO.search(words) else "yes" if _YES.search(words) else ""
+
+
+def read_vote(reply: str, plist: list[Part]) -> Vote | None:
+    """What ``reply`` says to each part of ``plist``; None when it names no part and no count of them."""
+    n = len(plist)
+    if n < 2:
+        return None
+    text = reply.strip()
+    yes: set[int] = set()
+    no: set[int] = set()
+    pending: set[int] = set()
+    named_any = whole = False
+    for clause in [c for c in _CLAUSE.split(text) if c.strip()]:
+        every = _ALL.search(clause)
+        if every is not None and not _EXCEPT.search(clause[every.end() :]):
+            said = next((_count_word(every.group(g)) for g in ("n1", "n2", "n3", "n5", "n6") if every.group(g)), None)
+            if (said is None or said == n) and not _NO.search(clause):
+                named_any = True
+                yes |= set(range(n)) - no
+                continue
+        mentions = _mentions(clause, plist)
+        if not mentions:
+            # "I'm in. The two judges bit is the one that matters.": a yes to the whole, then a word on a part
+            whole = whole or (_polarity(clause) == "yes" and not yes and not no and not pending)
+            if pending and (pol := _polarity(clause)):  # "The credit rule and the 30 days: agreed, both fair"
+                (yes if pol == "yes" else no).update(pending)
+                pending = set()
+            continue
+        named_any = True
+        cuts = [pos for _, pos in mentions] + [len(clause)]
+        marks = [_polarity(clause[pos:end]) for (_, pos), end in zip(mentions, cuts[1:], strict=True)]
+        # names listed together take the polarity said after the last of them ("❶❷我同意", "I, II and IV, yes");
+        # else the one said before the first ("yes to II and IV")
+        for j in range(len(marks) - 2, -1, -1):
+            marks[j] = marks[j] or marks[j + 1]
+        lead = _polarity(clause[: mentions[0][1]])
+        for (k, _), pol in zip(mentions, marks, strict=True):
+            pol = pol or lead
+            (yes if pol == "yes" else no if pol == "no" else pending).add(k)
+    if pending:
+        yes |= pending if _YES.search(text) and not _NO.search(text) else set()
+    if not named_any:
+        return None
+    if whole and not no:
+        yes = set(range(n))
+    return Vote(frozenset(yes - no), frozenset(no), n)

@@ -1,0 +1,94 @@
+"""Votes on a listed proposal (bot.offline.votes), read part by part or as a whole, in both languages, and
+the records a vote leaves (bot.offline.acts): a party to the whole only when every part has its yes; and
+assurances told with a promise tag ("I already sent it, I promise") that promise nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.offline.votes import parts, read_vote
+from memory.models import Kind
+from tests.test_offline_acts import _facts
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
+
+EN = ("Before the next tournament, some house rules — tell me where you stand:\n"
+      "1) entry fees go into the club account, never a personal one;\n"
+      "2) the bracket is published 48 hours before the first match;\n"
+      "3) streamers credit the club's caster by name.")
+ZH = ("合唱团下学期的三件事，大家表个态：\n"
+      "（一）排练室的钥匙只放在前台；\n"
+      "（二）演出服押金统一收两百；\n"
+      "（三）曲目单提前一个月定下来。")
+LABELLED = ("Three things for the zine before issue 5:\n"
+            "Covers: the artist keeps the original.\n"
+            "Ads: no ads from vape shops.\n"
+            "Printing: always the co-op in town.")
+
+
+@pytest.mark.parametrize(("proposal", "reply", "yes", "no"), [
+    (EN, "1, 2 and 3 from me", {0, 1, 2}, set()),
+    (EN, "All three, no hesitation.", {0, 1, 2}, set()),
+    (EN, "3 for 3", {0, 1, 2}, set()),
+    (EN, "1 and 3 yes. 2 I can't back: half of us only see the bracket the night before anyway.", {0, 2}, {1}),
+    (EN, "Yes to the first and the third; the second one, no.", {0, 2}, {1}),
+    (EN, "Count me in. The caster rule is overdue.", {0, 1, 2}, set()),
+    (ZH, "（一）（二）（三）都同意。", {0, 1, 2}, set()),
+    (ZH, "一到三我全支持", {0, 1, 2}, set()),
+    (ZH, "三件都行，押金那件早该定了", {0, 1, 2}, set()),
+    (ZH, "钥匙和曲目单我都赞成，押金那条我不同意，两百太多了。", {0, 2}, {1}),
+    (LABELLED, "Covers yes, Ads yes, Printing no: the co-op doubled its price.", {0, 1}, {2}),
+    (LABELLED, "Covers ✅ Ads ✅ Printing ✅", {0, 1, 2}, set()),
+])
+def test_a_vote_names_the_parts_it_agrees_to_and_turns_down(proposal: str, reply: str, yes: set[int], no: set[int]) -> None:
+    vote = read_vote(reply, parts(proposal))
+    assert vote is not None and (set(vote.yes), set(vote.no)) == (yes, no)
+    assert vote.all_yes is (not no and len(yes) == 3)
+
+
+@pytest.mark.parametrize("reply", ["yes", "sounds good to me", "I'll bring the cones on Saturday", "好的", "我晚点看",
+                                   "word for word what I'd have written", "oh yes"])
+def test_a_reply_that_names_no_part_and_no_count_is_no_vote(reply: str) -> None:
+    assert read_vote(reply, parts(EN)) is None
+
+
+@pytest.mark.parametrize("text", ["I'll send the draft by Friday.", "Yesterday:\nwe met\nand talked",
+                                  "```\nName : x\nSize : 3\n```"])
+def test_a_message_that_is_no_list_of_parts_has_none(text: str) -> None:
+    assert len(parts(text)) < 2 or text.startswith("```")
+
+
+async def test_every_part_voted_yes_makes_a_party_and_a_part_turned_down_refuses_the_whole() -> None:
+    facts = await _facts([("Ines", EN), ("Bo", "1, 2 and 3 from me"), ("Cem", "All three."),
+                          ("Dara", "1 and 3 yes. 2 I can't back: half of us only see the bracket the night before.")])
+    agreed = {f.subject for f in facts if f.kind is Kind.CONSENSUS and "club account" in f.value and f.attribute == "agrees to"}
+    refused = {f.subject for f in facts if f.kind is Kind.CONSENSUS and "club account" in f.value and f.attribute == "refuses"}
+    assert agreed == {"u-Bo", "u-Cem"} and refused == {"u-Dara"}
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+async def test_a_chinese_vote_of_all_parts_is_no_promise_of_its_own() -> None:
+    facts = await _facts([("小林", ZH), ("阿珍", "三件，我都签"), ("老周", "（一）（三）我认，（二）不认，两百太多。")], "zh")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+    votes = {(f.subject, f.attribute) for f in facts if f.kind is Kind.CONSENSUS and "钥匙" in f.value}
+    assert votes == {("u-阿珍", "同意"), ("u-老周", "拒绝")}
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("zh", "说实话，上个月有家出版社要那组照片，我答应了，照片已经发过去了。"),
+    ("en", "The file is with the printer, I already sent it, I promise."),
+    ("en", "Nothing's hidden in the budget, I promise."),
+    ("en", "No catch, I promise."),
+])
+async def test_an_assurance_of_what_was_done_or_is_is_no_promise(lang: str, said: str) -> None:
+    facts = await _facts([("Rui", "what happened with the photos?" if lang == "en" else "照片那事怎么样了？"), ("Ota", said)], lang)
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+@pytest.mark.parametrize(("lang", "said", "words"), [
+    ("en", "the deck goes out tomorrow, I promise", "deck"),
+    ("zh", "我答应了，周五前把字幕发你", "字幕"),
+])
+async def test_a_promise_with_its_tag_still_stands(lang: str, said: str, words: str) -> None:
+    facts = await _facts([("Rui", "and the rest?" if lang == "en" else "剩下的呢？"), ("Ota", said)], lang)
+    assert [f for f in facts if f.kind is Kind.COMMITMENT and words in f.value]
