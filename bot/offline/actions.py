@@ -14,7 +14,7 @@ from typing import Any
 from bot.offline import lexicon as lx
 from bot.offline.clauses import clean
 from bot.offline.indirect import ZH_STATE, indirect_action, is_indirect_promise, promise_part
-from bot.offline.informal import informal_action, is_informal_promise
+from bot.offline.informal import ZH_TOPIC, informal_action, is_informal_promise
 from bot.text.clock import aware
 from bot.text.duetime import CANNOT_DO_ZH, find_due_span, find_due_spans, resolve_due
 from bot.text.zones import zone_or_utc
@@ -85,6 +85,8 @@ def is_commitment(core: str, *, hedged: bool, promised: bool = False, due: str =
     """
     if hedged or not core:
         return False
+    if (topic := ZH_TOPIC.match(core)) is not None and not promised:  # "你垫的邮费，4月30号以前还你": the thing first
+        return is_commitment(core[topic.end() :], hedged=hedged, due=due)
     if promised:  # what was done already or is so now stays a report ("I already sent it, I promise", "No plot, I promise")
         return not _past(core, due) and not _EN_SAID_AS_FACT.search(core)
     if _ZH_TO_ME.search(core) and not core.startswith("我"):
@@ -199,6 +201,7 @@ def split_due(action: str) -> tuple[str, str]:
         return clean(rest.strip(" ,，")), clean(action[a:b] + " " + action[c:d])
     (a, d), = spans
     rest = _SPACE_NEAR_CJK.sub("", (action[:a] + " " + action[d:]).strip())
+    rest = re.sub(r"([，,：:])(?:\s*[，,])+", r"\1", rest)  # "每人两千，下周一前，打到账上": one comma where the time was
     return clean(rest.strip(" ,，")), clean(action[a:d])
 
 

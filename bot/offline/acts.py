@@ -48,8 +48,15 @@ _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\
                        # a plan of the speaker's own put in its place: "Here's my offer. I go through all fourteen
                        # by hand …", "Next best thing: I email HQ …", "我这么办：给组委会写信…", "我的方案：明天把…"
                        r"|(?:here(?:'?s|\s+is)\s+(?:my\s+(?:offer|plan)|what(?:'?s|\s+is)\s+(?:realistic|doable|possible)|what\s+i\s+can\s+(?:do|offer))"
-                       r"|next\s+best\s+thing|what\s+i\s+can\s+do\s+is)\s*[:.,—–-]?\s*(?:i\s+)?(?P<plan>[a-z][^.?!]{4,200})"
-                       r"|(?:我(?:这么|这样)办|我的方案|我能做的是)\s*[:：，,]\s*(?P<zhplan>[^。？?!！]{2,60})"
+                       r"|next\s+best\s+thing|what\s+i\s+can\s+do\s+is"
+                       # what is the speaker's to do instead, before a colon: "Something else, then, that doesn't wait on
+                       # PayPal: …", "Mine to do: …", "What's in my hands: …"
+                       r"|something\s+else(?:,?\s+then)?[^.:?!]{0,60}(?=:)|mine\s+to\s+do|what(?:'s|\s+is)\s+(?:mine|in\s+my\s+hands|up\s+to\s+me)"
+                       r"|the\s+part\s+(?:i\s+can\s+do|that'?s\s+mine))"
+                       r"\s*[:.,—–-]?\s*(?:i\s+)?(?P<plan>[a-z$€£\d][^.?!]{4,200})"
+                       # "我这么办：…", "另一件我现在就能答应：…", "能办的是署名：…", "钱是我能马上定的：…"
+                       r"|(?:我(?:这么|这样)办|我的方案|我能做的是|能办的是[^：:。，,]{0,8}|另一件[^：:。，,]{0,10}|换一件[^：:。，,]{0,10}"
+                       r"|[^：:。，,]{0,6}是我能[^：:。，,]{0,6}的)\s*[:：，,]\s*(?P<zhplan>[^。？?!！]{2,80})"
                        # "但我可以去邮局开一张证明，下周一前拍给你看": what the speaker can do instead
                        r"|(?:但|不过|可是)我(?:可以|能)(?P<zhcan>[^。？?!！]{2,60})"
                        r"|(?<![让叫要])我(?P<zh>出|付|来付|承担|(?:先|就)?(?:退|还|转|补|赔)(?:给)?(?:你|您))(?!不)[^，,。？?]{0,20}", _I)  # not "让我出不太合理"
@@ -68,6 +75,14 @@ _TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|go
                        r"|好|行|可以|没问题|没毛病|莫得问题|欧了|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)"
                        # "成，归我了", "这活儿算我的", "我接了"
                        r"|^成(?=[\s,，!！。~]|$)|归我|算我的|我接了|我领了", _I)
+#: A yes said after what it answers, before a colon or a full stop: "on the contract: yes", "你要的合同：行", "合同可以给你看：".
+_YES_ABOUT = re.compile(r"(?:(?:on|about|re|as\s+for)\s+[^:.!?]{1,40}?[:,]\s*(?P<yes>[^.!?]{1,12})(?=[.!?])"
+                        r"|(?P<zh>[^：:。！？!?]{1,14})[：:。]\s*(?P<zhyes>(?:行|好|可以|没问题|成|可|给)[的吧啊呀]?(?=[。，,！!\s]))?)", _I)
+#: A yes after what it answers, in the line's first sentence: the named yes ``_YES_ABOUT`` reads, found anywhere.
+_YES_ABOUT_NAMED = re.compile(r"^[^.!?。！？]{0,60}?(?:[:：]\s*(?:yes|yep|sure|ok(?:ay)?|行|好|可以|没问题|成)\b|(?:可以|行|好)[^：:。]{0,6}[:：])", _I)
+#: "please" said beside a name: "Today, please, Ruth:", "Ruth, please,", "please Ruth".
+_PLEASE_NAME = (re.compile(r"\b(?:please|pls)\s*,?\s*(?P<name>[A-Z][\w.'-]{1,20})\s*[,:—–!]"),
+                re.compile(r"(?P<name>[A-Z][\w.'-]{1,20})\s*,\s*(?:please|pls)\b"))
 #: A line opening with a member's name or mention: "@Harriet yup", "Harriet, sure", "阿青，好的".
 _OPENS_WITH_NAME = re.compile(r"^\s*@?(?P<name>[^\W\d_][\w.-]{0,23}?)[\s,，:：]+(?=\S)")
 _PROPOSAL_BACK = 8
@@ -75,10 +90,10 @@ _PROPOSAL_BACK = 8
 #: does not know stays the rules' agreement.)
 _NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
                            Act.DONE})
-_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming|only\s+if|only\s+(?:after|once|when)|once"
+_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming(?:\s+that)?|in\s+case|only\s+if|only\s+(?:after|once|when)|once"
                       r"|as\s+soon\s+as)\b"
                       r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we'?ll|i\s+can|then)\b|[,;.!?]|$)", _I)
-_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
+_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|假使|倘若|若是|一旦|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
                       r"(?=[，,。；;！!？?]|我就|就(?![有是在])|那就|$)")  # "出发前就有的感染" is still the condition
 #: A condition contrary to fact, or what one would do: a wish, not a promise ("if I had a free weekend I'd
 #: rewrite it", "if only I could", "要是我有钱，我就…了"); "I'd be happy to" still offers.
@@ -237,7 +252,12 @@ _TO_US = re.compile(r"\b(?:we|let'?s|us)\b|我们|咱们?|大家|各位", _I)
 _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|put|bring|pay|call|check|push|upload|share|add"
                          r"|give|move|update|email|text|book|return|finish|review|merge|print|order|buy|pick\s+up|drop|clean"
                          r"|record|redo|re-?\w+(?<!ing)(?<!ed)(?<!ly)|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove|pull|swap|change|replace"
-                         r"|credit|correct|rename|cancel|stop|tell|hand|unpublish|restore|revert|withdraw|retract|take\s+(?:it|that|this|them)?\s*down)\b", _I)
+                         r"|credit|correct|rename|cancel|stop|tell|hand|unpublish|restore|revert|withdraw|retract|take\s+(?:it|that|this|them)?\s*(?:down|off))\b"
+                         # "（晓雯，）今天就跟青禾说，…", "（梅姐，）我就一个要求：今天就让乐华把课件下架"
+                         r"|(?:[^，,。？?]{0,10}[:：])?(?:今天|今晚|现在|马上|立刻|赶紧|明天|这周)就?(?:跟|和|给|让|叫|去)[^，,。？?！!]{1,8}?(?:说|讲|谈|打电话|把|发)", _I)
+#: What the speaker wants of the one named: "I want to read what you signed", "I want the licence agreement", "我要看全文".
+_WANTS = re.compile(r"\b(?:i|we)\s+(?:want|need|would\s+like|'d\s+like|’d\s+like)\s+(?:to\s+(?:see|read|have|get)\b|the\b|a\s+copy\b|every\b|all\b)"
+                    r"|我(?:们)?(?:要|想|得)(?:看|要|拿到|过目)(?!不)", _I)
 #: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
 _ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|" + ZH_TO_ME.pattern + ")")
 #: A deed told to "you" in Chinese, after the name: "（小庄，）你今晚就把奖改回去", "（老郑，）你明天给我回个话".
@@ -370,6 +390,28 @@ def _vote_only(value: str) -> bool:
     return cjk_count(words) <= 4 if cjk_count(words) else len(words.split()) <= 6
 
 
+def _answered_about(text: str) -> str:
+    """What a named yes answers and then offers, in its words ("Jacques, on the contract: yes. All 11 pages, in your
+    inbox by 9 tomorrow" → "the contract: All 11 pages, in your inbox by 9 tomorrow"; "麦芽，你要的合同：行。后天下午
+    三点以前，…一起发群里" → "你要的合同：后天下午三点以前，…一起发群里"); "" when it is no such yes."""
+    opens = _OPENS_WITH_NAME.match(text)
+    topic = _YES_ABOUT.match(text, opens.end()) if opens is not None else None
+    if topic is None:
+        return ""
+    what = re.sub(r"^(?:on|about|re|as\s+for)\s+", "", (topic.group() if topic.group("zh") is None else topic.group("zh")),
+                  flags=_I).split(":")[0].split(",")[0].strip()
+    what = re.sub(r"(?:可以|行|好)[^：:]*$", "", what) or what  # "合同可以给你看" → "合同"
+    rest = text[topic.end() :].lstrip(" .。!！,，")
+    deed = re.split(r"(?<=[.!?。！？])\s*", rest, maxsplit=1)[0].strip()
+    return clean(f"{what}：{deed}" if cjk_count(what) else f"{what}: {deed}") if len(clean(deed)) >= 4 else clean(what)
+
+
+def _vague(value: str) -> bool:
+    """A deed of a word or two that names no thing ("我去翻", "I'll look"): the request says what it is."""
+    words = re.sub(r"^(?:我们?|i(?:'ll|’ll|\s+will)?)\s*(?:[去来先]|go\s+and\s+|have\s+a\s+)?", "", clean(value), flags=_I)
+    return cjk_count(words) <= 1 if cjk_count(words) else len(words.split()) <= 1
+
+
 def _points_only(value: str) -> bool:
     """Does a promise's value only point at what was asked ("do it tomorrow", "周五下班前问", "周日晚上9点前发群里",
     "回头我发你", "雅典这边明早9点前发你")?"""
@@ -414,14 +456,47 @@ def _for_all(text: str) -> bool:
 
 #: A consequence that gives something with no "I'll": "a third of the €3,000 is Nino's", "the kitty money goes
 #: back out from me", "the reprint is on me".
+#: Where money goes if it comes: "it goes four ways", "it goes to the twelve photographers", "your $85 goes back onto
+#: your card", "none of it stays with me", "我一分不碰，…分给你们四个", "那笔钱全进学校的学费账", "版税全归译者".
+_MONEY_GOES = re.compile(
+    r"\b(?:it|that|this|the\s+(?:money|bonus|fee|payment|sum|cash|rest|share|royalt\w*)|your\s+\S+)\s+(?:goes|go|gets\s+(?:paid|sent|split)"
+    r"|is\s+(?:paid|sent|split|shared|divided))\s+(?:back\s+)?(?:\w+\s+ways?\b|to|into|onto|on|in|between|among|evenly)\b"
+    r"|\bnone\s+of\s+it\s+(?:stays|goes)\s+(?:with|to)\s+me\b"
+    r"|(?:我|自己)?一分(?:钱)?(?:都)?不(?:碰|要|拿|留|动)|一个子儿(?:都)?不留|(?:全|都)?(?:分给|归|还给|退给|打给)(?:你们|大家|各位|[\u4e00-\u9fff]{1,3}(?:个|位))"
+    r"|(?:全|都)进(?:了)?[\u4e00-\u9fff]{0,8}(?:账|账户|基金|公账)|(?:全|都)(?:归|给)[\u4e00-\u9fff]{1,6}|我不经手",
+    re.IGNORECASE)
 _GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|theirs|mine)(?=\W|$)|\bon\s+me\b|\bfrom\s+me\b"
                     # what the speaker pays: "… goes back in the kitty from my own pocket", "my treat"
                     r"|\b(?:from|out\s+of)\s+my\s+(?:own\s+)?(?:pocket|wallet|money)\b|\bmy\s+treat\b|\bon\s+my\s+(?:dime|tab)\b"
                     # what the speaker pays from a shared fund: "… Aram's €85 for shipping is paid out of the pot"
-                    r"|\b(?:is|are|gets?)\s+paid\s+(?:back\s+)?(?:out\s+of|from)\s+(?:the\s+)?(?:pot|kitty|fund|treasury|club\s+account)\b",
+                    r"|\b(?:is|are|gets?)\s+paid\s+(?:back\s+)?(?:out\s+of|from)\s+(?:the\s+)?(?:pot|kitty|fund|treasury|club\s+account)\b"
+                    r"|" + _MONEY_GOES.pattern,
                     re.IGNORECASE)
 #: A yes that opens what follows a condition: "If Joleen keeps doing the egg-count column, yes: the registry is mine".
 _YES_LEAD = re.compile(r"^(?:yes|yeah|yep|sure|ok(?:ay)?|deal)\s*[:,;—–-]\s*", re.IGNORECASE)
+
+
+_IT_FIRST = re.compile(r"^(?:it|that|this)\s+(?=(?:goes|gets|is|will|comes)\b)", _I)
+_THING_IN_IF = re.compile(r"\b(?:the|that|this|any|your|my|our)\s+(?:[$€£¥]?[\d,.]+%?|[\w$€£%-]+)(?:\s+(?!(?:ever|actually|really|is|are|was|gets?|goes|comes|arrives?)\b)[a-z][\w-]*)?", _I)
+_ZH_OBJECT_IN_IF = re.compile(r"(?:有|出了|付了)(?P<obj>[\u4e00-\u9fff]{2,6})$")
+_ZH_SUM_IN_IF = re.compile(r"那(?:笔)?[\d一二两三四五六七八九十百千万]+(?:块|元|欧|镑|刀|美元)?|那笔[\u4e00-\u9fff]{1,3}")
+
+
+_NOT_A_CONDITION = re.compile(r"\b(?:as|even|what)\s+if\b", _I)
+
+
+def _named_from(condition: str, consequence: str) -> str:
+    """The consequence with the thing the condition is about in place of "it" ("Assuming the 20% arrives, it goes to
+    …" → "the 20% goes to …"), or before it when it names no sum of its own ("万一…追加了那三千，我一分不碰" →
+    "那三千，我一分不碰")."""
+    if (it := _IT_FIRST.match(consequence)) is not None and (thing := _THING_IN_IF.search(condition)) is not None:
+        return f"{thing.group()} {consequence[it.end():]}"
+    if cjk_count(consequence) and ((sum_ := _ZH_SUM_IN_IF.search(condition)) is not None
+                                   or (sum_ := _ZH_OBJECT_IN_IF.search(condition)) is not None) \
+            and sum_.group("obj" if "obj" in sum_.re.groupindex else 0) not in consequence \
+            and not re.search(r"\d|[一二两三四五六七八九十百千万]+(?:块|元|欧)|钱|费|款", consequence):
+        return f"{sum_.group('obj' if 'obj' in sum_.re.groupindex else 0)}，{consequence}"
+    return consequence
 
 
 def _apart(text: str, condition: str, value: str) -> bool:
@@ -600,7 +675,7 @@ class _Thread:
                      and (((self._said_to_member(u) or _VOCATIVE.match(u.text)) and asks_deed(u.text)
                            and not _TO_US.search(u.text)) or self._asks_member_later(u))
                      and not _PROPOSAL_CUE.search(u.text))
-                    or self._told_to_member(u) or self._told_to_last(i)):
+                    or self._told_to_member(u) or self._told_to_last(i) or self._pleads_with_member(u)):
                 self.acts[i] = Act.REQUEST
             elif self.acts[i] is Act.ACCEPT and (self._told_to_member(u) or (self._opens_naming(u) and asks_deed(u.text))) \
                     and not _OWN_DEED.search(u.text) and not _TO_BOT.search(u.text):
@@ -698,6 +773,11 @@ class _Thread:
         named = {uid for hit in self.book.find(m.group("name").rstrip(".-")) for uid in hit.users} if m is not None else set()
         return named - {u.author_id}
 
+    def _pleads_with_member(self, u: Utterance) -> bool:
+        """Does ``u`` ask a member by name with a "please" beside the name ("Today, please, Ruth: …", "Ruth, please —")?"""
+        return any(hit.users and u.author_id not in hit.users
+                   for pattern in _PLEASE_NAME for m in pattern.finditer(u.text) for hit in self.book.find(m.group("name")))
+
     def _said_to_member(self, u: Utterance) -> bool:
         return bool(self._opens_naming(u))
 
@@ -712,7 +792,9 @@ class _Thread:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
         m = _OPENS_WITH_NAME.match(u.text)
         return m is not None and self._said_to_member(u) and bool(
-            _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end()))
+            _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end())
+            # "Ruth, before anything else I want to read what you signed.", "阿柚，你跟茶屿签的那份合同，我要看全文。"
+            or (_WANTS.search(u.text, m.end()) is not None and not _ASKS.search(u.text)))
 
     def _told_to_last(self, i: int) -> bool:
         """Is line ``i`` a deed told, with no name, to the member who spoke just before ("Then put my name on the
@@ -812,7 +894,9 @@ class _Thread:
         ``_NAMED_BACK`` lines, by the member the line opens with and put to its speaker; else None."""
         u = self.lines[i]
         opens = _OPENS_WITH_NAME.match(u.text)
-        if opens is None or not _TAKES_ON.match(u.text, opens.end()):
+        # (a yes after what it is about: "Jacques, on the contract: yes.", "麦芽，你要的合同：行。", "阿珍，合同可以给你看：")
+        topic = _YES_ABOUT.match(u.text, opens.end()) if opens is not None else None
+        if opens is None or not (_TAKES_ON.match(u.text, opens.end()) or (topic is not None and _TAKES_ON.search("".join(g or "" for g in topic.group("yes", "zh", "zhyes"))))):
             return None
         named = {uid for hit in self.book.find(opens.group("name")) for uid in hit.users}
         for j in range(i - 1, max(-1, i - 1 - _NAMED_BACK), -1):
@@ -853,7 +937,7 @@ class _Thread:
                              slot=slot_of(kind, attribute, value, quote, turn.message_id), **more)  # type: ignore[arg-type]
 
     def promise(self, i: int, action: str, due: datetime | None, to: str, asked: Utterance) -> CandidateFact:
-        bare, _ = split_due(action)
+        bare, _ = split_due(without_clock_words(action, inside=True))
         # a deed asked for another member, whom it reaches ("…场记表能发给阿麦一份吗？", "drop it into Ji-woo's DMs"):
         # made to them
         to = self._reaches(action, {self.lines[i].author_id}) or to
@@ -935,6 +1019,11 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act in (Act.ACCEPT, Act.COUNTER, Act.AGREE) and (sarcastic(turn.text) or joking(turn.text)):
             act = Act.REFUSE  # "sure, and I'll rewrite the whole backend in Rust overnight too 🙃": mockery, no yes
         mine = [c for c in candidates if c.message_id == turn.message_id]
+        if act not in (Act.QUESTION, Act.REQUEST, Act.COUNTER) and (cond := condition_of(turn.text)) is not None \
+                and _MONEY_GOES.search(cond[1]) and not _NOT_A_CONDITION.search(turn.text):
+            # where money goes if it comes ("Assuming the 20% arrives, it goes to the twelve photographers", "万一…追加了
+            #那三千，我一分不碰，…分给你们四个"): a promise on a condition, whatever the classifier called the line
+            act = Act.CONDITION
         if act is Act.OTHER and any(c.kind is Kind.CONSENSUS and c.attribute == agrees
                                     and not thread.says_more_than_yes(c.extra.get("proposal_message_id", "")) for c in mine) \
                 and thread.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK) is not None:
@@ -1028,7 +1117,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # ("大毛可以啊，我先替下一期谢谢你" asks nothing a counter could turn down)
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
                 kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
-        elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text))) \
+        elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text)
+                                                                          or (act in (Act.OTHER, Act.DONE) and _YES_ABOUT_NAMED.search(turn.text)
+                                                                              and (_offered_time(turn.text) or _answered_about(turn.text))))) \
                 or (act is Act.OFFER and thread.asked_of(i) is not None):
             j = named
             # the proposer closing the vote on their own proposal ("其他人都同意，就先按这三条执行") answers no one
@@ -1077,7 +1168,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                          or (_bare(turn.text) and thread.asked_of(i) == j and any(
                              turn.author_id in hit.users for hit in thread.book.find(thread.lines[j].text)))):
                 asked = thread.lines[j]
-                action = requested_action(asked.text)
+                # ("Jacques, on the contract: yes. All 11 pages, … in your inbox by 9 tomorrow evening": what the yes is
+                # about, and what it says will be done, in its own words)
+                action = (_answered_about(turn.text) if named == j else "") or requested_action(asked.text)
                 # the time the yes names, else the deed's, else the one the request asks for apart from the deed
                 # ("…整理成一张表，发群文件？这礼拜五能弄好吗？")
                 # (its time the one a clause offers: "morning! yep, I can — Friday arvo, before 4" is due Friday)
@@ -1087,7 +1180,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # (a "promise" the rules read that is only the yes itself — "没毛病，我来" as "没毛病" — is the request's)
                 own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported and not takes_it_on(c.value)]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-                if any(_points_only(c.value) for c in own):
+                if any(_points_only(c.value) or _vague(c.value) for c in own):
                     # "I'll sort it. you'll have it in the drive by Wednesday, 1pm": one promise, the request's
                     # action, at the first time the answer gives
                     first = next((c.due_at for c in own if c.due_at is not None), None)
@@ -1133,10 +1226,17 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                                   or (_YES_LEAD.match(consequence) and thread.asked_of(i) is not None)):
                 # ("done with the soldering station, it's free if anyone needs it": says how things are, no deed)
                 consequence = _YES_LEAD.sub("", consequence)
-                action = strip_head(consequence) or consequence
+                action = _named_from(condition, strip_head(consequence) or consequence)
                 bare, _ = split_due(action)
+                # ("…Who covers that?" — "In case the account climbs back over $300, your $85 goes back onto your
+                # card": made to the one who asked)
+                # (the member the line opens by naming first: "大熊，要是…，按原价卖你")
+                named_first = sorted(thread._opens_naming(turn) - {turn.author_id})
+                asker = named_first[0] if len(named_first) == 1 else next(
+                    (thread.lines[k].author_id for k in range(i - 1, max(-1, i - 3), -1)
+                     if thread.lines[k].author_id != turn.author_id and _ASKS.search(thread.lines[k].text)), "")
                 kept.append(thread.fact(i, Kind.COMMITMENT, bare or action, action, condition=condition,
-                                        due_at=_due(consequence, turn, request)))
+                                        due_at=_due(consequence, turn, request), recipient=asker))
         elif act is Act.PROPOSE and (cue := _PROPOSAL_CUE.search(turn.text)) is not None \
                 and (plan := clean(_CUE.sub("", turn.text[cue.end():], count=1))[:12]):
             # "rules from now on, and I'm writing them down: TNT only in the quarry world, …": the plan is put

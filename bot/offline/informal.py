@@ -68,6 +68,8 @@ _ZH_SUBJECT = re.compile(r"^(?:我|你|您|他|她|它|咱|对方|大家|人家|
 _ZH_STRONG = re.compile(r"马上|立刻|这就|就|一定|保证|去|来|先|亲自|尽快|赶紧|抓紧|重新|以后|今后|下次|下回")
 _ZH_VERB = re.compile(rf"(?:{ZH_ACTION_VERBS})")
 _ZH_NOT_ACTION = re.compile(r"^(?:还在|正在|还没|一直|从来|是|有|在|要|没|不|已经|刚|得|可能|也许|大概|会不会|能不能)")
+#: A thing of someone's said first, as the topic: "你上学期自己垫的两箱教材邮费，62欧，…".
+ZH_TOPIC = re.compile(r"^(?:你|您|他|她)[^，,。！？说讲]{0,14}的[^，,。！？]{1,12}[，,](?:\s*[\d一二两三四五六七八九十百千万.]+\s*(?:欧|元|块|镑|美元|刀)[，,])?")
 _ZH_TO_YOU = re.compile(r"(?:给|还|发|退|寄|送|转|带|交|付)(?:给)?你(?!们?的)")
 
 

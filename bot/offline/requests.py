@@ -260,12 +260,18 @@ _ZH_BARE_PAY = re.compile(r"^(?:[^，,。]{0,12}?(?:之前|以前|前))?(?:转|�
 _WANTED_OF = re.compile(r"^@?(?!(?:Honestly|Actually|Really|Frankly|Maybe|Now|So|Well|Ok|Okay|Yes|No|Because|Also|And|But|Still|Tbh|Look|Listen|Sorry|Yeah|Fine)\b)[A-Z][\w'-]*[,:]?\s+(?i:i)(?:\s+really|\s+just)?\s+(?:want|need|'d\s+like|’d\s+like|would\s+like)\b")
 
 
+_ZH_ROLE_LEAD = re.compile(r"^(?:你|您)?(?:管|负责|在管)[^，,。？?]{1,8}[，,]\s*")
+_ZH_ASK_WORD = re.compile(r"^(?:能不能|可不可以|能否|可否|麻烦你?|帮忙)")
+
+
 def requested_action(request: str) -> str:
     """What a request asks its listener to do, turned to the listener's side ("send me" → "send you"),
     whoever it names first; the request's words without its ask when no rule reads them (a dialogue
     act said it is a request: ``bot.acts``). A Chinese money verb with no object takes the sum said in the
     sentences before the ask ("…就差果果家的1200。果果爸，11月1号之前能转我吗？" → "11月1号之前转你1200")."""
     action = _requested_action(request)
+    # "阿九，你管后台，能不能把…导一份给糯米？": the role said first and the ask are no part of the deed
+    action = _ZH_ASK_WORD.sub("", _ZH_ROLE_LEAD.sub("", action), count=1) or action
     if not cjk_count(request) and (got := _EN_WHEN_GET.search(request)) is not None:
         return f"get you {got.group('thing').strip()}"  # "when do I actually get the invoice?" → "get you the invoice"
     if not cjk_count(request) and (it := _IT_OBJECT.search(action)) is not None and (thing := _antecedent(request)):

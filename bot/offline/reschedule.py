@@ -127,6 +127,10 @@ _SHIFT_LEAD_ZH = re.compile(r"(?P<what>[^，,。！!？?；;]{0,12}?)(?:那个|�
                             r"(?:得|要|只能|可能要|想|能不能|可不可以|能否|可以|再)?\s*")
 #: Words before a span that make it someone else's or a condition: "要是片方同意延期一周", "他们说推迟一周".
 _NOT_OWN_SHIFT_ZH = re.compile(r"要是|如果|假如|只要|除非|万一|同意|答应|说|让|他|她|它|对方|人家|比|一律|每次|每回|都|必须|应该|以后|今后|[、A-Za-z]")
+#: A thing of the speaker's that needs a span more: "the credit page needs", "the bench files will take", "I need".
+_NEEDS = re.compile(r"(?P<what>(?:the|my|our|your)\s+[^,.:;!?]{1,40}?|i)\s+(?:needs?|will\s+need|takes?|will\s+take)\s*", _I)
+#: What a span is on: "ten more days on the bench files, please".
+_SPAN_ON = re.compile(r"\s*(?:on|for)\s+(?P<what>[^,:;.!?]{1,40}?)(?:\s*,?\s*(?:please|pls))?\s*", _I)
 #: What a bare span may stand beside and still move a deadline: "two more days?", "ok, a week later then".
 _SHIFT_BESIDE = re.compile(r"\b(?:(?:can|could|may)\s+(?:i|we)\s+(?:have|get)|give\s+(?:me|us)|i\s+need|then|pls|please|ok(?:ay)?"
                            r"|sorry|just|instead|if\s+(?:that'?s|it'?s)\s+ok|would\s+that\s+(?:work|be\s+ok))\b|[\s,.!?~—–-]"
@@ -141,9 +145,16 @@ def _shifts(text: str, topic: str) -> tuple[str, str] | None:
         return None
     before = text[: shift.start]
     if not shift.verbal:
-        if _SHIFT_BESIDE.sub("", before + text[shift.end :]):
-            return None  # "we met two days later": no move
         what = ""
+        if _SHIFT_BESIDE.sub("", before + text[shift.end :]):
+            # "Farida, the credit page needs one more week: our proofreader is away", "Alvin, ten more days on the bench
+            # files, please: …": a thing of the speaker's needing a span, the reason after a colon
+            head = re.sub(r"^@?[A-Z][\w.'-]*\s*[,，:]\s*", "", re.split(r"(?<=[.!?;])\s+", before)[-1])
+            tail = re.split(r"[:;.!?]", text[shift.end :], maxsplit=1)[0]
+            needs, on = _NEEDS.fullmatch(head), _SPAN_ON.fullmatch(tail)
+            if not ((needs and not tail.strip(" ,")) or (not head.strip() and on)):
+                return None  # "we met two days later": no move
+            what = (needs.group("what") if needs else on.group("what") if on else "") or ""
     elif re.search(r"[\u4e00-\u9fff]", text[shift.start : shift.end]):
         # (said to someone first: "阿青，分轨能不能往后挪两天")
         if (lead := _SHIFT_LEAD_ZH.fullmatch(before) or _SHIFT_LEAD_ZH.fullmatch(re.sub(r"^[^，,]{1,4}[，,]\s*", "", before))) is None \

@@ -270,7 +270,12 @@ class _Turn:
                     out.extend(self.question(sentence))
                     continue
                 sentence = kept
-            out.extend(self.sentence(sentence, alone=alone))
+            facts = self.sentence(sentence, alone=alone)
+            if n > 1 and (to := self.named_first(said)) is not None:
+                # "…。三、阿珍，你垫的邮费，…还你，4月30号以前到账。": an item of a long message said to a member by name
+                facts = [dataclasses.replace(f, recipient=to) if f.kind is Kind.COMMITMENT and not f.recipient
+                         and not f.reported else f for f in facts]
+            out.extend(facts)
         # "我那500块今天就全部还给我": a deed that hands something to the speaker is asked of someone else
         to_me = bool(lx.ZH_TO_ME.search(self.text)) and not _MY_DOING.search(self.text)  # "那60块退给我，今天就退"
         out = [f for f in out if not (f.kind is Kind.COMMITMENT and not f.reported and not _TO_LISTENER.search(f.value)
@@ -286,6 +291,12 @@ class _Turn:
             out = [dataclasses.replace(f, recipient=listener) if f.kind is Kind.COMMITMENT and not f.recipient
                    and not f.reported else f for f in out]
         return out
+
+    def named_first(self, said: str) -> str | None:
+        """The member a sentence opens by naming, after a list marker ("三、阿珍，…", "3) Teina: …"), their id."""
+        head = _LIST_MARK.sub("", said.lstrip())
+        return next((self.names[name] for name in self.others if name and re.match(rf"@?{re.escape(name)}\s*[,，:：]", head)),
+                    None)
 
     def spoken_to(self) -> str | None:
         """The member the message opens by naming ("墨白，…", "@橘子 …", "Dana: …"), their id; else None."""
@@ -424,16 +435,16 @@ class _Turn:
         # the one spoken to, by name, at the start of the sentence or of the message: "you" is them
         # (else the one whose line this answers: "And the €90 comes to me." — "By the 28th, … the €90 is in your account")
         # (after a list marker too: "3) Mele, for your radio show on the 30th: a continuous mix … lands in your inbox …")
-        spoken_to = next((n for n in self.others for said in (text, self.text)
-                          if re.match(rf"@?{re.escape(n)}\s*[,，:：]", _LIST_MARK.sub("", said.lstrip()))), None)
+        spoken_to = named = next((n for n in self.others for said in (text, self.text)
+                                  if re.match(rf"@?{re.escape(n)}\s*[,，:：]", _LIST_MARK.sub("", said.lstrip()))), None)
         if spoken_to is None and not any(_NAME_FIRST.match(_LIST_MARK.sub("", said.lstrip())) for said in (text, self.text)) \
                 and self.history and self.history[-1].author_id != self.turn.author_id:
             spoken_to = next((n for n in self.others if self.names[n] == self.history[-1].author_id), None)
         for name in (*self.others, *(["you"] if spoken_to else [])):
             who = re.escape(name)
             if name == "you":
-                m = re.search(rf"{_ARRIVES_EN}\s+(?:back\s+)?(?:to|into|in|on|with)\s+(?:you\b|your\s+(?:account|inbox|mailbox|hands?|dms?)\b)",
-                              text, re.IGNORECASE) \
+                m = re.search(rf"{_ARRIVES_EN}\s+(?:back\s+)?(?:to|into|in|on|with)\s+(?:you\b|your\s+(?:account|inbox|mailbox|hands?|dms?"
+                              r"|folder|drive|e-?mail|dropbox|box)\b)|\b(?:reach(?:es)?|will\s+reach)\s+you\b", text, re.IGNORECASE) \
                     or re.search(r"(?:会|能)?(?:送|寄|发|转|交)?(?:到|进)(?:你|您)(?:的)?(?:手上|手里|邮箱|账上|账户|信箱|那儿|那里|家)", text)
             else:
                 m = re.search(rf"{_ARRIVES_EN}\s+(?:back\s+)?(?:to|into|in|on|with)\s+(?:the\s+)?{who}\b", text, re.IGNORECASE) \
@@ -453,8 +464,8 @@ class _Turn:
             if find_due_span(said) is None or lx.HEDGE.search(said) or _OTHERS_SAY.match(said) or _PAST_ARRIVAL.search(said) \
                     or said.casefold().startswith(("it ", "this ", "that ")) or self.about_other(core(said) or said):
                 return None
-            return said, next((self.names[n] for n in self.others
-                               if re.search(rf"\bfor\s+{re.escape(n)}\b|给{re.escape(n)}", self.text)), "")
+            return said, (self.names[named] if named else next(
+                (self.names[n] for n in self.others if re.search(rf"\bfor\s+{re.escape(n)}\b|给{re.escape(n)}", self.text)), ""))
         return None
 
     def about_other(self, body: str) -> str | None:
@@ -716,17 +727,19 @@ def _thing_said(text: str, m: re.Match[str]) -> str:
 
 
 #: A list item's marker: "3) ", "2. ", "- ", "•", "（二）", "②".
-_LIST_MARK = re.compile(r"^(?:\d{1,2}[.)]|[a-z][)]|[-•*·]|[（(][一二三四五六七八九十\d]{1,2}[)）]|[\u2460-\u2473\u2474-\u2487])\s*")
+_LIST_MARK = re.compile(r"^(?:\d{1,2}[.)、]|[a-z][)]|[-•*·]|[（(][一二三四五六七八九十\d]{1,2}[)）]|[一二三四五六七八九十]{1,2}、"
+                        r"|[\u2460-\u2473\u2474-\u2487\u2776-\u277f])\s*")
 #: A sentence opening with a name said to someone: "Dana, …" (a member or not).
 _NAME_FIRST = re.compile(r"@?[A-Z][\w.'-]{1,20}\s*[,，:：]|@?[\u4e00-\u9fff]{1,4}[，,：:]")
 #: Reaching someone, said of a thing: "goes", "will be", "lands", "gets sent" (not "went", "arrived").
-_ARRIVES_EN = (r"\b(?:goes|will\s+go|is\s+going|gets\s+sent|will\s+be\s+sent|will\s+be|lands|will\s+land|arrives|will\s+arrive"
-               r"|reaches|will\s+reach|ships|will\s+ship|comes|will\s+come|is)(?:\s+out|\s+over|\s+straight)?")
+_ARRIVES_EN = (r"\b(?:goes|will\s+go|is\s+going|are\s+going|gets\s+sent|get\s+sent|will\s+be\s+sent|will\s+be|lands|land|will\s+land"
+               r"|arrives|arrive|will\s+arrive|reaches|reach|will\s+reach|ships|will\s+ship|comes|will\s+come|is|are)(?:\s+out|\s+over|\s+straight)?")
 #: Where the words of a thing that arrives begin: after a sentence, a colon, an emoji or a numbered point ("二，").
 _THING_BREAK = re.compile(r"[.!?。！？:：]\s*|[\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|(?:^|[，,\s])[一二三四五六七八九十]、?[，,]\s*")
 #: Put where the group finds it: "goes up in #learning", "lands in the shared drive", "放进群文件".
-_GOES_UP = re.compile(r"\b(?:goes|will\s+go|gets\s+posted|will\s+be\s+posted|will\s+be|lands|will\s+land)\s+(?:up\s+)?(?:in|into|on|to)\s+"
-                      r"(?:#[\w-]+|the\s+(?:shared\s+|group\s+|team\s+|club\s+)?(?:drive|folder|channel|wiki|repo|doc|site|server|forum))\b"
+_GOES_UP = re.compile(r"\b(?:goes|go|will\s+go|gets\s+posted|will\s+be\s+posted|will\s+be|lands|land|will\s+land)\s+(?:up\s+)?(?:in|into|on|to)\s+"
+                      r"(?:#[\w-]+|the\s+(?:[\w'’-]+['’]s\s+)?(?:shared\s+|group\s+|team\s+|club\s+|front\s+|home\s+|main\s+)?"
+                      r"(?:drive|folder|channel|wiki|repo|doc|site|server|forum|page|website|blog|shop|store))\b"
                       r"|(?:放|传|上传|贴)(?:进|到)(?:群文件|群盘|群相册|群公告|网盘|共享文件夹)", re.IGNORECASE)
 #: An arrival told as past or as someone else's doing ("went to", "已经到", "he sends"): no promise.
 _PAST_ARRIVAL = re.compile(r"\b(?:went|arrived|landed|reached|shipped|was\s+sent|got\s+sent|has\s+gone|already)\b|已经|已|到了", re.IGNORECASE)

@@ -53,7 +53,7 @@ _WEEKDAY_ZH = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日"
 _PART_END = {"morning": 12, "noon": 12, "afternoon": 18, "dusk": 19, "evening": 21, "night": 21, "early": 6}
 _PARTS = {
     "凌晨": "early", "早上": "morning", "早晨": "morning", "上午": "morning", "中午": "noon",
-    "下午": "afternoon", "傍晚": "dusk", "晚上": "evening", "夜里": "night", "morning": "morning",
+    "下午": "afternoon", "傍晚": "dusk", "晚上": "evening", "夜里": "night", "晚": "evening", "早": "morning", "morning": "morning",
     "afternoon": "afternoon", "arvo": "afternoon", "evening": "evening", "night": "night", "noon": "noon", "midday": "noon",
 }  # fmt: skip
 _PM_PARTS = frozenset({"afternoon", "dusk", "evening", "night"})
@@ -145,7 +145,7 @@ _HOLIDAYS = {"万圣": (10, 31), "圣诞": (12, 25), "平安": (12, 24), "元旦
              "劳动": (5, 1), "儿童": (6, 1), "ha": (10, 31), "ch": (12, 25), "xm": (12, 25), "va": (2, 14)}
 _TIMES = [
     re.compile(
-        rf"(?<!第)(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里)?(?P<h>{NUM_ZH})(?:点钟|点|时)(?!间)"
+        rf"(?<!第)(?P<part>凌晨|早上|早晨|上午|中午|下午|傍晚|晚上|夜里|(?<![今明昨傍当])晚|(?<![今明清])早)?(?P<h>{NUM_ZH})(?:点钟|点|时)(?!间)"
         rf"(?:(?P<half>半)|(?P<quarter>一刻|三刻)|(?P<mi>{NUM_ZH})分?)?"
     ),
     re.compile(r"(?<![\d:])(?P<h>[01]?\d|2[0-4])[:：](?P<mi>[0-5]\d)(?:\s*(?P<ampm>[ap])\.?m\b\.?)?", _I),
@@ -155,6 +155,9 @@ _TIMES = [
                r"(?P<part>morning|afternoon|evening|night)\b", _I),
     re.compile(rf"\b(?P<h>{NUM_EN})\s+o'?clock\b", _I),
     re.compile(r"\b(?P<kw>noon|midday|midnight|lunch(?:time)?)\b", _I),
+    # "by 9 tomorrow evening": a bare hour whose part of day comes after its day
+    re.compile(r"\b(?:at|by|before|until|till|around)\s+(?P<h>\d{1,2})(?=\s+(?:today|tomorrow|tmrw)\s+"
+               r"(?P<part>morning|afternoon|evening|night)\b)", _I),
     # "by 8 tonight", "tonight at 8": a bare hour after at/by (not "by 5 people", "at 3.5%")
     re.compile(r"\b(?:at|by|before|until|till|around)\s+(?P<h>\d{1,2})\b(?![:.]\d|\s*(?:%|percent|people|persons|of\b|dollars|euros|yuan|items|times)"
                r"|\s+(?:o'?clock\s+)?(?:in\s+the|at)\s+(?:morning|afternoon|evening|night)\b"
@@ -302,7 +305,13 @@ def find_due_span(text: str) -> tuple[int, int] | None:
     suffix = _SUFFIX.match(text[end:])
     if suffix:
         end += suffix.end()
+    elif _HOUR_THEN_DAY.search(text, start, end) and (part := _PART_AFTER.match(text, end)) is not None:
+        end = part.end()  # "by 9 tomorrow evening": the part of day that gave the hour its half is the phrase's too
     return start, end
+
+
+_HOUR_THEN_DAY = re.compile(r"\b(?:at|by|before|until|till|around)\s+\d{1,2}\s+(?:today|tomorrow|tmrw)$", re.IGNORECASE)
+_PART_AFTER = re.compile(r"\s+(?:morning|afternoon|evening|night)\b", re.IGNORECASE)
 
 
 #: What may stand beside a time in an answer that says nothing else ("Monday then", "ok, Saturday noon

@@ -156,6 +156,8 @@ def without_clock_words(text: str, *, inside: bool = False) -> str:
     ``inside``: the speaker's or listener's own clock said anywhere goes too ("Wednesday the 3rd my time?")."""
     if inside:
         text = _OWN_CLOCK.sub("", text)
+        # a city's clock said between two clauses: "…每人两千，地拉那时间，打到各自账上", "…, Port-au-Prince time, …"
+        text = _MID_CLOCK.sub(lambda m: m.group() if named_zone(m.group().strip(" ,，")) is None else "", text)
     if (city := _CITY_TAIL.search(text)) is not None and city.group("city").casefold() in _zone_names():
         return text[: city.start("city")].rstrip()  # "before 10am Bogotá", "Monday, 6pm London"
     m = _CLOCK_TAIL.search(text)
@@ -167,6 +169,8 @@ def without_clock_words(text: str, *, inside: bool = False) -> str:
     return text[: m.start()].rstrip()
 
 
+_MID_CLOCK = re.compile(r"[，,]\s*(?:按|以)?(?P<city>[\u4e00-\u9fff]{2,6}?)的?时间(?=\s*[，,])"
+                        r"|,\s*(?P<en>[A-Z][\w'’.-]*(?:[\s-][A-Z][\w'’.-]*){0,2})\s+time(?=\s*,)")
 #: A side whose clock a Chinese time is on: "我这边", "你那边的时间", "德黑兰这边", "按东京时间", "这边明晚".
 _ZH_SIDE = re.compile(r"(?P<who>[\u4e00-\u9fff]{0,6}?)(?:这边|那边|这里|那里)(?:的)?(?:时间)?"
                       r"|(?:按|以)(?P<at>[\u4e00-\u9fff]{2,6}?)的?时间")

@@ -22,6 +22,11 @@ _NOTE = re.compile(
     r"\b(?:note|notes|memo|message|reminder|psa|fyi|heads[\s-]?up|update|info|instructions?)\s+(?:to|for)\s+" + _BOT
     + r"\s*(?:[:：,，—–]|-\s|$)"
     r"|\b(?:fyi|note|memo|psa|heads[\s-]?up|reminder)\s*[,，]?\s+@?" + _BOT + r"\s*(?:[:：,，—–]|-\s)"
+    # a note left for whoever reads the thread later (the record by another name): "Note for anyone reading this
+    # thread back later: …", "以后谁翻到这段，…"
+    r"|\b(?:note|notes|memo|psa|fyi|reminder)\s+(?:for|to)\s+(?:anyone|whoever|everyone|people|future\s+readers?|later\s+readers?)"
+    r"\b[^:：.!?\n]{0,40}?\b(?:reading|reads|read|looking|scroll\w*|come\s+back|later)\b[^:：.!?\n]{0,30}[:：]"
+    r"|(?:以后|将来|日后)(?:谁|有人|大家)(?:再)?(?:翻到|看到|翻|查|回看)[^，,。：:]{0,8}[，,：:]"
     r"|\b(?:for|in)\s+(?:the\s+)?(?:bot|heyan)(?:'s|’s|s)?\s+(?:records?|memory|notes|files|log)\b"
     r"|(?:给|致|告诉|通知|提醒)" + _BOT + r"(?:的)?(?:备注|留言|说明|提醒|通知|一声|一下)?\s*[:：，,]"
     r"|(?:请|麻烦|让)" + _BOT + r"\s*(?:帮忙|帮我|给我)?(?:存档|备案|记录|记下|记一下|记住|登记|归档|备注|更新|存一下|记上)"

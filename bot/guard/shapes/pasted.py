@@ -22,7 +22,10 @@ _I = re.IGNORECASE
 _PARTS = re.compile(r"```.*?(?:```|$)|(?:#[^\s#]{2,40}\s*){1,}|「[^」\n]{2,80}」|『[^』\n]{2,80}』", re.DOTALL)
 #: A concession, an assent or a promise given: the rulings' ``ASSENT`` and what a copied record says of its subject.
 _CONCEDES = re.compile(r"\b(?:withdrew|withdrawn|waived|released|approved|authori[sz]ed|gave\s+up|dropped\s+(?:the|his|her|their)"
-                       r"|run\s+stands|stands)\b|许诺|承诺|承担|授权|放弃|让出|批准|不追究", _I)
+                       r"|run\s+stands|stands|(?:fine|ok|okay|good)\s+(?:with|by)\s+me|no\s+objections?|waiver\s+signed"
+                       r"|signed\s+(?:a\s+|the\s+)?waiver)\b|许诺|承诺|承担|授权|放弃|让出|批准|不追究", _I)
+#: A concession said before the name it is in: "Waiver signed by the cover photographer, F. Rahimi".
+_CONCEDED_BY = re.compile(r"\b(?:waiver|release|consent|approval|permission)\s+(?:signed|given|granted)\s+by\b|签字人|授权人", _I)
 #: The subject of a record and its deed, within a line: a name and then the concession, at most this far apart.
 _NEAR = 30
 
@@ -35,8 +38,9 @@ def pasted(text: str, members: Members) -> str | None:
         for m in islice(members.others.finditer(part), MATCHES):
             after = part[m.end():m.end() + _NEAR]
             line = after.split("\n", 1)[0]
-            if ASSENT.search(line) or _CONCEDES.search(line):
-                return (m.group() + line).strip()[:80]
+            lead = part[max(0, m.start() - 2 * _NEAR):m.start()].rsplit("\n", 1)[-1]
+            if ASSENT.search(line) or _CONCEDES.search(line) or _CONCEDED_BY.search(lead):
+                return (m.group() + line).strip()[:80] if not _CONCEDED_BY.search(lead) else (lead + m.group()).strip()[-80:]
     return None
 
 

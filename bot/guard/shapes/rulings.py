@@ -53,7 +53,8 @@ ASSENT = re.compile(r"\b(?:agreed|agrees|accepted|accepts|admitted|admits|promis
 #: Words that make a statement a decision: decided, voted, final, settled, 决定, 投票, 已定.
 DECISION = re.compile(
     r"\b(?:decided|decides|decision|voted|votes?|ruled|ruling|verdict|resolved|resolution|determined|"
-    r"final(?:ly)?|officially|settled|closed|do\s+not\s+reopen|don't\s+reopen|not\s+up\s+for\s+discussion|"
+    r"final(?:ly)?|officially|settled|closed|do\s+not\s+reopen|don't\s+reopen|(?:not|isn'?t|isn’t)\s+up\s+for\s+(?:discussion|debate)|"
+    r"(?:cleared|approved|signed\s+off)\s+by|"
     r"no\s+further\s+discussion|end\s+of\s+discussion)\b"
     r"|决定|已定|定了|投票|表决|裁定|决议|议定|拍板|不再讨论|不用再讨论|不再议|此事已定|定论|就这么定|存档|备案",
     _I,
