@@ -51,6 +51,9 @@ def test_a_span_moves_on_the_wall_clock_across_a_clock_change() -> None:
     ("要是片方同意延期一周，我下周一前把注释补上", None),
     ("夏令时开始了。现在我比伦敦晚四个钟头，不是五个了。", None),
     ("B、续费一律提前30天，至少两个人有后台权限。", None),
+    ("Bo, the mixdown needs one more week: the studio is shut until Monday.", "one more week"),
+    ("Bo, three more days on the liner notes, please: the printer wants a new bleed.", "three more days"),
+    ("the trip takes two more days than planned", None),
 ])
 def test_only_the_speakers_own_move_by_a_span_is_one(said: str, moves: str | None) -> None:
     found = reschedules([Utterance("m2", "u-a", "Ana", said, WED)], [Utterance("m1", "u-b", "Bo", "hi", WED)])
@@ -103,6 +106,9 @@ def _said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
     # asked by the one owed, taken by the owner: a day earlier
     ([("u-mei", "阿梅", "老贺，周五前把分轨发我可以吗？"), ("u-he", "老贺", "行，周五晚上八点前。"),
       ("u-mei", "阿梅", "老贺，能不能提前一天？我周四就要用。"), ("u-he", "老贺", "行")], "2049-10-21 20:00"),
+    # the owner says the thing needs a span more, the reason after a colon: a week later, same hour
+    ([("u-ana", "Ana", "Bo, can you send me the scan of the score by Friday 6pm?"), ("u-bo", "Bo", "Sure, Friday 6pm."),
+      ("u-bo", "Bo", "Ana, the scan needs one more week: the scanner is broken. Same hour.")], "2049-10-29 18:00"),
 ])
 async def test_a_promise_moves_by_the_span_agreed(lines: list[tuple[str, str, str]], due: str, tmp_path: Path,
                                                   redis_url: str, start: Start) -> None:

@@ -34,6 +34,9 @@ async def test_where_money_goes_if_it_comes_is_a_promise_on_that_condition_to_th
 
 
 @pytest.mark.parametrize(("lang", "asked", "said", "words", "day"), [
+    ("en", "Then the deposit. Today, please, Ivo: it has been sitting with you for a month.",
+     "Not today: the bank holds it until the audit. Something else, then, that doesn't wait on the bank: your €120 from "
+     "my own account, Thursday the 4th, before noon.", "€120", "Thu"),
     ("en", "Ivo, refund everyone today.",
      "Not today: the bank holds the takings until the audit. Mine to do: a signed statement of every payment, in your "
      "inbox by Thursday the 4th, before noon.", "signed statement", "Thu"),

@@ -90,7 +90,7 @@ _PROPOSAL_BACK = 8
 #: does not know stays the rules' agreement.)
 _NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
                            Act.DONE})
-_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming(?:\s+that)?|in\s+case|only\s+if|only\s+(?:after|once|when)|once"
+_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming(?:\s+that)?|in\s+case(?!\s+(?:anyone|anybody|someone|somebody|you|people|it\s+helps)\b)|only\s+if|only\s+(?:after|once|when)|once"
                       r"|as\s+soon\s+as)\b"
                       r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we'?ll|i\s+can|then)\b|[,;.!?]|$)", _I)
 _COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|假使|倘若|若是|一旦|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"

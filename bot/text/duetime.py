@@ -172,7 +172,7 @@ _TIMES = [
 _JOIN = re.compile(r"[\s,，)）]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
 # Words around a due expression that belong to it: "在周五前", "by Friday", "两小时之内为止".
 _PREFIX = re.compile(
-    r"(?:最晚|最迟|不晚于|在|于|到|\bby|\bbefore|\buntil|\btill|\bno\s+later\s+than|\bon|\bat"
+    r"(?:最晚|最迟|不晚于|在|于|到|\b(?:by|before|until|till|no\s+later\s+than|on)(?:\s+the)?|\bat"
     r"|(?:\b(?:by|before|until|till)\s+)?(?:the\s+)?\b(?:end|close)\s+of)\s*$", _I  # "by the end of Tuesday"
 )
 _SUFFIX = re.compile(r"^\s*(?:之前|以前|前|为止|之内|以内|(?i:eod|cob)\b)")  # "Thursday EOD"
