@@ -20,6 +20,10 @@ ZH = ("合唱团下学期的三件事，大家表个态：\n"
       "（一）排练室的钥匙只放在前台；\n"
       "（二）演出服押金统一收两百；\n"
       "（三）曲目单提前一个月定下来。")
+INLINE_EN = ("Three rules for the relay, so nobody argues on race day. First, every runner logs their own split. Second, "
+             "the captain picks the order. Third, the entry fee is split evenly.")
+INLINE_EMOJI = "Club night rules, vote please. 🏁 Races start at 8. 🧾 Receipts go in the shared folder. 🍕 Pizza is on the club."
+INLINE_ZH = "合租的规矩，大家逐条回：甲，垃圾每天倒；乙，客人过夜先在群里说；丙，网费平摊。"
 LABELLED = ("Three things for the zine before issue 5:\n"
             "Covers: the artist keeps the original.\n"
             "Ads: no ads from vape shops.\n"
@@ -39,11 +43,20 @@ LABELLED = ("Three things for the zine before issue 5:\n"
     (ZH, "钥匙和曲目单我都赞成，押金那条我不同意，两百太多了。", {0, 2}, {1}),
     (LABELLED, "Covers yes, Ads yes, Printing no: the co-op doubled its price.", {0, 1}, {2}),
     (LABELLED, "Covers ✅ Ads ✅ Printing ✅", {0, 1, 2}, set()),
+    # lists written on one line: ordinals, emoji, stems, ㈠, keycaps
+    (INLINE_EN, "First and third: yes, gladly. The second I can't sign.", {0, 2}, {1}),
+    (INLINE_EN, "The three of them, no hesitation.", {0, 1, 2}, set()),
+    (INLINE_EMOJI, "🏁🧾 yes, 🍕 no: I'm vegan.", {0, 1}, {2}),
+    (INLINE_EMOJI, "Tous les trois 👍", {0, 1, 2}, set()),
+    (INLINE_ZH, "甲、丙我认。乙不签，太慢了。", {0, 2}, {1}),
+    (INLINE_ZH, "三条我全投赞成票。", {0, 1, 2}, set()),
+    ("以后就按这三条：㈠值日表每周一更新；㈡公共冰箱周五清空；㈢水电费按人头分。", "㈠㈢我没话说，㈡我只认一半。", {0, 2}, {1}),
+    ("两条规矩：1️⃣ 借器材要登记；2️⃣ 坏了照价赔。", "赞成1️⃣，赞成2️⃣。", {0, 1}, set()),
 ])
 def test_a_vote_names_the_parts_it_agrees_to_and_turns_down(proposal: str, reply: str, yes: set[int], no: set[int]) -> None:
     vote = read_vote(reply, parts(proposal))
     assert vote is not None and (set(vote.yes), set(vote.no)) == (yes, no)
-    assert vote.all_yes is (not no and len(yes) == 3)
+    assert vote.all_yes is (not no and len(yes) == len(parts(proposal)))
 
 
 @pytest.mark.parametrize("reply", ["yes", "sounds good to me", "I'll bring the cones on Saturday", "好的", "我晚点看",

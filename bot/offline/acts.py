@@ -840,14 +840,15 @@ class _Thread:
         """The listed proposal line ``i`` votes on, part by part or as a whole, and the vote
         (``bot.offline.votes``); None when the line names no part of the proposal before it."""
         p = self.before(i, frozenset({Act.PROPOSE}), _PROPOSAL_BACK)
-        if p is None:  # a list put to all that the classifier did not call a proposal ("…, three rules for the label: — …")
+        if p is None or not parts(self.lines[p].text):
+            # a list put to all that the classifier did not call a proposal ("…, three rules for the label: — …")
             speaker = self.lines[i].author_id
             p = next((j for j in range(i - 1, max(-1, i - 1 - _PROPOSAL_BACK), -1) if self.lines[j].author_id != speaker
                       and not self.barred[j] and self.acts[j] not in (Act.QUESTION, Act.REQUEST) and parts(self.lines[j].text)), None)
             if p is None or any(self.barred[k] for k in range(p, i)):
                 return None
-        if parts(self.lines[i].text):
-            return None  # a list of its own answers a list with another proposal, not a vote
+        if parts(self.lines[i].text) or _ASKS.search(self.lines[i].text):
+            return None  # a list of its own answers a list with another proposal, not a vote; nor does a question
         vote = read_vote(self.lines[i].text, parts(self.lines[p].text))
         return (p, vote) if vote is not None else None
 

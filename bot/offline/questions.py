@@ -104,6 +104,8 @@ def _intent(body: str) -> Ask | None:
     asks = {f[2] for f in found}
     if {Ask.AGREED, Ask.PROMISES} <= asks and _WHEN_DUE.search(body) and not _WE.search(body) and not _AGREE_STRONG.search(body):
         return Ask.PROMISES  # "小秋那版混音，现在说好哪天交？": when a deed is due, whatever was "说好"/"定的"
+    if {Ask.OPEN, Ask.PROMISES} <= asks and not _WHEN_DUE.search(body) and Ask.AGREED not in asks:
+        return Ask.OPEN  # "群里答应过的事还剩哪几件没兑现？", "which promises are still open?": what is left, whatever was promised
     if Ask.AGREED in asks and _AGREE_WORD.search(body) and not PROMISE_WORD.search(body):
         return Ask.AGREED  # "豆豆到底改成哪天飞 大家都同意了没": asked whether it was agreed, whatever "when" came first
     return min((f for f in found if f[2] in _RECORD_INTENTS), key=lambda f: (f[0], f[1]))[2]

@@ -56,10 +56,13 @@ class Vote:
         return not self.no and len(self.yes) == self.count
 
 
-def _names(k: int, label: str = "") -> frozenset[str]:
+def _names(k: int, label: str = "", *, extra: str = "") -> frozenset[str]:
     out = {str(k + 1), _ROMAN[k], _ZH_NUM[k], "abcdefgh"[k] if k < 8 else "", *(c[k] for c in _CIRCLED)}
     if label:
         out.add(label.lower())
+    # the marker the list used when it is its own ("㈠", "1️⃣", "甲", an emoji, "One")
+    if extra and (not extra[:1].isascii() or extra.lower() in _EN_NUM):
+        out.add(extra.strip().lower())
     return frozenset(n for n in out if n)
 
 
@@ -72,11 +75,48 @@ def parts(text: str) -> list[Part]:
     labelled = [m for m in map(_LABEL.match, lines[1:]) if m is not None]
     if len(labelled) >= 2 and len(labelled) >= len(lines[1:]) - 1:
         return [Part(k, _names(k, m.group("label").strip()), m.group("rest")) for k, m in enumerate(labelled[:10])]
-    # "⑴ … ⑵ … ⑶ …" on one line
-    marks = list(_INLINE.finditer(text))
-    if len(marks) >= 2 and len({m.group() for m in marks}) == len(marks):
+    return _inline(text)
+
+
+#: Markers of a list written on one line, by family, the k-th marker of each: "⑴ … ⑵ …", "㈠…㈡…", "1️⃣ … 2️⃣ …",
+#: "甲，…；乙，…", "First, … Second, …", "One: … Two: …".
+_PAREN_ZH = "㈠㈡㈢㈣㈤㈥㈦㈧㈨㈩"
+_STEMS = "甲乙丙丁戊己庚辛"
+_FAMILIES: tuple[tuple[str, ...], ...] = (
+    *(tuple(re.escape(c) for c in family) for family in (*_CIRCLED, _PAREN_ZH)),
+    tuple(rf"{k}\ufe0f?\u20e3" for k in range(1, 10)),
+    tuple(rf"(?:^|(?<=[：:；;。\s]))(?:{c})(?=[，,、：:])" for c in _STEMS),
+    tuple(rf"(?:^|(?<=[.!?:]\s))(?i:{w})(?=[,:])" for w in _EN_ORD),
+    tuple(rf"(?:^|(?<=[.!?:]\s))(?i:{w})(?=\s*:)" for w in _EN_NUM),
+)
+#: An emoji that opens each part of a list on one line: "🎙 The opening credits … 💸 Money … 🖊 Nobody signs …".
+_EMOJI_MARK = re.compile(r"(?:^|(?<=[.!?。！？]\s)|(?<=[.!?。！？]))([\U0001F300-\U0001FAFF\u2600-\u27BF])\ufe0f?\s+(?=\w)")
+
+
+def _inline(text: str) -> list[Part]:
+    """The parts of a list written on one line: the markers of one family in order, two or more."""
+    for family in _FAMILIES:
+        found: list[re.Match[str]] = []
+        at = 0
+        for marker in family:
+            m = re.compile(marker).search(text, at)
+            if m is None:
+                break
+            found.append(m)
+            at = m.end()
+        if len(found) >= 2:
+            ends = [m.start() for m in found[1:]] + [len(text)]
+            if any(len(text[m.end() : end].strip(" ，,、：:；;")) < 4 for m, end in zip(found, ends, strict=True)):
+                continue  # "❶❷❸，认。": the marks named in a vote, no list of its own
+            return [Part(k, _names(k, extra=m.group()), text[m.end() : end].strip(" ，,、：:；;"))
+                    for k, (m, end) in enumerate(zip(found, ends, strict=True))]
+    marks = list(_EMOJI_MARK.finditer(text))
+    if len(marks) >= 2 and len({m.group(1) for m in marks}) == len(marks):
         ends = [m.start() for m in marks[1:]] + [len(text)]
-        return [Part(k, _names(k), text[m.end() : end].strip()) for k, (m, end) in enumerate(zip(marks, ends, strict=True)) if k < 10]
+        if any(len(text[m.end() : end].strip()) < 4 for m, end in zip(marks, ends, strict=True)):
+            return []
+        return [Part(k, _names(k, extra=m.group(1)), text[m.end() : end].strip())
+                for k, (m, end) in enumerate(zip(marks, ends, strict=True)) if k < 10]
     return []
 
 
@@ -86,21 +126,26 @@ def _label(rest: str) -> str:
 
 
 _YES = re.compile(r"✔|✅|☑|👍|🙌|\b(?:yes|yeses|yep|yeah|agreed?|agree|fine|ok(?:ay)?|on\s+board|in|sign(?:ed)?|support|"
-                  r"fair|good|deal|approve[sd]?|count\s+me\s+in|put\s+me\s+down|all\s+good|from\s+me|works\s+for\s+me|same\s+here|no\s+objections?)\b|\+1"
-                  r"|认|同意|支持|签|赞成|没问题|没意见|可以|行|赞同|投.?票|举手|👌", _I)
+                  r"fair|good|deal|approve[sd]?|count\s+me\s+in|put\s+me\s+down|all\s+good|from\s+me|works\s+for\s+me|same\s+here|no\s+objections?|votes?\s+(?:for|yes)|my\s+vote)\b|\+1"
+                  r"|认|同意|支持|签|赞成|没问题|没意见|没话说|可以|行|赞同|投.?票|举手|点头|按手印|👌|\b(?:oui|sí|si|ja|sì|wi|ae|ndiyo)\b", _I)
 #: A no to a part: a refusal, not any negation ("Print most of all, Cortinarius is not a joke" says yes).
 _NO = re.compile(r"✘|✗|❌|👎|\bno\b(?!\s+(?:problems?|worries|doubts?|way|rush|one|longer|more|less|matter|hesitation|questions?|objections?|complaints?|brainer))(?!-)"
                  r"|\b(?:can'?t|can’t|cannot|won'?t|won’t|will\s+not|couldn'?t|wouldn'?t|shan'?t)\b"
                  r"|\b(?:don'?t|don’t|do\s+not)\s+(?:agree|support|accept|sign|want|like|buy)\b"
                  r"|\bnot\s+(?:for\s+me|on\s+board|agreed|ok(?:ay)?|fine|happy|signing|in|that\s+one|this\s+one)\b"
                  r"|\b(?:against|refuse[ds]?|veto(?:ed)?|pass\s+on|out\s+on)\b"
-                 r"|不(?:认|同意|行|签|支持|赞成|能|可以|接受|答应)|反对|没法|做不到|免谈|不干", _I)
+                 r"|不(?:认|同意|行|签|支持|赞成|能|可以|接受|答应)|反对|没法|做不到|免谈|不干|只(?:认|同意)一半", _I)
 #: Every part at once: "all four", "four for four", "three times yes", "every word of it", "全认", "一条不少".
 _NUMW = r"(?:two|three|four|five|six|seven|eight|nine|ten|both|\d{1,2})"
 _ALL = re.compile(r"\b(?:(?:to|for|on|with)\s+all(?:\s+(?P<n1>" + _NUMW + r"))?\b(?!\s+(?:but|except))|all\s+(?P<n2>" + _NUMW + r")\b"
                   r"|(?P<n3>" + _NUMW + r")\s+(?:for|out\s+of|of)\s+(?P=n3)\b|(?P<n5>" + _NUMW + r")\s+(?:times\s+yes|yes(?:es)?)\b"
-                  r"|every\s+(?:word|line|one|part|point|rule)|all\s+of\s+(?:it|them)|the\s+(?:whole\s+)?lot|each\s+(?:one|of\s+them))"
-                  r"|(?P<n6>[一二三四五六七八九十两\d])?(?:条|点|项)?(?:我)?(?:也)?(?:都|全|全部|统统)(?:认|同意|支持|签|赞成|没问题|可以|行)"
+                  r"|every\s+(?:word|line|one|part|point|rule)|all\s+of\s+(?:it|them)|the\s+(?:whole\s+)?lot|each\s+(?:one|of\s+them)"
+                  r"|start\s+to\s+finish|the\s+(?P<n7>" + _NUMW + r")\s+of\s+them|(?P<n8>both)(?:\s+of\s+them)?"
+                  # "tou le twa", "oui aux deux", "todos los tres", "alle drei"
+                  r"|\b(?:tous|toutes|tou|todos|todas|alle|tutti)\s+(?:les\s+|le\s+|los\s+|las\s+|i\s+|e\s+)?(?P<n9>deux|trois|quatre|twa|de|kat|dos|tres|cuatro|zwei|drei|vier|due|tre|quattro)\b"
+                  r"|\baux\s+(?P<n10>deux|trois|quatre)\b)"
+                  r"|(?P<n6>[一二三四五六七八九十两\d])?(?:条|点|项|个|件)?(?:我)?(?:也)?(?:的回答)?(?:都|全|全部|统统)(?:是)?(?:投)?(?:认|同意|支持|签|赞成|没问题|可以|行|点头|按手印|要|好)"
+                  r"|投(?P<n11>[一二三四五六七八九十两\d])票"
                   r"|一条不少|一条都不少|全票|全都要", _I)
 _RANGE = re.compile(r"(?P<a>[" + "".join(_CIRCLED) + r"\d一二三四五六七八九十]|\b[IVX]{1,4}\b)\s*(?:到|至|-|–|—|~|～|through|to)\s*"
                     r"(?P<b>[" + "".join(_CIRCLED) + r"\d一二三四五六七八九十]|\b[IVX]{1,4}\b)")
@@ -114,13 +159,17 @@ def _count_word(w: str | None) -> int | None:
     w = w.lower()
     if w.isdigit():
         return int(w)
-    if w == "both":
+    if w in ("both", "deux", "de", "dos", "zwei", "due", "两"):
         return 2
+    if w in ("trois", "twa", "tres", "drei", "tre"):
+        return 3
+    if w in ("quatre", "kat", "cuatro", "vier", "quattro"):
+        return 4
     if w in _EN_NUM:
         return _EN_NUM.index(w) + 1
     if w in _ZH_NUM:
         return _ZH_NUM.index(w) + 1
-    return 2 if w == "两" else None
+    return None
 
 
 def _index(token: str, plist: list[Part]) -> int | None:
@@ -157,7 +206,9 @@ def _words_of(text: str) -> list[tuple[str, int]]:
 
 def _own_words(plist: list[Part]) -> list[set[str]]:
     """The words of each part that no other part has: a reply may name the part by them ("the 30 days one")."""
-    sets = [{w for w, _ in _words_of(p.text)} - _COMMON for p in plist]
+    # (not a word of a vote itself: "同意" in "筹备组过半同意才能付" names no part of "丙我不同意")
+    sets = [{w for w, _ in _words_of(p.text) if not (_YES.search(w) or _NO.search(w) or re.search("[不没]", w))} - _COMMON
+            for p in plist]
     return [ws - set().union(*(o for j, o in enumerate(sets) if j != k)) for k, ws in enumerate(sets)]
 
 
@@ -171,9 +222,12 @@ def _mentions(clause: str, plist: list[Part]) -> list[tuple[int, int]]:
             found += [(k, m.start()) for k in range(a, b + 1)]
     for p in plist:
         for name in p.names:
-            if len(name) == 1 and not name.isascii():  # a circled mark or a Chinese numeral
-                pat = re.escape(name) + (r"(?=条|点|项|[我不都，,、和与及\s]|$)" if name in _ZH_NUM else "")
-                pat = (r"(?:第)?" + pat) if name in _ZH_NUM else pat
+            if name in _STEMS:  # "甲、丙、丁我认" — not the 丁 of 老丁
+                pat = r"(?<![老小阿])" + name + r"(?=[、，,。.！!；;甲乙丙丁戊己庚辛我都不认签这\s]|$)"
+            elif len(name) == 1 and not name.isascii():  # a circled mark or a Chinese numeral
+                # "第三条", "三我不认" name the third; "三条都好" counts them
+                pat = (r"(?:第" + name + r"(?:条|点|项|个|件)?|(?<![一二三四五六七八九十两\d])" + name + r"(?=[我不，,、和与及\s]|$))"
+                       if name in _ZH_NUM else re.escape(name))
             elif name.isdigit():
                 pat = r"(?:(?:rule|point|part|item|number|no\.?|#|第)\s*)?(?<![\d:.,])" + name + r"(?![\d:.%])(?!\s*(?:am|pm|h|号|日|月|点钟|:\d))"
             elif name in _ROMAN:  # "I, II and IV, yes", "III I can't do" — not the pronoun "I"
@@ -208,7 +262,8 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
     for clause in [c for c in _CLAUSE.split(text) if c.strip()]:
         every = _ALL.search(clause)
         if every is not None and not _EXCEPT.search(clause[every.end() :]):
-            said = next((_count_word(every.group(g)) for g in ("n1", "n2", "n3", "n5", "n6") if every.group(g)), None)
+            said = next((_count_word(every.group(g)) for g in ("n1", "n2", "n3", "n5", "n6", "n7", "n8", "n9", "n10", "n11")
+                         if every.group(g)), None)
             if (said is None or said == n) and not _NO.search(clause):
                 named_any = True
                 yes |= set(range(n)) - no
@@ -222,6 +277,9 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
                 pending = set()
             continue
         named_any = True
+        if pending and (pol := _polarity(clause[: mentions[0][1]])):  # "First, second and third: yes, and …"
+            (yes if pol == "yes" else no).update(pending)
+            pending = set()
         cuts = [pos for _, pos in mentions] + [len(clause)]
         marks = [_polarity(clause[pos:end]) for (_, pos), end in zip(mentions, cuts[1:], strict=True)]
         # names listed together take the polarity said after the last of them ("❶❷我同意", "I, II and IV, yes");
@@ -234,7 +292,7 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
             (yes if pol == "yes" else no if pol == "no" else pending).add(k)
     if pending:
         yes |= pending if _YES.search(text) and not _NO.search(text) else set()
-    if not named_any:
+    if not named_any or not (yes or no or whole):
         return None
     if whole and not no:
         yes = set(range(n))
