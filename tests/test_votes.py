@@ -105,3 +105,21 @@ async def test_an_assurance_of_what_was_done_or_is_is_no_promise(lang: str, said
 async def test_a_promise_with_its_tag_still_stands(lang: str, said: str, words: str) -> None:
     facts = await _facts([("Rui", "and the rest?" if lang == "en" else "剩下的呢？"), ("Ota", said)], lang)
     assert [f for f in facts if f.kind is Kind.COMMITMENT and words in f.value]
+
+
+async def test_a_vote_said_of_ones_own_town_or_name_or_with_a_who_in_it_still_counts() -> None:
+    facts = await _facts([("Ana", "back in a minute"), ("Ines", EN), ("Bo", "Lima says yes to every line of that."),
+                          ("Cem", "Cem votes for the club account, the bracket and the caster. The caster one most of all, Ines."),
+                          ("Dara", "Ana says yes to all three, she told me on the phone.")])
+    agreed = {f.subject for f in facts if f.kind is Kind.CONSENSUS and "club account" in f.value and f.attribute == "agrees to"}
+    assert agreed == {"u-Bo", "u-Cem"}  # (Dara only reports someone else's vote)
+    facts = await _facts([("小林", ZH), ("阿珍", "三件我全投赞成票。押金那件尤其好，谁也别想再拖。")], "zh")
+    assert {f.subject for f in facts if f.kind is Kind.CONSENSUS and f.attribute == "同意" and "钥匙" in f.value} == {"u-阿珍"}
+
+
+def test_what_is_left_of_what_was_promised_is_asked_as_open() -> None:
+    from bot.offline.questions import Ask, read_question
+    names = {"u-a": ["阿珍"], "u-b": ["Bo"]}
+    for text in ("到现在为止，群里答应过的事还剩哪几件没兑现？", "which of the promises made here are still open?"):
+        q = read_question(text, "u-a", names)
+        assert q is not None and q.ask is Ask.OPEN and not q.zh_topic, text

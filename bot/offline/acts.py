@@ -773,6 +773,13 @@ class _Thread:
         named = {uid for hit in self.book.find(m.group("name").rstrip(".-")) for uid in hit.users} if m is not None else set()
         return named - {u.author_id}
 
+    def names_another(self, i: int) -> bool:
+        """Does line ``i`` name a member other than its speaker before its last clause ("Ana says yes to all three"; not
+        "Kabul says yes to every line", "Nusrat votes for …, Ruth")?"""
+        u = self.lines[i]
+        head = re.split(r"[,，]\s*[^,，]{1,24}[.!。！]?\s*$", u.text)[0]
+        return any(hit.users and u.author_id not in hit.users for hit in self.book.find(head))
+
     def _pleads_with_member(self, u: Utterance) -> bool:
         """Does ``u`` ask a member by name with a "please" beside the name ("Today, please, Ruth: …", "Ruth, please —")?"""
         return any(hit.users and u.author_id not in hit.users
@@ -844,10 +851,10 @@ class _Thread:
             # a list put to all that the classifier did not call a proposal ("…, three rules for the label: — …")
             speaker = self.lines[i].author_id
             p = next((j for j in range(i - 1, max(-1, i - 1 - _PROPOSAL_BACK), -1) if self.lines[j].author_id != speaker
-                      and not self.barred[j] and self.acts[j] not in (Act.QUESTION, Act.REQUEST) and parts(self.lines[j].text)), None)
+                      and not self.barred[j] and self.acts[j] is not Act.QUESTION and parts(self.lines[j].text)), None)
             if p is None or any(self.barred[k] for k in range(p, i)):
                 return None
-        if parts(self.lines[i].text) or _ASKS.search(self.lines[i].text):
+        if parts(self.lines[i].text) or re.search(r"[?？]|[吗呢][\s。.!！~]*$", self.lines[i].text):
             return None  # a list of its own answers a list with another proposal, not a vote; nor does a question
         vote = read_vote(self.lines[i].text, parts(self.lines[p].text))
         return (p, vote) if vote is not None else None
@@ -1033,7 +1040,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             act = Act.AGREE
         # (a condition naming someone is no report of them: "If Joleen keeps doing the column, yes: …")
         # (nor a no to one clause of a proposal, whatever else the line reports: "二我不认：提现多久是平台说了算")
-        reports = (act is not Act.CONDITION or condition_of(turn.text) is None) and not _PART_NO.search(turn.text)
+        reports = (act is not Act.CONDITION or condition_of(turn.text) is None) and not _PART_NO.search(turn.text) \
+            and not (act is not Act.QUESTION and thread.vote(i) is not None and not thread.names_another(i))
         if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT and reports for c in mine) \
                 or turn.addressed or _TO_BOT.search(turn.text) or _PASTED.search(turn.text):
             # an attempt on memory, a report of someone else, words to Heyan (a note to the bot is no act

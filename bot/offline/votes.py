@@ -207,7 +207,7 @@ def _words_of(text: str) -> list[tuple[str, int]]:
 def _own_words(plist: list[Part]) -> list[set[str]]:
     """The words of each part that no other part has: a reply may name the part by them ("the 30 days one")."""
     # (not a word of a vote itself: "同意" in "筹备组过半同意才能付" names no part of "丙我不同意")
-    sets = [{w for w, _ in _words_of(p.text) if not (_YES.search(w) or _NO.search(w) or re.search("[不没]", w))} - _COMMON
+    sets = [{w for w, _ in _words_of(p.text) if w.isascii() or not (_YES.search(w) or _NO.search(w) or re.search("[不没]", w))} - _COMMON
             for p in plist]
     return [ws - set().union(*(o for j, o in enumerate(sets) if j != k)) for k, ws in enumerate(sets)]
 
