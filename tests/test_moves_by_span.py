@@ -70,6 +70,27 @@ def test_a_weekday_beside_its_date_and_a_date_with_its_year(text: str, day: str,
     assert due is not None and (due.date().isoformat(), due.strftime("%H:%M")) == (day, hour)
 
 
+@pytest.mark.parametrize(("asked", "said", "when"), [
+    ("Bo, could the €40 wait until Thursday the 12th? I'm away that week.", "Thursday the 12th, then, before 5pm on my clock.",
+     "Thursday the 12th, before 5pm"),
+    ("Bo, could my chapters wait until after the 24th? I'm re-recording one.", "Then the 27th. Still the whole day, my time.",
+     "the 27th"),
+])
+def test_a_time_taken_with_then_after_a_wait_asked_for_moves_the_promise(asked: str, said: str, when: str) -> None:
+    found = reschedules([Utterance("m2", "u-b", "Bo", said, WED)], [Utterance("m1", "u-a", "Ana", asked, WED)])
+    assert [m.when for m in found] == [when]
+
+
+@pytest.mark.parametrize(("said", "when", "what"), [
+    ("小林，设计稿那件事得顺延一周：总监在外地，要他签字。还是夜里九点以前。", "顺延一周", "设计稿那件事"),
+    ("小林，那80欧得改到5月6号：经费五月初才进来。", "5月6号", "80欧"),
+    ("小林，合同得晚几天：原件还在路上，改成3月31号以前发。", "3月31号以前", ""),
+])
+def test_a_move_said_before_its_reason_after_a_colon(said: str, when: str, what: str) -> None:
+    [move] = reschedules([Utterance("m2", "u-a", "阿珍", said, WED)], [Utterance("m1", "u-b", "小林", "好的", WED)])
+    assert move.when == when and what in move.what
+
+
 def test_a_move_whose_time_goes_on_in_the_clauses_after() -> None:
     [move] = reschedules([Utterance("m2", "u-a", "大熊", "分红还得改，改到11月10号，周三，还是晚上六点以前。这两天比索跌得太狠。", WED)],
                          [Utterance("m1", "u-b", "小满", "好的", WED)])

@@ -31,7 +31,7 @@ _EN = re.compile(
     r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
 _EN_FOR = re.compile(r"\s+(?:for|on)\s+(?P<what>(?:the|my|our|that)\s+.+)$", _I)
 _ZH = re.compile(r"^(?:那|那么)?(?P<what>[^，,。！!？?]{0,12}?)(?:那个|那件事|的话)?[，,]?\s*(?:我)?(?:得|要|只能|可能要)?(?:改成|改到|推到|延到|挪到|换到|宽限到|延期到|顺延到|缓到)"
-                 r"(?P<rest>[^，,。！!？?]+)(?:[，,。！!？?]\s*(?P<reason>.*))?$")
+                 r"(?P<rest>[^，,。！!？?：:]+)(?:[，,。！!？?：:]\s*(?P<reason>.*))?$")
 #: "make the glossary Friday noon": a thing named between "make" and its new time.
 _EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,:;-]+)*make\s+(?P<what>(?:the|my|our)\s+[^,;.!?]{2,40}?)\s+"
                           r"(?P<rest>[^,;.!?]+)(?:[,;.!?]\s*(?P<reason>.*))?$", _I)
@@ -40,7 +40,7 @@ _EN_SLIDES = re.compile(r"^(?P<what>(?:the|my|our|your)\s+[^,;:.!?]{2,60}?)\s+(?
                         # (not "moves to": "so we agree: the launch moves to next Wednesday" moves an event, no promise)
                         r"|must\s+)?(?:slides?|slips?|is\s+pushed|be\s+pushed|gets\s+pushed|goes\s+back|go\s+back)\s+(?:back\s+)?to\s+(?P<rest>[^,;:.!?]+)(?:[,;:.!?]\s*(?P<reason>.*))?$", _I)
 #: A Chinese deed handed over after its new time: "改成18号以前寄到你那儿", "推到周五发你".
-_ZH_HANDS_OVER = re.compile(r"^(?:寄|发|转|送|交|给|传)(?:到|给)?(?:你|您)(?:那儿|那里|手上|邮箱)?$|^给(?:你|您)$")
+_ZH_HANDS_OVER = re.compile(r"^(?:寄|发|转|送|交|给|传)(?:到|给)?(?:你|您)?(?:那儿|那里|手上|邮箱)?$|^给(?:你|您)$")
 #: A sentence's topic before its change: "uploads: make that tuesday", "booking page — ok make it Friday".
 _TOPIC = re.compile(r"^(?P<topic>[^:：—–]{2,30}?)\s*(?:[:：]|\s[—–]\s?)\s*")
 #: Words before a change that say nothing of it: "honestly", "ugh", a name the line is said to.
@@ -85,7 +85,7 @@ def _asked(text: str) -> tuple[str, str] | None:
 
 def _sentence_moves(text: str) -> tuple[str, str] | None:
     topic = ""
-    if (t := _TOPIC.match(text)) and find_due_span(t.group("topic")) is None:
+    if (t := _TOPIC.match(text)) and find_due_span(t.group("topic")) is None and find_shift(t.group("topic")) is None:
         topic, text = t.group("topic"), text[t.end():]
     text = _LEAD.sub("", text)
     # a name it is said to: "Dana make that Fri noon …", "Lena, can I move the deck to …"
@@ -176,18 +176,28 @@ _NOD = re.compile(r"^(?:(?:fair|ok(?:ay)?|sure|fine|right|alright|yes|yep|yeah|u
 _QUESTION = re.compile(r"[?？]|(?:可以吗|行吗|行不行|好吗|好不好|成吗|ok吗|吗|呢)[\s。.~]*$", _I)
 
 
+_STILL = re.compile(r"\b(?:still|same\s+hour|same\s+time|the\s+whole\s+day)\b|[,，]?\s*\b(?:on\s+)?my\s+(?:own\s+)?(?:clock|time)\b", _I)
+_THEN_FIRST = re.compile(r"^(?:then|so|ok(?:ay)?\s+then)\s*,?\s+(?P<when>[^.!?]{2,40}?)[.!?]\s*(?P<more>.*)$", _I)
+
+
 def _taken_time(answer: str) -> str | None:
     """The time a short yes names ("wednesday it is", "……好吧，24号"), or None."""
     answer = re.sub(r"^[\W_]+", "", clean(answer) or answer.strip())
-    if (m := _IT_IS.match(_NOD.sub("", answer))) and only_time(m.group("when")):  # "Fair. Sunday then, …"
+    # ("Thursday the 12th, then, before 5pm on my clock.", "Then the 27th. Still the whole day, my time.")
+    answer = re.sub(r"\s+", " ", _STILL.sub(" ", answer)).strip()
+    if (lead := _THEN_FIRST.match(answer)) is not None:
+        answer = f"{lead.group('when')} then. {lead.group('more')}"
+    if (m := _IT_IS.match(_NOD.sub("", answer))) and only_time(m.group("when").rstrip(" ,")):  # "Fair. Sunday then, …"
         # "ok, Friday it is. by 8pm my time": the hour said after narrows the day
         more = m.group("more").strip(" .!~,")
         if not more or only_time(more):
-            return f"{m.group('when')}, {more}" if more else m.group("when")
+            return f"{m.group('when').rstrip(' ,')}, {more}" if more else m.group("when").rstrip(" ,")
         # "saturday then, before 10am Bogotá. that's 5pm for you. tight but fine": the time, then talk
         first = re.split(r"(?<=[.!?])\s+|\s+[—–]\s+", more, maxsplit=1)[0].strip(" .!~,")
         if first != more and only_time(first):
-            return f"{m.group('when')}, {first}"
+            return f"{m.group('when').rstrip(' ,')}, {first}"
+        if not first or not re.search(r"\d|[零一二两三四五六七八九十]|noon|midnight|morning|evening|night|afternoon", first, _I):
+            return m.group("when").rstrip(" ,")  # "Then the 27th. The whole day." — the day, then talk
     return own_time(answer) or None
 
 
