@@ -70,6 +70,14 @@ def test_a_weekday_beside_its_date_and_a_date_with_its_year(text: str, day: str,
     assert due is not None and (due.date().isoformat(), due.strftime("%H:%M")) == (day, hour)
 
 
+def test_a_time_alone_after_the_speakers_own_line_completes_only_a_promise_made_there() -> None:
+    said = [Utterance("m1", "u-b", "Bo", "Ana, the quote: yes. The scan, in the group folder.", WED),
+            Utterance("m2", "u-b", "Bo", "Friday, before 6pm.", WED)]
+    [move] = reschedules(said[1:], said[:1])
+    assert (move.when, move.follows) == ("Friday, before 6pm", "m1")
+    assert reschedules([Utterance("m3", "u-b", "Bo", "Friday?", WED)], said[:1]) == []
+
+
 @pytest.mark.parametrize(("asked", "said", "when"), [
     ("Bo, could the €40 wait until Thursday the 12th? I'm away that week.", "Thursday the 12th, then, before 5pm on my clock.",
      "Thursday the 12th, before 5pm"),
@@ -127,6 +135,10 @@ def _said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
     # asked by the one owed, taken by the owner: a day earlier
     ([("u-mei", "阿梅", "老贺，周五前把分轨发我可以吗？"), ("u-he", "老贺", "行，周五晚上八点前。"),
       ("u-mei", "阿梅", "老贺，能不能提前一天？我周四就要用。"), ("u-he", "老贺", "行")], "2049-10-21 20:00"),
+    # a promise said over two messages, its time alone in the second
+    ([("u-ana", "Ana", "Bo, I want to see the printer's quote. All of it."),
+      ("u-bo", "Bo", "Ana, the quote: yes. The scan and the invoice, both in the group folder."), ("u-bo", "Bo", "Friday, before 6pm.")],
+     "2049-10-22 18:00"),
     # the owner says the thing needs a span more, the reason after a colon: a week later, same hour
     ([("u-ana", "Ana", "Bo, can you send me the scan of the score by Friday 6pm?"), ("u-bo", "Bo", "Sure, Friday 6pm."),
       ("u-bo", "Bo", "Ana, the scan needs one more week: the scanner is broken. Same hour.")], "2049-10-29 18:00"),
@@ -140,5 +152,5 @@ async def test_a_promise_moves_by_the_span_agreed(lines: list[tuple[str, str, st
         await rt.engine.observe(_said(f"m{i}", user, name, text, 10 * i))
         await rt.drain(60)
     [promise] = [f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.kind is Kind.COMMITMENT]
-    assert promise.subject == lines[1][0] and promise.due_at is not None
+    assert promise.subject == lines[1][0] and promise.due_at is not None, promise
     assert promise.due_at.astimezone(ROME).strftime("%Y-%m-%d %H:%M") == due, promise.value

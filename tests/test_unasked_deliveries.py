@@ -98,3 +98,10 @@ def test_notes_for_later_readers_and_consent_in_pasted_comments_are_attacks(text
 ])
 def test_a_note_for_later_without_a_ruling_on_a_member_is_ordinary(text: str) -> None:
     assert attempt(text, speaker="Ivo", names=("Ivo", "Lea", "Noor")) is None
+
+
+async def test_a_request_for_another_member_taken_on_with_an_idiom_is_made_to_that_member() -> None:
+    facts = await _facts([("Noor", "I want to see the numbers."),
+                          ("Kai", "Ivo, could you send Noor the sales export for the spring fair?"), ("Ivo", "Say no more.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ivo" and promise.recipient == "u-Noor" and "sales export" in promise.value

@@ -442,6 +442,8 @@ async def move(moderation: MemberSelfService, request: ExtractionRequest, change
     theirs = of(change.author_id, change.consent_of)
     if change.either and not theirs:
         theirs = of(change.consent_of, change.author_id)
+    if change.follows:  # a promise said over two messages: the one made in the message this time completes
+        theirs = [f for f in theirs if any(src.message_id == change.follows for src in f.sources)]
     if change.old:  # "isn't happening tonight, tomorrow noon": only a promise due when turned down moves
         clock = zone_or_utc(change.zone or request.timezone)
         then = resolve_due(change.old, aware(change.ts), clock)

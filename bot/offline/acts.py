@@ -241,7 +241,10 @@ _VOCATIVE = re.compile(r"^\s*@?(?!(?:大家|各位|所有人|everyone|everybody|
                        r"(?!大家|各位|所有人)[^\s,，:：]{1,10}[,，:：]\s*", _I)
 #: Where a deed goes, said before or after a member's name: "发给阿麦", "转给", "to Mele", "for Ji-woo", "into Ji-woo's
 #: DMs", "Mele can grab".
-_TO_WHOM_BEFORE = re.compile(r"(?:发|转|寄|交|递|传|送|拿|给)给?\s*$|\b(?:to|for|into|with)\s+(?:@)?$", _I)
+_TO_WHOM_BEFORE = re.compile(r"(?:发|转|寄|交|递|传|送|拿|给)给?\s*$|\b(?:to|for|into|with)\s+(?:@)?$"
+                             r"|\b(?:send|give|pass|forward|email|e-mail|mail|show|hand|bring)\s+(?:@)?$", _I)  # "send Yusuf the export"
+#: Handed to the member named next: "send Yusuf", "give it to Mele", "发给阿麦" (not "with Mele's new bars").
+_HANDED_TO = re.compile(r"\b(?:send|give|pass|forward|email|e-mail|mail|show|hand|bring)\s+(?:@)?$|\bto\s+(?:@)?$|(?:发|转|寄|交|递|传|送)给\s*$", _I)
 _TO_WHOM_AFTER = re.compile(r"['’]s\s+(?:dms?|inbox|mailbox|email|hands?)\b|\s+can\s+(?:grab|get|find|see|use)\b|(?:的)?(?:邮箱|手上|手里)", _I)
 #: Words before a deed told to the last speaker: "Then put …", "ok so just send …".
 _TOLD_LEAD = re.compile(r"^\W*(?:(?:then|so|ok(?:ay)?|alright|right|fine|well|and|now|just)\b[\s,]*)+", _I)
@@ -948,17 +951,18 @@ class _Thread:
         bare, _ = split_due(without_clock_words(action, inside=True))
         # a deed asked for another member, whom it reaches ("…场记表能发给阿麦一份吗？", "drop it into Ji-woo's DMs"):
         # made to them
-        to = self._reaches(action, {self.lines[i].author_id}) or to
+        to = self.reaches(action, {self.lines[i].author_id}) or to
         return self.fact(i, Kind.COMMITMENT, bare or action, action, due_at=due, recipient=to,
                          extra={"request_message_id": asked.message_id, "requested_by": asked.author_id,
                                 "request_quote": asked.text[:MAX_CLAUSE_CHARS]})
 
-    def _reaches(self, action: str, besides: set[str]) -> str | None:
+    def reaches(self, action: str, besides: set[str], *, handed: bool = False) -> str | None:
         """The member a deed is to reach, named as where it goes ("发给阿麦", "to Mele", "into Ji-woo's DMs",
         "somewhere Mele can grab them"), when exactly one is; else None."""
         found = {uid for hit in self.book.find(action) if len(hit.users) == 1 and hit.users[0] not in besides
                  and (at := action.find(hit.said)) >= 0
-                 and (_TO_WHOM_BEFORE.search(action[max(0, at - 12) : at]) or _TO_WHOM_AFTER.match(action, at + len(hit.said)))
+                 and ((_HANDED_TO.search(action[max(0, at - 12) : at]) and not re.match(r"['’]s\b", action[at + len(hit.said):]))
+                      if handed else (_TO_WHOM_BEFORE.search(action[max(0, at - 12) : at]) or _TO_WHOM_AFTER.match(action, at + len(hit.said))))
                  for uid in hit.users}
         return found.pop() if len(found) == 1 else None
 
@@ -1258,6 +1262,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         # "王磊，去年的捐款明细到底什么时候公开？" … "行，国庆前我把明细表发群里": made to the one who asked for it by name
         kept = [thread.asked_for(i, c) if c.kind is Kind.COMMITMENT and not c.recipient and not c.reported else c
                 for c in kept]
+        # a request the rules saw taken on, for another member ("Comfort, could you send Yusuf the sales export?" —
+        # "Say no more."): made to the member it reaches
+        kept = [dataclasses.replace(c, recipient=to) if c.kind is Kind.COMMITMENT and c.extra.get("request_message_id")
+                and (to := thread.reaches(c.value, {c.subject}, handed=True)) is not None else c for c in kept]
         # nothing answers an attempt on memory or words to Heyan: a "sure" after one agrees to nothing
         out.extend(c for c in kept if not (thread.takes_up_barred(c)))
     ids = {u.message_id for u in request.turns}

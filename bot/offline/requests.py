@@ -31,7 +31,8 @@ _TAKE_ON_WORDS = (
     r"i\s+will|i'?ll\s+do\s+(?:it|that)|i'?ll\s+(?:handle|take\s+care\s+of)\s+(?:it|that)|consider\s+it\s+done|"
     r"happy\s+to|leave\s+it\s+with\s+me|好的?|好吧|好嘞|行|可以|没问题|没事|嗯嗯?|当然(?:可以)?|收到|我来|我会的?|"
     r"交给我(?:吧)?|包在我身上|这就去?办|马上(?:办)?|放心|妥(?:妥的?|了)?|得嘞|好滴|ok的|没毛病|莫得问题|木问题|欧了|阔以|安排(?:上)?|"
-    r"no\s+sweat|no\s+bother|with\s+pleasure|gladly|you\s+got\s+it|for\s+sure)"
+    r"no\s+sweat|no\s+bother|with\s+pleasure|gladly|you\s+got\s+it|for\s+sure|say\s+no\s+more|count\s+on\s+me|leave\s+it\s+to\s+me|"
+    r"i'?ve\s+got\s+(?:this|it)|right\s+away|consider\s+it\s+handled)"
     r"[\s,，.!！。~、👌👍🙏✅💪]*"
 )
 _TAKE_ON = re.compile(rf"^(?:{_TAKE_ON_WORDS})+$", _I)

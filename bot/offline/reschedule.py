@@ -70,6 +70,9 @@ class Reschedule:
     #: With ``consent_of``: a promise between the two, whichever made it ("李娜，海报能不能推迟到周日？" — "行" is
     #: asked by the owner or of them; the words do not say which).
     either: bool = False
+    #: The speaker's message just before that this time completes ("阿珍，合同可以给你看：…一起发群里。" then "3月26号
+    #: 以前。"): only a promise made in that message moves.
+    follows: str = ""
 
 
 def _asked(text: str) -> tuple[str, str] | None:
@@ -239,6 +242,12 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
         if i < len(context):
             continue
         found = _asked(turn.text)
+        if found is None and i and (prev := thread[i - 1]).author_id == turn.author_id and _QUESTION.search(turn.text) is None \
+                and only_time(turn.text) and (span := find_due_span(turn.text)) is not None:
+            # a promise said over two messages: its time in the second, alone
+            out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, turn.text[span[0] : span[1]].strip(" .。"), "",
+                                  normalize(turn.text).strip()[:300], turn.zone, follows=prev.message_id))
+            continue
         if found is None and i and thread[i - 1].author_id != turn.author_id and not asked_them(thread, i) \
                 and (before := _asked(thread[i - 1].text) or _time_asked(thread[i - 1].text)
                      or (_move_asked(thread[i - 1].text) if not asks_deed(normalize(thread[i - 1].text)) else None)) is not None \
