@@ -96,7 +96,7 @@ async def _seed(rt: Runtime) -> None:
     operator = Actor.operator(T)
     await rt.moderation.dispute_open(operator, S, title="the fence", announce=False)
     facts = await rt.memory.list_facts(Scope(tenant=T))
-    await rt.moderation.memory_edit(operator, facts[0].id, "an edited value", reason="typo")
+    await rt.moderation.memory_edit(operator, facts[0].id, "an edited value", reason="fixing a typo in the value")
     # written before encryption existed: the plain codec and components without a cipher
     legacy = [_fact(100 + n, f"the legacy value {n}") for n in range(3)]
     await index_facts(rt.store, rt.embedder, Bm25Encoder(), legacy, codec=PLAIN)
@@ -176,7 +176,7 @@ async def test_rotation_killed_half_way_then_resumed(tmp_path: Path, redis_url: 
         blob = await _redis_blob(rt)
         assert f"hy1.{OLD_ID}.".encode() not in blob
         for clear in (b"legacy message", b"a legacy post", b"legacy title", b"legacy reason", b"legacy after",
-                      b"sealed message", b"the fence", b"typo"):
+                      b"sealed message", b"the fence", b"fixing a typo in the value"):
             assert clear not in blob, clear
         hits, _ = await rt.store.scroll("facts", Scope(tenant=T), RecordFilter(), 1000)
         assert all(h.payload.get("value") is None and h.payload.get("text") is None for h in hits)
