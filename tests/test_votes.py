@@ -123,3 +123,6 @@ def test_what_is_left_of_what_was_promised_is_asked_as_open() -> None:
     for text in ("到现在为止，群里答应过的事还剩哪几件没兑现？", "which of the promises made here are still open?"):
         q = read_question(text, "u-a", names)
         assert q is not None and q.ask is Ask.OPEN and not q.zh_topic, text
+    # a topic first, the question after a comma, no question mark
+    q = read_question("bo's word about the raffle money, does it count yet or is it still waiting on something", "u-a", names)
+    assert q is not None and q.ask is Ask.PROMISES and q.people == ("u-b",) and set(q.topic) <= {"raffl", "raffle", "money"}

@@ -41,7 +41,8 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
                    r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完|没兑现|未兑现|还挂着|手上还|没了结|未了结|悬着|没着落")),
     (Ask.PROMISES, _re(r"\bpromis|\bcommit|\bpledg|\bwho\s+(?:will|is\s+going\s+to|'ll|said\s+they'?d|is\s+(?:handling|doing|taking))"
-                       r"|\bon\s+the\s+hook\b|\b(?:hangs?|hinges?|depends?|riding|rides?)\s+on\b"
+                       r"|\bon\s+the\s+hook\b|\b(?:hangs?|hinges?|depends?|riding|rides?|waiting|waits)\s+on\b"
+                       r"|\bdoes\s+(?:it|that|this|(?:his|her|their)\s+(?:word|promise|yes))\s+count\b"
                        r"|\bwhen\s+(?:will|is|are|does|do|did|was)\b|\bdue\b|\bdeadline|\bby\s+when\b|\bsupposed\s+to\b|\bowes?\b"
                        r"|\bwhen\s+(?:am|will|do|shall)\s+(?:i|we)\s+(?:be\s+)?(?:get|getting|see|seeing|receive|receiving|have)\b"
                        r"|\bwho'?s\s+(?:doing|handling|taking|paying)|\b(?:has|have|needs?)\s+to\s+do\b|\bwhat\s+(?:is|are)\s+\w+(?:\s\w+)?\s+doing\b"
@@ -140,6 +141,8 @@ _ASKS = re.compile(
     r"|would|should|any|anything|anyone|tell|remind|list|show|recap|summari[sz]e|give\s+me|catch\s+me|please\s+(?:tell|list|show|recap)"
     r"|whats|whos|whens|hows|wheres)\b"
     r"|\b(?:remind\s+me|tell\s+me|what\s+n\s+when|by\s+when|when\s+(?:is|was)\s+it|still\s+(?:on|open|due))\b"
+    # a topic first, then the question after a comma: "karim's word about the 20%, does it count yet or …"
+    r"|[,，]\s*(?:does|do|did|is|are|was|has|have|can|will)\s+(?:it|that|this|he|she|they|the\s+\w+)\s+\w+"
     + _TOPIC_FIRST +
     r"|^(?:帮我|帮忙|请你?|告诉|说说|讲讲|列|总结|回顾|梳理|理一下|谁|什么|哪|几|怎么|为什么|现在|目前|上次|大家|还有谁|有没有人|关于)"
     r"|" + _ZH_ASKS,
@@ -173,8 +176,11 @@ _SELF_AS_OWNER = re.compile(r"\b(?:did|have|will)\s+i\b|\b(?:am\s+i|i'?m|i\s+am)
 EN_WORD = re.compile(r"[a-z][a-z-]+|\d+")
 _CONTRACTION = re.compile(r"['’](?:s|re|ll|ve|d|m|t)\b")
 CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
+#: Words that only ask about a promise's standing: "Karim's word about …", "does it count yet".
+_ASKING_WORDS = re.compile(r"(?:'s|’s)\s+word\b|\bdoes\s+(?:it|that|this)\s+count\b", re.IGNORECASE)
 _GENERIC_EN_WORDS = (
     "promise promised promises commit committed commitment commitments agree agreed agreement deal settled want wants "
+    "yet "
     "need needs say said says tell told mention mentioned feel feels feeling still open outstanding pending overdue "
     "late due deadline done left everyone anyone someone everybody anybody so far last time week today now ever "
     "exactly again heyan recap summary summarize summarise list show remind please thing things anything everything "
@@ -198,7 +204,7 @@ _GENERIC_ZH = re.compile(
     # pointers and the question's own verbs ("鱼丸那三条", "二刷那件事", "拖到哪天才挂", "截止是哪天")
     r"[那这哪](?:个|件|条|些|几条|[一二两三四五六七八九十]条)|[一二两三四五六七八九十]条|件事|截止|到期|拖到|挂着|落地|赞成|反对|不认|兑现|欠着|还清|还完|结清|才|"
     # the asker's clock and the thread itself ("换成我耶路撒冷这边的时间", "这个群里", "改完以后")
-    r"换成|这边|那边|时间|群里|这里|以后|之后|了结|作数|算数|全认|都认|认了|哪一?条|里头|还得|得看|要看|看别人|别人|取决于?|还剩|剩下|"
+    r"换成|这边|那边|时间|群里|这里|以后|之后|了结|作数|算数|全认|都认|认了|哪一?条|里头|还得|得看|要看|看别人|别人|取决于?|还剩|剩下|一条不落|一条不少|不落|整套|卡在|"
     r"[我你他她它的了吗呢吧啊都也是有没会要在把给说过欠做办定该]"
 )
 
@@ -265,6 +271,7 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     rest = body
     for hit in hits:  # names out first: "Maëlle's back cover" leaves no "lle" to look for
         rest = rest.replace(hit.said, " ")
+    rest = _ASKING_WORDS.sub(" ", rest)  # "…'s word about the 20%, does it count": the asking, not the topic
     topic = tuple(dict.fromkeys(
         stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", rest.casefold()))
         if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and (len(w) > 2 or (w.isdigit() and len(w) == 2))
