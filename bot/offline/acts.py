@@ -1044,8 +1044,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             act = Act.AGREE
         # (a condition naming someone is no report of them: "If Joleen keeps doing the column, yes: …")
         # (nor a no to one clause of a proposal, whatever else the line reports: "二我不认：提现多久是平台说了算")
+        voted = thread.vote(i) if act is not Act.QUESTION else None  # read once: the vote decides twice below
         reports = (act is not Act.CONDITION or condition_of(turn.text) is None) and not _PART_NO.search(turn.text) \
-            and not (act is not Act.QUESTION and thread.vote(i) is not None and not thread.names_another(i))
+            and not (voted is not None and not thread.names_another(i))
         if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT and reports for c in mine) \
                 or turn.addressed or _TO_BOT.search(turn.text) or _PASTED.search(turn.text):
             # an attempt on memory, a report of someone else, words to Heyan (a note to the bot is no act
@@ -1066,7 +1067,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
             # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]
-        if act is not Act.QUESTION and (voted := thread.vote(i)) is not None:
+        if voted is not None:
             # "❶❷❸，认。", "Four for four from me.", "I, II and IV, yes. III I can't do": a vote on a listed proposal
             # — a party to the whole when every part has its yes, else a no to it; the vote itself is no promise
             # ("三条，我都签🎻" is no "都签")

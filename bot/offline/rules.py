@@ -294,9 +294,12 @@ class _Turn:
 
     def named_first(self, said: str) -> str | None:
         """The member a sentence opens by naming, after a list marker ("三、阿珍，…", "3) Teina: …"), their id."""
-        head = _LIST_MARK.sub("", said.lstrip())
-        return next((self.names[name] for name in self.others if name and re.match(rf"@?{re.escape(name)}\s*[,，:：]", head)),
-                    None)
+        return next((self.names[name] for name in self.others if name and self._opens_with(said, name)), None)
+
+    @staticmethod
+    def _opens_with(said: str, name: str) -> bool:
+        """Does ``said`` open by naming ``name`` to someone, after a list marker ("3) Mele, …", "三、阿珍，…")?"""
+        return re.match(rf"@?{re.escape(name)}\s*[,，:：]", _LIST_MARK.sub("", said.lstrip())) is not None
 
     def spoken_to(self) -> str | None:
         """The member the message opens by naming ("墨白，…", "@橘子 …", "Dana: …"), their id; else None."""
@@ -435,8 +438,7 @@ class _Turn:
         # the one spoken to, by name, at the start of the sentence or of the message: "you" is them
         # (else the one whose line this answers: "And the €90 comes to me." — "By the 28th, … the €90 is in your account")
         # (after a list marker too: "3) Mele, for your radio show on the 30th: a continuous mix … lands in your inbox …")
-        spoken_to = named = next((n for n in self.others for said in (text, self.text)
-                                  if re.match(rf"@?{re.escape(n)}\s*[,，:：]", _LIST_MARK.sub("", said.lstrip()))), None)
+        spoken_to = named = next((n for n in self.others for said in (text, self.text) if self._opens_with(said, n)), None)
         if spoken_to is None and not any(_NAME_FIRST.match(_LIST_MARK.sub("", said.lstrip())) for said in (text, self.text)) \
                 and self.history and self.history[-1].author_id != self.turn.author_id:
             spoken_to = next((n for n in self.others if self.names[n] == self.history[-1].author_id), None)

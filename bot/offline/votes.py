@@ -31,7 +31,6 @@ _ITEM = re.compile(
     r"|(?P<bullet>——|—|–|-|•|·|\*|▪|►))\s*(?P<rest>\S.*)$")
 #: A part named by a label before a colon: "Photos: every photo carries …", "署名：…".
 _LABEL = re.compile(r"^\s*(?P<label>[^\W\d_][\w'’ -]{0,18}?|[\u4e00-\u9fff]{1,6})\s*[:：]\s*(?P<rest>\S.*)$")
-_INLINE = re.compile("[" + "".join(_CIRCLED) + "]")
 
 
 @dataclass(frozen=True)
@@ -212,10 +211,9 @@ def _own_words(plist: list[Part]) -> list[set[str]]:
     return [ws - set().union(*(o for j, o in enumerate(sets) if j != k)) for k, ws in enumerate(sets)]
 
 
-def _mentions(clause: str, plist: list[Part]) -> list[tuple[int, int]]:
+def _mentions(clause: str, plist: list[Part], own: list[set[str]]) -> list[tuple[int, int]]:
     """(part index, position) for each part a clause names: by its marker, its number, its label or its ordinal."""
     found: list[tuple[int, int]] = []
-    own = _own_words(plist)
     for m in _RANGE.finditer(clause):
         a, b = _index(m.group("a"), plist), _index(m.group("b"), plist)
         if a is not None and b is not None and a < b:
@@ -259,6 +257,7 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
     no: set[int] = set()
     pending: set[int] = set()
     named_any = whole = False
+    own = _own_words(plist)  # once a reply, not once a clause
     for clause in [c for c in _CLAUSE.split(text) if c.strip()]:
         every = _ALL.search(clause)
         if every is not None and not _EXCEPT.search(clause[every.end() :]):
@@ -268,7 +267,7 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
                 named_any = True
                 yes |= set(range(n)) - no
                 continue
-        mentions = _mentions(clause, plist)
+        mentions = _mentions(clause, plist, own)
         if not mentions:
             # "I'm in. The two judges bit is the one that matters.": a yes to the whole, then a word on a part
             whole = whole or (_polarity(clause) == "yes" and not yes and not no and not pending)
