@@ -174,6 +174,33 @@ async def test_a_damaged_append_only_file_is_a_one_line_error(tmp_path: Path) ->
         await again.start()
 
 
+
+async def test_a_stop_keeps_every_write_and_ends_valkey_even_when_shutdown_cannot_reach_it(tmp_path: Path) -> None:
+    """A stop asks Valkey to SHUTDOWN (it fsyncs its append-only file and exits); when that cannot be
+    sent (its socket gone), SIGTERM still ends it. Either way, every write is there after a restart."""
+    import redis.asyncio as aioredis
+
+    folder = tmp_path / "valkey"
+    for n, socket_gone in enumerate([False, True]):
+        valkey = EmbeddedValkey(folder)
+        client = aioredis.Redis.from_url(await valkey.start())
+        await client.set(f"written-{n}", "kept")
+        await client.aclose()
+        server = valkey._server
+        assert server is not None and server._process is not None
+        pid = server._process.pid
+        if socket_gone:
+            valkey.socket_path.unlink()
+        await valkey.stop()
+        assert not _is_valkey(pid)
+    valkey = EmbeddedValkey(folder)
+    client = aioredis.Redis.from_url(await valkey.start())
+    try:
+        assert await client.mget("written-0", "written-1") == [b"kept", b"kept"]
+    finally:
+        await client.aclose()
+        await valkey.stop()
+
 # --- settings and files --------------------------------------------------------------------------
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
 
@@ -40,7 +40,8 @@ def replay_file(script: Path, *, console: Console, as_json: bool, warn: Callable
     return run(lambda s: replay(s, messages, console=console, as_json=as_json))
 
 
-async def replay(settings: Settings, messages: Sequence[Message], *, console: Console, as_json: bool) -> int:
+async def replay(settings: Settings, messages: Sequence[Message], *, console: Console, as_json: bool,
+                 after: Callable[[Runtime], Awaitable[object]] | None = None) -> int:
     """Feed each message to the engine. The jobs a line caused are finished before the next line, as
     in a live thread where messages come seconds apart (a "done" report is read after the promise it
     closes was stored, not beside it); before a reply the session is flushed too; at the end every
@@ -50,16 +51,17 @@ async def replay(settings: Settings, messages: Sequence[Message], *, console: Co
     said, and a job deferred to a time (a follow-up, an idle watch) runs when the script reaches it,
     as it would have live. After the last line the clock goes on to now (or ``heyan --now``), and
     what came due meanwhile (follow-ups) runs before the replay ends: the same script and ``--now``
-    give the same replay on any day."""
+    give the same replay on any day. ``after`` runs on the same runtime once the replay ended (``heyan
+    bench truth`` lists the memories it left without starting another)."""
     if not messages:
         return 0
     until = clock.now()
     with clock.run_from(messages[0].ts):
-        return await _replay(settings, messages, until, console=console, as_json=as_json)
+        return await _replay(settings, messages, until, console=console, as_json=as_json, after=after)
 
 
 async def _replay(settings: Settings, messages: Sequence[Message], until: datetime, *, console: Console,
-                  as_json: bool) -> int:
+                  as_json: bool, after: Callable[[Runtime], Awaitable[object]] | None) -> int:
     rt = await Runtime.start(settings, senders=[ConsoleSender(console, as_json=as_json)])
     replies = 0
     try:
@@ -85,6 +87,8 @@ async def _replay(settings: Settings, messages: Sequence[Message], until: dateti
         await rt.drain()
         if await rt.advance_clock(until):
             await rt.drain()
+        if after is not None:
+            await after(rt)
     finally:
         await rt.stop()
     return replies

@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the commands import what they use: `heyan --help` stays lig
     from bot.privacy.erasure import ErasureReport
     from bot.text.names import TenantNames
 
-__all__ = ["app"]
+__all__ = ["app", "as_records", "listed"]
 
 app = Typer(no_args_is_help=True, help="Review what Heyan remembers.")
 
@@ -80,29 +80,45 @@ def memory_list(
 ) -> None:
     """List remembered facts with their weight (use, recency, confirmation, dispute state; 0-1) — the
     tenant column appears when there are several tenants."""
-    from adapters.cli.views import fact_view, memory_table
-    from memory.recall.importance import weight
+    from adapters.cli.views import memory_table
 
     k, st = _kind(kind), _status(status)
     checked_zone(zone)
 
     async def body(rt: Runtime) -> tuple[list[Fact], TenantNames, dict[str, str]]:
-        facts: list[Fact] = []
-        tenants = await checked_tenants(rt, tenant)
-        users: dict[str, str | None] = dict.fromkeys(tenants)
-        if user is not None:
-            users = {**await members_in(rt, tenants, user)}
-        for t, member in users.items():
-            facts += await rt.moderation.memory_list(Actor.operator(t), user=member, kind=k, status=st, session=session)
+        facts = await listed(rt, tenant=tenant, session=session, user=user, kind=k, status=st)
         shown = {f.tenant for f in facts}
         return facts, await tenant_names(rt, shown), await display_zones(rt, shown, zone)
 
     facts, names, zones = with_runtime(body)
     now = utcnow()
-    if as_json:  # the weight as the table shows it (memory.recall.importance), beside every stored field
-        print(json.dumps([fact_view(f) | {"weight": weight(f, now)} for f in facts], ensure_ascii=False, indent=1))
+    if as_json:
+        print(json.dumps(as_records(facts, now), ensure_ascii=False, indent=1))
     else:
         console.print(memory_table(facts, f"{len(facts)} memories", names, zones, now))
+
+
+async def listed(rt: Runtime, *, tenant: str | None = None, session: str | None = None, user: str | None = None,
+                 kind: str | None = None, status: FactStatus | None = None) -> list[Fact]:
+    """What ``heyan memory list`` lists: the facts of one tenant or of all, filtered."""
+    facts: list[Fact] = []
+    tenants = await checked_tenants(rt, tenant)
+    users: dict[str, str | None] = dict.fromkeys(tenants)
+    if user is not None:
+        users = {**await members_in(rt, tenants, user)}
+    for t, member in users.items():
+        facts += await rt.moderation.memory_list(Actor.operator(t), user=member, kind=kind, status=status,
+                                                 session=session)
+    return facts
+
+
+def as_records(facts: list[Fact], now: datetime) -> list[dict[str, object]]:
+    """``heyan memory list --json``: every stored field, and the weight as the table shows it
+    (memory.recall.importance)."""
+    from adapters.cli.views import fact_view
+    from memory.recall.importance import weight
+
+    return [fact_view(f) | {"weight": weight(f, now)} for f in facts]
 
 
 def _one(fact_id: str, tenant: str | None, call_name: str, *args: str) -> Fact:

@@ -1,8 +1,8 @@
 """Replays of dispute scripts for ``heyan bench truth``, several in one ``heyan`` process.
 
-Each script runs exactly as ``heyan --now <now> chat --script <file> --json`` then ``heyan memory list
---json`` would, into its own empty data dir, but one child process serves every script of a run: it
-pays Python's start-up, the imports and the embedding model once instead of twice a script.
+Each script runs as ``heyan --now <now> chat --script <file> --json`` would, into its own empty data dir,
+and what ``heyan memory list --json`` would then print is read on the same runtime; one child process
+serves every script of a run: it pays Python's start-up, the imports and the embedding model once.
 
 The child runs ``main`` with a JSON list of ``{"script", "now", "data_dir"}`` on
 stdin; it prints one JSON line per script: ``{"replies": [...], "facts": [...]}``, or ``{"error": ...}``.
@@ -18,9 +18,12 @@ import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
+
+if TYPE_CHECKING:
+    from adapters.runtime.composition import Runtime
 
 __all__ = ["Replay", "replay_many"]
 
@@ -56,22 +59,29 @@ def _command(body: Any, **kwargs: Any) -> str:
             body(**kwargs)
     except typer.Exit as exc:
         if exc.exit_code:
-            raise RuntimeError(f"{body.__name__.strip('_')} ended with status {exc.exit_code}") from None
+            raise RuntimeError(f"the replay ended with status {exc.exit_code}") from None
     return buf.getvalue()
 
 
-def _chat(script: Path) -> None:
-    """``heyan chat --script <script> --json`` (a repeated id is dropped without a word)."""
-    from adapters.chat.replay import replay_file
-    from adapters.cli.cli_common import console
-
-    replay_file(script, console=console, as_json=True, warn=lambda line: None)
-
-
 def _one(script: Path, now: str, data_dir: str) -> Replay:
-    from adapters.cli.cli_common import parse_time
-    from adapters.cli.memory_cli import memory_list
+    """``heyan --now <now> chat --script <script> --json``, then what ``heyan memory list --json`` would
+    print, on the replay's own runtime (a second runtime only paid for opening the same store again).
+    A repeated id is dropped without a word."""
+    from adapters.chat.console import ScriptError, parse_script
+    from adapters.chat.replay import replay
+    from adapters.cli.cli_common import console, parse_time, run
+    from adapters.cli.memory_cli import as_records, listed
     from memory import clock
+    from memory.models import Fact, utcnow
+
+    try:
+        messages = parse_script(script, warn=lambda line: None)
+    except ScriptError as exc:
+        raise RuntimeError(f"chat ended: {exc}") from None
+    facts: list[Fact] = []
+
+    async def keep(rt: Runtime) -> None:
+        facts.extend(await listed(rt))
 
     os.environ["HEYAN_DATA_DIR"] = data_dir
     before = clock.offset()
@@ -79,13 +89,12 @@ def _one(script: Path, now: str, data_dir: str) -> Replay:
     assert when is not None
     clock.set_now(when)
     try:
-        said = _command(_chat, script=script)
-        listed = _command(memory_list, tenant=None, session=None, user=None, kind=None, status=None,
-                          as_json=True, zone=None)
+        said = _command(lambda: run(lambda s: replay(s, messages, console=console, as_json=True, after=keep)))
+        records = as_records(facts, utcnow())
     finally:
         clock.set_offset(before)
     replies = [json.loads(x)["text"] for x in said.splitlines() if x.startswith("{") and "memory_ids" in x]
-    return replies, json.loads(listed)
+    return replies, json.loads(json.dumps(records, ensure_ascii=False))
 
 
 def main() -> None:
