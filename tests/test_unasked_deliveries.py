@@ -24,6 +24,18 @@ BERLIN = ZoneInfo("Europe/Berlin")
      "Assuming the venue refunds the deposit, your €60 goes back onto your card the same week.", "€60"),
     ("zh", "要是赞助商真给了那笔钱，怎么分？", "一旦赞助到账，这笔钱我一分不留，按出勤次数分给你们三个。", "分给你们"),
     ("zh", "版税那块到时候怎么算？", "倘若加印卖完了，版税全归译者，我不经手。", "版税"),
+    # the condition said as "should …", "in the event …", "supposing …", "如若", "假使"; the money named with a word
+    # before it, or by what it pays for
+    ("en", "And if the festival books the film again next year?",
+     "Should the festival screen it again, the screening fee goes to the two editors, and none of it comes to me.",
+     "two editors"),
+    ("en", "Who gets the money if the zine is reprinted?",
+     "In the event the shop reprints the zine, the second-print money goes to the food bank, and I keep none of it.",
+     "food bank"),
+    ("en", "What if the label licenses the track for an ad?",
+     "Supposing an ad agency licenses it as well, that money covers the studio hire for the whole band.", "studio hire"),
+    ("zh", "要是出版社以后再版，那笔钱怎么办？", "如若再版，稿费我不落一分，全数拿去给大家买书。", "稿费"),
+    ("zh", "视频平台要是给分成呢？", "假使平台真给了分成，分成一分都不过我的手，全部交给剪辑组。", "分成"),
 ])
 async def test_where_money_goes_if_it_comes_is_a_promise_on_that_condition_to_the_one_who_asked(
         lang: str, asked: str, said: str, words: str) -> None:
@@ -73,6 +85,14 @@ async def test_an_item_of_a_long_message_that_reaches_a_member_by_a_time_is_a_pr
             ("Ivo", "Noor, on the invoices: yes. All of them, in your inbox by 9 tomorrow evening.")], "invoices"),
     ("zh", [("Noor", "Ivo，你跟印厂签的那份报价单，我要看原件。"), ("Kai", "Lea，能不能把场地订一下？"), ("Lea", "这就去订"),
             ("Ivo", "Noor，你要的报价单：行。明天晚八点以前，连同发票一起发群里。")], "报价单"),
+    # the yes after the thing it answers, in other words than "yes": "the invoices: reasonable", "…: both, yes"
+    ("en", [("Noor", "Ivo, I want to see the printer's invoices. The originals, please."),
+            ("Kai", "Thanks for sorting the chairs, Lea."),
+            ("Ivo", "Noor, the invoices: reasonable. All four of them, scanned, in your inbox by 9 tomorrow evening.")],
+     "invoices"),
+    ("en", [("Noor", "Ivo, I need the quote and the receipt from the printer before I call them."),
+            ("Kai", "Lea, thanks again."),
+            ("Ivo", "Noor, the quote and the receipt: both, yes, in your inbox by 8 tomorrow evening.")], "quote"),
 ])
 async def test_a_yes_to_a_request_put_lines_earlier_names_what_it_answers(
         lang: str, lines: list[tuple[str, str]], words: str) -> None:

@@ -65,6 +65,15 @@ def test_a_reply_that_names_no_part_and_no_count_is_no_vote(reply: str) -> None:
     assert read_vote(reply, parts(EN)) is None
 
 
+def test_a_reply_that_only_shares_words_with_the_parts_says_no_yes() -> None:
+    """"in" is a yes only as "I'm in": a line naming the parts' words ("second", "the entry fee") with "in equal
+    parts", "in August" votes for nothing."""
+    reply = ("Should the club win the second prize, the entry fee comes back to every runner in equal parts. "
+             "They announce it in August.")
+    assert read_vote(reply, parts(INLINE_EN)) is None
+    assert read_vote("Second and third: I'm in.", parts(INLINE_EN)) == read_vote("Second and third: yes.", parts(INLINE_EN))
+
+
 @pytest.mark.parametrize("text", ["I'll send the draft by Friday.", "Yesterday:\nwe met\nand talked",
                                   "```\nName : x\nSize : 3\n```"])
 def test_a_message_that_is_no_list_of_parts_has_none(text: str) -> None:

@@ -71,15 +71,20 @@ _MOVES = re.compile(r"\b(?:scratch|instead|move[ds]?|push(?:ed|ing)?|change[ds]?
 #: How far back a yes that names its asker ("@Harriet yup, will do") looks for that member's request.
 _NAMED_BACK = 12
 #: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
-_TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem)\b"
+_TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem"
+                       r"|reasonable|fair(?:\s+enough)?|of\s+course|certainly|absolutely)\b"
                        r"|好|行|可以|没问题|没毛病|莫得问题|欧了|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)"
                        # "成，归我了", "这活儿算我的", "我接了"
                        r"|^成(?=[\s,，!！。~]|$)|归我|算我的|我接了|我领了", _I)
 #: A yes said after what it answers, before a colon or a full stop: "on the contract: yes", "你要的合同：行", "合同可以给你看：".
-_YES_ABOUT = re.compile(r"(?:(?:on|about|re|as\s+for)\s+[^:.!?]{1,40}?[:,]\s*(?P<yes>[^.!?]{1,12})(?=[.!?])"
+_YES_ABOUT = re.compile(r"(?:(?:(?:on|about|re|as\s+for)\s+[^:.!?]{1,40}?[:,]|(?:the|your|my|our|that|those|these)\s+[^:.!?,]{1,40}?:)"
+                        # "the licence and the invoice: both, yes, in your inbox by 9"
+                        r"\s*(?P<yes>(?:(?:both|all(?:\s+of\s+(?:it|them)|\s+\w+)?)\s*,?\s*)?[^.!?,]{1,12})(?=[.!?,])"
                         r"|(?P<zh>[^：:。！？!?]{1,14})[：:。]\s*(?P<zhyes>(?:行|好|可以|没问题|成|可|给)[的吧啊呀]?(?=[。，,！!\s]))?)", _I)
 #: A yes after what it answers, in the line's first sentence: the named yes ``_YES_ABOUT`` reads, found anywhere.
-_YES_ABOUT_NAMED = re.compile(r"^[^.!?。！？]{0,60}?(?:[:：]\s*(?:yes|yep|sure|ok(?:ay)?|行|好|可以|没问题|成)\b|(?:可以|行|好)[^：:。]{0,6}[:：])", _I)
+_YES_ABOUT_NAMED = re.compile(r"^[^.!?。！？]{0,60}?(?:[:：]\s*(?:(?:both|all(?:\s+of\s+(?:it|them)|\s+\w+)?)\s*,?\s*)?"
+                              r"(?:yes|yep|sure|ok(?:ay)?|reasonable|fair(?:\s+enough)?|of\s+course|certainly|absolutely"
+                              r"|行|好|可以|没问题|成)\b|(?:可以|行|好)[^：:。]{0,6}[:：])", _I)
 #: "please" said beside a name: "Today, please, Ruth:", "Ruth, please,", "please Ruth".
 _PLEASE_NAME = (re.compile(r"\b(?:please|pls)\s*,?\s*(?P<name>[A-Z][\w.'-]{1,20})\s*[,:—–!]"),
                 re.compile(r"(?P<name>[A-Z][\w.'-]{1,20})\s*,\s*(?:please|pls)\b"))
@@ -90,10 +95,12 @@ _PROPOSAL_BACK = 8
 #: does not know stays the rules' agreement.)
 _NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
                            Act.DONE})
-_COND_EN = re.compile(r"\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming(?:\s+that)?|in\s+case(?!\s+(?:anyone|anybody|someone|somebody|you|people|it\s+helps)\b)|only\s+if|only\s+(?:after|once|when)|once"
+_COND_EN = re.compile(r"(?:^|(?<=[.!?;:]\s))should\s+[^,;.!?]+?(?=,)"  # "Should Coralline order a second run, …"
+                      r"|\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming(?:\s+that)?|supposing(?:\s+that)?"
+                      r"|in\s+the\s+event(?:\s+that)?|in\s+case(?!\s+(?:anyone|anybody|someone|somebody|you|people|it\s+helps)\b)|only\s+if|only\s+(?:after|once|when)|once"
                       r"|as\s+soon\s+as)\b"
-                      r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we'?ll|i\s+can|then)\b|[,;.!?]|$)", _I)
-_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假设|假使|倘若|若是|一旦|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
+                      r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we['’]ll|i\s+can|then)\b|[,;.!?]|$)", _I)  # not "as well"
+_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假若|假设|假使|倘若|倘使|若是|如若|设若|若然|一旦|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
                       r"(?=[，,。；;！!？?]|我就|就(?![有是在])|那就|$)")  # "出发前就有的感染" is still the condition
 #: A condition contrary to fact, or what one would do: a wish, not a promise ("if I had a free weekend I'd
 #: rewrite it", "if only I could", "要是我有钱，我就…了"); "I'd be happy to" still offers.
@@ -462,10 +469,13 @@ def _for_all(text: str) -> bool:
 #: Where money goes if it comes: "it goes four ways", "it goes to the twelve photographers", "your $85 goes back onto
 #: your card", "none of it stays with me", "我一分不碰，…分给你们四个", "那笔钱全进学校的学费账", "版税全归译者".
 _MONEY_GOES = re.compile(
-    r"\b(?:it|that|this|the\s+(?:money|bonus|fee|payment|sum|cash|rest|share|royalt\w*)|your\s+\S+)\s+(?:goes|go|gets\s+(?:paid|sent|split)"
+    r"\b(?:it|that|this|(?:the|that|this|any|every)\s+(?:[\w$€£%-]+\s+){0,2}?(?:money|bonus|fee|payment|sum|cash|rest|share"
+    r"|royalt\w*|proceeds|income|earnings|cut|advance)|your\s+\S+)\s+(?:goes|go|gets\s+(?:paid|sent|split)"
     r"|is\s+(?:paid|sent|split|shared|divided))\s+(?:back\s+)?(?:\w+\s+ways?\b|to|into|onto|on|in|between|among|evenly)\b"
-    r"|\bnone\s+of\s+it\s+(?:stays|goes)\s+(?:with|to)\s+me\b"
-    r"|(?:我|自己)?一分(?:钱)?(?:都)?不(?:碰|要|拿|留|动)|一个子儿(?:都)?不留|(?:全|都)?(?:分给|归|还给|退给|打给)(?:你们|大家|各位|[\u4e00-\u9fff]{1,3}(?:个|位))"
+    # what the money pays for: "that money pays the rig subscription for all five of us"
+    r"|\b(?:the|that|this)\s+(?:[\w$€£%-]+\s+){0,2}?(?:money|fee|royalt\w*|proceeds|income)\s+(?:pays|covers|funds)\b"
+    r"|\bnone\s+of\s+it\s+(?:stays|goes|comes)\s+(?:with|to)\s+me\b|\bi\s+keep\s+none\s+of\s+it\b"
+    r"|(?:我|自己)?一分(?:钱)?(?:都)?不(?:碰|要|拿|留|动|落|过)|不落一分|一个子儿(?:都)?不留|(?:全数|全部|统统)(?:拿去|交给|捐给|用来|用于)|(?:全|都)?(?:分给|归|还给|退给|打给)(?:你们|大家|各位|[\u4e00-\u9fff]{1,3}(?:个|位))"
     r"|(?:全|都)进(?:了)?[\u4e00-\u9fff]{0,8}(?:账|账户|基金|公账)|(?:全|都)(?:归|给)[\u4e00-\u9fff]{1,6}|我不经手",
     re.IGNORECASE)
 _GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|theirs|mine)(?=\W|$)|\bon\s+me\b|\bfrom\s+me\b"
@@ -661,6 +671,7 @@ class _Thread:
     def __init__(self, request: ExtractionRequest, acts: Sequence[Act], sure: Sequence[bool] | None = None) -> None:
         self.request = request
         sure = sure if sure is not None else [False] * len(acts)
+        self.sure = list(sure)
         self.lines = [dataclasses.replace(u, text=normalize(u.text)) for u in (*request.context, *request.turns)]
         # an explicit cue ("proposal: …", "我提议：…") is a proposal whatever the classifier said
         self.acts = [Act.PROPOSE if _PROPOSAL_CUE.search(u.text) or (_PUT_TO_ALL.search(u.text) and (a in _MAY_PROPOSE or a is Act.CONDITION))
@@ -1031,10 +1042,12 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act in (Act.ACCEPT, Act.COUNTER, Act.AGREE) and (sarcastic(turn.text) or joking(turn.text)):
             act = Act.REFUSE  # "sure, and I'll rewrite the whole backend in Rust overnight too 🙃": mockery, no yes
         mine = [c for c in candidates if c.message_id == turn.message_id]
-        if act not in (Act.QUESTION, Act.REQUEST, Act.COUNTER) and (cond := condition_of(turn.text)) is not None \
+        if (act not in (Act.QUESTION, Act.REQUEST, Act.COUNTER) or not (thread.sure[i] or _ASKS.search(turn.text))) \
+                and (cond := condition_of(turn.text)) is not None \
                 and _MONEY_GOES.search(cond[1]) and not _NOT_A_CONDITION.search(turn.text):
             # where money goes if it comes ("Assuming the 20% arrives, it goes to the twelve photographers", "万一…追加了
-            #那三千，我一分不碰，…分给你们四个"): a promise on a condition, whatever the classifier called the line
+            #那三千，我一分不碰，…分给你们四个"): a promise on a condition, whatever the classifier called the line (unless
+            # it surely asks: "Should Coralline order a second run, …" is no question)
             act = Act.CONDITION
         if act is Act.OTHER and any(c.kind is Kind.CONSENSUS and c.attribute == agrees
                                     and not thread.says_more_than_yes(c.extra.get("proposal_message_id", "")) for c in mine) \

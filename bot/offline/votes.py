@@ -124,7 +124,7 @@ def _label(rest: str) -> str:
     return m.group("label").strip() if m is not None else ""
 
 
-_YES = re.compile(r"✔|✅|☑|👍|🙌|\b(?:yes|yeses|yep|yeah|agreed?|agree|fine|ok(?:ay)?|on\s+board|in|sign(?:ed)?|support|"
+_YES = re.compile(r"✔|✅|☑|👍|🙌|\b(?:yes|yeses|yep|yeah|agreed?|agree|fine|ok(?:ay)?|on\s+board|(?:i['’]?m|i\s+am|we['’]re|all)\s+in(?!\s+\w)|sign(?:ed)?|support|"
                   r"fair|good|deal|approve[sd]?|count\s+me\s+in|put\s+me\s+down|all\s+good|from\s+me|works\s+for\s+me|same\s+here|no\s+objections?|votes?\s+(?:for|yes)|my\s+vote)\b|\+1"
                   r"|认|同意|支持|签|赞成|没问题|没意见|没话说|可以|行|赞同|投.?票|举手|点头|按手印|👌|\b(?:oui|sí|si|ja|sì|wi|ae|ndiyo)\b", _I)
 #: A no to a part: a refusal, not any negation ("Print most of all, Cortinarius is not a joke" says yes).
