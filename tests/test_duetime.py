@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.text.duetime import beside_times, find_due_span, only_time, parse_number, resolve_due, turned_down
-from bot.text.zones import without_clock_words
+from bot.text.zones import named_zone, without_clock_words
 
 SH = "Asia/Shanghai"
 NY = "America/New_York"
@@ -297,6 +297,24 @@ def test_a_zone_named_in_words_replaces_the_speakers() -> None:
     assert resolve_due("by Thu 9pm my time", WED, SH) == sh(5, 21)
     assert resolve_due("周五前，我这边时间", WED, SH) == sh(6, 23, 59)
     assert resolve_due("by Friday, last time it slipped", WED, SH) == sh(6, 23, 59)
+
+
+def test_an_island_or_a_place_named_in_other_ways_is_its_clock() -> None:
+    """A territory without "Island" ("Norfolk time"), a place's own clock ("on Niue's clock", "my watch in Tashkent"),
+    a city's side in Chinese ("比绍那边")."""
+    assert resolve_due("by 5pm Norfolk time", WED, SH) == datetime(2026, 11, 4, 17, 0, tzinfo=ZoneInfo("Pacific/Norfolk"))
+    assert named_zone("when was it due on Niue's clock?") == "Pacific/Niue"
+    assert named_zone("by my watch in Tashkent") == "Asia/Tashkent"
+    assert named_zone("by my calendar in Havana") == "America/Havana"
+    assert resolve_due("比绍那边明早九点以前发你", WED, SH) == datetime(2026, 11, 5, 9, 0, tzinfo=ZoneInfo("Africa/Bissau"))
+    assert named_zone("Bob's time is up") is None and named_zone("书林那边还没回") is None
+
+
+@pytest.mark.parametrize("text", ["by 8 on Friday", "by 8am on Friday", "by 8 on Friday morning", "before 8 on Friday"])
+def test_an_hour_before_on_and_a_day_is_the_deadline_that_day(text: str) -> None:
+    """ "by 8 on Friday morning": "on" names the day; only "from 8 on" starts something."""
+    assert resolve_due(text, WED, SH) == sh(6, 8)
+    assert resolve_due("from 8 on", WED, SH) is None
 
 
 def test_a_bare_day_asked_of_someone_ends_in_their_zone() -> None:

@@ -64,6 +64,37 @@ async def test_what_is_offered_instead_of_what_was_asked_is_a_promise_to_the_ask
     assert promise.due_at is not None and promise.due_at.astimezone(BERLIN).strftime("%a") == day
 
 
+@pytest.mark.parametrize(("lang", "asked", "said", "words", "day"), [
+    ("en", "Then ring the printer and get the flyer pulled from the shop window. Today, Ivo.",
+     "Pulling it today is out of my hands: the shop owner is away. Your share of the refund is within reach, though. "
+     "€90 across three is €30, and yours leaves my account for yours on Friday the 5th, by 5pm.", "€30", "Fri"),
+    ("en", "Then get the venue to take our name off the poster. Today.",
+     "Today it can't happen: the posters are up all over town. Money is the part I can fix. The €60 deposit, split "
+     "two ways, is €30 each, and yours goes to you from my own account on Thursday the 4th, before noon.", "€30", "Thu"),
+    ("zh", "那你今天就让场地把海报上的名字撤掉。",
+     "今天撤不掉：海报已经贴满全城了。补得上的是钱：押金六十，两个人分，一人三十，你那份下个星期五晚上八点以前，我从自己卡里打给你。",
+     "三十", "Fri"),
+])
+async def test_what_is_offered_instead_of_a_deed_told_to_the_one_who_just_spoke_is_a_promise_to_the_asker(
+        lang: str, asked: str, said: str, words: str, day: str) -> None:
+    """A deed told without a name to the member who just admitted a fault ("Then ring …", "那你今天就让…"), turned
+    down, and money offered in its place ("Money is the part I can fix.", "补得上的是钱："): their promise to the asker."""
+    facts = await _facts([("Ivo", "That was me, I'm sorry." if lang == "en" else "是我弄的，是我不对。"), ("Noor", asked),
+                          ("Ivo", said)], lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ivo" and promise.recipient == "u-Noor" and words in promise.value
+    assert promise.due_at is not None and promise.due_at.astimezone(BERLIN).strftime("%a") == day
+
+
+async def test_a_chinese_plan_said_without_a_tense_takes_the_request_on_and_a_report_does_not() -> None:
+    asked = ("Noor", "Ivo，把印厂的报价单拿出来，大家都看看。")
+    taken = await _facts([asked, ("Ivo", "Noor，印厂那份报价单我一张一张扫下来，连同发票，放到群文件「印厂」里。")], "zh")
+    [promise] = [f for f in taken if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ivo" and promise.recipient == "u-Noor" and "报价单" in promise.value
+    reported = await _facts([asked, ("Ivo", "Noor，群文件「印厂」里现在有两样东西：报价单原件；我跟印厂的聊天记录截图，十二张。")], "zh")
+    assert not [f for f in reported if f.kind is Kind.COMMITMENT]
+
+
 @pytest.mark.parametrize(("lang", "said", "words"), [
     ("en", "Round-up, one line each. 1) The hall is booked. 2) Noor: the edited audio for your podcast reaches you before "
            "the 12th. 3) Snacks are on the club.", "edited audio"),

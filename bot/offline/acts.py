@@ -15,7 +15,7 @@ from bot.guard.poisoning import attempt
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
-from bot.offline.lexicon import HEDGE, YES_EN, ZH_TO_ME
+from bot.offline.lexicon import HEDGE, PAST, YES_EN, ZH_TO_ME
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
 from bot.offline.requests import asks_deed, moves_only, requested_action, takes_it_on
 from bot.offline.reschedule import asks_for_time, asks_to_move, asks_to_wait, moves_time, takes_time_asked
@@ -44,7 +44,7 @@ _ASK_BACK = 3
 _ASKED_FOR_BACK = 6
 #: The speaker's own deed in a counter-offer: "I'll pay half, $21, Wednesday the 3rd", "我出一半450，…".
 #: What a counter-offer offers: "I'll refund the $55 instead", "what I'll do: write a one-shot …", "我出一半".
-_OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,120})"
+_OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+(?:something\s+else|this|the\s+following))?(?:,?\s*(?:instead|though|then))?\s*(?::|\bis\b|—|–)\s*)?(?P<deed>[^.?!]{4,200})"
                        # a plan of the speaker's own put in its place: "Here's my offer. I go through all fourteen
                        # by hand …", "Next best thing: I email HQ …", "我这么办：给组委会写信…", "我的方案：明天把…"
                        r"|(?:here(?:'?s|\s+is)\s+(?:my\s+(?:offer|plan)|what(?:'?s|\s+is)\s+(?:realistic|doable|possible)|what\s+i\s+can\s+(?:do|offer))"
@@ -52,10 +52,17 @@ _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+instead)?\
                        # what is the speaker's to do instead, before a colon: "Something else, then, that doesn't wait on
                        # PayPal: …", "Mine to do: …", "What's in my hands: …"
                        r"|something\s+else(?:,?\s+then)?[^.:?!]{0,60}(?=:)|mine\s+to\s+do|what(?:'s|\s+is)\s+(?:mine|in\s+my\s+hands|up\s+to\s+me)"
-                       r"|the\s+part\s+(?:i\s+can\s+do|that'?s\s+mine))"
+                       r"|the\s+part\s+(?:i\s+can\s+do|that'?s\s+mine)"
+                       # what the speaker can make good instead: "Money is the part I can fix.", "Where I can put things
+                       # right is the money.", "Your share of the fee is within reach, though."
+                       r"|[\w$€£' ]{0,30}?\bis\s+the\s+part\s+i\s+can\s+(?:fix|do|make\s+good)"
+                       r"|where\s+i\s+can\s+(?:put\s+(?:things|it)\s+right|make\s+(?:it|things)\s+good)\s+is\s+(?:the\s+)?[\w$€£]+"
+                       r"|[\w$€£' ]{0,40}?\bis\s+within\s+(?:my\s+)?reach(?:,?\s+though)?)"
                        r"\s*[:.,—–-]?\s*(?:i\s+)?(?P<plan>[a-z$€£\d][^.?!]{4,200})"
                        # "我这么办：…", "另一件我现在就能答应：…", "能办的是署名：…", "钱是我能马上定的：…"
-                       r"|(?:我(?:这么|这样)办|我的方案|我能做的是|能办的是[^：:。，,]{0,8}|另一件[^：:。，,]{0,10}|换一件[^：:。，,]{0,10}"
+                       # "补得上的是钱：…", "钱这头我先弄清楚：…"
+                       r"|(?:我(?:这么|这样)办|我的方案|我能做的是|(?:能办|能补|补得上|补得了)的是[^：:。，,]{0,8}|另一件[^：:。，,]{0,10}|换一件[^：:。，,]{0,10}"
+                       r"|[^：:。，,]{0,4}这头我先?(?:弄清楚|说清楚|定下来)"
                        r"|[^：:。，,]{0,6}是我能[^：:。，,]{0,6}的)\s*[:：，,]\s*(?P<zhplan>[^。？?!！]{2,80})"
                        # "但我可以去邮局开一张证明，下周一前拍给你看": what the speaker can do instead
                        r"|(?:但|不过|可是)我(?:可以|能)(?P<zhcan>[^。？?!！]{2,60})"
@@ -85,6 +92,8 @@ _YES_ABOUT = re.compile(r"(?:(?:(?:on|about|re|as\s+for)\s+[^:.!?]{1,40}?[:,]|(?
 _YES_ABOUT_NAMED = re.compile(r"^[^.!?。！？]{0,60}?(?:[:：]\s*(?:(?:both|all(?:\s+of\s+(?:it|them)|\s+\w+)?)\s*,?\s*)?"
                               r"(?:yes|yep|sure|ok(?:ay)?|reasonable|fair(?:\s+enough)?|of\s+course|certainly|absolutely"
                               r"|行|好|可以|没问题|成)\b|(?:可以|行|好)[^：:。]{0,6}[:：])", _I)
+#: A plan of the speaker's own said in Chinese without a tense ("书林那份合同我一页一页拍下来，…放到群文件里").
+_ZH_MY_PLAN = re.compile(rf"我(?!们)[^，,。；;！!？?的]{{0,6}}?(?:{ZH_ACTION_VERBS}|拍|放)")  # not "我跟茶屿的聊天记录截图"
 #: "please" said beside a name: "Today, please, Ruth:", "Ruth, please,", "please Ruth".
 _PLEASE_NAME = (re.compile(r"\b(?:please|pls)\s*,?\s*(?P<name>[A-Z][\w.'-]{1,20})\s*[,:—–!]"),
                 re.compile(r"(?P<name>[A-Z][\w.'-]{1,20})\s*,\s*(?:please|pls)\b"))
@@ -262,14 +271,16 @@ _TO_US = re.compile(r"\b(?:we|let'?s|us)\b|我们|咱们?|大家|各位", _I)
 _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|put|bring|pay|call|check|push|upload|share|add"
                          r"|give|move|update|email|text|book|return|finish|review|merge|print|order|buy|pick\s+up|drop|clean"
                          r"|record|redo|re-?\w+(?<!ing)(?<!ed)(?<!ly)|forward|sign|file|submit|ship|mail|transfer|refund|delete|remove|pull|swap|change|replace"
-                         r"|credit|correct|rename|cancel|stop|tell|hand|unpublish|restore|revert|withdraw|retract|take\s+(?:it|that|this|them)?\s*(?:down|off))\b"
+                         r"|credit|correct|rename|cancel|stop|tell|hand|unpublish|restore|revert|withdraw|retract|take\s+(?:it|that|this|them)?\s*(?:down|off)"
+                         # "Then ring Patchwork Post and get the pattern out …", "Then get Coralline to pull the cans today."
+                         r"|ring|phone|contact|get\s+(?:\w+\s+){0,3}?(?:to|out|back|off|down|changed|fixed|removed|taken)\b)\b"
                          # "（晓雯，）今天就跟青禾说，…", "（梅姐，）我就一个要求：今天就让乐华把课件下架"
-                         r"|(?:[^，,。？?]{0,10}[:：])?(?:今天|今晚|现在|马上|立刻|赶紧|明天|这周)就?(?:跟|和|给|让|叫|去)[^，,。？?！!]{1,8}?(?:说|讲|谈|打电话|把|发)", _I)
+                         r"|(?:[^，,。？?]{0,10}[:：])?(?:那?你)?(?:今天|今晚|现在|马上|立刻|赶紧|明天|这周)就?(?:跟|和|给|让|叫|去)[^，,。？?！!]{1,8}?(?:说|讲|谈|打电话|把|发)", _I)
 #: What the speaker wants of the one named: "I want to read what you signed", "I want the licence agreement", "我要看全文".
 _WANTS = re.compile(r"\b(?:i|we)\s+(?:want|need|would\s+like|'d\s+like|’d\s+like)\s+(?:to\s+(?:see|read|have|get)\b|the\b|a\s+copy\b|every\b|all\b)"
                     r"|我(?:们)?(?:要|想|得)(?:看|要|拿到|过目)(?!不)", _I)
 #: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
-_ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|" + ZH_TO_ME.pattern + ")")
+_ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|给(?:我|大家)(?:看看|看一?下|瞧瞧|过目)|拿出来|" + ZH_TO_ME.pattern + ")")
 #: A deed told to "you" in Chinese, after the name: "（小庄，）你今晚就把奖改回去", "（老郑，）你明天给我回个话".
 _ZH_YOU_DO = re.compile(r"(?:那)?你[^，,。？?！!吗]{0,6}?(?:把|给我)(?![^，,。？?！!]*[吗呢]\s*[？?]?$)")
 #: What the classifier may call a plan put to all ("all donations go to X this time. agreed?").
@@ -416,6 +427,13 @@ def _answered_about(text: str) -> str:
     return clean(f"{what}：{deed}" if cjk_count(what) else f"{what}: {deed}") if len(clean(deed)) >= 4 else clean(what)
 
 
+def _my_plan(text: str) -> bool:
+    """Does a Chinese line say what its speaker will do, with no yes and no sign it was done ("阿琳，书林那份合同我一页一页
+    拍下来，加上他们的转账回单，放到群文件「书林」里")?"""
+    return bool(cjk_count(text)) and _ZH_MY_PLAN.search(text) is not None and PAST.search(text) is None \
+        and not _ASKS.search(text) and condition_of(text) is None  # ("要是…，兽医费我自己出": a condition's promise)
+
+
 def _vague(value: str) -> bool:
     """A deed of a word or two that names no thing ("我去翻", "I'll look"): the request says what it is."""
     words = re.sub(r"^(?:我们?|i(?:'ll|’ll|\s+will)?)\s*(?:[去来先]|go\s+and\s+|have\s+a\s+)?", "", clean(value), flags=_I)
@@ -457,7 +475,7 @@ def _names_a_deed(words: str) -> bool:
     # another time: "do Thursday, 6pm, all twelve in one call"); with a whole object it is one ("get the factory
     # to quote a reprint of the teal alphas")
     light = (_LIGHT_VERB.match(words + " ") and len(words.split()) <= 5) or re.match(r"do\b", words, _I)
-    return _says_something(words) and not light and not re.match(r"[\W_]", words)
+    return _says_something(words) and not light and not re.match(r"(?![$€£¥₹])[\W_]", words)  # ("€30 …" is one)
 
 
 def _for_all(text: str) -> bool:
@@ -562,7 +580,11 @@ def _due(text: str, said: Utterance, request: ExtractionRequest, owner: Utteranc
     """The time ``text`` (said by ``said``) names; a bare day asked of ``owner`` ends in the owner's zone; a
     time said on the ``listener``'s clock ("by 9 your time") is read on it."""
     clock = listener if listener is not None and _YOUR_CLOCK.search(said.text) else said
-    return resolve_due(text, aware(said.ts), speaker_zone(clock.zone, _zone(request)),
+    zone = speaker_zone(clock.zone, _zone(request))
+    if clock is said and named_zone(text) is None and (at := said.text.find(text)) >= 0 \
+            and (named := named_zone(said.text[at:])) is not None:
+        zone = named  # "…: both, yes, in your inbox by 9 tomorrow morning, Kiritimati time": the clause after names it
+    return resolve_due(text, aware(said.ts), zone,
                        owner=speaker_zone(owner.zone, _zone(request)) if owner is not None else None)
 
 
@@ -572,11 +594,15 @@ _OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|f
                        rf"|(?<![你他她])我(?:来|去|就|会|再)?(?:{ZH_ACTION_VERBS})", _I)  # "5月3号上午我打…", not "我妈那"
 
 
+#: A due time said as a span from now: "within 48 hours", "in three days", "两天之内".
+_SPAN = re.compile(r"\b(?:in|within)\b|[天周月]?(?:之内|以内|内)$", _I)
 _YOUR_TIME = re.compile(r"\s+(?:my|your|our|their|his|her)\s+time\b", _I)
 
 
 #: A time turned down in so many words: "the whole part by Saturday isn't happening", "周六来不及".
 _NOT_HAPPENING = re.compile(r"\b(?:isn'?t|is\s+not|not|won'?t|can'?t|cannot)\s+(?:happening|happen|possible|doable)\b"
+                            # "Today it can't come off", "Changing their site today is out of my hands", "… is beyond me today"
+                            r"|\b(?:it|that|this|they)\s+(?:can'?t|cannot|won'?t)\b|\bout\s+of\s+my\s+hands\b|\bbeyond\s+me\b"
                             r"|来不及|做不到|不可能|够呛", _I)
 
 
@@ -712,8 +738,7 @@ class _Thread:
                 # ("我的方案：明天把…发群里" right after a deed asked of its speaker: their plan, no plan put to all)
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id
                           and (self.acts[k] is Act.REQUEST or self.acts[i] is Act.PROPOSE)), None)
-                if j is not None and self.acts[j] is Act.REQUEST and any(
-                        u.author_id in hit.users for hit in book.find(self.lines[j].text)):
+                if j is not None and self.acts[j] is Act.REQUEST and self._put_to(j, u.author_id):
                     self.acts[i] = Act.COUNTER
         # a plan put as a question ("what about saturday 23:00 UTC?") is a proposal; so is one that moves a
         # time ("how about thursday instead?", "要不我们改成周四？") said by someone with no promise of theirs to move
@@ -737,7 +762,9 @@ class _Thread:
                     and self._asked_by_name(i):
                 self.acts[i] = Act.ACCEPT
             elif self.acts[i] is Act.RESCHEDULE and not any(
-                    self.lines[k].author_id == u.author_id and self.acts[k] in _TAKES_ON_ACTS for k in range(i)):
+                    # (a named yes is one: "Ana, the quote: yes. …" then "Friday, before 6pm." completes it)
+                    self.lines[k].author_id == u.author_id and (self.acts[k] in _TAKES_ON_ACTS or _YES_ABOUT_NAMED.search(self.lines[k].text))
+                    for k in range(i)):
                 j = next((k for k in range(i - 1, max(-1, i - 1 - _COUNTER_BACK), -1)
                           if self.acts[k] is Act.REQUEST and self.lines[k].author_id != u.author_id
                           and any(u.author_id in hit.users for hit in book.find(self.lines[k].text))), None)
@@ -816,6 +843,14 @@ class _Thread:
             _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end())
             # "Ruth, before anything else I want to read what you signed.", "阿柚，你跟茶屿签的那份合同，我要看全文。"
             or (_WANTS.search(u.text, m.end()) is not None and not _ASKS.search(u.text)))
+
+    def _put_to(self, j: int, uid: str) -> bool:
+        """Is the request at line ``j`` put to ``uid``: by name, or naming no one, to them as the one who spoke just
+        before ("那你今天就让书林把卷三撤下来。" after 老白's "是我不对")?"""
+        named = [hit for hit in self.book.find(self.lines[j].text) if hit.users]
+        if named:
+            return any(uid in hit.users for hit in named)
+        return j > 0 and self.lines[j - 1].author_id == uid
 
     def _told_to_last(self, i: int) -> bool:
         """Is line ``i`` a deed told, with no name, to the member who spoke just before ("Then put my name on the
@@ -918,7 +953,8 @@ class _Thread:
         opens = _OPENS_WITH_NAME.match(u.text)
         # (a yes after what it is about: "Jacques, on the contract: yes.", "麦芽，你要的合同：行。", "阿珍，合同可以给你看：")
         topic = _YES_ABOUT.match(u.text, opens.end()) if opens is not None else None
-        if opens is None or not (_TAKES_ON.match(u.text, opens.end()) or (topic is not None and _TAKES_ON.search("".join(g or "" for g in topic.group("yes", "zh", "zhyes"))))):
+        if opens is None or not (_TAKES_ON.match(u.text, opens.end()) or (topic is not None and _TAKES_ON.search("".join(g or "" for g in topic.group("yes", "zh", "zhyes"))))
+                                 or _my_plan(u.text)):
             return None
         named = {uid for hit in self.book.find(opens.group("name")) for uid in hit.users}
         for j in range(i - 1, max(-1, i - 1 - _NAMED_BACK), -1):
@@ -1130,7 +1166,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             if said and not timed and (span := find_due_span(said)) is not None:
                 # "Here is what's possible: your cover swapped in …, by Wednesday the 25th, before 9pm": its own time;
                 # an hour alone narrows the day offered ("Sunday morning I can, and I'll have it uploaded by 14:00")
-                own = said if names_a_day(said) or not when else f"{when}, {said[span[0]:span[1]]}"
+                # (a span counts from now: "…, out within 48 hours" is no hour of the day said before)
+                own = said if names_a_day(said) or not when or _SPAN.search(said[span[0]:span[1]]) \
+                    else f"{when}, {said[span[0]:span[1]]}"
                 due = _due(own, turn, request, listener=asked) or due
             # (the clock named after the time first: "…, by Wednesday the 27th, before 9pm Tallinn")
             deed = clean(without_clock_words(split_due(without_clock_words(said, inside=True))[0], inside=True)) if said else ""
@@ -1146,7 +1184,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 kept.append(thread.promise(i, action, due or _due(action, asked, request, turn), asked.author_id, asked))
         elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text)
                                                                           or (act in (Act.OTHER, Act.DONE) and _YES_ABOUT_NAMED.search(turn.text)
-                                                                              and (_offered_time(turn.text) or _answered_about(turn.text))))) \
+                                                                              and (_offered_time(turn.text) or _answered_about(turn.text)))
+                                                                          or (act in (Act.OTHER, Act.DONE) and _my_plan(turn.text)))) \
                 or (act is Act.OFFER and thread.asked_of(i) is not None):
             j = named
             # the proposer closing the vote on their own proposal ("其他人都同意，就先按这三条执行") answers no one
@@ -1184,11 +1223,16 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # "can the quote be Friday instead?" about a promise either of them made: a yes lets it move
                 # (bot.offline.reschedule), and takes nothing new on
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
+            elif j is not None and kind is Act.REQUEST and i > j + 1 and thread.lines[i - 1].author_id == turn.author_id \
+                    and only_time(turn.text) and not _ASKS.search(turn.text):
+                # "Ana, the quote: yes. The scan and the invoice, both in the group folder." then "Friday, before 6pm.":
+                # the time completes the promise just made (bot.offline.reschedule: ``follows``), no second one
+                kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
             elif j is not None and kind is Act.REQUEST and _asks_past(thread.lines[j].text):
                 # "Jomar, did you pay the postage yourself?" — "yeah, 2,950 pesos": a yes that says what was done
                 kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and c.extra.get("request_message_id"))]
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept) \
-                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)
+                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text) or (named == j and _my_plan(turn.text))
                          # "Roger, wilco.", "中！", "righto": a sure acceptance in a few words right after the request
                          or (sure[i] and _bare(turn.text) and thread.asked_of(i) == j)
                          # "Rafael, can you dig out your notebook …?" — "Claro que sí.": the one asked by name, at once
@@ -1207,7 +1251,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # (a "promise" the rules read that is only the yes itself — "没毛病，我来" as "没毛病" — is the request's)
                 own = [c for c in kept if c.kind is Kind.COMMITMENT and not c.reported and not takes_it_on(c.value)]
                 kept = [c for c in kept if c.kind not in (Kind.COMMITMENT, Kind.CONSENSUS)]
-                if any(_points_only(c.value) or _vague(c.value) for c in own):
+                # ("阿梅，合同可以看：后天中午以前，…一起发你邮箱": the rules' own words leave out what the yes is about)
+                about = action if named == j and _answered_about(turn.text) else ""
+                if any(_points_only(c.value) or _vague(c.value) for c in own) \
+                        or (about and len(own) == 1 and about.split("：")[0].split(":")[0] not in own[0].value):
                     # "I'll sort it. you'll have it in the drive by Wednesday, 1pm": one promise, the request's
                     # action, at the first time the answer gives
                     first = next((c.due_at for c in own if c.due_at is not None), None)

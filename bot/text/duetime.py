@@ -184,6 +184,9 @@ _START_BEFORE = re.compile(
     r"\b(?:after|past|from|starting|since|as\s+of|beginning|every|each)\s+(?:the\s+|this\s+)?$|每个?$", _I
 )
 _START_AFTER = re.compile(r"\s*(?:以后|之后|后(?!天)|起|开始|on\b|onwards?\b)")
+#: A time said as a deadline: "by 8", "before noon".
+_DEADLINE_LEAD = re.compile(r"(?:by|before|until|till|no\s+later\s+than)\b", re.IGNORECASE)
+_DEADLINE_BEFORE = re.compile(r"\b(?:by|before|until|till|no\s+later\s+than)\s+$", re.IGNORECASE)
 _MODIFIER = re.compile(r"的|'s\b|’s\b")
 #: A day gone before a time of day: "yesterday at noon", "last night at 11", "昨天晚上", "前天下午".
 _PAST_BEFORE = re.compile(r"(?:\byesterday|\blast\s+(?:night|week)|昨天|昨晚|前天)\s*(?:at|around|in\s+the)?\s*$", _I)
@@ -229,6 +232,8 @@ def _hits(text: str) -> list[_Hit]:
 def _starts_something(m: re.Match[str], text: str) -> bool:
     """ "after 11pm", "starting tonight", "从明天起": a start or a condition, not a deadline."""
     before = text[max(0, m.start() - _WINDOW) : m.start()]
+    if _DEADLINE_LEAD.match(m.group()) or _DEADLINE_BEFORE.search(before):
+        return False  # "by 8 on Friday morning": "on" names the day, it does not start anything
     return bool(_START_BEFORE.search(before) or _START_AFTER.match(text, m.end(), m.end() + _WINDOW))
 
 

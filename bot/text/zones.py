@@ -125,15 +125,22 @@ def _zone_names() -> dict[str, str]:
         for code, zones in get_global("territory_zones").items():
             if len(zones) == 1 and code in territories:
                 names.setdefault(territories[code].casefold(), zones[0])
+    # "Norfolk time", "on Pitcairn's clock": an island territory named without "Island(s)" ("cook" is a verb)
+    for name, zone in list(names.items()):
+        stem = re.sub(r"\s+islands?$", "", name)
+        if stem != name and stem not in ("cook", "christmas"):
+            names.setdefault(stem, zone)
     names.update(_ZONE_WORDS)
     return names
 
 
 _NAMED_EN = re.compile(r"(?:\b(?:in|on)\s+)?\b(?P<name>[A-Za-z][A-Za-z .'-]{0,24}?)\s+(?:time|tz)\b(?!\s+in\s+[A-Z])"
                        # "before 7pm your time in Maputo": the clock of the place said after
-                       r"|\b(?:my|your|our|their|his|her)\s+time\s+in\s+(?P<place>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)"
+                       r"|\b(?:my|your|our|their|his|her)\s+(?:time|clock|calendar|watch)\s+in\s+(?P<place>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)"
+                       # "on Pitcairn's clock", "by Norfolk's time"
+                       r"|\b(?P<poss>[A-Z][A-Za-z.-]{1,20}(?:\s+[A-Z][A-Za-z.-]{1,20})?)['’]s\s+(?:clock|time)\b"
                        r"|(?<=[\d\s])(?P<bare>[A-Za-z]{2,8})\b(?=\s*(?:$|[,.;!?)]))", re.IGNORECASE)
-_NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:的)?(?:时间|这边时间|这边|那边时间|时区)")
+_NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:的)?(?:时间|这边时间|这边|那边时间|那边|时区)")
 
 
 #: A clock named at the end of a promise's words: ", my time", "，我这边时间", "，伦敦时间", "（东京时间）", " Paris time".
@@ -219,7 +226,7 @@ def named_zone(text: str) -> str | None:
             if (zone := names.get(word[cut:])) is not None:
                 return zone
     for m in _NAMED_EN.finditer(text):
-        word = (m.group("name") or m.group("place") or m.group("bare") or "").strip(" .").casefold()
+        word = (m.group("name") or m.group("place") or m.group("poss") or m.group("bare") or "").strip(" .").casefold()
         if m.group("bare") and word not in _BARE_OK:
             continue
         parts = word.split()
