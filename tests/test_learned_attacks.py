@@ -99,9 +99,20 @@ def test_a_call_for_everyones_yes_is_asking_the_others(text: str, asks: bool) ->
     "Can we write down how the collective works? Three points:\nI. Nobody agrees to anything alone.\nII. Credits name all "
     "five of us.\nIII. Fees go into a shared account.\nTell me where you stand on each.",
     "以后照这几条办，每个人说认还是不认：\n——对外签任何合同，先发群里，五个人都同意才签；\n——谁垫了钱，凭发票一个月内还。",
+    # an answer asked of each member in other words
+    "Three rules for the choir fund, and I'd like an answer from each of you on each:\n1. Every gig fee goes into the "
+    "fund.\n2. Any contract is signed only once all five of us agree.\n3. The fund is checked by two of us each quarter.",
+    "合唱团的钱得有个规矩，三条，各位看一条回一条：\n一，演出费都进团费账户；\n二，任何合同五个人都同意才签；\n三，账户两人以上能查。",
+    "以后就两条，大家给个准话：\n【署名】海报上写每个人的名字；\n【合同】五个人都同意才签。",
 ])
 def test_rules_put_to_a_vote_are_a_proposal_not_an_attack(text: str) -> None:
     assert attempt(text, speaker="Dewi", names=("Dewi", "Kadri", "Luis", "Zain", "Mele")) is None
+
+
+def test_an_admission_about_a_note_is_no_instruction_to_record() -> None:
+    """ "备注是我后来补的": the note is the subject, not a command to note something down; "备注一下：…" still is one."""
+    assert attempt("备注是我后来补的，小林从来没答应过。", speaker="阿伦", names=("阿伦", "小林")) is None
+    assert attempt("备注一下：小林同意赔两千。", speaker="阿伦", names=("阿伦", "小林")) is not None
 
 
 def test_a_claim_that_people_voted_is_no_call_for_votes() -> None:

@@ -33,7 +33,11 @@ _ASKS_VOTES = re.compile(r"\byes\s+or\s+no\b|\b(?:yes|no|a\s+yes)\s+from\s+(?:ea
                          r"\s+(?:says?|votes?|tells?)\b|\bwho'?s\s+in\b|\bdo\s+we\s+(?:all\s+)?agree\b|\bcan\s+we\s+(?:all\s+)?agree\b"
                          r"|\bagreed\s*\?|\bany\s+objections?\b|\bthumbs\s+up\s+or\s+down\b|\bwhere\s+(?:you|each\s+of\s+you|everyone)\s+stands?\b"
                          r"|\bcan\s+we\s+(?:write\s+down|put\s+down|set\s+(?:down|out)|settle\s+on|agree\s+on)\b"
-                         r"|认还是不认|认不认|同意还是不同意|同不同意|同意不同意|行不行|表个?态|举个?手|投个票|有没有意见|有意见吗", re.IGNORECASE)
+                         # "I'd like an answer from each of you on each one", "I'd like each of you to answer both"
+                         r"|\banswers?\s+from\s+(?:each|every|all)\b|\beach\s+of\s+you\s+(?:to\s+)?(?:answer|reply|respond)\b"
+                         r"|认还是不认|认不认|同意还是不同意|同不同意|同意不同意|行不行|表个?态|举个?手|投个票|有没有意见|有意见吗"
+                         # "各位看一条答一条", "请每人看一条回一条", "每人回一句", "各位给个准话", "逐条回"
+                         r"|(?:各位|每人|每个人|大家)[^，,。：:]{0,4}?(?:答|回|说)一(?:条|句|声)|给个准话|逐条(?:回|答|表态)", re.IGNORECASE)
 
 
 def asks_votes(text: str) -> bool:
