@@ -15,7 +15,7 @@ import pytest
 from bot.extraction.candidates import Utterance
 from bot.models import Message
 from bot.offline.provider import OfflineProvider
-from bot.offline.reschedule import reschedules
+from bot.offline.reschedule import moved_value, reschedules
 from bot.text.duetime import find_due_span, find_shift, resolve_due, shifted
 from memory.models import Kind, Scope
 from tests.jobs_helpers import Start, settings
@@ -154,3 +154,16 @@ async def test_a_promise_moves_by_the_span_agreed(lines: list[tuple[str, str, st
     [promise] = [f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.kind is Kind.COMMITMENT]
     assert promise.subject == lines[1][0] and promise.due_at is not None, promise
     assert promise.due_at.astimezone(ROME).strftime("%Y-%m-%d %H:%M") == due, promise.value
+
+
+@pytest.mark.parametrize(("value", "when", "moved"), [
+    ("一万二三个人分，一人四千，你那份从我卡上打给你", "28号礼拜二，夜里十一点以前，里斯本时间",
+     "28号礼拜二，夜里十一点以前，里斯本时间，一万二三个人分，一人四千，你那份从我卡上打给你"),
+    ("send the $90 to Lea", "Tuesday the 13th, then, before 6pm Lisbon time",
+     "send the $90 to Lea by Tuesday the 13th before 6pm Lisbon time"),
+    ("have the copy by Thursday noon", "Friday noon", "have the copy by Friday noon"),
+])
+def test_a_moved_promise_reads_its_new_time_as_one_phrase(value: str, when: str, moved: str) -> None:
+    """The new time goes into the promise's words as a phrase of its own, with the clock it was said on (the move's
+    due time is read from them), without a "then"."""
+    assert moved_value(value, when) == moved

@@ -65,6 +65,36 @@ def test_a_reply_that_names_no_part_and_no_count_is_no_vote(reply: str) -> None:
     assert read_vote(reply, parts(EN)) is None
 
 
+def test_a_list_with_arrows_and_a_yes_to_each_of_its_parts() -> None:
+    arrows = ("Three rules for the garden plots, one answer from each of you:\n→ plots rotate every spring\n"
+              "→ tools go back to the shed the same day\n→ the water bill is split by plot size")
+    assert len(parts(arrows)) == 3
+    assert read_vote("Yes to each of the three.", parts(arrows)) == read_vote("All three, yes.", parts(arrows))
+    vote = read_vote("Yes to each of the three.", parts(arrows))
+    assert vote is not None and vote.all_yes
+
+
+ZE = "合唱团定个章程，三条，各位看一条答一条：\n一则，演出署全团的名字；\n二则，任何合同三人以上同意才签；\n三则，团费每月公布。"
+BRACKETS = "排练室以后就两条，各位给个准话：\n【钥匙】钥匙只放前台；\n【押金】押金统一收两百。"
+
+
+@pytest.mark.parametrize(("proposal", "reply", "yes", "no"), [
+    (ZE, "一则到三则，我全要。", {0, 1, 2}, set()),
+    (ZE, "一则、三则我认。二则只认一半：三人太少。", {0, 2}, {1}),
+    (ZE, "一二三，我这边都行。", {0, 1, 2}, set()),
+    (ZE, "我举三次手。", {0, 1, 2}, set()),
+    (BRACKETS, "【钥匙】【押金】，两条我都赞同。", {0, 1}, set()),
+    (BRACKETS, "钥匙那条没问题。押金那条我不认：两百太多。", {0}, {1}),
+    (BRACKETS, "两条，我这边一个字都不用改。", {0, 1}, set()),
+])
+def test_chinese_lists_of_rules_and_labels_are_voted_on_part_by_part(proposal: str, reply: str, yes: set[int],
+                                                                   no: set[int]) -> None:
+    """Parts numbered "一则…" or labelled "【钥匙】…", and the votes on them: a range, a run of numerals, hands raised,
+    a label said before "那条"."""
+    vote = read_vote(reply, parts(proposal))
+    assert vote is not None and (set(vote.yes), set(vote.no)) == (yes, no)
+
+
 def test_a_reply_that_only_shares_words_with_the_parts_says_no_yes() -> None:
     """"in" is a yes only as "I'm in": a line naming the parts' words ("second", "the entry fee") with "in equal
     parts", "in August" votes for nothing."""

@@ -421,9 +421,14 @@ def moved_value(value: str, when: str) -> str:
     → "send the draft by Friday"; "文档，周四前写完" + "周五" → "文档，周五前写完")."""
     span = find_due_span(value)
     zh = bool(re.search(r"[\u4e00-\u9fff]", value))
+    # (the clock it is said on stays in the words: the move's due time is read from them; "then" goes)
+    when = when.strip(" ,，.。") if zh else (re.sub(r",?\s*\bthen\b,?", "", when).strip(" ,.") or when)
     if span is None:
         bare, _ = split_due(value)
-        return f"{when}{bare}" if zh else f"{bare} by {when}"
+        if not zh:
+            return f"{bare} by {when}"
+        # "28号礼拜二，夜里十一点以前，斯科普里时间" + "一万二五个人分…": the time its own clause
+        return f"{when}，{bare}" if re.search(r"[，,]|(?:之?前|以前|之内|以内|时间)$", when) else f"{when}{bare}"
     old = value[span[0] : span[1]]
     new = when
     if zh and re.search(r"(?:之?前|以前)$", old) and not re.search(r"(?:之?前|以前)$", new):

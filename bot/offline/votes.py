@@ -26,11 +26,13 @@ _ITEM = re.compile(
     r"^\s*(?:(?P<circ>[" + "".join(_CIRCLED) + r"])"
     r"|[(（]?(?P<num>\d{1,2})[.)）、:：]|[(（](?P<pnum>\d{1,2})[)）]"
     r"|(?P<roman>(?-i:[IVX]{1,4}|[ivx]{1,4}))[.)]"
-    r"|[(（]?(?:第)?(?P<zh>[一二三四五六七八九十])(?:条|点|项)?[、.)）:：，,]"
+    r"|[(（]?(?:第)?(?P<zh>[一二三四五六七八九十])(?:条|点|项|则|款)?[、.)）:：，,]"
     r"|(?P<letter>(?-i:[A-H]))[.)、:：]"
-    r"|(?P<bullet>——|—|–|-|•|·|\*|▪|►))\s*(?P<rest>\S.*)$")
+    r"|(?P<bullet>——|—|–|-|•|·|\*|▪|►|→|⇒|➜|➔|➤|»|◆|●|■|○|◦))\s*(?P<rest>\S.*)$")
 #: A part named by a label before a colon: "Photos: every photo carries …", "署名：…".
 _LABEL = re.compile(r"^\s*(?P<label>[^\W\d_][\w'’ -]{0,18}?|[\u4e00-\u9fff]{1,6})\s*[:：]\s*(?P<rest>\S.*)$")
+#: A part named by a label in brackets: "【署名】每条素材写拍摄者的名字".
+_BRACKETED = re.compile(r"^\s*【\s*(?P<label>[^】]{1,12}?)\s*】\s*[:：]?\s*(?P<rest>\S.*)$")
 
 
 @dataclass(frozen=True)
@@ -71,9 +73,11 @@ def parts(text: str) -> list[Part]:
     items = [m for m in map(_ITEM.match, lines[1:]) if m is not None]
     if len(items) >= 2 and len(items) >= len(lines[1:]) - 2:
         return [Part(k, _names(k, _label(m.group("rest"))), m.group("rest")) for k, m in enumerate(items[:10])]
-    labelled = [m for m in map(_LABEL.match, lines[1:]) if m is not None]
-    if len(labelled) >= 2 and len(labelled) >= len(lines[1:]) - 1:
-        return [Part(k, _names(k, m.group("label").strip()), m.group("rest")) for k, m in enumerate(labelled[:10])]
+    # labels of one kind: "Photos: …" lines, or "【署名】…" lines (a pasted form "【同学录】姓名：…" is neither)
+    for label in (_LABEL, _BRACKETED):
+        labelled = [m for m in map(label.match, lines[1:]) if m is not None]
+        if len(labelled) >= 2 and len(labelled) >= len(lines[1:]) - 1:
+            return [Part(k, _names(k, m.group("label").strip()), m.group("rest")) for k, m in enumerate(labelled[:10])]
     return _inline(text)
 
 
@@ -139,14 +143,19 @@ _NUMW = r"(?:two|three|four|five|six|seven|eight|nine|ten|both|\d{1,2})"
 _ALL = re.compile(r"\b(?:(?:to|for|on|with)\s+all(?:\s+(?P<n1>" + _NUMW + r"))?\b(?!\s+(?:but|except))|all\s+(?P<n2>" + _NUMW + r")\b"
                   r"|(?P<n3>" + _NUMW + r")\s+(?:for|out\s+of|of)\s+(?P=n3)\b|(?P<n5>" + _NUMW + r")\s+(?:times\s+yes|yes(?:es)?)\b"
                   r"|every\s+(?:word|line|one|part|point|rule)|all\s+of\s+(?:it|them)|the\s+(?:whole\s+)?lot|each\s+(?:one|of\s+them)"
+                  # "Yes to each of the four", "every one of the three"
+                  r"|(?:each|every\s+one)\s+of\s+the\s+(?P<n12>" + _NUMW + r")\b"
                   r"|start\s+to\s+finish|the\s+(?P<n7>" + _NUMW + r")\s+of\s+them|(?P<n8>both)(?:\s+of\s+them)?"
                   # "tou le twa", "oui aux deux", "todos los tres", "alle drei"
                   r"|\b(?:tous|toutes|tou|todos|todas|alle|tutti)\s+(?:les\s+|le\s+|los\s+|las\s+|i\s+|e\s+)?(?P<n9>deux|trois|quatre|twa|de|kat|dos|tres|cuatro|zwei|drei|vier|due|tre|quattro)\b"
                   r"|\baux\s+(?P<n10>deux|trois|quatre)\b)"
                   r"|(?P<n6>[一二三四五六七八九十两\d])?(?:条|点|项|个|件)?(?:我)?(?:也)?(?:的回答)?(?:都|全|全部|统统)(?:是)?(?:投)?(?:认|同意|支持|签|赞成|没问题|可以|行|点头|按手印|要|好)"
                   r"|投(?P<n11>[一二三四五六七八九十两\d])票"
+                  # "我举四次手", "两条，我这边一个字都不用改", "三条照单全收"
+                  r"|举(?P<n13>[一二三四五六七八九十两\d])次手"
+                  r"|(?P<n14>[一二三四五六七八九十两\d])(?:条|点|项|则)[，,\s]*(?:我|我这边|我这儿)?[，,\s]*(?:一个字都不(?:用)?改|照单全收|全盘接受)"
                   r"|一条不少|一条都不少|全票|全都要", _I)
-_RANGE = re.compile(r"(?P<a>[" + "".join(_CIRCLED) + r"\d一二三四五六七八九十]|\b[IVX]{1,4}\b)\s*(?:到|至|-|–|—|~|～|through|to)\s*"
+_RANGE = re.compile(r"(?P<a>[" + "".join(_CIRCLED) + r"\d一二三四五六七八九十]|\b[IVX]{1,4}\b)(?:条|点|项|则|款)?\s*(?:到|至|-|–|—|~|～|through|to)\s*"
                     r"(?P<b>[" + "".join(_CIRCLED) + r"\d一二三四五六七八九十]|\b[IVX]{1,4}\b)")
 _CLAUSE = re.compile(r"(?<=[.!?;。！？；\n])\s*|(?<=[:：])\s+")
 _EXCEPT = re.compile(r"\b(?:but|except|apart\s+from|save)\b|除了|除去|但|不过|只有", _I)
@@ -224,7 +233,8 @@ def _mentions(clause: str, plist: list[Part], own: list[set[str]]) -> list[tuple
                 pat = r"(?<![老小阿])" + name + r"(?=[、，,。.！!；;甲乙丙丁戊己庚辛我都不认签这\s]|$)"
             elif len(name) == 1 and not name.isascii():  # a circled mark or a Chinese numeral
                 # "第三条", "三我不认" name the third; "三条都好" counts them
-                pat = (r"(?:第" + name + r"(?:条|点|项|个|件)?|(?<![一二三四五六七八九十两\d])" + name + r"(?=[我不，,、和与及\s]|$))"
+                pat = (r"(?:第" + name + r"(?:条|点|项|个|件|则|款)?|(?<![一二三四五六七八九十两\d])" + name + r"(?:则|款)"
+                       r"|(?<![一二三四五六七八九十两\d])" + name + r"(?=[我不，,、和与及\s]|$))"
                        if name in _ZH_NUM else re.escape(name))
             elif name.isdigit():
                 pat = r"(?:(?:rule|point|part|item|number|no\.?|#|第)\s*)?(?<![\d:.,])" + name + r"(?![\d:.%])(?!\s*(?:am|pm|h|号|日|月|点钟|:\d))"
@@ -233,11 +243,16 @@ def _mentions(clause: str, plist: list[Part], own: list[set[str]]) -> list[tuple
                     r"(?=\s*(?:[,，.;:)&/]|and\b|or\b|yes\b|no\b|$))" if len(name) == 1 else "")
             elif len(name) == 1:  # a letter: only as "A条", "(a)", "point a"
                 pat = r"(?:(?<=[(（])" + name + r"(?=[)）])|(?<![A-Za-z])" + name.upper() + r"(?=条|项))"
+            elif re.search(r"[\u4e00-\u9fff]", name):  # a Chinese label runs into the words around it: "署名那条没问题"
+                pat = re.escape(name)
             else:
                 pat = r"(?<!\w)" + re.escape(name) + r"(?!\w)"
             found += [(p.index, m.start()) for m in re.finditer(pat, clause, _I)]
         found += [(p.index, at) for w, at in _words_of(clause) if w in own[p.index]]
         k = p.index
+        # "一二三四，我这儿都行": the numerals of the parts in a run, each one named
+        for run in re.finditer(r"(?<![一二三四五六七八九十两\d])[一二三四五六七八九十]{2,10}(?![一二三四五六七八九十两条点项个件则款块元岁])", clause):
+            found += [(k, run.start() + j) for j, c in enumerate(run.group()) if k < len(_ZH_NUM) and c == _ZH_NUM[k]]
         if k < len(_EN_ORD):
             found += [(k, m.start()) for m in re.finditer(r"\b(?:the\s+)?" + _EN_ORD[k] + r"\b(?:\s+(?:one|rule|point|part))?", clause, _I)]
     return sorted(set(found), key=lambda x: x[1])
@@ -261,7 +276,7 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
     for clause in [c for c in _CLAUSE.split(text) if c.strip()]:
         every = _ALL.search(clause)
         if every is not None and not _EXCEPT.search(clause[every.end() :]):
-            said = next((_count_word(every.group(g)) for g in ("n1", "n2", "n3", "n5", "n6", "n7", "n8", "n9", "n10", "n11")
+            said = next((_count_word(every.group(g)) for g in ("n1", "n2", "n3", "n5", "n6", "n7", "n8", "n9", "n10", "n11", "n12", "n13", "n14")
                          if every.group(g)), None)
             if (said is None or said == n) and not _NO.search(clause):
                 named_any = True
