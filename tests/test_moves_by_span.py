@@ -139,6 +139,9 @@ def _said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
     ([("u-ana", "Ana", "Bo, I want to see the printer's quote. All of it."),
       ("u-bo", "Bo", "Ana, the quote: yes. The scan and the invoice, both in the group folder."), ("u-bo", "Bo", "Friday, before 6pm.")],
      "2049-10-22 18:00"),
+    # the one owed asks for it sooner ("能不能明天就给？"), the owner says yes with the hour: no agreement, the promise moves
+    ([("u-mei", "阿梅", "老贺，合同给我看看。"), ("u-he", "老贺", "阿梅，合同可以看：后天中午以前，连同发票一起发你邮箱。"),
+      ("u-mei", "阿梅", "能不能明天就给？我明天下午要用。"), ("u-he", "老贺", "行，那就明天中午以前。")], "2049-10-21 12:00"),
     # the owner says the thing needs a span more, the reason after a colon: a week later, same hour
     ([("u-ana", "Ana", "Bo, can you send me the scan of the score by Friday 6pm?"), ("u-bo", "Bo", "Sure, Friday 6pm."),
       ("u-bo", "Bo", "Ana, the scan needs one more week: the scanner is broken. Same hour.")], "2049-10-29 18:00"),
@@ -151,8 +154,10 @@ async def test_a_promise_moves_by_the_span_agreed(lines: list[tuple[str, str, st
         await rt.drain(60)
         await rt.engine.observe(_said(f"m{i}", user, name, text, 10 * i))
         await rt.drain(60)
-    [promise] = [f for f in await rt.memory.list_facts(Scope(tenant=T)) if f.kind is Kind.COMMITMENT]
+    facts = await rt.memory.list_facts(Scope(tenant=T))
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == lines[1][0] and promise.due_at is not None, promise
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS], "a move let through is no agreement"
     assert promise.due_at.astimezone(ROME).strftime("%Y-%m-%d %H:%M") == due, promise.value
 
 

@@ -156,3 +156,13 @@ async def test_a_request_for_another_member_taken_on_with_an_idiom_is_made_to_th
                           ("Kai", "Ivo, could you send Noor the sales export for the spring fair?"), ("Ivo", "Say no more.")])
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Ivo" and promise.recipient == "u-Noor" and "sales export" in promise.value
+
+
+async def test_a_yes_to_having_a_promise_sooner_is_no_agreement() -> None:
+    """ "能不能明天就发？" asks for a promise already made sooner: "行，那就明天下午三点以前。" lets the move through
+    (bot.offline.reschedule), it agrees to no proposal."""
+    facts = await _facts([("Noor", "Ivo，你跟场地签的那份合同，我要看全文。"), ("Kai", "Lea，能不能把报名表导一份给我？"),
+                          ("Lea", "这就去导～"), ("Ivo", "Noor，你要的合同：行。后天下午三点以前，连同聊天记录一起发群里。"),
+                          ("Noor", "能不能明天就发？我明天晚上约了朋友帮忙看。"), ("Ivo", "行，那就明天下午三点以前。")], "zh")
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS]
+    assert [f.subject for f in facts if f.kind is Kind.COMMITMENT and "合同" in f.value] == ["u-Ivo"]

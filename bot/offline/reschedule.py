@@ -302,12 +302,15 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
 #: Asking a thing to wait: "could the gallery wait until the 12th?", "can we postpone …", "模板能不能等到月底以后再上？".
 _WAIT = r"\b(?:wait|hold(?:\s+off)?|hold\s+(?:it|that|them|off\s+on\s+it))\s+(?:until|till|til|'til)\b|\bpostpone|等到[^，,。？?]{1,12}?再"
 _ASKS_TO_WAIT = re.compile(_WAIT, re.IGNORECASE)
+#: The deed already promised, asked sooner: "能不能明天就给？", "可不可以周五就发？" (a move, not a new deed).
+_SOONER = re.compile(r"(?:能不能|可不可以|能否)(?:今天|明天|后天|周[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|\d{1,2}号)"
+                     r"(?:[早晚]上|中午|下午)?就[发交转给寄还传补](?:[吗吧呢]|我|过来)?\s*[？?]")
 _INSTEAD = re.compile(r"\binstead\b|\brather\s+than\b|\b(?:wait|hold(?:\s+off)?)\s+to\b|\bdelay(?:ed)?\s+(?:until|till|til|'til|to)\b|" + _WAIT
                       + r"|\b(?:mov(?:e|ing)|push(?:ing)?|slip(?:s|ping)?)\b[^.?!,]{0,40}?\b(?:up\s+|back\s+)?to\b"
                       r"|\bbring(?:ing)?\b[^.?!,]{0,30}?\bforward\b|宽限到|延期到|顺延到|缓到|改(?=[到成在]?[^，,。]{0,6}?(?:周|星期|礼拜|明|后|下|今|\d))|推迟|延后|挪到|换到|提前到"
                       # a deed put off to a later day: "能不能周六再发？", "明天再转你"
                       r"|(?:周[一二三四五六日天末]|星期[一二三四五六日天]|礼拜[一二三四五六日天]|明天|后天|下周|下个?月|月底|月初)"
-                      r"(?:[早晚]上|中午|下午)?再(?=[发交转给做弄写寄还传补录改])", _I)
+                      r"(?:[早晚]上|中午|下午)?再(?=[发交转给做弄写寄还传补录改])|" + _SOONER.pattern, _I)
 
 
 #: A yes that is not one: "ok but not the 22nd", "行，不过…不行" ("no problem" is a yes).
@@ -319,7 +322,7 @@ _TIME_FINE = re.compile(r"^\W*[\w\u4e00-\u9fff]+(?:'s|’s|\s+is)?\s*(?:fine|ok(
 def asks_for_time(text: str) -> bool:
     """Does ``text`` ask for another time, not for a deed ("can we make the back cover the 22nd instead?",
     "能不能把海报改到周日？")? A yes to it moves a promise; it takes none on."""
-    return _asked(text) is not None or (_time_asked(text) is not None and not asks_deed(normalize(text)))
+    return _asked(text) is not None or (_time_asked(text) is not None and (not asks_deed(normalize(text)) or _SOONER.search(text) is not None))
 
 
 def _says_yes(text: str) -> bool:
@@ -428,7 +431,8 @@ def moved_value(value: str, when: str) -> str:
         if not zh:
             return f"{bare} by {when}"
         # "28号礼拜二，夜里十一点以前，斯科普里时间" + "一万二五个人分…": the time its own clause
-        return f"{when}，{bare}" if re.search(r"[，,]|(?:之?前|以前|之内|以内|时间)$", when) else f"{when}{bare}"
+        # ("周五" + "把合同发你" → "周五把合同发你"; "4月28日 21:00" + "…" → "4月28日 21:00，…")
+        return f"{when}{bare}" if re.fullmatch(r"[\u4e00-\u9fff]{1,4}", when) else f"{when}，{bare}"
     old = value[span[0] : span[1]]
     new = when
     if zh and re.search(r"(?:之?前|以前)$", old) and not re.search(r"(?:之?前|以前)$", new):
