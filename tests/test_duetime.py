@@ -7,7 +7,15 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.text.duetime import beside_times, find_due_span, only_time, parse_number, resolve_due, turned_down
+from bot.text.duetime import (
+    beside_times,
+    counts_from_now,
+    find_due_span,
+    only_time,
+    parse_number,
+    resolve_due,
+    turned_down,
+)
 from bot.text.zones import named_zone, without_clock_words
 
 SH = "Asia/Shanghai"
@@ -308,6 +316,12 @@ def test_an_island_or_a_place_named_in_other_ways_is_its_clock() -> None:
     assert named_zone("by my calendar in Havana") == "America/Havana"
     assert resolve_due("比绍那边明早九点以前发你", WED, SH) == datetime(2026, 11, 5, 9, 0, tzinfo=ZoneInfo("Africa/Bissau"))
     assert named_zone("Bob's time is up") is None and named_zone("书林那边还没回") is None
+    assert named_zone("Jordan's time to pay, not mine") is None  # a member's turn, not the country's clock
+
+
+def test_a_span_counts_from_now() -> None:
+    assert counts_from_now("out within 48 hours") and counts_from_now("三天内")
+    assert not counts_from_now("by Friday") and not counts_from_now("before 8pm") and not counts_from_now("no time here")
 
 
 @pytest.mark.parametrize("text", ["by 8 on Friday", "by 8am on Friday", "by 8 on Friday morning", "before 8 on Friday"])

@@ -24,7 +24,7 @@ from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
 from bot.offline.votes import Vote, parts, read_vote
 from bot.text.clock import aware
-from bot.text.duetime import find_due_span, names_a_day, only_time, resolve_due, turned_down
+from bot.text.duetime import counts_from_now, find_due_span, names_a_day, only_time, resolve_due, turned_down
 from bot.text.lang import cjk_count
 from bot.text.names import NameBook
 from bot.text.zones import is_zone, named_zone, speaker_zone, without_clock_words, without_zh_clock_asides
@@ -78,20 +78,21 @@ _MOVES = re.compile(r"\b(?:scratch|instead|move[ds]?|push(?:ed|ing)?|change[ds]?
 #: How far back a yes that names its asker ("@Harriet yup, will do") looks for that member's request.
 _NAMED_BACK = 12
 #: What a yes that names its asker says after the name: "yup, will do", "sure", "I'll …", "好的", "收到".
-_TAKES_ON = re.compile(r"(?:yes|yep|yup|yeah|sure|ok(?:ay)?|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem"
-                       r"|reasonable|fair(?:\s+enough)?|of\s+course|certainly|absolutely)\b"
+#: An English yes a named yes may say after what it answers ("the licence: reasonable"), and "both, " before it.
+_YES_WORD_EN = r"yes|yep|sure|ok(?:ay)?|reasonable|fair(?:\s+enough)?|of\s+course|certainly|absolutely"
+_BOTH = r"(?:(?:both|all(?:\s+of\s+(?:it|them)|\s+\w+)?)\s*,?\s*)?"
+_TAKES_ON = re.compile(r"(?:" + _YES_WORD_EN + r"|yup|yeah|will\s+do|on\s+it|got\s+it|i'?ll|i\s+will|no\s+problem)\b"
                        r"|好|行|可以|没问题|没毛病|莫得问题|欧了|收到|我来|妥|得嘞|包在我身上|交给我|放心|安排(?=[\s!！。~👌]*$)"
                        # "成，归我了", "这活儿算我的", "我接了"
                        r"|^成(?=[\s,，!！。~]|$)|归我|算我的|我接了|我领了", _I)
 #: A yes said after what it answers, before a colon or a full stop: "on the contract: yes", "你要的合同：行", "合同可以给你看：".
 _YES_ABOUT = re.compile(r"(?:(?:(?:on|about|re|as\s+for)\s+[^:.!?]{1,40}?[:,]|(?:the|your|my|our|that|those|these)\s+[^:.!?,]{1,40}?:)"
                         # "the licence and the invoice: both, yes, in your inbox by 9"
-                        r"\s*(?P<yes>(?:(?:both|all(?:\s+of\s+(?:it|them)|\s+\w+)?)\s*,?\s*)?[^.!?,]{1,12})(?=[.!?,])"
+                        r"\s*(?P<yes>" + _BOTH + r"[^.!?,]{1,12})(?=[.!?,])"
                         r"|(?P<zh>[^：:。！？!?]{1,14})[：:。]\s*(?P<zhyes>(?:行|好|可以|没问题|成|可|给)[的吧啊呀]?(?=[。，,！!\s]))?)", _I)
 #: A yes after what it answers, in the line's first sentence: the named yes ``_YES_ABOUT`` reads, found anywhere.
-_YES_ABOUT_NAMED = re.compile(r"^[^.!?。！？]{0,60}?(?:[:：]\s*(?:(?:both|all(?:\s+of\s+(?:it|them)|\s+\w+)?)\s*,?\s*)?"
-                              r"(?:yes|yep|sure|ok(?:ay)?|reasonable|fair(?:\s+enough)?|of\s+course|certainly|absolutely"
-                              r"|行|好|可以|没问题|成)\b|(?:可以|行|好)[^：:。]{0,6}[:：])", _I)
+_YES_ABOUT_NAMED = re.compile(r"^[^.!?。！？]{0,60}?(?:[:：]\s*" + _BOTH + r"(?:" + _YES_WORD_EN
+                              + r"|行|好|可以|没问题|成)\b|(?:可以|行|好)[^：:。]{0,6}[:：])", _I)
 #: A plan of the speaker's own said in Chinese without a tense ("书林那份合同我一页一页拍下来，…放到群文件里").
 _ZH_MY_PLAN = re.compile(rf"我(?!们)[^，,。；;！!？?的]{{0,6}}?(?:{ZH_ACTION_VERBS}|拍|放)")  # not "我跟茶屿的聊天记录截图"
 #: "please" said beside a name: "Today, please, Ruth:", "Ruth, please,", "please Ruth".
@@ -594,8 +595,6 @@ _OFFERING = re.compile(r"\b(?:i\s+can|i\s+could|i'?ll|i\s+will|works|ok(?:ay)?|f
                        rf"|(?<![你他她])我(?:来|去|就|会|再)?(?:{ZH_ACTION_VERBS})", _I)  # "5月3号上午我打…", not "我妈那"
 
 
-#: A due time said as a span from now: "within 48 hours", "in three days", "两天之内".
-_SPAN = re.compile(r"\b(?:in|within)\b|[天周月]?(?:之内|以内|内)$", _I)
 _YOUR_TIME = re.compile(r"\s+(?:my|your|our|their|his|her)\s+time\b", _I)
 
 
@@ -1167,7 +1166,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # "Here is what's possible: your cover swapped in …, by Wednesday the 25th, before 9pm": its own time;
                 # an hour alone narrows the day offered ("Sunday morning I can, and I'll have it uploaded by 14:00")
                 # (a span counts from now: "…, out within 48 hours" is no hour of the day said before)
-                own = said if names_a_day(said) or not when or _SPAN.search(said[span[0]:span[1]]) \
+                own = said if names_a_day(said) or not when or counts_from_now(said[span[0]:span[1]]) \
                     else f"{when}, {said[span[0]:span[1]]}"
                 due = _due(own, turn, request, listener=asked) or due
             # (the clock named after the time first: "…, by Wednesday the 27th, before 9pm Tallinn")

@@ -17,7 +17,7 @@ from itertools import pairwise
 from bot.text.zones import named_zone, without_clock_words, without_zh_clock_asides, zone_of
 from memory.numerals import chinese_number
 
-__all__ = ["CANNOT_DO_ZH", "Shift", "beside_times", "find_due_span", "find_due_spans", "find_shift", "names_a_day", "only_time", "parse_number", "resolve_due",
+__all__ = ["CANNOT_DO_ZH", "Shift", "beside_times", "counts_from_now", "find_due_span", "find_due_spans", "find_shift", "names_a_day", "only_time", "parse_number", "resolve_due",
            "shifted", "turned_down"]
 
 _ZH_NUMERAL = re.compile(r"[零〇一二两三四五六七八九十百]+")
@@ -184,9 +184,10 @@ _START_BEFORE = re.compile(
     r"\b(?:after|past|from|starting|since|as\s+of|beginning|every|each)\s+(?:the\s+|this\s+)?$|每个?$", _I
 )
 _START_AFTER = re.compile(r"\s*(?:以后|之后|后(?!天)|起|开始|on\b|onwards?\b)")
-#: A time said as a deadline: "by 8", "before noon".
-_DEADLINE_LEAD = re.compile(r"(?:by|before|until|till|no\s+later\s+than)\b", re.IGNORECASE)
-_DEADLINE_BEFORE = re.compile(r"\b(?:by|before|until|till|no\s+later\s+than)\s+$", re.IGNORECASE)
+#: A time said as a deadline: "by 8", "before noon" (the word inside the time's match, or just before it).
+_BY = r"(?:by|before|until|till|no\s+later\s+than)"
+_DEADLINE_LEAD = re.compile(_BY + r"\b", re.IGNORECASE)
+_DEADLINE_BEFORE = re.compile(r"\b" + _BY + r"\s+$", re.IGNORECASE)
 _MODIFIER = re.compile(r"的|'s\b|’s\b")
 #: A day gone before a time of day: "yesterday at noon", "last night at 11", "昨天晚上", "前天下午".
 _PAST_BEFORE = re.compile(r"(?:\byesterday|\blast\s+(?:night|week)|昨天|昨晚|前天)\s*(?:at|around|in\s+the)?\s*$", _I)
@@ -349,6 +350,12 @@ def only_time(text: str) -> bool:
     """Is ``text`` due times and nothing else ("by Tuesday", "周六吧", "Monday then", "Friday noon, my time",
     "下周二，晚上10点前")?"""
     return beside_times(text) == ""
+
+
+def counts_from_now(text: str) -> bool:
+    """Is the first due time ``text`` names a span from now ("within 48 hours", "三天内"), not a day or an hour?"""
+    picked = _pick(text)
+    return picked is not None and picked[0].family == "dur"
 
 
 def find_due_spans(text: str) -> list[tuple[int, int]]:

@@ -137,8 +137,8 @@ def _zone_names() -> dict[str, str]:
 _NAMED_EN = re.compile(r"(?:\b(?:in|on)\s+)?\b(?P<name>[A-Za-z][A-Za-z .'-]{0,24}?)\s+(?:time|tz)\b(?!\s+in\s+[A-Z])"
                        # "before 7pm your time in Maputo": the clock of the place said after
                        r"|\b(?:my|your|our|their|his|her)\s+(?:time|clock|calendar|watch)\s+in\s+(?P<place>[A-Z][A-Za-z.'-]{1,20}(?:\s+[A-Z][A-Za-z.'-]{1,20})?)"
-                       # "on Pitcairn's clock", "by Norfolk's time"
-                       r"|\b(?P<poss>[A-Z][A-Za-z.-]{1,20}(?:\s+[A-Z][A-Za-z.-]{1,20})?)['’]s\s+(?:clock|time)\b"
+                       # "on Pitcairn's clock" (not "Jordan's time": a member's turn as often as a country's clock)
+                       r"|\b(?P<poss>[A-Z][A-Za-z.-]{1,20}(?:\s+[A-Z][A-Za-z.-]{1,20})?)['’]s\s+clock\b"
                        r"|(?<=[\d\s])(?P<bare>[A-Za-z]{2,8})\b(?=\s*(?:$|[,.;!?)]))", re.IGNORECASE)
 _NAMED_ZH = re.compile(r"(?P<name>[\u4e00-\u9fff]{2,6}?)(?:的)?(?:时间|这边时间|这边|那边时间|那边|时区)")
 

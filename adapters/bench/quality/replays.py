@@ -94,7 +94,7 @@ def _one(script: Path, now: str, data_dir: str) -> Replay:
     finally:
         clock.set_offset(before)
     replies = [json.loads(x)["text"] for x in said.splitlines() if x.startswith("{") and "memory_ids" in x]
-    return replies, json.loads(json.dumps(records, ensure_ascii=False))
+    return replies, records  # JSON-ready already (fact_view), as the command would print them
 
 
 def main() -> None:
