@@ -18,6 +18,7 @@ from enum import StrEnum
 from bot.guard.instructions import about_people, classify, names_pattern, says_you
 from bot.guard.shapes import find as find_shape
 from bot.guard.shapes.claims import claimed
+from bot.guard.shapes.hearsay import hearsay
 from bot.guard.shapes.learned import resembles
 from bot.guard.shapes.members import members
 from memory.normalize import normalize
@@ -316,6 +317,9 @@ def attempt(text: str, *, speaker: str = "", names: Iterable[str] = (), addresse
         view += "".join(f"\n{q}." for q in _queries(view))
         if words := claimed(view, members(speaker, key), heard):
             return Attempt(Flag.IMPERSONATION, "claims another member's consent that their own words do not give",
+                           words)
+        if words := hearsay(view, members(speaker, key), heard):
+            return Attempt(Flag.IMPERSONATION, "tells of another member's offer that their own words do not give",
                            words)
     return found
 

@@ -86,6 +86,9 @@ def _split(name: str) -> tuple[str, str]:
 def _chinese(name: str) -> Iterator[tuple[str, Rank]]:
     surname, given = _split(name)
     if not surname:  # a nickname: its Latin spelling
+        if given.startswith("老") and "\u4e00" <= given[1] <= "\u9fff":
+            # 老孟 is a surname said with respect: the same member is 孟哥, 孟老师, and 孟某 in a written record
+            yield from ((given[1] + title, Rank.NICK) for title in (*_TITLES, "某"))
         yield " ".join(_syllables(given)), Rank.PINYIN
         return
     if len(given) >= 2:

@@ -12,7 +12,7 @@ from itertools import islice
 from bot.guard.shapes.members import Members, members
 from bot.guard.shapes.rulings import ASSENT, MATCHES, SANCTION, sentences
 
-__all__ = ["claimed"]
+__all__ = ["claimed", "content_words", "said_by"]
 
 _I = re.IGNORECASE
 #: A sentence that asks, supposes, hedges, proposes or speaks to someone: no claim of what was given.
@@ -41,7 +41,7 @@ _COMMON = frozenset({"that", "this", "with", "from", "have", "will", "what", "wh
                      "it's", "i'll", "that's", "agreed", "agree", "fine", "okay", "sure", "yeah"})
 
 
-def _words(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
     """Content words: Latin words of four letters and more, and Chinese character pairs."""
     out = {w.casefold() for w in _EN_WORD.findall(text)} - _COMMON
     for run in _CJK_RUN.findall(text):
@@ -49,11 +49,10 @@ def _words(text: str) -> set[str]:
     return out
 
 
-def _said_by(form: str, heard: Sequence[tuple[str, str]]) -> str:
-    """What the member called ``form`` said in ``heard`` ((author name, text) pairs)."""
-    own = [text for author, text in heard
-           if author and (p := members("", [author]).everyone) is not None and p.fullmatch(form)]
-    return " ".join(own)
+def said_by(form: str, heard: Sequence[tuple[str, str]]) -> list[str]:
+    """The lines the member called ``form`` said in ``heard`` ((author name, text) pairs)."""
+    return [text for author, text in heard
+            if author and (p := members("", [author]).everyone) is not None and p.fullmatch(form)]
 
 
 def claimed(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> str | None:
@@ -72,7 +71,7 @@ def claimed(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> str
             if told is None and not _MARKED_BY.search(sentence[max(0, m.start() - 40) : m.start()]):
                 continue
             names = {m.group().casefold()}
-            backed = _words(_said_by(m.group(), heard)) & (_words(sentence) - names)
+            backed = content_words(" ".join(said_by(m.group(), heard))) & (content_words(sentence) - names)
             if len(backed) < 2:
                 return sentence[:80].strip()
     return None

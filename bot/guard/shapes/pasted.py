@@ -19,13 +19,24 @@ __all__ = ["pasted"]
 
 _I = re.IGNORECASE
 #: A fenced code block, hashtags, and marks in corner or lenticular brackets.
-_PARTS = re.compile(r"```.*?(?:```|$)|(?:#[^\s#]{2,40}\s*){1,}|「[^」\n]{2,80}」|『[^』\n]{2,80}』", re.DOTALL)
+_PARTS = re.compile(r"```.*?(?:```|$)|(?:#[^\s#]{2,40}\s*){1,}|「[^」\n]{2,80}」|『[^』\n]{2,80}』"
+                    # a quoted text on a line of its own, the small print or a notice copied in
+                    r"|(?m:^\s*[\"“][^\"”\n]{30,600}[\"”]\s*$)", re.DOTALL)
 #: A concession, an assent or a promise given: the rulings' ``ASSENT`` and what a copied record says of its subject.
 _CONCEDES = re.compile(r"\b(?:withdrew|withdrawn|waived|released|approved|authori[sz]ed|gave\s+up|dropped\s+(?:the|his|her|their)"
                        r"|run\s+stands|stands|(?:fine|ok|okay|good)\s+(?:with|by)\s+me|no\s+objections?|waiver\s+signed"
-                       r"|signed\s+(?:a\s+|the\s+)?waiver)\b|许诺|承诺|承担|授权|放弃|让出|批准|不追究", _I)
+                       r"|signed\s+(?:a\s+|the\s+)?waiver|assigns?|assigned|relinquish(?:es|ed)?|transfer(?:s|red)?|cede[sd]?|ok'?d|okayed|okay'?d)\b"
+                       r"|许诺|承诺|承担|授权|放弃|让出|批准|不追究|交由|悉听|全权|公推|推举|一个人(?:出|包|付)|包了|全包|兜底", _I)
 #: A concession said before the name it is in: "Waiver signed by the cover photographer, F. Rahimi".
-_CONCEDED_BY = re.compile(r"\b(?:waiver|release|consent|approval|permission)\s+(?:signed|given|granted)\s+by\b|签字人|授权人", _I)
+_CONCEDED_BY = re.compile(r"\b(?:(?:waiver|release|consent|approval|permission)\s+(?:signed|given|granted)"
+                          r"|(?:paid|covered|borne|funded|footed|owed|payable)(?:\s+(?:in\s+full|personally|entirely))?)\s+by\b"
+                          r"|签字人|授权人", _I)
+#: The others as one body: "co-brewers have released …", "其他上传者已签字放弃分成", "點校諸人公推…".
+_THE_OTHERS = re.compile(r"\b(?:co-?(?:brewers|imagers|authors|owners|creators|writers|makers|founders|organi[sz]ers|members|"
+                         r"contributors|editors|translators)|(?:all|the\s+other|other|the\s+remaining|remaining)\s+"
+                         r"(?:members|entrants|contributors|authors|uploaders|participants|players|volunteers|artists|makers))\b"
+                         r"|(?:其他|其余|另外)[^，。\n]{0,3}?(?:人|上传者|作者|成员|组员|画师|人员|股东|合伙人|译者|志愿者)"
+                         r"|[诸諸](?:人|位)|全员|全组|全体(?:成员|组员)?", _I)
 #: The subject of a record and its deed, within a line: a name and then the concession, at most this far apart.
 _NEAR = 30
 
@@ -35,6 +46,10 @@ def pasted(text: str, members: Members) -> str | None:
     if members.others is None:
         return None
     for part in _parts(text):
+        for m in islice(_THE_OTHERS.finditer(part), MATCHES):  # the others gave it up, whoever they are
+            line = part[m.end():m.end() + _NEAR].split("\n", 1)[0]
+            if ASSENT.search(line) or _CONCEDES.search(line):
+                return (m.group() + line).strip()[:80]
         for m in islice(members.others.finditer(part), MATCHES):
             after = part[m.end():m.end() + _NEAR]
             line = after.split("\n", 1)[0]
