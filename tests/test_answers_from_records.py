@@ -249,6 +249,10 @@ def test_questions_name_their_intent_in_new_words() -> None:
         "@heyan what is Kwame supposed to do and by when?": Ask.PROMISES,
         "@和言 阿杰应该做什么，什么时候之前？": Ask.PROMISES,
         "@和言 刘洋答应我的事办了吗？": Ask.PROMISES,
+        # what was promised and not kept, wherever it is asked
+        "@heyan anything promised on this server that never got honoured?": Ask.OPEN,
+        "@heyan which promises in our channel haven't been fulfilled, every single one?": Ask.OPEN,
+        "@heyan is there anything Kwame promised that still hasn't been kept?": Ask.OPEN,
     }
     names = book(("u-kw", "Kwame Mensah"), ("u-jie", "李杰"), ("u-liu", "刘洋"))
     for text, intent in asked.items():
@@ -266,6 +270,9 @@ def test_filler_words_are_no_topic_and_gonna_asks_what_someone_will_do() -> None
     assert q is not None and q.ask is Ask.PROMISES and "u-kw" in q.people, q
     q = read_question("@和言 刘洋答应我的事，还有哪几件没办？", "u-x", names)
     assert q is not None and not q.zh_topic, q
+    # the place asked about is the thread, not a topic; a chat or a group as a thing still is
+    q = read_question("@heyan who's on the welcome chat for the new members?", "u-x", names)
+    assert q is not None and "chat" in q.topic, q
 
 
 # --- cards, digests, lists ----------------------------------------------------------------------------------

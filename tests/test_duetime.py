@@ -466,3 +466,14 @@ def test_the_part_of_day_said_after_the_hour(text: str, expected: datetime) -> N
 def test_a_clock_said_with_whose_side_it_is_names_its_zone() -> None:
     text = "行，给我到11月6号，按你马那瓜的时间中午以前上线。"
     assert resolve_due(text, WED, SH) == datetime(2026, 11, 6, 12, 0, tzinfo=ZoneInfo("America/Managua"))
+
+
+def test_a_city_by_its_usual_name_a_weekday_in_brackets_and_a_clock_said_first() -> None:
+    """"Laayoune time" (CLDR says "El Aaiún"), names typed without accents, "3月20号（礼拜一）夜里十一点前" (the weekday in
+    brackets between the day and its hour), "东京时间明天中午十二点之前" (the clock said before the time it is on)."""
+    assert named_zone("by 10, Laayoune time") == "Africa/El_Aaiun" and named_zone("El Aaiun time") == "Africa/El_Aaiun"
+    assert named_zone("Sao Paulo time") == "America/Sao_Paulo"
+    assert resolve_due("11月20号（礼拜五）夜里十一点前", WED, SH) == sh(20, 23, 0)
+    assert resolve_due("the 20th of November (a Friday) by 8pm", WED, SH) == sh(20, 20, 0)
+    assert only_time("东京时间明天中午十二点之前。") and not only_time("有时间明天再说")
+    assert resolve_due("东京时间明天中午十二点之前", WED, SH) == datetime(2026, 11, 5, 12, 0, tzinfo=ZoneInfo("Asia/Tokyo"))

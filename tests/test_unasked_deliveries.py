@@ -36,6 +36,15 @@ BERLIN = ZoneInfo("Europe/Berlin")
      "Supposing an ad agency licenses it as well, that money covers the studio hire for the whole band.", "studio hire"),
     ("zh", "要是出版社以后再版，那笔钱怎么办？", "如若再版，稿费我不落一分，全数拿去给大家买书。", "稿费"),
     ("zh", "视频平台要是给分成呢？", "假使平台真给了分成，分成一分都不过我的手，全部交给剪辑组。", "分成"),
+    ("en", "And if the museum buys the prints, where does that go?",
+     "Contingent on the museum buying them, the print money gets split four ways, and my quarter goes to the darkroom.",
+     "darkroom"),
+    ("en", "What about the film rights, if anyone ever asks?",
+     "On condition that a studio options it, my option fee goes into the club's travel pot, all of it.", "travel pot"),
+    ("en", "And a second pressing of the vinyl?",
+     "Were the label to press it again, the whole pressing fee goes to the three session players.", "session players"),
+    ("zh", "商场要是再订一批，钱怎么算？", "第二批真要订，那笔钱全归做灯笼的三个人，我一分也不拿。", "三个人"),
+    ("zh", "基金会明年还给钱吗？给了怎么办？", "假若基金会续了明年，续的那笔钱全数进合唱团的公共账户，一分也不过我的手。", "公共账户"),
 ])
 async def test_where_money_goes_if_it_comes_is_a_promise_on_that_condition_to_the_one_who_asked(
         lang: str, asked: str, said: str, words: str) -> None:
@@ -74,6 +83,13 @@ async def test_what_is_offered_instead_of_what_was_asked_is_a_promise_to_the_ask
     ("zh", "那你今天就让场地把海报上的名字撤掉。",
      "今天撤不掉：海报已经贴满全城了。补得上的是钱：押金六十，两个人分，一人三十，你那份下个星期五晚上八点以前，我从自己卡里打给你。",
      "三十", "Fri"),
+    # the deed told after "and"/"还有" with its "you", refused; what is in the speaker's power is the money
+    ("en", "And today, Ivo, you phone the venue and get our name off the poster.",
+     "Getting it off today isn't in my power: the posters are printed. The €60 is in my power. €40 goes to you, Noor, "
+     "and €20 to the drummer; none of it stays with me. Transfers by Thursday the 4th, before noon.", "€40", "Thu"),
+    ("zh", "还有，今天就联系场地，把海报上的名字改过来。今天。",
+     "名字今天改不了：海报已经印好贴出去了。钱我能定：押金九百按场次分，我那三场不算。Noor六场，六百；鼓手三场，三百。"
+     "下个星期五晚上八点以前，从我卡上打过去。", "六百", "Fri"),
 ])
 async def test_what_is_offered_instead_of_a_deed_told_to_the_one_who_just_spoke_is_a_promise_to_the_asker(
         lang: str, asked: str, said: str, words: str, day: str) -> None:
@@ -166,3 +182,25 @@ async def test_a_yes_to_having_a_promise_sooner_is_no_agreement() -> None:
                           ("Noor", "能不能明天就发？我明天晚上约了朋友帮忙看。"), ("Ivo", "行，那就明天下午三点以前。")], "zh")
     assert not [f for f in facts if f.kind is Kind.CONSENSUS]
     assert [f.subject for f in facts if f.kind is Kind.COMMITMENT and "合同" in f.value] == ["u-Ivo"]
+
+
+async def test_a_deed_told_after_also_is_the_listeners_not_the_speakers() -> None:
+    """"还有，今天就联系场地，…。今天。" tells the one who spoke before a deed: no promise of the speaker's."""
+    facts = await _facts([("Ivo", "Noor，合同给你，周四中午以前发你邮箱。"), ("Noor", "还有，今天就联系场地，把海报上的名字改过来。今天。")], "zh")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT and f.subject == "u-Noor"], facts
+
+
+@pytest.mark.parametrize(("lang", "asked", "taken", "then", "words"), [
+    # a thing handed over without a tense (its time in the next message: bot.extraction.completions)
+    ("zh", "Ivo，你跟印厂签的合同，发我看看。", "Noor，合同发你，连同印厂的收据，一起。", "东京时间明天中午十二点之前。", "合同"),
+    # a named yes about a possessive's thing
+    ("en", "Ivo, I want to see the printer's contract, all of it.",
+     "Noor, the printer's contract: yes, every page and the quote they sent. By Friday at noon, my time.", None, "contract"),
+])
+async def test_a_thing_handed_to_the_one_who_asked_for_it_is_a_promise_to_them(
+        lang: str, asked: str, taken: str, then: str | None, words: str) -> None:
+    lines = [("Noor", asked), ("Ivo", taken), *([("Ivo", then)] if then else [])]
+    facts = await _facts(lines, lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ivo" and promise.recipient == "u-Noor" and words in promise.value, promise
+

@@ -57,13 +57,17 @@ _OWN_DEED = re.compile(r"\bi(?:'ll|’ll|\s+will|\s+can)\s+(?:do(?:\s+(?:somethi
                        # right is the money.", "Your share of the fee is within reach, though."
                        r"|[\w$€£' ]{0,30}?\bis\s+the\s+part\s+i\s+can\s+(?:fix|do|make\s+good)"
                        r"|where\s+i\s+can\s+(?:put\s+(?:things|it)\s+right|make\s+(?:it|things)\s+good)\s+is\s+(?:the\s+)?[\w$€£]+"
-                       r"|[\w$€£' ]{0,40}?\bis\s+within\s+(?:my\s+)?reach(?:,?\s+though)?)"
+                       r"|[\w$€£' ]{0,40}?\bis\s+within\s+(?:my\s+)?reach(?:,?\s+though)?"
+                       # "The $3,000 is in my power.", "What is in my power: …"
+                       r"|[\w$€£,' ]{0,40}?\bis\s+in\s+my\s+power|what(?:'s|\s+is)\s+in\s+my\s+power)"
                        r"\s*[:.,—–-]?\s*(?:i\s+)?(?P<plan>[a-z$€£\d][^.?!]{4,200})"
                        # "我这么办：…", "另一件我现在就能答应：…", "能办的是署名：…", "钱是我能马上定的：…"
                        # "补得上的是钱：…", "钱这头我先弄清楚：…"
                        r"|(?:我(?:这么|这样)办|我的方案|我能做的是|(?:能办|能补|补得上|补得了)的是[^：:。，,]{0,8}|另一件[^：:。，,]{0,10}|换一件[^：:。，,]{0,10}"
                        r"|[^：:。，,]{0,4}这头我先?(?:弄清楚|说清楚|定下来)"
-                       r"|[^：:。，,]{0,6}是我能[^：:。，,]{0,6}的)\s*[:：，,]\s*(?P<zhplan>[^。？?!！]{2,80})"
+                       r"|[^：:。，,]{0,6}是我能[^：:。，,]{0,6}的"
+                       # "钱我能定：…", "钱这件事我现在就能拍板：…", "钱我现在能动：…"
+                       r"|[^：:。，,]{0,6}我(?:现在|马上)?(?:就)?能(?:定|动|拍板|做主|管|给))\s*[:：，,]\s*(?P<zhplan>[^。？?!！]{2,80})"
                        # "但我可以去邮局开一张证明，下周一前拍给你看": what the speaker can do instead
                        r"|(?:但|不过|可是)我(?:可以|能)(?P<zhcan>[^。？?!！]{2,60})"
                        r"|(?<![让叫要])我(?P<zh>出|付|来付|承担|(?:先|就)?(?:退|还|转|补|赔)(?:给)?(?:你|您))(?!不)[^，,。？?]{0,20}", _I)  # not "让我出不太合理"
@@ -86,10 +90,12 @@ _TAKES_ON = re.compile(r"(?:" + _YES_WORD_EN + r"|yup|yeah|will\s+do|on\s+it|got
                        # "成，归我了", "这活儿算我的", "我接了"
                        r"|^成(?=[\s,，!！。~]|$)|归我|算我的|我接了|我领了", _I)
 #: A yes said after what it answers, before a colon or a full stop: "on the contract: yes", "你要的合同：行", "合同可以给你看：".
-_YES_ABOUT = re.compile(r"(?:(?:(?:on|about|re|as\s+for)\s+[^:.!?]{1,40}?[:,]|(?:the|your|my|our|that|those|these)\s+[^:.!?,]{1,40}?:)"
+_YES_ABOUT = re.compile(r"(?:(?:(?:on|about|re|as\s+for)\s+[^:.!?]{1,40}?[:,]|[^:.!?,\n]{1,40}?:)"  # "Lanternfly's contract: yes"
                         # "the licence and the invoice: both, yes, in your inbox by 9"
                         r"\s*(?P<yes>" + _BOTH + r"[^.!?,]{1,12})(?=[.!?,])"
                         r"|(?P<zh>[^：:。！？!?]{1,14})[：:。]\s*(?P<zhyes>(?:行|好|可以|没问题|成|可|给)[的吧啊呀]?(?=[。，,！!\s]))?)", _I)
+#: Something handed to the one spoken to, said without a tense: "（小麦，）合同发你，连同银行回单" (not "发你了").
+_ZH_SENDS_YOU = re.compile(r"[^，,。：:！!？?\s]{1,14}?(?:发|给|传|寄|转)(?:给)?你(?![了过])(?=[，,。：:！!\s]|$)")
 #: A yes after what it answers, in the line's first sentence: the named yes ``_YES_ABOUT`` reads, found anywhere.
 _YES_ABOUT_NAMED = re.compile(r"^[^.!?。！？]{0,60}?(?:[:：]\s*" + _BOTH + r"(?:" + _YES_WORD_EN
                               + r"|行|好|可以|没问题|成)\b|(?:可以|行|好)[^：:。]{0,6}[:：])", _I)
@@ -105,12 +111,14 @@ _PROPOSAL_BACK = 8
 #: does not know stays the rules' agreement.)
 _NOT_AGREEING = frozenset({Act.REQUEST, Act.COUNTER, Act.CONDITION, Act.RESCHEDULE, Act.REFUSE, Act.QUESTION,
                            Act.DONE})
-_COND_EN = re.compile(r"(?:^|(?<=[.!?;:]\s))should\s+[^,;.!?]+?(?=,)"  # "Should Coralline order a second run, …"
+_COND_EN = re.compile(r"(?:^|(?<=[.!?;:]\s))(?:should|were\s+(?=[^,;.!?]+?\bto\s))\s*[^,;.!?]+?(?=,)"  # "Should Coralline order …,", "Were Papyra to reorder, …"
                       r"|\b(?:if|unless|as\s+long\s+as|provided(?:\s+that)?|assuming(?:\s+that)?|supposing(?:\s+that)?"
-                      r"|in\s+the\s+event(?:\s+that)?|in\s+case(?!\s+(?:anyone|anybody|someone|somebody|you|people|it\s+helps)\b)|only\s+if|only\s+(?:after|once|when)|once"
+                      r"|in\s+the\s+event(?:\s+that)?|contingent\s+(?:on|upon)|on\s+(?:the\s+)?condition(?:\s+that)?|in\s+case(?!\s+(?:anyone|anybody|someone|somebody|you|people|it\s+helps)\b)|only\s+if|only\s+(?:after|once|when)|once"
                       r"|as\s+soon\s+as)\b"
                       r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we['’]ll|i\s+can|then)\b|[,;.!?]|$)", _I)  # not "as well"
-_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假若|假设|假使|倘若|倘使|若是|如若|设若|若然|一旦|除非|万一|^等(?!等|一下|会|了|着|到时))[^，,。；;！!？?]+?(?:的话)?"
+_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假若|假设|假使|倘若|倘使|若是|如若|设若|若然|一旦|除非|万一|^等(?!等|一下|会|了|着|到时)"
+                      # "第二批真要下单，…": the topic said before the cue is the condition's
+                      r"|^[^，,。；;！!？?]{1,8}?真(?:的)?要)[^，,。；;！!？?]+?(?:的话)?"
                       r"(?=[，,。；;！!？?]|我就|就(?![有是在])|那就|$)")  # "出发前就有的感染" is still the condition
 #: A condition contrary to fact, or what one would do: a wish, not a promise ("if I had a free weekend I'd
 #: rewrite it", "if only I could", "要是我有钱，我就…了"); "I'd be happy to" still offers.
@@ -264,7 +272,10 @@ _TO_WHOM_BEFORE = re.compile(r"(?:发|转|寄|交|递|传|送|拿|给)给?\s*$|\
 _HANDED_TO = re.compile(r"\b(?:send|give|pass|forward|email|e-mail|mail|show|hand|bring)\s+(?:@)?$|\bto\s+(?:@)?$|(?:发|转|寄|交|递|传|送)给\s*$", _I)
 _TO_WHOM_AFTER = re.compile(r"['’]s\s+(?:dms?|inbox|mailbox|email|hands?)\b|\s+can\s+(?:grab|get|find|see|use)\b|(?:的)?(?:邮箱|手上|手里)", _I)
 #: Words before a deed told to the last speaker: "Then put …", "ok so just send …".
-_TOLD_LEAD = re.compile(r"^\W*(?:(?:then|so|ok(?:ay)?|alright|right|fine|well|and|now|just)\b[\s,]*)+", _I)
+_TOLD_LEAD = re.compile(r"^\W*(?:(?:(?:then|so|ok(?:ay)?|alright|right|fine|well|and|now|just|also|plus|today|tonight)\b"
+                        r"|还有|另外|再就是|而且)[\s,，]*)+", _I)
+#: "Aliaksei, you write to Grayhollow today": a deed told with its "you".
+_YOU_FIRST = re.compile(r"you\s+(?=[a-z])", _I)
 #: A plan for the speaker and the listeners together: "can we …", "我们能不能…".
 _TO_US = re.compile(r"\b(?:we|let'?s|us)\b|我们|咱们?|大家|各位", _I)
 #: A deed told to someone: "post the full DM thread", "please send me the json" (a "re…" verb as told: "resend",
@@ -276,10 +287,10 @@ _IMPERATIVE = re.compile(r"(?:please\s+|pls\s+|just\s+)?(?:post|send|fix|write|p
                          # "Then ring Patchwork Post and get the pattern out …", "Then get Coralline to pull the cans today."
                          r"|ring|phone|contact|get\s+(?:\w+\s+){0,3}?(?:to|out|back|off|down|changed|fixed|removed|taken)\b)\b"
                          # "（晓雯，）今天就跟青禾说，…", "（梅姐，）我就一个要求：今天就让乐华把课件下架"
-                         r"|(?:[^，,。？?]{0,10}[:：])?(?:那?你)?(?:今天|今晚|现在|马上|立刻|赶紧|明天|这周)就?(?:跟|和|给|让|叫|去)[^，,。？?！!]{1,8}?(?:说|讲|谈|打电话|把|发)", _I)
+                         r"|(?:[^，,。？?]{0,10}[:：])?(?:那?你)?(?:今天|今晚|现在|马上|立刻|赶紧|明天|这周)就?(?:(?:跟|和|给|让|叫|去)[^，,。？?！!]{1,8}?(?:说|讲|谈|打电话|把|发|写信|写邮件|联系)|联系|通知)", _I)
 #: What the speaker wants of the one named: "I want to read what you signed", "I want the licence agreement", "我要看全文".
 _WANTS = re.compile(r"\b(?:i|we)\s+(?:want|need|would\s+like|'d\s+like|’d\s+like)\s+(?:to\s+(?:see|read|have|get)\b|the\b|a\s+copy\b|every\b|all\b)"
-                    r"|我(?:们)?(?:要|想|得)(?:看|要|拿到|过目)(?!不)", _I)
+                    r"|我(?:们)?(?:要|想|得)(?:看|要|拿到|过目)(?!不)|(?:发|给|拿|传)(?:给)?我(?:看看|看一?下|瞧瞧|过目|一份)", _I)
 #: Something told handed back to the speaker: "（娜娜，）那40块押金退给我，今天就退", "（阿程，）钱还我".
 _ZH_GIVE_ME = re.compile(r"(?:那|把)?[^，,。？?!！]{0,12}?(?:交给我|给(?:我|大家)(?:看看|看一?下|瞧瞧|过目)|拿出来|" + ZH_TO_ME.pattern + ")")
 #: A deed told to "you" in Chinese, after the name: "（小庄，）你今晚就把奖改回去", "（老郑，）你明天给我回个话".
@@ -488,14 +499,14 @@ def _for_all(text: str) -> bool:
 #: Where money goes if it comes: "it goes four ways", "it goes to the twelve photographers", "your $85 goes back onto
 #: your card", "none of it stays with me", "我一分不碰，…分给你们四个", "那笔钱全进学校的学费账", "版税全归译者".
 _MONEY_GOES = re.compile(
-    r"\b(?:it|that|this|(?:the|that|this|any|every)\s+(?:[\w$€£%-]+\s+){0,2}?(?:money|bonus|fee|payment|sum|cash|rest|share"
+    r"\b(?:it|that|this|(?:the|that|this|any|every|my|our)\s+(?:[\w$€£%-]+\s+){0,2}?(?:money|bonus|fee|payment|sum|cash|rest|share"
     r"|royalt\w*|proceeds|income|earnings|cut|advance)|your\s+\S+)\s+(?:goes|go|gets\s+(?:paid|sent|split)"
     r"|is\s+(?:paid|sent|split|shared|divided))\s+(?:back\s+)?(?:\w+\s+ways?\b|to|into|onto|on|in|between|among|evenly)\b"
     # what the money pays for: "that money pays the rig subscription for all five of us"
     r"|\b(?:the|that|this)\s+(?:[\w$€£%-]+\s+){0,2}?(?:money|fee|royalt\w*|proceeds|income)\s+(?:pays|covers|funds)\b"
     r"|\bnone\s+of\s+it\s+(?:stays|goes|comes)\s+(?:with|to)\s+me\b|\bi\s+keep\s+none\s+of\s+it\b"
-    r"|(?:我|自己)?一分(?:钱)?(?:都)?不(?:碰|要|拿|留|动|落|过)|不落一分|一个子儿(?:都)?不留|(?:全数|全部|统统)(?:拿去|交给|捐给|用来|用于)|(?:全|都)?(?:分给|归|还给|退给|打给)(?:你们|大家|各位|[\u4e00-\u9fff]{1,3}(?:个|位))"
-    r"|(?:全|都)进(?:了)?[\u4e00-\u9fff]{0,8}(?:账|账户|基金|公账)|(?:全|都)(?:归|给)[\u4e00-\u9fff]{1,6}|我不经手",
+    r"|(?:我|自己)?一分(?:钱)?(?:都|也)?不(?:碰|要|拿|留|动|落|过)|不落一分|一个子儿(?:都)?不留|(?:全数|全部|统统)(?:拿去|交给|捐给|用来|用于)|(?:全|都)?(?:分给|归|还给|退给|打给)(?:你们|大家|各位|[\u4e00-\u9fff]{1,3}(?:个|位))"
+    r"|(?:全数|全部|全|都)进(?:了)?[\u4e00-\u9fff]{0,8}(?:账|账户|基金|公账)|(?:全|都)(?:归|给)[\u4e00-\u9fff]{1,6}|我不经手",
     re.IGNORECASE)
 _GIVES = re.compile(r"\b(?:is|are)\s+(?:[A-Z][\w'’-]*['’]s|yours|his|hers|theirs|mine)(?=\W|$)|\bon\s+me\b|\bfrom\s+me\b"
                     # what the speaker pays: "… goes back in the kitty from my own pocket", "my treat"
@@ -837,9 +848,11 @@ class _Thread:
 
     def _told_to_member(self, u: Utterance) -> bool:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
+        u = dataclasses.replace(u, text=_TOLD_LEAD.sub("", u.text))  # "And today, Aliaksei, you write to …"
         m = _OPENS_WITH_NAME.match(u.text)
+        at = m.end() + (y.end() - y.start() if m is not None and (y := _YOU_FIRST.match(u.text, m.end())) else 0) if m else 0
         return m is not None and self._said_to_member(u) and bool(
-            _IMPERATIVE.match(u.text, m.end()) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end())
+            _IMPERATIVE.match(u.text, at) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end())
             # "Ruth, before anything else I want to read what you signed.", "阿柚，你跟茶屿签的那份合同，我要看全文。"
             or (_WANTS.search(u.text, m.end()) is not None and not _ASKS.search(u.text)))
 
@@ -854,8 +867,12 @@ class _Thread:
     def _told_to_last(self, i: int) -> bool:
         """Is line ``i`` a deed told, with no name, to the member who spoke just before ("Then put my name on the
         track page. That's all I'm asking.", after their apology)? Not a plan for "us", not a question."""
+        return self.acts[i] in (Act.OTHER, Act.OFFER) and self.tells_last(i)
+
+    def tells_last(self, i: int) -> bool:
+        """Do line ``i``'s words tell a deed, with no name, to the member who spoke just before, whatever its act?"""
         u = self.lines[i]
-        if i == 0 or self.lines[i - 1].author_id == u.author_id or self.acts[i] not in (Act.OTHER, Act.OFFER):
+        if i == 0 or self.lines[i - 1].author_id == u.author_id:
             return False
         said = _TOLD_LEAD.sub("", u.text.split("\n", 1)[0])
         first = re.split(r"(?<=[.!?])\s+", said, maxsplit=1)[0]
@@ -953,7 +970,7 @@ class _Thread:
         # (a yes after what it is about: "Jacques, on the contract: yes.", "麦芽，你要的合同：行。", "阿珍，合同可以给你看：")
         topic = _YES_ABOUT.match(u.text, opens.end()) if opens is not None else None
         if opens is None or not (_TAKES_ON.match(u.text, opens.end()) or (topic is not None and _TAKES_ON.search("".join(g or "" for g in topic.group("yes", "zh", "zhyes"))))
-                                 or _my_plan(u.text)):
+                                 or _my_plan(u.text) or _ZH_SENDS_YOU.match(u.text, opens.end())):
             return None
         named = {uid for hit in self.book.find(opens.group("name")) for uid in hit.users}
         for j in range(i - 1, max(-1, i - 1 - _NAMED_BACK), -1):
@@ -1044,6 +1061,27 @@ class _Thread:
                                 "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})
 
 
+#: A sum of money said in Chinese: "九百", "一万二", "300块", "五千元".
+_ZH_SUM = re.compile(r"\d+\s*(?:块|元|欧|美元)|[一二两三四五六七八九十]+[百千万](?:[一二两三四五六七八九])?|[一二两三四五六七八九十百千万]+(?:块|元)")
+
+
+def _sends_you(text: str) -> bool:
+    """Does ``text``, after the name it opens with, hand something to the one named ("小麦，合同发你，…")?"""
+    opens = _OPENS_WITH_NAME.match(text)
+    return opens is not None and _ZH_SENDS_YOU.match(text, opens.end()) is not None
+
+
+#: The speaker as the doer, just before a deed: "I'll", "I can", "我来", "我".
+_MINE_BEFORE = re.compile(r"\b(?:I|I'll|I’ll|I\s+will|I\s+can|I'm|I’m|me)\b|我(?!们)", re.IGNORECASE)
+
+
+def _said_as_mine(text: str, value: str) -> bool:
+    """Is ``value`` said in ``text`` with the speaker as its doer, within its clause ("…, I'll send it")?"""
+    at = text.find(value[:8]) if value else -1
+    clause = re.split(r"[,.;:!?，。；：！？]", text[max(0, at - 30):at])[-1] if at >= 0 else ""
+    return at < 0 or bool(_MINE_BEFORE.search(clause)) or bool(_MINE_BEFORE.match(value))
+
+
 def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence[CandidateFact],
            confidence: Sequence[float] | None = None) -> list[CandidateFact]:
     """The rules' ``candidates`` for ``request.turns``, changed where the act sequence decides:
@@ -1112,6 +1150,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             or (c.attribute == agrees and thread.act_of(c.extra.get("proposal_message_id", "")) is Act.COUNTER)))]
         # a refusal of a plan put with a cue refuses the plan, not a piece of it ("大家看看" of "…。大家看看")
         kept = [thread.refused_plan(i, c) if c.kind is Kind.CONSENSUS and c.attribute == refuses else c for c in kept]
+        if act is Act.REQUEST and (thread._told_to_member(turn) or thread.tells_last(i)):
+            # "还有，今天就给青枫写信，让他们把封面改掉。今天。": a deed told to the member spoken to, no promise of the speaker's
+            kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and not c.reported and not _said_as_mine(turn.text, c.value))]
         if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
             # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]
@@ -1162,6 +1203,13 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                     or offered.group()) if offered else timed[1] if timed else ""
             if offered and said.isascii() and turn.text[offered.end():offered.end() + 1].isalnum():
                 said = said.rsplit(" ", 1)[0]  # cut inside a word ("… Friday, 10am T"): the whole words only
+            if offered and offered.group("zhplan") and (_MONEY_GOES.search(said) or _ZH_SUM.search(said)):
+                # "钱我能定：九千块按首数分给四位作者，…。阿蘅四十首，四千；老吕两千；…": the share of the one who asked,
+                # said in the next sentence, is what they are owed
+                after = re.split(r"[。！!？?\n]", turn.text[offered.end():].lstrip("。 "), maxsplit=1)[0]
+                if "你" in after or (asked.author_name and asked.author_name in after) \
+                        or any(asked.author_id in hit.users for hit in thread.book.find(after)):
+                    said = f"{said}。{after}"
             if said and not timed and (span := find_due_span(said)) is not None:
                 # "Here is what's possible: your cover swapped in …, by Wednesday the 25th, before 9pm": its own time;
                 # an hour alone narrows the day offered ("Sunday morning I can, and I'll have it uploaded by 14:00")
@@ -1184,7 +1232,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         elif act in (Act.ACCEPT, Act.AGREE) or (named is not None and (act is Act.OFFER or _short_yes(turn.text)
                                                                           or (act in (Act.OTHER, Act.DONE) and _YES_ABOUT_NAMED.search(turn.text)
                                                                               and (_offered_time(turn.text) or _answered_about(turn.text)))
-                                                                          or (act in (Act.OTHER, Act.DONE) and _my_plan(turn.text)))) \
+                                                                          or (act in (Act.OTHER, Act.DONE) and _my_plan(turn.text))
+                                                                          or (act in (Act.OTHER, Act.DONE) and _sends_you(turn.text)))) \
                 or (act is Act.OFFER and thread.asked_of(i) is not None):
             j = named
             # the proposer closing the vote on their own proposal ("其他人都同意，就先按这三条执行") answers no one
@@ -1231,7 +1280,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # "Jomar, did you pay the postage yourself?" — "yeah, 2,950 pesos": a yes that says what was done
                 kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and c.extra.get("request_message_id"))]
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept) \
-                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text) or (named == j and _my_plan(turn.text))
+                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)
+                         or (named == j and (_my_plan(turn.text) or _sends_you(turn.text)))
                          # "Roger, wilco.", "中！", "righto": a sure acceptance in a few words right after the request
                          or (sure[i] and _bare(turn.text) and thread.asked_of(i) == j)
                          # "Rafael, can you dig out your notebook …?" — "Claro que sí.": the one asked by name, at once

@@ -35,8 +35,9 @@ _INTENTS: tuple[tuple[Ask, re.Pattern[str]], ...] = (
                    r"\s+\w+(?:\s\w+)?\s+(?:said|say)\b|说了什么|说过什么|怎么说|提到了?什么|讲了什么|关于.{1,12}说")),
     (Ask.OVERDUE, _re(r"\boverdue\b|\blate\b|\bmissed\b|\bpast\s+due\b|逾期|过期|超时|拖了|迟了|晚了|没按时")),
     (Ask.OPEN, _re(r"\bstill\s+open\b|\boutstanding\b|\bpending\b|\bnot\s+(?:yet\s+)?done\b|\bleft\s+to\s+do\b|\bunfinished\b"
-                   r"|\b(?:has|have|is|are)(?:n't|\s+not)\s+(?:yet\s+)?(?:finished|done|delivered|completed|kept)\b"
-                   r"|\bnot\s+(?:yet\s+)?(?:finished|completed|delivered|kept)\b|\bwho\s+still\b|\bstill\s+(?:owes?|to\s+do)\b"
+                   r"|\b(?:has|have|is|are)(?:n't|\s+not)\s+(?:yet\s+)?(?:been\s+)?(?:finished|done|delivered|completed|kept|honou?red"
+                   r"|fulfill?ed|happened)\b|\bnot\s+(?:yet\s+)?(?:been\s+)?(?:finished|completed|delivered|kept|honou?red|fulfill?ed)\b"
+                   r"|\bnever\s+(?:got\s+|been\s+|was\s+|were\s+)?(?:kept|honou?red|fulfill?ed|delivered|finished)\b|\bwho\s+still\b|\bstill\s+(?:owes?|to\s+do)\b"
                    r"|\bopen\s+(?:items|promises|commitments)\b|\bremaining\b|\bto-?dos?\b|\bhow\s+(?:is|are|'s)\s+\w+\s+going\b"
                    r"|\bany\s+(?:news|update|progress)\b|\bprogress\b|没完成|未完成|还没|待办|还剩|剩下|进展|怎么样了|进度|情况如何"
                    r"|没(?:做|办|交|发|弄)完|还欠|没落实|没搞定|没弄好|没处理|没解决|没办完|没兑现|未兑现|还挂着|手上还|没了结|未了结|悬着|没着落")),
@@ -177,6 +178,9 @@ EN_WORD = re.compile(r"[a-z][a-z-]+|\d+")
 _CONTRACTION = re.compile(r"['’](?:s|re|ll|ve|d|m|t)\b")
 CJK_RUN = re.compile(r"[\u3400-\u9fff]+")
 #: Words that only ask about a promise's standing: "Karim's word about …", "does it count yet".
+#: Where the question looks: the thread it is asked in ("in this group", "on this server").
+_SCOPE = re.compile(r"\b(?:in|on|of|from|across|throughout)\s+(?:this|the|our|here|all\s+this)\s+"
+                    r"(?:group|thread|chat|channel|server|conversation|discussion|room|community)\b", re.IGNORECASE)
 _ASKING_WORDS = re.compile(r"(?:'s|’s)\s+word\b|\bdoes\s+(?:it|that|this)\s+count\b", re.IGNORECASE)
 _GENERIC_EN_WORDS = (
     "promise promised promises commit committed commitment commitments agree agreed agreement deal settled want wants "
@@ -192,7 +196,7 @@ _GENERIC_EN_WORDS = (
     "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot "
     "people folks guys gonna wanna gotta two three few couple quick one hook hang hangs hanging riding ride rides rid "
     "depend depends depending hinge hinges plate thread todo to-do moment point points clock time happen happened "
-    "wait waiting all right now"
+    "wait waiting all right now kept keep keeps keeping honoured honored fulfilled every single never got gets"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -272,6 +276,7 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
     for hit in hits:  # names out first: "Maëlle's back cover" leaves no "lle" to look for
         rest = rest.replace(hit.said, " ")
     rest = _ASKING_WORDS.sub(" ", rest)  # "…'s word about the 20%, does it count": the asking, not the topic
+    rest = _SCOPE.sub(" ", rest)  # "what promises in this group are still open": where, not what
     topic = tuple(dict.fromkeys(
         stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", rest.casefold()))
         if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and (len(w) > 2 or (w.isdigit() and len(w) == 2))

@@ -169,7 +169,7 @@ _TIMES = [
                r"|runs?|routine|mode|sky|news|light|out|market)\b)", _I),
 ]
 # A day and a time combine when only these words stand between them.
-_JOIN = re.compile(r"[\s,，)）]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)
+_JOIN = re.compile(r"[\s,，)）]*(?:[（(][^（()）\n]{1,8}[）)])?[\s,，]*(?:at|by|before|around|on|of|的)?[\s,，]*", _I)  # "3月20号（礼拜一）夜里"
 # Words around a due expression that belong to it: "在周五前", "by Friday", "两小时之内为止".
 _PREFIX = re.compile(
     r"(?:最晚|最迟|不晚于|在|于|到|\b(?:by|before|until|till|no\s+later\s+than|on)(?:\s+the)?|\bat"

@@ -9,6 +9,7 @@ goes through ``zone_of`` so both spellings work everywhere.
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import datetime, timedelta, timezone, tzinfo
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -96,6 +97,8 @@ _ZONE_WORDS = {
     "北京": "Asia/Shanghai", "国内": "Asia/Shanghai", "中国": "Asia/Shanghai", "美东": "America/New_York",
     "美西": "America/Los_Angeles", "美中": "America/Chicago", "湾区": "America/Los_Angeles", "sf": "America/Los_Angeles",
     "la": "America/Los_Angeles", "nyc": "America/New_York", "ny": "America/New_York", "bay area": "America/Los_Angeles",
+    # a city's usual English name where CLDR has another: "Laayoune time" (CLDR "El Aaiún")
+    "laayoune": "Africa/El_Aaiun",
 }  # fmt: skip
 #: Words that name a zone on their own only beside a time ("noon pacific"); every other name needs "time".
 _BARE_OK = frozenset({"pacific", "eastern", "central", "mountain", "pt", "pst", "pdt", "et", "est", "edt", "ct", "cdt",
@@ -125,6 +128,12 @@ def _zone_names() -> dict[str, str]:
         for code, zones in get_global("territory_zones").items():
             if len(zones) == 1 and code in territories:
                 names.setdefault(territories[code].casefold(), zones[0])
+    # the names as typed without accents ("El Aaiun", "Bogota"), and the zone's own city ("el aaiun" of Africa/El_Aaiun)
+    for name, zone in list(names.items()):
+        names.setdefault("".join(c for c in unicodedata.normalize("NFKD", name) if not unicodedata.combining(c)), zone)
+    for zone in get_global("zone_territories"):
+        if "/" in zone and not zone.startswith(_NOT_PLACES) and zone not in _NOT_CITIES:
+            names.setdefault(zone.rsplit("/", 1)[1].replace("_", " ").casefold(), zone)
     # "Norfolk time", "on Pitcairn's clock": an island territory named without "Island(s)" ("cook" is a verb)
     for name, zone in list(names.items()):
         stem = re.sub(r"\s+islands?$", "", name)
@@ -161,6 +170,8 @@ def without_clock_words(text: str, *, inside: bool = False) -> str:
     """``text`` without the clock its words end by naming ("下周六之前给你回复，伦敦时间" → "下周六之前给你回复",
     "by Friday, my time" → "by Friday"): what a promise says it will do, its deadline read already.
     ``inside``: the speaker's or listener's own clock said anywhere goes too ("Wednesday the 3rd my time?")."""
+    # a city's clock said before the time it is on: "坤甸时间明天十二点之前", "巴库时间明天晚上九点以前发你"
+    text = _LEAD_CLOCK.sub(lambda m: m.group() if named_zone(m.group("city") + "时间") is None else "", text)
     if inside:
         text = _OWN_CLOCK.sub("", text)
         # a city's clock said between two clauses: "…每人两千，地拉那时间，打到各自账上", "…, Port-au-Prince time, …"
@@ -176,6 +187,8 @@ def without_clock_words(text: str, *, inside: bool = False) -> str:
     return text[: m.start()].rstrip()
 
 
+_LEAD_CLOCK = re.compile(r"(?:^|(?<=[，,。：:\s]))(?:按|以)?(?P<city>[\u4e00-\u9fff]{2,6}?)的?时间(?=[\s，,]*(?:\d|[今明后]天|[今明]晚|[今明]早|周|星期|礼拜"
+                         r"|下[周个午]|这[周个]|早上|中午|晚上|夜里|凌晨|傍晚|上午|[零一二三四五六七八九十两]+[点号日]))")
 _MID_CLOCK = re.compile(r"[，,]\s*(?:按|以)?(?P<city>[\u4e00-\u9fff]{2,6}?)的?时间(?=\s*[，,])"
                         r"|,\s*(?P<en>[A-Z][\w'’.-]*(?:[\s-][A-Z][\w'’.-]*){0,2})\s+time(?=\s*,)")
 #: A side whose clock a Chinese time is on: "我这边", "你那边的时间", "德黑兰这边", "按东京时间", "这边明晚".

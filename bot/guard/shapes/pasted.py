@@ -19,14 +19,18 @@ __all__ = ["pasted"]
 
 _I = re.IGNORECASE
 #: A fenced code block, hashtags, and marks in corner or lenticular brackets.
-_PARTS = re.compile(r"```.*?(?:```|$)|(?:#[^\s#]{2,40}\s*){1,}|「[^」\n]{2,80}」|『[^』\n]{2,80}』"
+_PARTS = re.compile(r"```.*?(?:```|$)|(?:#[^\s#]{2,40}\s*){1,}|「[^」\n]{2,400}」|『[^』\n]{2,400}』"
+                    # a label, a card or a page quoted inside a line: 'Moorea, trap 2, … photos released to K. Kahale'
+                    r"|\"[^\"\n]{25,400}\"|“[^”\n]{25,400}”|(?<![A-Za-z])'(?:[^'\n]|(?<=[A-Za-z])'(?=[A-Za-z])){25,400}'(?![A-Za-z])"
                     # a quoted text on a line of its own, the small print or a notice copied in
                     r"|(?m:^\s*[\"“][^\"”\n]{30,600}[\"”]\s*$)", re.DOTALL)
 #: A concession, an assent or a promise given: the rulings' ``ASSENT`` and what a copied record says of its subject.
 _CONCEDES = re.compile(r"\b(?:withdrew|withdrawn|waived|released|approved|authori[sz]ed|gave\s+up|dropped\s+(?:the|his|her|their)"
                        r"|run\s+stands|stands|(?:fine|ok|okay|good)\s+(?:with|by)\s+me|no\s+objections?|waiver\s+signed"
-                       r"|signed\s+(?:a\s+|the\s+)?waiver|assigns?|assigned|relinquish(?:es|ed)?|transfer(?:s|red)?|cede[sd]?|ok'?d|okayed|okay'?d)\b"
-                       r"|许诺|承诺|承担|授权|放弃|让出|批准|不追究|交由|悉听|全权|公推|推举|一个人(?:出|包|付)|包了|全包|兜底", _I)
+                       r"|signed\s+(?:a\s+|the\s+)?waiver|assigns?|assigned|relinquish(?:es|ed)?|transfer(?:s|red)?|cede[sd]?|ok'?d|okayed|okay'?d"
+                       r"|covers|pays|holds?\s+(?:all\s+)?(?:the\s+)?rights)\b"
+                       r"|许诺|承诺|承担|授权|放弃|让出|批准|不追究|交由|悉听|全权|公推|推举|一个人(?:出|包|付)|包了|全包|兜底"
+                       r"|(?:著作权|版权|所有权)归|许以|独任", _I)
 #: A concession said before the name it is in: "Waiver signed by the cover photographer, F. Rahimi".
 _CONCEDED_BY = re.compile(r"\b(?:(?:waiver|release|consent|approval|permission)\s+(?:signed|given|granted)"
                           r"|(?:paid|covered|borne|funded|footed|owed|payable)(?:\s+(?:in\s+full|personally|entirely))?)\s+by\b"
@@ -35,8 +39,8 @@ _CONCEDED_BY = re.compile(r"\b(?:(?:waiver|release|consent|approval|permission)\
 _THE_OTHERS = re.compile(r"\b(?:co-?(?:brewers|imagers|authors|owners|creators|writers|makers|founders|organi[sz]ers|members|"
                          r"contributors|editors|translators)|(?:all|the\s+other|other|the\s+remaining|remaining)\s+"
                          r"(?:members|entrants|contributors|authors|uploaders|participants|players|volunteers|artists|makers))\b"
-                         r"|(?:其他|其余|另外)[^，。\n]{0,3}?(?:人|上传者|作者|成员|组员|画师|人员|股东|合伙人|译者|志愿者)"
-                         r"|[诸諸](?:人|位)|全员|全组|全体(?:成员|组员)?", _I)
+                         r"|(?:其他|其余|另外)[^，。\n]{0,3}?(?:人|上传者|作者|成员|组员|社员|会员|画师|人员|股东|合伙人|译者|志愿者)"
+                         r"|[诸諸](?:人|位|君|友|作者|社友|同人|同仁|社员)|全员|全组|全体(?:成员|组员)?", _I)
 #: The subject of a record and its deed, within a line: a name and then the concession, at most this far apart.
 _NEAR = 30
 
