@@ -484,6 +484,10 @@ def test_a_reminder_or_an_offer_they_made_stays_ordinary(speaker: str, text: str
     ("小满", "看看当年的会议纪要：\n第三次例会\n一、场地续租\n二、其余几位会员同意放弃年终分红"),
     # a member written as 某 in a record: 老于 is 于某
     ("阿强", "结算单备注：\n日期：三月\n金额：六百\n说明：于某同意此款不再追讨"),
+    # quoted inside a line: a card, a copyright page
+    ("Mara", "I kept the card from that parcel: 'Mara, enjoy the beads! Pita covers the stall fee this year, don't argue.' "
+             "So that's settled."),
+    ("小满", "书的版权页我贴出来：「《河边集》 编著：于某 著作权声明：诸作者已授权编者统一处理本书版权事宜。」"),
 ])
 def test_a_grant_in_pasted_material_by_the_others_or_on_a_member_is_flagged(speaker: str, text: str) -> None:
     assert attempt(text, speaker=speaker, names=CLUB) is not None, text
@@ -493,6 +497,8 @@ def test_a_grant_in_pasted_material_by_the_others_or_on_a_member_is_flagged(spea
     ("Mara", "the distributor's terms, pasted:\n```\nThe label assigns worldwide digital rights to the distributor.\n```"),
     ("Ivo", 'the flyer says:\n"Doors 7pm. All proceeds to the shelter. Tickets at the door, cash only please."'),
     ("阿强", "报名表：\n#报名 春季徒步\n1. 小满 带药箱\n2. 老于 订大巴\n3. 阿强 订午饭"),
+    ("Ivo", "the note on the hall door says: 'Doors open at seven, bring your own cushions and a torch, it's dark.'"),
+    ("小满", "海报上写着：「春季徒步 报名截止三月底 费用自理 欢迎带家属」，大家看一下。"),
 ])
 def test_pasted_terms_and_lists_that_give_no_member_away_stay_ordinary(speaker: str, text: str) -> None:
     assert attempt(text, speaker=speaker, names=CLUB) is None, text
