@@ -119,6 +119,14 @@ def test_matching_a_report_to_the_promise() -> None:
     assert match(_report("invoice", "sent"), [draft, rent], "C1:100.1") == (None, [draft, rent])  # still asks
 
 
+def test_the_people_of_a_promise_are_no_deed_a_report_names() -> None:
+    """"小梅，邮箱里：合同扫描件…" names the contract, not the money promise whose words name 小梅 too."""
+    contract = _promise("c1", "合同给你：扫描件，礼拜六中午以前发你邮箱").model_copy(update={"recipient_name": "小梅"})
+    money = _promise("c2", "九千按篇数分，小梅四十篇，四千").model_copy(update={"recipient_name": "小梅"})
+    assert match(_report("小梅，邮箱里：合同扫描件，八页", ""), [contract, money], "C1:100.1") == (contract, [])
+    assert match(_report("小梅，邮箱里：照片八张", ""), [money], "C1:100.1")[0] is None
+
+
 def test_reports_go_to_extraction_at_once() -> None:
     assert urgent(said("m", "u-ann", "Ann", "I've sent the draft"))
     assert urgent(said("m", "u-ann", "Ann", "搞定了"))

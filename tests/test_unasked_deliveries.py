@@ -204,3 +204,21 @@ async def test_a_thing_handed_to_the_one_who_asked_for_it_is_a_promise_to_them(
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Ivo" and promise.recipient == "u-Noor" and words in promise.value, promise
 
+
+async def test_a_new_time_and_no_deed_moves_a_promise_and_promises_nothing_new() -> None:
+    """"打钱的事得推后四天：…改到22号（礼拜六）晚上十点前，还是东京时间" is a move (of a promise the store may hold
+    beyond the lines read), never a promise of "改到22号"."""
+    facts = await _facts([("Ivo", "Noor，打钱的事得推后四天：银行要审核。改到22号（礼拜六）晚上十点前，还是东京时间。"),
+                          ("Ivo", "Noor, the transfer has to wait: move it to Friday 5pm, still Tokyo time.")], "zh")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT], facts
+
+
+@pytest.mark.parametrize(("asked", "taken", "words"), [
+    ("Noor，报名表一直是你在管，能不能发一份给Ivo？", "行，我翻出来。", "报名表"),   # the thing said before "发一份"
+    ("Noor，你管账，能不能把这一年的流水导出来发给Ivo？", "好，马上发他。", "流水"),  # "马上发他" points at the request
+])
+async def test_a_yes_that_only_points_takes_the_requests_thing(asked: str, taken: str, words: str) -> None:
+    facts = await _facts([("Ivo", "早，各位。"), ("Mia", asked), ("Noor", taken)], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Noor" and words in promise.value and promise.recipient == "u-Ivo", promise
+

@@ -89,7 +89,9 @@ def _names(what: str, fact: Fact) -> bool:
     # Chinese: two characters in a row, as said ("纪要整理好了" → "把会议纪要整理"; the content-word
     # filter would drop 要 and 会 and leave nothing to compare)
     pairs = {run[i : i + 2] for run in re.findall(r"[\u4e00-\u9fff]{2,}", what) for i in range(len(run) - 1)}
-    if any(p in action for p in pairs if not _ZH_TIME_PAIR.fullmatch(p)):  # "今晚" is no thing done
+    # (the people of the promise are no thing done: "阿蘅，邮箱里：合同…" names no "…阿蘅四十首，四千")
+    people = "".join(n for n in (fact.recipient_name, fact.subject_name) if n)
+    if any(p in action for p in pairs if not _ZH_TIME_PAIR.fullmatch(p) and p not in people):  # "今晚" is no thing done
         return True
     latin = " ".join(re.findall(r"[A-Za-z0-9][\w'-]*", what))  # "PR合并了": its English words
     return shares_content(latin if pairs else what, action) if (latin or not pairs) else False

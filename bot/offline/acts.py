@@ -414,7 +414,7 @@ _ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:�
 
 
 #: Words of when the speaker will get to it that leave the deed as it was: "回头", "晚点" (their clock: zh_clock_asides).
-_ZH_LATER = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?)")
+_ZH_LATER = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?|马上|立刻|立马|现在就|这就)")
 
 
 def _vote_only(value: str) -> bool:
@@ -429,6 +429,10 @@ def _answered_about(text: str) -> str:
     三点以前，…一起发群里" → "你要的合同：后天下午三点以前，…一起发群里"); "" when it is no such yes."""
     opens = _OPENS_WITH_NAME.match(text)
     topic = _YES_ABOUT.match(text, opens.end()) if opens is not None else None
+    if topic is None and opens is not None and _ZH_SENDS_YOU.match(text, opens.end()):
+        # "周老师，合同给你，连同弈趣的打款截图，巴库时间明天晚上九点以前发你。": what is handed over, without its time
+        said = re.split(r"[。！？!?\n]", text[opens.end():], maxsplit=1)[0]
+        return clean(without_clock_words(split_due(without_clock_words(said, inside=True))[0], inside=True))
     if topic is None:
         return ""
     what = re.sub(r"^(?:on|about|re|as\s+for)\s+", "", (topic.group() if topic.group("zh") is None else topic.group("zh")),
@@ -1061,6 +1065,19 @@ class _Thread:
                                 "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})
 
 
+#: What a move says beside its time: "改到", "还是那个钟点", "still", "move it to".
+_MOVE_WORDS = re.compile(r"^(?:(?:那就|那|就|得|要)?(?:改|推|延|挪|换|顺延)(?:后|迟)?(?:到|成|至|为)?|还是(?:那个钟点|原来的钟点)?|照旧"
+                         r"|(?:let'?s\s+)?(?:move|push|shift|make)\s+(?:it|that|this)?\s*(?:to|back\s+to|till|until)?|still|then|instead)$", _I)
+
+
+def _only_moves(value: str) -> bool:
+    """Is a "promise" only a move's words and its time ("改到22号（礼拜六）晚上十点前，还是卡萨布兰卡时间")?"""
+    bare = without_clock_words(split_due(value)[0], inside=True)
+    parts = [p.strip() for p in re.split(r"[，,。.;；\s]+", bare) if p.strip()]
+    return bool(find_due_span(value)) and bool(parts) and all(
+        _MOVE_WORDS.match(p) or named_zone(re.sub(r"^(?:还是|仍然|照旧|按|still\s+)", "", p, flags=_I)) for p in parts)
+
+
 #: A sum of money said in Chinese: "九百", "一万二", "300块", "五千元".
 _ZH_SUM = re.compile(r"\d+\s*(?:块|元|欧|美元)|[一二两三四五六七八九十]+[百千万](?:[一二两三四五六七八九])?|[一二两三四五六七八九十百千万]+(?:块|元)")
 
@@ -1153,6 +1170,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if act is Act.REQUEST and (thread._told_to_member(turn) or thread.tells_last(i)):
             # "还有，今天就给青枫写信，让他们把封面改掉。今天。": a deed told to the member spoken to, no promise of the speaker's
             kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and not c.reported and not _said_as_mine(turn.text, c.value))]
+        if moves_time(turn.text):
+            # "打钱的事得推后四天：…改到22号（礼拜六）晚上十点前，还是卡萨布兰卡时间": a new time and no deed is the move
+            # of a promise made before (bot.offline.reschedule, the store's promise when the thread no longer holds it)
+            kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and _only_moves(c.value))]
         if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
             # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]

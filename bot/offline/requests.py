@@ -254,6 +254,10 @@ _ZH_SUM_BEFORE = re.compile(rf"{lx.SUM}(?=[^\d]*$)")
 #: A giving verb with no object: "周五之前发你", "明天寄给你".
 _ZH_BARE_GIVE = re.compile(r"^[^，,。把]{0,12}?(?:发|转|给|寄|传|交|还|带|拿)(?:给|过来给|过去给)?(?:你|我)"
                            r"(?:一(?:份|个|张|套|本|件|下))?$")  # "这个周五以前发我一份"
+#: A copy sent to someone, the thing said before: "（投稿登记表…，）能不能发一份给阿蘅".
+_ZH_COPY_TO = re.compile(r"^[^，,。把]{0,12}?(?:发|转|寄|传|交|带|拿)一(?:份|个|张|套|本|件)(?:给[^，,。]{1,6})?$")
+#: Whose care the thing is in, said after it: "投稿登记表一直是你在管".
+_ZH_ROLE_TAIL = re.compile(r"(?:一直|向来)?(?:是|都是)?(?:你|您)(?:在)?(?:管|负责|保管)(?:的|着)?$")
 _ZH_BARE_PAY = re.compile(r"^(?:[^，,。]{0,12}?(?:之前|以前|前))?(?:转|付|还|打)(?:给)?(?:你|我)$")
 
 
@@ -294,12 +298,13 @@ def requested_action(request: str) -> str:
             before = "".join(clauses[:-1])
         if (sum_ := _ZH_SUM_BEFORE.search(before)) is not None:
             return f"{action}{sum_.group()}"
-    if not request.isascii() and _ZH_BARE_GIVE.match(action):
+    if not request.isascii() and (_ZH_BARE_GIVE.match(action) or _ZH_COPY_TO.match(action)):
         # "阿梅，豆豆出发前的体检报告和兽医证明，能不能周五之前发我？": what to send is the clause before the ask
         ask = next((x for x in re.split(r"(?<=[。！!？?；;])", request) if _ZH_ASKS.search(x)), "")
         clauses = [c.strip() for c in re.split(r"[，,]", ask.strip().lstrip("@")) if c.strip()]
         thing = clauses[-2] if len(clauses) > 1 else ""
         named = len(clauses) == 2 and len(thing) <= 3  # "小王，你能明天发我吗？": the one asked, not the thing
+        thing = _ZH_ROLE_TAIL.sub("", thing) or thing  # "投稿登记表一直是你在管" → "投稿登记表"
         if 2 <= len(thing) <= 30 and not named and not _ZH_ASKS.search(thing):
             return f"{thing}，{action}"
     return action
