@@ -52,6 +52,15 @@ LABELLED = ("Three things for the zine before issue 5:\n"
     (INLINE_ZH, "三条我全投赞成票。", {0, 1, 2}, set()),
     ("以后就按这三条：㈠值日表每周一更新；㈡公共冰箱周五清空；㈢水电费按人头分。", "㈠㈢我没话说，㈡我只认一半。", {0, 2}, {1}),
     ("两条规矩：1️⃣ 借器材要登记；2️⃣ 坏了照价赔。", "赞成1️⃣，赞成2️⃣。", {0, 1}, set()),
+    # parts named by a head and an index on one line, the ask after the last one no part of it
+    ("Three knots for the club. Knot A: every route names its setter. Knot B: no sponsor deal without a vote. "
+     "Knot C: fees go to the club account. Where does everyone land?", "A yes, B no, C yes.", {0, 2}, {1}),
+    ("Two stitches, then. Stitch 1: credit the pattern's maker. Stitch 2: proceeds go to the fund. Thoughts?",
+     "Stitches 1 and 2 I accept.", {0, 1}, set()),
+    # a reason that names a part's words, then a word on a part by its name: the reason votes nothing
+    ("Three folds. Fold 1: the maker's name on every box. Fold 2: two signatures on any licence. Fold 3: money into the "
+     "shared account.", "Folds 1 and 3 I accept. Fold 2 I won't sign: I answer the mail, and a second signature "
+     "across five zones loses every request. Name and account, yes. The signatures, no.", {0, 2}, {1}),
 ])
 def test_a_vote_names_the_parts_it_agrees_to_and_turns_down(proposal: str, reply: str, yes: set[int], no: set[int]) -> None:
     vote = read_vote(reply, parts(proposal))

@@ -96,8 +96,32 @@ _FAMILIES: tuple[tuple[str, ...], ...] = (
 _EMOJI_MARK = re.compile(r"(?:^|(?<=[.!?。！？]\s)|(?<=[.!?。！？]))([\U0001F300-\U0001FAFF\u2600-\u27BF])\ufe0f?\s+(?=\w)")
 
 
+#: A part named by a head and its index, on one line: "Trap A: … Trap B: …", "Valley fold 1: … Valley fold 2: …".
+_HEADED = re.compile(r"(?:^|(?<=[.!?:;]\s)|(?<=\n))(?P<head>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,2}?)\s+(?P<idx>(?-i:[A-H])|\d{1,2})\s*:\s*")
+_ORDER = "ABCDEFGH"
+
+
+def _headed(text: str) -> list[Part]:
+    """Parts named "<head> <index>:" with one head and indices A, B, C… or 1, 2, 3… in order, two or more."""
+    found = list(_HEADED.finditer(text))
+    for first in found:
+        head = first.group("head").casefold()
+        run = [m for m in found if m.group("head").casefold() == head]
+        idx = [m.group("idx") for m in run]
+        if len(run) >= 2 and idx in ([_ORDER[k] for k in range(len(run))], [str(k + 1) for k in range(len(run))]):
+            # (the ask after the last part is no part of it: "… Where do each of you stand?")
+            tail = re.search(r"(?<=[.!。！])\s+[^.!?。！？]*[?？]\s*$", text[run[-1].end():])
+            ends = [m.start() for m in run[1:]] + [run[-1].end() + tail.start() if tail else len(text)]
+            last = head.split()[-1]
+            return [Part(k, _names(k) | {f"{head} {i}".lower(), f"{last} {i}".lower()}, text[m.end():end].strip())
+                    for k, (m, end, i) in enumerate(zip(run, ends, idx, strict=True)) if k < 10]
+    return []
+
+
 def _inline(text: str) -> list[Part]:
     """The parts of a list written on one line: the markers of one family in order, two or more."""
+    if headed := _headed(text):
+        return headed
     for family in _FAMILIES:
         found: list[re.Match[str]] = []
         at = 0
@@ -129,7 +153,7 @@ def _label(rest: str) -> str:
 
 
 _YES = re.compile(r"✔|✅|☑|👍|🙌|\b(?:yes|yeses|yep|yeah|agreed?|agree|fine|ok(?:ay)?|on\s+board|(?:i['’]?m|i\s+am|we['’]re|all)\s+in(?!\s+\w)|sign(?:ed)?|support|"
-                  r"fair|good|deal|approve[sd]?|count\s+me\s+in|put\s+me\s+down|all\s+good|from\s+me|works\s+for\s+me|same\s+here|no\s+objections?|votes?\s+(?:for|yes)|my\s+vote)\b|\+1"
+                  r"fair|good|deal|approve[sd]?|accept(?:ed)?|count\s+me\s+in|put\s+me\s+down|all\s+good|from\s+me|works\s+for\s+me|same\s+here|no\s+objections?|votes?\s+(?:for|yes)|my\s+vote)\b|\+1"
                   r"|认|同意|支持|签|赞成|没问题|没意见|没话说|可以|行|赞同|投.?票|举手|点头|按手印|👌|\b(?:oui|sí|si|ja|sì|wi|ae|ndiyo)\b", _I)
 #: A no to a part: a refusal, not any negation ("Print most of all, Cortinarius is not a joke" says yes).
 _NO = re.compile(r"✘|✗|❌|👎|\bno\b(?!\s+(?:problems?|worries|doubts?|way|rush|one|longer|more|less|matter|hesitation|questions?|objections?|complaints?|brainer))(?!-)"
@@ -241,8 +265,9 @@ def _mentions(clause: str, plist: list[Part], own: list[set[str]]) -> list[tuple
             elif name in _ROMAN:  # "I, II and IV, yes", "III I can't do" — not the pronoun "I"
                 pat = r"(?<![\w'’])(?-i:" + name.upper() + r")(?![\w'’])" + (
                     r"(?=\s*(?:[,，.;:)&/]|and\b|or\b|yes\b|no\b|$))" if len(name) == 1 else "")
-            elif len(name) == 1:  # a letter: only as "A条", "(a)", "point a"
-                pat = r"(?:(?<=[(（])" + name + r"(?=[)）])|(?<![A-Za-z])" + name.upper() + r"(?=条|项))"
+            elif len(name) == 1:  # a letter: only as "A条", "(a)", "point a", a capital alone ("A yes, B yes, C no")
+                pat = (r"(?:(?<=[(（])" + name + r"(?=[)）])|(?<![A-Za-z])" + name.upper() + r"(?=条|项)"
+                       r"|(?<![\w'’])(?-i:" + name.upper() + r")(?=\s*(?:[,，;&/]|and\b|or\b|yes\b|no\b)))")
             elif re.search(r"[\u4e00-\u9fff]", name):  # a Chinese label runs into the words around it: "署名那条没问题"
                 pat = re.escape(name)
             else:
@@ -271,7 +296,7 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
     yes: set[int] = set()
     no: set[int] = set()
     pending: set[int] = set()
-    named_any = whole = False
+    named_any = whole = awaiting = False
     own = _own_words(plist)  # once a reply, not once a clause
     for clause in [c for c in _CLAUSE.split(text) if c.strip()]:
         every = _ALL.search(clause)
@@ -286,7 +311,7 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
         if not mentions:
             # "I'm in. The two judges bit is the one that matters.": a yes to the whole, then a word on a part
             whole = whole or (_polarity(clause) == "yes" and not yes and not no and not pending)
-            if pending and (pol := _polarity(clause)):  # "The credit rule and the 30 days: agreed, both fair"
+            if pending and awaiting and (pol := _polarity(clause)):  # "The credit rule and the 30 days: agreed, both fair"
                 (yes if pol == "yes" else no).update(pending)
                 pending = set()
             continue
@@ -304,6 +329,9 @@ def read_vote(reply: str, plist: list[Part]) -> Vote | None:
         for (k, _), pol in zip(mentions, marks, strict=True):
             pol = pol or lead
             (yes if pol == "yes" else no if pol == "no" else pending).add(k)
+        # parts named before a colon await the next clause's word ("The credit rule and the 30 days: agreed"); named in
+        # a reason ("I'm the one who answers the mail, and a second signature …") they await none
+        awaiting = clause.rstrip().endswith((":", "：", "—", "–"))
     if pending:
         yes |= pending if _YES.search(text) and not _NO.search(text) else set()
     if not named_any or not (yes or no or whole):
