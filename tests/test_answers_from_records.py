@@ -473,3 +473,18 @@ def test_a_question_about_who_said_no_asks_about_the_agreement() -> None:
     for text in ("@heyan did anybody refuse a bit of Célia's four points? which one?", "@和言 小唐那三条，谁反对了？"):
         asked = read_question(text, "u-x", names)
         assert asked is not None and asked.ask is Ask.AGREED, text
+
+
+async def test_a_payment_asked_on_the_askers_clock_is_the_promise_that_names_a_sum() -> None:
+    """"…'s payment to me, in Lisbon time, and has it arrived?": the clock is the asker's, no topic; "payment" is
+    about the promise that names a sum, not the document sent the same day."""
+    kai, me = ("u-kai", "Kai"), ("u-me", "Mo")
+    facts = [record(*kai, "the licence and their invoice", n=1, recipient="u-me", recipient_name="Mo",
+                    due=T0 + timedelta(days=1)),
+             record(*kai, "$600 of the $1,500 goes to you from my own account", n=2, recipient="u-me",
+                    recipient_name="Mo", due=T0 + timedelta(days=5))]
+    said = await ask("@heyan when was Kai's payment to me due, in Lisbon time, and has it arrived?", me, facts,
+                     people={"u-kai": "Kai", "u-me": "Mo"})
+    assert said.startswith("On 2 Mar, Kai promised $600") or "$600" in said.split(";")[0], said
+    q = read_question("@和言 老郑答应打给我的四千五，按巴库时间是几号几点截止？", "u-me", {"u-z": ["老郑"]})
+    assert q is not None and not any("巴" in b for b in q.zh_topic), q

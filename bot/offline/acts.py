@@ -1018,7 +1018,9 @@ class _Thread:
         bare, _ = split_due(without_clock_words(action, inside=True))
         # a deed asked for another member, whom it reaches ("…场记表能发给阿麦一份吗？", "drop it into Ji-woo's DMs"):
         # made to them
-        to = self.reaches(action, {self.lines[i].author_id}) or to
+        # (not a sum shared out that names the one who asked: "六千块里四千五归周老师，剩下一千五给阿依、…")
+        if not any(to in hit.users for hit in self.book.find(action)):
+            to = self.reaches(action, {self.lines[i].author_id}) or to
         return self.fact(i, Kind.COMMITMENT, bare or action, action, due_at=due, recipient=to,
                          extra={"request_message_id": asked.message_id, "requested_by": asked.author_id,
                                 "request_quote": asked.text[:MAX_CLAUSE_CHARS]})
@@ -1395,7 +1397,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 for c in kept]
         # a request the rules saw taken on, for another member ("Comfort, could you send Yusuf the sales export?" —
         # "Say no more."): made to the member it reaches
+        # (not a sum shared out that names the one it was promised to: "六千块里四千五归周老师，剩下一千五给阿依、…")
         kept = [dataclasses.replace(c, recipient=to) if c.kind is Kind.COMMITMENT and c.extra.get("request_message_id")
+                and not (c.recipient and any(c.recipient in hit.users for hit in thread.book.find(c.value)))
                 and (to := thread.reaches(c.value, {c.subject}, handed=True)) is not None else c for c in kept]
         # nothing answers an attempt on memory or words to Heyan: a "sure" after one agrees to nothing
         out.extend(c for c in kept if not (thread.takes_up_barred(c)))

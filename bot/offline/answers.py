@@ -45,6 +45,13 @@ _ZH_TOPIC_SHARE = 0.5
 # --- answering -----------------------------------------------------------------------------------------
 
 
+#: A sum of money in a record ("$1,200", "€900", "NZ$190", "四千五", "2000块"), and the question words that ask about one.
+_AMOUNT = re.compile(r"[$€£¥]\s?\d|\d[\d,.]*\s?(?:dollars?|euros?|pounds?|块|元|欧)|[一二两三四五六七八九十]+[百千万][一二三四五六七八九]?"
+                     r"|[一二两三四五六七八九十百千万]+(?:块|元)", re.IGNORECASE)
+_MONEY_EN = frozenset({"payment", "pay", "paid", "money", "transfer", "share", "fee", "cash", "sum", "amount", "owe", "owed"})
+_MONEY_ZH = frozenset({"份钱", "到账", "打款", "转账", "钱到"})
+
+
 def _said(fact: Fact) -> str:
     """What was said: the value, its condition and the quotes (not the attribute, an extractor's label)."""
     return " ".join((fact.value, fact.condition, *(s.quote for s in fact.sources))).casefold()
@@ -62,9 +69,10 @@ def _topic_shares(fact: Fact, q: Question, lines: Mapping[str, str] | None = Non
     if lines:
         text += " " + " ".join(lines.get(s.message_id, "") for s in fact.sources).casefold()
     stems = {stem(w) for w in EN_WORD.findall(text)}
-    en = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ()))) / len(q.topic) \
-        if q.topic else 0.0
-    zh = sum(1 for b in q.zh_topic if b in text) / len(q.zh_topic) if q.zh_topic else 0.0
+    sum_ = _AMOUNT.search(text) is not None  # "payment", "到账" ask about a sum: a record that names one holds it
+    held = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ())) or (sum_ and t in _MONEY_EN))
+    en = held / len(q.topic) if q.topic else 0.0
+    zh = sum(1 for b in q.zh_topic if b in text or (sum_ and b in _MONEY_ZH)) / len(q.zh_topic) if q.zh_topic else 0.0
     zh_run = "".join(q.zh_topic)
     bridged = bool(q.zh_topic) and any(e in stems for e, zs in GLOSSARY.items() if any(z in zh_run for z in zs))
     return en, zh, bridged

@@ -196,7 +196,8 @@ _GENERIC_EN_WORDS = (
     "actually exactly really here there part parts losing lose track remind tell forget forgetting forgot "
     "people folks guys gonna wanna gotta two three few couple quick one hook hang hangs hanging riding ride rides rid "
     "depend depends depending hinge hinges plate thread todo to-do moment point points clock time happen happened "
-    "wait waiting all right now kept keep keeps keeping honoured honored fulfilled every single never got gets"
+    "wait waiting all right now kept keep keeps keeping honoured honored fulfilled every single never got gets "
+    "date dates hour hours arrive arrived arrives reach reached received"
 )
 _GENERIC_EN = frozenset(_GENERIC_EN_WORDS.split())
 _GENERIC_ZH = re.compile(
@@ -227,6 +228,19 @@ GLOSSARY: dict[str, tuple[str, ...]] = {
     "landlord": ("房东",), "meeting": ("会议", "开会"), "schedule": ("时间表", "日程"), "raid": ("副本",),
     "loot": ("装备", "战利品"), "server": ("服务器",), "guild": ("公会",), "delay": ("延期", "推迟"),
 }
+
+
+#: A clock named in a question: "in Laayoune time", "on Havana time", "按巴库时间", "换成我马那瓜的时间".
+_CLOCK_EN = re.compile(r"(?:\b(?:in|on|by|at)\s+)?\b(?P<name>[A-Za-z][\w'’.-]*(?:\s+[A-Z][\w'’.-]*){0,2})\s+time\b", re.IGNORECASE)
+_CLOCK_ZH = re.compile(r"(?:按|以|换成|换算成)?(?:我)?(?P<name>[\u4e00-\u9fff]{2,6}?)(?:这边|那边)?的?时间")
+
+
+def _without_clocks(text: str) -> str:
+    """``text`` without the clocks it names by place (a question asks on the asker's clock; the place is no topic)."""
+    from bot.text.zones import named_zone  # (bot.text.zones reads the CLDR tables on first use)
+
+    text = _CLOCK_EN.sub(lambda m: " " if named_zone(f"{m.group('name')} time") else m.group(), text)
+    return _CLOCK_ZH.sub(lambda m: " " if named_zone(f"{m.group('name')}时间") else m.group(), text)
 
 
 def stem(word: str) -> str:
@@ -277,6 +291,7 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
         rest = rest.replace(hit.said, " ")
     rest = _ASKING_WORDS.sub(" ", rest)  # "…'s word about the 20%, does it count": the asking, not the topic
     rest = _SCOPE.sub(" ", rest)  # "what promises in this group are still open": where, not what
+    rest = _without_clocks(rest)  # "…, in Laayoune time", "按巴库时间": the asker's clock, not what
     topic = tuple(dict.fromkeys(
         stem(w) for w in EN_WORD.findall(_CONTRACTION.sub("", rest.casefold()))
         if w not in lx.STOPWORDS_EN and w not in _GENERIC_EN and w not in named and (len(w) > 2 or (w.isdigit() and len(w) == 2))
