@@ -15,7 +15,7 @@ from bot.guard.poisoning import attempt
 from bot.offline.actions import split_due, strip_head
 from bot.offline.clauses import MAX_CLAUSE_CHARS, clean
 from bot.offline.indirect import ZH_ACTION_VERBS
-from bot.offline.lexicon import HEDGE, PAST, YES_EN, ZH_TO_ME
+from bot.offline.lexicon import HEDGE, MONEY, PAST, YES_EN, ZH_TO_ME
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
 from bot.offline.requests import asks_deed, moves_only, requested_action, takes_it_on
 from bot.offline.reschedule import asks_for_time, asks_to_move, asks_to_wait, moves_time, takes_time_asked
@@ -1080,10 +1080,6 @@ def _only_moves(value: str) -> bool:
         _MOVE_WORDS.match(p) or named_zone(re.sub(r"^(?:还是|仍然|照旧|按|still\s+)", "", p, flags=_I)) for p in parts)
 
 
-#: A sum of money said in Chinese: "九百", "一万二", "300块", "五千元".
-_ZH_SUM = re.compile(r"\d+\s*(?:块|元|欧|美元)|[一二两三四五六七八九十]+[百千万](?:[一二两三四五六七八九])?|[一二两三四五六七八九十百千万]+(?:块|元)")
-
-
 def _sends_you(text: str) -> bool:
     """Does ``text``, after the name it opens with, hand something to the one named ("小麦，合同发你，…")?"""
     opens = _OPENS_WITH_NAME.match(text)
@@ -1226,7 +1222,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                     or offered.group()) if offered else timed[1] if timed else ""
             if offered and said.isascii() and turn.text[offered.end():offered.end() + 1].isalnum():
                 said = said.rsplit(" ", 1)[0]  # cut inside a word ("… Friday, 10am T"): the whole words only
-            if offered and offered.group("zhplan") and (_MONEY_GOES.search(said) or _ZH_SUM.search(said)):
+            if offered and offered.group("zhplan") and (_MONEY_GOES.search(said) or MONEY.search(said)):
                 # "钱我能定：九千块按首数分给四位作者，…。阿蘅四十首，四千；老吕两千；…": the share of the one who asked,
                 # said in the next sentence, is what they are owed
                 after = re.split(r"[。！!？?\n]", turn.text[offered.end():].lstrip("。 "), maxsplit=1)[0]

@@ -23,6 +23,7 @@ from bot.offline.answer_items import (
     reply_item,
     to_recipient,
 )
+from bot.offline.lexicon import MONEY
 from bot.offline.questions import CJK_RUN, EN_WORD, GLOSSARY, PROMISE_WORD, Ask, Question, stem
 from bot.offline.relation_answers import ask_about, ask_similar
 from bot.offline.templates import cite_fact, content, format_date, join_items, render_answer, said_on
@@ -45,9 +46,7 @@ _ZH_TOPIC_SHARE = 0.5
 # --- answering -----------------------------------------------------------------------------------------
 
 
-#: A sum of money in a record ("$1,200", "€900", "NZ$190", "四千五", "2000块"), and the question words that ask about one.
-_AMOUNT = re.compile(r"[$€£¥]\s?\d|\d[\d,.]*\s?(?:dollars?|euros?|pounds?|块|元|欧)|[一二两三四五六七八九十]+[百千万][一二三四五六七八九]?"
-                     r"|[一二两三四五六七八九十百千万]+(?:块|元)", re.IGNORECASE)
+#: The question words that ask about a sum of money (a record that names one, ``lexicon.MONEY``, holds it).
 _MONEY_EN = frozenset({"payment", "pay", "paid", "money", "transfer", "share", "fee", "cash", "sum", "amount", "owe", "owed"})
 _MONEY_ZH = frozenset({"份钱", "到账", "打款", "转账", "钱到"})
 
@@ -69,7 +68,7 @@ def _topic_shares(fact: Fact, q: Question, lines: Mapping[str, str] | None = Non
     if lines:
         text += " " + " ".join(lines.get(s.message_id, "") for s in fact.sources).casefold()
     stems = {stem(w) for w in EN_WORD.findall(text)}
-    sum_ = _AMOUNT.search(text) is not None  # "payment", "到账" ask about a sum: a record that names one holds it
+    sum_ = MONEY.search(text) is not None  # "payment", "到账" ask about a sum: a record that names one holds it
     held = sum(1 for t in q.topic if t in stems or any(z in text for z in GLOSSARY.get(t, ())) or (sum_ and t in _MONEY_EN))
     en = held / len(q.topic) if q.topic else 0.0
     zh = sum(1 for b in q.zh_topic if b in text or (sum_ and b in _MONEY_ZH)) / len(q.zh_topic) if q.zh_topic else 0.0

@@ -27,6 +27,7 @@ __all__ = [
     "HEDGE",
     "LEADING_TIME",
     "LEAD_PROMISE_TAG",
+    "MONEY",
     "NEGATION_BEFORE",
     "NEG_COMMIT",
     "NOT_A_PROMISE",
@@ -281,6 +282,9 @@ AGREE = re.compile(
 #: A bare "OK"/"好的": agreement only when it is the whole message, else just a discourse marker.
 #: A sum of money written out: "180", "$21", "400块", "20刀".
 SUM = r"[¥￥$€]?\d+(?:\.\d+)?(?:块钱?|元|刀|块)?"
+#: A sum of money, said with its currency or in Chinese hundreds and thousands: "$1,200", "€900", "400块", "四千五".
+MONEY = re.compile(r"[$€£¥￥]\s?\d|\d[\d,.]*\s?(?:dollars?|euros?|pounds?|块钱?|元|欧|刀|美元)"
+                   r"|[一二两三四五六七八九十]+[百千万][一二三四五六七八九]?|[一二两三四五六七八九十百千万]+(?:块|元)", _I)
 #: The words of a bare yes, in one place for every rule that hears one ("aye", "妥" were added to each of
 #: several lists by hand before): English, then Chinese.
 YES_EN = r"ok(?:ay)?|sure|alright|yes|yep|yeah|yup|aye|yea|fine"
