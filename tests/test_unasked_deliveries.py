@@ -222,3 +222,21 @@ async def test_a_yes_that_only_points_takes_the_requests_thing(asked: str, taken
     [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
     assert promise.subject == "u-Noor" and words in promise.value and promise.recipient == "u-Ivo", promise
 
+
+
+@pytest.mark.parametrize(("said", "words"), [
+    ("Third, Noor: you said the hinge keeps slipping. I've fixed that model twice, so a step-by-step clip of the whole "
+     "repair, from the first screw to the last, goes in our shared folder for you before the 20th.", "clip"),
+    ("I had a spare charger from my old phone, and it goes in the post to you by Friday.", "post"),
+])
+async def test_a_thing_sent_on_its_way_to_the_listener_with_a_time_is_a_promise(said: str, words: str) -> None:
+    """Said without "I'll": "… a clip … goes in our shared folder for you before the 20th" (in a long message)."""
+    facts = await _facts([("Noor", "the hinge keeps slipping again."), ("Ivo", said)], "en")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ivo" and promise.recipient == "u-Noor" and words in promise.value, promise
+    assert promise.due_at is not None
+
+
+async def test_a_thing_moved_to_another_day_is_no_new_promise() -> None:
+    facts = await _facts([("Noor", "where are the arches?"), ("Ivo", "They go out to you Wednesday the 28th instead of the 23rd.")], "en")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT and "instead" in f.value], facts

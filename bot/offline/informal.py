@@ -58,6 +58,15 @@ _YOU_GET = re.compile(
     r"|every|a|an|back|\d|[$€£¥])\b|[$€£¥])",
     _I,
 )
+# A thing the speaker sends on its way to the listener: "a close-up video of the fold goes on our shared drive for you
+# before the 20th", "it goes in the post to you by Friday" (with a time: the speaker's promise, said without "I").
+_THING_GOES = re.compile(
+    r"(?:^|[,;]\s*)(?:(?:so|and|then)\s+)?(?P<thing>(?:a|an|the|my|it|this|that|they|these|those|both)\b"
+    r"(?:(?!,\s*(?:and|so|then)\b)[^;:]){0,120}?\s"
+    r"(?:goes|go|lands|comes|arrives|gets\s+(?:posted|sent|uploaded|mailed))\b[^.;]{0,60}?\b(?:to|for)\s+you\b.*)",
+    _I,
+)
+_INSTEAD = re.compile(r"\binstead\b|\brather\s+than\b|\bnot\s+(?:on\s+)?(?:the\s+)?\d", _I)
 # Taking a turn: "I'm on dinner duty tomorrow" (with a time), "on my way to fix it", "dishes are mine tonight".
 _ON_DUTY = re.compile(r"^(?:i'?m|i’m|i\s+am)\s+on\s+[\w-]+(?:\s+[\w-]+)?\s+duty\b", _I)
 _ON_MY_WAY = re.compile(r"^(?:(?:i'?m|i’m|i\s+am)\s+)?on\s+my\s+way\s+to\s+(?P<act>[a-z].*)", _I)
@@ -89,6 +98,9 @@ def is_informal_promise(core: str, *, due: str = "") -> bool:
         return True
     if _YOU_GET.match(core):
         return bool(due or find_due_span(core))
+    if goes := _THING_GOES.search(core):  # (its time said with it: "…, and it goes in the post to you before the 31st")
+        # ("They go out to you Wednesday the 28th instead of the 23rd" moves a promise made before)
+        return bool(find_due_span(goes.group("thing"))) and not _INSTEAD.search(core)
     return _zh_subjectless(core, due)
 
 
@@ -124,6 +136,8 @@ def informal_action(core: str) -> str | None:
         return f"make sure you {core[m.start('verb'):]}"
     if _THING_READY.match(core):
         return f"make sure {core[:1].lower()}{core[1:]}"
+    if goes := _THING_GOES.search(core):
+        return f"make sure {goes.group('thing')}"
     if m := _ON_MY_WAY.match(core):
         return m.group("act")
     if m := _MINE.match(core):
