@@ -18,7 +18,14 @@ from bot.offline.indirect import ZH_ACTION_VERBS
 from bot.offline.lexicon import HEDGE, MONEY, PAST, YES_EN, ZH_TO_ME
 from bot.offline.proposals import plan_of, proposal_of, shares_content, stated
 from bot.offline.requests import asks_deed, moves_only, requested_action, takes_it_on
-from bot.offline.reschedule import asks_for_time, asks_to_move, asks_to_wait, moves_time, takes_time_asked
+from bot.offline.reschedule import (
+    asks_for_time,
+    asks_to_move,
+    asks_to_wait,
+    moves_time,
+    only_moves,
+    takes_time_asked,
+)
 from bot.offline.rules import ATTRIBUTES
 from bot.offline.sentence import joking, sarcastic
 from bot.offline.slots import slot_of
@@ -854,9 +861,11 @@ class _Thread:
         """Does ``u`` tell a member by name to do something ("Tomasz, post the full DM thread, tonight")?"""
         u = dataclasses.replace(u, text=_TOLD_LEAD.sub("", u.text))  # "And today, Aliaksei, you write to …"
         m = _OPENS_WITH_NAME.match(u.text)
-        at = m.end() + (y.end() - y.start() if m is not None and (y := _YOU_FIRST.match(u.text, m.end())) else 0) if m else 0
-        return m is not None and self._said_to_member(u) and bool(
-            _IMPERATIVE.match(u.text, at) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end())
+        if m is None or not self._said_to_member(u):
+            return False
+        you = _YOU_FIRST.match(u.text, m.end())
+        return bool(
+            _IMPERATIVE.match(u.text, you.end() if you else m.end()) or _ZH_GIVE_ME.match(u.text, m.end()) or _ZH_YOU_DO.match(u.text, m.end())
             # "Ruth, before anything else I want to read what you signed.", "阿柚，你跟茶屿签的那份合同，我要看全文。"
             or (_WANTS.search(u.text, m.end()) is not None and not _ASKS.search(u.text)))
 
@@ -1067,19 +1076,6 @@ class _Thread:
                                 "proposal_quote": proposal.text[:MAX_CLAUSE_CHARS]})
 
 
-#: What a move says beside its time: "改到", "还是那个钟点", "still", "move it to".
-_MOVE_WORDS = re.compile(r"^(?:(?:那就|那|就|得|要)?(?:改|推|延|挪|换|顺延)(?:后|迟)?(?:到|成|至|为)?|还是(?:那个钟点|原来的钟点)?|照旧"
-                         r"|(?:let'?s\s+)?(?:move|push|shift|make)\s+(?:it|that|this)?\s*(?:to|back\s+to|till|until)?|still|then|instead)$", _I)
-
-
-def _only_moves(value: str) -> bool:
-    """Is a "promise" only a move's words and its time ("改到22号（礼拜六）晚上十点前，还是卡萨布兰卡时间")?"""
-    bare = without_clock_words(split_due(value)[0], inside=True)
-    parts = [p.strip() for p in re.split(r"[，,。.;；\s]+", bare) if p.strip()]
-    return bool(find_due_span(value)) and bool(parts) and all(
-        _MOVE_WORDS.match(p) or named_zone(re.sub(r"^(?:还是|仍然|照旧|按|still\s+)", "", p, flags=_I)) for p in parts)
-
-
 def _sends_you(text: str) -> bool:
     """Does ``text``, after the name it opens with, hand something to the one named ("小麦，合同发你，…")?"""
     opens = _OPENS_WITH_NAME.match(text)
@@ -1171,7 +1167,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         if moves_time(turn.text):
             # "打钱的事得推后四天：…改到22号（礼拜六）晚上十点前，还是卡萨布兰卡时间": a new time and no deed is the move
             # of a promise made before (bot.offline.reschedule, the store's promise when the thread no longer holds it)
-            kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and _only_moves(c.value))]
+            kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and only_moves(c.value))]
         if act in (Act.OFFER, Act.ACCEPT, Act.OTHER, Act.RESCHEDULE) and moves_time(turn.text) and thread.moves_own_promise(i):
             # "报名表改成今晚8点前发吧" after "报名表我今天中午前发出来": the promise moves (bot.offline.reschedule), no new one
             kept = [c for c in kept if c.kind is not Kind.COMMITMENT]

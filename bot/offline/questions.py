@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from bot.answering.question import Ask, Question
 from bot.offline import lexicon as lx
 from bot.text.names import NameBook
+from bot.text.zones import named_zone
 from memory.normalize import normalize
 
 __all__ = ["CJK_RUN", "EN_WORD", "GLOSSARY", "PROMISE_WORD", "Ask", "Question", "read_question", "stem"]
@@ -237,8 +238,6 @@ _CLOCK_ZH = re.compile(r"(?:按|以|换成|换算成)?(?:我)?(?P<name>[\u4e00-\
 
 def _without_clocks(text: str) -> str:
     """``text`` without the clocks it names by place (a question asks on the asker's clock; the place is no topic)."""
-    from bot.text.zones import named_zone  # (bot.text.zones reads the CLDR tables on first use)
-
     text = _CLOCK_EN.sub(lambda m: " " if named_zone(f"{m.group('name')} time") else m.group(), text)
     return _CLOCK_ZH.sub(lambda m: " " if named_zone(f"{m.group('name')}时间") else m.group(), text)
 

@@ -17,7 +17,7 @@ from bot.offline.proposals import is_answer
 from bot.offline.requests import asked_action as requested_action_of
 from bot.offline.requests import asks_deed, own_time
 from bot.text.duetime import beside_times, find_due_span, find_shift, only_time, turned_down
-from bot.text.zones import named_zone
+from bot.text.zones import named_zone, without_clock_words
 from memory.normalize import normalize
 
 __all__ = ["Reschedule", "asked_them", "asks_for_time", "asks_to_move", "asks_to_wait", "moved_value", "moves_time", "new_time", "reschedules",
@@ -361,6 +361,22 @@ def moves_time(text: str) -> bool:
     Saturday noon instead")? Not a question asking leave to (``asks_leave_to_move``)."""
     return _asked(text) is not None or (_MOVE_TO.search(text) is not None and bool(new_time(text))
                                         and _QUESTION.search(text) is None)
+
+
+#: What is left of a move once ``split_due`` took its time (with its "到"/"to") and its clock: "改", "还是那个钟点",
+#: "push it", "still", "then".
+_MOVE_LEFT = re.compile(r"^(?:(?:那就|那|就|得|要)?(?:改|推|延|挪|换|顺延)(?:后|迟)?(?:到|成|至|为)?|还是(?:那个钟点|原来的钟点)?|照旧"
+                        r"|(?:let'?s\s+)?(?:move|push|shift|make|bump)\s+(?:it|that|this)?\s*(?:to|back\s+to|till|until)?|still|then|instead)$",
+                        re.IGNORECASE)
+
+
+def only_moves(value: str) -> bool:
+    """Is ``value`` a move's words and its new time, nothing else ("改到22号（礼拜六）晚上十点前，还是卡萨布兰卡时间")? Such
+    a "promise" is the move of one made before, which the store may hold beyond the lines read."""
+    bare = without_clock_words(split_due(value)[0], inside=True)
+    parts = [p.strip() for p in re.split(r"[，,。.;；\s]+", bare) if p.strip()]
+    return bool(find_due_span(value)) and bool(parts) and all(
+        _MOVE_LEFT.match(p) or named_zone(re.sub(r"^(?:还是|仍然|照旧|按|still\s+)", "", p, flags=re.IGNORECASE)) for p in parts)
 
 
 def asks_to_move(text: str) -> bool:
