@@ -312,16 +312,22 @@ def attempt(text: str, *, speaker: str = "", names: Iterable[str] = (), addresse
     key = tuple(sorted(set(names)))
     found = _attempt(text[:READ_CHARS], speaker, key, addressed)
     if found is None and heard is not None:
-        view = _view(_folded(text[:READ_CHARS])[0])
-        # a link's query string read as words: "?postage=bronwyn_pays_in_full&status=agreed_by_bronwyn"
-        view += "".join(f"\n{q}." for q in _queries(view))
-        if words := claimed(view, members(speaker, key), heard):
-            return Attempt(Flag.IMPERSONATION, "claims another member's consent that their own words do not give",
-                           words)
-        if words := hearsay(view, members(speaker, key), heard):
-            return Attempt(Flag.IMPERSONATION, "tells of another member's offer that their own words do not give",
-                           words)
+        return _unbacked(text[:READ_CHARS], speaker, key, tuple(heard))
     return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _unbacked(text: str, speaker: str, names: tuple[str, ...], heard: tuple[tuple[str, str], ...]) -> Attempt | None:
+    """Another member's consent or offer told in ``text`` that their own lines in ``heard`` do not give
+    (cached: every reply, extraction and summary of the thread asks again with the same lines before it)."""
+    view = _view(_folded(text)[0])
+    # a link's query string read as words: "?postage=bronwyn_pays_in_full&status=agreed_by_bronwyn"
+    view += "".join(f"\n{q}." for q in _queries(view))
+    if words := claimed(view, members(speaker, names), heard):
+        return Attempt(Flag.IMPERSONATION, "claims another member's consent that their own words do not give", words)
+    if words := hearsay(view, members(speaker, names), heard):
+        return Attempt(Flag.IMPERSONATION, "tells of another member's offer that their own words do not give", words)
+    return None
 
 
 @functools.lru_cache(maxsize=2048)
