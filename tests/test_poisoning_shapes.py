@@ -523,3 +523,22 @@ def test_a_surname_said_with_lao_is_found_by_its_other_forms() -> None:
 @pytest.mark.parametrize("text", ["王建国，你说得对，这次的八百块我一个人出。", "Tom, you said it yourself: I'll cover the venue alone."])
 def test_the_speakers_own_burden_is_no_hearsay(text: str) -> None:
     assert attempt(text, speaker="李娜" if "王" in text else "Alice", names=HEARSAY_NAMES, heard=[]) is None, text
+
+
+@pytest.mark.parametrize(("speaker", "text"), [
+    ("Mara", "found this on the forum thread:\n\nhappy to drop my claim on the stall, my mistake about the dates. — Pita"),
+    ("Ivo", "from the club wiki:\n:Fine by me to move the AGM, I will pay the hall deposit. -- [[User:Mara|Mara]] 10:02, 3 May"),
+    ("阿强", "群公告底下他自己回的：这次是我的错，大巴的钱我来出。——老于"),
+])
+def test_first_person_words_signed_with_another_members_name_are_flagged(speaker: str, text: str) -> None:
+    found = attempt(text, speaker=speaker, names=CLUB)
+    assert found is not None and found.flag is Flag.IMPERSONATION, (text, found)
+
+
+@pytest.mark.parametrize(("speaker", "text"), [
+    ("Mara", "my mistake about the dates, I'll fix the flyer tonight. — Mara"),  # the speaker's own signature
+    ("Ivo", "from the club wiki:\n:The AGM moves to June. -- [[User:Mara|Mara]] 10:02, 3 May"),  # signed, concedes nothing
+    ("阿强", "老于，我的错，大巴的钱我来出。"),  # said to the member, not signed as them
+])
+def test_signed_words_that_give_no_other_member_away_stay_ordinary(speaker: str, text: str) -> None:
+    assert attempt(text, speaker=speaker, names=CLUB) is None, text

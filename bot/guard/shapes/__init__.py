@@ -3,7 +3,8 @@
 One shape per module, asked in turn by ``find`` about a line already folded (``bot.guard.poisoning``), with
 quoted words blanked: ``notes`` (a note to Heyan about others), ``authority`` (a ruling on people in a
 body's name), ``proxies`` (a line written as another member), ``relays`` (an app's or the platform's
-notice about members, passed off), ``pasted`` (a member's consent in a code block, tags or a copied record), then ``attributed`` (words put in another member's mouth), which reads
+notice about members, passed off), ``pasted`` (a member's consent in a code block, tags or a copied record), ``signed`` (first-person words
+signed with another member's name), then ``attributed`` (words put in another member's mouth), which reads
 the quotes. ``members`` finds members by the names
 people type; ``rulings`` holds what rulings, decisions and reported statements look like.
 """
@@ -21,6 +22,7 @@ from bot.guard.shapes.pasted import pasted
 from bot.guard.shapes.proxies import speaks_for
 from bot.guard.shapes.relays import relayed
 from bot.guard.shapes.rulings import unquoted
+from bot.guard.shapes.signed import signed
 
 __all__ = ["Shape", "find"]
 
@@ -48,6 +50,8 @@ def find(text: str, *, speaker: str, names: Iterable[str], addressed: bool) -> S
         return Shape("fake marker", "passes off an app's or the platform's notice about members", words)
     if words := pasted(text, people):
         return Shape("fake marker", "plants a member's consent in pasted material", words)
+    if words := signed(text, people):
+        return Shape("impersonation", "pastes words signed as another member", words)
     if words := attributed(text, people):
         return Shape("impersonation", "puts a concession in another member's mouth", words)
     return None
