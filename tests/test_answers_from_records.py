@@ -488,3 +488,18 @@ async def test_a_payment_asked_on_the_askers_clock_is_the_promise_that_names_a_s
     assert said.startswith("On 2 Mar, Kai promised $600") or "$600" in said.split(";")[0], said
     q = read_question("@和言 老郑答应打给我的四千五，按巴库时间是几号几点截止？", "u-me", {"u-z": ["老郑"]})
     assert q is not None and not any("巴" in b for b in q.zh_topic), q
+
+
+async def test_a_promise_to_the_asker_whose_thing_is_a_pronoun_is_told_without_saying_nothing_matched() -> None:
+    """ "when is Dana restoring my post?" — Dana's only promise to the asker is "restore it": the post may be what
+    "it" names, so the answer gives it without "Nothing I hold mentions “post”"; a topic still names what no
+    promise of a thing named in words matches."""
+    facts = [record("u-dana", "Dana", "restore it so you don't have to retype it all", n=1, recipient="u-kofi",
+                    recipient_name="Kofi", due=ASKED + timedelta(hours=10))]
+    said = await ask("@heyan when is Dana restoring my post?", ("u-kofi", "Kofi"), facts,
+                     people={"u-dana": "Dana", "u-kofi": "Kofi"})
+    assert "restore it" in said and "Nothing I hold" not in said, said
+    facts = [record("u-dana", "Dana", "send the meetup photos", n=1, recipient="u-kofi", recipient_name="Kofi")]
+    said = await ask("@heyan when is Dana restoring my post?", ("u-kofi", "Kofi"), facts,
+                     people={"u-dana": "Dana", "u-kofi": "Kofi"})
+    assert said.startswith("Nothing I hold mentions") and "meetup photos" in said, said

@@ -142,6 +142,11 @@ def _said(mid: str, user: str, name: str, text: str, minutes: int) -> Message:
     # the one owed asks for it sooner ("能不能明天就给？"), the owner says yes with the hour: no agreement, the promise moves
     ([("u-mei", "阿梅", "老贺，合同给我看看。"), ("u-he", "老贺", "阿梅，合同可以看：后天中午以前，连同发票一起发你邮箱。"),
       ("u-mei", "阿梅", "能不能明天就给？我明天下午要用。"), ("u-he", "老贺", "行，那就明天中午以前。")], "2049-10-21 12:00"),
+    # the one owed asks "when?" after the yes: the time given completes the promise
+    ([("u-kofi", "Kofi", "Dana, can you restore my deleted post?"), ("u-dana", "Dana", "sure"), ("u-kofi", "Kofi", "when?"),
+      ("u-dana", "Dana", "Friday 6pm, my time")], "2049-10-22 18:00"),
+    ([("u-wang", "小王", "小李，耳机你拿去修一下行吗？"), ("u-li", "小李", "行"), ("u-wang", "小王", "什么时候？"),
+      ("u-li", "小李", "周五晚上八点前")], "2049-10-22 20:00"),
     # the owner says the thing needs a span more, the reason after a colon: a week later, same hour
     ([("u-ana", "Ana", "Bo, can you send me the scan of the score by Friday 6pm?"), ("u-bo", "Bo", "Sure, Friday 6pm."),
       ("u-bo", "Bo", "Ana, the scan needs one more week: the scanner is broken. Same hour.")], "2049-10-29 18:00"),

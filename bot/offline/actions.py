@@ -193,8 +193,9 @@ def strip_head(core: str) -> str:
 def split_due(action: str) -> tuple[str, str]:
     """(the action without its deadline phrase, the deadline phrase) — ("", "") parts when absent."""
     spans = find_due_spans(action)
-    if not spans or action[spans[-1][1] : spans[-1][1] + 1] == "的":
-        return clean(action), ""  # "算这个月的账": the time words say which accounts; the action keeps them
+    if not spans or action[spans[-1][1] : spans[-1][1] + 1] == "的" or action[spans[-1][1] : spans[-1][1] + 2] in ("'s", "’s"):
+        # "算这个月的账", "to saturday's session": the time words say which one; the action keeps them
+        return clean(action), ""
     if len(spans) == 2:  # "明天把记录整理出来发群里，晚上9点前": the deed between the day and its hour stays
         (a, b), (c, d) = spans
         rest = _SPACE_NEAR_CJK.sub("", (action[:a] + " " + action[b:c].strip(" ,，") + " " + action[d:]).strip())

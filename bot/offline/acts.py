@@ -123,7 +123,9 @@ _COND_EN = re.compile(r"(?:^|(?<=[.!?;:]\s))(?:should|were\s+(?=[^,;.!?]+?\bto\s
                       r"|in\s+the\s+event(?:\s+that)?|contingent\s+(?:on|upon)|on\s+(?:the\s+)?condition(?:\s+that)?|in\s+case(?!\s+(?:anyone|anybody|someone|somebody|you|people|it\s+helps)\b)|only\s+if|only\s+(?:after|once|when)|once"
                       r"|as\s+soon\s+as)\b"
                       r"[^,;.!?]+?(?=\s+(?:i'?ll|i’ll|i\s+will|we['’]ll|i\s+can|then)\b|[,;.!?]|$)", _I)  # not "as well"
-_COND_ZH = re.compile(r"(?:如果|只要|要是|假如|假若|假设|假使|倘若|倘使|若是|如若|设若|若然|一旦|除非|万一|^等(?!等|一下|会|了|着|到时)"
+_ZH_IF_WORDS = r"(?:如果|只要|要是|假如|假若|假设|假使|倘若|倘使|若是|如若|设若|若然|一旦|除非|万一)"
+_COND_ZH = re.compile(r"(?:(?:^|(?<=[，,。；;！!？?]))[^，,。；;！!？?@\s]{1,8}?(?=" + _ZH_IF_WORDS + r"))?"  # "场地押金要是退回来": its topic
+                      r"(?:" + _ZH_IF_WORDS + r"|^等(?!等|一下|会|了|着|到时)"
                       # "第二批真要下单，…": the topic said before the cue is the condition's
                       r"|^[^，,。；;！!？?]{1,8}?真(?:的)?要)[^，,。；;！!？?]+?(?:的话)?"
                       r"(?=[，,。；;！!？?]|我就|就(?![有是在])|那就|$)")  # "出发前就有的感染" is still the condition

@@ -210,6 +210,10 @@ def _topic_words(q: Question) -> str:
     return " ".join((*q.topic, *q.zh_topic[:1])) if q.topic else "".join(q.zh_topic[:1])
 
 
+#: A thing named by a pronoun: what it is was said in another line.
+_POINTS_BACK = re.compile(r"\b(?:it|them|that|this|these|those)\b|它|这个|那个", re.IGNORECASE)
+
+
 def _promise_items(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, statuses: frozenset[FactStatus] | None = None,
                    ) -> tuple[list[AnswerItem], str]:
     """Promises (and, when the question names whose or to whom, the replies to requests) that answer
@@ -236,6 +240,8 @@ def _promise_items(q: Question, ctx: _Ctx, pool: Sequence[Fact], *, statuses: fr
             promised, replies = [], []  # "who promised to fix the shower?": no record
         elif promised or replies:  # theirs, or what is open: all of them, the closest first, saying so
             missed, ordered = _topic_words(q), True
+            if q.people and all(_POINTS_BACK.search(f.value) for f in [*promised, *replies]):
+                missed = ""  # "when is Dana restoring my post?" — Dana's "restore it" may well be it
             rank = {f.id: i for i, f in enumerate(close)}
             promised = sorted(promised, key=lambda f: rank[f.id])
     if not ordered:

@@ -66,6 +66,24 @@ _THING_GOES = re.compile(
     r"(?:goes|go|lands|comes|arrives|gets\s+(?:posted|sent|uploaded|mailed))\b[^.;]{0,60}?\b(?:to|for)\s+you\b.*)",
     _I,
 )
+#: Something sent on its way to the listener, without a verb: "45 to your paypal before the weekend", "the files to
+#: your inbox by Monday", "the rest your way next week".
+_SENT_TO_YOU = re.compile(
+    r"^(?P<thing>(?:[$€£¥]\s?\d[\d,.]*k?|\d[\d,.]*\s?(?:k|euros?|eur|dollars?|bucks|quid|pounds?|usd|gbp|rmb|yuan)?"
+    r"|(?:the|my|our|all\s+the|half\s+the|both)\s+[\w'-]+(?:\s+[\w'-]+){0,3}?|it|them|cash|payment))"
+    r"\s+(?:(?:back|over|across)\s+)?(?:to\s+(?:you|u|your\s+[\w'-]+(?:\s+[\w'-]+)?)|your\s+way)\b",
+    _I,
+)
+#: The present said for the future, as many write it: "I send it tomorrow", "we pay you Friday" (a deed, and a time).
+_EN_PRESENT = re.compile(
+    r"^(?:i|we)\s+(?:just\s+|definitely\s+|def\s+|then\s+)?(?P<verb>send|transfer|pay|return|drop|bring|cover|fix|clean"
+    r"|email|text|forward|refund|replace|handle|book|order|pick\s+up|sort|post|share|write|finish|submit|update|upload"
+    r"|repair|buy|give|hand|deliver|mail|wire|settle|sign|redo|rewrite|swap|make\s+sure|take\s+care\s+of|cook|prepare"
+    r"|organi[sz]e|arrange|set\s+up|host|restore|repost|reimburse|venmo)\b(?!\s+(?:it\s+)?(?:every|each|on\s+\w+days)\b)",
+    _I,
+)
+_NOT_BUT = re.compile(r",\s*not\b|\bnot\s+\w+,|\band\s+(?:the|it|that|this)\s+\w+\s+(?:is|are|was|were)\b", _I)
+_UNTIL = re.compile(r"\b(?:until|till|til|since)\s*$", _I)
 _INSTEAD = re.compile(r"\binstead\b|\brather\s+than\b|\bnot\s+(?:on\s+)?(?:the\s+)?\d", _I)
 # Taking a turn: "I'm on dinner duty tomorrow" (with a time), "on my way to fix it", "dishes are mine tonight".
 _ON_DUTY = re.compile(r"^(?:i'?m|i’m|i\s+am)\s+on\s+[\w-]+(?:\s+[\w-]+)?\s+duty\b", _I)
@@ -98,6 +116,13 @@ def is_informal_promise(core: str, *, due: str = "") -> bool:
         return True
     if _YOU_GET.match(core):
         return bool(due or find_due_span(core))
+    if _EN_PRESENT.match(core):
+        # its time said of the deed ("I send it tomorrow"), not of something else ("…, not from memory, and the log is
+        # with the owner until Thursday")
+        span = find_due_span(core)
+        return bool(due or span) and not _NOT_BUT.search(core) and not (span and _UNTIL.search(core[: span[0]]))
+    if _SENT_TO_YOU.match(core):
+        return bool(due or find_due_span(core) or _EN_SOON.search(core)) and not _INSTEAD.search(core)
     if goes := _THING_GOES.search(core):  # (its time said with it: "…, and it goes in the post to you before the 31st")
         # ("They go out to you Wednesday the 28th instead of the 23rd" moves a promise made before)
         return bool(find_due_span(goes.group("thing"))) and not _INSTEAD.search(core)
@@ -134,6 +159,10 @@ def informal_action(core: str) -> str | None:
         return base_form(m.group("verb")) + core[m.end("verb") :]
     if m := _YOU_GET.match(core):
         return f"make sure you {core[m.start('verb'):]}"
+    if m := _EN_PRESENT.match(core):  # "I send it tomorrow" → "send it tomorrow"
+        return core[m.start("verb") :]
+    if _SENT_TO_YOU.match(core):  # "45 to your paypal before the weekend" → "send 45 to your paypal …"
+        return f"send {core}"
     if _THING_READY.match(core):
         return f"make sure {core[:1].lower()}{core[1:]}"
     if goes := _THING_GOES.search(core):

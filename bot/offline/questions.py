@@ -123,6 +123,8 @@ _ADVICE = re.compile(
     r"|行不行|好不好|可不可以|对不对|能不能帮|要不要",
     re.IGNORECASE,
 )
+#: A member's name followed by their saying something: "老陈说…", "老陈当时讲…", "Leo said …" (not "说好", agreed).
+_SPOKE = re.compile(r"(?:(?:当时|之前|上次|那天|在群里|自己)?(?:说|讲|提)(?![好定])|\s+(?:said|says|told|mentioned)\b)", re.IGNORECASE)
 #: The asker named beside someone else ("what's open from Marcus or me?", "阿杰和我的"): asked about too.
 _ASKER_TOO = re.compile(r"\b(?:or|and|&)\s+(?:me|mine|myself)\b|\b(?:me|mine|myself)\s+(?:or|and|&)\b|\bfrom\s+me\b"
                         r"|[和跟或]我(?:的|自己)?|我(?:这边|自己)(?:的)?(?:也|事)", re.IGNORECASE)
@@ -276,9 +278,11 @@ def read_question(text: str, asker: str, names: NameBook | Mapping[str, Sequence
         # a question in words no intent knows: about a member ("what has Priya got on her plate?",
         # "李娜接下来要干什么？"), what they took on; else whatever records its words find. Asking for
         # advice or an opinion is left to mediation.
-        if not _REAL_QUESTION.search(body) or _ADVICE.search(body):
+        # ("老陈说押金怎么处理？" asks what a member said, in the words of advice)
+        spoke = any((at := body.find(h.said)) >= 0 and _SPOKE.match(body, at + len(h.said)) for h in hits)
+        if not _REAL_QUESTION.search(body) or (_ADVICE.search(body) and not spoke):
             return None
-        ask = Ask.PROMISES if hits else Ask.RECORDS
+        ask = Ask.SAID if spoke and _ADVICE.search(body) else Ask.PROMISES if hits else Ask.RECORDS
     people = tuple(dict.fromkeys(h.users[0] for h in hits if not h.ambiguous))
     unclear = tuple((h.said, h.users) for h in hits if h.ambiguous)
     about_asker = bool(_SELF.search(body)) or (bool(hits) and bool(_ASKER_TOO.search(body)))

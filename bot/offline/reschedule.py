@@ -216,6 +216,13 @@ _THEN_TIME = re.compile(r"(?:^|[，,。.!！]\s*)(?:那就|那|就|then)\s*(?P<w
 _SAME_AS = re.compile(r"还是|照旧|\bsame\s+time\b", _I)
 
 
+#: Asking only when: "when?", "by when?", "ok, what time?", "什么时候？", "那几号能好？".
+_WHEN_ASKED = re.compile(r"^\s*(?:@?[^\s,，:：]{1,24}[,，:：]\s*)?(?:(?:ok(?:ay)?|and|so|cool|great|thanks|good)[,，!]?\s+)*"
+                         r"(?:when|by\s+when|when\s+(?:exactly|roughly|then|though)|what\s+time|what\s+day|which\s+day|eta)\s*[?？]+\s*$"
+                         r"|^\s*(?:@?[^\s,，:：]{1,12}[,，:：]\s*)?(?:好的?|行|那|嗯)?[,，]?\s*(?:大概|最晚|最迟)?"
+                         r"(?:什么时候|啥时候|几号|哪天|几点|多久)(?:能|可以|会)?(?:好|给|到|发|弄好|搞定|还)?(?:呢|啊|呀)?\s*[?？]+\s*$", _I)
+
+
 def takes_time_asked(asked: str, answer: str) -> bool:
     """Does ``answer`` take the time ``asked`` asks for ("…下周二晚上发？" — "有道理，那就下周二，还是晚上10点前")?"""
     return _time_asked(asked) is not None and (_taken_time(answer) or _then_time(answer)) is not None
@@ -247,6 +254,13 @@ def reschedules(turns: Sequence[Utterance], context: Sequence[Utterance] = ()) -
             # a promise said over two messages: its time in the second, alone
             out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, turn.text[span[0] : span[1]].strip(" .。"), "",
                                   normalize(turn.text).strip()[:300], turn.zone, follows=prev.message_id))
+            continue
+        if found is None and i >= 2 and (asker := thread[i - 1]).author_id != turn.author_id and _WHEN_ASKED.match(normalize(asker.text)) \
+                and _QUESTION.search(turn.text) is None and only_time(turn.text) and (span := find_due_span(turn.text)) is not None \
+                and (own := next((u for u in reversed(thread[max(0, i - 4) : i - 1]) if u.author_id == turn.author_id), None)) is not None:
+            # "sure" — "when?" — "tonight, my time": the time the one promised to asked for completes the promise
+            out.append(Reschedule(turn.message_id, turn.author_id, turn.ts, turn.text[span[0] : span[1]].strip(" .。"), "",
+                                  normalize(turn.text).strip()[:300], turn.zone, follows=own.message_id))
             continue
         if found is None and i and thread[i - 1].author_id != turn.author_id and not asked_them(thread, i) \
                 and (before := _asked(thread[i - 1].text) or _time_asked(thread[i - 1].text)

@@ -20,6 +20,7 @@ from bot.text.catalog import say
 from bot.text.clock import show_day, show_due
 from bot.text.lang import detect_lang
 from bot.text.names import NameBook
+from bot.text.verbs import never_a_verb
 from memory.models import Fact, FactStatus, Kind, Lang
 
 __all__ = [
@@ -112,7 +113,21 @@ def _verb_phrase(text: str) -> bool:
     """Does English ``text`` read as an action ("split the bill") rather than a clause ("Vex keeps it")?"""
     words = text.split()
     return bool(words) and detect_lang(text, default="en") == "en" and words[0][:1].islower() \
-        and words[0].lower() not in _NOT_A_VERB
+        and words[0].lower() not in _NOT_A_VERB and not never_a_verb(words[0].strip(",.;:!?"))
+
+
+#: A clause's subject before its verb: "everyone gets their 20 back", "it goes in the post".
+_SUBJECT = re.compile(r"^(?:everyone|everybody|each(?:\s+of\s+\w+)?|all\s+of\s+\w+|both|someone|somebody|nobody|no\s+one"
+                      r"|we|they|he|she|it|you|i|that|this)\s+[a-z]", re.IGNORECASE)
+
+
+def _promised(action: str) -> str:
+    """What follows "promised": "to <verb phrase>", "that <clause>", or the words as they are ("€900 by Monday")."""
+    if _verb_phrase(action):
+        return f"to {_en_action(action)}"
+    if _SUBJECT.match(action):
+        return f"that {_en_action(action)}"
+    return content(_en_action(action) if detect_lang(action, default="en") == "en" else action, "en")
 
 
 def _en_action(action: str) -> str:
@@ -215,8 +230,7 @@ def _promise_phrase(item: AnswerItem, zone: str, lang: Lang) -> str:
         shown = action.replace("我的", "自己的") if detect_lang(action, default="zh") == "zh" else content(action, lang)
         due = f"在{format_due(item.due_at, zone, lang)}前" if item.due_at else ""
         return f"{due}{shown}{cond}{_state(item, lang)}{quote}"
-    en = detect_lang(action, default="en") == "en"
-    shown = f"to {_en_action(action)}" if _verb_phrase(action) else content(_en_action(action) if en else action, "en")
+    shown = _promised(action)
     due = f" by {format_due(item.due_at, zone, lang)}" if item.due_at else ""
     return f"{shown}{due}{cond}{_state(item, lang)}{quote}"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-__all__ = ["base_form"]
+__all__ = ["base_form", "never_a_verb"]
 
 
 @lru_cache(maxsize=4096)
@@ -16,3 +16,13 @@ def base_form(verb: str) -> str:
     lemmas = getLemma(verb.casefold(), upos="VERB")
     base = lemmas[0] if lemmas else verb
     return base.capitalize() if verb[:1].isupper() and verb[1:2].islower() else base
+
+
+@lru_cache(maxsize=4096)
+def never_a_verb(word: str) -> bool:
+    """Does the dictionary know ``word`` only as something else ("everyone", "photos")? An unknown word
+    ("venmo", "re-trace") may be a verb."""
+    from lemminflect import getAllLemmas
+
+    lemmas = getAllLemmas(word.casefold())
+    return bool(lemmas) and "VERB" not in lemmas

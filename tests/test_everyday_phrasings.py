@@ -1,0 +1,113 @@
+"""Everyday ways of saying a promise, a time or a question that no dispute corpus was written with: a verbless
+"45 to your paypal before the weekend", the present said for the future ("I send it tomorrow"), a task taken on
+whole ("下两周的值日我全包"), a time given when the one owed asks "when?", a condition whose topic comes first
+("场地押金要是退回来，…"), a time that names the thing ("saturday's session"), and a question about what a member
+said asked in words of advice ("老陈说押金怎么处理？")."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from bot.extraction.candidates import Utterance
+from bot.offline.actions import split_due
+from bot.offline.acts import condition_of
+from bot.offline.questions import Ask, read_question
+from bot.offline.reschedule import reschedules
+from bot.offline.templates import _promised
+from memory.models import Kind
+from tests.test_offline_acts import _facts
+
+pytestmark = pytest.mark.usefixtures("hash_embedder")
+T0 = datetime(2071, 6, 3, 9, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("said", "words"), [
+    ("45 to your paypal before the weekend", "45 to your paypal"),
+    ("ok, €30 back to you by Friday", "€30 back to you"),
+    ("the scans to your inbox tomorrow morning", "scans to your inbox"),
+    ("I send it tomorrow", "send it"),
+    ("we pay you friday, promise", "pay you"),
+])
+async def test_a_promise_without_will_or_a_verb_is_the_speakers_commitment_with_its_time(said: str, words: str) -> None:
+    facts = await _facts([("Maya", "the repair shop says 45 euro"), ("Jon", said)])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Jon" and words in promise.value and promise.due_at is not None
+    assert not [f for f in facts if f.kind is Kind.CONSENSUS]
+
+
+@pytest.mark.parametrize("said", [
+    "I clean on Tuesdays", "I pay rent every month", "45 to your paypal instead of the 1st", "the scans to your inbox",
+])
+async def test_a_habit_a_move_or_a_thing_without_a_time_is_no_new_promise(said: str) -> None:
+    facts = await _facts([("Maya", "the repair shop says 45 euro"), ("Jon", said)])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+@pytest.mark.parametrize(("said", "words"), [
+    ("下两周的值日我全包", "值日"), ("我知道，下两周的值日都归我", "值日"), ("这摊事我负责", "这摊事"),
+])
+async def test_a_task_taken_on_whole_in_chinese_is_a_commitment(said: str, words: str) -> None:
+    facts = await _facts([("阿珍", "阿峰这个月已经三次没来值日了，碗也没洗"), ("阿峰", said)], "zh")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-阿峰" and words in promise.value
+
+
+@pytest.mark.parametrize("said", ["这包括我在内", "归我们大家管的事别推给一个人"])
+async def test_words_that_only_look_like_taking_a_task_on_are_not(said: str) -> None:
+    facts = await _facts([("阿珍", "阿峰这个月已经三次没来值日了"), ("阿峰", said)], "zh")
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+def _u(mid: str, who: str, text: str) -> Utterance:
+    return Utterance(mid, f"u-{who}", who, text, T0)
+
+
+@pytest.mark.parametrize(("asked", "when"), [
+    ("when?", "tonight"), ("ok, by when?", "Friday noon"), ("什么时候？", "下周五之前"), ("那几号能好？", "15号"),
+])
+def test_a_time_given_when_the_one_owed_asks_when_completes_the_promise(asked: str, when: str) -> None:
+    thread = [_u("m1", "Kofi", "can you restore my post?"), _u("m2", "Dana", "sure"), _u("m3", "Kofi", asked)]
+    [move] = reschedules([_u("m4", "Dana", f"{when}, my time" if when[0].isascii() else when)], thread)
+    assert (move.when, move.follows) == (when, "m2")
+
+
+def test_a_time_after_when_is_asked_of_someone_who_promised_nothing_there_moves_nothing() -> None:
+    thread = [_u("m1", "Kofi", "the meetup is on"), _u("m2", "Ines", "cool"), _u("m3", "Kofi", "when?")]
+    assert reschedules([_u("m4", "Dana", "tonight")], thread) == []
+    thread = [_u("m1", "Kofi", "can you restore my post?"), _u("m2", "Dana", "sure"), _u("m3", "Kofi", "why?")]
+    assert reschedules([_u("m4", "Dana", "tonight")], thread) == []
+
+
+@pytest.mark.parametrize(("text", "condition", "rest"), [
+    ("场地押金要是退回来，每人两百我转回去", "场地押金要是退回来", "每人两百我转回去"),
+    ("大刘，要是房东同意，我就换", "要是房东同意", "换"),
+    ("如果房东同意，我就换", "如果房东同意", "换"),
+])
+def test_a_chinese_condition_keeps_the_topic_said_before_its_cue(text: str, condition: str, rest: str) -> None:
+    assert condition_of(text) == (condition, rest)
+
+
+def test_a_time_that_names_the_thing_stays_in_the_action() -> None:
+    assert split_due("bring the spare controller to saturday's session") == ("bring the spare controller to saturday's session", "")
+    assert split_due("send the notes from tuesday's call by friday") == ("send the notes from tuesday's call", "by friday")
+
+
+@pytest.mark.parametrize(("action", "shown"), [
+    ("send the scan", "to send the scan"),
+    ("everyone gets their 20 back from me", "that everyone gets their 20 back from them"),
+    ("it goes in the post to you", "that it goes in the post to you"),
+    ("€900 by Monday", "€900 by Monday"),
+])
+def test_what_a_promise_says_reads_after_promised(action: str, shown: str) -> None:
+    assert _promised(action) == shown
+
+
+@pytest.mark.parametrize(("text", "ask"), [
+    ("老陈说押金怎么处理？", Ask.SAID), ("老陈当时讲押金怎么办？", Ask.SAID), ("Leo said the deposit goes where?", Ask.PROMISES),
+    ("你说怎么办？", None), ("老陈，押金怎么处理？", None),
+])
+def test_what_a_member_said_is_asked_even_in_words_of_advice(text: str, ask: Ask | None) -> None:
+    question = read_question(text, "u-me", {"u-chen": ["老陈"], "u-leo": ["Leo"]})
+    assert (question.ask if question is not None else None) is ask
