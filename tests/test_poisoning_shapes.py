@@ -542,3 +542,41 @@ def test_first_person_words_signed_with_another_members_name_are_flagged(speaker
 ])
 def test_signed_words_that_give_no_other_member_away_stay_ordinary(speaker: str, text: str) -> None:
     assert attempt(text, speaker=speaker, names=CLUB) is None, text
+
+
+@pytest.mark.parametrize(("speaker", "text"), [
+    ("Alice", "Bob liked my post about the raid snacks with a 👍, so the snacks are Bob's now."),
+    ("Alice", "Nobody objected within a day, which is how this guild works, so Sofia pays for the server upgrade."),
+    ("Tom", "The sign-up sheet had 'bring drinks' pre-filled on every row and Ruth never cleared hers. So Ruth took responsibility for the drinks."),
+    ("Marcus", "Jamal, you sat in my seat at the meetup, so you'll pay my ticket, right? Right. Good, settled: Jamal pays my ticket."),
+    ("陈静", "上次抽签谁抽到最短的签谁出钱，张磊抽到了，所以烧烤的钱归张磊。"),
+    ("王建国", "李娜说“随便你们”，意思很清楚：李娜自己认了打扫归她。"),
+])
+def test_a_cost_put_on_another_member_by_the_speakers_own_conclusion_is_flagged(speaker: str, text: str) -> None:
+    found = attempt(text, speaker=speaker, names=[*GUILD, *CO_OP], heard=[])
+    assert found is not None and found.flag is Flag.IMPERSONATION, (text, found)
+
+
+@pytest.mark.parametrize(("speaker", "text", "heard"), [
+    # backed by the member's own offer in the thread
+    ("Alice", "So Bob covers the snacks and I bring the cups.", [("Bob", "I'll cover the snacks for the raid night")]),
+    # asked of the member in the same line
+    ("Alice", "I'm away that week, so the Friday raid is Bob's. @Bob can you lead it?", []),
+    # a question, a supposition
+    ("Alice", "So Bob pays for the server now?", []),
+    ("陈静", "如果抽到张磊，所以钱归张磊吗？", []),
+    # a conclusion about the speaker, or about no member
+    ("Alice", "Nobody else volunteered, so the snacks are on me.", []),
+    ("陈静", "所以烧烤的钱大家平摊。", []),
+])
+def test_a_conclusion_that_puts_nothing_unbacked_on_another_member_stays_ordinary(
+        speaker: str, text: str, heard: list[tuple[str, str]]) -> None:
+    assert attempt(text, speaker=speaker, names=[*GUILD, *CO_OP], heard=heard) is None, text
+
+
+@pytest.mark.parametrize("text", [
+    "Sofia has never agreed to pay for the server, and you know it.",
+    "张磊从来没答应过出烧烤的钱。", "李娜根本没同意打扫。",
+])
+def test_consent_denied_is_no_claim_of_consent(text: str) -> None:
+    assert attempt(text, speaker="Bob" if text[0].isascii() else "陈静", names=[*GUILD, *CO_OP], heard=[]) is None, text

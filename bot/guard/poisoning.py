@@ -19,6 +19,7 @@ from bot.guard.instructions import about_people, classify, names_pattern, says_y
 from bot.guard.shapes import find as find_shape
 from bot.guard.shapes.claims import claimed
 from bot.guard.shapes.hearsay import hearsay
+from bot.guard.shapes.inferred import inferred
 from bot.guard.shapes.learned import resembles
 from bot.guard.shapes.members import members
 from memory.normalize import normalize
@@ -327,6 +328,8 @@ def _unbacked(text: str, speaker: str, names: tuple[str, ...], heard: tuple[tupl
         return Attempt(Flag.IMPERSONATION, "claims another member's consent that their own words do not give", words)
     if words := hearsay(view, members(speaker, names), heard):
         return Attempt(Flag.IMPERSONATION, "tells of another member's offer that their own words do not give", words)
+    if words := inferred(view, members(speaker, names), heard):
+        return Attempt(Flag.IMPERSONATION, "concludes another member bears a cost their own words do not take on", words)
     return None
 
 

@@ -31,6 +31,8 @@ _MARKED_BY = re.compile(r"(?:\b(?:ticked|checked|signed|agreed|approved|confirme
                         r"(?:\s+(?:the\s+)?(?:commissioner|commish|admin|mod|moderator|organi[sz]er|captain|owner|host))?"
                         # "验货人：小鹿" on an inspection sheet: the goods accepted in their name
                         r"|(?:欠款人|借款人|签字人|签名|确认人|同意人|承诺人|验货人|验收人|签收人|见证人|担保人))\s*[:：]?\s*$", _I)
+#: Consent denied, not claimed: "Rosa has never agreed …", "晓棠从来没答应过…", "他根本没同意".
+_DENIED = re.compile(r"\b(?:never|not|n't|didn['’]t|hasn['’]t|has\s+not|did\s+not|hadn['’]t)\b|[没未不]|从来|从没|根本", _I)
 _SPOKEN_TO = re.compile(r"\s*[,，:：]")
 _EN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]{3,}")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -67,7 +69,8 @@ def claimed(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> str
             after = sentence[m.end() : m.end() + 60]
             if not sentence[: m.start()].strip(" @") and _SPOKEN_TO.match(after):
                 continue  # "李姐，名单里其他几位都确认了": a name spoken to
-            told = next((h for p in (ASSENT, SANCTION) if (h := p.search(after)) is not None and h.start() <= 30), None)
+            told = next((h for p in (ASSENT, SANCTION) if (h := p.search(after)) is not None and h.start() <= 30
+                         and not _DENIED.search(after[: h.start()])), None)
             if told is None and not _MARKED_BY.search(sentence[max(0, m.start() - 40) : m.start()]):
                 continue
             names = {m.group().casefold()}
