@@ -7,6 +7,7 @@ said asked in words of advice ("老陈说押金怎么处理？")."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -21,6 +22,7 @@ from tests.test_offline_acts import _facts
 
 pytestmark = pytest.mark.usefixtures("hash_embedder")
 T0 = datetime(2071, 6, 3, 9, tzinfo=UTC)
+BERLIN = ZoneInfo("Europe/Berlin")  # the zone tests.test_offline_acts._facts speaks in
 
 
 @pytest.mark.parametrize(("said", "words"), [
@@ -111,3 +113,61 @@ def test_what_a_promise_says_reads_after_promised(action: str, shown: str) -> No
 def test_what_a_member_said_is_asked_even_in_words_of_advice(text: str, ask: Ask | None) -> None:
     question = read_question(text, "u-me", {"u-chen": ["老陈"], "u-leo": ["Leo"]})
     assert (question.ask if question is not None else None) is ask
+
+
+@pytest.mark.parametrize(("lines", "owner", "words"), [
+    # the thing asked for, a colon, a time: taken on at that time, lines after the request, other talk between
+    ([("Kasia", "evening all"), ("Noor", "Thanks Ivo. And Kasia: I'd like the club's bank statement for May. Can you upload it to the drive?"),
+      ("Ivo", "fwiw the bank closes early on the 2nd"), ("Lena", "the printer's fixed btw"),
+      ("Kasia", "The bank statement: Thursday, before 6pm my time. The bank's app only works on my work laptop.")],
+     "u-Kasia", "bank statement"),
+    ([("老周", "小敏，上次会议的录音你那里有吧？把录音发群里给大家听听？"), ("阿凯", "我那天没去"),
+      ("小敏", "会议录音：明天中午以前，连同会议纪要一起发群里。")], "u-小敏", "录音"),
+])
+async def test_a_thing_and_a_time_answer_a_request_put_lines_before(lines: list[tuple[str, str]], owner: str, words: str) -> None:
+    facts = await _facts(lines, "zh" if not lines[0][1][0].isascii() else "en")
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == owner and words in promise.value and promise.due_at is not None, promise
+
+
+async def test_a_third_members_remark_after_a_request_put_to_someone_else_by_name_takes_nothing_on() -> None:
+    facts = await _facts([("Kasia", "back from the bank"), ("Ivo", "hi all"),
+                          ("Noor", "Thanks Ivo. And Kasia: can you upload the May bank statement to the drive?"),
+                          ("Lena", "fwiw the bank app says the 3rd")])
+    assert not [f for f in facts if f.kind is Kind.COMMITMENT]
+
+
+@pytest.mark.parametrize("said", [
+    "Two things. 1) the bus was late again. 2) Mira, about your leaking hood: my spare one fits you, and it's posted to you "
+    "before the 30th of October.",
+    "Mira, your cracked lens cap: my spare one is still in its box, and it goes to you with the next parcel, before the 21st.",
+])
+async def test_a_thing_said_as_it_that_reaches_the_listener_keeps_the_words_that_name_it(said: str) -> None:
+    facts = await _facts([("Mira", "my hood leaks and my lens cap cracked"), ("Ana", said)])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Ana" and promise.recipient == "u-Mira" and "spare" in promise.value, promise
+    assert promise.due_at is not None
+
+
+async def test_a_line_about_some_bots_dashboard_is_not_said_to_heyan() -> None:
+    facts = await _facts([("Dmitri", "Aigerim, can you pull the reminder bot's log for the last three Wednesdays?"),
+                          ("Aigerim", "The reminder log: tomorrow, before noon. The bot's dashboard only opens on my laptop.")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Aigerim" and "log" in promise.value and promise.due_at is not None
+
+
+@pytest.mark.parametrize(("lang", "lines", "words", "hour"), [
+    ("en", [("Noor", "Ivo, can you send your €80 for the cabin today?"),
+            ("Ivo", "All of it today, no, I'm broke till payday. Half, €40, by the 30th before 8pm my time.")], "€40", "20:00"),
+    ("en", [("Noor", "Ivo, I want the lens repair paid, today. The shop quoted 70 euros."),
+            ("Ivo", "Today, no, and not all 70 for a lens I never dropped. Half of the repair, 35 euros, by Friday before 6pm.")],
+     "35 euros", "18:00"),
+    ("zh", [("小王", "阿杰，你那份两百的房费今天能转我吗？"), ("阿杰", "今天不行，工资还没发。一半，一百块，周五晚上八点前。")], "一百块", "20:00"),
+])
+async def test_a_no_then_a_sum_by_a_time_counters_the_request_with_that_sum(
+        lang: str, lines: list[tuple[str, str]], words: str, hour: str) -> None:
+    facts = await _facts(lines, lang)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    owner, asker = f"u-{lines[1][0]}", f"u-{lines[0][0]}"
+    assert promise.subject == owner and promise.recipient == asker and words in promise.value, promise
+    assert promise.due_at is not None and promise.due_at.astimezone(BERLIN).strftime("%H:%M") == hour

@@ -262,7 +262,7 @@ _ASKS = re.compile(r"[?？]|[吗呢][\s。.!！~]*$|^\W*(?:who|what|when|where|w
 #: welcome bot message", "扫地机器人".
 #: A thank-you, in the languages members mix in ("Obrigada Nuno ❤️", "Gracias Chidi 🙏", "merci").
 _THANKS = re.compile(r"谢谢|多谢|感谢|辛苦|\b(?:thanks|thank\s+you|thx|ty|cheers|obrigad[oa]|gracias|merci|danke|grazie|arigato)\b", _I)
-_TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok(?:ay)?|yo|dear)\s+)?(?:the\s+)?bot\b"
+_TO_BOT = re.compile(r"\bheyan\b|和言|@bot\b|(?:^|[.!?。！？]\s*)(?:(?:hey|hi|ok(?:ay)?|yo|dear)\s+)?(?:the\s+)?bot\b(?!['’]s)"  # (not "The bot's dashboard …")
                      r"|\bbot\s*[,，:：]|\b(?:to|for|tell|ask|asking)\s+(?:the\s+)?bot\b|(?:^|[。！？]\s*)机器人"
                      r"|机器人\s*[,，:：]|(?:给|问|让|告诉|请|叫)机器人", _I)
 #: Material pasted in a fenced block (a log, a tool's output, a file's tail): its lines are nobody's act here.
@@ -426,6 +426,32 @@ _ZH_ONE_VERB = re.compile(r"^(?:[\u4e00-\u9fff]{1,2}(?:之前|以前|前))?(?:�
 _ZH_LATER = re.compile(r"^(?:回头|晚点|等下|等会儿?|待会儿?|马上|立刻|立马|现在就|这就)")
 
 
+#: Thanks to someone before what is asked of another: "Thank you Rustam.", "thanks Ivo,", "谢谢阿敏。".
+_THANKED = re.compile(r"\b(?:thank\s+you|thanks|thx|ty|cheers)\s*,?\s*@?[^\W\d_][\w'-]{0,20}\s*[.!,;]|谢谢@?[\u4e00-\u9fff]{1,4}[，,。！!]", _I)
+_OPEN_AND = re.compile(r"^\s*(?:and|so|also|then|ok(?:ay)?|oh|还有|另外|那)[\s,，]*", _I)
+#: A thing, a colon, and only a time: "The post office receipt: tomorrow, before 10 in the morning my time."
+_TOPIC_COLON = re.compile(r"^\s*(?P<what>[^:：.!?。！？\n]{3,40}?)\s*[:：]\s*(?P<when>[^.!?。！？\n]{2,80})")
+
+
+def _topic_time(text: str) -> str:
+    """The thing of a "thing: time" line, when what follows its colon starts with a time ("第七条原文：后天夜里十点前，
+    …一起贴出来"); else ""."""
+    m = _TOPIC_COLON.match(text)
+    span = find_due_span(m.group("when")) if m is not None else None
+    # (a thing, not a report: "recut is in the team drive: 2:58 total, …")
+    return m.group("what") if m is not None and span is not None and span[0] <= 3 and not _CLAUSE_VERB.search(m.group("what")) else ""
+
+
+_CLAUSE_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|will|did|does|went|got)\b|['’]s\s+(?:in|on|at|up|done|here)\b|了|在|是|已经", _I)
+
+
+def _shares_word(a: str, b: str) -> bool:
+    """Do ``a`` and ``b`` share a content word (Latin, four letters or more) or a Chinese pair?"""
+    words = {w.casefold() for w in re.findall(r"[A-Za-z]{4,}", a)}
+    pairs = {run[k:k + 2] for run in re.findall(r"[\u4e00-\u9fff]{2,}", a) for k in range(len(run) - 1)}
+    return bool(words & {w.casefold() for w in re.findall(r"[A-Za-z]{4,}", b)}) or any(x in b for x in pairs)
+
+
 def _vote_only(value: str) -> bool:
     """A "promise" read in a vote that is only its yes ("都签🎻", "Put you down for all four")."""
     words = clean(re.sub(r"[^\w\s]", " ", value))
@@ -491,6 +517,17 @@ def _zh_without_times(value: str) -> str:
 def _says_something(words: str) -> bool:
     """Do ``words`` say more than a name, a time or a pointer ("大毛", "（）之前给你")?"""
     return len(re.sub(r"[\W_]", "", words)) >= 3 and not _points_only(words)
+
+
+#: A no in the first sentence: "Today, no, …", "All of it today, no.", "今天不行".
+_NO_FIRST = re.compile(r"^[^.!?。！？]{0,60}?(?:\bno\b|\bnope\b|\bcan'?t\b|\bwon'?t\b|不行|不可能|没法|做不到|不给)", _I)
+
+
+def _sum_offered(text: str) -> str:
+    """The last sentence of ``text`` that offers a sum by a time, asking nothing ("Half, $150, by the 30th of
+    September, before 10pm Karachi time."); else ""."""
+    return next((x for x in reversed(re.split(r"(?<=[.!?。！？])\s*", text))
+                 if MONEY.search(x) and find_due_span(x) and not _ASKS.search(x)), "")
 
 
 def _names_a_deed(words: str) -> bool:
@@ -756,8 +793,11 @@ class _Thread:
                     or (not sure[i] and self.acts[i] in (Act.OFFER, Act.REQUEST, Act.RESCHEDULE, Act.ACCEPT)
                         and (own := _OWN_DEED.search(u.text)) is not None
                         and (own.group("plan") or own.group("zhplan") or own.group("zhcan") or turned_down(u.text)))
-                    or (self.acts[i] in (Act.ACCEPT, Act.REQUEST) and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))) \
-                    and (not _PROPOSAL_CUE.search(u.text) or _own_plan(u.text)) and _offered_time(u.text):
+                    or (self.acts[i] in (Act.ACCEPT, Act.REQUEST) and _REFUSES_FIRST.match(u.text) and _OWN_DEED.search(u.text))
+                    # "Today, no, and not all 70 … Half of the repair, 35 euros, by Friday the 16th before 6pm my time."
+                    or (self.acts[i] in (Act.OFFER, Act.OTHER, Act.ACCEPT, Act.REFUSE) and _NO_FIRST.match(u.text)
+                        and _sum_offered(u.text))) \
+                    and (not _PROPOSAL_CUE.search(u.text) or _own_plan(u.text)) and (_offered_time(u.text) or _sum_offered(u.text)):
                 # ("我的方案：明天把…发群里" right after a deed asked of its speaker: their plan, no plan put to all)
                 j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != u.author_id
                           and (self.acts[k] is Act.REQUEST or self.acts[i] is Act.PROPOSE)), None)
@@ -774,8 +814,19 @@ class _Thread:
         # is talk; a change of time with no promise of its speaker's to change ("I can do them Tuesday the
         # 20th", lines after the request put to them) counters that request (``countered``: which line)
         self.countered: dict[int, int] = {}
+        #: A "thing: time" line and the request, lines before, put to its speaker about that thing, which it takes on.
+        self.topic_of: dict[int, int] = {}
         for i, u in enumerate(self.lines):
-            if self.acts[i] is Act.ACCEPT and (_NO_ANSWER.search(u.text) or (_THANKS.search(u.text) and _bare(u.text) and not _takes_up(u.text)) or (
+            # (the nearest line it may answer: a counter-offer or an offer after the request is what it takes)
+            asked = next((k for k in range(i - 1, max(-1, i - 1 - _ASK_BACK), -1) if self.lines[k].author_id != u.author_id
+                          and self.acts[k] in (Act.REQUEST, Act.COUNTER, Act.OFFER, Act.PROPOSE, Act.CONDITION)), None) \
+                if self.acts[i] is Act.ACCEPT else None
+            if asked is not None and self.acts[asked] is Act.REQUEST and self.names_others_only(asked, i) \
+                    and not _MINE_BEFORE.search(u.text) \
+                    and self._opens_naming(u) <= {self.lines[asked].author_id}:
+                # "And Inti: … can you put a photo of it here?" — Teina's "fwiw the customs sticker says the 3rd": no yes of hers
+                self.acts[i] = Act.OTHER
+            elif self.acts[i] is Act.ACCEPT and (_NO_ANSWER.search(u.text) or (_THANKS.search(u.text) and _bare(u.text) and not _takes_up(u.text)) or (
                     # "hmm", "lol", "Obrigada Zain ❤️": no yes, however sure
                     not _takes_up(u.text) and not (_bare(u.text) and (sure[i] or self._asked_by_name(i))))):
                 # (a sure acceptance in a few words of no no stands: "Roger, wilco.", "中！", "righto"; so does one
@@ -784,6 +835,12 @@ class _Thread:
             elif self.acts[i] is Act.OTHER and _bare(u.text) and not _NO_ANSWER.search(u.text) and not _THANKS.search(u.text) \
                     and self._asked_by_name(i):
                 self.acts[i] = Act.ACCEPT
+            elif self.acts[i] in (Act.OTHER, Act.RESCHEDULE, Act.OFFER) and (topic := _topic_time(u.text)) and (k := next((
+                    k for k in range(i - 1, max(-1, i - 1 - _ASKED_FOR_BACK), -1)
+                    if (self.acts[k] is Act.REQUEST or asks_deed(self.lines[k].text)) and self.lines[k].author_id != u.author_id
+                    and self._put_to(k, u.author_id) and _shares_word(topic, self.lines[k].text)), None)) is not None:
+                # "The post office receipt: tomorrow, before 10 in the morning my time." to "Inti: … the post office receipt …?"
+                self.acts[i], self.acts[k], self.topic_of[i] = Act.ACCEPT, Act.REQUEST, k
             elif self.acts[i] is Act.RESCHEDULE and not any(
                     # (a named yes is one: "Ana, the quote: yes. …" then "Friday, before 6pm." completes it)
                     self.lines[k].author_id == u.author_id and (self.acts[k] in _TAKES_ON_ACTS or _YES_ABOUT_NAMED.search(self.lines[k].text))
@@ -878,6 +935,13 @@ class _Thread:
         if named:
             return any(uid in hit.users for hit in named)
         return j > 0 and self.lines[j - 1].author_id == uid
+
+    def names_others_only(self, j: int, i: int) -> bool:
+        """Is the request at line ``j`` put by name to members other than line ``i``'s speaker: opened with their name,
+        after any thanks ("Thank you Rustam. And Inti: …?", "Kasia, can you …?")?"""
+        text = _OPEN_AND.sub("", _THANKED.sub("", self.lines[j].text).lstrip(" .!,"))
+        opens = self._opens_naming(dataclasses.replace(self.lines[j], text=text))
+        return bool(opens) and self.lines[i].author_id not in opens
 
     def _told_to_last(self, i: int) -> bool:
         """Is line ``i`` a deed told, with no name, to the member who spoke just before ("Then put my name on the
@@ -1146,7 +1210,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         voted = thread.vote(i) if act is not Act.QUESTION else None  # read once: the vote decides twice below
         reports = (act is not Act.CONDITION or condition_of(turn.text) is None) and not _PART_NO.search(turn.text) \
             and not (voted is not None and not thread.names_another(i))
-        if any(c.extra.get("flag") for c in mine) or any(c.reported and c.kind is Kind.EVENT and reports for c in mine) \
+        if any(c.extra.get("flag") for c in mine) or (any(c.reported and c.kind is Kind.EVENT and reports for c in mine)
+                                                      and i not in thread.topic_of) \
                 or turn.addressed or _TO_BOT.search(turn.text) or _PASTED.search(turn.text):
             # an attempt on memory, a report of someone else, words to Heyan (a note to the bot is no act
             # between members, and may be an attack the detector missed) or a pasted block ("```$ strings … |
@@ -1197,7 +1262,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                                             and c.extra.get("proposal_message_id") in ("", turn.message_id)
                                             and clean(c.value) and clean(c.value) in clean(turn.text)
                                             and len(c.value) < 0.5 * len(turn.text))]
-        named = thread.named_request(i)  # "@Harriet yup, will do": the request it names, lines back
+        # "@Harriet yup, will do": the request it names, lines back; "The reminder log: tomorrow, before noon": the one its thing names
+        named = thread.named_request(i)
+        named = thread.topic_of.get(i) if named is None else named
         # a time and the deed it brings, put to the one who asked ("Today's not possible, …. Monday, though, before 10am: an
         # email to the features editor …"), is a counter-offer whatever else the classifier heard in it
         countering = act is Act.COUNTER or (act in (Act.RESCHEDULE, Act.OFFER, Act.OTHER, Act.REQUEST) and thread.asked_of(i) is not None
@@ -1218,6 +1285,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             offered = _OWN_DEED.search(turn.text)
             said = (offered.group("deed") or offered.group("plan") or offered.group("zhplan") or offered.group("zhcan")
                     or offered.group()) if offered else timed[1] if timed else ""
+            if not offered and (sum_said := _sum_offered(turn.text)):
+                said = sum_said  # "Half, $150, by the 30th of September, before 10pm Karachi time.": a sum and its time, no verb
             if offered and said.isascii() and turn.text[offered.end():offered.end() + 1].isalnum():
                 said = said.rsplit(" ", 1)[0]  # cut inside a word ("… Friday, 10am T"): the whole words only
             if offered and offered.group("zhplan") and (_MONEY_GOES.search(said) or MONEY.search(said)):
@@ -1297,7 +1366,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # "Jomar, did you pay the postage yourself?" — "yeah, 2,950 pesos": a yes that says what was done
                 kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and c.extra.get("request_message_id"))]
             elif j is not None and kind is Act.REQUEST and not any("request_message_id" in c.extra for c in kept) \
-                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text)
+                    and (any(c.kind is Kind.COMMITMENT for c in kept) or _takes_up(turn.text) or _topic_time(turn.text)
                          or (named == j and (_my_plan(turn.text) or _sends_you(turn.text)))
                          # "Roger, wilco.", "中！", "righto": a sure acceptance in a few words right after the request
                          or (sure[i] and _bare(turn.text) and thread.asked_of(i) == j)
@@ -1308,6 +1377,8 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # ("Jacques, on the contract: yes. All 11 pages, … in your inbox by 9 tomorrow evening": what the yes is
                 # about, and what it says will be done, in its own words)
                 action = (_answered_about(turn.text) if named == j else "") or requested_action(asked.text)
+                if (topic := _topic_time(turn.text)) and not _shares_word(topic, action):
+                    action = f"{clean(topic)}: {action}"  # "The post office receipt: put a photo of it here"
                 # the time the yes names, else the deed's, else the one the request asks for apart from the deed
                 # ("…整理成一张表，发群文件？这礼拜五能弄好吗？")
                 # (its time the one a clause offers: "morning! yep, I can — Friday arvo, before 4" is due Friday)

@@ -84,6 +84,7 @@ _EN_PRESENT = re.compile(
 )
 _NOT_BUT = re.compile(r",\s*not\b|\bnot\s+\w+,|\band\s+(?:the|it|that|this)\s+\w+\s+(?:is|are|was|were)\b", _I)
 _UNTIL = re.compile(r"\b(?:until|till|til|since)\s*$", _I)
+_PRONOUN_THING = re.compile(r"(?:it|this|that|they|these|those)\b", _I)
 _INSTEAD = re.compile(r"\binstead\b|\brather\s+than\b|\bnot\s+(?:on\s+)?(?:the\s+)?\d", _I)
 # Taking a turn: "I'm on dinner duty tomorrow" (with a time), "on my way to fix it", "dishes are mine tonight".
 _ON_DUTY = re.compile(r"^(?:i'?m|i’m|i\s+am)\s+on\s+[\w-]+(?:\s+[\w-]+)?\s+duty\b", _I)
@@ -124,8 +125,9 @@ def is_informal_promise(core: str, *, due: str = "") -> bool:
     if _SENT_TO_YOU.match(core):
         return bool(due or find_due_span(core) or _EN_SOON.search(core)) and not _INSTEAD.search(core)
     if goes := _THING_GOES.search(core):  # (its time said with it: "…, and it goes in the post to you before the 31st")
-        # ("They go out to you Wednesday the 28th instead of the 23rd" moves a promise made before)
-        return bool(find_due_span(goes.group("thing"))) and not _INSTEAD.search(core)
+        # ("They go out to you Wednesday the 28th instead of the 23rd" moves a promise made before; a thing said only as
+        # "it" is named in the words before the clause, which the rules' ``arrival`` reads)
+        return bool(find_due_span(goes.group("thing"))) and not _INSTEAD.search(core) and not _PRONOUN_THING.match(goes.group("thing"))
     return _zh_subjectless(core, due)
 
 
@@ -165,7 +167,7 @@ def informal_action(core: str) -> str | None:
         return f"send {core}"
     if _THING_READY.match(core):
         return f"make sure {core[:1].lower()}{core[1:]}"
-    if goes := _THING_GOES.search(core):
+    if (goes := _THING_GOES.search(core)) and not _PRONOUN_THING.match(goes.group("thing")):
         return f"make sure {goes.group('thing')}"
     if m := _ON_MY_WAY.match(core):
         return m.group("act")

@@ -445,7 +445,9 @@ class _Turn:
         for name in (*self.others, *(["you"] if spoken_to else [])):
             who = re.escape(name)
             if name == "you":
-                m = re.search(rf"{_ARRIVES_EN}\s+(?:back\s+)?(?:to|into|in|on|with)\s+(?:you\b|your\s+(?:account|inbox|mailbox|hands?|dms?"
+                # (by way of something: "it goes in the post to you", "…goes with the next parcel to you")
+                m = re.search(rf"{_ARRIVES_EN}(?:\s+(?:in|into|by|with|through)\s+(?:the\s+|a\s+|an\s+|our\s+|my\s+)?[\w-]+(?:\s+[\w-]+)?"
+                              rf"(?=\s+(?:back\s+)?to\s+you\b))?\s+(?:back\s+)?(?:to|into|in|on|with)\s+(?:you\b|your\s+(?:account|inbox|mailbox|hands?|dms?"
                               r"|folder|drive|e-?mail|dropbox|box)\b)|\b(?:reach(?:es)?|will\s+reach)\s+you\b", text, re.IGNORECASE) \
                     or re.search(r"(?:会|能)?(?:送|寄|发|转|交)?(?:到|进)(?:你|您)(?:的)?(?:手上|手里|邮箱|账上|账户|信箱|那儿|那里|家)", text)
             else:
@@ -735,7 +737,10 @@ _LIST_MARK = re.compile(r"^(?:\d{1,2}[.)、]|[a-z][)]|[-•*·]|[（(][一二三
 _NAME_FIRST = re.compile(r"@?[A-Z][\w.'-]{1,20}\s*[,，:：]|@?[\u4e00-\u9fff]{1,4}[，,：:]")
 #: Reaching someone, said of a thing: "goes", "will be", "lands", "gets sent" (not "went", "arrived").
 _ARRIVES_EN = (r"\b(?:goes|will\s+go|is\s+going|are\s+going|gets\s+sent|get\s+sent|will\s+be\s+sent|will\s+be|lands|land|will\s+land"
-               r"|arrives|arrive|will\s+arrive|reaches|reach|will\s+reach|ships|will\s+ship|comes|will\s+come|is|are)(?:\s+out|\s+over|\s+straight)?")
+               r"|arrives|arrive|will\s+arrive|reaches|reach|will\s+reach|ships|will\s+ship|comes|will\s+come|is|are|['’]s)"
+               # "it's posted to you before the 30th", "they are sent over to you"
+               r"(?:\s+(?:posted|sent|mailed|shipped|delivered|couriered|handed|passed)(?=\s+(?:back\s+)?(?:out\s+|over\s+)?(?:to|into|in|on|with)\b))?"
+               r"(?:\s+out|\s+over|\s+straight)?")
 #: Where the words of a thing that arrives begin: after a sentence, a colon, an emoji or a numbered point ("二，").
 _THING_BREAK = re.compile(r"[.!?。！？:：]\s*|[\U0001F300-\U0001FAFF\u2600-\u27BF]\s*|(?:^|[，,\s])[一二三四五六七八九十]、?[，,]\s*")
 #: Put where the group finds it: "goes up in #learning", "lands in the shared drive", "放进群文件".
