@@ -171,3 +171,15 @@ async def test_a_no_then_a_sum_by_a_time_counters_the_request_with_that_sum(
     owner, asker = f"u-{lines[1][0]}", f"u-{lines[0][0]}"
     assert promise.subject == owner and promise.recipient == asker and words in promise.value, promise
     assert promise.due_at is not None and promise.due_at.astimezone(BERLIN).strftime("%H:%M") == hour
+
+
+@pytest.mark.parametrize(("before", "said", "when", "what"), [
+    (("Ana", "thanks!"), ("Val", "Ana, the invoice has to wait till Saturday, same hour. The shop still hasn't sent it."),
+     "Saturday", "the invoice"),
+    (("Ana", "ok"), ("Tariq", "Ana, the $60 needs a week more, same time of day. Payday is on the 5th."), "a week more", "the $60"),
+    (("Ana", "Tariq, take another three days if it helps, no rush."), ("Tariq", "Appreciated. Friday the 9th then, before 6pm my time."),
+     "Friday the 9th, before 6pm", ""),
+])
+def test_a_promise_put_off_in_everyday_words_is_a_move(before: tuple[str, str], said: tuple[str, str], when: str, what: str) -> None:
+    [move] = reschedules([_u("m2", *said)], [_u("m1", *before)])
+    assert (move.when, move.what) == (when, what)

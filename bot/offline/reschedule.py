@@ -39,6 +39,9 @@ _EN_MAKE_THE = re.compile(r"^(?:(?:actually|sorry|ok(?:ay)?|so|honestly|hmm)[\s,
 _EN_SLIDES = re.compile(r"^(?P<what>(?:the|my|our|your)\s+[^,;:.!?]{2,60}?)\s+(?:(?:has|needs|have|need)\s+to\s+|will\s+(?:have\s+to\s+)?"
                         # (not "moves to": "so we agree: the launch moves to next Wednesday" moves an event, no promise)
                         r"|must\s+)?(?:slides?|slips?|is\s+pushed|be\s+pushed|gets\s+pushed|goes\s+back|go\s+back)\s+(?:back\s+)?to\s+(?P<rest>[^,;:.!?]+)(?:[,;:.!?]\s*(?P<reason>.*))?$", _I)
+#: A thing that has to wait: "the breakdown has to wait till Saturday, same hour", "the refund can wait until the 5th".
+_EN_WAITS = re.compile(r"^(?P<what>(?:the|my|our|your)\s+[^,;:.!?]{2,60}?)\s+(?:has|have|needs?|will\s+have|must|can|could|'ll\s+have)"
+                       r"\s+(?:to\s+)?wait\s+(?:till|until|til|'til)\s+(?!after\b)(?P<rest>[^;:.!?]+)(?:[;:.!?]\s*(?P<reason>.*))?$", _I)
 #: A Chinese deed handed over after its new time: "改成18号以前寄到你那儿", "推到周五发你".
 _ZH_HANDS_OVER = re.compile(r"^(?:寄|发|转|送|交|给|传)(?:到|给)?(?:你|您)?(?:那儿|那里|手上|邮箱)?$|^给(?:你|您)$")
 #: A sentence's topic before its change: "uploads: make that tuesday", "booking page — ok make it Friday".
@@ -98,7 +101,8 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
         rest = m.group("rest").strip()
         if f := _EN_FOR.search(rest):
             what, rest = f.group("what"), rest[: f.start()]
-    elif m := _EN_MAKE_THE.match(text) or _EN_SLIDES.match(re.sub(r"^@?[A-Z][\w.-]*[,，]\s+(?=(?:the|my|our|your)\b)", "", text)):
+    elif m := _EN_MAKE_THE.match(text) or _EN_SLIDES.match(unnamed := re.sub(r"^@?[A-Z][\w.-]*[,，]\s+(?=(?:the|my|our|your)\b)", "", text)) \
+            or _EN_WAITS.match(unnamed):
         rest, what = m.group("rest").strip(), m.group("what")
     elif m := _ZH.match(text) or _ZH.match(text.split("，")[-1].split(",")[-1].strip()) or _ZH.match(
             re.sub(r"^@?[\u4e00-\u9fff]{1,4}[，,]\s*", "", text, count=1).split("，")[0]):  # "米粒，售票页得推到4月8号，…"
@@ -115,7 +119,7 @@ def _sentence_moves(text: str) -> tuple[str, str] | None:
         return after[span[0] : span[1]], clean(topic)
     else:
         return _shifts(text, topic)
-    rest = _NOT_THAT.sub("", rest)
+    rest = _SAME_HOUR.sub("", _NOT_THAT.sub("", rest))  # ("till Saturday, same hour": the promise keeps its hour)
     span = find_due_span(rest)
     return (rest[span[0] : span[1]], clean(what or topic)) if span is not None and (
         only_time(rest) or _ZH_HANDS_OVER.match(beside_times(rest) or "")) else None
@@ -153,7 +157,8 @@ def _shifts(text: str, topic: str) -> tuple[str, str] | None:
             # "Farida, the credit page needs one more week: our proofreader is away", "Alvin, ten more days on the bench
             # files, please: …": a thing of the speaker's needing a span, the reason after a colon
             head = re.sub(r"^@?[A-Z][\w.'-]*\s*[,，:]\s*", "", re.split(r"(?<=[.!?;])\s+", before)[-1])
-            tail = re.split(r"[:;.!?]", text[shift.end :], maxsplit=1)[0]
+            # ("…needs a week more, same time of day": the hour kept says no more)
+            tail = _SAME_HOUR.sub("", re.split(r"[:;.!?]", text[shift.end :], maxsplit=1)[0])
             needs, on = _NEEDS.fullmatch(head), _SPAN_ON.fullmatch(tail)
             if not ((needs and not tail.strip(" ,")) or (not head.strip() and on)):
                 return None  # "we met two days later": no move
@@ -171,10 +176,12 @@ def _shifts(text: str, topic: str) -> tuple[str, str] | None:
     return text[shift.start : shift.end], clean(what or topic)
 
 
+_SAME_HOUR = re.compile(r"[\s,]*(?:at\s+)?(?:the\s+)?same\s+(?:hour|time)(?:\s+of\s+(?:the\s+)?day)?\s*$", _I)
 #: A reply taking a time someone just offered: "wednesday it is", "……好吧，24号", "ok, Friday then".
 _IT_IS = re.compile(r"^(?:(?:ok(?:ay)?|sure|fine|right|alright)[\s,]+)?(?P<when>.+?)\s+(?:it\s+is|then)\b[\s.!~]*(?P<more>.*)$", _I)
 #: A nod of a word or two said before the time taken: "Fair.", "OK —", "好吧。".
-_NOD = re.compile(r"^(?:(?:fair|ok(?:ay)?|sure|fine|right|alright|yes|yep|yeah|understood|got\s+it|makes\s+sense)(?:\s+enough)?"
+_NOD = re.compile(r"^(?:(?:fair|ok(?:ay)?|sure|fine|right|alright|yes|yep|yeah|understood|got\s+it|makes\s+sense|appreciated|thanks|thank\s+you"
+                  r"|cheers)(?:\s+enough)?"
                   r"\s*[.!,—–]\s*|(?:好吧|好的|好|行吧|行|可以|明白|了解)[。！，,!]\s*)", _I)
 _QUESTION = re.compile(r"[?？]|(?:可以吗|行吗|行不行|好吗|好不好|成吗|ok吗|吗|呢)[\s。.~]*$", _I)
 
@@ -357,6 +364,8 @@ def _move_asked(text: str) -> tuple[str, str] | None:
             return sentence[span[0] : span[1]], ""
         if (after := _TILL_AFTER.search(sentence)) is not None:  # "can the €90 wait till after the 4th?"
             return after.group("when"), ""
+    if (shift := find_shift(text)) is not None and _QUESTION.search(text) is None:
+        return text[shift.start : shift.end], ""  # "take another four days if it helps": a span offered
     return None
 
 

@@ -777,13 +777,15 @@ _SHIFTS = [
     re.compile(rf"\b(?P<earlier>bring|pull|move)(?:s|ed|ing)?(?P<what>\s+[^,.;!?]{{1,40}}?)??\s+(?:forward|up)\s+(?:by\s+)?"
                rf"(?P<n>{NUM_EN})\s+{_UNIT_EN}", _I),
     re.compile(rf"\b(?P<n>{NUM_EN})\s+{_UNIT_EN}\s+(?:(?P<later>later)|(?P<earlier>earlier|sooner))\b", _I),
-    re.compile(rf"\b(?:another\s+(?:(?P<n>{NUM_EN})\s+)?|(?P<n2>{NUM_EN})\s+(?:more|extra)\s+){_UNIT_EN}", _I),
+    re.compile(rf"\b(?:another\s+(?:(?P<n>{NUM_EN})\s+)?|(?P<n2>{NUM_EN})\s+(?:more|extra)\s+|an?\s+extra\s+){_UNIT_EN}", _I),
     re.compile(rf"(?:往后|向后)?(?:推迟|延迟|延期|顺延|推后|延后|拖后|宽限|推|挪|延|拖|缓|晚)了?\s*(?P<n>{NUM_ZH})\s*{_UNIT_ZH}"
                r"|(?:再|多)给(?:我|你|他|她)?\s*(?P<n2>[0-9０-９零〇一二两三四五六七八九十百]+)\s*个?(?P<unit2>天|日|周|星期|礼拜|小时|钟头)"),
     re.compile(rf"(?P<earlier>提前|提早|往前(?:挪|提|推)?|早)了?\s*(?P<n>{NUM_ZH})\s*{_UNIT_ZH}"),
+    # "the $150 needs a week more", "two days more"
+    re.compile(rf"\b(?:(?P<n>{NUM_EN})|an?)\s+{_UNIT_EN}\s+more\b", _I),
 ]
 
-_BARE_SHIFTS = (_SHIFTS[2], _SHIFTS[3])
+_BARE_SHIFTS = (_SHIFTS[2], _SHIFTS[3], _SHIFTS[6])
 
 
 @dataclass(frozen=True, slots=True)
