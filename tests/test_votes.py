@@ -174,3 +174,19 @@ def test_what_is_left_of_what_was_promised_is_asked_as_open() -> None:
     # a topic first, the question after a comma, no question mark
     q = read_question("bo's word about the raffle money, does it count yet or is it still waiting on something", "u-a", names)
     assert q is not None and q.ask is Ask.PROMISES and q.people == ("u-b",) and set(q.topic) <= {"raffl", "raffle", "money"}
+
+
+@pytest.mark.parametrize(("proposal", "vote", "yes", "no"), [
+    # parts headed in Chinese by a noun and its index ("底板一：…"), or "第一盆：…", counted by the proposal's own words
+    ("以后合作，三块底板先铺好：底板一：署名并列。底板二：接手的人写清谁搭了哪块。底板三：截稿前一周冻结。每块请单独表态。",
+     "三块底板都认。", {0, 1, 2}, set()),
+    ("我写三盆规矩，大家一盆一盆表态：第一盆：删帖前先私聊。第二盆：禁言要两个管理员同意。第三盆：用药帖写清药名。",
+     "三盆我全认🌵", {0, 1, 2}, set()),
+    ("我写三盆规矩，大家一盆一盆表态：第一盆：删帖前先私聊。第二盆：禁言要两个管理员同意。第三盆：用药帖写清药名。",
+     "第一盆、第二盆我认。第三盆不行。", {0, 1}, {2}),
+    ("Three stops for the relay. Stop 1: photograph each pen. Stop 2: tracked post only. Stop 3: the sender pays half.",
+     "Every stop, yes. Obviously.", {0, 1, 2}, set()),
+])
+def test_a_vote_on_parts_named_in_the_proposals_own_words(proposal: str, vote: str, yes: set[int], no: set[int]) -> None:
+    found = read_vote(vote, parts(proposal))
+    assert found is not None and (set(found.yes), set(found.no)) == (yes, no), found

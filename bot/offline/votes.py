@@ -88,6 +88,8 @@ _STEMS = "甲乙丙丁戊己庚辛"
 _FAMILIES: tuple[tuple[str, ...], ...] = (
     *(tuple(re.escape(c) for c in family) for family in (*_CIRCLED, _PAREN_ZH)),
     tuple(rf"{k}\ufe0f?\u20e3" for k in range(1, 10)),
+    # "第一盆：… 第二盆：…", "第一手：…"
+    tuple(rf"(?:^|(?<=[。！？；;：:，,\s]))第{c}[\u4e00-\u9fff]{{0,2}}[:：]" for c in "一二三四五六七八九十"),
     tuple(rf"(?:^|(?<=[：:；;。\s]))(?:{c})(?=[，,、：:])" for c in _STEMS),
     tuple(rf"(?:^|(?<=[.!?:]\s))(?i:{w})(?=[,:])" for w in _EN_ORD),
     tuple(rf"(?:^|(?<=[.!?:]\s))(?i:{w})(?=\s*:)" for w in _EN_NUM),
@@ -98,22 +100,26 @@ _EMOJI_MARK = re.compile(r"(?:^|(?<=[.!?。！？]\s)|(?<=[.!?。！？]))([\U00
 
 #: A part named by a head and its index, on one line: "Trap A: … Trap B: …", "Valley fold 1: … Valley fold 2: …".
 _HEADED = re.compile(r"(?:^|(?<=[.!?:;]\s)|(?<=\n))(?P<head>[A-Za-z][\w'’-]*(?:\s+[\w'’-]+){0,2}?)\s+(?P<idx>(?-i:[A-H])|\d{1,2})\s*:\s*")
+#: The same in Chinese, the index after the head: "底板一：… 底板二：…", "第一盆：…" is read by ``_FAMILIES``' kin.
+_HEADED_ZH = re.compile(r"(?:^|(?<=[。！？；;：:，,\n]))\s*(?P<head>[\u4e00-\u9fff]{1,4}?)(?P<idx>[一二三四五六七八九十])\s*[:：]\s*")
 _ORDER = "ABCDEFGH"
 
 
 def _headed(text: str) -> list[Part]:
-    """Parts named "<head> <index>:" with one head and indices A, B, C… or 1, 2, 3… in order, two or more."""
-    found = list(_HEADED.finditer(text))
+    """Parts named "<head> <index>:" with one head and indices A, B, C… or 1, 2, 3… (一, 二, 三… in Chinese) in order,
+    two or more."""
+    found = list(_HEADED.finditer(text)) or list(_HEADED_ZH.finditer(text))
     for first in found:
         head = first.group("head").casefold()
         run = [m for m in found if m.group("head").casefold() == head]
         idx = [m.group("idx") for m in run]
-        if len(run) >= 2 and idx in ([_ORDER[k] for k in range(len(run))], [str(k + 1) for k in range(len(run))]):
+        if len(run) >= 2 and idx in ([_ORDER[k] for k in range(len(run))], [str(k + 1) for k in range(len(run))],
+                                     [_ZH_NUM[k] for k in range(len(run))]):
             # (the ask after the last part is no part of it: "… Where do each of you stand?")
             tail = re.search(r"(?<=[.!。！])\s+[^.!?。！？]*[?？]\s*$", text[run[-1].end():])
             ends = [m.start() for m in run[1:]] + [run[-1].end() + tail.start() if tail else len(text)]
             last = head.split()[-1]
-            return [Part(k, _names(k) | {f"{head} {i}".lower(), f"{last} {i}".lower()}, text[m.end():end].strip())
+            return [Part(k, _names(k) | {f"{head} {i}".lower(), f"{last} {i}".lower(), f"{head}{i}"}, text[m.end():end].strip())
                     for k, (m, end, i) in enumerate(zip(run, ends, idx, strict=True)) if k < 10]
     return []
 
@@ -167,13 +173,17 @@ _NUMW = r"(?:two|three|four|five|six|seven|eight|nine|ten|both|\d{1,2})"
 _ALL = re.compile(r"\b(?:(?:to|for|on|with)\s+all(?:\s+(?P<n1>" + _NUMW + r"))?\b(?!\s+(?:but|except))|all\s+(?P<n2>" + _NUMW + r")\b"
                   r"|(?P<n3>" + _NUMW + r")\s+(?:for|out\s+of|of)\s+(?P=n3)\b|(?P<n5>" + _NUMW + r")\s+(?:times\s+yes|yes(?:es)?)\b"
                   r"|every\s+(?:word|line|one|part|point|rule)|all\s+of\s+(?:it|them)|the\s+(?:whole\s+)?lot|each\s+(?:one|of\s+them)"
+                  # "Every stop, yes.": every part by the proposal's own word, then a yes
+                  r"|every\s+[a-z]{3,12}\b(?=[\s,.!—–-]*(?:yes|yep|yeah|agreed|fine|ok(?:ay)?)\b)"
                   # "Yes to each of the four", "every one of the three"
                   r"|(?:each|every\s+one)\s+of\s+the\s+(?P<n12>" + _NUMW + r")\b"
                   r"|start\s+to\s+finish|the\s+(?P<n7>" + _NUMW + r")\s+of\s+them|(?P<n8>both)(?:\s+of\s+them)?"
                   # "tou le twa", "oui aux deux", "todos los tres", "alle drei"
                   r"|\b(?:tous|toutes|tou|todos|todas|alle|tutti)\s+(?:les\s+|le\s+|los\s+|las\s+|i\s+|e\s+)?(?P<n9>deux|trois|quatre|twa|de|kat|dos|tres|cuatro|zwei|drei|vier|due|tre|quattro)\b"
                   r"|\baux\s+(?P<n10>deux|trois|quatre)\b)"
-                  r"|(?P<n6>[一二三四五六七八九十两\d])?(?:条|点|项|个|件)?(?:我)?(?:也)?(?:的回答)?(?:都|全|全部|统统)(?:是)?(?:投)?(?:认|同意|支持|签|赞成|没问题|可以|行|点头|按手印|要|好)"
+                  # ("三块底板都认", "三盆我全认": the parts counted by the proposal's own measure word and noun)
+                  r"|(?P<n6>[一二三四五六七八九十两\d])?(?:条|点|项|个|件|[\u4e00-\u9fff]{1,3}(?=我?也?(?:都|全|全部|统统)))?(?:我)?(?:也)?(?:的回答)?"
+                  r"(?:都|全|全部|统统)(?:是)?(?:投)?(?:认|同意|支持|签|赞成|没问题|可以|行|点头|按手印|要|好)"
                   r"|投(?P<n11>[一二三四五六七八九十两\d])票"
                   # "我举四次手", "两条，我这边一个字都不用改", "三条照单全收"
                   r"|举(?P<n13>[一二三四五六七八九十两\d])次手"
