@@ -183,3 +183,27 @@ async def test_a_no_then_a_sum_by_a_time_counters_the_request_with_that_sum(
 def test_a_promise_put_off_in_everyday_words_is_a_move(before: tuple[str, str], said: tuple[str, str], when: str, what: str) -> None:
     [move] = reschedules([_u("m2", *said)], [_u("m1", *before)])
     assert (move.when, move.what) == (when, what)
+
+
+@pytest.mark.parametrize(("lines", "words", "condition"), [
+    # "it" is the thing the question just before names
+    ([("Lina", "also who's running saturday's raid? last time nobody showed"), ("Kai", "I'll run it if Ben takes the healer spot")],
+     "saturday's raid", "if Ben takes the healer spot"),
+    ([("Ben", "btw can someone update the loot rules doc? it still says the old split"), ("Kai", "on it, by tomorrow night")],
+     "the loot rules doc", ""),
+    # a deed of one verb and a time answers what the line before, said to the speaker, names
+    ([("Lina", "@Kai the server rent is due Friday and you still haven't sent your share"), ("Kai", "my bad!! sending tonight")],
+     "the server rent", ""),
+])
+async def test_a_promise_of_it_or_of_a_bare_verb_names_the_thing_just_asked_about(
+        lines: list[tuple[str, str]], words: str, condition: str) -> None:
+    facts = await _facts(lines)
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.subject == "u-Kai" and words in promise.value and promise.condition == condition, promise
+    assert condition not in promise.value or not condition
+
+
+async def test_a_bare_verb_after_a_line_not_said_to_the_speaker_stays_as_said() -> None:
+    facts = await _facts([("Lina", "the bus was late again, the driver's phone died"), ("Kai", "sending tonight")])
+    [promise] = [f for f in facts if f.kind is Kind.COMMITMENT]
+    assert promise.value == "send tonight"

@@ -578,6 +578,24 @@ _ZH_SUM_IN_IF = re.compile(r"那(?:笔)?[\d一二两三四五六七八九十百�
 _NOT_A_CONDITION = re.compile(r"\b(?:as|even|what)\s+if\b", _I)
 
 
+#: A deed done to "it": "run it", "take care of it", "sort it out" (the deed's first words, then "it").
+_DEED_IT = re.compile(r"^(?:[a-z]+\s+){1,3}?(?P<it>it)\b(?!['’])", _I)
+_WHO_WILL = re.compile(r"\b(?:who|who['’]s|whos|anyone|anybody|someone|somebody|can\s+you|could\s+you|would\s+you|will\s+you)\b", _I)
+#: A deed of one verb and a time, its thing unsaid: "send tonight", "pay tomorrow", "fix by Friday".
+_BARE_DEED = re.compile(r"^(?P<verb>(?!take\b|make\b|do\b|go\b|come\b)[a-z]+)(?P<rest>(?:\s+(?:tonight|today|tomorrow|now|asap|later"
+                        r"|first\s+thing|(?:by|before|on|this|next|after)\s+[\w\s:]+?))*)$", _I)
+#: A thing named in a question: "saturday's raid", "the loot rules doc", "your 12" (a determiner or a possessive first).
+_NOUNISH = r"(?!(?:is|are|was|were|has|have|had|due|will|would|still|and|or|but|to|for|of|in|on|at|by|with|if|so)\b)[a-z][\w-]*"
+_THING_NAMED = re.compile(r"\b(?:the|your|my|our|their|his|her|this|that|(?!(?:who|what|it|that|there|here|let|he|she|where|how|when)['’]s)"
+                          r"[a-z]+['’]s)\s+(?:" + _NOUNISH + r"\s+){0,2}" + _NOUNISH, _I)
+_POINTER = re.compile(r"(?:the|this|that|your|my)\s+(?:one|thing|stuff|time|last|same|other|way)", _I)
+
+
+def _without(value: str, condition: str) -> str:
+    """``value`` without the condition said inside it ("run it if Ben takes the healer spot" → "run it")."""
+    return clean(value.replace(condition, " ").strip(" ,，")) or value if condition in value else value
+
+
 def _named_from(condition: str, consequence: str) -> str:
     """The consequence with the thing the condition is about in place of "it" ("Assuming the 20% arrives, it goes to
     …" → "the 20% goes to …"), or before it when it names no sum of its own ("万一…追加了那三千，我一分不碰" →
@@ -942,6 +960,31 @@ class _Thread:
         text = _OPEN_AND.sub("", _THANKED.sub("", self.lines[j].text).lstrip(" .!,"))
         opens = self._opens_naming(dataclasses.replace(self.lines[j], text=text))
         return bool(opens) and self.lines[i].author_id not in opens
+
+    def it_named(self, i: int, value: str) -> str:
+        """``value`` with its "it" ("run it", "take care of it") replaced by the thing the question or request just before,
+        by another member, names ("who's running saturday's raid?", "can someone update the loot rules doc?"); else ""."""
+        it, bare = _DEED_IT.match(value), _BARE_DEED.match(value)
+        if it is None and bare is None:
+            return ""
+        j = next((k for k in range(i - 1, max(-1, i - 3), -1) if self.lines[k].author_id != self.lines[i].author_id), None)
+        if j is None:
+            return ""
+        said = self.lines[j].text
+        if it is not None and "?" in said:
+            # (asked who will, or asked of someone: not a nudge about a promise made before, "@Bilal the v2 signs?")
+            asked = next((x for x in re.split(r"(?<=[.!?])\s+", said) if "?" in x and _WHO_WILL.search(x)), "")
+        elif bare is not None and any(self.lines[i].author_id in hit.users for hit in self.book.find(said)):
+            asked = said  # "@Omar the server rent is due Friday and you still haven't sent your 12" — "my bad!! sending tonight"
+        else:
+            return ""
+        thing = next((m.group() for m in _THING_NAMED.finditer(asked)
+                      if not _POINTER.fullmatch(m.group()) and not self.book.find(m.group())), "")
+        if not thing:
+            return ""
+        if it is not None:
+            return f"{value[:it.start('it')]}{thing}{value[it.end('it'):]}"
+        return f"{bare.group('verb')} {thing}{bare.group('rest')}" if bare is not None else ""
 
     def _told_to_last(self, i: int) -> bool:
         """Is line ``i`` a deed told, with no name, to the member who spoke just before ("Then put my name on the
@@ -1455,8 +1498,10 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
             kept = [c for c in kept if not (c.kind is Kind.COMMITMENT and plan in c.value)]
         elif act is not Act.CONDITION and (cond := condition_of(turn.text)) is not None:
             # a promise the rules read, on a condition the classifier did not call one: keep the "if"
-            kept = [dataclasses.replace(c, condition=cond[0]) if c.kind is Kind.COMMITMENT
-                    and not c.condition and cond[0] not in c.value and not _apart(turn.text, cond[0], c.value) else c for c in kept]
+            # ("I'll run it if Ben takes the healer spot": the "if" said after the deed leaves its words)
+            kept = [dataclasses.replace(c, condition=cond[0], value=_without(c.value, cond[0])) if c.kind is Kind.COMMITMENT
+                    and not c.condition and not _NOT_A_CONDITION.search(turn.text) and not _apart(turn.text, cond[0], c.value)
+                    else c for c in kept]
         # "王磊，去年的捐款明细到底什么时候公开？" … "行，国庆前我把明细表发群里": made to the one who asked for it by name
         kept = [thread.asked_for(i, c) if c.kind is Kind.COMMITMENT and not c.recipient and not c.reported else c
                 for c in kept]
@@ -1466,6 +1511,9 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
         kept = [dataclasses.replace(c, recipient=to) if c.kind is Kind.COMMITMENT and c.extra.get("request_message_id")
                 and not (c.recipient and any(c.recipient in hit.users for hit in thread.book.find(c.value)))
                 and (to := thread.reaches(c.value, {c.subject}, handed=True)) is not None else c for c in kept]
+        # "also who's running saturday's raid?" — "I'll run it if Ben takes the healer spot": "it" is the thing just asked about
+        kept = [dataclasses.replace(c, value=thing_named) if c.kind is Kind.COMMITMENT
+                and (thing_named := thread.it_named(i, c.value)) else c for c in kept]
         # nothing answers an attempt on memory or words to Heyan: a "sure" after one agrees to nothing
         out.extend(c for c in kept if not (thread.takes_up_barred(c)))
     ids = {u.message_id for u in request.turns}
