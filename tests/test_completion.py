@@ -68,7 +68,9 @@ def said(mid: str, user: str, name: str, text: str, minutes: int = 0) -> Message
      # any participle of a deed, a subjectless past tense, a thing set to a state, and Chinese deeds of showing
      ("the receipts are stapled", "receipts"), ("Polished the abstract, 180 words now", "abstract"),
      ("all guest profiles are set to private now", "guest profiles"), ("报名表印好了，一共40份", "报名表"),
-     ("活动账目公示了：收入3200", "活动账目：收入3200")],
+     ("活动账目公示了：收入3200", "活动账目：收入3200"),
+     # a yes before the report is no thing sent
+     ("yep sent, check paypal", ""), ("yes, the deck is uploaded", "deck")],
 )
 def test_reports_of_a_promise_kept(text: str, what: str) -> None:
     [report] = done_reports([Utterance("m", "u", "Ann", text, MONDAY)])

@@ -213,6 +213,9 @@ def takes_on(text: str) -> bool:
                for piece in _PIECES.split(clause.text) if piece)
 
 
+_YES_FIRST = re.compile(r"^(?:yep|yup|yes|yeah|ya|ok(?:ay)?|sure|aye)\b[\s,!.]*(?=\S)", re.IGNORECASE)
+
+
 def done_reports(turns: Sequence[Utterance], names: Iterable[str] | None = ()) -> list[DoneReport]:
     """Every report of a promise kept in ``turns`` (at most one per message: its first). ``names``:
     the participants' names, so a report that starts with one is about that person's promise; None
@@ -228,7 +231,8 @@ def done_reports(turns: Sequence[Utterance], names: Iterable[str] | None = ()) -
             found = None
             pieces = _PIECES.split(clause.text)
             for i, piece in enumerate(pieces):
-                body = _TRAILING.sub("", core(piece)).strip()
+                # ("yep sent, check paypal": the yes that opens it is no thing sent)
+                body = _YES_FIRST.sub("", _TRAILING.sub("", core(piece)).strip())
                 if body and (found := _en(body, known, opens=n == i == 0) or _zh(body, known)) is not None:
                     break
             if found is not None:
