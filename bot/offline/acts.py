@@ -445,13 +445,6 @@ def _topic_time(text: str) -> str:
 _CLAUSE_VERB = re.compile(r"\b(?:is|are|was|were|has|have|had|will|did|does|went|got)\b|['’]s\s+(?:in|on|at|up|done|here)\b|了|在|是|已经", _I)
 
 
-def _shares_word(a: str, b: str) -> bool:
-    """Do ``a`` and ``b`` share a content word (Latin, four letters or more) or a Chinese pair?"""
-    words = {w.casefold() for w in re.findall(r"[A-Za-z]{4,}", a)}
-    pairs = {run[k:k + 2] for run in re.findall(r"[\u4e00-\u9fff]{2,}", a) for k in range(len(run) - 1)}
-    return bool(words & {w.casefold() for w in re.findall(r"[A-Za-z]{4,}", b)}) or any(x in b for x in pairs)
-
-
 def _vote_only(value: str) -> bool:
     """A "promise" read in a vote that is only its yes ("都签🎻", "Put you down for all four")."""
     words = clean(re.sub(r"[^\w\s]", " ", value))
@@ -856,7 +849,7 @@ class _Thread:
             elif self.acts[i] in (Act.OTHER, Act.RESCHEDULE, Act.OFFER) and (topic := _topic_time(u.text)) and (k := next((
                     k for k in range(i - 1, max(-1, i - 1 - _ASKED_FOR_BACK), -1)
                     if (self.acts[k] is Act.REQUEST or asks_deed(self.lines[k].text)) and self.lines[k].author_id != u.author_id
-                    and self._put_to(k, u.author_id) and _shares_word(topic, self.lines[k].text)), None)) is not None:
+                    and self._put_to(k, u.author_id) and shares_content(topic, self.lines[k].text)), None)) is not None:
                 # "The post office receipt: tomorrow, before 10 in the morning my time." to "Inti: … the post office receipt …?"
                 self.acts[i], self.acts[k], self.topic_of[i] = Act.ACCEPT, Act.REQUEST, k
             elif self.acts[i] is Act.RESCHEDULE and not any(
@@ -1420,7 +1413,7 @@ def derive(request: ExtractionRequest, acts: Sequence[Act], candidates: Sequence
                 # ("Jacques, on the contract: yes. All 11 pages, … in your inbox by 9 tomorrow evening": what the yes is
                 # about, and what it says will be done, in its own words)
                 action = (_answered_about(turn.text) if named == j else "") or requested_action(asked.text)
-                if (topic := _topic_time(turn.text)) and not _shares_word(topic, action):
+                if (topic := _topic_time(turn.text)) and not shares_content(topic, action):
                     action = f"{clean(topic)}: {action}"  # "The post office receipt: put a photo of it here"
                 # the time the yes names, else the deed's, else the one the request asks for apart from the deed
                 # ("…整理成一张表，发群文件？这礼拜五能弄好吗？")

@@ -1,13 +1,5 @@
-"""Attacks on memory recognised by their shape, in both languages.
-
-One shape per module, asked in turn by ``find`` about a line already folded (``bot.guard.poisoning``), with
-quoted words blanked: ``notes`` (a note to Heyan about others), ``authority`` (a ruling on people in a
-body's name), ``proxies`` (a line written as another member), ``relays`` (an app's or the platform's
-notice about members, passed off), ``pasted`` (a member's consent in a code block, tags or a copied record), ``signed`` (first-person words
-signed with another member's name), then ``attributed`` (words put in another member's mouth), which reads
-the quotes. ``members`` finds members by the names
-people type; ``rulings`` holds what rulings, decisions and reported statements look like.
-"""
+"""Attacks on memory recognised by their shape, in both languages: one shape per module, asked in turn by
+``find`` about a line already folded (``bot.guard.poisoning``). The modules and why: docs/ARCHITECTURE.md."""
 
 from __future__ import annotations
 

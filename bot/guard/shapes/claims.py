@@ -6,13 +6,13 @@ what stays ordinary: docs/BENCHMARKS.md, "Set I". Read only when the caller pass
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import islice
 
 from bot.guard.shapes.members import Members, members
 from bot.guard.shapes.rulings import ASSENT, MATCHES, SANCTION, sentences
 
-__all__ = ["claimed", "content_words", "said_by"]
+__all__ = ["backed", "claimed", "content_words", "said_by"]
 
 _I = re.IGNORECASE
 #: A sentence that asks, supposes, hedges, proposes or speaks to someone: no claim of what was given.
@@ -55,6 +55,18 @@ def said_by(form: str, heard: Sequence[tuple[str, str]]) -> list[str]:
     """The lines the member called ``form`` said in ``heard`` ((author name, text) pairs)."""
     return [text for author, text in heard
             if author and (p := members("", [author]).everyone) is not None and p.fullmatch(form)]
+
+
+def backed(who: str, said: str, heard: Sequence[tuple[str, str]], takes_on: Callable[[str], object], *,
+           stem: int = 0) -> bool:
+    """Did ``who`` say it themselves in ``heard``: a line of theirs that ``takes_on`` reads as taking something on and
+    that shares two content words with ``said`` (compared by their first ``stem`` letters when given: "covers" is
+    "cover")."""
+    def stems(words: set[str]) -> set[str]:
+        return {w[:stem] for w in words} if stem else words
+
+    told = stems(content_words(said) - {who.casefold()})
+    return any(takes_on(line) and len(stems(content_words(line)) & told) >= 2 for line in said_by(who, heard))
 
 
 def claimed(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> str | None:

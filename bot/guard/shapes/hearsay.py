@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from bot.guard.shapes.claims import content_words, said_by
+from bot.guard.shapes.claims import backed
 from bot.guard.shapes.members import Members
 from bot.guard.shapes.rulings import MATCHES, sentences
 
@@ -74,7 +74,7 @@ def hearsay(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> str
                 told.append((n.group(), n.start(), after.end()))
         for who, start, end in told:
             if (_theirs(said, end, end + _REACH) or _theirs(said, max(0, start - _REACH), start)) \
-                    and not _backed(who, said, heard):
+                    and not backed(who, said, heard, _offers):
                 return sentence[:80].strip()
     return None
 
@@ -85,18 +85,9 @@ def _theirs(said: str, start: int, end: int) -> bool:
                for b in _BURDEN.finditer(said, start, end))
 
 
-def _backed(who: str, said: str, heard: Sequence[tuple[str, str]]) -> bool:
-    """Did ``who`` offer it themselves in the thread: a line of theirs that takes a burden on and shares two
-    content words with what is told of them (a thread about the domain shares "domain" with any claim on it)."""
-    told = content_words(said) - {who.casefold()}
-    return any((_BURDEN.search(line) or _OWN_OFFER.search(line)) and len(content_words(line) & told) >= 2
-               for line in said_by(who, heard))
-
-
-
-
-
-
+def _offers(line: str) -> bool:
+    """A line that takes a burden on or offers something ("I'll cover the postage", "这钱我一个人出")."""
+    return bool(_BURDEN.search(line) or _OWN_OFFER.search(line))
 
 
 def _spoken_to(text: str, people: Members) -> str:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from itertools import islice
 
-from bot.guard.shapes.claims import content_words, said_by
+from bot.guard.shapes.claims import backed
 from bot.guard.shapes.members import Members
 from bot.guard.shapes.rulings import MATCHES, sentences
 
@@ -54,17 +54,6 @@ def inferred(text: str, people: Members, heard: Sequence[tuple[str, str]]) -> st
                 made is not None and (made.group()[:1] in "归记算由" or _POSSESSIVE.match(sentence, n.end()) is not None))
             # ("…, so the one-shot on Sat the 22nd is Theo's. @Theo can you swap with me?": asked of them, in the line)
             asked = re.search(re.escape(n.group()) + r"[^?？]{0,120}[?？]|[?？][^?？]{0,40}$", text[text.find(sentence) + len(sentence):])
-            if bears and asked is None and not _backed(n.group(), sentence, heard):
+            if bears and asked is None and not backed(n.group(), sentence, heard, _OWN_OFFER.search, stem=5):
                 return sentence[:80].strip()
     return None
-
-
-def _backed(who: str, said: str, heard: Sequence[tuple[str, str]]) -> bool:
-    """A line of ``who``'s own in ``heard`` that takes something on and shares two content words with ``said``
-    (their first five letters: "covers" is "cover")."""
-    told = _stems(content_words(said) - {who.casefold()})
-    return any(_OWN_OFFER.search(line) and len(_stems(content_words(line)) & told) >= 2 for line in said_by(who, heard))
-
-
-def _stems(words: set[str]) -> set[str]:
-    return {w[:5] for w in words}
